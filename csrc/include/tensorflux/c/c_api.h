@@ -1,0 +1,473 @@
+/* Tensorflux C API: the one boundary between every front end (Python, Go, C) and the engine.
+ *
+ * Rules (they hold for every function below unless its comment says otherwise):
+ *  - Prefix TX_. Opaque objects are created by TX_New* / TX_Allocate* and freed by the matching
+ *    TX_Delete*; every TX_Delete* accepts NULL.
+ *  - A function that can fail takes a TX_Status* as its last argument (or the one before an out
+ *    argument, mirroring TensorFlow). It is set to TX_OK on success and to an error code with a
+ *    message on failure. Messages about a node start with the node's name in brackets: "[x] ...".
+ *  - Ownership is stated on every function: "borrowed" pointers stay owned by the caller (or by
+ *    the object that returned them) and must outlive the call; "caller owns" results must be
+ *    freed by the caller with the named function. A returned `const char*` is owned by the object
+ *    it came from and lives as long as that object, unless stated otherwise.
+ *  - Inputs are copied unless stated otherwise (attr values, names, option strings).
+ *  - Booleans are unsigned char (0 or 1), sizes size_t, counts and indices int.
+ *  - Protocol buffers cross this boundary only as serialized bytes (TX_Buffer), wire-compatible
+ *    with TensorFlow's messages of the same name. No C++ type, exception or STL object crosses it.
+ *  - Bad input never crashes the process: it yields an error status.
+ *  - Thread safety: a TX_Graph may be read and extended from several threads; a TX_Session may
+ *    be run from several threads at once; TX_OperationDescription, TX_Status and
+ *    TX_ImportGraphDefOptions are single-threaded.
+ *  - The API evolves by appending functions and enum values; public structs never grow.
+ */
+#ifndef TENSORFLUX_C_C_API_H_
+#define TENSORFLUX_C_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(TX_COMPILING_LIBRARY)
+#define TX_CAPI_EXPORT __attribute__((visibility("default")))
+#else
+#define TX_CAPI_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Version */
+
+/* The engine's version string, e.g. "0.1.0"; static storage. */
+TX_CAPI_EXPORT extern const char* TX_Version(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Status */
+
+/* Error codes, numbered as gRPC's and TensorFlow's. */
+typedef enum TX_Code {
+  TX_OK = 0,
+  TX_CANCELLED = 1,
+  TX_UNKNOWN = 2,
+  TX_INVALID_ARGUMENT = 3,
+  TX_DEADLINE_EXCEEDED = 4,
+  TX_NOT_FOUND = 5,
+  TX_ALREADY_EXISTS = 6,
+  TX_PERMISSION_DENIED = 7,
+  TX_RESOURCE_EXHAUSTED = 8,
+  TX_FAILED_PRECONDITION = 9,
+  TX_ABORTED = 10,
+  TX_OUT_OF_RANGE = 11,
+  TX_UNIMPLEMENTED = 12,
+  TX_INTERNAL = 13,
+  TX_UNAVAILABLE = 14,
+  TX_DATA_LOSS = 15,
+  TX_UNAUTHENTICATED = 16,
+} TX_Code;
+
+typedef struct TX_Status TX_Status;
+
+/* Returns a new status set to TX_OK; caller owns it (TX_DeleteStatus). */
+TX_CAPI_EXPORT extern TX_Status* TX_NewStatus(void);
+/* Frees `s`. */
+TX_CAPI_EXPORT extern void TX_DeleteStatus(TX_Status* s);
+/* Sets the code and copies `msg` (borrowed). TX_OK clears the message. */
+TX_CAPI_EXPORT extern void TX_SetStatus(TX_Status* s, TX_Code code, const char* msg);
+/* The code of `s`. */
+TX_CAPI_EXPORT extern TX_Code TX_GetCode(const TX_Status* s);
+/* The message of `s` ("" when OK); owned by `s`, valid until `s` next changes. */
+TX_CAPI_EXPORT extern const char* TX_Message(const TX_Status* s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Buffers: bytes passed in or out (serialized protocol buffers). The struct is public, as in
+ * TensorFlow. */
+
+typedef struct TX_Buffer {
+  const void* data;
+  size_t length;
+  /* Called by TX_DeleteBuffer with (data, length) when non-NULL. */
+  void (*data_deallocator)(void* data, size_t length);
+} TX_Buffer;
+
+/* Copies `len` bytes of `proto` into a new buffer; caller owns it (TX_DeleteBuffer). */
+TX_CAPI_EXPORT extern TX_Buffer* TX_NewBufferFromString(const void* proto, size_t len);
+/* Returns an empty buffer for an API to fill; caller owns it (TX_DeleteBuffer). */
+TX_CAPI_EXPORT extern TX_Buffer* TX_NewBuffer(void);
+/* Runs the deallocator (if any) and frees `buffer`. */
+TX_CAPI_EXPORT extern void TX_DeleteBuffer(TX_Buffer* buffer);
+/* Returns a copy of the struct (the data stays owned by `buffer`). */
+TX_CAPI_EXPORT extern TX_Buffer TX_GetBuffer(TX_Buffer* buffer);
+
+/* ---------------------------------------------------------------------------------------------
+ * Data types: values equal TensorFlow's DataType enum. */
+
+typedef enum TX_DataType {
+  TX_FLOAT = 1,
+  TX_DOUBLE = 2,
+  TX_INT32 = 3,
+  TX_UINT8 = 4,
+  TX_INT16 = 5,
+  TX_INT8 = 6,
+  TX_STRING = 7,
+  TX_COMPLEX64 = 8,
+  TX_INT64 = 9,
+  TX_BOOL = 10,
+  TX_QINT8 = 11,
+  TX_QUINT8 = 12,
+  TX_QINT32 = 13,
+  TX_BFLOAT16 = 14,
+  TX_QINT16 = 15,
+  TX_QUINT16 = 16,
+  TX_UINT16 = 17,
+  TX_COMPLEX128 = 18,
+  TX_HALF = 19,
+  TX_RESOURCE = 20,
+  TX_VARIANT = 21,
+  TX_UINT32 = 22,
+  TX_UINT64 = 23,
+} TX_DataType;
+
+/* Bytes per element; 0 for variable-size or unknown types. */
+TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
+
+/* ---------------------------------------------------------------------------------------------
+ * Tensors: dense, row-major, refcounted. */
+
+typedef struct TX_Tensor TX_Tensor;
+
+/* Wraps caller memory `data` of `len` bytes without copying. The tensor calls
+ * `deallocator(data, len, deallocator_arg)` (if non-NULL) once it no longer needs the memory,
+ * possibly from another thread. `dims` (borrowed) has `num_dims` entries. If `len` does not
+ * equal the dtype size times the element count, or a dim is negative, returns NULL after calling
+ * the deallocator. Caller owns the result (TX_DeleteTensor). */
+TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data,
+                                              size_t len,
+                                              void (*deallocator)(void* data, size_t len, void* arg),
+                                              void* deallocator_arg);
+/* Allocates a tensor whose 64-byte-aligned, uninitialized memory the caller fills through
+ * TX_TensorData. `len` must equal the dtype size times the element count; returns NULL on
+ * mismatch or allocation failure. Caller owns the result (TX_DeleteTensor). */
+TX_CAPI_EXPORT extern TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len);
+/* Drops the caller's reference; memory is released when no engine object still uses it. */
+TX_CAPI_EXPORT extern void TX_DeleteTensor(TX_Tensor* t);
+TX_CAPI_EXPORT extern TX_DataType TX_TensorType(const TX_Tensor* t);
+TX_CAPI_EXPORT extern int TX_NumDims(const TX_Tensor* t);
+/* Size of dimension `dim_index` (0 <= dim_index < TX_NumDims). */
+TX_CAPI_EXPORT extern int64_t TX_Dim(const TX_Tensor* t, int dim_index);
+TX_CAPI_EXPORT extern size_t TX_TensorByteSize(const TX_Tensor* t);
+/* Pointer to the tensor's bytes; owned by the tensor, valid until TX_DeleteTensor. */
+TX_CAPI_EXPORT extern void* TX_TensorData(const TX_Tensor* t);
+TX_CAPI_EXPORT extern int64_t TX_TensorElementCount(const TX_Tensor* t);
+/* 1 when the data pointer is 64-byte aligned. */
+TX_CAPI_EXPORT extern unsigned char TX_TensorIsAligned(const TX_Tensor* t);
+
+/* ---------------------------------------------------------------------------------------------
+ * Graphs and operations */
+
+typedef struct TX_Graph TX_Graph;
+typedef struct TX_Operation TX_Operation;
+typedef struct TX_OperationDescription TX_OperationDescription;
+
+/* Output `index` of `oper`. */
+typedef struct TX_Output {
+  TX_Operation* oper;
+  int index;
+} TX_Output;
+
+/* Input `index` of `oper`. */
+typedef struct TX_Input {
+  TX_Operation* oper;
+  int index;
+} TX_Input;
+
+/* Returns a new empty graph; caller owns it (TX_DeleteGraph). */
+TX_CAPI_EXPORT extern TX_Graph* TX_NewGraph(void);
+/* Drops the caller's reference; the graph lives on while sessions created on it exist.
+ * TX_Operation pointers of the graph stay valid as long as the graph lives. */
+TX_CAPI_EXPORT extern void TX_DeleteGraph(TX_Graph* g);
+
+/* Merges `dims` (borrowed; -1 = unknown dim; num_dims -1 = unknown rank) into the static shape of
+ * `output`; TX_INVALID_ARGUMENT if incompatible with what is known. */
+TX_CAPI_EXPORT extern void TX_GraphSetTensorShape(TX_Graph* graph, TX_Output output, const int64_t* dims,
+                                                  const int num_dims, TX_Status* status);
+/* Rank of the static shape of `output`, -1 if unknown. */
+TX_CAPI_EXPORT extern int TX_GraphGetTensorNumDims(TX_Graph* graph, TX_Output output, TX_Status* status);
+/* Writes `num_dims` dims (-1 = unknown) into caller-allocated `dims`; num_dims must equal the rank. */
+TX_CAPI_EXPORT extern void TX_GraphGetTensorShape(TX_Graph* graph, TX_Output output, int64_t* dims, int num_dims,
+                                                  TX_Status* status);
+
+/* The operation named `oper_name` (borrowed), or NULL; the graph owns the result. */
+TX_CAPI_EXPORT extern TX_Operation* TX_GraphOperationByName(TX_Graph* graph, const char* oper_name);
+/* Iterates operations in creation order: start with *pos = 0; returns NULL at the end. */
+TX_CAPI_EXPORT extern TX_Operation* TX_GraphNextOperation(TX_Graph* graph, size_t* pos);
+/* Number of operations in the graph. */
+TX_CAPI_EXPORT extern int TX_GraphNumOperations(TX_Graph* graph);
+/* Returns `base` (borrowed) if no operation has that name, else the first free "base_1",
+ * "base_2", ...; the result is reserved so later calls never return it again. Names compare
+ * case-insensitively. The returned string is owned by the graph (valid while it lives). */
+TX_CAPI_EXPORT extern const char* TX_GraphUniqueName(TX_Graph* graph, const char* base);
+/* Serializes the graph as a GraphDef into `output_graph_def` (caller-owned, from TX_NewBuffer). */
+TX_CAPI_EXPORT extern void TX_GraphToGraphDef(TX_Graph* graph, TX_Buffer* output_graph_def, TX_Status* status);
+/* Writes the serialized OpDef of op type `op_name` (borrowed) into `output_op_def`. */
+TX_CAPI_EXPORT extern void TX_GraphGetOpDef(TX_Graph* graph, const char* op_name, TX_Buffer* output_op_def,
+                                            TX_Status* status);
+/* Writes the graph's serialized VersionDef into `output_version_def`. */
+TX_CAPI_EXPORT extern void TX_GraphVersions(TX_Graph* graph, TX_Buffer* output_version_def, TX_Status* status);
+
+/* Starts building an operation of type `op_type` named `oper_name` (both borrowed, copied). The
+ * graph must outlive the description. Exactly one of TX_FinishOperation or
+ * TX_DeleteOperationDescription must then be called. */
+TX_CAPI_EXPORT extern TX_OperationDescription* TX_NewOperation(TX_Graph* graph, const char* op_type,
+                                                               const char* oper_name);
+/* Abandons a description without adding anything to the graph. */
+TX_CAPI_EXPORT extern void TX_DeleteOperationDescription(TX_OperationDescription* desc);
+/* Requests a device, e.g. "/device:CPU:0" (copied). */
+TX_CAPI_EXPORT extern void TX_SetDevice(TX_OperationDescription* desc, const char* device);
+/* Adds the next single input argument. Calls must follow the OpDef's input order. */
+TX_CAPI_EXPORT extern void TX_AddInput(TX_OperationDescription* desc, TX_Output input);
+/* Adds the next list input argument (`inputs` borrowed), even for one element. */
+TX_CAPI_EXPORT extern void TX_AddInputList(TX_OperationDescription* desc, const TX_Output* inputs, int num_inputs);
+/* Adds a control input: this operation runs after `input`. */
+TX_CAPI_EXPORT extern void TX_AddControlInput(TX_OperationDescription* desc, TX_Operation* input);
+
+/* Attribute setters: values (and arrays, borrowed) are copied. */
+TX_CAPI_EXPORT extern void TX_SetAttrString(TX_OperationDescription* desc, const char* attr_name, const void* value,
+                                            size_t length);
+TX_CAPI_EXPORT extern void TX_SetAttrStringList(TX_OperationDescription* desc, const char* attr_name,
+                                                const void* const* values, const size_t* lengths, int num_values);
+TX_CAPI_EXPORT extern void TX_SetAttrInt(TX_OperationDescription* desc, const char* attr_name, int64_t value);
+TX_CAPI_EXPORT extern void TX_SetAttrIntList(TX_OperationDescription* desc, const char* attr_name,
+                                             const int64_t* values, int num_values);
+TX_CAPI_EXPORT extern void TX_SetAttrFloat(TX_OperationDescription* desc, const char* attr_name, float value);
+TX_CAPI_EXPORT extern void TX_SetAttrFloatList(TX_OperationDescription* desc, const char* attr_name,
+                                               const float* values, int num_values);
+TX_CAPI_EXPORT extern void TX_SetAttrBool(TX_OperationDescription* desc, const char* attr_name, unsigned char value);
+TX_CAPI_EXPORT extern void TX_SetAttrBoolList(TX_OperationDescription* desc, const char* attr_name,
+                                              const unsigned char* values, int num_values);
+TX_CAPI_EXPORT extern void TX_SetAttrType(TX_OperationDescription* desc, const char* attr_name, TX_DataType value);
+TX_CAPI_EXPORT extern void TX_SetAttrTypeList(TX_OperationDescription* desc, const char* attr_name,
+                                              const TX_DataType* values, int num_values);
+/* `dims` has `num_dims` entries (-1 = unknown dim); num_dims -1 means unknown rank. */
+TX_CAPI_EXPORT extern void TX_SetAttrShape(TX_OperationDescription* desc, const char* attr_name, const int64_t* dims,
+                                           int num_dims);
+/* dims[i] has num_dims[i] entries; num_dims[i] -1 means unknown rank. */
+TX_CAPI_EXPORT extern void TX_SetAttrShapeList(TX_OperationDescription* desc, const char* attr_name,
+                                               const int64_t* const* dims, const int* num_dims, int num_shapes);
+/* Sets a tensor attr; the value is shared, not copied (tensors are immutable once built).
+ * `value` stays owned by the caller. */
+TX_CAPI_EXPORT extern void TX_SetAttrTensor(TX_OperationDescription* desc, const char* attr_name, TX_Tensor* value,
+                                            TX_Status* status);
+TX_CAPI_EXPORT extern void TX_SetAttrTensorList(TX_OperationDescription* desc, const char* attr_name,
+                                                TX_Tensor* const* values, int num_values, TX_Status* status);
+/* Sets a func attr to the function `value` (length bytes, no attrs). */
+TX_CAPI_EXPORT extern void TX_SetAttrFuncName(TX_OperationDescription* desc, const char* attr_name, const char* value,
+                                              size_t length);
+/* Sets any attr from a serialized AttrValue (`proto`, borrowed). */
+TX_CAPI_EXPORT extern void TX_SetAttrValueProto(TX_OperationDescription* desc, const char* attr_name,
+                                                const void* proto, size_t proto_len, TX_Status* status);
+
+/* Validates the description against the op's OpDef (inferring type attrs from inputs and filling
+ * defaults), runs shape inference and adds the operation. Always consumes `desc`. Returns the
+ * operation (owned by the graph) or NULL with an error naming the operation. */
+TX_CAPI_EXPORT extern TX_Operation* TX_FinishOperation(TX_OperationDescription* desc, TX_Status* status);
+
+/* Operation introspection. Returned strings are owned by the graph. */
+TX_CAPI_EXPORT extern const char* TX_OperationName(TX_Operation* oper);
+TX_CAPI_EXPORT extern const char* TX_OperationOpType(TX_Operation* oper);
+/* The requested device ("" if none). */
+TX_CAPI_EXPORT extern const char* TX_OperationDevice(TX_Operation* oper);
+TX_CAPI_EXPORT extern int TX_OperationNumOutputs(TX_Operation* oper);
+TX_CAPI_EXPORT extern TX_DataType TX_OperationOutputType(TX_Output oper_out);
+/* Number of tensors in output argument `arg_name`; error if no such argument. */
+TX_CAPI_EXPORT extern int TX_OperationOutputListLength(TX_Operation* oper, const char* arg_name, TX_Status* status);
+TX_CAPI_EXPORT extern int TX_OperationNumInputs(TX_Operation* oper);
+TX_CAPI_EXPORT extern TX_DataType TX_OperationInputType(TX_Input oper_in);
+/* Number of tensors in input argument `arg_name`; error if no such argument. */
+TX_CAPI_EXPORT extern int TX_OperationInputListLength(TX_Operation* oper, const char* arg_name, TX_Status* status);
+/* The producer of input `oper_in`. */
+TX_CAPI_EXPORT extern TX_Output TX_OperationInput(TX_Input oper_in);
+/* Writes all TX_OperationNumInputs producers into caller-allocated `inputs` (max_inputs entries). */
+TX_CAPI_EXPORT extern void TX_OperationAllInputs(TX_Operation* oper, TX_Output* inputs, int max_inputs);
+TX_CAPI_EXPORT extern int TX_OperationOutputNumConsumers(TX_Output oper_out);
+/* Writes up to `max_consumers` consumers into caller-allocated `consumers`; returns the total. */
+TX_CAPI_EXPORT extern int TX_OperationOutputConsumers(TX_Output oper_out, TX_Input* consumers, int max_consumers);
+TX_CAPI_EXPORT extern int TX_OperationNumControlInputs(TX_Operation* oper);
+/* Writes up to `max_control_inputs` into caller-allocated `control_inputs`; returns the total. */
+TX_CAPI_EXPORT extern int TX_OperationGetControlInputs(TX_Operation* oper, TX_Operation** control_inputs,
+                                                       int max_control_inputs);
+TX_CAPI_EXPORT extern int TX_OperationNumControlOutputs(TX_Operation* oper);
+/* Writes up to `max_control_outputs` into caller-allocated `control_outputs`; returns the total. */
+TX_CAPI_EXPORT extern int TX_OperationGetControlOutputs(TX_Operation* oper, TX_Operation** control_outputs,
+                                                        int max_control_outputs);
+/* Serializes the operation as a NodeDef into `output_node_def`. */
+TX_CAPI_EXPORT extern void TX_OperationToNodeDef(TX_Operation* oper, TX_Buffer* output_node_def, TX_Status* status);
+
+/* Attribute kinds, numbered as TensorFlow's TF_AttrType. */
+typedef enum TX_AttrType {
+  TX_ATTR_STRING = 0,
+  TX_ATTR_INT = 1,
+  TX_ATTR_FLOAT = 2,
+  TX_ATTR_BOOL = 3,
+  TX_ATTR_TYPE = 4,
+  TX_ATTR_SHAPE = 5,
+  TX_ATTR_TENSOR = 6,
+  TX_ATTR_PLACEHOLDER = 7,
+  TX_ATTR_FUNC = 8,
+} TX_AttrType;
+
+/* Describes an attr's value so callers can size buffers. For lists, list_size is the number of
+ * elements; total_size is the summed byte length of strings, the summed dims of shapes (-1 for
+ * unknown ranks do not count), or -1 when not applicable. */
+typedef struct TX_AttrMetadata {
+  unsigned char is_list;
+  int64_t list_size;
+  TX_AttrType type;
+  int64_t total_size;
+} TX_AttrMetadata;
+
+TX_CAPI_EXPORT extern TX_AttrMetadata TX_OperationGetAttrMetadata(TX_Operation* oper, const char* attr_name,
+                                                                  TX_Status* status);
+/* Number of attrs on the operation, and the name of attr `i` (owned by the graph) in sorted order. */
+TX_CAPI_EXPORT extern int TX_OperationGetNumAttrs(TX_Operation* oper);
+TX_CAPI_EXPORT extern const char* TX_OperationGetAttrName(TX_Operation* oper, int i, TX_Status* status);
+/* Typed getters. Array forms fill caller-allocated arrays of at most max_* elements. */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrString(TX_Operation* oper, const char* attr_name, void* value,
+                                                     size_t max_length, TX_Status* status);
+/* Fills values[i] with pointers into caller-allocated `storage` (storage_size bytes) and
+ * lengths[i] with the string lengths. */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrStringList(TX_Operation* oper, const char* attr_name, void** values,
+                                                         size_t* lengths, int max_values, void* storage,
+                                                         size_t storage_size, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrInt(TX_Operation* oper, const char* attr_name, int64_t* value,
+                                                  TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrIntList(TX_Operation* oper, const char* attr_name, int64_t* values,
+                                                      int max_values, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrFloat(TX_Operation* oper, const char* attr_name, float* value,
+                                                    TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrFloatList(TX_Operation* oper, const char* attr_name, float* values,
+                                                        int max_values, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrBool(TX_Operation* oper, const char* attr_name, unsigned char* value,
+                                                   TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrBoolList(TX_Operation* oper, const char* attr_name,
+                                                       unsigned char* values, int max_values, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrType(TX_Operation* oper, const char* attr_name, TX_DataType* value,
+                                                   TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrTypeList(TX_Operation* oper, const char* attr_name,
+                                                       TX_DataType* values, int max_values, TX_Status* status);
+/* Writes num_dims dims into `value`; num_dims must be the rank from the metadata's total_size. */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrShape(TX_Operation* oper, const char* attr_name, int64_t* value,
+                                                    int num_dims, TX_Status* status);
+/* Returns a tensor attr in *value; caller owns it (TX_DeleteTensor). */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrTensor(TX_Operation* oper, const char* attr_name, TX_Tensor** value,
+                                                     TX_Status* status);
+/* Writes the serialized AttrValue into `output_attr_value` (any kind). */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrValueProto(TX_Operation* oper, const char* attr_name,
+                                                         TX_Buffer* output_attr_value, TX_Status* status);
+
+/* ---------------------------------------------------------------------------------------------
+ * GraphDef import */
+
+typedef struct TX_ImportGraphDefOptions TX_ImportGraphDefOptions;
+typedef struct TX_ImportGraphDefResults TX_ImportGraphDefResults;
+
+/* Caller owns the result (TX_DeleteImportGraphDefOptions). */
+TX_CAPI_EXPORT extern TX_ImportGraphDefOptions* TX_NewImportGraphDefOptions(void);
+TX_CAPI_EXPORT extern void TX_DeleteImportGraphDefOptions(TX_ImportGraphDefOptions* opts);
+/* Imported names become "prefix/name". */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetPrefix(TX_ImportGraphDefOptions* opts, const char* prefix);
+/* Device for imported nodes that request none. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetDefaultDevice(TX_ImportGraphDefOptions* opts,
+                                                                    const char* device);
+/* Renames imported nodes whose names clash instead of failing. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetUniquifyNames(TX_ImportGraphDefOptions* opts,
+                                                                    unsigned char uniquify_names);
+/* Makes the prefix itself unique in the graph. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetUniquifyPrefix(TX_ImportGraphDefOptions* opts,
+                                                                     unsigned char uniquify_prefix);
+/* Imported uses of "src_name:src_index" read `dst` instead. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddInputMapping(TX_ImportGraphDefOptions* opts,
+                                                                   const char* src_name, int src_index,
+                                                                   TX_Output dst);
+/* Imported control inputs "^src_name" become control inputs on `dst`. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsRemapControlDependency(TX_ImportGraphDefOptions* opts,
+                                                                          const char* src_name, TX_Operation* dst);
+/* Every imported operation without inputs from the import runs after `oper`. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddControlDependency(TX_ImportGraphDefOptions* opts,
+                                                                        TX_Operation* oper);
+/* Requests output `index` of imported `oper_name` in the results. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddReturnOutput(TX_ImportGraphDefOptions* opts,
+                                                                   const char* oper_name, int index);
+TX_CAPI_EXPORT extern int TX_ImportGraphDefOptionsNumReturnOutputs(const TX_ImportGraphDefOptions* opts);
+/* Requests imported operation `oper_name` in the results. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddReturnOperation(TX_ImportGraphDefOptions* opts,
+                                                                      const char* oper_name);
+TX_CAPI_EXPORT extern int TX_ImportGraphDefOptionsNumReturnOperations(const TX_ImportGraphDefOptions* opts);
+
+/* Arrays are owned by `results` and valid until TX_DeleteImportGraphDefResults. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsReturnOutputs(TX_ImportGraphDefResults* results,
+                                                                 int* num_outputs, TX_Output** outputs);
+TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsReturnOperations(TX_ImportGraphDefResults* results,
+                                                                    int* num_opers, TX_Operation*** opers);
+/* Input mappings that no imported node used: src_names[i] (owned by results) and src_indexes[i]. */
+TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsMissingUnusedInputMappings(TX_ImportGraphDefResults* results,
+                                                                              int* num_missing,
+                                                                              const char*** src_names,
+                                                                              int** src_indexes);
+TX_CAPI_EXPORT extern void TX_DeleteImportGraphDefResults(TX_ImportGraphDefResults* results);
+
+/* Imports a serialized GraphDef (borrowed). All-or-nothing: on error the graph is unchanged.
+ * Caller owns the results (TX_DeleteImportGraphDefResults); NULL on error. */
+TX_CAPI_EXPORT extern TX_ImportGraphDefResults* TX_GraphImportGraphDefWithResults(
+    TX_Graph* graph, const TX_Buffer* graph_def, const TX_ImportGraphDefOptions* options, TX_Status* status);
+/* Same, without results. */
+TX_CAPI_EXPORT extern void TX_GraphImportGraphDef(TX_Graph* graph, const TX_Buffer* graph_def,
+                                                  const TX_ImportGraphDefOptions* options, TX_Status* status);
+
+/* ---------------------------------------------------------------------------------------------
+ * The op registry */
+
+/* A serialized OpList of every registered op, sorted by name; caller owns it (TX_DeleteBuffer). */
+TX_CAPI_EXPORT extern TX_Buffer* TX_GetAllOpList(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Sessions */
+
+typedef struct TX_SessionOptions TX_SessionOptions;
+typedef struct TX_Session TX_Session;
+
+/* Caller owns the result (TX_DeleteSessionOptions). Defaults: one thread per core for each pool,
+ * soft placement on. */
+TX_CAPI_EXPORT extern TX_SessionOptions* TX_NewSessionOptions(void);
+TX_CAPI_EXPORT extern void TX_DeleteSessionOptions(TX_SessionOptions* opts);
+/* Sets options from a serialized ConfigProto (intra_op_parallelism_threads,
+ * inter_op_parallelism_threads, allow_soft_placement are read; other fields are ignored). */
+TX_CAPI_EXPORT extern void TX_SetConfig(TX_SessionOptions* opts, const void* proto, size_t proto_len,
+                                        TX_Status* status);
+/* Threads for running independent operations concurrently (0 = one per core). */
+TX_CAPI_EXPORT extern void TX_SessionOptionsSetInterOpThreads(TX_SessionOptions* opts, int num_threads);
+/* Threads one operation may use, BLAS included (0 = one per core). */
+TX_CAPI_EXPORT extern void TX_SessionOptionsSetIntraOpThreads(TX_SessionOptions* opts, int num_threads);
+
+/* Creates a session on `graph` (borrowed; the session keeps it alive). Operations may still be
+ * added to the graph afterwards and used in later runs. Caller owns the result. */
+TX_CAPI_EXPORT extern TX_Session* TX_NewSession(TX_Graph* graph, const TX_SessionOptions* opts, TX_Status* status);
+/* Runs the graph: `inputs[i]` is fed `input_values[i]` (borrowed; the caller keeps ownership),
+ * `outputs` are fetched into caller-allocated `output_values` (each a new tensor the caller owns,
+ * TX_DeleteTensor), and `target_opers` run for their side effects. On error every
+ * output_values[i] is NULL. `run_options` and `run_metadata` may be NULL (not yet used). */
+TX_CAPI_EXPORT extern void TX_SessionRun(TX_Session* session, const TX_Buffer* run_options, const TX_Output* inputs,
+                                         TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs,
+                                         TX_Tensor** output_values, int noutputs,
+                                         const TX_Operation* const* target_opers, int ntargets,
+                                         TX_Buffer* run_metadata, TX_Status* status);
+/* Closes the session: later runs fail with TX_CANCELLED. */
+TX_CAPI_EXPORT extern void TX_CloseSession(TX_Session* session, TX_Status* status);
+/* Frees the session (closing it if needed). */
+TX_CAPI_EXPORT extern void TX_DeleteSession(TX_Session* session, TX_Status* status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TENSORFLUX_C_C_API_H_ */

@@ -1,0 +1,104 @@
+#include "tensorflux/core/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+namespace tx {
+
+int DefaultThreadCount() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+ThreadPool::ThreadPool(int num_threads) {
+  for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::Schedule(std::function<void()> fn) {
+  if (workers_.empty()) {
+    fn();
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    queue_.push_back(std::move(fn));
+  }
+  cv_.notify_one();
+}
+
+void ThreadPool::WorkerLoop() {
+  for (;;) {
+    std::function<void()> fn;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      fn = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    fn();
+  }
+}
+
+namespace {
+// Below this much estimated work (in cost units, ~cycles) a range runs on the caller alone.
+constexpr int64_t kMinCostPerShard = 20000;
+
+// Shared state of one ParallelFor: shards are claimed through `next`.
+struct ForState {
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+  int64_t shards = 0, total = 0, block = 0;
+  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  std::mutex mu;
+  std::condition_variable cv;
+
+  // Claims and runs shards until none are left.
+  void Drain() {
+    for (;;) {
+      int64_t s = next.fetch_add(1);
+      if (s >= shards) return;
+      int64_t b = s * block, e = std::min(total, b + block);
+      (*fn)(b, e);
+      if (done.fetch_add(1) + 1 == shards) {
+        std::lock_guard<std::mutex> l(mu);
+        cv.notify_all();
+      }
+    }
+  }
+};
+}  // namespace
+
+void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
+                             const std::function<void(int64_t, int64_t)>& fn) {
+  if (total <= 0) return;
+  int64_t max_shards = num_threads() + 1;
+  int64_t by_cost = std::max<int64_t>(1, total * std::max<int64_t>(cost_per_unit, 1) / kMinCostPerShard);
+  int64_t shards = std::min({max_shards, by_cost, total});
+  if (shards <= 1) {
+    fn(0, total);
+    return;
+  }
+  auto st = std::make_shared<ForState>();
+  st->shards = shards;
+  st->total = total;
+  st->block = (total + shards - 1) / shards;
+  st->shards = (total + st->block - 1) / st->block;
+  st->fn = &fn;
+  for (int64_t i = 1; i < st->shards; ++i) Schedule([st] { st->Drain(); });
+  st->Drain();
+  std::unique_lock<std::mutex> l(st->mu);
+  st->cv.wait(l, [&] { return st->done.load() == st->shards; });
+}
+
+}  // namespace tx

@@ -1,0 +1,135 @@
+#include "tensorflux/framework/shape_inference.h"
+
+#include <algorithm>
+
+namespace tx {
+
+InferenceContext::InferenceContext(const OpDef& def, const AttrMap& attrs, std::vector<PartialShape> input_shapes,
+                                   std::vector<const Tensor*> input_tensors, int num_outputs)
+    : def_(def),
+      attrs_(attrs),
+      inputs_(std::move(input_shapes)),
+      input_tensors_(std::move(input_tensors)),
+      outputs_(num_outputs) {
+  input_tensors_.resize(inputs_.size(), nullptr);
+}
+
+const AttrValue* InferenceContext::Find(const std::string& name) const {
+  auto it = attrs_.find(name);
+  return it == attrs_.end() ? nullptr : &it->second;
+}
+
+#define TX_ATTR_GETTER(TYPE, KIND, FIELD)                                               \
+  Status InferenceContext::GetAttr(const std::string& name, TYPE* out) const {          \
+    const AttrValue* v = Find(name);                                                    \
+    if (v == nullptr || v->kind != AttrValue::Kind::KIND)                               \
+      return InvalidArgument("attr '", name, "' is missing or not of the expected kind"); \
+    *out = v->FIELD;                                                                    \
+    return Status::OK();                                                                \
+  }
+TX_ATTR_GETTER(bool, kBool, b)
+TX_ATTR_GETTER(int64_t, kInt, i)
+TX_ATTR_GETTER(DataType, kType, type)
+TX_ATTR_GETTER(std::string, kString, s)
+TX_ATTR_GETTER(PartialShape, kShape, shape)
+TX_ATTR_GETTER(Tensor, kTensor, tensor)
+TX_ATTR_GETTER(std::vector<int64_t>, kList, list.i)
+#undef TX_ATTR_GETTER
+
+Status InferenceContext::WithRank(const PartialShape& s, int rank, const char* which, PartialShape* out) const {
+  if (!s.known_rank()) {
+    *out = PartialShape::UnknownDims(rank);
+    return Status::OK();
+  }
+  if (s.rank() != rank)
+    return InvalidArgument(which, " must be rank ", rank, " but is rank ", s.rank(), " with shape ", s.ToString());
+  *out = s;
+  return Status::OK();
+}
+
+Status InferenceContext::WithRankAtLeast(const PartialShape& s, int rank, const char* which, PartialShape* out) const {
+  if (s.known_rank() && s.rank() < rank)
+    return InvalidArgument(which, " must be at least rank ", rank, " but is rank ", s.rank(), " with shape ",
+                           s.ToString());
+  *out = s;
+  return Status::OK();
+}
+
+Status InferenceContext::ShapeFromShapeTensor(int input_index, PartialShape* out) const {
+  const Tensor* t = input_tensor(input_index);
+  const PartialShape& s = input(input_index);
+  if (t == nullptr) {
+    if (s.known_rank() && s.rank() == 1 && s.dim(0) >= 0) {
+      *out = PartialShape::UnknownDims(static_cast<int>(s.dim(0)));
+    } else {
+      *out = PartialShape::Unknown();
+    }
+    return Status::OK();
+  }
+  if (t->rank() != 1) return InvalidArgument("shape input must be a vector, got shape ", t->shape().ToString());
+  std::vector<int64_t> dims(t->num_elements());
+  for (int64_t k = 0; k < t->num_elements(); ++k) {
+    if (t->dtype() == DT_INT32) dims[k] = t->data<int32_t>()[k];
+    else if (t->dtype() == DT_INT64) dims[k] = t->data<int64_t>()[k];
+    else return InvalidArgument("shape input must be int32 or int64, got ", DataTypeString(t->dtype()));
+    if (dims[k] < -1) return InvalidArgument("shape input has invalid dimension ", dims[k]);
+  }
+  *out = PartialShape(std::move(dims));
+  return Status::OK();
+}
+
+Status BroadcastShapes(const PartialShape& a, const PartialShape& b, PartialShape* out) {
+  if (!a.known_rank() || !b.known_rank()) {
+    *out = PartialShape::Unknown();
+    return Status::OK();
+  }
+  int rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> dims(rank);
+  for (int k = 0; k < rank; ++k) {
+    int ia = a.rank() - rank + k, ib = b.rank() - rank + k;
+    int64_t da = ia >= 0 ? a.dim(ia) : 1, db = ib >= 0 ? b.dim(ib) : 1;
+    if (da == 1) {
+      dims[k] = db;
+    } else if (db == 1) {
+      dims[k] = da;
+    } else if (da == -1 || db == -1) {
+      // One unknown, the other known and != 1: the result must be the known size.
+      dims[k] = da == -1 ? db : da;
+    } else if (da == db) {
+      dims[k] = da;
+    } else {
+      return InvalidArgument("incompatible shapes for broadcasting: ", a.ToString(), " and ", b.ToString());
+    }
+  }
+  *out = PartialShape(std::move(dims));
+  return Status::OK();
+}
+
+namespace shape_fns {
+
+Status UnchangedShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  return Status::OK();
+}
+
+Status BroadcastBinaryOp(InferenceContext* c) {
+  PartialShape out;
+  TX_RETURN_IF_ERROR(BroadcastShapes(c->input(0), c->input(1), &out));
+  c->set_output(0, out);
+  return Status::OK();
+}
+
+Status ScalarShape(InferenceContext* c) {
+  for (int k = 0; k < c->num_outputs(); ++k) c->set_output(k, PartialShape({}));
+  return Status::OK();
+}
+
+Status NoOutputs(InferenceContext*) { return Status::OK(); }
+
+Status UnknownShape(InferenceContext* c) {
+  for (int k = 0; k < c->num_outputs(); ++k) c->set_output(k, PartialShape::Unknown());
+  return Status::OK();
+}
+
+}  // namespace shape_fns
+}  // namespace tx

@@ -1,0 +1,77 @@
+// InferenceContext: what a shape function sees (input shapes, constant inputs, attrs)
+// and where it writes output shapes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tensorflux/core/shape.h"
+#include "tensorflux/core/status.h"
+#include "tensorflux/core/tensor.h"
+#include "tensorflux/framework/attr_value.h"
+#include "tensorflux/framework/op_def.h"
+
+namespace tx {
+
+class InferenceContext {
+ public:
+  // `input_tensors[i]` is the value of input i when it is a known constant, else nullptr.
+  InferenceContext(const OpDef& def, const AttrMap& attrs, std::vector<PartialShape> input_shapes,
+                   std::vector<const Tensor*> input_tensors, int num_outputs);
+
+  const OpDef& op_def() const { return def_; }
+  const AttrMap& attrs() const { return attrs_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const PartialShape& input(int i) const { return inputs_[i]; }
+  // Constant value of input i, or nullptr when it is not known statically.
+  const Tensor* input_tensor(int i) const { return input_tensors_[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  void set_output(int i, PartialShape s) { outputs_[i] = std::move(s); }
+  const PartialShape& output(int i) const { return outputs_[i]; }
+  std::vector<PartialShape>& outputs() { return outputs_; }
+
+  // Typed attr getters; InvalidArgument if missing or of another kind.
+  Status GetAttr(const std::string& name, bool* out) const;
+  Status GetAttr(const std::string& name, int64_t* out) const;
+  Status GetAttr(const std::string& name, DataType* out) const;
+  Status GetAttr(const std::string& name, std::string* out) const;
+  Status GetAttr(const std::string& name, PartialShape* out) const;
+  Status GetAttr(const std::string& name, Tensor* out) const;
+  Status GetAttr(const std::string& name, std::vector<int64_t>* out) const;
+
+  // Returns `s` refined to rank `rank`, or an error naming input `which` (for messages).
+  Status WithRank(const PartialShape& s, int rank, const char* which, PartialShape* out) const;
+  Status WithRankAtLeast(const PartialShape& s, int rank, const char* which, PartialShape* out) const;
+
+  // Reads a 1-D int32/int64 constant input as a shape (-1 entries unknown); when the input is
+  // not constant, returns a shape whose rank comes from the input's static length if known.
+  Status ShapeFromShapeTensor(int input_index, PartialShape* out) const;
+
+ private:
+  const AttrValue* Find(const std::string& name) const;
+
+  const OpDef& def_;
+  const AttrMap& attrs_;
+  std::vector<PartialShape> inputs_;
+  std::vector<const Tensor*> input_tensors_;
+  std::vector<PartialShape> outputs_;
+};
+
+// Shape functions shared by many ops.
+namespace shape_fns {
+// Output 0 has input 0's shape.
+Status UnchangedShape(InferenceContext* c);
+// NumPy broadcasting of inputs 0 and 1 into output 0.
+Status BroadcastBinaryOp(InferenceContext* c);
+// Every output is a scalar.
+Status ScalarShape(InferenceContext* c);
+// Ops without outputs.
+Status NoOutputs(InferenceContext* c);
+// Every output has an unknown shape.
+Status UnknownShape(InferenceContext* c);
+}  // namespace shape_fns
+
+// Broadcasts two static shapes with NumPy rules; InvalidArgument naming both if incompatible.
+Status BroadcastShapes(const PartialShape& a, const PartialShape& b, PartialShape* out);
+
+}  // namespace tx

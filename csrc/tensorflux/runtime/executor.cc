@@ -1,0 +1,250 @@
+#include "tensorflux/runtime/executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <unordered_map>
+
+#include "tensorflux/runtime/device.h"
+
+// Note [Plan cache]
+// Session::Run looks up an ExecutionPlan by the (feeds, fetches, targets) signature. A plan holds
+// the pruned node list in topological order, one kernel per node (constructed once, so attr
+// parsing and kernel lookup are off the per-run path), the wiring of every input to a value slot,
+// how many readers each slot has (so a tensor is released by its last reader) and the initial
+// pending-input counts. A run copies nothing from the plan but the counters. Because the graph
+// is append-only (Note [Append-only graph]), a plan never goes stale when nodes are added.
+
+namespace tx {
+
+// Per-run mutable state: value slots, pending counts, completion tracking.
+struct RunState {
+  explicit RunState(int num_nodes, int num_slots)
+      : slots(num_slots), pending(new std::atomic<int>[num_nodes]), reads(new std::atomic<int>[num_slots]) {}
+  std::vector<Tensor> slots;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::unique_ptr<std::atomic<int>[]> reads;
+  std::atomic<int> inflight{0};
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  Status status;  // guarded by mu
+
+  void Fail(const Status& s) {
+    std::lock_guard<std::mutex> l(mu);
+    if (status.ok()) status = s;
+    failed.store(true, std::memory_order_release);
+  }
+};
+
+Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& feeds,
+                            const std::vector<Endpoint>& fetches, const std::vector<Node*>& targets,
+                            const Options& opts, std::unique_ptr<ExecutionPlan>* out) {
+  auto plan = std::unique_ptr<ExecutionPlan>(new ExecutionPlan());
+  // Endpoint -> feed index.
+  auto key = [](const Endpoint& e) { return reinterpret_cast<uintptr_t>(e.node) * 1024u + static_cast<uintptr_t>(e.index); };
+  std::unordered_map<uintptr_t, int> fed;
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (!fed.emplace(key(feeds[i]), static_cast<int>(i)).second)
+      return InvalidArgument("[", feeds[i].node->name(), "] output ", feeds[i].index, " is fed more than once");
+  }
+
+  // Reverse reachability from fetches and targets, stopping at fed endpoints.
+  std::vector<char> needed(graph.num_nodes(), 0);
+  std::vector<const Node*> stack;
+  auto need = [&](const Node* n) {
+    if (!needed[n->id()]) {
+      needed[n->id()] = 1;
+      stack.push_back(n);
+    }
+  };
+  for (const Endpoint& e : fetches)
+    if (!fed.count(key(e))) need(e.node);
+  for (const Node* t : targets) need(t);
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    for (const Endpoint& in : n->inputs())
+      if (!fed.count(key(in))) need(in.node);
+    for (const Node* c : n->control_inputs()) need(c);
+  }
+
+  // Plan nodes in id order (a topological order: inputs always have smaller ids).
+  std::vector<int> plan_index(needed.size(), -1);
+  int num_slots = static_cast<int>(feeds.size());
+  for (size_t id = 0; id < needed.size(); ++id) {
+    if (!needed[id]) continue;
+    const Node* n = graph.node(static_cast<int>(id));
+    PlanNode pn;
+    pn.node = n;
+    std::string device_type;
+    TX_RETURN_IF_ERROR(PlaceNode(n->name(), n->requested_device(), opts.allow_soft_placement, &device_type));
+    TX_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(n, device_type, &pn.kernel));
+    pn.expensive = pn.kernel->IsExpensive();
+    pn.output_begin = num_slots;
+    num_slots += n->num_outputs();
+    plan_index[id] = static_cast<int>(plan->nodes_.size());
+    plan->nodes_.push_back(std::move(pn));
+  }
+  plan->num_slots_ = num_slots;
+  plan->slot_reads_.assign(num_slots, 0);
+  plan->slot_pinned_.assign(num_slots, 0);
+  for (size_t i = 0; i < feeds.size(); ++i) plan->feed_slots_.push_back(static_cast<int>(i));
+
+  auto slot_of = [&](const Endpoint& e) {
+    auto it = fed.find(key(e));
+    if (it != fed.end()) return it->second;
+    return plan->nodes_[plan_index[e.node->id()]].output_begin + e.index;
+  };
+  for (size_t p = 0; p < plan->nodes_.size(); ++p) {
+    PlanNode& pn = plan->nodes_[p];
+    pn.input_begin = static_cast<int>(plan->input_slots_.size());
+    for (const Endpoint& in : pn.node->inputs()) {
+      int s = slot_of(in);
+      plan->input_slots_.push_back(s);
+      plan->slot_reads_[s]++;
+      if (!fed.count(key(in))) {
+        plan->nodes_[plan_index[in.node->id()]].successors.push_back(static_cast<int>(p));
+        pn.initial_pending++;
+      }
+    }
+    for (const Node* c : pn.node->control_inputs()) {
+      plan->nodes_[plan_index[c->id()]].successors.push_back(static_cast<int>(p));
+      pn.initial_pending++;
+    }
+  }
+  for (const Endpoint& e : fetches) {
+    int s = slot_of(e);
+    plan->fetch_slots_.push_back(s);
+    plan->slot_pinned_[s] = 1;
+  }
+  plan->input_moves_.resize(plan->input_slots_.size());
+  for (size_t k = 0; k < plan->input_slots_.size(); ++k) {
+    int s = plan->input_slots_[k];
+    bool is_feed = s < static_cast<int>(feeds.size());
+    plan->input_moves_[k] = plan->slot_reads_[s] == 1 && !plan->slot_pinned_[s] && !is_feed;
+  }
+  for (size_t p = 0; p < plan->nodes_.size(); ++p)
+    if (plan->nodes_[p].initial_pending == 0) plan->roots_.push_back(static_cast<int>(p));
+  *out = std::move(plan);
+  return Status::OK();
+}
+
+void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* intra_op) const {
+  const PlanNode& pn = nodes_[n];
+  const int nin = pn.node->num_inputs(), nout = pn.node->num_outputs();
+  constexpr int kInline = 8;
+  Tensor in_small[kInline], out_small[kInline];
+  std::vector<Tensor> in_big, out_big;
+  Tensor* in = in_small;
+  Tensor* out = out_small;
+  if (nin > kInline) { in_big.resize(nin); in = in_big.data(); }
+  if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
+
+  for (int k = 0; k < nin; ++k) {
+    int idx = pn.input_begin + k;
+    int s = input_slots_[idx];
+    if (input_moves_[idx]) {
+      in[k] = std::move(rs->slots[s]);
+    } else {
+      in[k] = rs->slots[s];
+      // The last reader drops the slot's reference (pinned slots live to the end).
+      if (rs->reads[s].fetch_sub(1, std::memory_order_acq_rel) == 1 && !slot_pinned_[s]) rs->slots[s] = Tensor();
+    }
+  }
+  OpKernelContext ctx(pn.node, in, out, intra_op);
+  pn.kernel->Compute(&ctx);
+  Status s = ctx.status();
+  for (int j = 0; s.ok() && j < nout; ++j) {
+    if (!out[j].initialized()) {
+      s = Internal("kernel did not produce output ", j);
+    } else if (out[j].dtype() != pn.node->output_type(j)) {
+      s = Internal("kernel produced a ", DataTypeString(out[j].dtype()), " output ", j, ", expected ",
+                   DataTypeString(pn.node->output_type(j)));
+    }
+  }
+  if (!s.ok()) {
+    const std::string prefix = "[" + pn.node->name() + "]";
+    rs->Fail(s.message().rfind(prefix, 0) == 0 ? s : s.WithPrefix(prefix + " "));
+    return;
+  }
+  for (int j = 0; j < nout; ++j) {
+    int slot = pn.output_begin + j;
+    if (slot_reads_[slot] > 0 || slot_pinned_[slot]) rs->slots[slot] = std::move(out[j]);
+  }
+}
+
+void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, ThreadPool* intra_op) const {
+  std::vector<int> stack;
+  stack.push_back(first);
+  const bool can_dispatch = inter_op != nullptr && inter_op->num_threads() > 0;
+  while (!stack.empty()) {
+    int n = stack.back();
+    stack.pop_back();
+    if (rs->failed.load(std::memory_order_acquire)) continue;
+    RunNode(rs, n, intra_op);
+    if (rs->failed.load(std::memory_order_acquire)) continue;
+    bool kept_expensive = false;
+    for (int succ : nodes_[n].successors) {
+      if (rs->pending[succ].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      // Cheap nodes and the first expensive one stay on this thread; other expensive ones
+      // run concurrently on the inter-op pool.
+      if (!nodes_[succ].expensive || !can_dispatch || !kept_expensive) {
+        kept_expensive |= nodes_[succ].expensive;
+        stack.push_back(succ);
+      } else {
+        rs->inflight.fetch_add(1, std::memory_order_acq_rel);
+        inter_op->Schedule([this, rs, succ, inter_op, intra_op] { Process(rs, succ, inter_op, intra_op); });
+      }
+    }
+  }
+  if (rs->inflight.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard<std::mutex> l(rs->mu);
+    rs->cv.notify_all();
+  }
+}
+
+Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+                          std::vector<Tensor>* outputs) const {
+  RunState rs(num_nodes(), num_slots_);
+  for (int p = 0; p < num_nodes(); ++p) rs.pending[p].store(nodes_[p].initial_pending, std::memory_order_relaxed);
+  for (int s = 0; s < num_slots_; ++s) rs.reads[s].store(slot_reads_[s], std::memory_order_relaxed);
+  for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = feed_values[i];
+
+  if (!roots_.empty()) {
+    rs.inflight.store(1, std::memory_order_relaxed);  // this thread
+    const bool can_dispatch = inter_op != nullptr && inter_op->num_threads() > 0;
+    // Expensive roots beyond the first run on the pool; everything else runs here.
+    std::vector<int> local;
+    bool kept_expensive = false;
+    for (int r : roots_) {
+      if (!nodes_[r].expensive || !can_dispatch || !kept_expensive) {
+        kept_expensive |= nodes_[r].expensive;
+        local.push_back(r);
+      } else {
+        rs.inflight.fetch_add(1, std::memory_order_acq_rel);
+        inter_op->Schedule([this, &rs, r, inter_op, intra_op] { Process(&rs, r, inter_op, intra_op); });
+      }
+    }
+    // Process the local roots as one work list: the last Process call releases this thread's count.
+    for (size_t i = 0; i + 1 < local.size(); ++i) {
+      rs.inflight.fetch_add(1, std::memory_order_acq_rel);
+      Process(&rs, local[i], inter_op, intra_op);
+    }
+    if (!local.empty()) {
+      Process(&rs, local.back(), inter_op, intra_op);
+    } else if (rs.inflight.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // nothing local; fallthrough to wait
+    }
+    std::unique_lock<std::mutex> l(rs.mu);
+    rs.cv.wait(l, [&] { return rs.inflight.load(std::memory_order_acquire) == 0; });
+    if (!rs.status.ok()) return rs.status;
+  }
+
+  outputs->clear();
+  outputs->reserve(fetch_slots_.size());
+  for (int s : fetch_slots_) outputs->push_back(rs.slots[s]);
+  return Status::OK();
+}
+
+}  // namespace tx

@@ -1,0 +1,67 @@
+// ExecutionPlan: a pruned, kernel-instantiated subgraph for one (feeds, fetches, targets)
+// signature, and the executor that runs it.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensorflux/core/status.h"
+#include "tensorflux/core/tensor.h"
+#include "tensorflux/core/thread_pool.h"
+#include "tensorflux/framework/graph.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+namespace tx {
+
+struct RunState;
+
+// Built once per signature and then shared by every run with that signature; immutable after
+// Build, so concurrent runs only read it (Note [Plan cache]).
+class ExecutionPlan {
+ public:
+  struct Options {
+    bool allow_soft_placement = true;
+  };
+
+  // Prunes `graph` to what `fetches` and `targets` need given `feeds`, places nodes and
+  // instantiates one kernel per node. Errors name the node.
+  static Status Build(const Graph& graph, const std::vector<Endpoint>& feeds, const std::vector<Endpoint>& fetches,
+                      const std::vector<Node*>& targets, const Options& opts, std::unique_ptr<ExecutionPlan>* out);
+
+  // Runs the plan with `feed_values` (in the order of Build's feeds) and returns the fetched
+  // tensors. Cheap nodes run inline on the calling thread; independent expensive nodes are
+  // spread over `inter_op`. Safe to call concurrently.
+  Status Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+             std::vector<Tensor>* outputs) const;
+
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+
+ private:
+  struct PlanNode {
+    const Node* node = nullptr;
+    std::unique_ptr<OpKernel> kernel;
+    bool expensive = true;
+    int input_begin = 0;    // into input_slots_
+    int output_begin = 0;   // first output slot; outputs are contiguous
+    std::vector<int> successors;  // plan node indices, one entry per edge
+    int initial_pending = 0;
+  };
+
+  void Process(RunState* rs, int first, ThreadPool* inter_op, ThreadPool* intra_op) const;
+  void RunNode(RunState* rs, int n, ThreadPool* intra_op) const;
+
+  std::vector<PlanNode> nodes_;
+  std::vector<int> input_slots_;       // slot read by each (node, input)
+  std::vector<char> input_moves_;      // 1 when that read is the slot's only one (move, not copy)
+  int num_slots_ = 0;
+  std::vector<int> slot_reads_;        // reads per slot by plan nodes
+  std::vector<char> slot_pinned_;      // fetched slots, kept until the end of the run
+  std::vector<int> feed_slots_;
+  std::vector<int> fetch_slots_;
+  std::vector<int> roots_;
+};
+
+}  // namespace tx

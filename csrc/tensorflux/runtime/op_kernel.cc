@@ -1,0 +1,113 @@
+#include "tensorflux/runtime/op_kernel.h"
+
+#include <algorithm>
+
+// Note [Buffer forwarding]
+// The executor moves a tensor into a kernel's input array when that kernel is its last reader
+// and the tensor is neither fed nor fetched. If the buffer is engine-allocated and its refcount
+// is one, an elementwise kernel may write its output into it (forward_input_or_allocate_output),
+// saving an allocation and keeping the working set in cache. Wrapped caller memory (a fed NumPy
+// array) is never reused: the caller still owns it.
+
+namespace tx {
+
+namespace {
+const AttrValue* FindAttr(const Node& n, const std::string& name, AttrValue::Kind kind, Status* s) {
+  const AttrValue* v = n.attr(name);
+  if (v == nullptr || v->kind != kind) {
+    *s = InvalidArgument("[", n.name(), "] attr '", name, "' is missing or has the wrong kind");
+    return nullptr;
+  }
+  return v;
+}
+}  // namespace
+
+#define TX_KERNEL_ATTR(TYPE, KIND, FIELD)                                                      \
+  Status OpKernelConstruction::GetAttr(const std::string& name, TYPE* out) const {             \
+    Status s;                                                                                  \
+    const AttrValue* v = FindAttr(*node_, name, AttrValue::Kind::KIND, &s);                    \
+    if (v) *out = v->FIELD;                                                                    \
+    return s;                                                                                  \
+  }
+TX_KERNEL_ATTR(bool, kBool, b)
+TX_KERNEL_ATTR(int64_t, kInt, i)
+TX_KERNEL_ATTR(float, kFloat, f)
+TX_KERNEL_ATTR(DataType, kType, type)
+TX_KERNEL_ATTR(std::string, kString, s)
+TX_KERNEL_ATTR(Tensor, kTensor, tensor)
+TX_KERNEL_ATTR(PartialShape, kShape, shape)
+TX_KERNEL_ATTR(std::vector<int64_t>, kList, list.i)
+#undef TX_KERNEL_ATTR
+
+Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
+  TX_RETURN_IF_ERROR(Tensor::Allocate(node_->output_type(i), shape, &outputs_[i]));
+  *out = &outputs_[i];
+  return Status::OK();
+}
+
+Status OpKernelContext::forward_input_or_allocate_output(int in, int out, const TensorShape& shape, Tensor** result) {
+  Tensor& src = inputs_[in];
+  if (src.CanReuseBuffer() && src.dtype() == node_->output_type(out) &&
+      src.buffer()->size() == static_cast<size_t>(shape.num_elements()) * DataTypeSize(src.dtype())) {
+    outputs_[out] = Tensor(src.dtype(), shape, src.buffer());
+    *result = &outputs_[out];
+    return Status::OK();
+  }
+  return allocate_output(out, shape, result);
+}
+
+KernelRegistry* KernelRegistry::Global() {
+  static KernelRegistry* r = new KernelRegistry();
+  return r;
+}
+
+void KernelRegistry::Register(KernelRegistration reg) {
+  std::lock_guard<std::mutex> l(mu_);
+  regs_.push_back(std::move(reg));
+}
+
+const KernelRegistration* KernelRegistry::Find(const Node* node, const std::string& device_type) const {
+  std::lock_guard<std::mutex> l(mu_);
+  for (const KernelRegistration& r : regs_) {
+    if (r.op != node->op_type() || r.device != device_type) continue;
+    bool match = std::all_of(r.type_constraints.begin(), r.type_constraints.end(), [&](const auto& c) {
+      const AttrValue* v = node->attr(c.first);
+      return v != nullptr && v->kind == AttrValue::Kind::kType && v->type == c.second;
+    });
+    if (match) return &r;
+  }
+  return nullptr;
+}
+
+bool KernelRegistry::HasKernel(const Node* node, const std::string& device_type) const {
+  return Find(node, device_type) != nullptr;
+}
+
+Status KernelRegistry::CreateKernel(const Node* node, const std::string& device_type,
+                                    std::unique_ptr<OpKernel>* out) const {
+  const KernelRegistration* r = Find(node, device_type);
+  if (r == nullptr) {
+    std::string types;
+    for (const auto& kv : node->attrs())
+      if (kv.second.kind == AttrValue::Kind::kType)
+        types += (types.empty() ? "" : ", ") + kv.first + "=" + DataTypeString(kv.second.type);
+    return NotFound("[", node->name(), "] no kernel for op ", node->op_type(), " on device ", device_type,
+                    types.empty() ? "" : " with " + types);
+  }
+  OpKernelConstruction c(node, device_type);
+  std::unique_ptr<OpKernel> k(r->factory(&c));
+  if (!c.status().ok()) {
+    const std::string& m = c.status().message();
+    bool named = m.rfind("[" + node->name() + "]", 0) == 0;
+    return named ? c.status() : c.status().WithPrefix("[" + node->name() + "] ");
+  }
+  *out = std::move(k);
+  return Status::OK();
+}
+
+std::vector<KernelRegistration> KernelRegistry::All() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return regs_;
+}
+
+}  // namespace tx

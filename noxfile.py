@@ -1,0 +1,93 @@
+"""Every developer and CI entry point: build, tests, generators, benchmarks, demo.
+
+`python3 -m nox -s tests` is what CI runs (.ci/run). Sessions reuse their virtualenv and the
+persistent CMake build dir core/build/ so rebuilds are incremental.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+
+import nox
+
+ROOT = pathlib.Path(__file__).parent
+nox.options.reuse_existing_virtualenvs = True
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["tests"]
+
+BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
+              "protobuf>=6.31"]
+TEST_DEPS = ["pytest>=8", "hypothesis"]
+# TensorFlow is the oracle for cross-check tests; they skip where no wheel exists.
+ORACLE_DEPS = ['tensorflow-cpu; python_version < "3.14" and platform_machine == "x86_64"']
+
+
+def _build_dir(session: nox.Session) -> pathlib.Path:
+    """The persistent CMake build dir of the editable install (one per wheel tag)."""
+    tag = session.run("python", "-c", "import sysconfig, sys;"
+                      "print(f'cp{sys.version_info.major}{sys.version_info.minor}-'"
+                      " + sysconfig.get_platform().replace('-', '_').replace('.', '_'))",
+                      silent=True).strip()
+    return ROOT / "core" / "build" / tag
+
+
+def install_core(session: nox.Session) -> pathlib.Path:
+    """Builds the engine and installs `tensorflux` editable into the session's venv."""
+    session.install(*BUILD_DEPS)
+    env = {}
+    if shutil.which("ccache"):
+        env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
+    build_dir = _build_dir(session)
+    session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
+                f"-Cbuild-dir={build_dir}", env=env)
+    return build_dir
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Builds core, checks generated code, runs the engine's C/C++ tests (ctest) and pytest."""
+    session.install(*TEST_DEPS, *ORACLE_DEPS)
+    build_dir = install_core(session)
+    session.run("python", "ci/check_file_sizes.py")
+    session.run("python", "tools/gen_protos.py", "--check")
+    session.run("python", "tools/gen_python_ops.py", "--check")
+    session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", external=True)
+    session.run("python", "-m", "pytest", "-q", "core/tests", *session.posargs)
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """Builds a graph, runs it, and runs a TensorFlow-made frozen MLP shipped in the repo."""
+    install_core(session)
+    session.run("python", "tools/demo.py")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Side-by-side benchmarks against TensorFlow (and PyTorch/JAX when installed)."""
+    session.install(*ORACLE_DEPS)
+    install_core(session)
+    session.run("python", "tools/bench/run_all.py", *session.posargs)
+
+
+@nox.session
+def generate(session: nox.Session) -> None:
+    """Regenerates checked-in generated code (Python protos, op wrappers)."""
+    session.install("grpcio-tools")
+    install_core(session)
+    session.run("python", "tools/gen_protos.py")
+    session.run("python", "tools/gen_python_ops.py")
+
+
+@nox.session
+def sanitize(session: nox.Session) -> None:
+    """Builds the engine with ASan/UBSan and runs its C/C++ tests."""
+    build = ROOT / "build" / "sanitize"
+    session.install("cmake>=3.20", "ninja", "scipy-openblas32")
+    session.run("cmake", "-S", "csrc", "-B", str(build), "-G", "Ninja", "-DTX_SANITIZE=ON",
+                "-DCMAKE_BUILD_TYPE=RelWithDebInfo", external=True)
+    session.run("cmake", "--build", str(build), external=True)
+    env = {"ASAN_OPTIONS": "detect_leaks=1"}
+    session.run("ctest", "--test-dir", str(build), "--output-on-failure", env=env, external=True)

@@ -1,0 +1,29 @@
+"""Runs every benchmark in one process run and prints Tensorflux next to the other frameworks.
+
+Usage: python tools/bench/run_all.py [name-substring ...]   (run through `nox -s bench`)
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+import session_bench  # noqa: E402
+
+BENCHMARKS = [*session_bench.ALL]
+
+
+def main(argv: list[str]) -> None:
+    selected = [b for b in BENCHMARKS if not argv or any(a in b.__name__ for a in argv)]
+    results = [b() for b in selected]
+    out = pathlib.Path("build") / "bench_results.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, default=float))
+    print(f"results written to {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
