@@ -18,8 +18,10 @@ nox.options.default_venv_backend = "venv"
 nox.options.sessions = ["tests"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
-              "protobuf>=6.31"]
-TEST_DEPS = ["pytest>=8", "hypothesis"]
+              "protobuf>=7.35.1,<8"]
+# grpcio-tools is pinned: its protoc decides the protobuf runtime the generated code needs.
+PROTOC = "grpcio-tools==1.85.1"
+TEST_DEPS = ["pytest>=8", "hypothesis", PROTOC]
 # TensorFlow is the oracle for cross-check tests; they skip where no wheel exists.
 ORACLE_DEPS = ['tensorflow-cpu; python_version < "3.14" and platform_machine == "x86_64"']
 
@@ -75,7 +77,7 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def generate(session: nox.Session) -> None:
     """Regenerates checked-in generated code (Python protos, op wrappers)."""
-    session.install("grpcio-tools")
+    session.install(PROTOC)
     install_core(session)
     session.run("python", "tools/gen_protos.py")
     session.run("python", "tools/gen_python_ops.py")

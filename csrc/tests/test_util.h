@@ -47,9 +47,9 @@ inline int RunAll() {
 #define TX_TEST_CAT2(a, b) a##b
 #define TX_TEST_CAT(a, b) TX_TEST_CAT2(a, b)
 #define TEST(name)                                                                  \
-  static void name();                                                               \
-  static ::tx_test::Registrar TX_TEST_CAT(tx_test_reg_, name)(#name, name);          \
-  static void name()
+  static void TX_TEST_CAT(tx_test_, name)();                                        \
+  static ::tx_test::Registrar TX_TEST_CAT(tx_test_reg_, name)(#name, TX_TEST_CAT(tx_test_, name)); \
+  static void TX_TEST_CAT(tx_test_, name)()
 
 #define EXPECT_TRUE(cond)                                                            \
   do {                                                                              \

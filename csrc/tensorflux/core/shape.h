@@ -57,7 +57,7 @@ class PartialShape {
   int64_t dim(int i) const { return dims_[i]; }
   const std::vector<int64_t>& dims() const { return dims_; }
   bool fully_defined() const;
-  // Element count, or -1 if not fully defined.
+  // Element count, or -1 if not fully defined or if the count overflows int64.
   int64_t num_elements() const;
 
   // True when some tensor could have both this shape and `other`.

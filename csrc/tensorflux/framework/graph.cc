@@ -327,7 +327,8 @@ Status ResolveOutputs(const OpDef& def, const AttrMap& attrs, std::vector<DataTy
     }
     DataType t = arg.type != DT_INVALID ? arg.type : attrs.at(arg.type_attr).type;
     int64_t n = arg.number_attr.empty() ? 1 : attrs.at(arg.number_attr).i;
-    if (n < 0) return InvalidArgument("output '", arg.name, "' has negative length ", n);
+    if (n < 0 || n > kMaxArgLength)
+      return InvalidArgument("output '", arg.name, "' has length ", n, ", outside [0, ", kMaxArgLength, "]");
     types->insert(types->end(), static_cast<size_t>(n), t);
   }
   starts->push_back(static_cast<int>(types->size()));

@@ -157,6 +157,9 @@ constexpr int kGraphDefVersion = 2474;
 // Graphs whose min_consumer exceeds this are rejected on import.
 constexpr int kGraphDefMinConsumer = 0;
 
+// Most tensors one list argument may hold (guards allocations driven by an "N" attr).
+constexpr int64_t kMaxArgLength = int64_t{1} << 20;
+
 // True when `name` is a valid node name: [A-Za-z0-9.][A-Za-z0-9_>./-]*
 bool IsValidNodeName(const std::string& name);
 

@@ -1,0 +1,87 @@
+// C API: tensors wrapping caller memory (zero-copy) or engine-allocated aligned memory.
+#include <cstdint>
+
+#include "tensorflux/c/c_api_internal.h"
+
+namespace {
+
+// Validates dtype and dims, and that `len` is exactly the bytes the shape needs.
+bool MakeShape(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len, tx::TensorShape* shape) {
+  tx::DataType dt = static_cast<tx::DataType>(dtype);
+  if (!tx::IsValidDataType(static_cast<int>(dtype)) || !tx::IsSupportedStorageType(dt)) return false;
+  if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) return false;
+  if (!tx::TensorShape::Make(dims, num_dims, shape).ok()) return false;
+  const size_t elem = tx::DataTypeSize(dt);
+  const uint64_t n = static_cast<uint64_t>(shape->num_elements());
+  if (elem != 0 && n > SIZE_MAX / elem) return false;
+  return n * elem == len;
+}
+
+}  // namespace
+
+extern "C" {
+
+TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data, size_t len,
+                        void (*deallocator)(void* data, size_t len, void* arg), void* deallocator_arg) {
+  auto give_back = [&]() -> TX_Tensor* {
+    if (deallocator != nullptr) deallocator(data, len, deallocator_arg);
+    return nullptr;
+  };
+  try {
+    tx::TensorShape shape;
+    if (!MakeShape(dtype, dims, num_dims, len, &shape)) return give_back();
+    if (data == nullptr && len != 0) return give_back();
+    auto* t = new TX_Tensor;
+    // From here the buffer owns `data`: Buffer::Wrap only allocates the small Buffer object.
+    tx::Buffer* b = nullptr;
+    try {
+      b = tx::Buffer::Wrap(data, len, deallocator, deallocator_arg);
+    } catch (...) {
+      delete t;
+      return give_back();
+    }
+    t->tensor = tx::Tensor(static_cast<tx::DataType>(dtype), std::move(shape), tx::RefPtr<tx::Buffer>::Adopt(b));
+    return t;
+  } catch (...) {
+    return give_back();
+  }
+}
+
+TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
+  try {
+    tx::TensorShape shape;
+    if (!MakeShape(dtype, dims, num_dims, len, &shape)) return nullptr;
+    tx::Tensor tensor;
+    if (!tx::Tensor::Allocate(static_cast<tx::DataType>(dtype), shape, &tensor).ok()) return nullptr;
+    return new TX_Tensor{std::move(tensor)};
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void TX_DeleteTensor(TX_Tensor* t) { delete t; }
+
+TX_DataType TX_TensorType(const TX_Tensor* t) {
+  return t == nullptr ? static_cast<TX_DataType>(0) : static_cast<TX_DataType>(t->tensor.dtype());
+}
+
+int TX_NumDims(const TX_Tensor* t) { return t == nullptr ? 0 : t->tensor.rank(); }
+
+// Out-of-range indices and NULL read as -1.
+int64_t TX_Dim(const TX_Tensor* t, int dim_index) {
+  if (t == nullptr || dim_index < 0 || dim_index >= t->tensor.rank()) return -1;
+  return t->tensor.dim(dim_index);
+}
+
+size_t TX_TensorByteSize(const TX_Tensor* t) { return t == nullptr ? 0 : t->tensor.byte_size(); }
+
+void* TX_TensorData(const TX_Tensor* t) { return t == nullptr ? nullptr : t->tensor.raw_data(); }
+
+int64_t TX_TensorElementCount(const TX_Tensor* t) { return t == nullptr ? 0 : t->tensor.num_elements(); }
+
+unsigned char TX_TensorIsAligned(const TX_Tensor* t) {
+  if (t == nullptr) return 0;
+  return reinterpret_cast<uintptr_t>(t->tensor.raw_data()) % tx::kBufferAlignment == 0 ? 1 : 0;
+}
+
+}  // extern "C"

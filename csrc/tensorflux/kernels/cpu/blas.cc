@@ -1,0 +1,31 @@
+#include "tensorflux/kernels/cpu/blas.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace tx {
+
+void SetBlasThreads(int n) { scipy_openblas_set_num_threads(std::max(1, n)); }
+
+bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+  const int64_t kMax = std::numeric_limits<blasint>::max();
+  return std::max({m, n, k, lda, ldb, ldc}) <= kMax;
+}
+
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+              const float* b, int64_t ldb, float* c, int64_t ldc) {
+  scipy_cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                    static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a,
+                    static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+}
+
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+              const double* b, int64_t ldb, double* c, int64_t ldc) {
+  scipy_cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                    static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a,
+                    static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+}
+
+}  // namespace tx

@@ -1,0 +1,22 @@
+// BLAS entry points the engine uses (OpenBLAS from scipy-openblas32, symbols prefixed scipy_).
+#pragma once
+
+#include <cstdint>
+
+namespace tx {
+
+// Sets the number of threads OpenBLAS may use for one call (the session passes its intra-op
+// thread count, so BLAS and the intra-op pool never oversubscribe the cores); n < 1 means 1.
+void SetBlasThreads(int n);
+
+// True when every dimension and leading dimension fits BLAS's 32-bit integer arguments.
+bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
+
+// Row-major C[m,n] = op(A)[m,k] * op(B)[k,n], overwriting C; op transposes when trans_* is set.
+// Requires FitsBlasInt(m, n, k, lda, ldb, ldc); lda/ldb/ldc are row strides of the stored matrices.
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+              const float* b, int64_t ldb, float* c, int64_t ldc);
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+              const double* b, int64_t ldb, double* c, int64_t ldc);
+
+}  // namespace tx

@@ -1,0 +1,74 @@
+// Small helpers shared by the CPU kernels: input validation and parallel ranges.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "tensorflux/core/status.h"
+#include "tensorflux/core/tensor.h"
+#include "tensorflux/core/thread_pool.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+// Sets `expr`'s status on `ctx` and returns from the enclosing Compute when it is not OK.
+#define TX_CTX_RETURN_IF_ERROR(ctx, expr)   \
+  do {                                      \
+    ::tx::Status _tx_s = (expr);            \
+    if (!_tx_s.ok()) {                      \
+      (ctx)->SetStatus(_tx_s);              \
+      return;                               \
+    }                                       \
+  } while (0)
+
+namespace tx {
+namespace cpu {
+
+// Checks that input `i` has type `dtype` and a buffer large enough for its shape.
+inline Status CheckInput(const OpKernelContext* ctx, int i, DataType dtype) {
+  const Tensor& t = ctx->input(i);
+  if (t.dtype() != dtype)
+    return InvalidArgument("input ", i, " has type ", DataTypeString(t.dtype()), " but the kernel expects ",
+                           DataTypeString(dtype));
+  if (t.num_elements() > 0 && (!t.initialized() || t.buffer()->size() < t.byte_size()))
+    return InvalidArgument("input ", i, " of shape ", t.shape().ToString(), " holds no data or too little data");
+  return Status::OK();
+}
+
+// Below this much work (about one unit per simple element operation) a kernel stays on one thread.
+inline constexpr int64_t kParallelMinCost = 32768;
+// Parallel ranges start at multiples of this many elements, keeping vector loops aligned.
+inline constexpr int64_t kParallelGrain = 64;
+
+// True when `n` items costing `cost` units each are worth splitting over `pool`.
+inline bool WorthParallel(const ThreadPool* pool, int64_t n, int64_t cost) {
+  if (pool == nullptr || pool->num_threads() == 0 || n < 2) return false;
+  return n >= kParallelMinCost / std::max<int64_t>(cost, 1);
+}
+
+// Calls fn(begin, end) over disjoint ranges covering [0, n), on several threads of `pool` when
+// n * cost_per_elem reaches kParallelMinCost; returns when every range is done.
+template <typename F>
+void ParallelRange(ThreadPool* pool, int64_t n, int64_t cost_per_elem, const F& fn) {
+  if (n <= 0) return;
+  if (!WorthParallel(pool, n, cost_per_elem)) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  const int64_t units = (n + kParallelGrain - 1) / kParallelGrain;
+  pool->ParallelFor(units, kParallelGrain * std::max<int64_t>(cost_per_elem, 1), [&](int64_t b, int64_t e) {
+    fn(b * kParallelGrain, std::min(n, e * kParallelGrain));
+  });
+}
+
+// Like ParallelRange but over `n` items of `cost` units each with no alignment (rows, blocks).
+template <typename F>
+void ParallelItems(ThreadPool* pool, int64_t n, int64_t cost, const F& fn) {
+  if (n <= 0) return;
+  if (!WorthParallel(pool, n, cost)) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  pool->ParallelFor(n, std::max<int64_t>(cost, 1), [&](int64_t b, int64_t e) { fn(b, e); });
+}
+
+}  // namespace cpu
+}  // namespace tx

@@ -1,0 +1,140 @@
+// CPU kernel for MatMul: float/double through OpenBLAS, integers through a cache-blocked loop.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "tensorflux/kernels/cpu/binary_functors.h"
+#include "tensorflux/kernels/cpu/blas.h"
+#include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+namespace tx {
+namespace cpu {
+namespace {
+
+// Note [Blocked GEMM]
+// C[m,n] = op(A) op(B) for types BLAS lacks. op(B) is used in place when it is row-major already,
+// else transposed once into a [k,n] copy. C is cut into 64-row blocks (split over the intra-op
+// pool); each thread packs a 64x256 block of op(A) and, for each 256-row slice of op(B) and
+// 512-column strip, updates C rows with four B rows at a time, so each pass over a C row strip
+// does four multiply-adds per load and store. Integer arithmetic is done unsigned (wrap-around).
+constexpr int64_t kMc = 64, kKc = 256, kNc = 512;
+
+template <typename T>
+void BlockedGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a_in, int64_t lda, const T* b_in,
+                 int64_t ldb, T* c_out, ThreadPool* pool) {
+  using U = UnsignedIfIntegralT<T>;
+  const U* a = reinterpret_cast<const U*>(a_in);
+  const U* b = reinterpret_cast<const U*>(b_in);
+  U* c = reinterpret_cast<U*>(c_out);
+  std::unique_ptr<U[]> bt;
+  if (tb) {  // op(B) = B^T, B stored [n, k]: make a row-major [k, n] copy
+    bt.reset(new U[static_cast<size_t>(k * n)]);
+    for (int64_t j0 = 0; j0 < n; j0 += 32)
+      for (int64_t p0 = 0; p0 < k; p0 += 32)
+        for (int64_t j = j0; j < std::min(n, j0 + 32); ++j)
+          for (int64_t p = p0; p < std::min(k, p0 + 32); ++p) bt[p * n + j] = b[j * ldb + p];
+    b = bt.get();
+    ldb = n;
+  }
+  const int64_t row_blocks = (m + kMc - 1) / kMc;
+  ParallelItems(pool, row_blocks, kMc * n * k, [&](int64_t rb0, int64_t rb1) {
+    std::unique_ptr<U[]> ap(new U[kMc * kKc]);
+    for (int64_t rb = rb0; rb < rb1; ++rb) {
+      const int64_t i0 = rb * kMc, mb = std::min(kMc, m - i0);
+      for (int64_t i = 0; i < mb; ++i) std::fill(c + (i0 + i) * n, c + (i0 + i) * n + n, U(0));
+      for (int64_t p0 = 0; p0 < k; p0 += kKc) {
+        const int64_t kb = std::min(kKc, k - p0);
+        for (int64_t i = 0; i < mb; ++i)  // pack op(A)[i0:i0+mb, p0:p0+kb]
+          for (int64_t p = 0; p < kb; ++p)
+            ap[i * kb + p] = ta ? a[(p0 + p) * lda + i0 + i] : a[(i0 + i) * lda + p0 + p];
+        for (int64_t j0 = 0; j0 < n; j0 += kNc) {
+          const int64_t nb = std::min(kNc, n - j0);
+          for (int64_t i = 0; i < mb; ++i) {
+            U* cr = c + (i0 + i) * n + j0;
+            const U* ar = ap.get() + i * kb;
+            int64_t p = 0;
+            for (; p + 4 <= kb; p += 4) {
+              const U a0 = ar[p], a1 = ar[p + 1], a2 = ar[p + 2], a3 = ar[p + 3];
+              const U* b0 = b + (p0 + p) * ldb + j0;
+              const U* b1 = b0 + ldb;
+              const U* b2 = b1 + ldb;
+              const U* b3 = b2 + ldb;
+#pragma GCC ivdep
+              for (int64_t j = 0; j < nb; ++j)
+                cr[j] = static_cast<U>(cr[j] + a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j]);
+            }
+            for (; p < kb; ++p) {
+              const U a0 = ar[p];
+              const U* b0 = b + (p0 + p) * ldb + j0;
+#pragma GCC ivdep
+              for (int64_t j = 0; j < nb; ++j) cr[j] = static_cast<U>(cr[j] + a0 * b0[j]);
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// product = op(a) * op(b) for rank-2 a and b.
+template <typename T>
+class MatMulOp : public OpKernel {
+ public:
+  explicit MatMulOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("transpose_a", &ta_));
+    c->SetStatus(c->GetAttr("transpose_b", &tb_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
+    const Tensor& at = ctx->input(0);
+    const Tensor& bt = ctx->input(1);
+    if (at.rank() != 2 || bt.rank() != 2) {
+      ctx->SetStatus(InvalidArgument("In[", at.rank() != 2 ? 0 : 1, "] is not a matrix. Instead it has shape ",
+                                     (at.rank() != 2 ? at : bt).shape().ToString()));
+      return;
+    }
+    const int64_t m = at.dim(ta_ ? 1 : 0), k = at.dim(ta_ ? 0 : 1);
+    const int64_t k2 = bt.dim(tb_ ? 1 : 0), n = bt.dim(tb_ ? 0 : 1);
+    if (k != k2) {
+      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", at.shape().ToString(),
+                                     ", In[1]: ", bt.shape().ToString(), " (transpose_a=", ta_ ? "true" : "false",
+                                     ", transpose_b=", tb_ ? "true" : "false", ")"));
+      return;
+    }
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    T* c = out->data<T>();
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+      std::fill(c, c + m * n, T(0));
+      return;
+    }
+    const T* a = at.data<T>();
+    const T* b = bt.data<T>();
+    const int64_t lda = at.dim(1), ldb = bt.dim(1);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (FitsBlasInt(m, n, k, lda, ldb, n)) {
+        BlasGemm(ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
+        return;
+      }
+    }
+    BlockedGemm<T>(ta_, tb_, m, n, k, a, lda, b, ldb, c, ctx->intra_op_pool());
+  }
+
+ private:
+  bool ta_ = false, tb_ = false;
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<float>("T"), MatMulOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<double>("T"), MatMulOp<double>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<int32_t>("T"), MatMulOp<int32_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<int64_t>("T"), MatMulOp<int64_t>);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tx

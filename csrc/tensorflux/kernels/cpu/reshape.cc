@@ -1,0 +1,89 @@
+// CPU kernel for Reshape: validates the target shape and shares the input's buffer.
+#include <vector>
+
+#include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+namespace tx {
+namespace cpu {
+namespace {
+
+// Resolves `sizes` (at most one -1) against `input`'s shape, following TensorFlow's rules,
+// including its treatment of zero-sized dimensions.
+Status ResolveReshape(const TensorShape& input, const std::vector<int64_t>& sizes, TensorShape* out) {
+  int unknown = -1;
+  int64_t product = 1;
+  bool sizes_have_zero = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t d = sizes[i];
+    if (d == -1) {
+      if (unknown != -1) return InvalidArgument("Only one input size may be -1, not both ", unknown, " and ", i);
+      unknown = static_cast<int>(i);
+    } else if (d < 0) {
+      return InvalidArgument("Size ", i, " must be non-negative, not ", d);
+    } else if (d == 0) {
+      sizes_have_zero = true;
+    } else if (__builtin_mul_overflow(product, d, &product)) {
+      return InvalidArgument("Reshape target has too many elements");
+    }
+  }
+  std::vector<int64_t> dims(sizes);
+  if (unknown != -1) {
+    // Zero-sized input dims are skipped when the target has a zero too, so the other dims
+    // can still be inferred ([0,3] -> [-1,0] gives [3,0]).
+    int64_t count = 1;
+    bool input_has_zero = false;
+    for (int64_t d : input.dims()) {
+      if (d > 0 || !sizes_have_zero) {
+        if (__builtin_mul_overflow(count, d, &count))
+          return InvalidArgument("Reshape cannot infer the missing size: too many elements");
+      } else {
+        input_has_zero = true;
+      }
+    }
+    const int64_t missing = count / product;
+    if (!input_has_zero && missing * product != count)
+      return InvalidArgument("Input to reshape is a tensor with ", input.num_elements(),
+                             " values, but the requested shape requires a multiple of ", product);
+    dims[unknown] = missing;
+  }
+  TensorShape shape(std::move(dims));
+  if (shape.num_elements() != input.num_elements())
+    return InvalidArgument("Input to reshape is a tensor with ", input.num_elements(),
+                           " values, but the requested shape has ", shape.num_elements());
+  *out = std::move(shape);
+  return Status::OK();
+}
+
+// Output 0 is input 0's buffer viewed with the shape given by input 1.
+class ReshapeOp : public OpKernel {
+ public:
+  explicit ReshapeOp(OpKernelConstruction* c) : OpKernel(c) {}
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, ctx->output_type(0)));
+    const Tensor& sizes = ctx->input(1);
+    if (sizes.dtype() != DT_INT32 && sizes.dtype() != DT_INT64) {
+      ctx->SetStatus(InvalidArgument("Reshape's shape input must be int32 or int64, got ", DataTypeString(sizes.dtype())));
+      return;
+    }
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, sizes.dtype()));
+    if (sizes.rank() != 1) {
+      ctx->SetStatus(InvalidArgument("sizes input must be 1-D, not ", sizes.shape().ToString()));
+      return;
+    }
+    std::vector<int64_t> dims(static_cast<size_t>(sizes.num_elements()));
+    for (size_t i = 0; i < dims.size(); ++i)
+      dims[i] = sizes.dtype() == DT_INT32 ? sizes.data<int32_t>()[i] : sizes.data<int64_t>()[i];
+    TensorShape shape;
+    TX_CTX_RETURN_IF_ERROR(ctx, ResolveReshape(ctx->input(0).shape(), dims, &shape));
+    ctx->set_output(0, ctx->input(0).Reshaped(std::move(shape)));
+  }
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("Reshape"), ReshapeOp);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tx

@@ -1,0 +1,156 @@
+// Math ops: elementwise arithmetic with broadcasting, MatMul, Sum, Mean, Cast
+// (signatures identical to TensorFlow's).
+#include <cstdint>
+#include <vector>
+
+#include "tensorflux/framework/op_registry.h"
+#include "tensorflux/framework/shape_inference.h"
+
+namespace tx {
+namespace {
+
+Status MatMulShape(InferenceContext* c) {
+  PartialShape a, b;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, "Input 'a'", &a));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, "Input 'b'", &b));
+  bool ta = false, tb = false;
+  TX_RETURN_IF_ERROR(c->GetAttr("transpose_a", &ta));
+  TX_RETURN_IF_ERROR(c->GetAttr("transpose_b", &tb));
+  const int64_t m = a.dim(ta ? 1 : 0), ka = a.dim(ta ? 0 : 1);
+  const int64_t kb = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);
+  if (ka >= 0 && kb >= 0 && ka != kb)
+    return InvalidArgument("Dimensions must be equal, but are ", ka, " and ", kb, " for MatMul with input shapes ",
+                           c->input(0).ToString(), ", ", c->input(1).ToString());
+  c->set_output(0, PartialShape({m, n}));
+  return Status::OK();
+}
+
+// Note [Reduction inference]
+// With constant reduction indices and a known input rank the output is exact: axes are checked
+// against the rank (negative ones count from the end) and reduced dims are dropped or, with
+// keep_dims, set to 1. Duplicates are tolerated here, as TensorFlow does; the kernel rejects them.
+// Otherwise only the rank is known, and only when keep_dims holds.
+Status ReductionShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  const PartialShape& idx = c->input(1);
+  if (idx.known_rank() && idx.rank() > 1)
+    return InvalidArgument("reduction_indices must be at most rank 1 but is rank ", idx.rank(), " with shape ",
+                           idx.ToString());
+  bool keep_dims = false;
+  TX_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
+  const Tensor* axes = c->input_tensor(1);
+  if (axes == nullptr || !in.known_rank()) {
+    c->set_output(0, keep_dims && in.known_rank() ? PartialShape::UnknownDims(in.rank()) : PartialShape::Unknown());
+    return Status::OK();
+  }
+  const int rank = in.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t i = 0; i < axes->num_elements(); ++i) {
+    int64_t a;
+    if (axes->dtype() == DT_INT32) a = axes->data<int32_t>()[i];
+    else if (axes->dtype() == DT_INT64) a = axes->data<int64_t>()[i];
+    else return InvalidArgument("reduction_indices must be int32 or int64, got ", DataTypeString(axes->dtype()));
+    if (a < -rank || a >= rank)
+      return InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank, " dimensions.");
+    reduced[a < 0 ? a + rank : a] = true;
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < rank; ++i) {
+    if (!reduced[i]) dims.push_back(in.dim(i));
+    else if (keep_dims) dims.push_back(1);
+  }
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+}  // namespace
+
+TX_REGISTER_OP("AddV2")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, "
+          "complex128}")
+    .SetIsCommutative()
+    .SetIsAggregate()
+    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .Summary("Returns x + y elementwise, with NumPy broadcasting.");
+
+TX_REGISTER_OP("Add")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}")
+    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .Summary("Returns x + y elementwise, with NumPy broadcasting (the older form of AddV2).");
+
+TX_REGISTER_OP("Sub")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, "
+          "uint64}")
+    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .Summary("Returns x - y elementwise, with NumPy broadcasting.");
+
+TX_REGISTER_OP("Mul")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, "
+          "complex128}")
+    .SetIsCommutative()
+    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .Summary("Returns x * y elementwise, with NumPy broadcasting.");
+
+TX_REGISTER_OP("RealDiv")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, "
+          "complex128}")
+    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .Summary("Returns x / y elementwise, with NumPy broadcasting (integers truncate toward zero).");
+
+TX_REGISTER_OP("MatMul")
+    .Input("a: T")
+    .Input("b: T")
+    .Output("product: T")
+    .Attr("transpose_a: bool = false")
+    .Attr("transpose_b: bool = false")
+    .Attr("T: {bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}")
+    .Attr("grad_a: bool = false")
+    .Attr("grad_b: bool = false")
+    .SetShapeFn(MatMulShape)
+    .Summary("Multiplies two matrices, optionally transposing either one first.");
+
+TX_REGISTER_OP("Sum")
+    .Input("input: T")
+    .Input("reduction_indices: Tidx")
+    .Output("output: T")
+    .Attr("keep_dims: bool = false")
+    .Attr("T: numbertype")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(ReductionShape)
+    .Summary("Adds up the elements of a tensor along the given axes.");
+
+TX_REGISTER_OP("Mean")
+    .Input("input: T")
+    .Input("reduction_indices: Tidx")
+    .Output("output: T")
+    .Attr("keep_dims: bool = false")
+    .Attr("T: numbertype")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(ReductionShape)
+    .Summary("Averages the elements of a tensor along the given axes (integer types divide with truncation).");
+
+TX_REGISTER_OP("Cast")
+    .Input("x: SrcT")
+    .Output("y: DstT")
+    .Attr("SrcT: type")
+    .Attr("DstT: type")
+    .Attr("Truncate: bool = false")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Summary("Converts each element to another type (floats to integers truncate toward zero).");
+
+}  // namespace tx
