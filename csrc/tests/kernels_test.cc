@@ -542,6 +542,13 @@ TEST(CastSemantics) {
   EXPECT_TRUE((RunCast<uint16_t, int8_t>({-1, 5}) == std::vector<uint16_t>({65535, 5})));
   EXPECT_TRUE((RunCast<int64_t, uint32_t>({4000000000u}) == std::vector<int64_t>({4000000000LL})));
   EXPECT_TRUE((RunCast<uint64_t, double>({3.99, 1e19}) == std::vector<uint64_t>({3, 10000000000000000000ULL})));
+  {  // The Truncate attr is accepted (it only matters for 16-bit float targets).
+    OpTester t;
+    std::vector<Tensor> out;
+    EXPECT_OK(t.RunOp("Cast", {MakeTensor<double>({2}, {2.5, -2.5})},
+                      Attrs({{"DstT", AttrValue::Type(DT_INT32)}, {"Truncate", AttrValue::Bool(true)}}), &out));
+    EXPECT_TRUE(Values<int32_t>(out[0]) == std::vector<int32_t>({2, -2}));
+  }
   // Large input (parallel path).
   std::vector<double> big = Iota<double>(100000, [](int64_t i) { return double(i) - 0.5; });
   std::vector<int64_t> got = RunCast<int64_t, double>(big);

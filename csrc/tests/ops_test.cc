@@ -175,7 +175,7 @@ namespace {
 Tensor I32(std::vector<int32_t> v) { return MakeTensor<int32_t>({static_cast<int64_t>(v.size())}, v); }
 InputSpec F(PartialShape s) { return Ph(DT_FLOAT, std::move(s)); }
 const PartialShape kUnknown;
-// Note: PartialShape({}) is the default (unknown-rank) shape, so scalars are spelled out.
+// Note: `PartialShape s = {};` is the default (unknown-rank) shape, so scalars are spelled out.
 const PartialShape kScalar = PartialShape(std::vector<int64_t>{});
 
 struct ShapeCase {

@@ -47,6 +47,8 @@ class PartialShape {
   explicit PartialShape(const TensorShape& s) : known_rank_(true), dims_(s.dims()) {}
 
   static PartialShape Unknown() { return PartialShape(); }
+  // Rank 0. (Beware: `PartialShape s = {};` is the unknown-rank default, not a scalar.)
+  static PartialShape Scalar() { return PartialShape(std::vector<int64_t>{}); }
   // Known rank, every dimension unknown.
   static PartialShape UnknownDims(int rank) { return PartialShape(std::vector<int64_t>(rank, -1)); }
 

@@ -120,7 +120,7 @@ Status BroadcastBinaryOp(InferenceContext* c) {
 }
 
 Status ScalarShape(InferenceContext* c) {
-  for (int k = 0; k < c->num_outputs(); ++k) c->set_output(k, PartialShape({}));
+  for (int k = 0; k < c->num_outputs(); ++k) c->set_output(k, PartialShape::Scalar());
   return Status::OK();
 }
 
