@@ -454,8 +454,10 @@ TX_CAPI_EXPORT extern void TX_SessionOptionsSetIntraOpThreads(TX_SessionOptions*
 TX_CAPI_EXPORT extern TX_Session* TX_NewSession(TX_Graph* graph, const TX_SessionOptions* opts, TX_Status* status);
 /* Runs the graph: `inputs[i]` is fed `input_values[i]` (borrowed; the caller keeps ownership),
  * `outputs` are fetched into caller-allocated `output_values` (each a new tensor the caller owns,
- * TX_DeleteTensor), and `target_opers` run for their side effects. On error every
- * output_values[i] is NULL. `run_options` and `run_metadata` may be NULL (not yet used). */
+ * TX_DeleteTensor), and `target_opers` run for their side effects. Fetched tensors never share
+ * memory with engine data that outlives the run (a Const's value) nor with each other, so the
+ * caller may write into them; one may share memory with a fed tensor's caller-owned data (e.g.
+ * an Identity of a placeholder). On error every output_values[i] is NULL. `run_options` and `run_metadata` may be NULL (not yet used). */
 TX_CAPI_EXPORT extern void TX_SessionRun(TX_Session* session, const TX_Buffer* run_options, const TX_Output* inputs,
                                          TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs,
                                          TX_Tensor** output_values, int noutputs,

@@ -1,0 +1,172 @@
+// `tensorflux._tx_c`: the Python binding of the Tensorflux C API.
+//
+// Error classes and the NumPy dtype table are defined in Python and registered here at import
+// (tensorflux/_src/lib.py), so C++ raises tensorflux.errors.* directly.
+#include <cstring>
+#include <memory>
+
+#include "common.h"
+
+namespace txpy {
+namespace {
+
+constexpr int kMaxCode = 32;
+constexpr int kMaxDtype = 32;
+
+// Registered Python objects live until process exit on purpose: releasing them from static
+// destructors would run after the interpreter is gone.
+PyObject* g_error_classes[kMaxCode] = {};
+PyObject* g_numpy_dtypes[kMaxDtype] = {};
+PyObject* g_dtype_resolver = nullptr;
+
+void RegisterErrors(const py::dict& classes) {
+  for (auto item : classes) {
+    int code = item.first.cast<int>();
+    if (code < 0 || code >= kMaxCode) ThrowValueError("error code out of range");
+    PyObject* cls = item.second.ptr();
+    if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls),
+                                                reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
+      ThrowTypeError("error classes must be Exception subclasses");
+    }
+    Py_INCREF(cls);
+    Py_XDECREF(g_error_classes[code]);
+    g_error_classes[code] = cls;
+  }
+}
+
+void RegisterDtypes(const py::dict& dtypes, py::object resolver) {
+  for (auto item : dtypes) {
+    int code = item.first.cast<int>();
+    if (code < 0 || code >= kMaxDtype) ThrowValueError("dtype enum out of range");
+    py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(item.second));
+    Py_XDECREF(g_numpy_dtypes[code]);
+    g_numpy_dtypes[code] = dt.release().ptr();
+  }
+  if (!resolver.is_none()) {
+    Py_XDECREF(g_dtype_resolver);
+    g_dtype_resolver = resolver.release().ptr();
+  }
+}
+
+py::bytes AllOpList() {
+  TX_Buffer* buf = TX_GetAllOpList();
+  if (buf == nullptr) ThrowStatus(TX_INTERNAL, "TX_GetAllOpList returned NULL");
+  py::bytes out(static_cast<const char*>(buf->data), buf->length);
+  TX_DeleteBuffer(buf);
+  return out;
+}
+
+}  // namespace
+
+void Status::Check() const {
+  TX_Code code = TX_GetCode(s_);
+  if (code != TX_OK) ThrowStatus(code, TX_Message(s_));
+}
+
+void ThrowStatus(TX_Code code, const char* message) {
+  PyObject* cls = (code >= 0 && code < kMaxCode) ? g_error_classes[code] : nullptr;
+  if (cls == nullptr) cls = g_error_classes[TX_UNKNOWN];
+  if (cls == nullptr) cls = PyExc_RuntimeError;
+  // Engine messages are UTF-8; never fail on a stray byte.
+  PyObject* msg = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "replace");
+  if (msg == nullptr) throw py::error_already_set();
+  PyObject* args = (cls == PyExc_RuntimeError) ? PyTuple_Pack(1, msg) : PyTuple_Pack(3, Py_None, Py_None, msg);
+  Py_DECREF(msg);
+  if (args == nullptr) throw py::error_already_set();
+  PyErr_SetObject(cls, args);
+  Py_DECREF(args);
+  throw py::error_already_set();
+}
+
+void ThrowTypeError(const std::string& message) {
+  PyErr_SetString(PyExc_TypeError, message.c_str());
+  throw py::error_already_set();
+}
+
+void ThrowValueError(const std::string& message) {
+  PyErr_SetString(PyExc_ValueError, message.c_str());
+  throw py::error_already_set();
+}
+
+TX_Output ToOutput(py::handle pair) {
+  if (!PyTuple_Check(pair.ptr()) || PyTuple_GET_SIZE(pair.ptr()) != 2) {
+    ThrowTypeError("expected an (operation, index) pair");
+  }
+  TX_Output out;
+  out.oper = ToOp(py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(pair.ptr(), 0)).cast<std::uintptr_t>());
+  out.index = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(pair.ptr(), 1)).cast<int>();
+  return out;
+}
+
+py::dtype NumpyDtype(TX_DataType dt) {
+  int code = static_cast<int>(dt);
+  if (code > 0 && code < kMaxDtype) {
+    if (g_numpy_dtypes[code] != nullptr) return py::reinterpret_borrow<py::dtype>(g_numpy_dtypes[code]);
+    if (g_dtype_resolver != nullptr) {
+      py::object r = py::reinterpret_borrow<py::object>(g_dtype_resolver)(code);
+      if (!r.is_none()) {
+        py::dtype d = py::dtype::from_args(r);
+        g_numpy_dtypes[code] = py::object(d).release().ptr();
+        return d;
+      }
+    }
+  }
+  ThrowTypeError("tensors of data type " + std::to_string(code) + " have no NumPy equivalent here");
+}
+
+TX_Tensor* CopyToTensor(TX_DataType dt, const py::array& array) {
+  size_t elem = TX_DataTypeSize(dt);
+  if (elem == 0) ThrowTypeError("tensors of data type " + std::to_string(dt) + " are not supported yet");
+  py::array src = py::array::ensure(array, py::array::c_style);
+  if (!src) throw py::error_already_set();
+  if (static_cast<size_t>(src.itemsize()) != elem) ThrowTypeError("array item size does not match the data type");
+  std::vector<int64_t> dims(src.shape(), src.shape() + src.ndim());
+  size_t nbytes = static_cast<size_t>(src.nbytes());
+  TX_Tensor* t = TX_AllocateTensor(dt, dims.data(), static_cast<int>(dims.size()), nbytes);
+  if (t == nullptr) ThrowStatus(TX_RESOURCE_EXHAUSTED, "could not allocate a tensor");
+  if (nbytes > 0) std::memcpy(TX_TensorData(t), src.data(), nbytes);
+  return t;
+}
+
+py::object TensorToNumpy(TX_Tensor* raw, bool copy) {
+  std::unique_ptr<TX_Tensor, void (*)(TX_Tensor*)> t(raw, TX_DeleteTensor);
+  py::dtype dtype = NumpyDtype(TX_TensorType(raw));
+  int nd = TX_NumDims(raw);
+  std::vector<py::ssize_t> shape(static_cast<size_t>(nd));
+  int64_t count = 1;
+  for (int i = 0; i < nd; ++i) {
+    shape[i] = static_cast<py::ssize_t>(TX_Dim(raw, i));
+    count *= shape[i];
+  }
+  size_t nbytes = TX_TensorByteSize(raw);
+  if (nbytes != static_cast<size_t>(count) * static_cast<size_t>(dtype.itemsize())) {
+    ThrowStatus(TX_INTERNAL, "fetched tensor byte size does not match its shape");
+  }
+  void* data = TX_TensorData(raw);
+  py::object out;
+  if (copy || count == 0 || data == nullptr) {
+    py::array fresh(dtype, shape);
+    if (nbytes > 0) std::memcpy(fresh.mutable_data(), data, nbytes);
+    out = std::move(fresh);
+  } else {
+    py::capsule base(t.release(), [](void* p) { TX_DeleteTensor(static_cast<TX_Tensor*>(p)); });
+    out = py::array(dtype, shape, std::vector<py::ssize_t>{}, data, base);
+  }
+  if (nd == 0) return out[py::tuple()];
+  return out;
+}
+
+PYBIND11_MODULE(_tx_c, m) {
+  m.doc() = "Private binding of the Tensorflux C API; use the `tensorflux` package instead.";
+  m.def("version", [] { return std::string(TX_Version()); });
+  m.def("register_errors", &RegisterErrors, "Registers {code: OpError subclass}.");
+  m.def("register_dtypes", &RegisterDtypes, py::arg("dtypes"), py::arg("resolver") = py::none(),
+        "Registers {TX_DataType: numpy dtype} and a resolver for dtypes loaded lazily.");
+  m.def("get_all_op_list", &AllOpList, "Serialized OpList of every registered op.");
+  InitGraph(m);
+  InitOperation(m);
+  InitImport(m);
+  InitSession(m);
+}
+
+}  // namespace txpy

@@ -1,0 +1,98 @@
+"""Constants: Python and NumPy values made into Const operations, with TensorFlow's dtype rules
+(Python float -> float32, int -> int32 when it fits, NumPy arrays keep their dtype)."""
+
+import numpy as np
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import graph as _graph
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.operation import Tensor
+from tensorflux._src.tensor_shape import as_shape
+
+_INT32 = np.iinfo(np.int32)
+
+
+def _describe(value):
+    return "%r of type %r" % (value, type(value).__name__)
+
+
+def to_numpy(value, dtype=None, for_input=None):
+    """``value`` as a NumPy array of ``dtype`` (or of the inferred dtype).
+
+    Python values must be compatible with ``dtype`` (no float into an int dtype: TypeError);
+    NumPy values are cast to it, like TensorFlow's make_tensor_proto."""
+    where = " for input %s" % for_input if for_input else ""
+    if isinstance(value, Tensor):
+        raise TypeError("Expected a Python or NumPy value%s, not the Tensor %s." % (where, value.name))
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "USOV":
+            raise TypeError("Tensors of NumPy dtype %s are not supported%s." % (value.dtype, where))
+        arr = np.asarray(value)
+        if dtype is not None and arr.dtype != dtype.as_numpy_dtype:
+            arr = arr.astype(dtype.as_numpy_dtype)
+        else:
+            _dtypes.as_dtype(arr.dtype)  # TypeError for dtypes without an equivalent
+        return arr
+    try:
+        arr = np.array(value)
+    except ValueError as e:
+        raise ValueError("Cannot convert %s to a tensor%s: %s" % (_describe(value), where, e)) from None
+    if arr.dtype.kind not in "biufc":
+        raise TypeError("Cannot convert %s to a tensor%s: only numbers and booleans are supported."
+                        % (_describe(value), where))
+    if dtype is None:
+        if arr.dtype == np.float64:
+            return arr.astype(np.float32)
+        if arr.dtype == np.int64 and (arr.size == 0 or (arr.min() >= _INT32.min and arr.max() <= _INT32.max)):
+            return arr.astype(np.int32)
+        return arr
+    kind = arr.dtype.kind
+    if ((dtype.is_integer and kind in "fc") or (dtype.is_bool and kind != "b")
+            or (dtype.is_floating and kind == "c") or not (dtype.is_numpy_compatible or dtype == _dtypes.bfloat16)):
+        raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
+    try:
+        return np.array(value, dtype=dtype.as_numpy_dtype)
+    except OverflowError as e:
+        raise TypeError("Expected %s%s, got %s instead: %s" % (dtype.name, where, _describe(value), e)) from None
+
+
+def constant_in_graph(graph, value, dtype, name, for_input=None):
+    """A Const in ``graph`` holding ``value`` (see `to_numpy`)."""
+    arr = to_numpy(value, dtype, for_input)
+    dt = _dtypes.as_dtype(arr.dtype) if dtype is None else _dtypes.as_dtype(dtype)
+    if graph is _graph.get_default_graph():
+        return gen_ops.const(value=arr, dtype=dt, name=name)
+    with graph.as_default():
+        return gen_ops.const(value=arr, dtype=dt, name=name)
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """A constant tensor from a Python scalar, nested list or NumPy array.
+
+    Python floats become float32 and ints int32 (int64 when too large), like TensorFlow; with
+    ``dtype`` the value is converted to it. With ``shape`` a scalar is broadcast to that shape,
+    and a value with that many elements is reshaped to it."""
+    arr = to_numpy(value, dtype)
+    if shape is not None:
+        dims = as_shape(shape).as_list()
+        if None in dims:
+            raise ValueError("constant needs a fully defined shape, not %s" % (dims,))
+        size = int(np.prod(dims, dtype=np.int64))
+        if arr.size == 1:
+            arr = np.full(dims, arr.reshape(()), dtype=arr.dtype)
+        elif arr.size == size:
+            arr = arr.reshape(dims)
+        else:
+            raise TypeError("Expected Tensor's shape: %s, but got %s." % (tuple(dims), arr.shape))
+    return gen_ops.const(value=arr, dtype=_dtypes.as_dtype(arr.dtype), name=name)
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != _dtypes.as_dtype(dtype):
+            raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %s"
+                             % (_dtypes.as_dtype(dtype).name, value.dtype.name, value.name))
+        return value
+    return constant(value, dtype=dtype, name=name or "Const")

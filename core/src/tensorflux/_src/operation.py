@@ -1,0 +1,224 @@
+"""`Operation` and symbolic `Tensor`: Python views of nodes and outputs of a graph in the engine."""
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import lib
+from tensorflux._src.tensor_shape import TensorShape, as_shape, engine_dims
+
+_c = lib.c
+
+# Attr kind codes returned by the binding's op_get_attr (TensorFlow's TF_AttrType numbering).
+_ATTR_TYPE = 4
+_ATTR_SHAPE = 5
+_ATTR_LIST = 16
+_ATTR_PROTO = 32
+
+
+def _session_for(session, element):
+    if session is None:
+        from tensorflux._src.session import get_default_session
+
+        session = get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate %s: no session was given and no default session is registered (use "
+                             "`with tx.Session():` or pass session=)." % element.name)
+    if session.graph is not element.graph:
+        raise ValueError("Cannot evaluate %s: its graph is not the session's graph." % element.name)
+    return session
+
+
+class Operation:
+    """A node of a `Graph`: an op type, inputs, attrs and outputs."""
+
+    __slots__ = ("_graph", "_h", "_name", "_type", "_device", "_outputs", "__weakref__")
+
+    def __init__(self, graph, handle, name, op_type, device, output_types):
+        self._graph = graph
+        self._h = handle
+        self._name = name
+        self._type = op_type
+        self._device = device
+        self._outputs = [Tensor(self, i, _dtypes._BY_ENUM[t]) for i, t in enumerate(output_types)]
+
+    @property
+    def name(self):
+        """The unique name of the operation in its graph."""
+        return self._name
+
+    @property
+    def type(self):
+        """The op type, e.g. ``"MatMul"``."""
+        return self._type
+
+    @property
+    def device(self):
+        """The requested device (canonical form), or ``""``."""
+        return self._device
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def outputs(self):
+        """The output Tensors, in order."""
+        return list(self._outputs)
+
+    def values(self):
+        """The output Tensors as a tuple."""
+        return tuple(self._outputs)
+
+    @property
+    def inputs(self):
+        """The input Tensors, in order."""
+        g = self._graph
+        return tuple(g._tensor_from_pair(p) for p in _c.op_inputs(self._h))
+
+    @property
+    def control_inputs(self):
+        """Operations that must run before this one."""
+        g = self._graph
+        return [g._op_from_handle(h) for h in _c.op_control_inputs(self._h)]
+
+    @property
+    def _control_outputs(self):
+        g = self._graph
+        return [g._op_from_handle(h) for h in _c.op_control_outputs(self._h)]
+
+    @property
+    def node_def(self):
+        """The operation as a ``tensorflux.proto.node_def_pb2.NodeDef``."""
+        from tensorflux.proto import node_def_pb2
+
+        return node_def_pb2.NodeDef.FromString(_c.op_node_def(self._h))
+
+    @property
+    def op_def(self):
+        """The OpDef of the operation's type as a ``tensorflux.proto.op_def_pb2.OpDef``."""
+        from tensorflux.proto import op_def_pb2
+
+        return op_def_pb2.OpDef.FromString(_c.graph_get_op_def(self._graph._h, self._type))
+
+    def get_attr(self, name):
+        """The value of attr ``name``: bytes, int, float, bool, `DType`, `TensorShape`, a NumPy
+        array for tensors, lists of those, or the AttrValue field (protobuf) for other kinds.
+        Raises ValueError when there is no such attr."""
+        from tensorflux._src import errors
+
+        try:
+            kind, value = _c.op_get_attr(self._h, name)
+        except errors.OpError as e:
+            raise ValueError("Operation %r has no attr named %r. (%s)" % (self._name, name, e.message)) from None
+        if kind == _ATTR_TYPE:
+            return _dtypes._BY_ENUM[value]
+        if kind == _ATTR_SHAPE:
+            return TensorShape(value)
+        if kind == _ATTR_TYPE | _ATTR_LIST:
+            return [_dtypes._BY_ENUM[v] for v in value]
+        if kind == _ATTR_PROTO:
+            from tensorflux.proto import attr_value_pb2
+
+            attr = attr_value_pb2.AttrValue.FromString(value)
+            field = attr.WhichOneof("value")
+            return getattr(attr, field) if field else None
+        return value
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this operation in ``session`` (default: the session of the enclosing ``with``)."""
+        _session_for(session, self).run(self, feed_dict)
+
+    def __repr__(self):
+        return "<tx.Operation %r type=%s>" % (self._name, self._type)
+
+
+class Tensor:
+    """A symbolic output of an `Operation`; its value exists only when a `Session` runs it."""
+
+    __slots__ = ("_op", "_index", "_dtype", "_pair", "__weakref__")
+
+    # NumPy must defer to our operators (x_np + tensor -> Tensor.__radd__).
+    __array_priority__ = 100
+
+    def __init__(self, op, index, dtype):
+        self._op = op
+        self._index = index
+        self._dtype = dtype
+        self._pair = (op._h, index)
+
+    @property
+    def op(self):
+        """The operation that produces this tensor."""
+        return self._op
+
+    @property
+    def dtype(self):
+        """The element `DType`."""
+        return self._dtype
+
+    @property
+    def graph(self):
+        return self._op._graph
+
+    @property
+    def value_index(self):
+        """The index of this tensor among its operation's outputs."""
+        return self._index
+
+    @property
+    def name(self):
+        """``"<op name>:<index>"``."""
+        return "%s:%d" % (self._op._name, self._index)
+
+    @property
+    def device(self):
+        return self._op._device
+
+    @property
+    def shape(self):
+        """The static `TensorShape` the engine inferred (possibly partial)."""
+        return TensorShape._from_engine(_c.graph_get_shape(self._op._graph._h, self._op._h, self._index))
+
+    def get_shape(self):
+        return self.shape
+
+    def set_shape(self, shape):
+        """Refines the static shape; ValueError when ``shape`` is incompatible with it."""
+        from tensorflux._src import errors
+
+        shape = as_shape(shape)
+        try:
+            _c.graph_set_shape(self._op._graph._h, self._op._h, self._index, engine_dims(shape))
+        except errors.InvalidArgumentError as e:
+            raise ValueError("Tensor %s has shape %s, which is not compatible with %s: %s"
+                             % (self.name, self.shape, shape, e.message)) from None
+
+    def consumers(self):
+        """Operations that take this tensor as an input."""
+        g = self._op._graph
+        seen = []
+        for h, _ in _c.output_consumers(self._op._h, self._index):
+            op = g._op_from_handle(h)
+            if op not in seen:
+                seen.append(op)
+        return seen
+
+    def eval(self, feed_dict=None, session=None):
+        """The value of this tensor computed in ``session`` (default: the session of the enclosing
+        ``with``)."""
+        return _session_for(session, self).run(self, feed_dict)
+
+    def __repr__(self):
+        return "<tx.Tensor %r shape=%s dtype=%s>" % (self.name, self.shape, self._dtype.name)
+
+    def __bool__(self):
+        raise TypeError("Using a symbolic tx.Tensor (%s) as a Python bool is not allowed: its value is only "
+                        "known when a Session runs it." % self.name)
+
+    def __iter__(self):
+        raise TypeError("Iterating over a symbolic tx.Tensor (%s) is not allowed: its value is only known when "
+                        "a Session runs it." % self.name)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("Cannot convert a symbolic tx.Tensor (%s) to a NumPy array: run it in a Session to "
+                        "get its value. (The value of a feed cannot be a tx.Tensor either.)" % self.name)
+
+    __hash__ = object.__hash__

@@ -1,0 +1,228 @@
+"""`Session`: runs parts of a graph in the engine, feeding and fetching NumPy values.
+
+Note [Fetch plans]: the fetch structure of each distinct ``fetches`` argument is resolved once
+(names to Tensors, duplicates removed, Operations made targets) into a plan that the session
+caches; a run then only resolves feed keys (also cached) and calls the binding, which converts
+feeds and fetched tensors in C++ without copying (see src/pywrap/session.cc).
+"""
+
+import collections.abc
+import operator
+import threading
+
+from tensorflux._src import errors
+from tensorflux._src import graph as _graph
+from tensorflux._src import lib
+from tensorflux._src.operation import Operation, Tensor
+
+_c = lib.c
+_LEAVES = (Tensor, Operation, str)
+_MAX_PLANS = 4096
+
+
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_default_sessions = _DefaultSessionStack()
+
+
+def get_default_session():
+    """The innermost session entered with ``with sess:`` in this thread, or None."""
+    stack = _default_sessions.stack
+    return stack[-1] if stack else None
+
+
+def _none(results):
+    return None
+
+
+def _structure_key(fetches):
+    """A hashable key equal for fetch arguments of the same structure and elements."""
+    t = type(fetches)
+    if t in _LEAVES or isinstance(fetches, _LEAVES):
+        return fetches
+    if t is list:
+        return (list,) + tuple(_structure_key(f) for f in fetches)
+    if isinstance(fetches, tuple):
+        return (t,) + tuple(_structure_key(f) for f in fetches)
+    if isinstance(fetches, collections.abc.Mapping):
+        return (t,) + tuple((k, _structure_key(v)) for k, v in fetches.items())
+    raise TypeError("Fetch argument %r has invalid type %r, must be a string, Tensor or Operation, or a "
+                    "list, tuple, namedtuple or dict of them." % (fetches, t))
+
+
+class _FetchPlan:
+    __slots__ = ("fetches", "targets", "build")
+
+    def __init__(self, graph, fetches):
+        self.fetches = []
+        self.targets = []
+        index = {}
+
+        def leaf(f):
+            try:
+                el = graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+            except TypeError as e:
+                raise TypeError("Fetch argument %r has invalid type %r. (%s)" % (f, type(f), e)) from None
+            except (ValueError, KeyError) as e:
+                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                                 % (f, e.args[0] if e.args else e)) from None
+            if isinstance(el, Operation):
+                if el._h not in self.targets:
+                    self.targets.append(el._h)
+                return _none
+            i = index.get(el)
+            if i is None:
+                i = index[el] = len(self.fetches)
+                self.fetches.append(el._pair)
+            return operator.itemgetter(i)
+
+        def build(f):
+            if isinstance(f, _LEAVES):
+                return leaf(f)
+            if isinstance(f, list):
+                subs = [build(x) for x in f]
+                return lambda r: [s(r) for s in subs]
+            if isinstance(f, tuple):
+                subs = [build(x) for x in f]
+                cls = type(f)
+                if hasattr(f, "_fields"):
+                    return lambda r: cls(*[s(r) for s in subs])
+                if cls is tuple:
+                    return lambda r: tuple([s(r) for s in subs])
+                return lambda r: cls([s(r) for s in subs])
+            if isinstance(f, collections.abc.Mapping):
+                keys = list(f.keys())
+                subs = [build(f[k]) for k in keys]
+                cls = type(f) if type(f) in (dict, collections.OrderedDict) else dict
+                return lambda r: cls(zip(keys, [s(r) for s in subs]))
+            raise TypeError("Fetch argument %r has invalid type %r, must be a string, Tensor or Operation."
+                            % (f, type(f)))
+
+        self.build = build(fetches)
+
+
+class Session:
+    """Runs operations of ``graph`` (the default graph when None) in the engine.
+
+    ``config`` is a ``tensorflux.proto.config_pb2.ConfigProto`` (``tx.ConfigProto``), its
+    serialized bytes, or a dict of its fields; ``inter_op_parallelism_threads`` /
+    ``intra_op_parallelism_threads`` override its thread counts (0 = one per core). Many threads
+    may call ``run`` at once."""
+
+    def __init__(self, target="", graph=None, config=None, *, inter_op_parallelism_threads=None,
+                 intra_op_parallelism_threads=None):
+        if target:
+            raise ValueError("Only in-process sessions are supported (target=''), not %r" % (target,))
+        if graph is None:
+            graph = _graph.get_default_graph()
+        if not isinstance(graph, _graph.Graph):
+            raise TypeError("graph must be a tx.Graph, not %r" % (graph,))
+        config_bytes = None
+        if isinstance(config, collections.abc.Mapping):
+            config = dict(config)
+            if inter_op_parallelism_threads is None:
+                inter_op_parallelism_threads = config.pop("inter_op_parallelism_threads", None)
+            if intra_op_parallelism_threads is None:
+                intra_op_parallelism_threads = config.pop("intra_op_parallelism_threads", None)
+            if config:  # other ConfigProto fields: let the message check their names and types
+                from tensorflux.proto import config_pb2
+
+                config_bytes = config_pb2.ConfigProto(**config).SerializeToString()
+        elif isinstance(config, bytes):
+            config_bytes = config
+        elif hasattr(config, "SerializeToString"):
+            config_bytes = config.SerializeToString()
+        elif config is not None:
+            raise TypeError("config must be a ConfigProto, its serialized bytes or a dict of its fields, not %r"
+                            % (config,))
+        inter = -1 if inter_op_parallelism_threads is None else int(inter_op_parallelism_threads)
+        intra = -1 if intra_op_parallelism_threads is None else int(intra_op_parallelism_threads)
+        self._graph = graph
+        self._h = _c.Session(graph._h, config_bytes, inter, intra)
+        self._closed = False
+        self._plans = {}
+        self._feeds = {}
+        self._default_graph_cm = None
+
+    @property
+    def graph(self):
+        """The graph this session runs."""
+        return self._graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the graph and returns the values of ``fetches``.
+
+        ``fetches``: a Tensor, an Operation, a name ("x:0" for a tensor, "x" for an operation), or
+        a list, tuple, namedtuple or dict nesting them; the result has the same structure, with
+        NumPy arrays for tensors and None for operations. ``feed_dict`` maps Tensors (or "x:0"
+        names) to values (arrays, scalars, nested lists) converted to the tensor's dtype; fed
+        arrays of that dtype are used without copying. ``options`` and ``run_metadata`` are
+        accepted for compatibility and not used yet."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        key = fetches if type(fetches) in _LEAVES else _structure_key(fetches)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(fetches, key)
+        if feed_dict:
+            feeds, values = [], []
+            cache = self._feeds
+            for k, v in feed_dict.items():
+                pair = cache.get(k)
+                if pair is None:
+                    pair = self._feed_pair(k)
+                feeds.append(pair)
+                values.append(v)
+        else:
+            feeds = values = ()
+        try:
+            results = _c.session_run(self._h, feeds, values, plan.fetches, plan.targets)
+        except errors.OpError as e:
+            errors.attach_op(e, self._graph)
+            raise
+        return plan.build(results)
+
+    def _plan(self, fetches, key):
+        plan = _FetchPlan(self._graph, fetches)
+        if len(self._plans) >= _MAX_PLANS:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def _feed_pair(self, key):
+        try:
+            t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except (TypeError, ValueError, KeyError) as e:
+            raise TypeError("Cannot interpret feed_dict key as Tensor: %s" % (e.args[0] if e.args else e)) from None
+        self._feeds[key] = t._pair
+        return t._pair
+
+    def close(self):
+        """Closes the session; later ``run`` calls raise RuntimeError."""
+        if not self._closed:
+            self._closed = True
+            self._h.close()
+
+    def __enter__(self):
+        """Makes this session the default one (for ``Tensor.eval``) and its graph the default
+        graph, until the block ends; the session is then closed."""
+        self._default_graph_cm = self._graph.as_default()
+        self._default_graph_cm.__enter__()
+        _default_sessions.stack.append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        stack = _default_sessions.stack
+        if stack and stack[-1] is self:
+            stack.pop()
+        cm, self._default_graph_cm = self._default_graph_cm, None
+        if cm is not None:
+            cm.__exit__(exc_type, exc, tb)
+        self.close()
+        return False
+
+    def __repr__(self):
+        return "<tx.Session%s on %r>" % (" (closed)" if self._closed else "", self._graph)
