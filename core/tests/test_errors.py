@@ -137,7 +137,7 @@ def test_import_cycle(model):
         node { name: "b" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }""")
     with pytest.raises(tx.errors.InvalidArgumentError, match="cycle") as info:
         tx.import_graph_def(bad)
-    assert "'a'" in info.value.message or "[a]" in info.value.message
+    assert info.value.node_name in ("a", "b")
     assert g.version == before  # all or nothing
     assert still_works(s, x, y)
 

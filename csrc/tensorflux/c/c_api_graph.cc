@@ -45,9 +45,9 @@ extern "C" {
 
 TX_Graph* TX_NewGraph(void) {
   return GuardValue<TX_Graph*>(nullptr, [] {
-    auto* g = new TX_Graph;
+    auto g = std::make_unique<TX_Graph>();
     g->graph = std::make_shared<tx::Graph>();
-    return g;
+    return g.release();
   });
 }
 

@@ -25,6 +25,7 @@ tx::Status Build(TX_OperationDescription* desc, F&& fn) {
   } catch (...) {
     s = FromException(std::current_exception());
   }
+  if (s.ok()) return s;
   Record(desc, s);
   return s.WithPrefix("[" + desc->spec.name + "] ");
 }
@@ -67,14 +68,14 @@ extern "C" {
 
 TX_OperationDescription* TX_NewOperation(TX_Graph* graph, const char* op_type, const char* oper_name) {
   return GuardValue<TX_OperationDescription*>(nullptr, [&] {
-    auto* desc = new TX_OperationDescription;
+    auto desc = std::make_unique<TX_OperationDescription>();
     desc->graph = graph;
     desc->spec.name = oper_name ? oper_name : "";
     desc->spec.op_type = op_type ? op_type : "";
-    if (graph == nullptr) Record(desc, tx::InvalidArgument("graph is NULL"));
-    if (op_type == nullptr) Record(desc, tx::InvalidArgument("op type is NULL"));
-    if (oper_name == nullptr) Record(desc, tx::InvalidArgument("operation name is NULL"));
-    return desc;
+    if (graph == nullptr) Record(desc.get(), tx::InvalidArgument("graph is NULL"));
+    if (op_type == nullptr) Record(desc.get(), tx::InvalidArgument("op type is NULL"));
+    if (oper_name == nullptr) Record(desc.get(), tx::InvalidArgument("operation name is NULL"));
+    return desc.release();
   });
 }
 

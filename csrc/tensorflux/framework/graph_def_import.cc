@@ -258,7 +258,7 @@ Status Importer::TopologicalOrder() {
       }
     }
   }
-  return InvalidArgument("graph contains a cycle involving node '", nodes_[cur].name, "'");
+  return InvalidArgument("[", nodes_[cur].name, "] graph contains a cycle involving node '", nodes_[cur].name, "'");
 }
 
 void Importer::ChooseNames() {

@@ -139,15 +139,15 @@ typedef struct TX_Tensor TX_Tensor;
 /* Wraps caller memory `data` of `len` bytes without copying. The tensor calls
  * `deallocator(data, len, deallocator_arg)` (if non-NULL) once it no longer needs the memory,
  * possibly from another thread. `dims` (borrowed) has `num_dims` entries. If `len` does not
- * equal the dtype size times the element count, or a dim is negative, returns NULL after calling
- * the deallocator. Caller owns the result (TX_DeleteTensor). */
+ * equal the dtype size times the element count, a dim is negative, or the engine cannot store
+ * `dtype` (e.g. TX_STRING), returns NULL after calling the deallocator. Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data,
                                               size_t len,
                                               void (*deallocator)(void* data, size_t len, void* arg),
                                               void* deallocator_arg);
 /* Allocates a tensor whose 64-byte-aligned, uninitialized memory the caller fills through
  * TX_TensorData. `len` must equal the dtype size times the element count; returns NULL on
- * mismatch or allocation failure. Caller owns the result (TX_DeleteTensor). */
+ * mismatch, a dtype the engine cannot store, or allocation failure. Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len);
 /* Drops the caller's reference; memory is released when no engine object still uses it. */
 TX_CAPI_EXPORT extern void TX_DeleteTensor(TX_Tensor* t);
