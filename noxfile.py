@@ -27,12 +27,13 @@ ORACLE_DEPS = ['tensorflow-cpu; python_version < "3.14" and platform_machine == 
 
 
 def _build_dir(session: nox.Session) -> pathlib.Path:
-    """The persistent CMake build dir of the editable install (one per wheel tag)."""
+    """The persistent CMake build dir of the editable install (per session and wheel tag)."""
     tag = session.run("python", "-c", "import sysconfig, sys;"
                       "print(f'cp{sys.version_info.major}{sys.version_info.minor}-'"
                       " + sysconfig.get_platform().replace('-', '_').replace('.', '_'))",
                       silent=True).strip()
-    return ROOT / "core" / "build" / tag
+    # One build dir per session: its CMake cache names that session's Python.
+    return ROOT / "core" / "build" / f"{session.name}-{tag}"
 
 
 def install_core(session: nox.Session) -> pathlib.Path:
