@@ -1,0 +1,45 @@
+"""Conformance entries: array and structural ops."""
+
+import numpy as np
+
+import tensorflux as tx
+from conformance.gen import rand
+from conformance.harness import ErrorSample, OpEntry, Sample
+
+_ALL = (np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_)
+
+
+def _build_placeholder(sample):
+    x = tx.placeholder(tx.as_dtype(sample.inputs["value"].dtype), shape=sample.attrs.get("shape"))
+    return [x], {x: sample.inputs["value"]}
+
+
+def _reshape_samples():
+    out = []
+    for dt in _ALL:
+        x = rand((2, 3, 4), dt, seed=4)
+        for shape in ([24], [4, -1], [-1, 2, 3], [2, 3, 4, 1], [6, 4]):
+            out.append(Sample({"tensor": x, "shape": np.array(shape, np.int32)}, note=str(shape)))
+    out.append(Sample({"tensor": rand((), np.float32), "shape": np.array([1, 1], np.int64)}, note="scalar"))
+    out.append(Sample({"tensor": rand((0, 3), np.float32), "shape": np.array([3, 0], np.int32)}, note="zero-size"))
+    out.append(Sample({"tensor": rand((0, 3), np.float32), "shape": np.array([-1, 3], np.int32)}, note="zero-size -1"))
+    return out
+
+
+def _reshape_ref(tensor, shape):
+    return tensor.reshape([int(d) for d in shape])
+
+
+ENTRIES = [
+    OpEntry("Const", [Sample({}, {"value": rand((2, 3), dt, seed=5), "dtype": tx.as_dtype(dt)}, note=np.dtype(dt).name)
+                      for dt in _ALL], ref=lambda value, dtype: value, cross_check=False),
+    OpEntry("Placeholder", [Sample({"value": rand((2, 3), dt, seed=6)}, {"shape": [None, 3]}) for dt in _ALL],
+            ref=lambda value, shape=None: value, build=_build_placeholder, cross_check=False),
+    OpEntry("Identity", [Sample({"input": rand(s, dt, seed=7)}) for dt in _ALL for s in ((), (3,), (0, 2))],
+            ref=lambda input: input),
+    OpEntry("Reshape", _reshape_samples(), ref=_reshape_ref,
+            errors=[ErrorSample({"tensor": rand((2, 3)), "shape": np.array([4, 2], np.int32)},
+                                match=r"6.*8|8.*6|element"),
+                    ErrorSample({"tensor": rand((2, 3)), "shape": np.array([-1, -1], np.int32)},
+                                match=r"-1|one")]),
+]
