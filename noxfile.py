@@ -15,7 +15,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests"]
+nox.options.sessions = ["tests", "sanitize"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -86,11 +86,18 @@ def generate(session: nox.Session) -> None:
 
 @nox.session
 def sanitize(session: nox.Session) -> None:
-    """Builds the engine with ASan/UBSan and runs its C/C++ tests."""
-    build = ROOT / "build" / "sanitize"
-    session.install("cmake>=3.20", "ninja", "scipy-openblas32")
-    session.run("cmake", "-S", "csrc", "-B", str(build), "-G", "Ninja", "-DTX_SANITIZE=ON",
-                "-DCMAKE_BUILD_TYPE=RelWithDebInfo", external=True)
-    session.run("cmake", "--build", str(build), external=True)
-    env = {"ASAN_OPTIONS": "detect_leaks=1"}
-    session.run("ctest", "--test-dir", str(build), "--output-on-failure", env=env, external=True)
+    """Builds the engine with ASan/UBSan; runs its C/C++ tests and the op conformance table under it."""
+    session.install(*BUILD_DEPS, "pytest>=8")
+    build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
+    session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
+                f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON",
+                "-Ccmake.build-type=RelWithDebInfo")
+    # Python itself is not instrumented: the sanitizer runtimes are preloaded into it.
+    runtimes = [session.run("gcc", f"-print-file-name={lib}", silent=True, external=True).strip()
+                for lib in ("libasan.so", "libubsan.so")]
+    env = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
+    session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure",
+                env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
+    session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
+                "core/tests/test_errors.py", "-k", "not tensorflow", *session.posargs,
+                env={**env, "LD_PRELOAD": ":".join(runtimes)})
