@@ -205,6 +205,15 @@ class Graph:
         """The number of operations in the graph (grows as operations are added)."""
         return _c.graph_num_operations(self._h)
 
+    @property
+    def seed(self):
+        """The graph-level random seed (``tx.random.set_seed``), or None when unset."""
+        return self.__dict__.get("_seed")
+
+    @seed.setter
+    def seed(self, seed):
+        self._seed = seed
+
     def get_operation_by_name(self, name):
         """The operation called ``name``; KeyError if there is none."""
         if not isinstance(name, str):
