@@ -1,0 +1,91 @@
+"""Gather/scatter and index ops (thin over the generated wrappers, TensorFlow 2 names and
+signatures): gather, gather_nd, scatter_nd, one_hot, where, and top_k (``tx.math`` / ``tx.nn``)."""
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.operation import Tensor
+
+# Names the lead exports at top level and in submodules (see the package __init__).
+TOP_LEVEL = ["gather", "gather_nd", "scatter_nd", "one_hot", "where"]
+SUBMODULE_NAMES = {"math": ["top_k"], "nn": ["top_k"]}
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of ``params`` along ``axis`` at ``indices`` (the GatherV2 op). ``axis`` None means
+    ``batch_dims`` (0 by default), as in TensorFlow; ``validate_indices`` is ignored (indices are
+    always checked: out-of-range ones raise InvalidArgumentError)."""
+    del validate_indices
+    if axis is None:
+        axis = batch_dims
+    return gen_ops.gather_v2(params, indices, axis, batch_dims=int(batch_dims), name=name or "GatherV2")
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    """Slices of ``params`` addressed by the index tuples in the last axis of ``indices``."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd with batch_dims=%r is not supported yet (only 0)" % (batch_dims,))
+    return gen_ops.gather_nd(params, indices, name=name or "GatherNd")
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A zero tensor of ``shape`` with ``updates`` added at the index tuples of ``indices``
+    (updates at duplicate indices add up)."""
+    return gen_ops.scatter_nd(indices, updates, shape, name=name or "ScatterNd")
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot vectors of length ``depth`` for ``indices`` (inserted at ``axis``, last by default):
+    ``on_value`` (default 1) at the index, ``off_value`` (default 0) elsewhere. The dtype is
+    ``dtype``, else that of ``on_value``/``off_value`` when given, else float32."""
+    values = [v for v in (on_value, off_value) if v is not None]
+    inferred = None
+    for v in values:
+        if isinstance(v, Tensor):
+            inferred = v.dtype
+            break
+    if inferred is None and values:
+        inferred = convert_to_tensor(values[0]).dtype if not isinstance(values[0], Tensor) else values[0].dtype
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+        if inferred is not None and inferred != dtype:
+            raise TypeError("dtype %s of on_value/off_value does not match the requested dtype %s"
+                            % (inferred.name, dtype.name))
+    else:
+        dtype = inferred or _dtypes.float32
+    if on_value is None:
+        on_value = convert_to_tensor(True if dtype.is_bool else 1, dtype=dtype, name="on_value")
+    elif not isinstance(on_value, Tensor):
+        on_value = convert_to_tensor(on_value, dtype=dtype, name="on_value")
+    if off_value is None:
+        off_value = convert_to_tensor(False if dtype.is_bool else 0, dtype=dtype, name="off_value")
+    elif not isinstance(off_value, Tensor):
+        off_value = convert_to_tensor(off_value, dtype=dtype, name="off_value")
+    if on_value.dtype != off_value.dtype:
+        raise TypeError("on_value (%s) and off_value (%s) must have the same dtype"
+                        % (on_value.dtype.name, off_value.dtype.name))
+    if not isinstance(indices, Tensor):
+        indices = convert_to_tensor(indices, name="indices")
+    return gen_ops.one_hot(indices, depth, on_value, off_value, axis=-1 if axis is None else int(axis),
+                           name=name or "one_hot")
+
+
+def where(condition, x=None, y=None, name=None):
+    """With only ``condition``: the int64 coordinates of its true (non-zero) elements, shape
+    [num_true, rank]. With ``x`` and ``y``: elements of ``x`` where ``condition`` holds, else of
+    ``y``, with broadcasting (the SelectV2 op)."""
+    if x is None and y is None:
+        return gen_ops.where(condition, name=name or "Where")
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    select_v2 = getattr(gen_ops, "select_v2", None)
+    if select_v2 is None:
+        raise NotImplementedError("where(condition, x, y) needs the SelectV2 op, which this build does not register")
+    return select_v2(condition, x, y, name=name or "SelectV2")
+
+
+def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):  # noqa: A002 (TensorFlow's names)
+    """The ``k`` largest entries of ``input`` along its last axis and their indices, as a
+    (values, indices) namedtuple; equal values are ordered by lower index first."""
+    return gen_ops.top_kv2(input, k, sorted=bool(sorted), index_type=_dtypes.as_dtype(index_type),
+                           name=name or "TopKV2")
