@@ -1,4 +1,5 @@
-// CPU kernel for MatMul: float/double through OpenBLAS, integers through a cache-blocked loop.
+// CPU kernels for MatMul and BatchMatMulV2: float/double through OpenBLAS, integers through a
+// cache-blocked loop.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -134,6 +135,109 @@ TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<float>("T"), MatMul
 TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<double>("T"), MatMulOp<double>);
 TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<int32_t>("T"), MatMulOp<int32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<int64_t>("T"), MatMulOp<int64_t>);
+
+// Note [Batch matmul]
+// BatchMatMulV2 broadcasts the batch dims (all but the last two) with NumPy rules; each output
+// matrix b reads the x and y matrices whose batch coordinates are b's, clamped to 0 where that
+// operand's dim is 1. Each product is one GEMM (OpenBLAS for float/double, BlockedGemm otherwise).
+template <typename T>
+class BatchMatMulOp : public OpKernel {
+ public:
+  explicit BatchMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("adj_x", &adj_x_));
+    c->SetStatus(c->GetAttr("adj_y", &adj_y_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
+    const Tensor& xt = ctx->input(0);
+    const Tensor& yt = ctx->input(1);
+    const int rx = xt.rank(), ry = yt.rank();
+    if (rx < 2 || ry < 2) {
+      ctx->SetStatus(InvalidArgument("In[", rx < 2 ? 0 : 1, "] ndims must be >= 2: ", (rx < 2 ? xt : yt).rank()));
+      return;
+    }
+    const int64_t m = xt.dim(adj_x_ ? rx - 1 : rx - 2), k = xt.dim(adj_x_ ? rx - 2 : rx - 1);
+    const int64_t k2 = yt.dim(adj_y_ ? ry - 1 : ry - 2), n = yt.dim(adj_y_ ? ry - 2 : ry - 1);
+    if (k != k2) {
+      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", xt.shape().ToString(), ", In[1]: ",
+                                     yt.shape().ToString()));
+      return;
+    }
+    // Broadcast batch dims; strides (in matrices) of each operand per output batch dim.
+    const int rb = std::max(rx, ry) - 2;
+    std::vector<int64_t> bdims(rb), xs(rb, 0), ys(rb, 0);
+    TensorShape out_shape;
+    for (int i = 0; i < rb; ++i) {
+      const int ix = rx - 2 - rb + i, iy = ry - 2 - rb + i;
+      const int64_t dx = ix >= 0 ? xt.dim(ix) : 1, dy = iy >= 0 ? yt.dim(iy) : 1;
+      if (dx != dy && dx != 1 && dy != 1) {
+        ctx->SetStatus(InvalidArgument("In[0] and In[1] must have compatible batch dimensions: ",
+                                       xt.shape().ToString(), " vs. ", yt.shape().ToString()));
+        return;
+      }
+      bdims[i] = dx == 1 ? dy : dx;
+      out_shape.add_dim(bdims[i]);
+    }
+    int64_t sx = 1, sy = 1;  // matrices per step of batch dim i, from the innermost outward
+    for (int i = rb - 1; i >= 0; --i) {
+      const int ix = rx - 2 - rb + i, iy = ry - 2 - rb + i;
+      const int64_t dx = ix >= 0 ? xt.dim(ix) : 1, dy = iy >= 0 ? yt.dim(iy) : 1;
+      xs[i] = dx == 1 ? 0 : sx;
+      ys[i] = dy == 1 ? 0 : sy;
+      sx *= dx;
+      sy *= dy;
+    }
+    out_shape.add_dim(m);
+    out_shape.add_dim(n);
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, out_shape, &out));
+    T* c = out->data<T>();
+    const int64_t total = out->num_elements();
+    if (total == 0) return;
+    if (k == 0) {
+      std::fill(c, c + total, T(0));
+      return;
+    }
+    const int64_t batches = total / (m * n);
+    const T* a = xt.data<T>();
+    const T* b = yt.data<T>();
+    const int64_t lda = xt.dim(rx - 1), ldb = yt.dim(ry - 1);
+    const int64_t a_mat = xt.dim(rx - 2) * lda, b_mat = yt.dim(ry - 2) * ldb;
+    std::vector<int64_t> coord(rb, 0);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      int64_t ox = 0, oy = 0;
+      for (int i = 0; i < rb; ++i) {
+        ox += coord[i] * xs[i];
+        oy += coord[i] * ys[i];
+      }
+      const T* ap = a + ox * a_mat;
+      const T* bp = b + oy * b_mat;
+      T* cp = c + bi * m * n;
+      bool done = false;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (FitsBlasInt(m, n, k, lda, ldb, n)) {
+          BlasGemm(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
+          done = true;
+        }
+      }
+      if (!done) BlockedGemm<T>(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, ctx->intra_op_pool());
+      for (int i = rb - 1; i >= 0; --i) {  // next batch coordinate, row-major
+        if (++coord[i] < bdims[i]) break;
+        coord[i] = 0;
+      }
+    }
+  }
+
+ private:
+  bool adj_x_ = false, adj_y_ = false;
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<float>("T"), BatchMatMulOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<double>("T"), BatchMatMulOp<double>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int32_t>("T"), BatchMatMulOp<int32_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int64_t>("T"), BatchMatMulOp<int64_t>);
 
 }  // namespace
 }  // namespace cpu

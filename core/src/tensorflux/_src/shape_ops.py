@@ -1,0 +1,115 @@
+"""Shape and utility ops: zeros/ones/fill, *_like, range, shape/size/rank, identity_n,
+stop_gradient, check_numerics (thin over the generated wrappers, TensorFlow 2 names)."""
+
+import builtins
+
+import numpy as np
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.operation import Tensor
+
+# Names the lead exports at top level and in submodules (see the package __init__).
+TOP_LEVEL = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "shape", "size", "rank", "identity_n",
+             "stop_gradient"]
+SUBMODULE_NAMES = {"debugging": ["check_numerics"], "math": []}
+
+
+def _shape_tensor(shape):
+    """``shape`` (a Tensor, or a list/tuple of ints) as an int32 (int64 when needed) vector Tensor."""
+    if isinstance(shape, Tensor):
+        return shape
+    dims = np.asarray(list(shape) if isinstance(shape, (list, tuple)) else shape, dtype=np.int64).reshape(-1)
+    fits32 = dims.size == 0 or builtins.max(abs(int(d)) for d in dims) < 2 ** 31
+    return constant(dims.astype(np.int32 if fits32 else np.int64), name="shape")
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with the scalar ``value``."""
+    return gen_ops.fill(_shape_tensor(dims), value, name=name)
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None):
+    """A tensor of ``shape`` and ``dtype`` holding zeros."""
+    dtype = _dtypes.as_dtype(dtype)
+    return gen_ops.fill(_shape_tensor(shape), constant(0, dtype=dtype), name=name or "zeros")
+
+
+def ones(shape, dtype=_dtypes.float32, name=None):
+    """A tensor of ``shape`` and ``dtype`` holding ones."""
+    dtype = _dtypes.as_dtype(dtype)
+    return gen_ops.fill(_shape_tensor(shape), constant(1, dtype=dtype), name=name or "ones")
+
+
+def _shape_of(x):
+    """x's shape as a constant when statically known (so later shape inference sees it), else a Shape op."""
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is not None and builtins.all(d is not None for d in dims):
+        return _shape_tensor(dims)
+    return gen_ops.shape(x)
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
+    """Zeros with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
+        return gen_ops.fill(_shape_of(x), constant(0, dtype=_dtypes.as_dtype(dtype)), name=name or "zeros_like")
+    return gen_ops.zeros_like(x, name=name)
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
+    """Ones with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
+        return gen_ops.fill(_shape_of(x), constant(1, dtype=_dtypes.as_dtype(dtype)), name=name or "ones_like")
+    return gen_ops.ones_like(x, name=name)
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (TensorFlow's name)
+    """start, start + delta, ... below ``limit`` (``range(n)`` counts from 0), like TensorFlow's tf.range."""
+    if limit is None:
+        start, limit = 0, start
+    values = [start, limit, delta]
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+    else:
+        tensor_types = [v.dtype for v in values if isinstance(v, Tensor)]
+        if tensor_types:
+            dtype = tensor_types[0]
+        elif builtins.any(isinstance(v, float) or np.asarray(v).dtype.kind == "f" for v in values):
+            dtype = _dtypes.float32
+        else:
+            dtype = _dtypes.int32
+    args = [v if isinstance(v, Tensor) else constant(v, dtype=dtype) for v in values]
+    return gen_ops.range(*args, name=name)
+
+
+def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002 (TensorFlow's name)
+    """The dimensions of ``input`` as a 1-D tensor."""
+    return gen_ops.shape(input, out_type=_dtypes.as_dtype(out_type), name=name)
+
+
+def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002 (TensorFlow's name)
+    """The number of elements of ``input``, as a scalar tensor."""
+    return gen_ops.size(input, out_type=_dtypes.as_dtype(out_type), name=name)
+
+
+def rank(input, name=None):  # noqa: A002 (TensorFlow's name)
+    """The number of dimensions of ``input``, as an int32 scalar tensor."""
+    return gen_ops.rank(input, name=name)
+
+
+def identity_n(input, name=None):  # noqa: A002 (TensorFlow's name)
+    """Each tensor of the list ``input``, unchanged."""
+    return gen_ops.identity_n(list(input), name=name)
+
+
+def stop_gradient(input, name=None):  # noqa: A002 (TensorFlow's name)
+    """``input`` unchanged; gradients are not propagated through it."""
+    return gen_ops.stop_gradient(input, name=name)
+
+
+def check_numerics(tensor, message, name=None):
+    """``tensor`` unchanged; running it fails with ``message`` when it holds an Inf or a NaN."""
+    return gen_ops.check_numerics(tensor, message=message, name=name)
