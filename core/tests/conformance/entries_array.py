@@ -1,4 +1,5 @@
-"""Conformance entries: array and structural ops."""
+"""Conformance entries: array and structural ops (the array transforms are in
+entries_array_transforms.py)."""
 
 import numpy as np
 

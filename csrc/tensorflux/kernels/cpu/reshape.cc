@@ -1,6 +1,8 @@
-// CPU kernel for Reshape: validates the target shape and shares the input's buffer.
+// CPU kernels for Reshape, ExpandDims and Squeeze: validate the new shape and share the input's
+// buffer (no data moves).
 #include <vector>
 
+#include "tensorflux/kernels/cpu/array_kernel_util.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -82,7 +84,65 @@ class ReshapeOp : public OpKernel {
   }
 };
 
+// Output 0 is input 0's buffer with a size-1 dimension inserted at `dim`.
+class ExpandDimsOp : public OpKernel {
+ public:
+  explicit ExpandDimsOp(OpKernelConstruction* c) : OpKernel(c) {}
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, ctx->output_type(0)));
+    const Tensor& in = ctx->input(0);
+    std::vector<int64_t> dim;
+    TX_CTX_RETURN_IF_ERROR(ctx, ReadIndexInput(ctx, 1, "dim", 1, &dim));
+    if (dim.size() != 1) {
+      ctx->SetStatus(InvalidArgument("ExpandDims' dim must hold exactly one value, got ", dim.size()));
+      return;
+    }
+    int axis;
+    TX_CTX_RETURN_IF_ERROR(ctx, array_util::CanonicalAxis(dim[0], in.rank() + 1, "ExpandDims dim", &axis));
+    std::vector<int64_t> dims = in.shape().dims();
+    dims.insert(dims.begin() + axis, 1);
+    ctx->set_output(0, in.Reshaped(TensorShape(std::move(dims))));
+  }
+};
+
+// Output 0 is input 0's buffer without the listed (or all) size-1 dimensions.
+class SqueezeOp : public OpKernel {
+ public:
+  explicit SqueezeOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(c->GetAttr("squeeze_dims", &axes_)); }
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, ctx->output_type(0)));
+    const Tensor& in = ctx->input(0);
+    const int rank = in.rank();
+    std::vector<bool> drop(rank, axes_.empty());
+    if (axes_.empty())
+      for (int d = 0; d < rank; ++d) drop[d] = in.dim(d) == 1;
+    for (int64_t a : axes_) {
+      int axis;
+      TX_CTX_RETURN_IF_ERROR(ctx, array_util::CanonicalAxis(a, rank, "Squeeze dimension", &axis));
+      if (in.dim(axis) != 1) {
+        ctx->SetStatus(InvalidArgument("Can not squeeze dim[", axis, "], expected a dimension of 1, got ",
+                                       in.dim(axis), " (input shape ", in.shape().ToString(), ")"));
+        return;
+      }
+      drop[axis] = true;
+    }
+    std::vector<int64_t> dims;
+    for (int d = 0; d < rank; ++d)
+      if (!drop[d]) dims.push_back(in.dim(d));
+    ctx->set_output(0, in.Reshaped(TensorShape(std::move(dims))));
+  }
+
+ private:
+  std::vector<int64_t> axes_;
+};
+
 TX_REGISTER_KERNEL(KernelDefBuilder("Reshape"), ReshapeOp);
+TX_REGISTER_ARRAY_KERNEL("ExpandDims", ExpandDimsOp);
+TX_REGISTER_ARRAY_KERNEL("Squeeze", SqueezeOp);
 
 }  // namespace
 }  // namespace cpu
