@@ -1,7 +1,12 @@
-"""Neural-network ops (``tx.nn``): relu, softmax, bias_add."""
+"""Neural-network ops (``tx.nn``): activations, softmax family, losses, convolution, pooling,
+normalization. Thin compositions over the generated wrappers, with TensorFlow 2 signatures."""
 
+from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor
+
+# Top-level names this module would like exported from ``tensorflux`` (none: all live in tx.nn).
+TOP_LEVEL = []
 
 
 def relu(features, name=None):
@@ -9,14 +14,55 @@ def relu(features, name=None):
     return gen_ops.relu(features, name=name)
 
 
+def relu6(features, name=None):
+    """min(max(features, 0), 6) element-wise."""
+    return gen_ops.relu6(features, name=name)
+
+
+def elu(features, name=None):
+    """features where positive, exp(features) - 1 elsewhere."""
+    return gen_ops.elu(features, name=name)
+
+
+def selu(features, name=None):
+    """Scaled ELU with TensorFlow's constants (scale 1.0507..., alpha 1.6732...)."""
+    return gen_ops.selu(features, name=name)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """features where positive, alpha * features elsewhere."""
+    return gen_ops.leaky_relu(features, alpha=float(alpha), name=name)
+
+
+def softplus(features, name=None):
+    """log(exp(features) + 1) element-wise, without overflow."""
+    return gen_ops.softplus(features, name=name)
+
+
+def softsign(features, name=None):
+    """features / (abs(features) + 1) element-wise."""
+    return gen_ops.softsign(features, name=name)
+
+
+def _check_last_axis(logits, axis, what):
+    if axis is None or axis == -1:
+        return
+    rank = logits.shape.rank if isinstance(logits, Tensor) else None
+    if rank is None or axis != rank - 1:
+        raise NotImplementedError("%s over an axis other than the last one (axis=%r) is not supported yet"
+                                  % (what, axis))
+
+
 def softmax(logits, axis=None, name=None):
     """exp(logits) / sum(exp(logits)) over the last axis (``axis`` may only name the last one)."""
-    if axis is not None and axis != -1:
-        rank = logits.shape.rank if isinstance(logits, Tensor) else None
-        if rank is None or axis != rank - 1:
-            raise NotImplementedError("softmax over an axis other than the last one (axis=%r) is not supported yet"
-                                      % (axis,))
+    _check_last_axis(logits, axis, "softmax")
     return gen_ops.softmax(logits, name=name)
+
+
+def log_softmax(logits, axis=None, name=None):
+    """logits - log(sum(exp(logits))) over the last axis (``axis`` may only name the last one)."""
+    _check_last_axis(logits, axis, "log_softmax")
+    return gen_ops.log_softmax(logits, name=name)
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -29,3 +75,152 @@ def bias_add(value, bias, data_format=None, name=None):
     else:
         raise ValueError("data_format must be of the form N...C or NC..., not %r" % data_format)
     return gen_ops.bias_add(value, bias, data_format=data_format, name=name)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """Per-row cross-entropy of the label distributions against softmax(logits); rank-2 inputs
+    with classes on the last axis. Returns the loss only, like TensorFlow 2."""
+    _check_last_axis(logits, None if axis == -1 else axis, "softmax_cross_entropy_with_logits")
+    loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
+    return loss
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """Per-row cross-entropy of integer class labels [batch] against softmax(logits [batch, classes]);
+    a label outside [0, classes) is an InvalidArgumentError."""
+    loss, _ = gen_ops.sparse_softmax_cross_entropy_with_logits(logits, labels, name=name)
+    return loss
+
+
+def _expand(v, n, what):
+    """An int or a list of 1, 2 or 4 ints -> the 4-element NHWC attr list."""
+    if isinstance(v, int):
+        return [1, v, v, 1]
+    v = list(v)
+    if len(v) == 1:
+        return [1, v[0], v[0], 1]
+    if len(v) == 2:
+        return [1, v[0], v[1], 1]
+    if len(v) == 4:
+        return v
+    raise ValueError("%s must be an int or a list of 1, 2 or 4 ints, got %r" % (what, v))
+
+
+def _padding(padding):
+    """'SAME'/'VALID', or a list of 4 [before, after] pairs -> (padding, explicit_paddings)."""
+    if isinstance(padding, str):
+        return padding.upper(), []
+    pairs = [list(p) for p in padding]
+    if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+        raise ValueError("explicit padding must be 4 [before, after] pairs, got %r" % (padding,))
+    return "EXPLICIT", [int(x) for p in pairs for x in p]
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
+    """2-D convolution of ``input`` [N, H, W, C] with ``filters`` [KH, KW, C, O]; ``padding`` is
+    "SAME", "VALID" or 4 explicit [before, after] pairs."""
+    pad, explicit = _padding(padding)
+    return gen_ops.conv2d(input, filters, strides=_expand(strides, 0, "strides"), padding=pad,
+                          explicit_paddings=explicit, data_format=data_format,
+                          dilations=_expand(dilations if dilations is not None else 1, 0, "dilations"), name=name)
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
+    """Depthwise 2-D convolution: each input channel with its own [KH, KW] filters
+    (``filter`` [KH, KW, C, multiplier]); only a [1, 1] rate (dilations) is supported."""
+    if dilations is not None and list(dilations) not in ([1, 1], [1, 1, 1, 1]):
+        raise NotImplementedError("depthwise_conv2d supports only dilations [1, 1], got %r" % (dilations,))
+    pad, explicit = _padding(padding)
+    return gen_ops.depthwise_conv2d_native(input, filter, strides=_expand(strides, 0, "strides"), padding=pad,
+                                           explicit_paddings=explicit, data_format=data_format or "NHWC",
+                                           name=name)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Maximum over ``ksize`` windows moved by ``strides`` ("SAME", "VALID" or explicit pairs)."""
+    pad, explicit = _padding(padding)
+    return gen_ops.max_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
+                            padding=pad, explicit_paddings=explicit, data_format=data_format, name=name)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Mean over ``ksize`` windows moved by ``strides``; padded positions are not counted."""
+    return gen_ops.avg_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
+                            padding=padding.upper(), data_format=data_format, name=name)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2 as a scalar."""
+    return gen_ops.l2_loss(t, name=name)
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """Whether targets[i] is among the k largest predictions[i] (ties count as in)."""
+    return gen_ops.in_top_kv2(predictions, targets, k, name=name)
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+                     is_training=True, name=None, exponential_avg_factor=1.0):
+    """FusedBatchNormV3 as tf.compat.v1.nn.fused_batch_norm: returns (y, batch_mean, batch_variance)."""
+    from tensorflux._src import constant_op
+    import numpy as np
+    if mean is None:
+        mean = constant_op.constant(np.zeros((0,), np.float32))
+    if variance is None:
+        variance = constant_op.constant(np.zeros((0,), np.float32))
+    out = gen_ops.fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=float(epsilon),
+                                      exponential_avg_factor=float(exponential_avg_factor),
+                                      data_format=data_format, is_training=is_training, name=name)
+    return out[0], out[1], out[2]
+
+
+def _rsqrt(x):
+    if hasattr(gen_ops, "rsqrt"):
+        return gen_ops.rsqrt(x)
+    if hasattr(gen_ops, "sqrt"):
+        return math_ops.divide(1.0, gen_ops.sqrt(x))
+    return gen_ops.pow(x, -0.5)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, with broadcasting;
+    offset and scale may be None."""
+    inv = _rsqrt(math_ops.add(variance, variance_epsilon))
+    if scale is not None:
+        inv = math_ops.multiply(inv, scale)
+    shift = math_ops.negative(math_ops.multiply(mean, inv))
+    if offset is not None:
+        shift = math_ops.add(shift, offset)
+    return math_ops.add(math_ops.multiply(x, inv), shift, name=name)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """(mean, variance) of ``x`` over ``axes`` (variance is the biased mean of squared deviations)."""
+    del shift  # accepted for TensorFlow compatibility; unused, as in TF 2
+    axes = list(axes)
+    mean = math_ops.reduce_mean(x, axis=axes, keepdims=True)
+    centered = math_ops.subtract(x, mean)
+    sq = math_ops.multiply(centered, centered)
+    variance = math_ops.reduce_mean(sq, axis=axes, keepdims=keepdims)
+    if not keepdims:
+        mean = math_ops.reduce_mean(x, axis=axes, keepdims=False)
+    return mean, variance
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes each element with probability ``rate`` and scales the rest by 1 / (1 - rate);
+    ``noise_shape`` (broadcastable to x's shape) shares one draw across broadcast dimensions."""
+    from tensorflux._src import array_ops, constant_op
+    import numpy as np
+    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
+        raise ValueError("rate must be a scalar in [0, 1), got %r" % (rate,))
+    x = x if isinstance(x, Tensor) else constant_op.constant(x)
+    if isinstance(rate, (int, float)) and rate == 0:
+        return array_ops.identity(x, name=name)
+    shape = gen_ops.shape(x) if noise_shape is None else constant_op.constant(np.asarray(noise_shape, np.int32))
+    seed1, seed2 = (0, 0) if seed is None else (87654321, int(seed))
+    noise = gen_ops.random_uniform(shape, dtype=x.dtype, seed=seed1, seed2=seed2)
+    keep = gen_ops.cast(gen_ops.greater_equal(noise, constant_op.constant(np.asarray(rate, x.dtype.as_numpy_dtype))),
+                        DstT=x.dtype)
+    scale = constant_op.constant(np.asarray(1.0 / (1.0 - rate), x.dtype.as_numpy_dtype))
+    return math_ops.multiply(math_ops.multiply(x, scale), keep, name=name)

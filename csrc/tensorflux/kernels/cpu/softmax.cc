@@ -1,5 +1,6 @@
-// CPU kernel for Softmax over the last axis, numerically stable (max subtracted first).
+// CPU kernels for Softmax and LogSoftmax over the last axis, numerically stable (max subtracted first).
 #include <algorithm>
+#include <cmath>
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/vec_math.h"
@@ -31,8 +32,24 @@ void SoftmaxRow(const T* x, T* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] *= inv;
 }
 
-// Softmax of each row along the last axis; rank >= 1.
+// y = x - max(x) - log(sum(exp(x - max(x)))) for one row of n > 0 elements (y may alias x).
 template <typename T>
+void LogSoftmaxRow(const T* x, T* y, int64_t n) {
+  const T m = VecMax(x, n);
+  constexpr int64_t kChunk = 256;
+  T buf[kChunk];
+  T sum = 0;
+  for (int64_t b = 0; b < n; b += kChunk) {  // exp goes to a local buffer: y may alias x
+    const int64_t len = std::min(kChunk, n - b);
+    VecExpArray(x + b, m, buf, len);
+    sum += RowSum(buf, len);
+  }
+  const T shift = m + std::log(sum);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+}
+
+// Softmax (kLog false) or LogSoftmax (kLog true) of each row along the last axis; rank >= 1.
+template <typename T, bool kLog = false>
 class SoftmaxOp : public OpKernel {
  public:
   explicit SoftmaxOp(OpKernelConstruction* c) : OpKernel(c) {}
@@ -52,13 +69,18 @@ class SoftmaxOp : public OpKernel {
     const T* x = xt.data<T>();
     T* y = out->data<T>();
     ParallelItems(ctx->intra_op_pool(), rows, cols * 8, [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) SoftmaxRow(x + r * cols, y + r * cols, cols);
+      for (int64_t r = b; r < e; ++r) {
+        if constexpr (kLog) LogSoftmaxRow(x + r * cols, y + r * cols, cols);
+        else SoftmaxRow(x + r * cols, y + r * cols, cols);
+      }
     });
   }
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("Softmax").TypeConstraint<float>("T"), SoftmaxOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("Softmax").TypeConstraint<double>("T"), SoftmaxOp<double>);
+TX_REGISTER_KERNEL(KernelDefBuilder("LogSoftmax").TypeConstraint<float>("T"), SoftmaxOp<float, true>);
+TX_REGISTER_KERNEL(KernelDefBuilder("LogSoftmax").TypeConstraint<double>("T"), SoftmaxOp<double, true>);
 
 }  // namespace
 }  // namespace cpu

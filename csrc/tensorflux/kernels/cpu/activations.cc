@@ -1,0 +1,98 @@
+// CPU kernels for the elementwise activations Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign.
+#include <algorithm>
+#include <cmath>
+
+#include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+namespace tx {
+namespace cpu {
+namespace {
+
+struct Relu6Fn {
+  template <typename T> T operator()(T x) const { return std::min(std::max(x, T(0)), T(6)); }
+};
+struct EluFn {
+  template <typename T> T operator()(T x) const { return x > T(0) ? x : std::expm1(x); }
+};
+struct SeluFn {
+  template <typename T> T operator()(T x) const {
+    constexpr T kScale = T(1.0507009873554804934193349852946);
+    constexpr T kScaleAlpha = T(1.7580993408473768599402175208123);
+    return x > T(0) ? kScale * x : kScaleAlpha * std::expm1(x);
+  }
+};
+// log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), exact and overflow-free.
+struct SoftplusFn {
+  template <typename T> T operator()(T x) const { return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x))); }
+};
+struct SoftsignFn {
+  template <typename T> T operator()(T x) const { return x / (T(1) + std::abs(x)); }
+};
+
+// y = Fn(x) elementwise; `cost` is the rough per-element work for the parallel split.
+template <typename T, typename Fn, int kCost>
+class ActivationOp : public OpKernel {
+ public:
+  explicit ActivationOp(OpKernelConstruction* c) : OpKernel(c) {}
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+    const Tensor& xt = ctx->input(0);
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, xt.shape(), &out));
+    const T* x = xt.data<T>();
+    T* y = out->data<T>();
+    const Fn fn;
+    ParallelRange(ctx->intra_op_pool(), xt.num_elements(), kCost, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = fn(x[i]);
+    });
+  }
+};
+
+// LeakyRelu: x where x > 0, alpha * x elsewhere.
+template <typename T>
+class LeakyReluOp : public OpKernel {
+ public:
+  explicit LeakyReluOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(c->GetAttr("alpha", &alpha_)); }
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+    const Tensor& xt = ctx->input(0);
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, xt.shape(), &out));
+    const T* x = xt.data<T>();
+    T* y = out->data<T>();
+    const T a = static_cast<T>(alpha_);
+    ParallelRange(ctx->intra_op_pool(), xt.num_elements(), 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = x[i] > T(0) ? x[i] : a * x[i];
+    });
+  }
+
+ private:
+  float alpha_ = 0.2f;
+};
+
+#define TX_ACT(OP, FN, COST, T) \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), ActivationOp<T, FN, COST>)
+TX_ACT("Relu6", Relu6Fn, 1, float);
+TX_ACT("Relu6", Relu6Fn, 1, double);
+TX_ACT("Relu6", Relu6Fn, 1, int32_t);
+TX_ACT("Relu6", Relu6Fn, 1, int64_t);
+TX_ACT("Elu", EluFn, 16, float);
+TX_ACT("Elu", EluFn, 16, double);
+TX_ACT("Selu", SeluFn, 16, float);
+TX_ACT("Selu", SeluFn, 16, double);
+TX_ACT("Softplus", SoftplusFn, 32, float);
+TX_ACT("Softplus", SoftplusFn, 32, double);
+TX_ACT("Softsign", SoftsignFn, 4, float);
+TX_ACT("Softsign", SoftsignFn, 4, double);
+#undef TX_ACT
+TX_REGISTER_KERNEL(KernelDefBuilder("LeakyRelu").TypeConstraint<float>("T"), LeakyReluOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("LeakyRelu").TypeConstraint<double>("T"), LeakyReluOp<double>);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tx
