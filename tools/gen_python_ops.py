@@ -34,7 +34,8 @@ SINGLE, NUMBER_LIST, TYPE_LIST = 0, 1, 2
 # yet; when it does, this table moves there so the Go generator shares it.
 ARG_RENAMES = {(op, "reduction_indices"): "axis"
                for op in ("All", "Any", "EuclideanNorm", "Max", "Mean", "Min", "Prod", "Sum")}
-ARG_RENAMES.update({("Split", "split_dim"): "axis", ("SplitV", "split_dim"): "axis"})
+ARG_RENAMES.update({("Split", "split_dim"): "axis", ("SplitV", "split_dim"): "axis", ("ExpandDims", "dim"): "axis"})
+ARG_RENAMES[("Where", "input")] = "condition"
 
 DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8", 7: "string",
                8: "complex64", 9: "int64", 10: "bool", 11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16",

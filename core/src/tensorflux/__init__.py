@@ -1,22 +1,31 @@
 """Tensorflux: describe a dataflow graph in Python, run it in the C++ engine.
 
-The public API is exactly the names listed in ``__all__`` (plus the ``errors`` and ``nn``
-modules); everything under ``tensorflux._src`` is private.
+The public API is exactly the names listed in ``__all__`` (plus the ``debugging``, ``errors``,
+``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
 """
 
 from tensorflux._src import lib as _lib
-from tensorflux._src.array_ops import cast, identity, no_op, placeholder, reshape
+from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, identity, newaxis, no_op, pad,
+                                       placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
+                                       tile, transpose, unstack)
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
                                     float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
                                    reset_default_graph)
+from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
 from tensorflux._src.importer import import_graph_def
-from tensorflux._src.math_ops import add, divide, matmul, multiply, reduce_mean, reduce_sum, subtract
+from tensorflux._src.math_ops import (abs, add, add_n, clip_by_value, cos, divide, equal, exp, floor, greater,
+                                      greater_equal, less, less_equal, logical_and, logical_not, logical_or, matmul,
+                                      maximum, minimum, multiply, negative, not_equal, pow, reduce_mean, reduce_sum,
+                                      round, sigmoid, sign, sin, sqrt, square, subtract, tan, tanh, truediv)
 from tensorflux._src.operation import Operation, Tensor
+from tensorflux._src.reduce_ops import argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_min, reduce_prod
 from tensorflux._src.session import Session
+from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range, rank, shape, size, stop_gradient,
+                                       zeros, zeros_like)
 from tensorflux._src.tensor_shape import TensorShape
-from tensorflux import errors, nn
+from tensorflux import debugging, errors, linalg, math, nn, random
 
 __version__ = _lib.c.version()
 
@@ -25,9 +34,18 @@ __all__ = [
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
     "get_default_graph", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
+    # Element-wise math that TensorFlow also exports at the top level (all of it is in tx.math).
+    "abs", "add_n", "clip_by_value", "cos", "equal", "exp", "floor", "greater", "greater_equal", "less",
+    "less_equal", "logical_and", "logical_not", "logical_or", "maximum", "minimum", "negative", "not_equal", "pow",
+    "round", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh", "truediv",
     "bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64",
-    "errors", "nn",
+    # Array, index, reduction and shape functions.
+    "argmax", "argmin", "broadcast_to", "concat", "expand_dims", "fill", "gather", "gather_nd", "identity_n",
+    "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
+    "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
+    "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
+    "debugging", "errors", "linalg", "math", "nn", "random",
     "GraphDef", "ConfigProto",
 ]
 

@@ -40,6 +40,8 @@ class Sample:
     rtol: Optional[float] = None
     atol: Optional[float] = None
     note: str = ""
+    # False when TensorFlow has no CPU kernel for this case (say why in `note`).
+    cross_check: bool = True
 
 
 @dataclasses.dataclass
@@ -155,13 +157,17 @@ def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != expected {expected.shape}"
     if actual.dtype.kind in "biu":
         np.testing.assert_array_equal(actual, expected.astype(actual.dtype), err_msg=what)
+    elif actual.dtype.kind == "c":
+        np.testing.assert_allclose(actual.astype(np.complex128), expected.astype(np.complex128), rtol=rtol, atol=atol,
+                                   equal_nan=True, err_msg=what)
     else:
         np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
 
 
-# tf.raw_ops applies TensorFlow's ApiDef renames of a few input arguments.
-TF_RAW_OPS_RENAMES = {"reduction_indices": "axis", "split_dim": "axis"}
+# tf.raw_ops applies TensorFlow's ApiDef renames of a few arguments and attrs: (op or "*", name) -> name.
+TF_RAW_OPS_RENAMES = {("*", "reduction_indices"): "axis", ("*", "split_dim"): "axis", ("Where", "input"): "condition",
+                      ("ExpandDims", "dim"): "axis", ("Squeeze", "squeeze_dims"): "axis"}
 
 
 def tf_outputs(entry: OpEntry, sample: Sample) -> Optional[list]:
@@ -173,9 +179,10 @@ def tf_outputs(entry: OpEntry, sample: Sample) -> Optional[list]:
     fn = getattr(tf.raw_ops, entry.op)
     kwargs = {}
     for k, v in sample.inputs.items():
-        k = TF_RAW_OPS_RENAMES.get(k, k)
+        k = TF_RAW_OPS_RENAMES.get((entry.op, k), TF_RAW_OPS_RENAMES.get(("*", k), k))
         kwargs[k] = [tf.constant(x) for x in v] if isinstance(v, (list, tuple)) else tf.constant(np.asarray(v))
     for k, v in sample.attrs.items():
+        k = TF_RAW_OPS_RENAMES.get((entry.op, k), k)
         kwargs[k] = tf.as_dtype(v.as_numpy_dtype) if isinstance(v, tx.DType) else v
     out = fn(**kwargs)
     if isinstance(out, tf.Operation) or out is None:

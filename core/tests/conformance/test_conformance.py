@@ -82,7 +82,7 @@ def test_error(entry, err, mode):
 
 @pytest.mark.parametrize("entry,sample", [
     pytest.param(e, s, id=f"{op}-{i}") for op, e in sorted(ENTRIES.items()) if e.cross_check
-    for i, s in enumerate(e.samples)])
+    for i, s in enumerate(e.samples) if s.cross_check])
 def test_matches_tensorflow(entry, sample):
     pytest.importorskip("tensorflow")
     theirs = harness.tf_outputs(entry, sample)

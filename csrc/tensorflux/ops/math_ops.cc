@@ -1,5 +1,6 @@
-// Math ops: elementwise arithmetic with broadcasting, MatMul, Sum, Mean, Cast
-// (signatures identical to TensorFlow's).
+// Math ops that are not plain elementwise maps: MatMul, Sum, Mean, Cast, AddN, ClipByValue
+// (signatures identical to TensorFlow's). Elementwise ops are in elementwise_ops.cc and
+// logic_ops.cc.
 #include <cstdint>
 #include <vector>
 
@@ -63,54 +64,35 @@ Status ReductionShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// Every input must have one shape (unknown dims merge); the output has it.
+Status AddNShape(InferenceContext* c) {
+  PartialShape out = c->input(0);
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    if (!out.IsCompatibleWith(c->input(i)))
+      return InvalidArgument("Inputs to AddN must all have the same shape, but input 0 has shape ",
+                             c->input(0).ToString(), " and input ", i, " has shape ", c->input(i).ToString());
+    TX_RETURN_IF_ERROR(out.Merge(c->input(i), &out));
+  }
+  c->set_output(0, out);
+  return Status::OK();
+}
+
+// The output has t's shape; each clip value must broadcast to it without enlarging it
+// (Note [Clip broadcasting] in kernels/cpu/clip.cc).
+Status ClipByValueShape(InferenceContext* c) {
+  const PartialShape& t = c->input(0);
+  for (int i = 1; i <= 2; ++i) {
+    PartialShape b;
+    Status s = BroadcastShapes(t, c->input(i), &b);
+    if (!s.ok() || !b.IsCompatibleWith(t))
+      return InvalidArgument(i == 1 ? "clip_value_min" : "clip_value_max", " of shape ", c->input(i).ToString(),
+                             " does not broadcast to the shape of t, ", t.ToString());
+  }
+  c->set_output(0, t);
+  return Status::OK();
+}
+
 }  // namespace
-
-TX_REGISTER_OP("AddV2")
-    .Input("x: T")
-    .Input("y: T")
-    .Output("z: T")
-    .Attr("T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, "
-          "complex128}")
-    .SetIsCommutative()
-    .SetIsAggregate()
-    .SetShapeFn(shape_fns::BroadcastBinaryOp)
-    .Summary("Returns x + y elementwise, with NumPy broadcasting.");
-
-TX_REGISTER_OP("Add")
-    .Input("x: T")
-    .Input("y: T")
-    .Output("z: T")
-    .Attr("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, complex128, string}")
-    .SetShapeFn(shape_fns::BroadcastBinaryOp)
-    .Summary("Returns x + y elementwise, with NumPy broadcasting (the older form of AddV2).");
-
-TX_REGISTER_OP("Sub")
-    .Input("x: T")
-    .Input("y: T")
-    .Output("z: T")
-    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, "
-          "uint64}")
-    .SetShapeFn(shape_fns::BroadcastBinaryOp)
-    .Summary("Returns x - y elementwise, with NumPy broadcasting.");
-
-TX_REGISTER_OP("Mul")
-    .Input("x: T")
-    .Input("y: T")
-    .Output("z: T")
-    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, "
-          "complex128}")
-    .SetIsCommutative()
-    .SetShapeFn(shape_fns::BroadcastBinaryOp)
-    .Summary("Returns x * y elementwise, with NumPy broadcasting.");
-
-TX_REGISTER_OP("RealDiv")
-    .Input("x: T")
-    .Input("y: T")
-    .Output("z: T")
-    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, "
-          "complex128}")
-    .SetShapeFn(shape_fns::BroadcastBinaryOp)
-    .Summary("Returns x / y elementwise, with NumPy broadcasting (integers truncate toward zero).");
 
 TX_REGISTER_OP("MatMul")
     .Input("a: T")
@@ -152,5 +134,25 @@ TX_REGISTER_OP("Cast")
     .Attr("Truncate: bool = false")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Summary("Converts each element to another type (floats to integers truncate toward zero).");
+
+TX_REGISTER_OP("AddN")
+    .Input("inputs: N * T")
+    .Output("sum: T")
+    .Attr("N: int >= 1")
+    .Attr("T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, "
+          "quint16, uint16, complex128, half, uint32, uint64, variant}")
+    .SetIsCommutative()
+    .SetIsAggregate()
+    .SetShapeFn(AddNShape)
+    .Summary("Adds all input tensors elementwise; they must all have the same shape.");
+
+TX_REGISTER_OP("ClipByValue")
+    .Input("t: T")
+    .Input("clip_value_min: T")
+    .Input("clip_value_max: T")
+    .Output("output: T")
+    .Attr("T: numbertype")
+    .SetShapeFn(ClipByValueShape)
+    .Summary("Returns max(min(t, clip_value_max), clip_value_min) elementwise; the clip values broadcast to t.");
 
 }  // namespace tx

@@ -1,5 +1,8 @@
-"""Math ops and the Tensor operators (+ - * / @ and unary -), thin over the generated wrappers.
-Python scalars next to a Tensor are converted to the Tensor's dtype."""
+"""Math ops and the Tensor operators, thin over the generated wrappers.
+
+Dtypes are never promoted implicitly (docs/dtypes.md): Tensors of different dtypes in one op are
+a TypeError, Python scalars and NumPy values next to a Tensor take its dtype, true division of
+integers casts them to a float type first, and comparisons give bool."""
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.array_ops import cast, reshape
@@ -44,9 +47,142 @@ def divide(x, y, name=None):
     return gen_ops.real_div(x, y, name=name)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """The matrix product of ``a`` and ``b`` (each optionally transposed first)."""
-    return gen_ops.mat_mul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, name=name)
+truediv = divide
+
+
+def floordiv(x, y, name=None):
+    """floor(x / y) element-wise: integers round toward -inf; integer division by zero is an error."""
+    return gen_ops.floor_div(x, y, name=name or "floordiv")
+
+
+def floormod(x, y, name=None):
+    """x - floordiv(x, y) * y element-wise: the remainder has y's sign (Python's ``%``)."""
+    return gen_ops.floor_mod(x, y, name=name or "FloorMod")
+
+
+mod = floormod
+
+
+def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
+    """x ** y element-wise; integer tensors reject negative exponents."""
+    return gen_ops.pow(x, y, name=name or "Pow")
+
+
+def _binary(gen_fn, op_name, doc):
+    def fn(x, y, name=None):
+        return gen_fn(x, y, name=name or op_name)
+
+    fn.__name__ = fn.__qualname__ = gen_fn.__name__
+    fn.__doc__ = doc
+    return fn
+
+
+def _unary(gen_fn, op_name, doc):
+    def fn(x, name=None):
+        return gen_fn(x, name=name or op_name)
+
+    fn.__name__ = fn.__qualname__ = gen_fn.__name__
+    fn.__doc__ = doc
+    return fn
+
+
+maximum = _binary(gen_ops.maximum, "Maximum", "max(x, y) element-wise, with broadcasting; NaN if either is NaN.")
+minimum = _binary(gen_ops.minimum, "Minimum", "min(x, y) element-wise, with broadcasting; NaN if either is NaN.")
+squared_difference = _binary(gen_ops.squared_difference, "SquaredDifference", "(x - y) ** 2 element-wise.")
+less = _binary(gen_ops.less, "Less", "x < y element-wise, with broadcasting (a bool Tensor).")
+less_equal = _binary(gen_ops.less_equal, "LessEqual", "x <= y element-wise, with broadcasting (a bool Tensor).")
+greater = _binary(gen_ops.greater, "Greater", "x > y element-wise, with broadcasting (a bool Tensor).")
+greater_equal = _binary(gen_ops.greater_equal, "GreaterEqual",
+                        "x >= y element-wise, with broadcasting (a bool Tensor).")
+logical_and = _binary(gen_ops.logical_and, "LogicalAnd", "x AND y element-wise for bool Tensors.")
+logical_or = _binary(gen_ops.logical_or, "LogicalOr", "x OR y element-wise for bool Tensors.")
+
+abs = _unary(gen_ops.abs, "Abs", "|x| element-wise.")  # noqa: A001
+sign = _unary(gen_ops.sign, "Sign", "-1, 0 or 1 element-wise by the sign of x (NaN stays NaN).")
+square = _unary(gen_ops.square, "Square", "x * x element-wise.")
+sqrt = _unary(gen_ops.sqrt, "Sqrt", "The square root of x element-wise.")
+rsqrt = _unary(gen_ops.rsqrt, "Rsqrt", "1 / sqrt(x) element-wise.")
+reciprocal = _unary(gen_ops.reciprocal, "Reciprocal", "1 / x element-wise.")
+exp = _unary(gen_ops.exp, "Exp", "e ** x element-wise.")
+expm1 = _unary(gen_ops.expm1, "Expm1", "exp(x) - 1 element-wise, accurate near 0.")
+log = _unary(gen_ops.log, "Log", "The natural logarithm of x element-wise.")
+log1p = _unary(gen_ops.log1p, "Log1p", "log(1 + x) element-wise, accurate near 0.")
+sin = _unary(gen_ops.sin, "Sin", "sin(x) element-wise.")
+cos = _unary(gen_ops.cos, "Cos", "cos(x) element-wise.")
+tan = _unary(gen_ops.tan, "Tan", "tan(x) element-wise.")
+tanh = _unary(gen_ops.tanh, "Tanh", "The hyperbolic tangent of x element-wise.")
+sigmoid = _unary(gen_ops.sigmoid, "Sigmoid", "1 / (1 + exp(-x)) element-wise.")
+erf = _unary(gen_ops.erf, "Erf", "The Gauss error function of x element-wise.")
+floor = _unary(gen_ops.floor, "Floor", "The largest integer not greater than x, element-wise.")
+ceil = _unary(gen_ops.ceil, "Ceil", "The smallest integer not less than x, element-wise.")
+is_nan = _unary(gen_ops.is_nan, "IsNan", "Whether x is NaN, element-wise (a bool Tensor).")
+is_finite = _unary(gen_ops.is_finite, "IsFinite", "Whether x is neither infinite nor NaN, element-wise.")
+logical_not = _unary(gen_ops.logical_not, "LogicalNot", "NOT x element-wise for a bool Tensor.")
+
+
+def negative(x, name=None):
+    """-x element-wise (integers wrap: -MIN == MIN)."""
+    return gen_ops.neg(x, name=name or "Neg")
+
+
+def round(x, name=None):  # noqa: A001 - TensorFlow's name
+    """x rounded to the nearest integer element-wise, halves to even ("banker's rounding", like
+    TensorFlow and NumPy); integer tensors are returned unchanged."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    if x.dtype.is_integer:
+        return x
+    return gen_ops.round(x, name=name or "Round")
+
+
+def equal(x, y, name=None):
+    """x == y element-wise, with broadcasting (a bool Tensor)."""
+    return gen_ops.equal(x, y, name=name or "Equal")
+
+
+def not_equal(x, y, name=None):
+    """x != y element-wise, with broadcasting (a bool Tensor)."""
+    return gen_ops.not_equal(x, y, name=name or "NotEqual")
+
+
+def logical_xor(x, y, name=None):
+    """x XOR y element-wise for bool Tensors: (x OR y) AND NOT (x AND y)."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name or "LogicalXor")
+
+
+def add_n(inputs, name=None):
+    """The element-wise sum of a list of Tensors of one shape and dtype."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("add_n expects a non-empty list of Tensors, got %r" % (inputs,))
+    if len(inputs) == 1 and isinstance(inputs[0], Tensor) and name is None:
+        return inputs[0]
+    return gen_ops.add_n(list(inputs), name=name or "AddN")
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """max(min(t, clip_value_max), clip_value_min) element-wise, of ``t``'s shape; the clip values
+    may be scalars or any shape that broadcasts to ``t``'s (the ClipByValue op)."""
+    return gen_ops.clip_by_value(t, clip_value_min, clip_value_max, name=name or "clip_by_value")
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
+    """The matrix product of ``a`` and ``b`` (each optionally transposed, or adjoint, first); inputs of
+    rank > 2 (or unknown rank) multiply over their last two dims with broadcast batch dims."""
+    if transpose_a is True and adjoint_a is True or transpose_b is True and adjoint_b is True:
+        raise ValueError("Only one of transpose_x and adjoint_x can be True for each input")
+    # Real dtypes only here, so the adjoint is the transpose.
+    ta = adjoint_a if adjoint_a is not False else transpose_a
+    tb = adjoint_b if adjoint_b is not False else transpose_b
+
+    import numpy as np  # local: this function is the only part of the module the batch dispatch touches
+
+    def rank(v):
+        return v.shape.rank if isinstance(v, Tensor) else np.ndim(v)
+
+    ra, rb = rank(a), rank(b)
+    if ra is None or rb is None or ra > 2 or rb > 2:
+        return gen_ops.batch_mat_mul_v2(a, b, adj_x=ta, adj_y=tb, name=name)
+    return gen_ops.mat_mul(a, b, transpose_a=ta, transpose_b=tb, name=name)
 
 
 def _reduction(gen_fn, input_tensor, axis, keepdims, name):
@@ -72,17 +208,10 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return _reduction(gen_ops.mean, input_tensor, axis, keepdims, name)
 
 
-def negative(x, name=None):
-    """-x element-wise."""
-    neg = getattr(gen_ops, "neg", None)
-    if neg is not None:
-        return neg(x, name=name or "Neg")
-    if x.dtype.is_unsigned:
-        return gen_ops.sub(0, x, name=name or "Neg")
-    return gen_ops.mul(x, -1, name=name or "Neg")
-
-
 def _override_operators():
+    """Tensor operators as TensorFlow defines them; ``==`` and ``hash`` stay identity-based, as
+    for TF1 graph tensors (use tx.math.equal for the element-wise comparison)."""
+
     def binary(fn, op_name):
         def forward(self, other):
             return fn(self, other, name=op_name)
@@ -93,12 +222,24 @@ def _override_operators():
         return forward, reverse
 
     for dunder, fn, op_name in (("add", add, "add"), ("sub", subtract, "sub"), ("mul", multiply, "mul"),
-                                ("truediv", divide, "truediv"), ("matmul", matmul, "matmul")):
+                                ("truediv", divide, "truediv"), ("matmul", matmul, "matmul"),
+                                ("floordiv", floordiv, "floordiv"), ("mod", floormod, "mod"), ("pow", pow, "pow"),
+                                ("and", logical_and, "and"), ("or", logical_or, "or"),
+                                ("xor", logical_xor, "xor")):
         forward, reverse = binary(fn, op_name)
         forward.__name__, reverse.__name__ = "__%s__" % dunder, "__r%s__" % dunder
         setattr(Tensor, "__%s__" % dunder, forward)
         setattr(Tensor, "__r%s__" % dunder, reverse)
+    # Comparisons have no reflected forms: Python swaps them itself (2 < t calls t.__gt__(2)).
+    for dunder, fn in (("lt", less), ("le", less_equal), ("gt", greater), ("ge", greater_equal)):
+        def compare(self, other, fn=fn):
+            return fn(self, other)
+
+        compare.__name__ = "__%s__" % dunder
+        setattr(Tensor, "__%s__" % dunder, compare)
     Tensor.__neg__ = lambda self: negative(self)
+    Tensor.__abs__ = lambda self: abs(self)
+    Tensor.__invert__ = lambda self: logical_not(self)
     # NumPy must hand mixed expressions (array + tensor) to the Tensor operators.
     Tensor.__array_ufunc__ = None
 

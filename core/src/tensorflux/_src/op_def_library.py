@@ -66,12 +66,29 @@ def apply_op(sig, name, args, attr_values):
     attrs = [(attr_name, kind, convert_attr(attr_name, kind, value))
              for (attr_name, kind), value in zip(sig.attrs, attr_values) if value is not None]
     inferred = {}
+    inferred_from = {}
     convert = False
-    for (arg_name, type_attr, _, kind), value in zip(sig.inputs, args):
+
+    def infer(type_attr, dtype, arg_name):
+        # No implicit promotion (docs/dtypes.md): Tensors sharing a type attr must agree.
+        if type_attr not in inferred:
+            inferred[type_attr], inferred_from[type_attr] = dtype, arg_name
+        elif inferred[type_attr] != dtype and inferred_from[type_attr] == arg_name:
+            raise TypeError("Tensors in list passed to '%s' of '%s' Op have types %s and %s that don't all match."
+                            % (arg_name, sig.op_type, inferred[type_attr].name, dtype.name))
+        elif inferred[type_attr] != dtype:
+            raise TypeError("Input '%s' of '%s' Op has type %s that does not match type %s of argument '%s'."
+                            % (arg_name, sig.op_type, dtype.name, inferred[type_attr].name,
+                               inferred_from[type_attr]))
+
+    for (arg_name, type_attr, fixed, kind), value in zip(sig.inputs, args):
         if kind == SINGLE:
             if isinstance(value, Tensor):
-                if type_attr and type_attr not in inferred:
-                    inferred[type_attr] = value._dtype
+                if type_attr:
+                    infer(type_attr, value._dtype, arg_name)
+                elif fixed and value._dtype.as_datatype_enum != fixed:
+                    raise TypeError("Input '%s' of '%s' Op has type %s that does not match expected type of %s."
+                                    % (arg_name, sig.op_type, value._dtype.name, _dtypes._BY_ENUM[fixed].name))
             else:
                 convert = True
         else:
@@ -79,8 +96,8 @@ def apply_op(sig, name, args, attr_values):
                 raise TypeError("Expected a list for input %r of %s, not %r." % (arg_name, sig.op_type, value))
             for t in value:
                 if isinstance(t, Tensor):
-                    if kind == NUMBER_LIST and type_attr and type_attr not in inferred:
-                        inferred[type_attr] = t._dtype
+                    if kind == NUMBER_LIST and type_attr:
+                        infer(type_attr, t._dtype, arg_name)
                 else:
                     convert = True
 

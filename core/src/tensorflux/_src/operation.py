@@ -12,6 +12,9 @@ _ATTR_SHAPE = 5
 _ATTR_LIST = 16
 _ATTR_PROTO = 32
 
+# Used as an index, inserts a dimension of size 1 (``x[:, newaxis]``), like ``numpy.newaxis``.
+newaxis = None
+
 
 def _session_for(session, element):
     if session is None:
@@ -220,5 +223,12 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         raise TypeError("Cannot convert a symbolic tx.Tensor (%s) to a NumPy array: run it in a Session to "
                         "get its value. (The value of a feed cannot be a tx.Tensor either.)" % self.name)
+
+    def __getitem__(self, slice_spec):
+        """NumPy-style indexing: ints, slices (with steps), ``...``, ``newaxis`` and scalar int
+        tensors become one StridedSlice; a lone 1-D int index gathers along the first axis."""
+        from tensorflux._src.array_ops import slice_helper
+
+        return slice_helper(self, slice_spec)
 
     __hash__ = object.__hash__

@@ -1,4 +1,6 @@
-// CPU kernels for AddV2, Add, Sub, Mul and RealDiv with NumPy broadcasting.
+// CPU kernels for the binary elementwise ops with NumPy broadcasting: arithmetic (AddV2, Add,
+// Sub, Mul, RealDiv, Div, FloorDiv, FloorMod, Pow, Maximum, Minimum, SquaredDifference),
+// comparisons (bool results) and LogicalAnd / LogicalOr.
 #include <type_traits>
 
 #include "tensorflux/kernels/cpu/binary_functors.h"
@@ -10,30 +12,48 @@ namespace tx {
 namespace cpu {
 namespace {
 
-// True when some element of y[0..n) is zero.
-template <typename T>
-bool AnyZero(const T* y, int64_t n) {
-  bool any = false;
-  for (int64_t i = 0; i < n; ++i) any |= (y[i] == T(0));
-  return any;
+// The error for integer inputs y[0..n) that Op rejects, or OK.
+template <typename T, typename Op>
+Status CheckY(const T* y, int64_t n) {
+  if constexpr (std::is_integral_v<T> && Op::kCheck == IntCheck::kNonZero) {
+    bool any = false;
+    for (int64_t i = 0; i < n; ++i) any |= (y[i] == T(0));
+    if (any) return InvalidArgument("Integer division by zero");
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && Op::kCheck == IntCheck::kNonNegative) {
+    bool any = false;
+    for (int64_t i = 0; i < n; ++i) any |= (y[i] < T(0));
+    if (any) return InvalidArgument("Integers to negative integer powers are not allowed");
+  }
+  return Status::OK();
 }
 
-// Writes into an input's buffer when that input has the output's element count and is held only
-// here (Note [Buffer forwarding]); otherwise allocates.
+// Writes into an input's buffer when that input has the output's dtype and element count and is
+// held only here (Note [Buffer forwarding]); otherwise allocates.
+template <typename T, typename Out>
 Status ForwardOrAllocate(OpKernelContext* ctx, const TensorShape& out_shape, Tensor** out) {
-  const int64_t n = out_shape.num_elements();
-  for (int in = 0; in < 2; ++in) {
-    const Tensor& t = ctx->input(in);
-    if (t.num_elements() == n && t.CanReuseBuffer()) return ctx->forward_input_or_allocate_output(in, 0, out_shape, out);
+  if constexpr (std::is_same_v<T, Out>) {
+    const int64_t n = out_shape.num_elements();
+    for (int in = 0; in < 2; ++in) {
+      const Tensor& t = ctx->input(in);
+      if (t.num_elements() == n && t.CanReuseBuffer())
+        return ctx->forward_input_or_allocate_output(in, 0, out_shape, out);
+    }
   }
   return ctx->allocate_output(0, out_shape, out);
 }
 
 // z = Op(x, y) elementwise with broadcasting; fast paths for equal shapes and one-element inputs.
+// Equal and NotEqual read incompatible_shape_error: when false, shapes that do not broadcast
+// give a scalar (false for Equal, true for NotEqual) instead of an error, as in TensorFlow.
 template <typename T, typename Op>
 class BinaryOp : public OpKernel {
  public:
-  explicit BinaryOp(OpKernelConstruction* c) : OpKernel(c) {}
+  using Out = decltype(Op::Apply(T(), T()));
+
+  explicit BinaryOp(OpKernelConstruction* c) : OpKernel(c) {
+    if constexpr (std::is_same_v<Op, EqualFn> || std::is_same_v<Op, NotEqualFn>)
+      c->SetStatus(c->GetAttr("incompatible_shape_error", &incompatible_shape_error_));
+  }
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
@@ -41,32 +61,34 @@ class BinaryOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
     const Tensor& xt = ctx->input(0);
     const Tensor& yt = ctx->input(1);
-    if constexpr (std::is_same_v<Op, DivFn> && std::is_integral_v<T>) {
-      if (AnyZero(yt.data<T>(), yt.num_elements())) {
-        ctx->SetStatus(InvalidArgument("Integer division by zero"));
-        return;
-      }
-    }
+    TX_CTX_RETURN_IF_ERROR(ctx, (CheckY<T, Op>(yt.data<T>(), yt.num_elements())));
     // Equal shapes: one flat loop (the common case, checked before planning).
     if (xt.shape() == yt.shape()) {
       Tensor* out = nullptr;
-      TX_CTX_RETURN_IF_ERROR(ctx, ForwardOrAllocate(ctx, xt.shape(), &out));
+      TX_CTX_RETURN_IF_ERROR(ctx, (ForwardOrAllocate<T, Out>(ctx, xt.shape(), &out)));
       const T* x = xt.data<T>();
       const T* y = yt.data<T>();
-      T* z = out->data<T>();
+      Out* z = out->data<Out>();
       ParallelRange(ctx->intra_op_pool(), out->num_elements(), Cost(),
                     [&](int64_t b, int64_t e) { ApplyVV<T, Op>(x + b, y + b, z + b, e - b); });
       return;
     }
     BroadcastPlan plan;
-    TX_CTX_RETURN_IF_ERROR(ctx, MakeBroadcastPlan(xt.shape(), yt.shape(), &plan));
+    Status s = MakeBroadcastPlan(xt.shape(), yt.shape(), &plan);
+    if (!s.ok() && !incompatible_shape_error_) {
+      Tensor* out = nullptr;
+      TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape(), &out));
+      out->data<bool>()[0] = std::is_same_v<Op, NotEqualFn>;
+      return;
+    }
+    TX_CTX_RETURN_IF_ERROR(ctx, s);
     Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ForwardOrAllocate(ctx, plan.out_shape, &out));
+    TX_CTX_RETURN_IF_ERROR(ctx, (ForwardOrAllocate<T, Out>(ctx, plan.out_shape, &out)));
     const int64_t n = out->num_elements();
     if (n == 0) return;
     const T* x = xt.data<T>();
     const T* y = yt.data<T>();
-    T* z = out->data<T>();
+    Out* z = out->data<Out>();
     if (xt.num_elements() == 1) {  // scalar op tensor: y already has the output's element order
       const T xs = x[0];
       ParallelRange(ctx->intra_op_pool(), n, Cost(),
@@ -81,17 +103,28 @@ class BinaryOp : public OpKernel {
   }
 
  private:
-  // Relative cost per element: division is several times dearer than the rest.
-  static constexpr int64_t Cost() { return std::is_same_v<Op, DivFn> ? (std::is_integral_v<T> ? 16 : 4) : 1; }
+  // Relative cost per element: division, modulo and pow are several times dearer than the rest.
+  static constexpr int64_t Cost() {
+    constexpr bool dear = std::is_same_v<Op, DivFn> || std::is_same_v<Op, FloorDivFn> ||
+                          std::is_same_v<Op, FloorModFn>;
+    if constexpr (std::is_same_v<Op, PowFn>) return std::is_integral_v<T> ? 8 : 16;
+    return dear ? (std::is_integral_v<T> ? 16 : 4) : 1;
+  }
+
+  bool incompatible_shape_error_ = true;
 };
 
 #define TX_REGISTER_BINARY(OP, FN, T) \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), BinaryOp<T, FN>)
-#define TX_REGISTER_BINARY_ALL(OP, FN)    \
-  TX_REGISTER_BINARY(OP, FN, float);      \
-  TX_REGISTER_BINARY(OP, FN, double);     \
-  TX_REGISTER_BINARY(OP, FN, int32_t);    \
-  TX_REGISTER_BINARY(OP, FN, int64_t);    \
+#define TX_REGISTER_BINARY_INTS(OP, FN) \
+  TX_REGISTER_BINARY(OP, FN, int32_t);  \
+  TX_REGISTER_BINARY(OP, FN, int64_t)
+#define TX_REGISTER_BINARY_REAL(OP, FN) \
+  TX_REGISTER_BINARY(OP, FN, float);    \
+  TX_REGISTER_BINARY(OP, FN, double);   \
+  TX_REGISTER_BINARY_INTS(OP, FN)
+#define TX_REGISTER_BINARY_ALL(OP, FN) \
+  TX_REGISTER_BINARY_REAL(OP, FN);     \
   TX_REGISTER_BINARY(OP, FN, uint8_t)
 
 TX_REGISTER_BINARY_ALL("AddV2", AddFn);
@@ -99,6 +132,24 @@ TX_REGISTER_BINARY_ALL("Add", AddFn);
 TX_REGISTER_BINARY_ALL("Sub", SubFn);
 TX_REGISTER_BINARY_ALL("Mul", MulFn);
 TX_REGISTER_BINARY_ALL("RealDiv", DivFn);
+TX_REGISTER_BINARY_ALL("Div", DivFn);
+TX_REGISTER_BINARY_ALL("FloorDiv", FloorDivFn);
+TX_REGISTER_BINARY_ALL("FloorMod", FloorModFn);
+TX_REGISTER_BINARY_REAL("Pow", PowFn);
+TX_REGISTER_BINARY_ALL("Maximum", MaximumFn);
+TX_REGISTER_BINARY_ALL("Minimum", MinimumFn);
+TX_REGISTER_BINARY_REAL("SquaredDifference", SquaredDifferenceFn);
+
+TX_REGISTER_BINARY_ALL("Equal", EqualFn);
+TX_REGISTER_BINARY("Equal", EqualFn, bool);
+TX_REGISTER_BINARY_ALL("NotEqual", NotEqualFn);
+TX_REGISTER_BINARY("NotEqual", NotEqualFn, bool);
+TX_REGISTER_BINARY_ALL("Less", LessFn);
+TX_REGISTER_BINARY_ALL("LessEqual", LessEqualFn);
+TX_REGISTER_BINARY_ALL("Greater", GreaterFn);
+TX_REGISTER_BINARY_ALL("GreaterEqual", GreaterEqualFn);
+TX_REGISTER_KERNEL(KernelDefBuilder("LogicalAnd"), BinaryOp<bool, LogicalAndFn>);
+TX_REGISTER_KERNEL(KernelDefBuilder("LogicalOr"), BinaryOp<bool, LogicalOrFn>);
 
 }  // namespace
 }  // namespace cpu

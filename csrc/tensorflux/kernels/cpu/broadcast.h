@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tensorflux/core/shape.h"
@@ -26,56 +27,56 @@ struct BroadcastPlan {
 // they do not broadcast.
 Status MakeBroadcastPlan(const TensorShape& x, const TensorShape& y, BroadcastPlan* plan);
 
-// z[i] = Op::Apply(x[i], y[i]) for i < n (z may alias x or y).
-template <typename T, typename Op>
-inline void ApplyVV(const T* x, const T* y, T* z, int64_t n) {
+// z[i] = Op::Apply(x[i], y[i]) for i < n (z may alias x or y). Out is T, or bool for comparisons.
+template <typename T, typename Op, typename Out>
+inline void ApplyVV(const T* x, const T* y, Out* z, int64_t n) {
 #pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x[i], y[i]);
 }
 
 // z[i] = Op::Apply(x, y[i]) for i < n (z may alias y).
-template <typename T, typename Op>
-inline void ApplySV(T x, const T* y, T* z, int64_t n) {
+template <typename T, typename Op, typename Out>
+inline void ApplySV(T x, const T* y, Out* z, int64_t n) {
 #pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x, y[i]);
 }
 
 // z[i] = Op::Apply(x[i], y) for i < n (z may alias x).
-template <typename T, typename Op>
-inline void ApplyVS(const T* x, T y, T* z, int64_t n) {
+template <typename T, typename Op, typename Out>
+inline void ApplyVS(const T* x, T y, Out* z, int64_t n) {
 #pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x[i], y);
 }
 
 // Runs a plan whose inner dimension is short and whose only other dimension repeats one input
 // (the [N,C] + [C] pattern): that input is tiled to a longer row so the loop runs on long vectors.
-template <typename T, typename Op>
-void RunTiled2D(const BroadcastPlan& p, const T* x, const T* y, T* z, ThreadPool* pool) {
+template <typename T, typename Op, typename Out>
+void RunTiled2D(const BroadcastPlan& p, const T* x, const T* y, Out* z, ThreadPool* pool) {
   const int64_t rows = p.dims[0], inner = p.dims[1];
   const bool x_repeats = p.x_strides[0] == 0;
   const T* full = x_repeats ? y : x;
   const T* row = x_repeats ? x : y;
   const int64_t k = std::max<int64_t>(1, 1024 / inner);  // rows per tile
   const int64_t tile_len = k * inner;
-  std::vector<T> tile(static_cast<size_t>(tile_len));
-  for (int64_t r = 0; r < k; ++r) std::copy(row, row + inner, tile.data() + r * inner);
+  std::unique_ptr<T[]> tile(new T[static_cast<size_t>(tile_len)]);  // not std::vector: T may be bool
+  for (int64_t r = 0; r < k; ++r) std::copy(row, row + inner, tile.get() + r * inner);
   const int64_t tiles = rows / k;
   ParallelItems(pool, tiles, tile_len, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
       const int64_t off = t * tile_len;
-      if (x_repeats) ApplyVV<T, Op>(tile.data(), full + off, z + off, tile_len);
-      else ApplyVV<T, Op>(full + off, tile.data(), z + off, tile_len);
+      if (x_repeats) ApplyVV<T, Op>(tile.get(), full + off, z + off, tile_len);
+      else ApplyVV<T, Op>(full + off, tile.get(), z + off, tile_len);
     }
   });
   const int64_t done = tiles * tile_len, rest = rows * inner - done;
-  if (x_repeats) ApplyVV<T, Op>(tile.data(), full + done, z + done, rest);
-  else ApplyVV<T, Op>(full + done, tile.data(), z + done, rest);
+  if (x_repeats) ApplyVV<T, Op>(tile.get(), full + done, z + done, rest);
+  else ApplyVV<T, Op>(full + done, tile.get(), z + done, rest);
 }
 
 // Computes z = Op(x, y) over the plan's output (z is contiguous; it may alias an input of the
 // output's shape). Splits rows over `pool` when the output is large.
-template <typename T, typename Op>
-void RunBroadcast(const BroadcastPlan& p, const T* x, const T* y, T* z, ThreadPool* pool) {
+template <typename T, typename Op, typename Out>
+void RunBroadcast(const BroadcastPlan& p, const T* x, const T* y, Out* z, ThreadPool* pool) {
   const int r = static_cast<int>(p.dims.size());
   const int64_t inner = p.dims[r - 1];
   const int64_t sx = p.x_strides[r - 1], sy = p.y_strides[r - 1];
@@ -96,7 +97,7 @@ void RunBroadcast(const BroadcastPlan& p, const T* x, const T* y, T* z, ThreadPo
       yo += idx[k] * p.y_strides[k];
     }
     for (int64_t row = begin; row < end; ++row) {
-      T* zr = z + row * inner;
+      Out* zr = z + row * inner;
       if (sx != 0 && sy != 0) ApplyVV<T, Op>(x + xo, y + yo, zr, inner);
       else if (sx == 0 && sy != 0) ApplySV<T, Op>(x[xo], y + yo, zr, inner);
       else if (sx != 0) ApplyVS<T, Op>(x + xo, y[yo], zr, inner);

@@ -1,24 +1,125 @@
-// CPU kernels for elementwise unary ops: Relu.
+// CPU kernels for the elementwise unary ops: Relu, Neg, Abs, Sign, Square, Sqrt, Rsqrt,
+// Reciprocal, Floor, Ceil, Round, IsNan, IsFinite, LogicalNot, and the transcendental maps (Exp,
+// Expm1, Log, Log1p, Sin, Cos, Tan, Tanh, Sigmoid, Erf), which run on vec_math.h for float32.
+//
+// This file is built without errno and trapping semantics (nothing here reads errno or enables FP
+// traps), so gcc vectorizes floor and ceil and inlines sqrt instead of calling libm per element. The pragma
+// comes first so that every function in the file, inline ones from headers too, shares it.
+#pragma GCC optimize("no-math-errno", "no-trapping-math")
+#include <cmath>
 #include <type_traits>
 
+#include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/vec_math.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
 namespace cpu {
 namespace {
 
+// Functors give Apply(x) for one element; Map<Fn> turns that into the array loop the kernel
+// calls (Fn::Run), and vectorized functors define Run for float themselves.
+template <typename Fn>
+struct Map {
+  static constexpr int64_t kCost = 1;
+  template <typename T, typename Out>
+  static void Run(const T* x, Out* y, int64_t n) {
+#pragma GCC ivdep
+    for (int64_t i = 0; i < n; ++i) y[i] = Fn::Apply(x[i]);
+  }
+};
+
 // max(x, 0); NaN stays NaN, as in TensorFlow.
-struct ReluFn {
+struct ReluFn : Map<ReluFn> {
   template <typename T>
   static T Apply(T x) {
     if constexpr (std::is_unsigned_v<T>) return x;
     else return x < T(0) ? T(0) : x;
   }
 };
+// -x; integers wrap (-MIN == MIN).
+struct NegFn : Map<NegFn> {
+  template <typename T>
+  static T Apply(T x) { return SubFn::Apply(T(0), x); }
+};
+// |x|; integers wrap (|MIN| == MIN).
+struct AbsFn : Map<AbsFn> {
+  template <typename T>
+  static T Apply(T x) {
+    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
+    else return x < T(0) ? NegFn::Apply(x) : x;
+  }
+};
+// -1, 0 or 1 (zero keeps its sign bit for floats; NaN stays NaN).
+struct SignFn : Map<SignFn> {
+  template <typename T>
+  static T Apply(T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x); }
+};
+struct SquareFn : Map<SquareFn> {
+  template <typename T>
+  static T Apply(T x) { return MulFn::Apply(x, x); }
+};
+struct ReciprocalFn : Map<ReciprocalFn> {
+  template <typename T>
+  static T Apply(T x) { return T(1) / x; }
+};
+struct FloorFn : Map<FloorFn> {
+  template <typename T>
+  static T Apply(T x) { return std::floor(x); }
+};
+struct CeilFn : Map<CeilFn> {
+  template <typename T>
+  static T Apply(T x) { return std::ceil(x); }
+};
+// Nearest integer, halves to even (the default rounding mode); integers are unchanged.
+struct RoundFn : Map<RoundFn> {
+  template <typename T>
+  static T Apply(T x) {
+    if constexpr (std::is_integral_v<T>) return x;
+    else return std::nearbyint(x);
+  }
+};
+struct IsNanFn : Map<IsNanFn> {
+  template <typename T>
+  static bool Apply(T x) { return x != x; }
+};
+struct IsFiniteFn : Map<IsFiniteFn> {
+  template <typename T>
+  static bool Apply(T x) { return x - x == x - x; }  // inf - inf and NaN are NaN
+};
+struct LogicalNotFn : Map<LogicalNotFn> {
+  static bool Apply(bool x) { return !x; }
+};
 
-// y = Op(x) elementwise, written into x's buffer when it is held only here.
-template <typename T, typename Op>
+// A transcendental map: vec_math's vector version for float, libm (or VecExp) for double.
+#define TX_VEC_FN(NAME, VEC, DOUBLE_EXPR, COST)                                            \
+  struct NAME {                                                                            \
+    static constexpr int64_t kCost = COST;                                                 \
+    static void Run(const float* x, float* y, int64_t n) { vec::Map<VEC>(x, y, n); }       \
+    static void Run(const double* x, double* y, int64_t n) {                               \
+      for (int64_t i = 0; i < n; ++i) {                                                    \
+        const double v = x[i];                                                             \
+        y[i] = DOUBLE_EXPR;                                                                \
+      }                                                                                    \
+    }                                                                                      \
+  }
+TX_VEC_FN(ExpFn, vec::Fn::kExp, VecExp(v), 8);
+TX_VEC_FN(Expm1Fn, vec::Fn::kExpm1, std::expm1(v), 16);
+TX_VEC_FN(LogFn, vec::Fn::kLog, std::log(v), 8);
+TX_VEC_FN(Log1pFn, vec::Fn::kLog1p, std::log1p(v), 16);
+TX_VEC_FN(SinFn, vec::Fn::kSin, std::sin(v), 16);
+TX_VEC_FN(CosFn, vec::Fn::kCos, std::cos(v), 16);
+TX_VEC_FN(TanFn, vec::Fn::kTan, std::tan(v), 16);
+TX_VEC_FN(TanhFn, vec::Fn::kTanh, std::tanh(v), 16);
+TX_VEC_FN(SigmoidFn, vec::Fn::kSigmoid, 1.0 / (1.0 + VecExp(-v)), 8);
+TX_VEC_FN(ErfFn, vec::Fn::kErf, std::erf(v), 16);
+TX_VEC_FN(SqrtFn, vec::Fn::kSqrt, std::sqrt(v), 1);
+TX_VEC_FN(RsqrtFn, vec::Fn::kRsqrt, 1.0 / std::sqrt(v), 2);
+#undef TX_VEC_FN
+
+// y = Op(x) elementwise, written into x's buffer when it is held only here and Out is T.
+template <typename T, typename Op, typename Out = T>
 class UnaryOp : public OpKernel {
  public:
   explicit UnaryOp(OpKernelConstruction* c) : OpKernel(c) {}
@@ -28,22 +129,55 @@ class UnaryOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
     const Tensor& xt = ctx->input(0);
     Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, xt.shape(), &out));
+    if constexpr (std::is_same_v<T, Out>)
+      TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, xt.shape(), &out));
+    else
+      TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, xt.shape(), &out));
     const T* x = xt.data<T>();
-    T* y = out->data<T>();
-    ParallelRange(ctx->intra_op_pool(), out->num_elements(), 1, [&](int64_t b, int64_t e) {
-#pragma GCC ivdep
-      for (int64_t i = b; i < e; ++i) y[i] = Op::Apply(x[i]);
-    });
+    Out* y = out->data<Out>();
+    ParallelRange(ctx->intra_op_pool(), out->num_elements(), Op::kCost,
+                  [&](int64_t b, int64_t e) { Op::Run(x + b, y + b, e - b); });
   }
 };
 
-#define TX_REGISTER_UNARY(OP, FN, T) TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), UnaryOp<T, FN>)
-TX_REGISTER_UNARY("Relu", ReluFn, float);
-TX_REGISTER_UNARY("Relu", ReluFn, double);
-TX_REGISTER_UNARY("Relu", ReluFn, int32_t);
-TX_REGISTER_UNARY("Relu", ReluFn, int64_t);
+#define TX_REGISTER_UNARY(OP, FN, T, ...) \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), UnaryOp<T, FN, ##__VA_ARGS__>)
+#define TX_REGISTER_UNARY_FLOATS(OP, FN) \
+  TX_REGISTER_UNARY(OP, FN, float);      \
+  TX_REGISTER_UNARY(OP, FN, double)
+#define TX_REGISTER_UNARY_SIGNED(OP, FN) \
+  TX_REGISTER_UNARY_FLOATS(OP, FN);      \
+  TX_REGISTER_UNARY(OP, FN, int32_t);    \
+  TX_REGISTER_UNARY(OP, FN, int64_t)
+
+TX_REGISTER_UNARY_SIGNED("Relu", ReluFn);
 TX_REGISTER_UNARY("Relu", ReluFn, uint8_t);
+TX_REGISTER_UNARY_SIGNED("Neg", NegFn);
+TX_REGISTER_UNARY_SIGNED("Abs", AbsFn);
+TX_REGISTER_UNARY_SIGNED("Sign", SignFn);
+TX_REGISTER_UNARY_SIGNED("Square", SquareFn);
+TX_REGISTER_UNARY("Square", SquareFn, uint8_t);
+TX_REGISTER_UNARY_SIGNED("Round", RoundFn);
+TX_REGISTER_UNARY_FLOATS("Sqrt", SqrtFn);
+TX_REGISTER_UNARY_FLOATS("Rsqrt", RsqrtFn);
+TX_REGISTER_UNARY_FLOATS("Reciprocal", ReciprocalFn);  // TensorFlow has no integer CPU kernel either
+TX_REGISTER_UNARY_FLOATS("Floor", FloorFn);
+TX_REGISTER_UNARY_FLOATS("Ceil", CeilFn);
+TX_REGISTER_UNARY_FLOATS("Exp", ExpFn);
+TX_REGISTER_UNARY_FLOATS("Expm1", Expm1Fn);
+TX_REGISTER_UNARY_FLOATS("Log", LogFn);
+TX_REGISTER_UNARY_FLOATS("Log1p", Log1pFn);
+TX_REGISTER_UNARY_FLOATS("Sin", SinFn);
+TX_REGISTER_UNARY_FLOATS("Cos", CosFn);
+TX_REGISTER_UNARY_FLOATS("Tan", TanFn);
+TX_REGISTER_UNARY_FLOATS("Tanh", TanhFn);
+TX_REGISTER_UNARY_FLOATS("Sigmoid", SigmoidFn);
+TX_REGISTER_UNARY_FLOATS("Erf", ErfFn);
+TX_REGISTER_UNARY("IsNan", IsNanFn, float, bool);
+TX_REGISTER_UNARY("IsNan", IsNanFn, double, bool);
+TX_REGISTER_UNARY("IsFinite", IsFiniteFn, float, bool);
+TX_REGISTER_UNARY("IsFinite", IsFiniteFn, double, bool);
+TX_REGISTER_KERNEL(KernelDefBuilder("LogicalNot"), UnaryOp<bool, LogicalNotFn>);
 
 }  // namespace
 }  // namespace cpu
