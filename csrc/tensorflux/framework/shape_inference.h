@@ -69,6 +69,8 @@ Status ScalarShape(InferenceContext* c);
 Status NoOutputs(InferenceContext* c);
 // Every output has an unknown shape.
 Status UnknownShape(InferenceContext* c);
+// Reductions (input, reduction_indices; keep_dims attr): Note [Reduction inference].
+Status ReductionShape(InferenceContext* c);
 }  // namespace shape_fns
 
 // Broadcasts two static shapes with NumPy rules; InvalidArgument naming both if incompatible.

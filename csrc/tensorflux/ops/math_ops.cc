@@ -26,44 +26,6 @@ Status MatMulShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// Note [Reduction inference]
-// With constant reduction indices and a known input rank the output is exact: axes are checked
-// against the rank (negative ones count from the end) and reduced dims are dropped or, with
-// keep_dims, set to 1. Duplicates are tolerated here, as TensorFlow does; the kernel rejects them.
-// Otherwise only the rank is known, and only when keep_dims holds.
-Status ReductionShape(InferenceContext* c) {
-  const PartialShape& in = c->input(0);
-  const PartialShape& idx = c->input(1);
-  if (idx.known_rank() && idx.rank() > 1)
-    return InvalidArgument("reduction_indices must be at most rank 1 but is rank ", idx.rank(), " with shape ",
-                           idx.ToString());
-  bool keep_dims = false;
-  TX_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
-  const Tensor* axes = c->input_tensor(1);
-  if (axes == nullptr || !in.known_rank()) {
-    c->set_output(0, keep_dims && in.known_rank() ? PartialShape::UnknownDims(in.rank()) : PartialShape::Unknown());
-    return Status::OK();
-  }
-  const int rank = in.rank();
-  std::vector<bool> reduced(rank, false);
-  for (int64_t i = 0; i < axes->num_elements(); ++i) {
-    int64_t a;
-    if (axes->dtype() == DT_INT32) a = axes->data<int32_t>()[i];
-    else if (axes->dtype() == DT_INT64) a = axes->data<int64_t>()[i];
-    else return InvalidArgument("reduction_indices must be int32 or int64, got ", DataTypeString(axes->dtype()));
-    if (a < -rank || a >= rank)
-      return InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank, " dimensions.");
-    reduced[a < 0 ? a + rank : a] = true;
-  }
-  std::vector<int64_t> dims;
-  for (int i = 0; i < rank; ++i) {
-    if (!reduced[i]) dims.push_back(in.dim(i));
-    else if (keep_dims) dims.push_back(1);
-  }
-  c->set_output(0, PartialShape(std::move(dims)));
-  return Status::OK();
-}
-
 // Every input must have one shape (unknown dims merge); the output has it.
 Status AddNShape(InferenceContext* c) {
   PartialShape out = c->input(0);
@@ -113,7 +75,7 @@ TX_REGISTER_OP("Sum")
     .Attr("keep_dims: bool = false")
     .Attr("T: numbertype")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("Adds up the elements of a tensor along the given axes.");
 
 TX_REGISTER_OP("Mean")
@@ -123,7 +85,7 @@ TX_REGISTER_OP("Mean")
     .Attr("keep_dims: bool = false")
     .Attr("T: numbertype")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("Averages the elements of a tensor along the given axes (integer types divide with truncation).");
 
 TX_REGISTER_OP("Cast")

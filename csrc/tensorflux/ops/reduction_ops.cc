@@ -17,38 +17,6 @@ Status ConstIndex(const Tensor& t, int64_t i, const char* what, int64_t* out) {
   return Status::OK();
 }
 
-// Same rules as Sum/Mean's shape function (Note [Reduction inference] in math_ops.cc).
-Status ReductionShape(InferenceContext* c) {
-  const PartialShape& in = c->input(0);
-  const PartialShape& idx = c->input(1);
-  if (idx.known_rank() && idx.rank() > 1)
-    return InvalidArgument("reduction_indices must be at most rank 1 but is rank ", idx.rank(), " with shape ",
-                           idx.ToString());
-  bool keep_dims = false;
-  TX_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
-  const Tensor* axes = c->input_tensor(1);
-  if (axes == nullptr || !in.known_rank()) {
-    c->set_output(0, keep_dims && in.known_rank() ? PartialShape::UnknownDims(in.rank()) : PartialShape::Unknown());
-    return Status::OK();
-  }
-  const int rank = in.rank();
-  std::vector<bool> reduced(rank, false);
-  for (int64_t i = 0; i < axes->num_elements(); ++i) {
-    int64_t a;
-    TX_RETURN_IF_ERROR(ConstIndex(*axes, i, "reduction_indices", &a));
-    if (a < -rank || a >= rank)
-      return InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank, " dimensions.");
-    reduced[a < 0 ? a + rank : a] = true;
-  }
-  std::vector<int64_t> dims;
-  for (int i = 0; i < rank; ++i) {
-    if (!reduced[i]) dims.push_back(in.dim(i));
-    else if (keep_dims) dims.push_back(1);
-  }
-  c->set_output(0, PartialShape(std::move(dims)));
-  return Status::OK();
-}
-
 // ArgMax/ArgMin: the input without the (scalar, possibly constant) `dimension`.
 Status ArgOpShape(InferenceContext* c) {
   PartialShape dim_shape;
@@ -107,7 +75,7 @@ TX_REGISTER_OP("Prod")
     .Attr("keep_dims: bool = false")
     .Attr("T: numbertype")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("Multiplies the elements of a tensor along the given axes (empty products are 1).");
 
 TX_REGISTER_OP("Max")
@@ -117,7 +85,7 @@ TX_REGISTER_OP("Max")
     .Attr("keep_dims: bool = false")
     .Attr("T: " TX_MINMAX_TYPES "}")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("The largest element along the given axes (NaN wins; empty reductions give the lowest value).");
 
 TX_REGISTER_OP("Min")
@@ -127,7 +95,7 @@ TX_REGISTER_OP("Min")
     .Attr("keep_dims: bool = false")
     .Attr("T: " TX_MINMAX_TYPES "}")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("The smallest element along the given axes (NaN wins; empty reductions give the highest value).");
 
 TX_REGISTER_OP("All")
@@ -136,7 +104,7 @@ TX_REGISTER_OP("All")
     .Output("output: bool")
     .Attr("keep_dims: bool = false")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("Logical AND of the elements along the given axes (true when empty).");
 
 TX_REGISTER_OP("Any")
@@ -145,7 +113,7 @@ TX_REGISTER_OP("Any")
     .Output("output: bool")
     .Attr("keep_dims: bool = false")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReductionShape)
+    .SetShapeFn(shape_fns::ReductionShape)
     .Summary("Logical OR of the elements along the given axes (false when empty).");
 
 TX_REGISTER_OP("ArgMax")
