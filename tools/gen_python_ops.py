@@ -36,6 +36,7 @@ ARG_RENAMES = {(op, "reduction_indices"): "axis"
                for op in ("All", "Any", "EuclideanNorm", "Max", "Mean", "Min", "Prod", "Sum")}
 ARG_RENAMES.update({("Split", "split_dim"): "axis", ("SplitV", "split_dim"): "axis", ("ExpandDims", "dim"): "axis"})
 ARG_RENAMES[("Where", "input")] = "condition"
+ARG_RENAMES[("Squeeze", "squeeze_dims")] = "axis"
 
 DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8", 7: "string",
                8: "complex64", 9: "int64", 10: "bool", 11: "qint8", 12: "quint8", 13: "qint32", 14: "bfloat16",
@@ -185,10 +186,10 @@ def generate_op(op):
     lines.append("")
     lines.append("")
 
-    params = [py_name(a.name, op.name) for a in op.input_arg] + [py_name(a.name) for a in required]
+    params = [py_name(a.name, op.name) for a in op.input_arg] + [py_name(a.name, op.name) for a in required]
     for a in optional:
         default = render_value(a.default_value, attr_kind(a.type))
-        params.append("%s=%s" % (py_name(a.name), default if default is not None else "None"))
+        params.append("%s=%s" % (py_name(a.name, op.name), default if default is not None else "None"))
     params.append("name=None")
     lines.append("def %s(%s):" % (fname, ", ".join(params)))
 
@@ -206,7 +207,7 @@ def generate_op(op):
             allowed = [DTYPE_NAMES.get(t, str(t)) for t in lst.type] or [s.decode() for s in lst.s]
             if allowed:
                 text += ", one of %s" % ", ".join(allowed)
-        doc.append("  %s: %s." % (py_name(a.name), text))
+        doc.append("  %s: %s." % (py_name(a.name, op.name), text))
     doc.append("  name: A name for the operation (optional).")
     doc.append("")
     if not outputs:
@@ -219,7 +220,7 @@ def generate_op(op):
     lines.extend(("    " + d) if d else "" for d in doc[1:])
     lines.append('    """')
     in_tuple = py_tuple(py_name(a.name, op.name) for a in op.input_arg)
-    attr_tuple = py_tuple(py_name(a.name) for a in required + optional)
+    attr_tuple = py_tuple(py_name(a.name, op.name) for a in required + optional)
     lines.append("    return _apply_op(%s, name, %s, %s)" % (const, in_tuple, attr_tuple))
     return fname, "\n".join(lines)
 

@@ -178,7 +178,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002 (TensorFlow's argument n
         axis = [int(axis)]
     else:
         axis = [int(a) for a in axis]
-    return gen_ops.squeeze(input, squeeze_dims=axis, name=name)
+    return gen_ops.squeeze(input, axis=axis, name=name)
 
 
 def stack(values, axis=0, name="stack"):

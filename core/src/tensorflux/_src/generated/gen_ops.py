@@ -2101,17 +2101,17 @@ _SQUEEZE = _OpSig('Squeeze',
     outputs=(('output', False),))
 
 
-def squeeze(input, squeeze_dims=[], name=None):
+def squeeze(input, axis=[], name=None):
     r"""Removes dimensions of size 1 (only those listed in `squeeze_dims` when it is not empty).
 
     Args:
       input: A `Tensor` of type `T`.
-      squeeze_dims: An attr of type `list(int)`, defaults to `[]`.
+      axis: An attr of type `list(int)`, defaults to `[]`.
       name: A name for the operation (optional).
 
     Returns: a `Tensor`.
     """
-    return _apply_op(_SQUEEZE, name, (input,), (squeeze_dims,))
+    return _apply_op(_SQUEEZE, name, (input,), (axis,))
 
 
 _STATELESS_RANDOM_NORMAL_V2 = _OpSig('StatelessRandomNormalV2',
