@@ -184,6 +184,29 @@ def avg_pool(value, ksize, strides, padding, data_format='NHWC', name=None):
     return _apply_op(_AVG_POOL, name, (value,), (ksize, strides, padding, data_format))
 
 
+_AVG_POOL_GRAD = _OpSig('AvgPoolGrad',
+    inputs=(('orig_input_shape', '', 3, 0), ('grad', 'T', 0, 0)),
+    attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
+    outputs=(('output', False),))
+
+
+def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format='NHWC', name=None):
+    r"""Gradient of AvgPool: each window's gradient is spread evenly over its in-bounds elements.
+
+    Args:
+      orig_input_shape: A `Tensor` of type int32.
+      grad: A `Tensor` of type `T`.
+      ksize: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_AVG_POOL_GRAD, name, (orig_input_shape, grad), (ksize, strides, padding, data_format))
+
+
 _BATCH_MAT_MUL_V2 = _OpSig('BatchMatMulV2',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     attrs=(('adj_x', 3), ('adj_y', 3), ('grad_x', 3), ('grad_y', 3)),
@@ -225,6 +248,25 @@ def bias_add(value, bias, data_format='NHWC', name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_BIAS_ADD, name, (value, bias), (data_format,))
+
+
+_BIAS_ADD_GRAD = _OpSig('BiasAddGrad',
+    inputs=(('out_backprop', 'T', 0, 0),),
+    attrs=(('data_format', 0),),
+    outputs=(('output', False),))
+
+
+def bias_add_grad(out_backprop, data_format='NHWC', name=None):
+    r"""Gradient of BiasAdd with respect to the bias: out_backprop summed over all but the channel dimension.
+
+    Args:
+      out_backprop: A `Tensor` of type `T`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BIAS_ADD_GRAD, name, (out_backprop,), (data_format,))
 
 
 _BROADCAST_TO = _OpSig('BroadcastTo',
@@ -383,6 +425,58 @@ def conv2d(input, filter, strides, padding, use_cudnn_on_gpu=True, explicit_padd
     return _apply_op(_CONV2D, name, (input, filter), (strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format, dilations))
 
 
+_CONV2D_BACKPROP_FILTER = _OpSig('Conv2DBackpropFilter',
+    inputs=(('input', 'T', 0, 0), ('filter_sizes', '', 3, 0), ('out_backprop', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('use_cudnn_on_gpu', 3), ('explicit_paddings', 17), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),))
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True, explicit_paddings=[], data_format='NHWC', dilations=[1, 1, 1, 1], name=None):
+    r"""Gradient of Conv2D with respect to its filter, of shape filter_sizes.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      filter_sizes: A `Tensor` of type int32.
+      out_backprop: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID, EXPLICIT.
+      use_cudnn_on_gpu: An attr of type `bool`, defaults to `True`.
+      explicit_paddings: An attr of type `list(int)`, defaults to `[]`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONV2D_BACKPROP_FILTER, name, (input, filter_sizes, out_backprop), (strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format, dilations))
+
+
+_CONV2D_BACKPROP_INPUT = _OpSig('Conv2DBackpropInput',
+    inputs=(('input_sizes', '', 3, 0), ('filter', 'T', 0, 0), ('out_backprop', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('use_cudnn_on_gpu', 3), ('explicit_paddings', 17), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),))
+
+
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True, explicit_paddings=[], data_format='NHWC', dilations=[1, 1, 1, 1], name=None):
+    r"""Gradient of Conv2D with respect to its input, of shape input_sizes.
+
+    Args:
+      input_sizes: A `Tensor` of type int32.
+      filter: A `Tensor` of type `T`.
+      out_backprop: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID, EXPLICIT.
+      use_cudnn_on_gpu: An attr of type `bool`, defaults to `True`.
+      explicit_paddings: An attr of type `list(int)`, defaults to `[]`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONV2D_BACKPROP_INPUT, name, (input_sizes, filter, out_backprop), (strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format, dilations))
+
+
 _COS = _OpSig('Cos',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -444,6 +538,56 @@ def depthwise_conv2d_native(input, filter, strides, padding, explicit_paddings=[
     Returns: a `Tensor`.
     """
     return _apply_op(_DEPTHWISE_CONV2D_NATIVE, name, (input, filter), (strides, padding, explicit_paddings, data_format, dilations))
+
+
+_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER = _OpSig('DepthwiseConv2dNativeBackpropFilter',
+    inputs=(('input', 'T', 0, 0), ('filter_sizes', '', 3, 0), ('out_backprop', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('explicit_paddings', 17), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),))
+
+
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding, explicit_paddings=[], data_format='NHWC', dilations=[1, 1, 1, 1], name=None):
+    r"""Gradient of DepthwiseConv2dNative with respect to its filter, of shape filter_sizes.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      filter_sizes: A `Tensor` of type int32.
+      out_backprop: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID, EXPLICIT.
+      explicit_paddings: An attr of type `list(int)`, defaults to `[]`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER, name, (input, filter_sizes, out_backprop), (strides, padding, explicit_paddings, data_format, dilations))
+
+
+_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT = _OpSig('DepthwiseConv2dNativeBackpropInput',
+    inputs=(('input_sizes', '', 3, 0), ('filter', 'T', 0, 0), ('out_backprop', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('explicit_paddings', 17), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),))
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding, explicit_paddings=[], data_format='NHWC', dilations=[1, 1, 1, 1], name=None):
+    r"""Gradient of DepthwiseConv2dNative with respect to its input, of shape input_sizes.
+
+    Args:
+      input_sizes: A `Tensor` of type int32.
+      filter: A `Tensor` of type `T`.
+      out_backprop: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID, EXPLICIT.
+      explicit_paddings: An attr of type `list(int)`, defaults to `[]`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, name, (input_sizes, filter, out_backprop), (strides, padding, explicit_paddings, data_format, dilations))
 
 
 _DIV = _OpSig('Div',
@@ -641,6 +785,34 @@ def floor_mod(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_FLOOR_MOD, name, (x, y), ())
+
+
+_FusedBatchNormGradV3Output = _collections.namedtuple('FusedBatchNormGradV3', ['x_backprop', 'scale_backprop', 'offset_backprop', 'reserve_space_4', 'reserve_space_5'])
+_FUSED_BATCH_NORM_GRAD_V3 = _OpSig('FusedBatchNormGradV3',
+    inputs=(('y_backprop', 'T', 0, 0), ('x', 'T', 0, 0), ('scale', '', 1, 0), ('reserve_space_1', 'U', 0, 0), ('reserve_space_2', 'U', 0, 0), ('reserve_space_3', 'U', 0, 0)),
+    attrs=(('epsilon', 2), ('data_format', 0), ('is_training', 3)),
+    outputs=(('x_backprop', False), ('scale_backprop', False), ('offset_backprop', False), ('reserve_space_4', False), ('reserve_space_5', False)),
+    output_class=_FusedBatchNormGradV3Output)
+
+
+def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3, epsilon=0.0001, data_format='NHWC', is_training=True, name=None):
+    r"""Gradients of FusedBatchNormV3 with respect to x, scale and offset.
+
+    Args:
+      y_backprop: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      scale: A `Tensor` of type float32.
+      reserve_space_1: A `Tensor` of type `U`.
+      reserve_space_2: A `Tensor` of type `U`.
+      reserve_space_3: A `Tensor` of type `U`.
+      epsilon: An attr of type `float`, defaults to `0.0001`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW, NDHWC, NCDHW.
+      is_training: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (x_backprop, scale_backprop, offset_backprop, reserve_space_4, reserve_space_5) of `Tensor`s.
+    """
+    return _apply_op(_FUSED_BATCH_NORM_GRAD_V3, name, (y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3), (epsilon, data_format, is_training))
 
 
 _FusedBatchNormV3Output = _collections.namedtuple('FusedBatchNormV3', ['y', 'batch_mean', 'batch_variance', 'reserve_space_1', 'reserve_space_2', 'reserve_space_3'])
@@ -1099,6 +1271,32 @@ def max_pool(input, ksize, strides, padding, explicit_paddings=[], data_format='
     Returns: a `Tensor`.
     """
     return _apply_op(_MAX_POOL, name, (input,), (ksize, strides, padding, explicit_paddings, data_format))
+
+
+_MAX_POOL_GRAD = _OpSig('MaxPoolGrad',
+    inputs=(('orig_input', 'T', 0, 0), ('orig_output', 'T', 0, 0), ('grad', 'T', 0, 0)),
+    attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('explicit_paddings', 17), ('data_format', 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings=[], data_format='NHWC', name=None):
+    r"""Gradient of MaxPool: each window's gradient goes to the first maximum of orig_input in it.
+
+    Args:
+      orig_input: A `Tensor` of type `T`.
+      orig_output: A `Tensor` of type `T`.
+      grad: A `Tensor` of type `T`.
+      ksize: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID, EXPLICIT.
+      explicit_paddings: An attr of type `list(int)`, defaults to `[]`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MAX_POOL_GRAD, name, (orig_input, orig_output, grad), (ksize, strides, padding, explicit_paddings, data_format))
 
 
 _MAXIMUM = _OpSig('Maximum',
@@ -2448,8 +2646,10 @@ OP_WRAPPERS = {
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
     'AvgPool': 'avg_pool',
+    'AvgPoolGrad': 'avg_pool_grad',
     'BatchMatMulV2': 'batch_mat_mul_v2',
     'BiasAdd': 'bias_add',
+    'BiasAddGrad': 'bias_add_grad',
     'BroadcastTo': 'broadcast_to',
     'Cast': 'cast',
     'Ceil': 'ceil',
@@ -2458,9 +2658,13 @@ OP_WRAPPERS = {
     'ConcatV2': 'concat_v2',
     'Const': 'const',
     'Conv2D': 'conv2d',
+    'Conv2DBackpropFilter': 'conv2d_backprop_filter',
+    'Conv2DBackpropInput': 'conv2d_backprop_input',
     'Cos': 'cos',
     'Cumsum': 'cumsum',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
+    'DepthwiseConv2dNativeBackpropFilter': 'depthwise_conv2d_native_backprop_filter',
+    'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
     'Div': 'div',
     'Elu': 'elu',
     'Equal': 'equal',
@@ -2472,6 +2676,7 @@ OP_WRAPPERS = {
     'Floor': 'floor',
     'FloorDiv': 'floor_div',
     'FloorMod': 'floor_mod',
+    'FusedBatchNormGradV3': 'fused_batch_norm_grad_v3',
     'FusedBatchNormV3': 'fused_batch_norm_v3',
     'Gather': 'gather',
     'GatherNd': 'gather_nd',
@@ -2496,6 +2701,7 @@ OP_WRAPPERS = {
     'MatMul': 'mat_mul',
     'Max': 'max',
     'MaxPool': 'max_pool',
+    'MaxPoolGrad': 'max_pool_grad',
     'Maximum': 'maximum',
     'Mean': 'mean',
     'Min': 'min',

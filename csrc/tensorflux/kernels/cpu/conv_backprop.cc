@@ -1,0 +1,149 @@
+// CPU kernels for Conv2DBackpropInput and Conv2DBackpropFilter (NHWC), blocked like Conv2D.
+// Note [Conv2D backprop on CPU]: viewing the forward conv as Y[rows, M] = P[rows, K] * W[K, M]
+// with P the im2col patch matrix (K = KH*KW*C), the input gradient is dP = dY * W^T followed by
+// a col2im scatter-add of dP into dX, and the filter gradient is dW = P^T * dY. Both walk the
+// output rows in chunks whose patch block stays near the caches (as in Note [Conv2D on CPU]):
+// the calling thread copies the patches, one BLAS call (threaded by OpenBLAS) does the product.
+// The filter gradient of later chunks is computed into a [K, M] scratch and added. 1x1 stride-1
+// unpadded convolutions need no patches: each gradient is one GEMM.
+#include <algorithm>
+#include <vector>
+
+#include "tensorflux/kernels/cpu/blas.h"
+#include "tensorflux/kernels/cpu/conv_backprop_util.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+namespace tx {
+namespace cpu {
+namespace {
+
+constexpr int64_t kChunkBytesPerThread = int64_t{2} << 20;
+constexpr int64_t kChunkBytesMax = int64_t{32} << 20;
+// Row blocks of the patch-free paths, well inside BLAS's 32-bit sizes.
+constexpr int64_t kBlasRowStep = int64_t{1} << 28;
+
+// Rows per patch chunk of K elements each, sized by the intra-op thread count.
+template <typename T>
+int64_t ChunkRows(OpKernelContext* ctx, int64_t rows, int64_t k) {
+  const int64_t threads = std::max<int64_t>(1, ctx->intra_op_pool()->num_threads());
+  const int64_t bytes = std::min(kChunkBytesMax, kChunkBytesPerThread * threads);
+  return std::max<int64_t>(1, std::min(rows, bytes / static_cast<int64_t>(sizeof(T) * k)));
+}
+
+// True for 1x1 filters with stride 1 and no padding: the input itself is the patch matrix.
+bool IsPointwise(const ConvGeometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w;
+}
+
+// Per-thread scratch reused across calls (fresh allocations cost page faults comparable to the GEMM).
+template <typename T>
+T* Scratch(int64_t n) {
+  thread_local std::vector<T> buf;
+  if (static_cast<int64_t>(buf.size()) < n) buf.assign(n, T(0));
+  return buf.data();
+}
+
+// dx[N,H,W,C] = the gradient of Conv2D's output w.r.t. its input, given filter and out_backprop.
+template <typename T>
+class Conv2DBackpropInputOp : public OpKernel {
+ public:
+  explicit Conv2DBackpropInputOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(attrs_.Init(c, "Conv2DBackpropInput"));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    static constexpr const char* kOp = "Conv2DBackpropInput";
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
+    TensorShape in_shape, f_shape;
+    ConvGeometry g;
+    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, false, false, kOp, &in_shape, &f_shape, &g));
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, in_shape, &out));
+    if (out->num_elements() == 0) return;
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->num_elements(), T(0));
+    const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
+    if (rows == 0 || g.m == 0) return;
+    const T* w = ctx->input(1).data<T>();
+    const T* dy = ctx->input(2).data<T>();
+    if (!FitsBlasInt(1, k, g.m, g.m, g.m, k)) {
+      ctx->SetStatus(InvalidArgument(kOp, ": filter of ", k, "x", g.m, " is too large for BLAS"));
+      return;
+    }
+    if (IsPointwise(g)) {  // dx[rows, C] = dy[rows, M] * W[C, M]^T
+      for (int64_t r = 0; r < rows; r += kBlasRowStep)
+        BlasGemm(false, true, std::min(kBlasRowStep, rows - r), g.c, g.m, dy + r * g.m, g.m, w, g.m, dx + r * g.c, g.c);
+      return;
+    }
+    const int64_t chunk = ChunkRows<T>(ctx, rows, k);
+    T* patches = Scratch<T>(chunk * k);
+    for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+      const int64_t nr = std::min(chunk, rows - r0);
+      BlasGemm(false, true, nr, k, g.m, dy + r0 * g.m, g.m, w, g.m, patches, k);
+      ScatterAddPatches(g, patches, r0, nr, dx);  // on this thread: see Note [Conv2D backprop on CPU]
+    }
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+// dw[KH,KW,C,M] = the gradient of Conv2D's output w.r.t. its filter, given input and out_backprop.
+template <typename T>
+class Conv2DBackpropFilterOp : public OpKernel {
+ public:
+  explicit Conv2DBackpropFilterOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(attrs_.Init(c, "Conv2DBackpropFilter"));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    static constexpr const char* kOp = "Conv2DBackpropFilter";
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
+    TensorShape in_shape, f_shape;
+    ConvGeometry g;
+    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, true, false, kOp, &in_shape, &f_shape, &g));
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, f_shape, &out));
+    if (out->num_elements() == 0) return;
+    T* dw = out->data<T>();
+    const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
+    if (rows == 0) {
+      std::fill(dw, dw + out->num_elements(), T(0));
+      return;
+    }
+    if (!FitsBlasInt(k, g.m, 1, k, g.m, g.m)) {
+      ctx->SetStatus(InvalidArgument(kOp, ": filter of ", k, "x", g.m, " is too large for BLAS"));
+      return;
+    }
+    const T* x = ctx->input(0).data<T>();
+    const T* dy = ctx->input(2).data<T>();
+    const bool pointwise = IsPointwise(g);
+    const int64_t chunk = pointwise ? std::min(rows, kBlasRowStep) : ChunkRows<T>(ctx, rows, k);
+    T* patches = pointwise ? nullptr : Scratch<T>(chunk * k);
+    std::vector<T> partial(rows > chunk ? k * g.m : 0);
+    for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+      const int64_t nr = std::min(chunk, rows - r0);
+      const T* a = pointwise ? x + r0 * k : patches;
+      if (!pointwise) GatherPatches(g, x, r0, nr, patches);  // on this thread: see the Note above
+      T* target = r0 == 0 ? dw : partial.data();
+      BlasGemm(true, false, k, g.m, nr, a, k, dy + r0 * g.m, g.m, target, g.m);  // P^T * dY
+      if (r0 == 0) continue;
+      for (int64_t i = 0; i < k * g.m; ++i) dw[i] += partial[i];
+    }
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropInput").TypeConstraint<float>("T"), Conv2DBackpropInputOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropInput").TypeConstraint<double>("T"), Conv2DBackpropInputOp<double>);
+TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropFilter").TypeConstraint<float>("T"), Conv2DBackpropFilterOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropFilter").TypeConstraint<double>("T"),
+                   Conv2DBackpropFilterOp<double>);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tx

@@ -1,0 +1,198 @@
+// CPU kernels for MaxPoolGrad and AvgPoolGrad (NHWC): each image and block of channels scatters
+// its output gradient back over its pooling windows, so parallel work items never overlap.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/ops/conv_window.h"
+#include "tensorflux/runtime/op_kernel.h"
+
+namespace tx {
+namespace cpu {
+namespace {
+
+// Channels per work item: wide enough for the vector loops, narrow enough to split small batches.
+constexpr int64_t kChannelBlock = 64;
+
+// The attrs of a pooling-gradient node and the window geometry of one call.
+struct PoolGradParams {
+  const char* op = "";
+  std::vector<int64_t> ksize, strides, explicit_paddings;
+  Padding padding = Padding::kValid;
+  // Per call: input [n, h, w, c], output [n, oh, ow, c], leading paddings.
+  int64_t n = 0, h = 0, w = 0, c = 0, oh = 0, ow = 0, pt = 0, pl = 0;
+
+  Status Init(OpKernelConstruction* ctx, const char* name, bool has_explicit) {
+    op = name;
+    std::string pad, format;
+    TX_RETURN_IF_ERROR(ctx->GetAttr("ksize", &ksize));
+    TX_RETURN_IF_ERROR(ctx->GetAttr("strides", &strides));
+    TX_RETURN_IF_ERROR(ctx->GetAttr("padding", &pad));
+    TX_RETURN_IF_ERROR(ParsePadding(pad, &padding));
+    TX_RETURN_IF_ERROR(ctx->GetAttr("data_format", &format));
+    if (has_explicit) TX_RETURN_IF_ERROR(ctx->GetAttr("explicit_paddings", &explicit_paddings));
+    if (format != "NHWC") return Unimplemented("Default ", op, " only supports NHWC on device type CPU");
+    if (ksize.size() != 4 || strides.size() != 4)
+      return InvalidArgument(op, ": ksize and strides must have 4 values, got ", ksize.size(), " and ", strides.size());
+    if (ksize[0] != 1 || strides[0] != 1) return Unimplemented("Pooling is not yet supported on the batch dimension.");
+    if (ksize[3] != 1 || strides[3] != 1) return Unimplemented("Pooling over the depth dimension is not supported");
+    if (padding == Padding::kExplicit &&
+        (explicit_paddings.size() != 8 || explicit_paddings[0] || explicit_paddings[1] || explicit_paddings[6] ||
+         explicit_paddings[7]))
+      return InvalidArgument(op, ": explicit_paddings must have 8 values with zero batch and depth padding");
+    return Status::OK();
+  }
+
+  // Sets the geometry for forward input `in` and checks that `grad` (input `name`) has the
+  // forward output's shape.
+  Status Geometry(const TensorShape& in, const Tensor& grad, const char* name) {
+    if (in.rank() != 4) return InvalidArgument(op, ": orig_input must be 4-dimensional, got shape ", in.ToString());
+    n = in.dim(0); h = in.dim(1); w = in.dim(2); c = in.dim(3);
+    const bool ex = padding == Padding::kExplicit;
+    TX_RETURN_IF_ERROR(WindowedOutputSize(h, ksize[1], 1, strides[1], padding, ex ? explicit_paddings[2] : 0,
+                                          ex ? explicit_paddings[3] : 0, &oh, &pt).WithPrefix(std::string(op) + ": "));
+    TX_RETURN_IF_ERROR(WindowedOutputSize(w, ksize[2], 1, strides[2], padding, ex ? explicit_paddings[4] : 0,
+                                          ex ? explicit_paddings[5] : 0, &ow, &pl).WithPrefix(std::string(op) + ": "));
+    const TensorShape want({n, oh, ow, c});
+    if (grad.shape() != want)
+      return InvalidArgument(op, ": ", name, " must have shape ", want.ToString(), " (the pooled shape of ",
+                             in.ToString(), "), got ", grad.shape().ToString());
+    return Status::OK();
+  }
+
+  // Calls fn(image, c0, c1) for every image and channel block, in parallel; `window_cost` is the
+  // work per channel of one output window.
+  template <typename F>
+  void ForEachBlock(OpKernelContext* ctx, int64_t window_cost, const F& fn) const {
+    const int64_t blocks = (c + kChannelBlock - 1) / kChannelBlock;
+    const int64_t cost = oh * ow * window_cost * std::min(c, kChannelBlock);
+    ParallelItems(ctx->intra_op_pool(), n * blocks, cost, [&](int64_t b, int64_t e) {
+      for (int64_t item = b; item < e; ++item) {
+        const int64_t c0 = (item % blocks) * kChannelBlock;
+        fn(item / blocks, c0, std::min(c, c0 + kChannelBlock));
+      }
+    });
+  }
+};
+
+// dx = grad routed to the first maximum (in row-major window order) of each window, as TF does.
+template <typename T>
+class MaxPoolGradOp : public OpKernel {
+ public:
+  explicit MaxPoolGradOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(p_.Init(c, "MaxPoolGrad", true)); }
+
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < 3; ++i) TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, i, DataTypeOf<T>::value));
+    PoolGradParams p = p_;
+    const Tensor& in = ctx->input(0);
+    TX_CTX_RETURN_IF_ERROR(ctx, p.Geometry(in.shape(), ctx->input(1), "orig_output"));
+    TX_CTX_RETURN_IF_ERROR(ctx, p.Geometry(in.shape(), ctx->input(2), "grad"));
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, in.shape(), &out));
+    if (out->num_elements() == 0) return;
+    const T* x = in.data<T>();
+    const T* grad = ctx->input(2).data<T>();
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->num_elements(), T(0));
+    const int64_t kh = p.ksize[1], kw = p.ksize[2];
+    p.ForEachBlock(ctx, kh * kw, [&](int64_t img, int64_t c0, int64_t c1) {
+      T best[kChannelBlock];
+      int64_t arg[kChannelBlock];
+      const int64_t nc = c1 - c0;
+      const T* ximg = x + img * p.h * p.w * p.c + c0;
+      T* dimg = dx + img * p.h * p.w * p.c + c0;
+      for (int64_t i = 0; i < p.oh; ++i) {
+        const int64_t h0 = std::max<int64_t>(i * p.strides[1] - p.pt, 0), h1 = std::min(i * p.strides[1] - p.pt + kh, p.h);
+        for (int64_t j = 0; j < p.ow; ++j) {
+          const int64_t w0 = std::max<int64_t>(j * p.strides[2] - p.pl, 0);
+          const int64_t w1 = std::min(j * p.strides[2] - p.pl + kw, p.w);
+          if (h0 >= h1 || w0 >= w1) continue;  // a window wholly in the padding
+          std::fill(arg, arg + nc, h0 * p.w + w0);
+          std::copy(ximg + arg[0] * p.c, ximg + arg[0] * p.c + nc, best);
+          for (int64_t r = h0; r < h1; ++r)
+            for (int64_t q = w0; q < w1; ++q) {
+              const int64_t pos = r * p.w + q;
+              const T* src = ximg + pos * p.c;
+              for (int64_t ch = 0; ch < nc; ++ch) {
+                const bool gt = src[ch] > best[ch];  // strict: ties keep the first maximum
+                best[ch] = gt ? src[ch] : best[ch];
+                arg[ch] = gt ? pos : arg[ch];
+              }
+            }
+          const T* g = grad + ((img * p.oh + i) * p.ow + j) * p.c + c0;
+          for (int64_t ch = 0; ch < nc; ++ch) dimg[arg[ch] * p.c + ch] += g[ch];
+        }
+      }
+    });
+  }
+
+ private:
+  PoolGradParams p_;
+};
+
+// dx = each output gradient divided by its window's in-bounds element count, spread over the window.
+template <typename T>
+class AvgPoolGradOp : public OpKernel {
+ public:
+  explicit AvgPoolGradOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(p_.Init(c, "AvgPoolGrad", false)); }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_INT32));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
+    const Tensor& sizes = ctx->input(0);
+    if (sizes.rank() != 1 || sizes.dim(0) != 4) {
+      ctx->SetStatus(InvalidArgument("AvgPoolGrad: orig_input_shape must be a vector of 4 elements, got shape ",
+                                     sizes.shape().ToString()));
+      return;
+    }
+    const int32_t* s = sizes.data<int32_t>();
+    const int64_t dims[4] = {s[0], s[1], s[2], s[3]};
+    TensorShape in_shape;
+    TX_CTX_RETURN_IF_ERROR(ctx, TensorShape::Make(dims, 4, &in_shape).WithPrefix("AvgPoolGrad: orig_input_shape: "));
+    PoolGradParams p = p_;
+    TX_CTX_RETURN_IF_ERROR(ctx, p.Geometry(in_shape, ctx->input(1), "grad"));
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, in_shape, &out));
+    if (out->num_elements() == 0) return;
+    const T* grad = ctx->input(1).data<T>();
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->num_elements(), T(0));
+    const int64_t kh = p.ksize[1], kw = p.ksize[2];
+    p.ForEachBlock(ctx, kh * kw, [&](int64_t img, int64_t c0, int64_t c1) {
+      T share[kChannelBlock];
+      const int64_t nc = c1 - c0;
+      T* dimg = dx + img * p.h * p.w * p.c + c0;
+      for (int64_t i = 0; i < p.oh; ++i) {
+        const int64_t h0 = std::max<int64_t>(i * p.strides[1] - p.pt, 0), h1 = std::min(i * p.strides[1] - p.pt + kh, p.h);
+        for (int64_t j = 0; j < p.ow; ++j) {
+          const int64_t w0 = std::max<int64_t>(j * p.strides[2] - p.pl, 0);
+          const int64_t w1 = std::min(j * p.strides[2] - p.pl + kw, p.w);
+          if (h0 >= h1 || w0 >= w1) continue;
+          const T count = static_cast<T>((h1 - h0) * (w1 - w0));
+          const T* g = grad + ((img * p.oh + i) * p.ow + j) * p.c + c0;
+          for (int64_t ch = 0; ch < nc; ++ch) share[ch] = g[ch] / count;
+          for (int64_t r = h0; r < h1; ++r)
+            for (int64_t q = w0; q < w1; ++q) {
+              T* d = dimg + (r * p.w + q) * p.c;
+              for (int64_t ch = 0; ch < nc; ++ch) d[ch] += share[ch];
+            }
+        }
+      }
+    });
+  }
+
+ private:
+  PoolGradParams p_;
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGrad").TypeConstraint<float>("T"), MaxPoolGradOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGrad").TypeConstraint<double>("T"), MaxPoolGradOp<double>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGrad").TypeConstraint<int32_t>("T"), MaxPoolGradOp<int32_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGrad").TypeConstraint<int64_t>("T"), MaxPoolGradOp<int64_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("AvgPoolGrad").TypeConstraint<float>("T"), AvgPoolGradOp<float>);
+TX_REGISTER_KERNEL(KernelDefBuilder("AvgPoolGrad").TypeConstraint<double>("T"), AvgPoolGradOp<double>);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tx
