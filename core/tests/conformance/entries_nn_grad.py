@@ -26,7 +26,8 @@ def _conv_taps(in_shape, f_shape, strides, padding, explicit_paddings, dilations
     for a in range(f_shape[0]):
         for b in range(f_shape[1]):
             r0, c0 = a * dilations[1], b * dilations[2]
-            taps.append((a, b, slice(r0, r0 + oh * strides[1], strides[1]), slice(c0, c0 + ow * strides[2], strides[2])))
+            rows = slice(r0, r0 + oh * strides[1], strides[1])
+            taps.append((a, b, rows, slice(c0, c0 + ow * strides[2], strides[2])))
     return taps, padded, (pt, pl)
 
 

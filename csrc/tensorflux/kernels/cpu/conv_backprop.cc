@@ -45,32 +45,22 @@ T* Scratch(int64_t n) {
 
 // dx[N,H,W,C] = the gradient of Conv2D's output w.r.t. its input, given filter and out_backprop.
 template <typename T>
-class Conv2DBackpropInputOp : public OpKernel {
+class Conv2DBackpropInputOp : public ConvBackpropKernel<T> {
  public:
-  explicit Conv2DBackpropInputOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(attrs_.Init(c, "Conv2DBackpropInput"));
-  }
+  explicit Conv2DBackpropInputOp(OpKernelConstruction* c)
+      : ConvBackpropKernel<T>(c, "Conv2DBackpropInput", /*filter_grad=*/false, /*depthwise=*/false) {}
 
-  void Compute(OpKernelContext* ctx) override {
-    static constexpr const char* kOp = "Conv2DBackpropInput";
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
-    TensorShape in_shape, f_shape;
-    ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, false, false, kOp, &in_shape, &f_shape, &g));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, in_shape, &out));
-    if (out->num_elements() == 0) return;
-    T* dx = out->data<T>();
-    std::fill(dx, dx + out->num_elements(), T(0));
+ protected:
+  void Backprop(OpKernelContext* ctx, const ConvGeometry& g, T* dx, int64_t size) override {
+    std::fill(dx, dx + size, T(0));
     const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
     if (rows == 0 || g.m == 0) return;
-    const T* w = ctx->input(1).data<T>();
-    const T* dy = ctx->input(2).data<T>();
     if (!FitsBlasInt(1, k, g.m, g.m, g.m, k)) {
-      ctx->SetStatus(InvalidArgument(kOp, ": filter of ", k, "x", g.m, " is too large for BLAS"));
+      ctx->SetStatus(InvalidArgument(this->op_, ": filter of ", k, "x", g.m, " is too large for BLAS"));
       return;
     }
+    const T* w = ctx->input(1).data<T>();
+    const T* dy = ctx->input(2).data<T>();
     if (IsPointwise(g)) {  // dx[rows, C] = dy[rows, M] * W[C, M]^T
       for (int64_t r = 0; r < rows; r += kBlasRowStep)
         BlasGemm(false, true, std::min(kBlasRowStep, rows - r), g.c, g.m, dy + r * g.m, g.m, w, g.m, dx + r * g.c, g.c);
@@ -84,37 +74,24 @@ class Conv2DBackpropInputOp : public OpKernel {
       ScatterAddPatches(g, patches, r0, nr, dx);  // on this thread: see Note [Conv2D backprop on CPU]
     }
   }
-
- private:
-  ConvAttrs attrs_;
 };
 
 // dw[KH,KW,C,M] = the gradient of Conv2D's output w.r.t. its filter, given input and out_backprop.
 template <typename T>
-class Conv2DBackpropFilterOp : public OpKernel {
+class Conv2DBackpropFilterOp : public ConvBackpropKernel<T> {
  public:
-  explicit Conv2DBackpropFilterOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(attrs_.Init(c, "Conv2DBackpropFilter"));
-  }
+  explicit Conv2DBackpropFilterOp(OpKernelConstruction* c)
+      : ConvBackpropKernel<T>(c, "Conv2DBackpropFilter", /*filter_grad=*/true, /*depthwise=*/false) {}
 
-  void Compute(OpKernelContext* ctx) override {
-    static constexpr const char* kOp = "Conv2DBackpropFilter";
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
-    TensorShape in_shape, f_shape;
-    ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, true, false, kOp, &in_shape, &f_shape, &g));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, f_shape, &out));
-    if (out->num_elements() == 0) return;
-    T* dw = out->data<T>();
+ protected:
+  void Backprop(OpKernelContext* ctx, const ConvGeometry& g, T* dw, int64_t size) override {
     const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
     if (rows == 0) {
-      std::fill(dw, dw + out->num_elements(), T(0));
+      std::fill(dw, dw + size, T(0));
       return;
     }
     if (!FitsBlasInt(k, g.m, 1, k, g.m, g.m)) {
-      ctx->SetStatus(InvalidArgument(kOp, ": filter of ", k, "x", g.m, " is too large for BLAS"));
+      ctx->SetStatus(InvalidArgument(this->op_, ": filter of ", k, "x", g.m, " is too large for BLAS"));
       return;
     }
     const T* x = ctx->input(0).data<T>();
@@ -122,7 +99,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const bool pointwise = IsPointwise(g);
     const int64_t chunk = pointwise ? std::min(rows, kBlasRowStep) : ChunkRows<T>(ctx, rows, k);
     T* patches = pointwise ? nullptr : Scratch<T>(chunk * k);
-    std::vector<T> partial(rows > chunk ? k * g.m : 0);
+    std::vector<T> partial(rows > chunk ? size : 0);
     for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
       const int64_t nr = std::min(chunk, rows - r0);
       const T* a = pointwise ? x + r0 * k : patches;
@@ -130,12 +107,9 @@ class Conv2DBackpropFilterOp : public OpKernel {
       T* target = r0 == 0 ? dw : partial.data();
       BlasGemm(true, false, k, g.m, nr, a, k, dy + r0 * g.m, g.m, target, g.m);  // P^T * dY
       if (r0 == 0) continue;
-      for (int64_t i = 0; i < k * g.m; ++i) dw[i] += partial[i];
+      for (int64_t i = 0; i < size; ++i) dw[i] += partial[i];
     }
   }
-
- private:
-  ConvAttrs attrs_;
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropInput").TypeConstraint<float>("T"), Conv2DBackpropInputOp<float>);

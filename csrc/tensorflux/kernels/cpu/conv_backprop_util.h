@@ -70,45 +70,80 @@ inline Status ReadBackpropGeometry(OpKernelContext* ctx, const ConvAttrs& attrs,
   return BackpropGeometry(op, attrs, *in_shape, *f_shape, dy, depthwise, g);
 }
 
-// Reads the patch rows [row0, row0 + rows) of input `x` (row = n*OH*OW + oh*OW + ow) into `dst`
-// as [rows, KH*KW*C], zeros where the window leaves the input.
+// Base of the convolution backprop kernels: reads the attrs, checks the inputs, allocates the
+// output (the shape of the sizes input) and calls Backprop when it is not empty.
 template <typename T>
-void GatherPatches(const ConvGeometry& g, const T* x, int64_t row0, int64_t rows, T* dst) {
-  const int64_t c = g.c;
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t idx = row0 + r;
+class ConvBackpropKernel : public OpKernel {
+ public:
+  ConvBackpropKernel(OpKernelConstruction* c, const char* op, bool filter_grad, bool depthwise)
+      : OpKernel(c), op_(op), filter_grad_(filter_grad), depthwise_(depthwise) {
+    c->SetStatus(attrs_.Init(c, op));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, filter_grad_ ? 0 : 1, DataTypeOf<T>::value));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
+    TensorShape in_shape, f_shape;
+    ConvGeometry g;
+    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, filter_grad_, depthwise_, op_, &in_shape, &f_shape,
+                                                     &g));
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, filter_grad_ ? f_shape : in_shape, &out));
+    if (out->num_elements() > 0) Backprop(ctx, g, out->data<T>(), out->num_elements());
+  }
+
+ protected:
+  // Writes the whole gradient (`size` elements, in the output's layout) to `out`; inputs are
+  // valid for `g`. May set an error status on `ctx`.
+  virtual void Backprop(OpKernelContext* ctx, const ConvGeometry& g, T* out, int64_t size) = 0;
+
+  const char* op_;
+
+ private:
+  bool filter_grad_, depthwise_;
+  ConvAttrs attrs_;
+};
+
+// Calls fn(tap, offset) for the KH*KW taps of each patch row in [row0, row0 + rows), numbering the
+// taps consecutively from 0; `offset` is the tap's pixel offset in the input (elements), or -1 when
+// the tap falls in the padding.
+template <typename F>
+void ForEachPatchTap(const ConvGeometry& g, int64_t row0, int64_t rows, const F& fn) {
+  int64_t tap = 0;
+  for (int64_t idx = row0; idx < row0 + rows; ++idx) {
     const int64_t ow = idx % g.ow, t = idx / g.ow, oh = t % g.oh, n = t / g.oh;
-    const T* img = x + n * g.h * g.w * c;
     for (int64_t kh = 0; kh < g.kh; ++kh) {
       const int64_t ih = oh * g.sh - g.pt + kh * g.dh;
-      for (int64_t kw = 0; kw < g.kw; ++kw, dst += c) {
+      for (int64_t kw = 0; kw < g.kw; ++kw, ++tap) {
         const int64_t iw = ow * g.sw - g.pl + kw * g.dw;
-        if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) std::memset(dst, 0, sizeof(T) * c);
-        else std::memcpy(dst, img + (ih * g.w + iw) * c, sizeof(T) * c);
+        const bool inside = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+        fn(tap, inside ? ((n * g.h + ih) * g.w + iw) * g.c : int64_t{-1});
       }
     }
   }
 }
 
+// Reads the patch rows [row0, row0 + rows) of input `x` (row = n*OH*OW + oh*OW + ow) into `dst`
+// as [rows, KH*KW*C], zeros where the window leaves the input.
+template <typename T>
+void GatherPatches(const ConvGeometry& g, const T* x, int64_t row0, int64_t rows, T* dst) {
+  ForEachPatchTap(g, row0, rows, [&](int64_t tap, int64_t off) {
+    if (off < 0) std::memset(dst + tap * g.c, 0, sizeof(T) * g.c);
+    else std::memcpy(dst + tap * g.c, x + off, sizeof(T) * g.c);
+  });
+}
+
 // Adds the patch rows [row0, row0 + rows) of `src` ([rows, KH*KW*C]) back into input-shaped `dx`
-// (the adjoint of GatherPatches); taps outside the input are dropped.
+// (the adjoint of GatherPatches); taps in the padding are dropped.
 template <typename T>
 void ScatterAddPatches(const ConvGeometry& g, const T* src, int64_t row0, int64_t rows, T* dx) {
   const int64_t c = g.c;
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t idx = row0 + r;
-    const int64_t ow = idx % g.ow, t = idx / g.ow, oh = t % g.oh, n = t / g.oh;
-    T* img = dx + n * g.h * g.w * c;
-    for (int64_t kh = 0; kh < g.kh; ++kh) {
-      const int64_t ih = oh * g.sh - g.pt + kh * g.dh;
-      for (int64_t kw = 0; kw < g.kw; ++kw, src += c) {
-        const int64_t iw = ow * g.sw - g.pl + kw * g.dw;
-        if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) continue;
-        T* d = img + (ih * g.w + iw) * c;
-        for (int64_t ch = 0; ch < c; ++ch) d[ch] += src[ch];
-      }
-    }
-  }
+  ForEachPatchTap(g, row0, rows, [&](int64_t tap, int64_t off) {
+    if (off < 0) return;
+    T* d = dx + off;
+    const T* s = src + tap * c;
+    for (int64_t ch = 0; ch < c; ++ch) d[ch] += s[ch];
+  });
 }
 
 }  // namespace cpu

@@ -18,25 +18,15 @@ inline int64_t OutputFor(int64_t in, int64_t k, int64_t stride, int64_t dilation
 
 // dx[N,H,W,C]: each input pixel gathers dy * filter over the outputs whose windows cover it.
 template <typename T>
-class DepthwiseBackpropInputOp : public OpKernel {
+class DepthwiseBackpropInputOp : public ConvBackpropKernel<T> {
  public:
-  explicit DepthwiseBackpropInputOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(attrs_.Init(c, "DepthwiseConv2dNativeBackpropInput"));
-  }
+  explicit DepthwiseBackpropInputOp(OpKernelConstruction* c)
+      : ConvBackpropKernel<T>(c, "DepthwiseConv2dNativeBackpropInput", /*filter_grad=*/false, /*depthwise=*/true) {}
 
-  void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
-    TensorShape in_shape, f_shape;
-    ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, false, true, "DepthwiseConv2dNativeBackpropInput",
-                                                     &in_shape, &f_shape, &g));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, in_shape, &out));
-    if (out->num_elements() == 0) return;
+ protected:
+  void Backprop(OpKernelContext* ctx, const ConvGeometry& g, T* dx, int64_t) override {
     const T* w = ctx->input(1).data<T>();
     const T* dy = ctx->input(2).data<T>();
-    T* dx = out->data<T>();
     const int64_t oc = g.c * g.m;
     const int64_t cost = std::max<int64_t>(1, g.kh * g.kw * oc / (g.sh * g.sw));
     ParallelItems(ctx->intra_op_pool(), g.n * g.h * g.w, cost, [&](int64_t b, int64_t e) {
@@ -66,60 +56,36 @@ class DepthwiseBackpropInputOp : public OpKernel {
       }
     });
   }
-
- private:
-  ConvAttrs attrs_;
 };
 
 // dw[KH,KW,C,M] = sum over output rows of x * dy per tap, in blocked parallel sums.
 template <typename T>
-class DepthwiseBackpropFilterOp : public OpKernel {
+class DepthwiseBackpropFilterOp : public ConvBackpropKernel<T> {
  public:
-  explicit DepthwiseBackpropFilterOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(attrs_.Init(c, "DepthwiseConv2dNativeBackpropFilter"));
-  }
+  explicit DepthwiseBackpropFilterOp(OpKernelConstruction* c)
+      : ConvBackpropKernel<T>(c, "DepthwiseConv2dNativeBackpropFilter", /*filter_grad=*/true, /*depthwise=*/true) {}
 
-  void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
-    TensorShape in_shape, f_shape;
-    ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, true, true, "DepthwiseConv2dNativeBackpropFilter",
-                                                     &in_shape, &f_shape, &g));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, f_shape, &out));
-    const int64_t fsize = out->num_elements();
-    if (fsize == 0) return;
-    T* dw = out->data<T>();
+ protected:
+  void Backprop(OpKernelContext* ctx, const ConvGeometry& g, T* dw, int64_t fsize) override {
     const T* x = ctx->input(0).data<T>();
     const T* dy = ctx->input(2).data<T>();
     const int64_t oc = g.c * g.m, rows = g.n * g.oh * g.ow;
-    BlockedSums<T>(ctx->intra_op_pool(), rows, g.kh * g.kw * oc, fsize, dw, [&](int64_t b, int64_t e, T* acc) {
-      for (int64_t idx = b; idx < e; ++idx) {
-        const int64_t ow = idx % g.ow, t = idx / g.ow, oh = t % g.oh, n = t / g.oh;
-        const T* d = dy + idx * oc;
-        for (int64_t kh = 0; kh < g.kh; ++kh) {
-          const int64_t ih = oh * g.sh - g.pt + kh * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          for (int64_t kw = 0; kw < g.kw; ++kw) {
-            const int64_t iw = ow * g.sw - g.pl + kw * g.dw;
-            if (iw < 0 || iw >= g.w) continue;
-            const T* src = x + ((n * g.h + ih) * g.w + iw) * g.c;
-            T* a = acc + (kh * g.kw + kw) * oc;
-            if (g.m == 1) {
-              for (int64_t c = 0; c < g.c; ++c) a[c] += src[c] * d[c];
-            } else {
-              for (int64_t c = 0; c < g.c; ++c)
-                for (int64_t q = 0; q < g.m; ++q) a[c * g.m + q] += src[c] * d[c * g.m + q];
-            }
-          }
+    const int64_t taps = g.kh * g.kw;
+    BlockedSums<T>(ctx->intra_op_pool(), rows, taps * oc, fsize, dw, [&](int64_t b, int64_t e, T* acc) {
+      ForEachPatchTap(g, b, e - b, [&](int64_t tap, int64_t off) {
+        if (off < 0) return;
+        const T* src = x + off;
+        const T* d = dy + (b + tap / taps) * oc;
+        T* a = acc + (tap % taps) * oc;
+        if (g.m == 1) {
+          for (int64_t c = 0; c < g.c; ++c) a[c] += src[c] * d[c];
+        } else {
+          for (int64_t c = 0; c < g.c; ++c)
+            for (int64_t q = 0; q < g.m; ++q) a[c * g.m + q] += src[c] * d[c * g.m + q];
         }
-      }
+      });
     });
   }
-
- private:
-  ConvAttrs attrs_;
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("DepthwiseConv2dNativeBackpropInput").TypeConstraint<float>("T"),

@@ -61,6 +61,19 @@ struct PoolGradParams {
     return Status::OK();
   }
 
+  // Calls fn(out, h0, h1, w0, w1) for every output position `out` (oh * OW + ow within an image)
+  // whose window, clipped to the input as [h0, h1) x [w0, w1), is not empty.
+  template <typename F>
+  void ForEachWindow(const F& fn) const {
+    for (int64_t i = 0; i < oh; ++i) {
+      const int64_t h0 = std::max<int64_t>(i * strides[1] - pt, 0), h1 = std::min(i * strides[1] - pt + ksize[1], h);
+      for (int64_t j = 0; j < ow; ++j) {
+        const int64_t w0 = std::max<int64_t>(j * strides[2] - pl, 0), w1 = std::min(j * strides[2] - pl + ksize[2], w);
+        if (h0 < h1 && w0 < w1) fn(i * ow + j, h0, h1, w0, w1);
+      }
+    }
+  }
+
   // Calls fn(image, c0, c1) for every image and channel block, in parallel; `window_cost` is the
   // work per channel of one output window.
   template <typename F>
@@ -95,35 +108,28 @@ class MaxPoolGradOp : public OpKernel {
     const T* grad = ctx->input(2).data<T>();
     T* dx = out->data<T>();
     std::fill(dx, dx + out->num_elements(), T(0));
-    const int64_t kh = p.ksize[1], kw = p.ksize[2];
-    p.ForEachBlock(ctx, kh * kw, [&](int64_t img, int64_t c0, int64_t c1) {
+    p.ForEachBlock(ctx, p.ksize[1] * p.ksize[2], [&](int64_t img, int64_t c0, int64_t c1) {
       T best[kChannelBlock];
       int64_t arg[kChannelBlock];
       const int64_t nc = c1 - c0;
       const T* ximg = x + img * p.h * p.w * p.c + c0;
       T* dimg = dx + img * p.h * p.w * p.c + c0;
-      for (int64_t i = 0; i < p.oh; ++i) {
-        const int64_t h0 = std::max<int64_t>(i * p.strides[1] - p.pt, 0), h1 = std::min(i * p.strides[1] - p.pt + kh, p.h);
-        for (int64_t j = 0; j < p.ow; ++j) {
-          const int64_t w0 = std::max<int64_t>(j * p.strides[2] - p.pl, 0);
-          const int64_t w1 = std::min(j * p.strides[2] - p.pl + kw, p.w);
-          if (h0 >= h1 || w0 >= w1) continue;  // a window wholly in the padding
-          std::fill(arg, arg + nc, h0 * p.w + w0);
-          std::copy(ximg + arg[0] * p.c, ximg + arg[0] * p.c + nc, best);
-          for (int64_t r = h0; r < h1; ++r)
-            for (int64_t q = w0; q < w1; ++q) {
-              const int64_t pos = r * p.w + q;
-              const T* src = ximg + pos * p.c;
-              for (int64_t ch = 0; ch < nc; ++ch) {
-                const bool gt = src[ch] > best[ch];  // strict: ties keep the first maximum
-                best[ch] = gt ? src[ch] : best[ch];
-                arg[ch] = gt ? pos : arg[ch];
-              }
+      p.ForEachWindow([&](int64_t o, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+        std::fill(arg, arg + nc, h0 * p.w + w0);
+        std::copy(ximg + arg[0] * p.c, ximg + arg[0] * p.c + nc, best);
+        for (int64_t r = h0; r < h1; ++r)
+          for (int64_t q = w0; q < w1; ++q) {
+            const int64_t pos = r * p.w + q;
+            const T* src = ximg + pos * p.c;
+            for (int64_t ch = 0; ch < nc; ++ch) {
+              const bool gt = src[ch] > best[ch];  // strict: ties keep the first maximum
+              best[ch] = gt ? src[ch] : best[ch];
+              arg[ch] = gt ? pos : arg[ch];
             }
-          const T* g = grad + ((img * p.oh + i) * p.ow + j) * p.c + c0;
-          for (int64_t ch = 0; ch < nc; ++ch) dimg[arg[ch] * p.c + ch] += g[ch];
-        }
-      }
+          }
+        const T* g = grad + (img * p.oh * p.ow + o) * p.c + c0;
+        for (int64_t ch = 0; ch < nc; ++ch) dimg[arg[ch] * p.c + ch] += g[ch];
+      });
     });
   }
 
@@ -158,27 +164,20 @@ class AvgPoolGradOp : public OpKernel {
     const T* grad = ctx->input(1).data<T>();
     T* dx = out->data<T>();
     std::fill(dx, dx + out->num_elements(), T(0));
-    const int64_t kh = p.ksize[1], kw = p.ksize[2];
-    p.ForEachBlock(ctx, kh * kw, [&](int64_t img, int64_t c0, int64_t c1) {
+    p.ForEachBlock(ctx, p.ksize[1] * p.ksize[2], [&](int64_t img, int64_t c0, int64_t c1) {
       T share[kChannelBlock];
       const int64_t nc = c1 - c0;
       T* dimg = dx + img * p.h * p.w * p.c + c0;
-      for (int64_t i = 0; i < p.oh; ++i) {
-        const int64_t h0 = std::max<int64_t>(i * p.strides[1] - p.pt, 0), h1 = std::min(i * p.strides[1] - p.pt + kh, p.h);
-        for (int64_t j = 0; j < p.ow; ++j) {
-          const int64_t w0 = std::max<int64_t>(j * p.strides[2] - p.pl, 0);
-          const int64_t w1 = std::min(j * p.strides[2] - p.pl + kw, p.w);
-          if (h0 >= h1 || w0 >= w1) continue;
-          const T count = static_cast<T>((h1 - h0) * (w1 - w0));
-          const T* g = grad + ((img * p.oh + i) * p.ow + j) * p.c + c0;
-          for (int64_t ch = 0; ch < nc; ++ch) share[ch] = g[ch] / count;
-          for (int64_t r = h0; r < h1; ++r)
-            for (int64_t q = w0; q < w1; ++q) {
-              T* d = dimg + (r * p.w + q) * p.c;
-              for (int64_t ch = 0; ch < nc; ++ch) d[ch] += share[ch];
-            }
-        }
-      }
+      p.ForEachWindow([&](int64_t o, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+        const T count = static_cast<T>((h1 - h0) * (w1 - w0));
+        const T* g = grad + (img * p.oh * p.ow + o) * p.c + c0;
+        for (int64_t ch = 0; ch < nc; ++ch) share[ch] = g[ch] / count;
+        for (int64_t r = h0; r < h1; ++r)
+          for (int64_t q = w0; q < w1; ++q) {
+            T* d = dimg + (r * p.w + q) * p.c;
+            for (int64_t ch = 0; ch < nc; ++ch) d[ch] += share[ch];
+          }
+      });
     });
   }
 
