@@ -93,3 +93,28 @@ def test_fused_batch_norm_grad_matches_tensorflow(data_format, shape, is_trainin
     for k in range(3):
         np.testing.assert_allclose(ours[k], theirs[k].numpy(), rtol=1e-4, atol=1e-4, err_msg=f"output {k}")
     assert ours[3].shape == (0,) and ours[4].shape == (0,)
+
+
+def test_backprop_shape_functions_use_constant_sizes():
+    """Shape functions read input_sizes / filter_sizes / orig_input_shape when they are constants."""
+    s1 = {"strides": [1, 1, 1, 1], "padding": "SAME"}
+    pool = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+    const = lambda v: tx.constant(np.array(v, np.int32))  # noqa: E731
+    with tx.Graph().as_default():
+        w = tx.placeholder(tx.float32, (3, 3, 3, 4))
+        x = tx.placeholder(tx.float32, (2, 7, 8, 3))
+        dy = tx.placeholder(tx.float32, (2, 7, 8, 4))
+        assert gen_ops.conv2d_backprop_input(const([2, 7, 8, 3]), w, dy, **s1).shape.as_list() == [2, 7, 8, 3]
+        assert gen_ops.conv2d_backprop_input(const([7, 8]), w, dy, **s1).shape.as_list() == [2, 7, 8, 3]
+        fed = gen_ops.conv2d_backprop_input(tx.placeholder(tx.int32, (4,)), w, dy, **s1)
+        assert fed.shape.as_list() == [None] * 4
+        assert gen_ops.conv2d_backprop_filter(x, const([3, 3, 3, 4]), dy, **s1).shape.as_list() == [3, 3, 3, 4]
+        dwy = tx.placeholder(tx.float32, (2, 7, 8, 12))
+        got = gen_ops.depthwise_conv2d_native_backprop_filter(x, const([3, 3, 3, 4]), dwy, **s1)
+        assert got.shape.as_list() == [3, 3, 3, 4]
+        grad = tx.placeholder(tx.float32, (2, 3, 4, 3))
+        assert gen_ops.avg_pool_grad(const([2, 7, 9, 3]), grad, **pool).shape.as_list() == [2, 7, 9, 3]
+        with pytest.raises(tx.errors.InvalidArgumentError, match="out_backprop"):
+            gen_ops.conv2d_backprop_input(const([2, 8, 8, 3]), w, dy, **s1)
+        with pytest.raises(tx.errors.InvalidArgumentError, match="depth"):
+            gen_ops.conv2d_backprop_filter(x, const([3, 3, 2, 4]), dy, **s1)
