@@ -1,6 +1,7 @@
 // CPU kernels for DepthwiseConv2dNativeBackpropInput and DepthwiseConv2dNativeBackpropFilter (NHWC):
 // direct window loops vectorized over the contiguous channels.
 #include <algorithm>
+#include <vector>
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/conv_backprop_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -9,11 +10,20 @@ namespace tx {
 namespace cpu {
 namespace {
 
-// The output position hit by input position `in` through tap `k`, or -1 when no output is.
-inline int64_t OutputFor(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad, int64_t out_size) {
-  const int64_t t = in + pad - k * dilation;
-  if (t < 0 || t % stride != 0 || t / stride >= out_size) return -1;
-  return t / stride;
+// Channels per register-resident block of the input-gradient sums.
+constexpr int64_t kChannelBlock = 32;
+
+// table[i * k + tap] = the output position that input position i reaches through filter tap
+// `tap` in one spatial dimension, or -1 when it reaches none (computed once per call: the
+// divisions would otherwise dominate the per-pixel loop).
+std::vector<int64_t> OutputTable(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad, int64_t out) {
+  std::vector<int64_t> table(in * k, -1);
+  for (int64_t i = 0; i < in; ++i)
+    for (int64_t tap = 0; tap < k; ++tap) {
+      const int64_t t = i + pad - tap * dilation;
+      if (t >= 0 && t % stride == 0 && t / stride < out) table[i * k + tap] = t / stride;
+    }
+  return table;
 }
 
 // dx[N,H,W,C]: each input pixel gathers dy * filter over the outputs whose windows cover it.
@@ -29,29 +39,32 @@ class DepthwiseBackpropInputOp : public ConvBackpropKernel<T> {
     const T* dy = ctx->input(2).data<T>();
     const int64_t oc = g.c * g.m;
     const int64_t cost = std::max<int64_t>(1, g.kh * g.kw * oc / (g.sh * g.sw));
+    const std::vector<int64_t> rows_for = OutputTable(g.h, g.kh, g.sh, g.dh, g.pt, g.oh);
+    const std::vector<int64_t> cols_for = OutputTable(g.w, g.kw, g.sw, g.dw, g.pl, g.ow);
     ParallelItems(ctx->intra_op_pool(), g.n * g.h * g.w, cost, [&](int64_t b, int64_t e) {
       for (int64_t idx = b; idx < e; ++idx) {
         const int64_t iw = idx % g.w, t = idx / g.w, ih = t % g.h, n = t / g.h;
-        T* dst = dx + idx * g.c;
-        std::fill(dst, dst + g.c, T(0));
-        for (int64_t kh = 0; kh < g.kh; ++kh) {
-          const int64_t oh = OutputFor(ih, kh, g.sh, g.dh, g.pt, g.oh);
-          if (oh < 0) continue;
-          for (int64_t kw = 0; kw < g.kw; ++kw) {
-            const int64_t ow = OutputFor(iw, kw, g.sw, g.dw, g.pl, g.ow);
-            if (ow < 0) continue;
-            const T* src = dy + ((n * g.oh + oh) * g.ow + ow) * oc;
-            const T* wk = w + (kh * g.kw + kw) * oc;
-            if (g.m == 1) {
-              for (int64_t c = 0; c < g.c; ++c) dst[c] += src[c] * wk[c];
-            } else {
-              for (int64_t c = 0; c < g.c; ++c) {
-                T acc = T(0);
-                for (int64_t q = 0; q < g.m; ++q) acc += src[c * g.m + q] * wk[c * g.m + q];
-                dst[c] += acc;
+        // Channel blocks summed in a local array, which the compiler keeps in vector registers.
+        for (int64_t c0 = 0; c0 < g.c; c0 += kChannelBlock) {
+          const int64_t nc = std::min(kChannelBlock, g.c - c0);
+          T acc[kChannelBlock] = {};
+          for (int64_t kh = 0; kh < g.kh; ++kh) {
+            const int64_t oh = rows_for[ih * g.kh + kh];
+            if (oh < 0) continue;
+            for (int64_t kw = 0; kw < g.kw; ++kw) {
+              const int64_t ow = cols_for[iw * g.kw + kw];
+              if (ow < 0) continue;
+              const T* src = dy + ((n * g.oh + oh) * g.ow + ow) * oc + c0 * g.m;
+              const T* wk = w + (kh * g.kw + kw) * oc + c0 * g.m;
+              if (g.m == 1 && nc == kChannelBlock) {
+                for (int64_t c = 0; c < kChannelBlock; ++c) acc[c] += src[c] * wk[c];
+              } else {
+                for (int64_t c = 0; c < nc; ++c)
+                  for (int64_t q = 0; q < g.m; ++q) acc[c] += src[c * g.m + q] * wk[c * g.m + q];
               }
             }
           }
+          std::copy(acc, acc + nc, dx + idx * g.c + c0);
         }
       }
     });
