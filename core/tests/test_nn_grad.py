@@ -18,6 +18,9 @@ CONV_SETTINGS = [
                                   "explicit_paddings": [0, 0, 2, 1, 0, 3, 0, 0]}),
     ((2, 6, 5, 4), (1, 1, 4, 5), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
     ((2, 6, 5, 4), (1, 1, 4, 5), {"strides": [1, 2, 2, 1], "padding": "SAME"}),
+    ((2, 9, 8, 3), (3, 3, 3, 1), {"strides": [1, 2, 2, 1], "padding": "SAME"}),
+    ((1, 6, 5, 37), (3, 3, 37, 1), {"strides": [1, 1, 1, 1], "padding": "SAME", "dilations": [1, 2, 1, 1]}),
+    ((1, 6, 5, 70), (3, 2, 70, 2), {"strides": [1, 1, 2, 1], "padding": "VALID"}),
 ]
 
 

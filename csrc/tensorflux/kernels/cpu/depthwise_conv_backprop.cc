@@ -12,6 +12,8 @@ namespace {
 
 // Channels per register-resident block of the input-gradient sums.
 constexpr int64_t kChannelBlock = 32;
+// Output rows per tile of the multiplier-1 filter gradient.
+constexpr int64_t kRowTile = 128;
 
 // table[i * k + tap] = the output position that input position i reaches through filter tap
 // `tap` in one spatial dimension, or -1 when it reaches none (computed once per call: the
@@ -85,19 +87,53 @@ class DepthwiseBackpropFilterOp : public ConvBackpropKernel<T> {
     const int64_t oc = g.c * g.m, rows = g.n * g.oh * g.ow;
     const int64_t taps = g.kh * g.kw;
     BlockedSums<T>(ctx->intra_op_pool(), rows, taps * oc, fsize, dw, [&](int64_t b, int64_t e, T* acc) {
+      if (g.m == 1) {  // tiles of rows whose x and dy stay in L2 while every tap passes over them
+        for (int64_t t0 = b; t0 < e; t0 += kRowTile) PerTapSums(g, x, dy, t0, std::min(e, t0 + kRowTile), acc);
+        return;
+      }
       ForEachPatchTap(g, b, e - b, [&](int64_t tap, int64_t off) {
         if (off < 0) return;
         const T* src = x + off;
         const T* d = dy + (b + tap / taps) * oc;
         T* a = acc + (tap % taps) * oc;
-        if (g.m == 1) {
-          for (int64_t c = 0; c < g.c; ++c) a[c] += src[c] * d[c];
-        } else {
-          for (int64_t c = 0; c < g.c; ++c)
-            for (int64_t q = 0; q < g.m; ++q) a[c * g.m + q] += src[c] * d[c * g.m + q];
-        }
+        for (int64_t c = 0; c < g.c; ++c)
+          for (int64_t q = 0; q < g.m; ++q) a[c * g.m + q] += src[c] * d[c * g.m + q];
       });
     });
+  }
+
+ private:
+  // Multiplier 1: acc[tap, c] += sum over rows [b, e) of x * dy, one tap and channel block at a
+  // time so the sums stay in vector registers.
+  static void PerTapSums(const ConvGeometry& g, const T* x, const T* dy, int64_t b, int64_t e, T* acc) {
+    for (int64_t kh = 0; kh < g.kh; ++kh)
+      for (int64_t kw = 0; kw < g.kw; ++kw)
+        for (int64_t c0 = 0; c0 < g.c; c0 += kChannelBlock) {
+          const int64_t nc = std::min(kChannelBlock, g.c - c0);
+          T sum[kChannelBlock] = {};
+          int64_t ow = b % g.ow, oh = (b / g.ow) % g.oh, n = b / g.ow / g.oh;
+          for (int64_t idx = b; idx < e; ++idx) {
+            const int64_t ih = oh * g.sh - g.pt + kh * g.dh, iw = ow * g.sw - g.pl + kw * g.dw;
+            if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) {
+              const T* src = x + ((n * g.h + ih) * g.w + iw) * g.c + c0;
+              const T* d = dy + idx * g.c + c0;
+              if (nc == kChannelBlock) {
+                for (int64_t c = 0; c < kChannelBlock; ++c) sum[c] += src[c] * d[c];
+              } else {
+                for (int64_t c = 0; c < nc; ++c) sum[c] += src[c] * d[c];
+              }
+            }
+            if (++ow == g.ow) {
+              ow = 0;
+              if (++oh == g.oh) {
+                oh = 0;
+                ++n;
+              }
+            }
+          }
+          T* a = acc + (kh * g.kw + kw) * g.c + c0;
+          for (int64_t c = 0; c < nc; ++c) a[c] += sum[c];
+        }
   }
 };
 
