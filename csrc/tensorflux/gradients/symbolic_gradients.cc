@@ -75,10 +75,11 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
     from_x[x.node->id()] = 1;
     min_x = std::min(min_x, x.node->id());
   }
+  // A stop node's outputs depend on no x unless it is an x itself.
   for (int id = min_x; id <= max_y; ++id) {
-    if (from_x[id]) continue;
+    if (from_x[id] || stop[id]) continue;
     for (const Endpoint& in : graph->node(id)->inputs())
-      if (from_x[in.node->id()] && !stop[in.node->id()]) {
+      if (from_x[in.node->id()]) {
         from_x[id] = 1;
         break;
       }
