@@ -1,0 +1,133 @@
+"""Gradients of whole models: second order on activations, a Hessian-vector product of an MLP
+loss checked against finite differences of its gradient, and (with tensorflow-cpu installed)
+gradients of an MLP with softmax cross-entropy and of a CNN with batch norm equal TensorFlow's."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+
+def _mlp(lib, nn, x, params, act):
+    h = x
+    for i in range(0, len(params), 2):
+        h = nn.bias_add(lib.matmul(h, params[i]), params[i + 1])
+        if i + 2 < len(params):
+            h = act(h)
+    return h
+
+
+def _mlp_params(rng, sizes, dtype):
+    out = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        out += [(rng.standard_normal((a, b)) / np.sqrt(a)).astype(dtype), (rng.standard_normal(b) * 0.1).astype(dtype)]
+    return out
+
+
+@pytest.mark.parametrize("act", ["tanh", "sigmoid", "softplus", "elu"])
+def test_second_derivative_of_activations(act):
+    xv = np.linspace(-2.0, 2.0, 9)
+    with tx.Graph().as_default():
+        x = tx.constant(xv)
+        y = getattr(tx.nn, act)(x) if hasattr(tx.nn, act) else getattr(tx.math, act)(x)
+        (dx,) = tx.gradients(y, x)
+        (ddx,) = tx.gradients(dx, x)
+        with tx.Session() as s:
+            got = s.run(ddx)
+    f = {"tanh": np.tanh, "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "softplus": lambda v: np.log1p(np.exp(v)),
+         "elu": lambda v: np.where(v > 0, v, np.expm1(v))}[act]
+    h = 1e-4
+    numeric = (f(xv + h) - 2 * f(xv) + f(xv - h)) / h**2
+    mask = np.abs(xv) > 1e-3 if act == "elu" else np.ones_like(xv, bool)  # elu'' jumps at 0
+    np.testing.assert_allclose(got[mask], numeric[mask], rtol=1e-5, atol=1e-5)
+
+
+def test_hessian_vector_product_of_mlp_loss():
+    rng = np.random.default_rng(0)
+    sizes = [5, 7, 3]
+    pv = _mlp_params(rng, sizes, np.float64)
+    xv = rng.standard_normal((6, 5))
+    yv = rng.integers(0, 3, 6).astype(np.int32)
+    vv = [rng.standard_normal(p.shape) for p in pv]
+    with tx.Graph().as_default():
+        params = [tx.placeholder(tx.float64, p.shape) for p in pv]
+        vs = [tx.constant(v) for v in vv]
+        logits = _mlp(tx, tx.nn, tx.constant(xv), params, tx.tanh)
+        loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=tx.constant(yv), logits=logits))
+        grads = tx.gradients(loss, params)
+        dot = tx.add_n([tx.reduce_sum(g * v) for g, v in zip(grads, vs)])
+        hvp = tx.gradients(dot, params)
+        with tx.Session() as s:
+            def grad_at(values):
+                return s.run(grads, dict(zip(params, values)))
+            got = s.run(hvp, dict(zip(params, pv)))
+            eps = 1e-5
+            plus = grad_at([p + eps * v for p, v in zip(pv, vv)])
+            minus = grad_at([p - eps * v for p, v in zip(pv, vv)])
+    for g, a, b in zip(got, plus, minus):
+        np.testing.assert_allclose(g, (a - b) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+# ------------------------------------------------------------------------------------ TensorFlow
+
+tf = pytest.importorskip("tensorflow")
+
+
+def _tf_grads(build, feeds):
+    g = tf.Graph()
+    with g.as_default():
+        loss, params, placeholders = build(tf.compat.v1, tf.nn)
+        grads = tf.compat.v1.gradients(loss, params)
+        with tf.compat.v1.Session(graph=g) as s:
+            return s.run(grads, dict(zip(placeholders, feeds)))
+
+
+def _tx_grads(build, feeds):
+    with tx.Graph().as_default():
+        loss, params, placeholders = build(tx, tx.nn)
+        grads = tx.gradients(loss, params)
+        with tx.Session() as s:
+            return s.run(grads, dict(zip(placeholders, feeds)))
+
+
+def test_mlp_softmax_xent_gradients_match_tensorflow():
+    rng = np.random.default_rng(1)
+    pv = _mlp_params(rng, [12, 16, 16, 4], np.float32)
+    xv = rng.standard_normal((8, 12)).astype(np.float32)
+    labels = np.eye(4, dtype=np.float32)[rng.integers(0, 4, 8)]
+
+    def build(lib, nn):
+        x = lib.placeholder(lib.float32, [None, 12])
+        y = lib.placeholder(lib.float32, [None, 4])
+        params = [lib.constant(p) for p in pv]
+        logits = _mlp(lib, nn, x, params, nn.relu)
+        loss = lib.reduce_mean(nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        return loss, params, [x, y]
+
+    for a, b in zip(_tx_grads(build, [xv, labels]), _tf_grads(build, [xv, labels])):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_cnn_with_batch_norm_gradients_match_tensorflow():
+    rng = np.random.default_rng(2)
+    w1 = (rng.standard_normal((3, 3, 2, 4)) * 0.3).astype(np.float32)
+    scale = (1 + 0.1 * rng.standard_normal(4)).astype(np.float32)
+    offset = (0.1 * rng.standard_normal(4)).astype(np.float32)
+    w2 = (rng.standard_normal((4 * 4 * 4, 3)) * 0.1).astype(np.float32)
+    xv = rng.standard_normal((5, 8, 8, 2)).astype(np.float32)
+    yv = rng.integers(0, 3, 5).astype(np.int32)
+
+    def build(lib, nn):
+        x = lib.placeholder(lib.float32, [None, 8, 8, 2])
+        y = lib.placeholder(lib.int32, [None])
+        params = [lib.constant(v) for v in (w1, scale, offset, w2)]
+        h = nn.conv2d(x, params[0], strides=[1, 1, 1, 1], padding="SAME")
+        h, _, _ = (tx.nn.fused_batch_norm if lib is tx else tf.compat.v1.nn.fused_batch_norm)(
+            h, params[1], params[2], epsilon=1e-3, is_training=True)
+        h = nn.max_pool2d(nn.relu(h), ksize=2, strides=2, padding="VALID")
+        logits = lib.matmul(lib.reshape(h, [-1, 4 * 4 * 4]), params[3])
+        loss = lib.reduce_mean(nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        return loss, params, [x, y]
+
+    for a, b in zip(_tx_grads(build, [xv, yv]), _tf_grads(build, [xv, yv])):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
