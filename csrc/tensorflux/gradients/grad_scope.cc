@@ -60,17 +60,7 @@ GValue GradScope::Ints(const std::vector<int64_t>& values, DataType dt) {
   return Const(t);
 }
 
-GValue GradScope::Int(int64_t value, DataType dt) {
-  Tensor t;
-  Status s = Tensor::Allocate(dt, TensorShape(), &t);
-  if (!s.ok()) {
-    Fail(std::move(s));
-    return GValue();
-  }
-  if (dt == DT_INT64) *t.data<int64_t>() = value;
-  else *t.data<int32_t>() = static_cast<int32_t>(value);
-  return Const(t);
-}
+GValue GradScope::Int(int64_t value, DataType dt) { return Scalar(static_cast<double>(value), dt); }
 
 GValue GradScope::Scalar(double value, DataType dt) {
   Tensor t;

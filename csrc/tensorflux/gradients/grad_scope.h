@@ -39,7 +39,7 @@ class GradScope {
   GValue Ints(const std::vector<int64_t>& values, DataType dt = DT_INT32);
   // A scalar int32 (or int64) constant.
   GValue Int(int64_t value, DataType dt = DT_INT32);
-  // A scalar of floating type `dt` holding `value`.
+  // A scalar of type `dt` (float, double, int32, int64) holding `value`.
   GValue Scalar(double value, DataType dt);
 
   // Shapes: a constant when statically known, else a Shape/Size/Rank op.

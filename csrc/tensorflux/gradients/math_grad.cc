@@ -4,48 +4,41 @@
 namespace tx {
 namespace {
 
-// z = x + y
-Status AddGrad(GradContext& g) {
+// Sets both gradients of a broadcasting binary op from unreduced gx, gy.
+void SetBinaryGrads(GradContext& g, GValue gx, GValue gy) {
   GValue dx, dy;
-  GValue dz = g.grad(0);
-  g.ops().ReduceBroadcastGrads(g.input(0), g.input(1), g.needs_grad(0) ? dz : GValue(),
-                               g.needs_grad(1) ? dz : GValue(), &dx, &dy);
+  g.ops().ReduceBroadcastGrads(g.input(0), g.input(1), g.needs_grad(0) ? gx : GValue(), g.needs_grad(1) ? gy : GValue(),
+                               &dx, &dy);
   g.set_grad(0, dx);
   g.set_grad(1, dy);
+}
+
+// z = x + y
+Status AddGrad(GradContext& g) {
+  SetBinaryGrads(g, g.grad(0), g.grad(0));
   return Status::OK();
 }
 
 // z = x - y
 Status SubGrad(GradContext& g) {
-  GradScope& o = g.ops();
-  GValue dx, dy, dz = g.grad(0);
-  o.ReduceBroadcastGrads(g.input(0), g.input(1), g.needs_grad(0) ? dz : GValue(),
-                         g.needs_grad(1) ? o.Neg(dz) : GValue(), &dx, &dy);
-  g.set_grad(0, dx);
-  g.set_grad(1, dy);
+  SetBinaryGrads(g, g.grad(0), g.needs_grad(1) ? g.ops().Neg(g.grad(0)) : GValue());
   return Status::OK();
 }
 
 // z = x * y
 Status MulGrad(GradContext& g) {
   GradScope& o = g.ops();
-  GValue x = g.input(0), y = g.input(1), dz = g.grad(0), dx, dy;
-  o.ReduceBroadcastGrads(x, y, g.needs_grad(0) ? o.Mul(dz, y) : GValue(), g.needs_grad(1) ? o.Mul(x, dz) : GValue(),
-                         &dx, &dy);
-  g.set_grad(0, dx);
-  g.set_grad(1, dy);
+  GValue x = g.input(0), y = g.input(1), dz = g.grad(0);
+  SetBinaryGrads(g, g.needs_grad(0) ? o.Mul(dz, y) : GValue(), g.needs_grad(1) ? o.Mul(x, dz) : GValue());
   return Status::OK();
 }
 
 // z = x / y: dx = dz / y, dy = -dz * x / y^2.
 Status DivGrad(GradContext& g) {
   GradScope& o = g.ops();
-  GValue x = g.input(0), y = g.input(1), dz = g.grad(0), dx, dy;
-  GValue gx = g.needs_grad(0) ? o.Div(dz, y) : GValue();
-  GValue gy = g.needs_grad(1) ? o.Mul(dz, o.Div(o.Div(o.Neg(x), y), y)) : GValue();
-  o.ReduceBroadcastGrads(x, y, gx, gy, &dx, &dy);
-  g.set_grad(0, dx);
-  g.set_grad(1, dy);
+  GValue x = g.input(0), y = g.input(1), dz = g.grad(0);
+  SetBinaryGrads(g, g.needs_grad(0) ? o.Div(dz, y) : GValue(),
+                 g.needs_grad(1) ? o.Mul(dz, o.Div(o.Div(o.Neg(x), y), y)) : GValue());
   return Status::OK();
 }
 
@@ -65,15 +58,6 @@ Status AddNGrad(GradContext& g) {
   GValue dz = g.grad(0);
   for (int i = 0; i < g.num_inputs(); ++i) g.set_grad(i, dz);
   return Status::OK();
-}
-
-// Sets both gradients of a broadcasting binary op from unreduced gx, gy.
-void SetBinaryGrads(GradContext& g, GValue gx, GValue gy) {
-  GValue dx, dy;
-  g.ops().ReduceBroadcastGrads(g.input(0), g.input(1), g.needs_grad(0) ? gx : GValue(), g.needs_grad(1) ? gy : GValue(),
-                               &dx, &dy);
-  g.set_grad(0, dx);
-  g.set_grad(1, dy);
 }
 
 // z = x^y: dx = dz y x^(y-1); dy = dz z log(x) where x > 0, else 0 (TensorFlow's convention).
