@@ -481,6 +481,24 @@ def elu(features, name=None):
     return _apply_op(_ELU, name, (features,), ())
 
 
+_ELU_GRAD = _OpSig('EluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('outputs', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def elu_grad(gradients, outputs, name=None):
+    r"""Elu's gradient from its outputs: gradients * (outputs + 1) where outputs < 0, gradients elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      outputs: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
+
+
 _EQUAL = _OpSig('Equal',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     attrs=(('incompatible_shape_error', 3),),
@@ -891,6 +909,27 @@ def leaky_relu(features, alpha=0.2, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LEAKY_RELU, name, (features,), (alpha,))
+
+
+_LEAKY_RELU_GRAD = _OpSig('LeakyReluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    attrs=(('alpha', 2),),
+    outputs=(('backprops', False),),
+    type_defaults={'T': 1})
+
+
+def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
+    r"""LeakyRelu's gradient: gradients where features > 0, alpha * gradients elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      alpha: An attr of type `float`, defaults to `0.2`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LEAKY_RELU_GRAD, name, (gradients, features), (alpha,))
 
 
 _LESS = _OpSig('Less',
@@ -1621,6 +1660,24 @@ def reciprocal(x, name=None):
     return _apply_op(_RECIPROCAL, name, (x,), ())
 
 
+_RECIPROCAL_GRAD = _OpSig('ReciprocalGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def reciprocal_grad(y, dy, name=None):
+    r"""Reciprocal's gradient from its output y: -dy * y * y (0 where dy is 0).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RECIPROCAL_GRAD, name, (y, dy), ())
+
+
 _RELU = _OpSig('Relu',
     inputs=(('features', 'T', 0, 0),),
     outputs=(('activations', False),))
@@ -1653,6 +1710,42 @@ def relu6(features, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RELU6, name, (features,), ())
+
+
+_RELU6_GRAD = _OpSig('Relu6Grad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def relu6_grad(gradients, features, name=None):
+    r"""Relu6's gradient: gradients * (0 < features < 6).
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RELU6_GRAD, name, (gradients, features), ())
+
+
+_RELU_GRAD = _OpSig('ReluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def relu_grad(gradients, features, name=None):
+    r"""Relu's gradient: gradients * (features > 0).
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RELU_GRAD, name, (gradients, features), ())
 
 
 _RESHAPE = _OpSig('Reshape',
@@ -1727,6 +1820,24 @@ def rsqrt(x, name=None):
     return _apply_op(_RSQRT, name, (x,), ())
 
 
+_RSQRT_GRAD = _OpSig('RsqrtGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def rsqrt_grad(y, dy, name=None):
+    r"""Rsqrt's gradient from its output y: -0.5 * dy * y ** 3 (0 where dy is 0).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RSQRT_GRAD, name, (y, dy), ())
+
+
 _SCATTER_ND = _OpSig('ScatterNd',
     inputs=(('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0), ('shape', 'Tindices', 0, 0)),
     attrs=(('bad_indices_policy', 0),),
@@ -1784,6 +1895,24 @@ def selu(features, name=None):
     return _apply_op(_SELU, name, (features,), ())
 
 
+_SELU_GRAD = _OpSig('SeluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('outputs', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def selu_grad(gradients, outputs, name=None):
+    r"""Selu's gradient from its outputs: gradients * (outputs + scale * alpha) where outputs < 0, gradients * scale elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      outputs: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SELU_GRAD, name, (gradients, outputs), ())
+
+
 _SHAPE = _OpSig('Shape',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('out_type', 4),),
@@ -1818,6 +1947,24 @@ def sigmoid(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SIGMOID, name, (x,), ())
+
+
+_SIGMOID_GRAD = _OpSig('SigmoidGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def sigmoid_grad(y, dy, name=None):
+    r"""Sigmoid's gradient from its output y: dy * y * (1 - y).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SIGMOID_GRAD, name, (y, dy), ())
 
 
 _SIGN = _OpSig('Sign',
@@ -1963,6 +2110,24 @@ def softplus(features, name=None):
     return _apply_op(_SOFTPLUS, name, (features,), ())
 
 
+_SOFTPLUS_GRAD = _OpSig('SoftplusGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def softplus_grad(gradients, features, name=None):
+    r"""Softplus's gradient: gradients / (exp(-features) + 1).
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SOFTPLUS_GRAD, name, (gradients, features), ())
+
+
 _SOFTSIGN = _OpSig('Softsign',
     inputs=(('features', 'T', 0, 0),),
     outputs=(('activations', False),))
@@ -1978,6 +2143,24 @@ def softsign(features, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SOFTSIGN, name, (features,), ())
+
+
+_SOFTSIGN_GRAD = _OpSig('SoftsignGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def softsign_grad(gradients, features, name=None):
+    r"""Softsign's gradient: gradients / (1 + abs(features)) ** 2.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SOFTSIGN_GRAD, name, (gradients, features), ())
 
 
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
@@ -2058,6 +2241,24 @@ def sqrt(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SQRT, name, (x,), ())
+
+
+_SQRT_GRAD = _OpSig('SqrtGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def sqrt_grad(y, dy, name=None):
+    r"""Sqrt's gradient from its output y: 0.5 * dy / y (0 where dy is 0).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SQRT_GRAD, name, (y, dy), ())
 
 
 _SQUARE = _OpSig('Square',
@@ -2299,6 +2500,24 @@ def tanh(x, name=None):
     return _apply_op(_TANH, name, (x,), ())
 
 
+_TANH_GRAD = _OpSig('TanhGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def tanh_grad(y, dy, name=None):
+    r"""Tanh's gradient from its output y: dy * (1 - y * y).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TANH_GRAD, name, (y, dy), ())
+
+
 _TILE = _OpSig('Tile',
     inputs=(('input', 'T', 0, 0), ('multiples', 'Tmultiples', 0, 0)),
     outputs=(('output', False),),
@@ -2463,6 +2682,7 @@ OP_WRAPPERS = {
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'Div': 'div',
     'Elu': 'elu',
+    'EluGrad': 'elu_grad',
     'Equal': 'equal',
     'Erf': 'erf',
     'Exp': 'exp',
@@ -2485,6 +2705,7 @@ OP_WRAPPERS = {
     'IsNan': 'is_nan',
     'L2Loss': 'l2_loss',
     'LeakyRelu': 'leaky_relu',
+    'LeakyReluGrad': 'leaky_relu_grad',
     'Less': 'less',
     'LessEqual': 'less_equal',
     'Log': 'log',
@@ -2523,17 +2744,23 @@ OP_WRAPPERS = {
     'Rank': 'rank',
     'RealDiv': 'real_div',
     'Reciprocal': 'reciprocal',
+    'ReciprocalGrad': 'reciprocal_grad',
     'Relu': 'relu',
     'Relu6': 'relu6',
+    'Relu6Grad': 'relu6_grad',
+    'ReluGrad': 'relu_grad',
     'Reshape': 'reshape',
     'ReverseV2': 'reverse_v2',
     'Round': 'round',
     'Rsqrt': 'rsqrt',
+    'RsqrtGrad': 'rsqrt_grad',
     'ScatterNd': 'scatter_nd',
     'SelectV2': 'select_v2',
     'Selu': 'selu',
+    'SeluGrad': 'selu_grad',
     'Shape': 'shape',
     'Sigmoid': 'sigmoid',
+    'SigmoidGrad': 'sigmoid_grad',
     'Sign': 'sign',
     'Sin': 'sin',
     'Size': 'size',
@@ -2542,11 +2769,14 @@ OP_WRAPPERS = {
     'Softmax': 'softmax',
     'SoftmaxCrossEntropyWithLogits': 'softmax_cross_entropy_with_logits',
     'Softplus': 'softplus',
+    'SoftplusGrad': 'softplus_grad',
     'Softsign': 'softsign',
+    'SoftsignGrad': 'softsign_grad',
     'SparseSoftmaxCrossEntropyWithLogits': 'sparse_softmax_cross_entropy_with_logits',
     'Split': 'split',
     'SplitV': 'split_v',
     'Sqrt': 'sqrt',
+    'SqrtGrad': 'sqrt_grad',
     'Square': 'square',
     'SquaredDifference': 'squared_difference',
     'Squeeze': 'squeeze',
@@ -2559,6 +2789,7 @@ OP_WRAPPERS = {
     'Sum': 'sum',
     'Tan': 'tan',
     'Tanh': 'tanh',
+    'TanhGrad': 'tanh_grad',
     'Tile': 'tile',
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
