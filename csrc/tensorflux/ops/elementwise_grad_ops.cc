@@ -51,9 +51,6 @@ constexpr char kFloats[] = "half, bfloat16, float, double";
 
 }  // namespace
 
-#define TX_REGISTER_OP_FROM(builder) \
-  static ::tx::OpRegistrar TX_OP_CONCAT(tx_op_registrar_, __COUNTER__) = (builder)
-
 TX_REGISTER_OP_FROM(ActivationGrad("ReluGrad", "features", kReluTypes,
                                    "Relu's gradient: gradients * (features > 0)."));
 TX_REGISTER_OP_FROM(ActivationGrad("Relu6Grad", "features", kReluTypes,
