@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensorflux/kernels/cpu/array_grad_util.h"
 #include "tensorflux/kernels/cpu/array_kernel_util.h"
 #include "tensorflux/kernels/cpu/index_copy.h"
 
@@ -13,13 +14,7 @@ namespace {
 
 class StridedSliceGradOp : public OpKernel {
  public:
-  explicit StridedSliceGradOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("begin_mask", &begin_mask_));
-    c->SetStatus(c->GetAttr("end_mask", &end_mask_));
-    c->SetStatus(c->GetAttr("ellipsis_mask", &ellipsis_mask_));
-    c->SetStatus(c->GetAttr("new_axis_mask", &new_axis_mask_));
-    c->SetStatus(c->GetAttr("shrink_axis_mask", &shrink_axis_mask_));
-  }
+  explicit StridedSliceGradOp(OpKernelConstruction* c) : OpKernel(c), masks_(c) {}
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
@@ -40,9 +35,7 @@ class StridedSliceGradOp : public OpKernel {
         return;
       }
     array_util::StridedSliceInfo info;
-    TX_CTX_RETURN_IF_ERROR(ctx, array_util::ResolveStridedSlice(PartialShape(dims), b, e, s, begin_mask_, end_mask_,
-                                                                ellipsis_mask_, new_axis_mask_, shrink_axis_mask_,
-                                                                &info));
+    TX_CTX_RETURN_IF_ERROR(ctx, masks_.Resolve(PartialShape(dims), b, e, s, &info));
     if (TensorShape(info.final_dims) != dy.shape()) {
       ctx->SetStatus(InvalidArgument("shape of dy was ", dy.shape().ToString(), " instead of ",
                                      TensorShape(info.final_dims).ToString()));
@@ -66,7 +59,7 @@ class StridedSliceGradOp : public OpKernel {
   }
 
  private:
-  int64_t begin_mask_ = 0, end_mask_ = 0, ellipsis_mask_ = 0, new_axis_mask_ = 0, shrink_axis_mask_ = 0;
+  const StridedSliceMasks masks_;
 };
 
 TX_REGISTER_ARRAY_KERNEL("StridedSliceGrad", StridedSliceGradOp);
