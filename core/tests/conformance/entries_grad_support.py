@@ -104,6 +104,8 @@ def _segment_samples():
                 "num_segments": np.int32(3)}, note="2-D ids"),
         Sample({"data": rand((5,), np.int32), "segment_ids": _v([4, 4, 0, 1, 4]), "num_segments": np.int32(6)},
                note="scalar rows"),
+        Sample({"data": rand((4, 3), np.float32), "segment_ids": np.int32(1), "num_segments": np.int32(3)},
+               note="scalar id: the whole tensor is one row"),
         Sample({"data": rand((4, 3), np.float32), "segment_ids": _v([-1, -2, -1, -3]), "num_segments": np.int32(0)},
                note="no segments, every id dropped"),
         Sample({"data": rand((0, 3), np.float32), "segment_ids": _v([]), "num_segments": np.int32(2)},
