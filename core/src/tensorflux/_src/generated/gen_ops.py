@@ -227,6 +227,27 @@ def bias_add(value, bias, data_format='NHWC', name=None):
     return _apply_op(_BIAS_ADD, name, (value, bias), (data_format,))
 
 
+_BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
+_BROADCAST_GRADIENT_ARGS = _OpSig('BroadcastGradientArgs',
+    inputs=(('s0', 'T', 0, 0), ('s1', 'T', 0, 0)),
+    outputs=(('r0', False), ('r1', False)),
+    type_defaults={'T': 3},
+    output_class=_BroadcastGradientArgsOutput)
+
+
+def broadcast_gradient_args(s0, s1, name=None):
+    r"""The axes to sum each side's gradient over after a NumPy broadcast of shapes s0 and s1.
+
+    Args:
+      s0: A `Tensor` of type `T`.
+      s1: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (r0, r1) of `Tensor`s.
+    """
+    return _apply_op(_BROADCAST_GRADIENT_ARGS, name, (s0, s1), ())
+
+
 _BROADCAST_TO = _OpSig('BroadcastTo',
     inputs=(('input', 'T', 0, 0), ('shape', 'Tidx', 0, 0)),
     outputs=(('output', False),),
@@ -321,6 +342,25 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return _apply_op(_CLIP_BY_VALUE, name, (t, clip_value_min, clip_value_max), ())
 
 
+_CONCAT_OFFSET = _OpSig('ConcatOffset',
+    inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
+    outputs=(('offset', True),),
+    type_defaults={'shape_type': 3})
+
+
+def concat_offset(concat_dim, shape, name=None):
+    r"""Where each input of a concatenation along concat_dim starts in the result.
+
+    Args:
+      concat_dim: A `Tensor` of type int32.
+      shape: A list of `N` Tensors of type shape_type.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_CONCAT_OFFSET, name, (concat_dim, shape), ())
+
+
 _CONCAT_V2 = _OpSig('ConcatV2',
     inputs=(('values', 'T', 0, 1), ('axis', 'Tidx', 0, 0)),
     outputs=(('output', False),),
@@ -398,6 +438,28 @@ def cos(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_COS, name, (x,), ())
+
+
+_CUMPROD = _OpSig('Cumprod',
+    inputs=(('x', 'T', 0, 0), ('axis', 'Tidx', 0, 0)),
+    attrs=(('exclusive', 3), ('reverse', 3)),
+    outputs=(('out', False),),
+    type_defaults={'Tidx': 3})
+
+
+def cumprod(x, axis, exclusive=False, reverse=False, name=None):
+    r"""Running products along one axis, optionally exclusive (shifted by one) and/or from the end.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      axis: A `Tensor` of type `Tidx`.
+      exclusive: An attr of type `bool`, defaults to `False`.
+      reverse: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CUMPROD, name, (x, axis), (exclusive, reverse))
 
 
 _CUMSUM = _OpSig('Cumsum',
@@ -840,6 +902,24 @@ def in_top_kv2(predictions, targets, k, name=None):
     return _apply_op(_IN_TOP_KV2, name, (predictions, targets, k), ())
 
 
+_INVERT_PERMUTATION = _OpSig('InvertPermutation',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),),
+    type_defaults={'T': 3})
+
+
+def invert_permutation(x, name=None):
+    r"""The inverse permutation: y[x[i]] = i.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_INVERT_PERMUTATION, name, (x,), ())
+
+
 _IS_FINITE = _OpSig('IsFinite',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1237,6 +1317,27 @@ def mirror_pad(input, paddings, mode, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_MIRROR_PAD, name, (input, paddings), (mode,))
+
+
+_MIRROR_PAD_GRAD = _OpSig('MirrorPadGrad',
+    inputs=(('input', 'T', 0, 0), ('paddings', 'Tpaddings', 0, 0)),
+    attrs=(('mode', 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tpaddings': 3})
+
+
+def mirror_pad_grad(input, paddings, mode, name=None):
+    r"""Gradient of MirrorPad: folds the padded borders back onto the elements they mirror, summing.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      paddings: A `Tensor` of type `Tpaddings`.
+      mode: An attr of type `string`, one of REFLECT, SYMMETRIC.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MIRROR_PAD_GRAD, name, (input, paddings), (mode,))
 
 
 _MUL = _OpSig('Mul',
@@ -2427,6 +2528,33 @@ def strided_slice(input, begin, end, strides, begin_mask=0, end_mask=0, ellipsis
     return _apply_op(_STRIDED_SLICE, name, (input, begin, end, strides), (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
 
 
+_STRIDED_SLICE_GRAD = _OpSig('StridedSliceGrad',
+    inputs=(('shape', 'Index', 0, 0), ('begin', 'Index', 0, 0), ('end', 'Index', 0, 0), ('strides', 'Index', 0, 0), ('dy', 'T', 0, 0)),
+    attrs=(('begin_mask', 1), ('end_mask', 1), ('ellipsis_mask', 1), ('new_axis_mask', 1), ('shrink_axis_mask', 1)),
+    outputs=(('output', False),))
+
+
+def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    r"""Gradient of StridedSlice: dy placed where the slice read from a zero tensor of `shape`.
+
+    Args:
+      shape: A `Tensor` of type `Index`.
+      begin: A `Tensor` of type `Index`.
+      end: A `Tensor` of type `Index`.
+      strides: A `Tensor` of type `Index`.
+      dy: A `Tensor` of type `T`.
+      begin_mask: An attr of type `int`, defaults to `0`.
+      end_mask: An attr of type `int`, defaults to `0`.
+      ellipsis_mask: An attr of type `int`, defaults to `0`.
+      new_axis_mask: An attr of type `int`, defaults to `0`.
+      shrink_axis_mask: An attr of type `int`, defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRIDED_SLICE_GRAD, name, (shape, begin, end, strides, dy), (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
+
+
 _SUB = _OpSig('Sub',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -2516,6 +2644,27 @@ def tanh_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_TANH_GRAD, name, (y, dy), ())
+
+
+_TENSOR_SCATTER_ADD = _OpSig('TensorScatterAdd',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_add(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with the update slices added at the index tuples (duplicates add up).
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_ADD, name, (tensor, indices, updates), (bad_indices_policy,))
 
 
 _TILE = _OpSig('Tile',
@@ -2621,6 +2770,26 @@ def unpack(value, num, axis=0, name=None):
     return _apply_op(_UNPACK, name, (value,), (num, axis))
 
 
+_UNSORTED_SEGMENT_SUM = _OpSig('UnsortedSegmentSum',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    r"""Sums the slices of data sharing a segment id (negative ids are dropped, empty segments are 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_SUM, name, (data, segment_ids, num_segments), ())
+
+
 _WHERE = _OpSig('Where',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('index', False),),
@@ -2669,15 +2838,18 @@ OP_WRAPPERS = {
     'AvgPool': 'avg_pool',
     'BatchMatMulV2': 'batch_mat_mul_v2',
     'BiasAdd': 'bias_add',
+    'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
     'Cast': 'cast',
     'Ceil': 'ceil',
     'CheckNumerics': 'check_numerics',
     'ClipByValue': 'clip_by_value',
+    'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
     'Const': 'const',
     'Conv2D': 'conv2d',
     'Cos': 'cos',
+    'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'Div': 'div',
@@ -2701,6 +2873,7 @@ OP_WRAPPERS = {
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'InTopKV2': 'in_top_kv2',
+    'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
     'IsNan': 'is_nan',
     'L2Loss': 'l2_loss',
@@ -2722,6 +2895,7 @@ OP_WRAPPERS = {
     'Min': 'min',
     'Minimum': 'minimum',
     'MirrorPad': 'mirror_pad',
+    'MirrorPadGrad': 'mirror_pad_grad',
     'Mul': 'mul',
     'Multinomial': 'multinomial',
     'Neg': 'neg',
@@ -2785,16 +2959,19 @@ OP_WRAPPERS = {
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StopGradient': 'stop_gradient',
     'StridedSlice': 'strided_slice',
+    'StridedSliceGrad': 'strided_slice_grad',
     'Sub': 'sub',
     'Sum': 'sum',
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
+    'TensorScatterAdd': 'tensor_scatter_add',
     'Tile': 'tile',
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
     'TruncatedNormal': 'truncated_normal',
     'Unpack': 'unpack',
+    'UnsortedSegmentSum': 'unsorted_segment_sum',
     'Where': 'where',
     'ZerosLike': 'zeros_like',
 }
