@@ -220,8 +220,15 @@ Status FillGrad(GradContext& g) {
   return Status::OK();
 }
 
+// MirrorPadGrad(dz, paddings) is linear in dz: its gradient mirror-pads the incoming gradient.
+Status MirrorPadGradGrad(GradContext& g) {
+  g.set_grad(0, g.ops().Op1("MirrorPad", {g.grad(0), g.input(1)}, {{"mode", StringAttr(g.attr_string("mode"))}}));
+  return Status::OK();
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("MirrorPadGrad", MirrorPadGradGrad);
 TX_REGISTER_GRADIENT("Reshape", ReshapeGrad);
 TX_REGISTER_GRADIENT("ExpandDims", ReshapeGrad);
 TX_REGISTER_GRADIENT("Squeeze", ReshapeGrad);

@@ -189,8 +189,30 @@ Status TopKV2Grad(GradContext& g) {
   return Status::OK();
 }
 
+// StridedSliceGrad(shape, begin, end, strides, dy) is linear in dy: its gradient is the slice.
+Status StridedSliceGradGrad(GradContext& g) {
+  AttrMap attrs;
+  for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"})
+    attrs[mask] = IntAttr(g.attr_int(mask));
+  g.set_grad(4, g.ops().Op1("StridedSlice", {g.grad(0), g.input(1), g.input(2), g.input(3)}, attrs));
+  return Status::OK();
+}
+
+// TensorScatterAdd(tensor, indices, updates): tensor gets dz; each update its target's gradient.
+Status TensorScatterAddGrad(GradContext& g) {
+  GValue dz = g.grad(0);
+  g.set_grad(0, dz);
+  if (g.needs_grad(2)) g.set_grad(2, g.ops().Op1("GatherNd", {dz, g.input(1)}));
+  return Status::OK();
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("StridedSliceGrad", StridedSliceGradGrad);
+TX_REGISTER_GRADIENT("TensorScatterAdd", TensorScatterAddGrad);
+TX_REGISTER_NO_GRADIENT("BroadcastGradientArgs");
+TX_REGISTER_NO_GRADIENT("ConcatOffset");
+TX_REGISTER_NO_GRADIENT("InvertPermutation");
 TX_REGISTER_GRADIENT("Gather", GatherGrad);
 TX_REGISTER_GRADIENT("GatherV2", GatherV2Grad);
 TX_REGISTER_GRADIENT("GatherNd", GatherNdGrad);

@@ -152,8 +152,49 @@ Status CumsumGrad(GradContext& g) {
   return Status::OK();
 }
 
+// Cumprod (TensorFlow's formula): dx = Cumsum(Cumprod(x) * dz in the other direction) / x;
+// like TensorFlow's, it is undefined where x is zero.
+Status CumprodGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0), axis = g.input(1);
+  const bool exclusive = g.attr_bool("exclusive"), reverse = g.attr_bool("reverse");
+  GValue prod = o.Op1("Cumprod", {x, axis}, {{"exclusive", BoolAttr(exclusive)}, {"reverse", BoolAttr(reverse)}});
+  GValue out = o.Op1("Cumsum", {o.Mul(prod, g.grad(0)), axis},
+                     {{"exclusive", BoolAttr(exclusive)}, {"reverse", BoolAttr(!reverse)}});
+  g.set_grad(0, o.Div(out, x));
+  return Status::OK();
+}
+
+// UnsortedSegmentSum(data, segment_ids, num_segments): each data row gets the gradient of its
+// segment; rows with a negative id were dropped and get zeros.
+Status UnsortedSegmentSumGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue dz = g.grad(0), ids = o.Cast(g.input(1), DT_INT64);  // int16 ids have no compare kernels
+  GValue zero = o.Int(0, DT_INT64);
+  GValue kept = o.Op1("GreaterEqual", {ids, zero});
+  GValue rows = o.Op1("GatherV2", {dz, o.Op1("Maximum", {ids, zero}), o.Int(0)});
+  // The mask shaped ids.shape + [1] * (rank(dz) - 1), so it broadcasts over each row.
+  GValue mask_shape;
+  const PartialShape si = o.shape(ids);
+  const int rz = o.Rank(dz);
+  if (si.fully_defined() && rz >= 1) {
+    std::vector<int64_t> dims = si.dims();
+    dims.resize(dims.size() + rz - 1, 1);
+    mask_shape = o.Ints(dims);
+  } else {
+    GValue ones = o.Op1("Fill", {o.Reshape(o.Sub(o.Op1("Rank", {dz}), o.Int(1)), o.Ints({1})), o.Int(1)});
+    std::vector<GValue> c = o.Op("ConcatV2", {{o.ShapeOf(ids), ones}, {o.Int(0)}});
+    if (c.empty()) return Status::OK();
+    mask_shape = c[0];
+  }
+  g.set_grad(0, o.Select(o.Reshape(kept, mask_shape), rows, o.ZerosLike(rows)));
+  return Status::OK();
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("Cumprod", CumprodGrad);
+TX_REGISTER_GRADIENT("UnsortedSegmentSum", UnsortedSegmentSumGrad);
 TX_REGISTER_GRADIENT("Sum", SumGrad);
 TX_REGISTER_GRADIENT("Mean", MeanGrad);
 TX_REGISTER_GRADIENT("Max", ReduceExtremumGrad);
