@@ -1,4 +1,5 @@
-// Gradients of indexing ops: StridedSlice, Gather/GatherV2, GatherNd, ScatterNd and TopKV2.
+// Gradients of indexing ops: StridedSlice (and StridedSliceGrad), Gather/GatherV2, GatherNd,
+// ScatterNd, TensorScatterAdd and TopKV2.
 //
 // Note [Dense gather gradients]
 // Tensorflux has no IndexedSlices, so the gradient of a gather is a dense tensor of the params'

@@ -1,5 +1,5 @@
-// Gradients of reductions (the output gradient is broadcast back over the reduced axes) and of
-// Cumsum.
+// Gradients of reductions (the output gradient is broadcast back over the reduced axes), of
+// Cumsum/Cumprod and of UnsortedSegmentSum.
 #include "tensorflux/gradients/array_grad_util.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
