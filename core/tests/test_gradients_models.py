@@ -68,6 +68,40 @@ def test_hessian_vector_product_of_mlp_loss():
         np.testing.assert_allclose(g, (a - b) / (2 * eps), rtol=1e-5, atol=1e-7)
 
 
+_SECOND_ORDER_CASES = {
+    "matmul": lambda x, c: tx.reduce_sum(tx.square(tx.matmul(x, c))),
+    "batch_matmul": lambda x, c: tx.reduce_sum(tx.tanh(tx.linalg.matmul(tx.reshape(x, [2, 2, 3]),
+                                                                          tx.reshape(c, [1, 3, 4])))),
+    "mean_and_sum": lambda x, c: tx.reduce_mean(tx.square(tx.reduce_sum(x * x, axis=1))),
+    "max": lambda x, c: tx.reduce_sum(tx.square(tx.reduce_max(x, axis=0))),
+    "exp_log_div": lambda x, c: tx.reduce_sum(tx.exp(x) / (1.0 + tx.math.log(1.0 + x * x))),
+    "pow_sqrt": lambda x, c: tx.reduce_sum(tx.pow(tx.sqrt(x * x + 1.0), 3.0)),
+    "softmax": lambda x, c: tx.reduce_sum(tx.nn.softmax(x) * tx.transpose(c)),
+    "log_softmax": lambda x, c: tx.reduce_sum(tx.nn.log_softmax(x) * tx.square(tx.transpose(c))),
+    "relu_square": lambda x, c: tx.reduce_sum(tx.square(tx.nn.relu(x))),
+    "sigmoid_tanh": lambda x, c: tx.reduce_sum(tx.sigmoid(x) * tx.tanh(x)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SECOND_ORDER_CASES))
+def test_hessian_vector_products(case):
+    """H v via tx.gradients twice equals the central difference of the gradient along v."""
+    rng = np.random.default_rng(3)
+    xv = rng.standard_normal((4, 3)) + 0.1
+    cv = rng.standard_normal((3, 4))
+    vv = rng.standard_normal((4, 3))
+    with tx.Graph().as_default():
+        x = tx.placeholder(tx.float64, [4, 3])
+        f = _SECOND_ORDER_CASES[case](x, tx.constant(cv))
+        (g,) = tx.gradients(f, x)
+        (hv,) = tx.gradients(tx.reduce_sum(g * tx.constant(vv)), x)
+        with tx.Session() as s:
+            got = s.run(hv, {x: xv})
+            eps = 1e-5
+            numeric = (s.run(g, {x: xv + eps * vv}) - s.run(g, {x: xv - eps * vv})) / (2 * eps)
+    np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-6)
+
+
 # ------------------------------------------------------------------------------------ TensorFlow
 
 tf = pytest.importorskip("tensorflow")
