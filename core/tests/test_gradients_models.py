@@ -102,6 +102,38 @@ def test_hessian_vector_products(case):
     np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("is_training", [True, False])
+def test_fused_batch_norm_gradients_match_composite(is_training):
+    """FusedBatchNormV3 has no float64 kernel (as in TensorFlow): its float32 gradients must equal
+    those of the same normalization composed from float64 primitives (whose gradients the
+    conformance table checks against finite differences)."""
+    rng = np.random.default_rng(4)
+    xv = rng.standard_normal((3, 4, 5, 2)) * 2 + 1
+    sv, ov = rng.standard_normal(2) + 1.5, rng.standard_normal(2)
+    mv, vv = rng.standard_normal(2), rng.random(2) + 0.5
+    wv = rng.standard_normal((3, 4, 5, 2))
+    eps = 1e-3
+
+    def grads(dtype, fused):
+        with tx.Graph().as_default():
+            x, scale, offset = (tx.constant(v.astype(dtype)) for v in (xv, sv, ov))
+            mean, var = tx.constant(mv.astype(dtype)), tx.constant(vv.astype(dtype))
+            if fused:
+                y, _, _ = tx.nn.fused_batch_norm(x, scale, offset, mean=None if is_training else mean,
+                                                 variance=None if is_training else var, epsilon=eps,
+                                                 is_training=is_training)
+            else:
+                if is_training:
+                    mean, var = tx.nn.moments(x, axes=[0, 1, 2])
+                y = tx.nn.batch_normalization(x, mean, var, offset, scale, eps)
+            loss = tx.reduce_sum(y * tx.constant(wv.astype(dtype)))
+            with tx.Session() as s:
+                return s.run(tx.gradients(loss, [x, scale, offset]))
+
+    for a, b in zip(grads(np.float32, True), grads(np.float64, False)):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-4)
+
+
 # ------------------------------------------------------------------------------------ TensorFlow
 
 tf = pytest.importorskip("tensorflow")
