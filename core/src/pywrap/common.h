@@ -72,5 +72,6 @@ void InitGraph(py::module_& m);
 void InitOperation(py::module_& m);
 void InitImport(py::module_& m);
 void InitSession(py::module_& m);
+void InitGradients(py::module_& m);
 
 }  // namespace txpy

@@ -167,6 +167,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitOperation(m);
   InitImport(m);
   InitSession(m);
+  InitGradients(m);
 }
 
 }  // namespace txpy

@@ -14,6 +14,7 @@ from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, 
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
                                    reset_default_graph)
 from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
+from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
 from tensorflux._src.importer import import_graph_def
 from tensorflux._src.math_ops import (abs, add, add_n, clip_by_value, cos, divide, equal, exp, floor, greater,
                                       greater_equal, less, less_equal, logical_and, logical_not, logical_or, matmul,
@@ -32,7 +33,7 @@ __version__ = _lib.c.version()
 __all__ = [
     "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
-    "get_default_graph", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
+    "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
     # Element-wise math that TensorFlow also exports at the top level (all of it is in tx.math).
     "abs", "add_n", "clip_by_value", "cos", "equal", "exp", "floor", "greater", "greater_equal", "less",

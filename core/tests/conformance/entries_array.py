@@ -42,5 +42,10 @@ ENTRIES = [
             errors=[ErrorSample({"tensor": rand((2, 3)), "shape": np.array([4, 2], np.int32)},
                                 match=r"6.*8|8.*6|element"),
                     ErrorSample({"tensor": rand((2, 3)), "shape": np.array([-1, -1], np.int32)},
-                                match=r"-1|one")]),
+                                match=r"-1|one")],
+            grad_samples=[Sample({"tensor": rand((2, 3, 4), np.float64, seed=4), "shape": np.array([4, -1], np.int32)},
+                                 note="-1"),
+                          Sample({"tensor": rand((), np.float64), "shape": np.array([1, 1], np.int64)}, note="scalar"),
+                          Sample({"tensor": rand((0, 3), np.float64), "shape": np.array([3, 0], np.int32)},
+                                 note="zero-size")]),
 ]

@@ -312,6 +312,88 @@ def _squeeze_ref(input, squeeze_dims=()):
     return np.squeeze(input, axis=tuple(squeeze_dims) if len(squeeze_dims) else None)
 
 
+# ----------------------------------------------------------------------------- gradient samples
+
+def _d(shape, seed=0):
+    return _x(shape, np.float64, seed)
+
+
+def _grad_samples():
+    """float64 samples for the gradient checks (gradcheck.py: at most 4 per op are checked)."""
+    pads = [({"input": _d((3, 4)), "paddings": _i32([[1, 2], [0, 2]])}, "2-D"),
+            ({"input": _d((2, 3, 4)), "paddings": np.array([[0, 1], [2, 1], [1, 0]], np.int64)}, "3-D int64"),
+            ({"input": _d(()), "paddings": np.zeros([0, 2], np.int32)}, "scalar"),
+            ({"input": _d((0, 2)), "paddings": _i32([[1, 1], [0, 1]])}, "zero-size input")]
+    mirror = [Sample({"input": _d((3, 4)), "paddings": _i32([[1, 2], [0, 2]])}, {"mode": "REFLECT"}, note="reflect"),
+              Sample({"input": _d((2, 3, 4)), "paddings": _i32([[0, 1], [2, 1], [1, 0]])}, {"mode": "SYMMETRIC"},
+                     note="symmetric 3-D"),
+              Sample({"input": _d((4, 4)), "paddings": _i32([[3, 3], [0, 3]])}, {"mode": "REFLECT"},
+                     note="largest reflect"),
+              Sample({"input": _d((4, 4)), "paddings": np.array([[4, 4], [0, 4]], np.int64)}, {"mode": "SYMMETRIC"},
+                     note="largest symmetric, int64")]
+    return {
+        "Transpose": [Sample({"x": _d((2, 3, 4)), "perm": _i32([1, 2, 0])}, note="rotate"),
+                      Sample({"x": _d((3, 1, 4)), "perm": np.array([2, 1, 0], np.int64)}, note="int64 perm"),
+                      Sample({"x": _d((2, 3, 4, 5)), "perm": _i32([3, 1, 2, 0])}, note="4-D"),
+                      Sample({"x": _d((0, 3)), "perm": _i32([1, 0])}, note="zero-size")],
+        "ConcatV2": [Sample({"values": [_d((2, 3), 1), _d((2, 5), 2)], "axis": np.int32(1)}, note="axis 1"),
+                     Sample({"values": [_d((2, 3, 4)), _d((2, 1, 4), 1), _d((2, 2, 4), 2)], "axis": np.int32(-2)},
+                            note="3 inputs, -2"),
+                     Sample({"values": [_d((2, 3)), _d((2, 0))], "axis": np.int64(-1)}, note="zero-size input"),
+                     Sample({"values": [_d((0, 3)), _d((0, 3))], "axis": np.int32(0)}, note="all empty")],
+        "Split": [Sample({"split_dim": np.int32(-1), "value": _d((2, 3, 4))}, {"num_split": 4}, note="axis -1"),
+                  Sample({"split_dim": np.int32(0), "value": _d((4, 3))}, {"num_split": 2}, note="axis 0"),
+                  Sample({"split_dim": np.int32(0), "value": _d((3, 2))}, {"num_split": 1}, note="one piece"),
+                  Sample({"split_dim": np.int32(1), "value": _d((0, 4))}, {"num_split": 2}, note="zero-size")],
+        "SplitV": [Sample({"value": _d((2, 6)), "size_splits": np.array([1, 3, 2], np.int64),
+                           "split_dim": np.int32(1)}, {"num_split": 3}, note="int64 sizes"),
+                   Sample({"value": _d((7, 2)), "size_splits": _i32([2, -1, 1]), "split_dim": np.int32(0)},
+                          {"num_split": 3}, note="-1 size"),
+                   Sample({"value": _d((2, 3, 5)), "size_splits": _i32([0, 5]), "split_dim": np.int32(-1)},
+                          {"num_split": 2}, note="empty piece, axis -1")],
+        "Slice": [Sample({"input": _d((3, 4, 5)), "begin": _i32([1, 0, 2]), "size": _i32([2, 4, 3])}, note="3-D"),
+                  Sample({"input": _d((3, 4)), "begin": np.array([1, 1], np.int64), "size": np.array([-1, 2], np.int64)},
+                         note="-1 size, int64"),
+                  Sample({"input": _d((3, 4)), "begin": _i32([3, 1]), "size": _i32([0, 2])}, note="empty at end"),
+                  Sample({"input": _d(()), "begin": _i32([]), "size": _i32([])}, note="scalar")],
+        "StridedSlice": [_ss(_d((4, 5, 6)), [1, 0, 5], [4, 5, 0], [2, 1, -2]),
+                         _ss(_d((4, 5, 6)), [0, 3], [0, 4], [1, 1], shrink_axis_mask=2, begin_mask=1, end_mask=1),
+                         _ss(_d((4, 5, 6)), [0, 0, 2], [0, 0, 3], [1, 1, 1], new_axis_mask=1, ellipsis_mask=2),
+                         _ss(_d((0, 3)), [0, 1], [0, 3], [1, 1], begin_mask=1, end_mask=1)],
+        "Pad": [Sample(dict(i), note=n) for i, n in pads],
+        "PadV2": [Sample(dict(i, constant_values=np.float64(-7.5)), note=n) for i, n in pads],
+        "MirrorPad": mirror,
+        "Tile": [Sample({"input": _d((2, 3)), "multiples": _i32([2, 3])}, note="2-D"),
+                 Sample({"input": _d((2, 1, 3)), "multiples": np.array([1, 4, 1], np.int64)}, note="int64"),
+                 Sample({"input": _d((2, 3)), "multiples": _i32([0, 2])}, note="zero multiple"),
+                 Sample({"input": _d(()), "multiples": _i32([])}, note="scalar")],
+        "BroadcastTo": [Sample({"input": _d((3, 1)), "shape": _i32([2, 3, 4])}, note="stretch and lead"),
+                        Sample({"input": _d(()), "shape": _i32([2, 3])}, note="scalar"),
+                        Sample({"input": _d((1, 3)), "shape": _i32([0, 3])}, note="zero-size"),
+                        Sample({"input": _d((2, 3)), "shape": np.array([2, 3], np.int64)}, note="same, int64")],
+        "ReverseV2": [Sample({"tensor": _d((2, 3, 4)), "axis": _i32([1])}, note="[1]"),
+                      Sample({"tensor": _d((2, 3, 4)), "axis": np.array([0, -1], np.int64)}, note="[0, -1]"),
+                      Sample({"tensor": _d((2, 3, 4)), "axis": _i32([])}, note="none"),
+                      Sample({"tensor": _d((0, 3)), "axis": _i32([1])}, note="zero-size")],
+        "ExpandDims": [Sample({"input": _d((2, 3)), "dim": np.int64(-1)}, note="dim -1"),
+                       Sample({"input": _d((2, 3)), "dim": np.int32(0)}, note="dim 0"),
+                       Sample({"input": _d(()), "dim": np.int32(0)}, note="scalar"),
+                       Sample({"input": _d((0, 2)), "dim": _i32([1])}, note="zero-size")],
+        "Squeeze": [Sample({"input": _d((1, 2, 1, 3))}, note="all"),
+                    Sample({"input": _d((1, 2, 1, 3))}, {"squeeze_dims": [-4, -2]}, note="negative dims"),
+                    Sample({"input": _d((1, 1))}, note="to scalar"),
+                    Sample({"input": _d((0, 1))}, note="zero-size")],
+        "Pack": [Sample({"values": [_d((2, 3)), _d((2, 3), 1), _d((2, 3), 2)]}, {"axis": 1}, note="axis 1"),
+                 Sample({"values": [_d((2, 3)), _d((2, 3), 1)]}, {"axis": -1}, note="axis -1"),
+                 Sample({"values": [_d(()), _d((), 1)]}, note="scalars"),
+                 Sample({"values": [_d((0, 2))]}, {"axis": 1}, note="zero-size, N=1")],
+        "Unpack": [Sample({"value": _d((2, 4, 3))}, {"num": 4, "axis": 1}, note="axis 1"),
+                   Sample({"value": _d((2, 4, 3))}, {"num": 3, "axis": -1}, note="axis -1"),
+                   Sample({"value": _d((2, 0))}, {"num": 2}, note="zero-size"),
+                   Sample({"value": _d((1,))}, {"num": 1}, note="to scalar")],
+    }
+
+
 _F = _x((2, 3))
 
 TRANSFORM_ENTRIES = [
@@ -385,5 +467,9 @@ TRANSFORM_ENTRIES = [
             errors=[ErrorSample({"value": _F}, {"num": 3}, match=r"num is 3"),
                     ErrorSample({"value": _F}, {"num": 2, "axis": 2}, match=r"out of range")]),
 ]
+
+_GRAD_SAMPLES = _grad_samples()
+for _entry in TRANSFORM_ENTRIES:
+    _entry.grad_samples = _GRAD_SAMPLES.get(_entry.op, ())
 
 ENTRIES = TRANSFORM_ENTRIES

@@ -246,6 +246,49 @@ def _topk_samples():
     return out
 
 
+def _grad_samples():
+    """float64 samples for the gradient checks (distinct TopKV2 values: ties have no derivative)."""
+    p = rand((5, 3, 4), np.float64, seed=2)
+    return {
+        "GatherV2": [
+            Sample({"params": p, "indices": _i([[4, 0], [0, 2]]), "axis": np.int32(0)}, note="axis 0, duplicates"),
+            Sample({"params": p, "indices": _i([[2, 1], [0, 2]], np.int64), "axis": np.int64(-2)},
+                   note="axis -2 (outer dims), int64 indices"),
+            Sample({"params": rand((3, 2, 4), np.float64, seed=3), "indices": _i([[3, 0, 3], [1, 1, 2], [2, 0, 0]]),
+                    "axis": np.int32(2)}, {"batch_dims": 1}, note="batch_dims 1 with outer dims"),
+            Sample({"params": rand((3, 2, 4), np.float64, seed=3), "indices": _i([[3, 0], [1, 1], [2, 0]]),
+                    "axis": np.int32(-1)}, {"batch_dims": -1}, note="batch_dims -1")],
+        "Gather": [
+            Sample({"params": rand((4, 3), np.float64, seed=6), "indices": _i([[3, 1], [0, 0]])}, note="duplicates"),
+            Sample({"params": rand((4,), np.float64), "indices": np.int64(3)}, note="scalar index"),
+            Sample({"params": rand((4, 2), np.float64), "indices": _i([], np.int32)}, note="empty indices")],
+        "GatherNd": [
+            Sample({"params": rand((3, 4, 2), np.float64, seed=7), "indices": _i([[2, 1], [0, 3], [2, 1]])},
+                   note="duplicate tuples"),
+            Sample({"params": rand((3, 4, 2), np.float64, seed=8), "indices": _i([[[1]], [[2]]], np.int64)},
+                   note="slices"),
+            Sample({"params": rand((3, 4, 2), np.float64, seed=8), "indices": np.zeros((0, 2), np.int32)},
+                   note="no tuples"),
+            Sample({"params": rand((3, 4, 2), np.float64, seed=8), "indices": _i([[5, 0], [1, 1]])},
+                   {"bad_indices_policy": "IGNORE"}, note="ignore")],
+        "ScatterNd": [
+            Sample({"indices": _i([[2], [0], [2]]), "updates": rand((3, 4), np.float64, seed=9), "shape": _i([4, 4])},
+                   note="duplicates"),
+            Sample({"indices": _i([[1, 2], [0, 0]], np.int64), "updates": rand((2,), np.float64, seed=10),
+                    "shape": _i([2, 3], np.int64)}, note="elements"),
+            Sample({"indices": _i([[1], [7]]), "updates": rand((2, 2), np.float64, seed=11), "shape": _i([3, 2])},
+                   {"bad_indices_policy": "IGNORE"}, note="ignore"),
+            Sample({"indices": np.zeros((0, 1), np.int32), "updates": np.zeros((0, 3), np.float64),
+                    "shape": _i([2, 3])}, note="no updates")],
+        "TopKV2": [
+            Sample({"input": rand((3, 6), np.float64, seed=24), "k": np.int32(3)}, note="rows"),
+            Sample({"input": rand((2, 3, 5), np.float64, seed=25), "k": np.int64(4)}, {"index_type": tx.int64},
+                   note="rank 3, int64 indices"),
+            Sample({"input": rand((4, 5), np.float64, seed=26), "k": np.int32(0)}, note="k 0"),
+            Sample({"input": np.zeros((0, 5), np.float64), "k": np.int32(2)}, note="no rows")],
+    }
+
+
 ENTRIES = [
     OpEntry("GatherV2", _gather_v2_samples(), ref=_gather_ref, errors=[
         ErrorSample({"params": rand((5, 2)), "indices": _i([0, 1, 2, 7]), "axis": np.int32(0)},
@@ -299,3 +342,7 @@ ENTRIES = [
         ErrorSample({"input": rand(()), "k": np.int32(1)}, match=r"at least 1 dimensional"),
     ]),
 ]
+
+_GRAD_SAMPLES = _grad_samples()
+for _entry in ENTRIES:
+    _entry.grad_samples = _GRAD_SAMPLES.get(_entry.op, ())

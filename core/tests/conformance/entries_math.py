@@ -272,5 +272,6 @@ ENTRIES = [
                     ErrorSample({"a": rand((2, 3, 1)), "b": rand((3, 5))}, match="rank 2", when="static")]),
     _reduce("Sum", np.sum),
     _reduce("Mean", lambda x, axis, keepdims: _int_mean(x, axis, keepdims)),
-    OpEntry("Cast", _cast_samples(), ref=lambda x, DstT, Truncate=False: x.astype(DstT.as_numpy_dtype)),
+    OpEntry("Cast", _cast_samples(), ref=lambda x, DstT, Truncate=False: x.astype(DstT.as_numpy_dtype),
+            grad_samples=[Sample({"x": rand((2, 3), np.float64, seed=31)}, {"DstT": tx.float64}, note="float64")]),
 ]

@@ -157,6 +157,41 @@ def _bmm_ref(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False):
     return np.matmul(xa, ya)
 
 
+def _pair_ties(x, axes):
+    """x with the largest and the smallest element of every reduced slice each tied with exactly one other
+    (finite differences see a two-way tie as the even split 1/2 that the gradient gives)."""
+    rest = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, rest + list(axes)).copy()
+    rows = moved.reshape(-1, int(np.prod([x.shape[a] for a in axes])))
+    for row in rows:
+        order = np.argsort(row)
+        row[order[1]], row[order[-2]] = row[order[0]], row[order[-1]]
+    return np.transpose(rows.reshape(moved.shape), np.argsort(rest + list(axes)))
+
+
+def _grad_samples():
+    """float64 gradient samples: zeros for Prod, ties for Max/Min, negative axes, keep_dims, zero-size."""
+    x = rand((3, 4, 5), np.float64, seed=3)
+    zeros = x.copy()
+    zeros[0, 1, 2] = 0.0
+    zeros[1, 2, :2] = 0.0  # two zeros in one reduced row
+    ax = lambda *a: np.array(a, np.int32)  # noqa: E731
+    fold = lambda v, axes, keep=False, note="": Sample({"input": v, "reduction_indices": axes},  # noqa: E731
+                                                       {"keep_dims": keep}, note=note)
+    extrema = [fold(_pair_ties(x, (1,)), ax(1), note="ties"),
+               fold(_pair_ties(x, (0, 2)), ax(0, -1), True, "ties, negative axis, keep"),
+               fold(x, ax(), note="no axes"), fold(rand((0, 3), np.float64), ax(1), note="zero-size")]
+    cum = lambda axis, excl, rev: Sample({"x": x, "axis": np.array(axis, np.int32)},  # noqa: E731
+                                         {"exclusive": excl, "reverse": rev}, note=f"axis={axis} {excl} {rev}")
+    return {
+        "Prod": [fold(zeros, ax(1), note="zeros"), fold(zeros, ax(2, -3), True, "zeros, two axes, keep"),
+                 fold(x, ax(), note="no axes"), fold(rand((0, 3), np.float64), ax(0), note="zero-size")],
+        "Max": extrema,
+        "Min": extrema,
+        "Cumsum": [cum(1, False, False), cum(-1, True, False), cum(0, False, True), cum(2, True, True)],
+    }
+
+
 ENTRIES = [
     # Integer products stay small (values in [-1, 2]) so they do not overflow.
     _fold_entry("Prod", np.prod, NUMBERS, low=-1, high=2),
@@ -177,3 +212,7 @@ ENTRIES = [
                     ErrorSample({"x": rand((2, 3, 4)), "y": rand((3, 4, 6))}, match=r"batch dimensions"),
                     ErrorSample({"x": rand((4,)), "y": rand((4, 6))}, match=r"rank 2|ndims must be >= 2")]),
 ]
+
+_GRAD_SAMPLES = _grad_samples()
+for _entry in ENTRIES:
+    _entry.grad_samples = _GRAD_SAMPLES.get(_entry.op, ())

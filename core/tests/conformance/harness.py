@@ -78,6 +78,16 @@ class OpEntry:
     # Custom graph builder for ops the generic path cannot make (Placeholder): returns
     # (fetches, feed_dict) for a sample.
     build: Optional[Callable[[Sample], tuple]] = None
+    # Gradient checks (gradcheck.py), run when the op has a registered gradient: samples in
+    # float64 (default: the entry's samples whose floating inputs are all float64), the inputs to
+    # differentiate (default: every float64 input) and tolerances against central differences.
+    grad_samples: Sequence[Sample] = ()
+    grad_inputs: Optional[Sequence[str]] = None
+    grad_rtol: float = 1e-5
+    grad_atol: float = 1e-6
+    # For ops without float64 kernels: "file.py::test_name" of the test in core/tests that checks
+    # the gradient another way (against a float64 composite, TensorFlow, ...).
+    grad_checked_by: str = ""
 
 
 def signatures() -> dict:

@@ -104,9 +104,6 @@ constexpr char kReal[] = "bfloat16, half, float, double, int8, uint8, int16, uin
 
 }  // namespace
 
-#define TX_REGISTER_OP_FROM(builder) \
-  static ::tx::OpRegistrar TX_OP_CONCAT(tx_op_registrar_, __COUNTER__) = (builder)
-
 // Binary arithmetic.
 TX_REGISTER_OP_FROM(Binary("AddV2",
                            "bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, "

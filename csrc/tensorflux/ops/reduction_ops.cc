@@ -1,5 +1,5 @@
-// Reduction ops beyond Sum/Mean: Prod, Max, Min, All, Any, ArgMax, ArgMin, and the scan Cumsum
-// (signatures identical to TensorFlow's).
+// Reduction ops beyond Sum/Mean: Prod, Max, Min, All, Any, ArgMax, ArgMin, and the scans Cumsum
+// and Cumprod (signatures identical to TensorFlow's).
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +45,7 @@ Status ArgOpShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// Cumsum: the input's shape; the axis must be a scalar inside the input's rank.
+// Cumsum, Cumprod: the input's shape; the axis must be a scalar inside the input's rank.
 Status ScanShape(InferenceContext* c) {
   PartialShape axis_shape;
   TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, "Input 'axis'", &axis_shape));
@@ -146,6 +146,17 @@ TX_REGISTER_OP("Cumsum")
     .Attr("Tidx: {int32, int64} = DT_INT32")
     .SetShapeFn(ScanShape)
     .Summary("Running sums along one axis, optionally exclusive (shifted by one) and/or from the end.");
+
+TX_REGISTER_OP("Cumprod")
+    .Input("x: T")
+    .Input("axis: Tidx")
+    .Output("out: T")
+    .Attr("exclusive: bool = false")
+    .Attr("reverse: bool = false")
+    .Attr("T: numbertype")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(ScanShape)
+    .Summary("Running products along one axis, optionally exclusive (shifted by one) and/or from the end.");
 
 #undef TX_MINMAX_TYPES
 

@@ -425,6 +425,39 @@ TX_CAPI_EXPORT extern void TX_GraphImportGraphDef(TX_Graph* graph, const TX_Buff
                                                   const TX_ImportGraphDefOptions* options, TX_Status* status);
 
 /* ---------------------------------------------------------------------------------------------
+ * Gradients (symbolic differentiation in the engine; every op's gradient is registered in C++) */
+
+/* What an x that no y depends on gets as its gradient. */
+typedef enum TX_UnconnectedGradients {
+  TX_UNCONNECTED_NONE = 0, /* dx[i].oper = NULL */
+  TX_UNCONNECTED_ZERO = 1, /* zeros shaped like x[i] */
+} TX_UnconnectedGradients;
+
+/* Adds to `g` the operations computing the partial derivatives of sum(y) with respect to each x,
+ * with TensorFlow's tf.gradients semantics: dx[i] (caller-allocated, nx entries) receives
+ * d(y[0] + ... + y[ny-1])/d(x[i]), with gradients of fanned-out tensors summed. `dy` (may be
+ * NULL) holds the initial gradients of the ys (same dtypes and shapes; NULL means ones).
+ * `prefix` names the new operations' scope ("<prefix>/<op>_grad/..."); NULL means a fresh
+ * "gradients", "gradients_1", ...; no existing operation may be named "<prefix>/...".
+ * Unconnected xs get dx[i].oper = NULL. Errors: ys/xs/dy from another graph, non-floating ys,
+ * dtype- or shape-mismatched dy, an op on the path with no gradient (TX_NOT_FOUND, naming it);
+ * on error dx is untouched and the graph keeps only unused extra operations. */
+TX_CAPI_EXPORT extern void TX_AddGradients(TX_Graph* g, const char* prefix, const TX_Output* y, int ny,
+                                           const TX_Output* x, int nx, const TX_Output* dy, TX_Output* dx,
+                                           TX_Status* status);
+/* TX_AddGradients with options: the producers of `stop_gradients` (nstop entries; may be NULL)
+ * are treated as constants (gradients reach them but do not flow through them), and
+ * `unconnected` says what unconnected xs get. */
+TX_CAPI_EXPORT extern void TX_AddGradientsWithOptions(TX_Graph* g, const char* prefix, const TX_Output* y, int ny,
+                                                      const TX_Output* x, int nx, const TX_Output* dy,
+                                                      const TX_Output* stop_gradients, int nstop,
+                                                      TX_UnconnectedGradients unconnected, TX_Output* dx,
+                                                      TX_Status* status);
+/* 1 when op type `op_name` has a registered gradient, 0 when it is declared not differentiable,
+ * -1 when it has neither (or is not registered). */
+TX_CAPI_EXPORT extern int TX_OpGradientStatus(const char* op_name);
+
+/* ---------------------------------------------------------------------------------------------
  * The op registry */
 
 /* A serialized OpList of every registered op, sorted by name; caller owns it (TX_DeleteBuffer). */

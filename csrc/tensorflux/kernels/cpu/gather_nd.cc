@@ -12,25 +12,10 @@ namespace tx {
 namespace cpu {
 namespace {
 
-// "[2, 0]": index tuple t of `idx` (n entries).
-template <typename I>
-std::string TupleString(const I* idx, int64_t t, int64_t n) {
-  std::string s = "[";
-  for (int64_t j = 0; j < n; ++j) s += (j ? ", " : "") + std::to_string(static_cast<int64_t>(idx[t * n + j]));
-  return s + "]";
-}
-
 template <typename I>
 class GatherNdOp : public OpKernel {
  public:
-  explicit GatherNdOp(OpKernelConstruction* c) : OpKernel(c) {
-    std::string policy;
-    c->SetStatus(c->GetAttr("bad_indices_policy", &policy));
-    if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE")
-      c->SetStatus(InvalidArgument("bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '",
-                                   policy, "'"));
-    ignore_ = policy == "IGNORE";
-  }
+  explicit GatherNdOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(ParseBadIndicesPolicy(c, &ignore_)); }
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
@@ -55,28 +40,9 @@ class GatherNdOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, TensorShape::Make(dims.data(), static_cast<int>(dims.size()), &out_shape));
     const int64_t tuples = DimProduct(indices.shape(), 0, indices.rank() - 1);
     const int64_t slice = DimProduct(params.shape(), nn, params.rank());
-    // Row-major strides (in slices) of the indexed leading dims of params.
-    std::vector<int64_t> strides(nn, 1);
-    for (int j = nn - 2; j >= 0; --j) strides[j] = strides[j + 1] * params.dim(j + 1);
-    const I* idx = indices.data<I>();
     // offsets[t]: the slice number of tuple t, or -1 when it is out of range (IGNORE policy).
-    std::vector<int64_t> offsets(tuples);
-    for (int64_t t = 0; t < tuples; ++t) {
-      int64_t off = 0;
-      bool bad = false;
-      for (int j = 0; j < nn; ++j) {
-        const int64_t v = idx[t * n + j];
-        if (v < 0 || v >= params.dim(j)) bad = true;
-        else off += v * strides[j];
-      }
-      if (bad && !ignore_) {
-        std::vector<int64_t> outer(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
-        ctx->SetStatus(InvalidArgument("indices", CoordString(TensorShape(outer), t), " = ", TupleString(idx, t, n),
-                                       " does not index into param shape ", params.shape().ToString()));
-        return;
-      }
-      offsets[t] = bad ? -1 : off;
-    }
+    std::vector<int64_t> offsets;
+    TX_CTX_RETURN_IF_ERROR(ctx, IndexTupleOffsets<I>(indices, params.shape(), ignore_, "param shape", &offsets));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out_shape.num_elements() == 0) return;

@@ -1,13 +1,18 @@
 // Helpers shared by the gather/scatter/index kernels: reading index tensors of any integer type,
-// element-size dispatch for type-agnostic copies, and error text naming a bad index.
+// element-size dispatch for type-agnostic copies, error text naming a bad index, index tuples
+// to slice offsets, and race-free scatter-adds.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflux/core/tensor.h"
+#include "tensorflux/kernels/cpu/binary_functors.h"
+#include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -67,6 +72,106 @@ bool DispatchBySize(DataType dt, F&& f) {
     case 16: f(Bytes<16>{}); return true;
     default: return false;
   }
+}
+
+// Reads the bad_indices_policy attr: *ignore is true for "IGNORE" (out-of-range tuples are
+// skipped); "", "DEFAULT" and "ERROR" make them errors; anything else is InvalidArgument.
+inline Status ParseBadIndicesPolicy(const OpKernelConstruction* c, bool* ignore) {
+  std::string policy;
+  TX_RETURN_IF_ERROR(c->GetAttr("bad_indices_policy", &policy));
+  if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE")
+    return InvalidArgument("bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '", policy,
+                           "'");
+  *ignore = policy == "IGNORE";
+  return Status::OK();
+}
+
+// Note [Index tuples]
+// GatherNd, ScatterNd and TensorScatterAdd address slices of a tensor of shape S by tuples in the
+// last axis of `indices` (n = indices.dim(-1) <= rank(S) coordinates each); tuple t selects slice
+// number sum_j idx[t, j] * stride_j of the tensor viewed as [S[0] * ... * S[n-1], S[n:]].
+
+// Slice number of every index tuple of `indices` (Note [Index tuples]) in a tensor of `shape`;
+// a tuple out of range is -1 when `ignore_bad`, else InvalidArgument
+// "indices[i] = [a, b] does not index into <what> <shape>". Requires rank(indices) >= 1 and
+// indices.dim(-1) <= rank(shape).
+template <typename I>
+Status IndexTupleOffsets(const Tensor& indices, const TensorShape& shape, bool ignore_bad, const char* what,
+                         std::vector<int64_t>* offsets) {
+  const int64_t n = indices.dim(indices.rank() - 1);
+  const int nn = static_cast<int>(n);
+  const int64_t tuples = DimProduct(indices.shape(), 0, indices.rank() - 1);
+  std::vector<int64_t> strides(nn, 1);
+  for (int j = nn - 2; j >= 0; --j) strides[j] = strides[j + 1] * shape.dim(j + 1);
+  const I* idx = indices.data<I>();
+  offsets->resize(static_cast<size_t>(tuples));
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t off = 0;
+    bool bad = false;
+    for (int j = 0; j < nn; ++j) {
+      const int64_t v = idx[t * n + j];
+      if (v < 0 || v >= shape.dim(j)) bad = true;
+      else off += v * strides[j];
+    }
+    if (bad && !ignore_bad) {
+      std::string vals;
+      for (int j = 0; j < nn; ++j) vals += (j ? ", " : "") + std::to_string(static_cast<int64_t>(idx[t * n + j]));
+      std::vector<int64_t> outer(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
+      return InvalidArgument("indices", CoordString(TensorShape(outer), t), " = [", vals, "] does not index into ",
+                             what, " ", shape.ToString());
+    }
+    (*offsets)[t] = bad ? -1 : off;
+  }
+  return Status::OK();
+}
+
+// dst[i] += src[i] for i < n: integers wrap (two's complement), bool is logical or.
+template <typename T>
+inline void AccumulateRow(T* dst, const T* src, int64_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] || src[i];
+  } else if constexpr (std::is_integral_v<T>) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(WrapType<T>(dst[i]) + WrapType<T>(src[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] += src[i];
+  }
+}
+
+// Adds update slice t (`slice` elements of `updates`) into slice offsets[t] of `out` for every t
+// with offsets[t] >= 0. Threads split the columns of the slices, so duplicate offsets never race
+// and each sum keeps the order of the updates (deterministic).
+template <typename T>
+void ScatterAddSlices(ThreadPool* pool, const std::vector<int64_t>& offsets, const T* updates, int64_t slice,
+                      T* out) {
+  const int64_t tuples = static_cast<int64_t>(offsets.size());
+  ParallelRange(pool, slice, tuples + 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = 0; t < tuples; ++t)
+      if (offsets[t] >= 0) AccumulateRow(out + offsets[t] * slice + b, updates + t * slice + b, e - b);
+  });
+}
+
+// Calls f(T{}, dtype) for every element type the summing kernels support (the numeric storage
+// types with C++ arithmetic: no half or bfloat16).
+template <typename F>
+void ForEachSummableType(F&& f) {
+  f(float{}, DT_FLOAT), f(double{}, DT_DOUBLE), f(int32_t{}, DT_INT32), f(int64_t{}, DT_INT64);
+  f(uint8_t{}, DT_UINT8), f(int8_t{}, DT_INT8), f(int16_t{}, DT_INT16), f(uint16_t{}, DT_UINT16);
+  f(uint32_t{}, DT_UINT32), f(uint64_t{}, DT_UINT64);
+  f(std::complex<float>{}, DT_COMPLEX64), f(std::complex<double>{}, DT_COMPLEX128);
+}
+
+// Registers K<T, I> as the CPU kernel of `op` for every summable T (type attr "T") and every I
+// of Is (type attr `index_attr`).
+template <template <typename, typename> class K, typename... Is>
+void RegisterSummableKernels(const char* op, const char* index_attr) {
+  ForEachSummableType([&](auto tag, DataType dt) {
+    using T = decltype(tag);
+    (KernelRegistry::Global()->Register(KernelDefBuilder(op)
+                                            .TypeConstraint("T", dt)
+                                            .template TypeConstraint<Is>(index_attr)
+                                            .Build([](OpKernelConstruction* c) -> OpKernel* { return new K<T, Is>(c); })),
+     ...);
+  });
 }
 
 // Every dtype the engine stores, for data-movement kernels registered over all of them.

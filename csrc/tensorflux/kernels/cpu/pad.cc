@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tensorflux/kernels/cpu/array_grad_util.h"
 #include "tensorflux/kernels/cpu/array_kernel_util.h"
 #include "tensorflux/kernels/cpu/index_copy.h"
 
@@ -23,15 +24,9 @@ class PadOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, ctx->output_type(0)));
     const Tensor& in = ctx->input(0);
-    const Tensor& p = ctx->input(1);
     const int rank = in.rank();
-    if (p.rank() != 2 || p.dim(1) != 2 || p.dim(0) != rank) {
-      ctx->SetStatus(InvalidArgument("paddings must have shape [", rank, ", 2] for an input of rank ", rank,
-                                     ", got ", p.shape().ToString()));
-      return;
-    }
     std::vector<int64_t> pads, dims;
-    TX_CTX_RETURN_IF_ERROR(ctx, array_util::ReadInts(p, "paddings", &pads));
+    TX_CTX_RETURN_IF_ERROR(ctx, ReadPaddings(ctx, 1, rank, &pads));
     TX_CTX_RETURN_IF_ERROR(ctx, array_util::ResolvePad(PartialShape(in.shape()), pads, mode_, &dims));
     alignas(16) unsigned char pad_value[16] = {0};
     if (ctx->num_inputs() > 2) {

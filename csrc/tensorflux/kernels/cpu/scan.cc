@@ -1,4 +1,5 @@
-// CPU kernel for Cumsum: running sums along one axis, optionally exclusive and/or reversed.
+// CPU kernels for Cumsum and Cumprod: running sums or products along one axis, optionally
+// exclusive and/or reversed; one scan loop serves both.
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -13,15 +14,33 @@ namespace {
 
 // Note [Scan layout]
 // The input is viewed as [outer, mid, inner] around the scan axis. With inner == 1 each row is a
-// sequential running sum; otherwise a running row of `inner` sums is added to each of the mid rows
-// in turn (a contiguous, vectorized loop). Outer slices split over the intra-op pool. Integers sum
-// unsigned, wrapping like TensorFlow.
-template <typename T>
-class CumsumOp : public OpKernel {
+// sequential running sum (or product); otherwise a running row of `inner` values is combined with
+// each of the mid rows in turn (a contiguous, vectorized loop). Outer slices split over the
+// intra-op pool. Integers are combined unsigned, wrapping like TensorFlow.
+
+// The scans' combining functions: an identity and Apply(a, b) on the unsigned-if-integral type.
+struct ScanSum {
+  template <typename U>
+  static constexpr U Identity() { return U(0); }
+  template <typename U>
+  static U Apply(U a, U b) { return static_cast<U>(a + b); }
+};
+struct ScanProd {
+  template <typename U>
+  static constexpr U Identity() { return U(1); }
+  template <typename U>
+  static U Apply(U a, U b) {
+    if constexpr (std::is_integral_v<U>) return static_cast<U>(WrapType<U>(a) * WrapType<U>(b));
+    else return a * b;
+  }
+};
+
+template <typename T, typename Op>
+class ScanOp : public OpKernel {
   using U = UnsignedIfIntegralT<T>;
 
  public:
-  explicit CumsumOp(OpKernelConstruction* c) : OpKernel(c) {
+  explicit ScanOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("exclusive", &exclusive_));
     c->SetStatus(c->GetAttr("reverse", &reverse_));
   }
@@ -59,20 +78,20 @@ class CumsumOp : public OpKernel {
         const U* xs = x + o * mid * inner;
         U* ys = y + o * mid * inner;
         if (inner == 1) {
-          U s = 0;
+          U s = Op::template Identity<U>();
           for (int64_t k = 0; k < mid; ++k) {
             const int64_t m = rev ? mid - 1 - k : k;
             if (excl) {
               ys[m] = s;
-              s = static_cast<U>(s + xs[m]);
+              s = Op::Apply(s, xs[m]);
             } else {
-              s = static_cast<U>(s + xs[m]);
+              s = Op::Apply(s, xs[m]);
               ys[m] = s;
             }
           }
           continue;
         }
-        std::fill(run.get(), run.get() + inner, U(0));
+        std::fill(run.get(), run.get() + inner, Op::template Identity<U>());
         for (int64_t k = 0; k < mid; ++k) {
           const int64_t m = rev ? mid - 1 - k : k;
           const U* xr = xs + m * inner;
@@ -81,11 +100,11 @@ class CumsumOp : public OpKernel {
           if (excl) {
             for (int64_t j = 0; j < inner; ++j) {
               yr[j] = r[j];
-              r[j] = static_cast<U>(r[j] + xr[j]);
+              r[j] = Op::Apply(r[j], xr[j]);
             }
           } else {
             for (int64_t j = 0; j < inner; ++j) {
-              r[j] = static_cast<U>(r[j] + xr[j]);
+              r[j] = Op::Apply(r[j], xr[j]);
               yr[j] = r[j];
             }
           }
@@ -98,11 +117,15 @@ class CumsumOp : public OpKernel {
   bool exclusive_ = false, reverse_ = false;
 };
 
-TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<float>("T"), CumsumOp<float>);
-TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<double>("T"), CumsumOp<double>);
-TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<int32_t>("T"), CumsumOp<int32_t>);
-TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<int64_t>("T"), CumsumOp<int64_t>);
-TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<uint8_t>("T"), CumsumOp<uint8_t>);
+#define TX_REGISTER_SCAN(T)                                                                      \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<T>("T"), ScanOp<T, ScanSum>); \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Cumprod").TypeConstraint<T>("T"), ScanOp<T, ScanProd>)
+TX_REGISTER_SCAN(float);
+TX_REGISTER_SCAN(double);
+TX_REGISTER_SCAN(int32_t);
+TX_REGISTER_SCAN(int64_t);
+TX_REGISTER_SCAN(uint8_t);
+#undef TX_REGISTER_SCAN
 
 }  // namespace
 }  // namespace cpu

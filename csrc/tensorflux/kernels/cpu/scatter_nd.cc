@@ -13,25 +13,11 @@ namespace tx {
 namespace cpu {
 namespace {
 
-template <typename T>
-inline void Accumulate(T* dst, const T* src, int64_t n) {
-  if constexpr (std::is_same_v<T, bool>) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] || src[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] += src[i];
-  }
-}
-
 template <typename T, typename I>
 class ScatterNdOp : public OpKernel {
  public:
   explicit ScatterNdOp(OpKernelConstruction* c) : OpKernel(c), dtype_(c->input_type(1)) {
-    std::string policy;
-    c->SetStatus(c->GetAttr("bad_indices_policy", &policy));
-    if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE")
-      c->SetStatus(InvalidArgument("bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '",
-                                   policy, "'"));
-    ignore_ = policy == "IGNORE";
+    c->SetStatus(ParseBadIndicesPolicy(c, &ignore_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -75,42 +61,15 @@ class ScatterNdOp : public OpKernel {
                                      TensorShape(want).ToString(), ", got ", updates.shape().ToString()));
       return;
     }
-    const int64_t tuples = DimProduct(indices.shape(), 0, indices.rank() - 1);
     const int64_t slice = DimProduct(out_shape, nn, out_shape.rank());
-    std::vector<int64_t> strides(nn, 1);
-    for (int j = nn - 2; j >= 0; --j) strides[j] = strides[j + 1] * out_shape.dim(j + 1);
-    const I* idx = indices.data<I>();
-    std::vector<int64_t> offsets(tuples);
-    for (int64_t t = 0; t < tuples; ++t) {
-      int64_t off = 0;
-      bool bad = false;
-      for (int j = 0; j < nn; ++j) {
-        const int64_t v = idx[t * n + j];
-        if (v < 0 || v >= out_shape.dim(j)) bad = true;
-        else off += v * strides[j];
-      }
-      if (bad && !ignore_) {
-        std::string vals;
-        for (int j = 0; j < nn; ++j) vals += (j ? ", " : "") + std::to_string(static_cast<int64_t>(idx[t * n + j]));
-        std::vector<int64_t> outer(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
-        ctx->SetStatus(InvalidArgument("indices", CoordString(TensorShape(outer), t), " = [", vals,
-                                       "] does not index into shape ", out_shape.ToString()));
-        return;
-      }
-      offsets[t] = bad ? -1 : off;
-    }
+    std::vector<int64_t> offsets;
+    TX_CTX_RETURN_IF_ERROR(ctx, IndexTupleOffsets<I>(indices, out_shape, ignore_, "shape", &offsets));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, out_shape, &out));
     T* o = out->data<T>();
     if (out_shape.num_elements() == 0) return;
     std::memset(static_cast<void*>(o), 0, out->byte_size());
-    const T* u = updates.data<T>();
-    // Threads split the columns of the slices, so duplicate tuples never race and sums keep
-    // the order of the updates (deterministic).
-    ParallelRange(ctx->intra_op_pool(), slice, tuples + 1, [&](int64_t b, int64_t e) {
-      for (int64_t t = 0; t < tuples; ++t)
-        if (offsets[t] >= 0) Accumulate(o + offsets[t] * slice + b, u + t * slice + b, e - b);
-    });
+    ScatterAddSlices(ctx->intra_op_pool(), offsets, updates.data<T>(), slice, o);
   }
 
  private:

@@ -2,6 +2,7 @@
 // slices share the input's buffer.
 #include <vector>
 
+#include "tensorflux/kernels/cpu/array_grad_util.h"
 #include "tensorflux/kernels/cpu/array_kernel_util.h"
 #include "tensorflux/kernels/cpu/index_copy.h"
 
@@ -45,13 +46,7 @@ class SliceOp : public OpKernel {
 
 class StridedSliceOp : public OpKernel {
  public:
-  explicit StridedSliceOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("begin_mask", &begin_mask_));
-    c->SetStatus(c->GetAttr("end_mask", &end_mask_));
-    c->SetStatus(c->GetAttr("ellipsis_mask", &ellipsis_mask_));
-    c->SetStatus(c->GetAttr("new_axis_mask", &new_axis_mask_));
-    c->SetStatus(c->GetAttr("shrink_axis_mask", &shrink_axis_mask_));
-  }
+  explicit StridedSliceOp(OpKernelConstruction* c) : OpKernel(c), masks_(c) {}
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
@@ -62,9 +57,7 @@ class StridedSliceOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ReadIndexInput(ctx, 2, "end", 1, &e));
     TX_CTX_RETURN_IF_ERROR(ctx, ReadIndexInput(ctx, 3, "strides", 1, &s));
     array_util::StridedSliceInfo info;
-    TX_CTX_RETURN_IF_ERROR(ctx, array_util::ResolveStridedSlice(PartialShape(in.shape()), b, e, s, begin_mask_,
-                                                                end_mask_, ellipsis_mask_, new_axis_mask_,
-                                                                shrink_axis_mask_, &info));
+    TX_CTX_RETURN_IF_ERROR(ctx, masks_.Resolve(PartialShape(in.shape()), b, e, s, &info));
     TensorShape shape(info.final_dims);
     if (info.identity) {
       ctx->set_output(0, in.Reshaped(std::move(shape)));
@@ -76,7 +69,7 @@ class StridedSliceOp : public OpKernel {
   }
 
  private:
-  int64_t begin_mask_ = 0, end_mask_ = 0, ellipsis_mask_ = 0, new_axis_mask_ = 0, shrink_axis_mask_ = 0;
+  const StridedSliceMasks masks_;
 };
 
 TX_REGISTER_ARRAY_KERNEL("Slice", SliceOp);

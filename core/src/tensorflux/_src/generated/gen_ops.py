@@ -269,6 +269,27 @@ def bias_add_grad(out_backprop, data_format='NHWC', name=None):
     return _apply_op(_BIAS_ADD_GRAD, name, (out_backprop,), (data_format,))
 
 
+_BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
+_BROADCAST_GRADIENT_ARGS = _OpSig('BroadcastGradientArgs',
+    inputs=(('s0', 'T', 0, 0), ('s1', 'T', 0, 0)),
+    outputs=(('r0', False), ('r1', False)),
+    type_defaults={'T': 3},
+    output_class=_BroadcastGradientArgsOutput)
+
+
+def broadcast_gradient_args(s0, s1, name=None):
+    r"""The axes to sum each side's gradient over after a NumPy broadcast of shapes s0 and s1.
+
+    Args:
+      s0: A `Tensor` of type `T`.
+      s1: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (r0, r1) of `Tensor`s.
+    """
+    return _apply_op(_BROADCAST_GRADIENT_ARGS, name, (s0, s1), ())
+
+
 _BROADCAST_TO = _OpSig('BroadcastTo',
     inputs=(('input', 'T', 0, 0), ('shape', 'Tidx', 0, 0)),
     outputs=(('output', False),),
@@ -361,6 +382,25 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CLIP_BY_VALUE, name, (t, clip_value_min, clip_value_max), ())
+
+
+_CONCAT_OFFSET = _OpSig('ConcatOffset',
+    inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
+    outputs=(('offset', True),),
+    type_defaults={'shape_type': 3})
+
+
+def concat_offset(concat_dim, shape, name=None):
+    r"""Where each input of a concatenation along concat_dim starts in the result.
+
+    Args:
+      concat_dim: A `Tensor` of type int32.
+      shape: A list of `N` Tensors of type shape_type.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_CONCAT_OFFSET, name, (concat_dim, shape), ())
 
 
 _CONCAT_V2 = _OpSig('ConcatV2',
@@ -494,6 +534,28 @@ def cos(x, name=None):
     return _apply_op(_COS, name, (x,), ())
 
 
+_CUMPROD = _OpSig('Cumprod',
+    inputs=(('x', 'T', 0, 0), ('axis', 'Tidx', 0, 0)),
+    attrs=(('exclusive', 3), ('reverse', 3)),
+    outputs=(('out', False),),
+    type_defaults={'Tidx': 3})
+
+
+def cumprod(x, axis, exclusive=False, reverse=False, name=None):
+    r"""Running products along one axis, optionally exclusive (shifted by one) and/or from the end.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      axis: A `Tensor` of type `Tidx`.
+      exclusive: An attr of type `bool`, defaults to `False`.
+      reverse: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CUMPROD, name, (x, axis), (exclusive, reverse))
+
+
 _CUMSUM = _OpSig('Cumsum',
     inputs=(('x', 'T', 0, 0), ('axis', 'Tidx', 0, 0)),
     attrs=(('exclusive', 3), ('reverse', 3)),
@@ -623,6 +685,24 @@ def elu(features, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ELU, name, (features,), ())
+
+
+_ELU_GRAD = _OpSig('EluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('outputs', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def elu_grad(gradients, outputs, name=None):
+    r"""Elu's gradient from its outputs: gradients * (outputs + 1) where outputs < 0, gradients elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      outputs: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
 
 
 _EQUAL = _OpSig('Equal',
@@ -994,6 +1074,24 @@ def in_top_kv2(predictions, targets, k, name=None):
     return _apply_op(_IN_TOP_KV2, name, (predictions, targets, k), ())
 
 
+_INVERT_PERMUTATION = _OpSig('InvertPermutation',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),),
+    type_defaults={'T': 3})
+
+
+def invert_permutation(x, name=None):
+    r"""The inverse permutation: y[x[i]] = i.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_INVERT_PERMUTATION, name, (x,), ())
+
+
 _IS_FINITE = _OpSig('IsFinite',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1063,6 +1161,27 @@ def leaky_relu(features, alpha=0.2, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LEAKY_RELU, name, (features,), (alpha,))
+
+
+_LEAKY_RELU_GRAD = _OpSig('LeakyReluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    attrs=(('alpha', 2),),
+    outputs=(('backprops', False),),
+    type_defaults={'T': 1})
+
+
+def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
+    r"""LeakyRelu's gradient: gradients where features > 0, alpha * gradients elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      alpha: An attr of type `float`, defaults to `0.2`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LEAKY_RELU_GRAD, name, (gradients, features), (alpha,))
 
 
 _LESS = _OpSig('Less',
@@ -1396,6 +1515,27 @@ def mirror_pad(input, paddings, mode, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_MIRROR_PAD, name, (input, paddings), (mode,))
+
+
+_MIRROR_PAD_GRAD = _OpSig('MirrorPadGrad',
+    inputs=(('input', 'T', 0, 0), ('paddings', 'Tpaddings', 0, 0)),
+    attrs=(('mode', 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tpaddings': 3})
+
+
+def mirror_pad_grad(input, paddings, mode, name=None):
+    r"""Gradient of MirrorPad: folds the padded borders back onto the elements they mirror, summing.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      paddings: A `Tensor` of type `Tpaddings`.
+      mode: An attr of type `string`, one of REFLECT, SYMMETRIC.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MIRROR_PAD_GRAD, name, (input, paddings), (mode,))
 
 
 _MUL = _OpSig('Mul',
@@ -1819,6 +1959,24 @@ def reciprocal(x, name=None):
     return _apply_op(_RECIPROCAL, name, (x,), ())
 
 
+_RECIPROCAL_GRAD = _OpSig('ReciprocalGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def reciprocal_grad(y, dy, name=None):
+    r"""Reciprocal's gradient from its output y: -dy * y * y (0 where dy is 0).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RECIPROCAL_GRAD, name, (y, dy), ())
+
+
 _RELU = _OpSig('Relu',
     inputs=(('features', 'T', 0, 0),),
     outputs=(('activations', False),))
@@ -1851,6 +2009,42 @@ def relu6(features, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RELU6, name, (features,), ())
+
+
+_RELU6_GRAD = _OpSig('Relu6Grad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def relu6_grad(gradients, features, name=None):
+    r"""Relu6's gradient: gradients * (0 < features < 6).
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RELU6_GRAD, name, (gradients, features), ())
+
+
+_RELU_GRAD = _OpSig('ReluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def relu_grad(gradients, features, name=None):
+    r"""Relu's gradient: gradients * (features > 0).
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RELU_GRAD, name, (gradients, features), ())
 
 
 _RESHAPE = _OpSig('Reshape',
@@ -1925,6 +2119,24 @@ def rsqrt(x, name=None):
     return _apply_op(_RSQRT, name, (x,), ())
 
 
+_RSQRT_GRAD = _OpSig('RsqrtGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def rsqrt_grad(y, dy, name=None):
+    r"""Rsqrt's gradient from its output y: -0.5 * dy * y ** 3 (0 where dy is 0).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RSQRT_GRAD, name, (y, dy), ())
+
+
 _SCATTER_ND = _OpSig('ScatterNd',
     inputs=(('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0), ('shape', 'Tindices', 0, 0)),
     attrs=(('bad_indices_policy', 0),),
@@ -1982,6 +2194,24 @@ def selu(features, name=None):
     return _apply_op(_SELU, name, (features,), ())
 
 
+_SELU_GRAD = _OpSig('SeluGrad',
+    inputs=(('gradients', 'T', 0, 0), ('outputs', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def selu_grad(gradients, outputs, name=None):
+    r"""Selu's gradient from its outputs: gradients * (outputs + scale * alpha) where outputs < 0, gradients * scale elsewhere.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      outputs: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SELU_GRAD, name, (gradients, outputs), ())
+
+
 _SHAPE = _OpSig('Shape',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('out_type', 4),),
@@ -2016,6 +2246,24 @@ def sigmoid(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SIGMOID, name, (x,), ())
+
+
+_SIGMOID_GRAD = _OpSig('SigmoidGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def sigmoid_grad(y, dy, name=None):
+    r"""Sigmoid's gradient from its output y: dy * y * (1 - y).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SIGMOID_GRAD, name, (y, dy), ())
 
 
 _SIGN = _OpSig('Sign',
@@ -2161,6 +2409,24 @@ def softplus(features, name=None):
     return _apply_op(_SOFTPLUS, name, (features,), ())
 
 
+_SOFTPLUS_GRAD = _OpSig('SoftplusGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def softplus_grad(gradients, features, name=None):
+    r"""Softplus's gradient: gradients / (exp(-features) + 1).
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SOFTPLUS_GRAD, name, (gradients, features), ())
+
+
 _SOFTSIGN = _OpSig('Softsign',
     inputs=(('features', 'T', 0, 0),),
     outputs=(('activations', False),))
@@ -2176,6 +2442,24 @@ def softsign(features, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SOFTSIGN, name, (features,), ())
+
+
+_SOFTSIGN_GRAD = _OpSig('SoftsignGrad',
+    inputs=(('gradients', 'T', 0, 0), ('features', 'T', 0, 0)),
+    outputs=(('backprops', False),))
+
+
+def softsign_grad(gradients, features, name=None):
+    r"""Softsign's gradient: gradients / (1 + abs(features)) ** 2.
+
+    Args:
+      gradients: A `Tensor` of type `T`.
+      features: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SOFTSIGN_GRAD, name, (gradients, features), ())
 
 
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
@@ -2256,6 +2540,24 @@ def sqrt(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SQRT, name, (x,), ())
+
+
+_SQRT_GRAD = _OpSig('SqrtGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def sqrt_grad(y, dy, name=None):
+    r"""Sqrt's gradient from its output y: 0.5 * dy / y (0 where dy is 0).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SQRT_GRAD, name, (y, dy), ())
 
 
 _SQUARE = _OpSig('Square',
@@ -2424,6 +2726,33 @@ def strided_slice(input, begin, end, strides, begin_mask=0, end_mask=0, ellipsis
     return _apply_op(_STRIDED_SLICE, name, (input, begin, end, strides), (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
 
 
+_STRIDED_SLICE_GRAD = _OpSig('StridedSliceGrad',
+    inputs=(('shape', 'Index', 0, 0), ('begin', 'Index', 0, 0), ('end', 'Index', 0, 0), ('strides', 'Index', 0, 0), ('dy', 'T', 0, 0)),
+    attrs=(('begin_mask', 1), ('end_mask', 1), ('ellipsis_mask', 1), ('new_axis_mask', 1), ('shrink_axis_mask', 1)),
+    outputs=(('output', False),))
+
+
+def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    r"""Gradient of StridedSlice: dy placed where the slice read from a zero tensor of `shape`.
+
+    Args:
+      shape: A `Tensor` of type `Index`.
+      begin: A `Tensor` of type `Index`.
+      end: A `Tensor` of type `Index`.
+      strides: A `Tensor` of type `Index`.
+      dy: A `Tensor` of type `T`.
+      begin_mask: An attr of type `int`, defaults to `0`.
+      end_mask: An attr of type `int`, defaults to `0`.
+      ellipsis_mask: An attr of type `int`, defaults to `0`.
+      new_axis_mask: An attr of type `int`, defaults to `0`.
+      shrink_axis_mask: An attr of type `int`, defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRIDED_SLICE_GRAD, name, (shape, begin, end, strides, dy), (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
+
+
 _SUB = _OpSig('Sub',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -2495,6 +2824,45 @@ def tanh(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_TANH, name, (x,), ())
+
+
+_TANH_GRAD = _OpSig('TanhGrad',
+    inputs=(('y', 'T', 0, 0), ('dy', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def tanh_grad(y, dy, name=None):
+    r"""Tanh's gradient from its output y: dy * (1 - y * y).
+
+    Args:
+      y: A `Tensor` of type `T`.
+      dy: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TANH_GRAD, name, (y, dy), ())
+
+
+_TENSOR_SCATTER_ADD = _OpSig('TensorScatterAdd',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_add(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with the update slices added at the index tuples (duplicates add up).
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_ADD, name, (tensor, indices, updates), (bad_indices_policy,))
 
 
 _TILE = _OpSig('Tile',
@@ -2600,6 +2968,26 @@ def unpack(value, num, axis=0, name=None):
     return _apply_op(_UNPACK, name, (value,), (num, axis))
 
 
+_UNSORTED_SEGMENT_SUM = _OpSig('UnsortedSegmentSum',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    r"""Sums the slices of data sharing a segment id (negative ids are dropped, empty segments are 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_SUM, name, (data, segment_ids, num_segments), ())
+
+
 _WHERE = _OpSig('Where',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('index', False),),
@@ -2650,23 +3038,27 @@ OP_WRAPPERS = {
     'BatchMatMulV2': 'batch_mat_mul_v2',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
+    'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
     'Cast': 'cast',
     'Ceil': 'ceil',
     'CheckNumerics': 'check_numerics',
     'ClipByValue': 'clip_by_value',
+    'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
     'Const': 'const',
     'Conv2D': 'conv2d',
     'Conv2DBackpropFilter': 'conv2d_backprop_filter',
     'Conv2DBackpropInput': 'conv2d_backprop_input',
     'Cos': 'cos',
+    'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'DepthwiseConv2dNativeBackpropFilter': 'depthwise_conv2d_native_backprop_filter',
     'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
     'Div': 'div',
     'Elu': 'elu',
+    'EluGrad': 'elu_grad',
     'Equal': 'equal',
     'Erf': 'erf',
     'Exp': 'exp',
@@ -2686,10 +3078,12 @@ OP_WRAPPERS = {
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'InTopKV2': 'in_top_kv2',
+    'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
     'IsNan': 'is_nan',
     'L2Loss': 'l2_loss',
     'LeakyRelu': 'leaky_relu',
+    'LeakyReluGrad': 'leaky_relu_grad',
     'Less': 'less',
     'LessEqual': 'less_equal',
     'Log': 'log',
@@ -2707,6 +3101,7 @@ OP_WRAPPERS = {
     'Min': 'min',
     'Minimum': 'minimum',
     'MirrorPad': 'mirror_pad',
+    'MirrorPadGrad': 'mirror_pad_grad',
     'Mul': 'mul',
     'Multinomial': 'multinomial',
     'Neg': 'neg',
@@ -2729,17 +3124,23 @@ OP_WRAPPERS = {
     'Rank': 'rank',
     'RealDiv': 'real_div',
     'Reciprocal': 'reciprocal',
+    'ReciprocalGrad': 'reciprocal_grad',
     'Relu': 'relu',
     'Relu6': 'relu6',
+    'Relu6Grad': 'relu6_grad',
+    'ReluGrad': 'relu_grad',
     'Reshape': 'reshape',
     'ReverseV2': 'reverse_v2',
     'Round': 'round',
     'Rsqrt': 'rsqrt',
+    'RsqrtGrad': 'rsqrt_grad',
     'ScatterNd': 'scatter_nd',
     'SelectV2': 'select_v2',
     'Selu': 'selu',
+    'SeluGrad': 'selu_grad',
     'Shape': 'shape',
     'Sigmoid': 'sigmoid',
+    'SigmoidGrad': 'sigmoid_grad',
     'Sign': 'sign',
     'Sin': 'sin',
     'Size': 'size',
@@ -2748,11 +3149,14 @@ OP_WRAPPERS = {
     'Softmax': 'softmax',
     'SoftmaxCrossEntropyWithLogits': 'softmax_cross_entropy_with_logits',
     'Softplus': 'softplus',
+    'SoftplusGrad': 'softplus_grad',
     'Softsign': 'softsign',
+    'SoftsignGrad': 'softsign_grad',
     'SparseSoftmaxCrossEntropyWithLogits': 'sparse_softmax_cross_entropy_with_logits',
     'Split': 'split',
     'SplitV': 'split_v',
     'Sqrt': 'sqrt',
+    'SqrtGrad': 'sqrt_grad',
     'Square': 'square',
     'SquaredDifference': 'squared_difference',
     'Squeeze': 'squeeze',
@@ -2761,15 +3165,19 @@ OP_WRAPPERS = {
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StopGradient': 'stop_gradient',
     'StridedSlice': 'strided_slice',
+    'StridedSliceGrad': 'strided_slice_grad',
     'Sub': 'sub',
     'Sum': 'sum',
     'Tan': 'tan',
     'Tanh': 'tanh',
+    'TanhGrad': 'tanh_grad',
+    'TensorScatterAdd': 'tensor_scatter_add',
     'Tile': 'tile',
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
     'TruncatedNormal': 'truncated_normal',
     'Unpack': 'unpack',
+    'UnsortedSegmentSum': 'unsorted_segment_sum',
     'Where': 'where',
     'ZerosLike': 'zeros_like',
 }

@@ -1,0 +1,50 @@
+"""Gradient checks for every differentiable op in the conformance table (see gradcheck.py)."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+from tensorflux._src.gradients_impl import gradient_status
+
+from conformance import gradcheck
+from conformance.registry import ENTRIES
+from conformance.test_conformance import _registered_ops
+
+MAX_SAMPLES = 4  # gradient samples checked per op
+# Ops whose registered gradient is an error by design (tested in core/tests/test_gradients.py).
+GRADIENT_RAISES = {"PreventGradient"}
+
+
+def test_every_op_is_differentiable_or_declared_not():
+    undeclared = [op for op in _registered_ops() if gradient_status(op) == -1]
+    assert not undeclared, f"ops with neither a gradient nor a not-differentiable declaration: {undeclared}"
+
+
+def _test_exists(ref: str) -> bool:
+    path, _, name = ref.partition("::")
+    file = pathlib.Path(__file__).resolve().parent.parent / path
+    return file.is_file() and re.search(rf"^def {re.escape(name)}\(", file.read_text(), re.M) is not None
+
+
+def test_every_differentiable_op_has_a_gradient_check():
+    missing = [op for op in _registered_ops() if gradient_status(op) == 1 and op in ENTRIES
+               and op not in GRADIENT_RAISES and not gradcheck.grad_samples(ENTRIES[op])
+               and not _test_exists(ENTRIES[op].grad_checked_by)]
+    assert not missing, f"differentiable ops without float64 gradient samples or a named gradient test: {missing}"
+
+
+def _cases():
+    for op, entry in sorted(ENTRIES.items()):
+        if gradient_status(op) != 1 or op in GRADIENT_RAISES:
+            continue
+        for i, sample in enumerate(gradcheck.grad_samples(entry)[:MAX_SAMPLES]):
+            for mode in ("static", "runtime"):
+                yield pytest.param(entry, sample, mode, id=f"{op}-{i}-{mode}")
+
+
+@pytest.mark.parametrize("entry,sample,mode", list(_cases()))
+def test_gradient(entry, sample, mode):
+    gradcheck.check(entry, sample, mode)

@@ -1,0 +1,143 @@
+// Gradients of the neural-network ops: BiasAdd, (log-)softmax, the softmax cross-entropies
+// (with their second-order term), L2Loss, convolutions, pooling and batch normalization. The
+// heavy ones run through dedicated gradient kernels (Conv2DBackpropInput, MaxPoolGrad, ...).
+#include <initializer_list>
+
+#include "tensorflux/gradients/gradient_registry.h"
+
+namespace tx {
+namespace {
+
+// The forward op's attrs named in `names` (those it has), for its gradient op.
+AttrMap Carry(GradContext& g, std::initializer_list<const char*> names) {
+  AttrMap attrs;
+  for (const char* n : names) {
+    auto it = g.attrs().find(n);
+    if (it != g.attrs().end()) attrs[n] = it->second;
+  }
+  return attrs;
+}
+
+Status BiasAddGrad(GradContext& g) {
+  GValue dz = g.grad(0);
+  g.set_grad(0, dz);
+  if (g.needs_grad(1)) g.set_grad(1, g.ops().Op1("BiasAddGrad", {dz}, Carry(g, {"data_format"})));
+  return Status::OK();
+}
+
+// y = softmax(x): dx = (dz - sum(dz * y, -1)) * y.
+Status SoftmaxGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue y = g.output(0), dz = g.grad(0);
+  GValue dot = o.Sum(o.Mul(dz, y), o.Int(-1), /*keep_dims=*/true);
+  g.set_grad(0, o.Mul(o.Sub(dz, dot), y));
+  return Status::OK();
+}
+
+// y = log_softmax(x): dx = dz - sum(dz, -1) * exp(y).
+Status LogSoftmaxGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue y = g.output(0), dz = g.grad(0);
+  g.set_grad(0, o.Sub(dz, o.Mul(o.Sum(dz, o.Int(-1), true), o.Op1("Exp", {y}))));
+  return Status::OK();
+}
+
+// Shared by both cross-entropies: d logits = dloss[:, None] * backprop, plus, when a gradient
+// reaches the backprop output (second order), (gb - sum(gb * p, -1)) * p with p = softmax(logits).
+GValue XentLogitsGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue grad = o.Mul(o.ExpandDims(g.grad(0), -1), g.output(1));
+  if (g.has_grad(1)) {
+    GValue gb = g.grad(1), p = o.Op1("Softmax", {g.input(0)});
+    grad = o.Add(grad, o.Mul(o.Sub(gb, o.Sum(o.Mul(gb, p), o.Int(-1), true)), p));
+  }
+  return grad;
+}
+
+Status SoftmaxXentGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  if (g.needs_grad(0)) g.set_grad(0, o.SumToShapeOf(XentLogitsGrad(g), g.input(0)));
+  if (g.needs_grad(1)) {
+    // loss = -sum(labels * log p) and backprop = p - labels.
+    GValue neg_log_p = o.Neg(o.Op1("LogSoftmax", {g.input(0)}));
+    GValue grad = o.Mul(o.ExpandDims(g.grad(0), -1), neg_log_p);
+    if (g.has_grad(1)) grad = o.Sub(grad, g.grad(1));
+    g.set_grad(1, o.SumToShapeOf(grad, g.input(1)));
+  }
+  return Status::OK();
+}
+
+Status SparseSoftmaxXentGrad(GradContext& g) {
+  g.set_grad(0, XentLogitsGrad(g));
+  return Status::OK();
+}
+
+// L2Loss = sum(x^2) / 2: dx = x * dz.
+Status L2LossGrad(GradContext& g) {
+  g.set_grad(0, g.ops().Mul(g.input(0), g.grad(0)));
+  return Status::OK();
+}
+
+Status Conv2DGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
+  AttrMap attrs = Carry(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1("Conv2DBackpropInput", {o.ShapeOf(x), w, dz}, attrs));
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1("Conv2DBackpropFilter", {x, o.ShapeOf(w), dz}, attrs));
+  return Status::OK();
+}
+
+Status DepthwiseConv2dGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
+  AttrMap attrs = Carry(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1("DepthwiseConv2dNativeBackpropInput", {o.ShapeOf(x), w, dz}, attrs));
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1("DepthwiseConv2dNativeBackpropFilter", {x, o.ShapeOf(w), dz}, attrs));
+  return Status::OK();
+}
+
+Status MaxPoolGrad(GradContext& g) {
+  AttrMap attrs = Carry(g, {"ksize", "strides", "padding", "explicit_paddings", "data_format"});
+  g.set_grad(0, g.ops().Op1("MaxPoolGrad", {g.input(0), g.output(0), g.grad(0)}, attrs));
+  return Status::OK();
+}
+
+Status AvgPoolGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  AttrMap attrs = Carry(g, {"ksize", "strides", "padding", "data_format"});
+  g.set_grad(0, o.Op1("AvgPoolGrad", {o.ShapeOf(g.input(0)), g.grad(0)}, attrs));
+  return Status::OK();
+}
+
+// FusedBatchNormV3(x, scale, offset, mean, variance): gradients for x, scale and offset from
+// FusedBatchNormGradV3. Training mode reads the batch statistics the forward op saved in its
+// reserve spaces; inference mode reads the population statistics it was given (as TensorFlow).
+Status FusedBatchNormGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  const bool training = g.attr_bool("is_training");
+  GValue r1 = training ? g.output(3) : g.input(3), r2 = training ? g.output(4) : g.input(4);
+  std::vector<GValue> out = o.Op("FusedBatchNormGradV3",
+                                 {{g.grad(0)}, {g.input(0)}, {g.input(1)}, {r1}, {r2}, {g.output(5)}},
+                                 Carry(g, {"epsilon", "data_format", "is_training"}));
+  if (out.size() < 3) return Status::OK();
+  g.set_grad(0, out[0]);
+  g.set_grad(1, out[1]);
+  g.set_grad(2, out[2]);
+  return Status::OK();
+}
+
+}  // namespace
+
+TX_REGISTER_GRADIENT("BiasAdd", BiasAddGrad);
+TX_REGISTER_GRADIENT("Softmax", SoftmaxGrad);
+TX_REGISTER_GRADIENT("LogSoftmax", LogSoftmaxGrad);
+TX_REGISTER_GRADIENT("SoftmaxCrossEntropyWithLogits", SoftmaxXentGrad);
+TX_REGISTER_GRADIENT("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxXentGrad);
+TX_REGISTER_GRADIENT("L2Loss", L2LossGrad);
+TX_REGISTER_GRADIENT("Conv2D", Conv2DGrad);
+TX_REGISTER_GRADIENT("DepthwiseConv2dNative", DepthwiseConv2dGrad);
+TX_REGISTER_GRADIENT("MaxPool", MaxPoolGrad);
+TX_REGISTER_GRADIENT("AvgPool", AvgPoolGrad);
+TX_REGISTER_GRADIENT("FusedBatchNormV3", FusedBatchNormGrad);
+
+}  // namespace tx

@@ -1,0 +1,70 @@
+// Ops through which no gradient flows: their outputs are booleans, indices, shapes, random
+// draws or piecewise-constant values (TensorFlow declares the same set not differentiable, or
+// gives them None gradients). StopGradient is here too; PreventGradient fails loudly instead.
+#include "tensorflux/gradients/gradient_registry.h"
+
+namespace tx {
+namespace {
+
+// PreventGradient: asking for its gradient is an error carrying the op's message.
+Status PreventGradientGrad(GradContext& g) {
+  const std::string& message = g.attr_string("message");
+  return InvalidArgument("Gradient explicitly disabled. Reason: ", message.empty() ? "(no message)" : message);
+}
+
+}  // namespace
+
+TX_REGISTER_GRADIENT("PreventGradient", PreventGradientGrad);
+TX_REGISTER_NO_GRADIENT("StopGradient");
+
+// Sources and control.
+TX_REGISTER_NO_GRADIENT("Const");
+TX_REGISTER_NO_GRADIENT("Placeholder");
+TX_REGISTER_NO_GRADIENT("NoOp");
+
+// Comparisons, logic and predicates.
+TX_REGISTER_NO_GRADIENT("Equal");
+TX_REGISTER_NO_GRADIENT("NotEqual");
+TX_REGISTER_NO_GRADIENT("Less");
+TX_REGISTER_NO_GRADIENT("LessEqual");
+TX_REGISTER_NO_GRADIENT("Greater");
+TX_REGISTER_NO_GRADIENT("GreaterEqual");
+TX_REGISTER_NO_GRADIENT("LogicalAnd");
+TX_REGISTER_NO_GRADIENT("LogicalOr");
+TX_REGISTER_NO_GRADIENT("LogicalNot");
+TX_REGISTER_NO_GRADIENT("IsNan");
+TX_REGISTER_NO_GRADIENT("IsFinite");
+TX_REGISTER_NO_GRADIENT("InTopKV2");
+TX_REGISTER_NO_GRADIENT("All");
+TX_REGISTER_NO_GRADIENT("Any");
+
+// Piecewise-constant math (zero gradient almost everywhere; TensorFlow returns None).
+TX_REGISTER_NO_GRADIENT("Floor");
+TX_REGISTER_NO_GRADIENT("Ceil");
+TX_REGISTER_NO_GRADIENT("Round");
+TX_REGISTER_NO_GRADIENT("FloorDiv");
+
+// Index, shape and constructor ops.
+TX_REGISTER_NO_GRADIENT("ArgMax");
+TX_REGISTER_NO_GRADIENT("ArgMin");
+TX_REGISTER_NO_GRADIENT("Shape");
+TX_REGISTER_NO_GRADIENT("Size");
+TX_REGISTER_NO_GRADIENT("Rank");
+TX_REGISTER_NO_GRADIENT("Range");
+TX_REGISTER_NO_GRADIENT("OneHot");
+TX_REGISTER_NO_GRADIENT("Where");
+TX_REGISTER_NO_GRADIENT("ZerosLike");
+TX_REGISTER_NO_GRADIENT("OnesLike");
+
+// Random draws.
+TX_REGISTER_NO_GRADIENT("RandomUniform");
+TX_REGISTER_NO_GRADIENT("RandomStandardNormal");
+TX_REGISTER_NO_GRADIENT("TruncatedNormal");
+TX_REGISTER_NO_GRADIENT("RandomUniformInt");
+TX_REGISTER_NO_GRADIENT("RandomShuffle");
+TX_REGISTER_NO_GRADIENT("Multinomial");
+TX_REGISTER_NO_GRADIENT("StatelessRandomUniformV2");
+TX_REGISTER_NO_GRADIENT("StatelessRandomNormalV2");
+TX_REGISTER_NO_GRADIENT("StatelessTruncatedNormalV2");
+
+}  // namespace tx
