@@ -130,3 +130,11 @@ def test_second_order_of_polynomial():
     (dx,) = tx.gradients(y, x)
     (ddx,) = tx.gradients(dx, x)
     np.testing.assert_allclose(_run(ddx), 6 * np.array([1.5, -2.0]))
+
+
+def test_unimplemented_second_derivatives_say_so():
+    x = tx.constant(np.arange(16.0, dtype=np.float32).reshape(1, 4, 4, 1))
+    y = tx.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID")
+    (dx,) = tx.gradients(tx.reduce_sum(y * y), x)
+    with pytest.raises(tx.errors.UnimplementedError, match="MaxPoolGrad.*second derivative of MaxPool"):
+        tx.gradients(dx, x)

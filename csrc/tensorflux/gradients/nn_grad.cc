@@ -126,6 +126,88 @@ Status FusedBatchNormGrad(GradContext& g) {
   return Status::OK();
 }
 
+// ---- Gradients of the gradient ops (second order).
+
+// BiasAddGrad sums out_backprop over all but the channel axis: its gradient broadcasts back.
+Status BiasAddGradGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue dy = g.input(0), grad = g.grad(0);
+  const int rank = o.Rank(dy);
+  const bool nchw = g.attr_string("data_format") == "NCHW";
+  GValue shape;  // 1 everywhere but -1 at the channel axis
+  if (rank >= 0) {
+    std::vector<int64_t> dims(rank, 1);
+    dims[nchw ? 1 : rank - 1] = -1;
+    shape = o.Ints(dims);
+  } else {
+    GValue ones = o.Op1("Fill", {o.ExpandDims(o.Sub(o.Op1("Rank", {dy}), o.Int(nchw ? 2 : 1)), 0), o.Int(1)});
+    std::vector<GValue> parts = nchw ? std::vector<GValue>{o.Ints({1, -1}), ones} : std::vector<GValue>{ones, o.Ints({-1})};
+    std::vector<GValue> cat = o.Op("ConcatV2", {parts, {o.Int(0)}});
+    if (cat.empty()) return Status::OK();  // the scope holds the error
+    shape = cat[0];
+  }
+  g.set_grad(0, o.Op1("BroadcastTo", {o.Reshape(grad, shape), o.ShapeOf(dy)}));
+  return Status::OK();
+}
+
+// Conv2DBackpropInput(sizes, w, dy) is linear in w and in dy.
+template <const char* kForward, const char* kFilterGrad>
+Status ConvBackpropInputGrad(GradContext& g, std::initializer_list<const char*> attr_names) {
+  GradScope& o = g.ops();
+  GValue w = g.input(1), dy = g.input(2), grad = g.grad(0);
+  AttrMap attrs = Carry(g, attr_names);
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1(kFilterGrad, {grad, o.ShapeOf(w), dy}, attrs));
+  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {grad, w}, attrs));
+  return Status::OK();
+}
+// Conv2DBackpropFilter(x, sizes, dy) is linear in x and in dy.
+template <const char* kForward, const char* kInputGrad>
+Status ConvBackpropFilterGrad(GradContext& g, std::initializer_list<const char*> attr_names) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0), dy = g.input(2), grad = g.grad(0);
+  AttrMap attrs = Carry(g, attr_names);
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kInputGrad, {o.ShapeOf(x), grad, dy}, attrs));
+  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {x, grad}, attrs));
+  return Status::OK();
+}
+constexpr char kConv2D[] = "Conv2D";
+constexpr char kConvInput[] = "Conv2DBackpropInput";
+constexpr char kConvFilter[] = "Conv2DBackpropFilter";
+constexpr char kDepthwise[] = "DepthwiseConv2dNative";
+constexpr char kDepthwiseInput[] = "DepthwiseConv2dNativeBackpropInput";
+constexpr char kDepthwiseFilter[] = "DepthwiseConv2dNativeBackpropFilter";
+Status Conv2DBackpropInputGrad(GradContext& g) {
+  return ConvBackpropInputGrad<kConv2D, kConvFilter>(
+      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
+}
+Status Conv2DBackpropFilterGrad(GradContext& g) {
+  return ConvBackpropFilterGrad<kConv2D, kConvInput>(
+      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
+}
+Status DepthwiseBackpropInputGrad(GradContext& g) {
+  return ConvBackpropInputGrad<kDepthwise, kDepthwiseFilter>(
+      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
+}
+Status DepthwiseBackpropFilterGrad(GradContext& g) {
+  return ConvBackpropFilterGrad<kDepthwise, kDepthwiseInput>(
+      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
+}
+
+// AvgPoolGrad is linear in its gradient input: its gradient is the forward pooling.
+Status AvgPoolGradGrad(GradContext& g) {
+  g.set_grad(1, g.ops().Op1("AvgPool", {g.grad(0)}, Carry(g, {"ksize", "strides", "padding", "data_format"})));
+  return Status::OK();
+}
+
+// Not implemented yet; an explicit error instead of a wrong or silent None.
+Status MaxPoolGradGrad(GradContext& g) {
+  return Unimplemented("the second derivative of MaxPool (MaxPoolGradGrad) is not implemented yet");
+}
+Status FusedBatchNormGradGrad(GradContext& g) {
+  return Unimplemented("the second derivative of FusedBatchNormV3 is not implemented yet; build batch "
+                       "normalization from tx.nn.moments and tx.nn.batch_normalization to differentiate twice");
+}
+
 }  // namespace
 
 TX_REGISTER_GRADIENT("BiasAdd", BiasAddGrad);
@@ -139,5 +221,13 @@ TX_REGISTER_GRADIENT("DepthwiseConv2dNative", DepthwiseConv2dGrad);
 TX_REGISTER_GRADIENT("MaxPool", MaxPoolGrad);
 TX_REGISTER_GRADIENT("AvgPool", AvgPoolGrad);
 TX_REGISTER_GRADIENT("FusedBatchNormV3", FusedBatchNormGrad);
+TX_REGISTER_GRADIENT("BiasAddGrad", BiasAddGradGrad);
+TX_REGISTER_GRADIENT("Conv2DBackpropInput", Conv2DBackpropInputGrad);
+TX_REGISTER_GRADIENT("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
+TX_REGISTER_GRADIENT("DepthwiseConv2dNativeBackpropInput", DepthwiseBackpropInputGrad);
+TX_REGISTER_GRADIENT("DepthwiseConv2dNativeBackpropFilter", DepthwiseBackpropFilterGrad);
+TX_REGISTER_GRADIENT("AvgPoolGrad", AvgPoolGradGrad);
+TX_REGISTER_GRADIENT("MaxPoolGrad", MaxPoolGradGrad);
+TX_REGISTER_GRADIENT("FusedBatchNormGradV3", FusedBatchNormGradGrad);
 
 }  // namespace tx
