@@ -26,7 +26,7 @@ from tensorflux._src.session import Session
 from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range, rank, shape, size, stop_gradient,
                                        zeros, zeros_like)
 from tensorflux._src.tensor_shape import TensorShape
-from tensorflux import debugging, errors, linalg, math, nn, random
+from tensorflux import debugging, errors, linalg, losses, math, nn, random
 
 __version__ = _lib.c.version()
 
@@ -46,7 +46,7 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
-    "debugging", "errors", "linalg", "math", "nn", "random",
+    "debugging", "errors", "linalg", "losses", "math", "nn", "random",
     "GraphDef", "ConfigProto",
 ]
 

@@ -224,3 +224,20 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
                         DstT=x.dtype)
     scale = constant_op.constant(np.asarray(1.0 / (1.0 - rate), x.dtype.as_numpy_dtype))
     return math_ops.multiply(math_ops.multiply(x, scale), keep, name=name)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Element-wise logistic loss of `labels` (probabilities) against sigmoid(logits), computed as
+    max(x, 0) - x * z + log(1 + exp(-|x|)) so it neither overflows nor loses precision."""
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits needs both labels and logits")
+    from tensorflux._src.constant_op import convert_to_tensor
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    if not logits.shape.is_compatible_with(labels.shape):
+        raise ValueError("logits and labels must have the same shape (%s vs %s)" % (logits.shape, labels.shape))
+    zeros = gen_ops.zeros_like(logits)
+    relu_logits = gen_ops.select_v2(gen_ops.greater_equal(logits, zeros), logits, zeros)
+    neg_abs = gen_ops.neg(gen_ops.abs(logits))
+    return gen_ops.add_v2(gen_ops.sub(relu_logits, gen_ops.mul(logits, labels)), gen_ops.log1p(gen_ops.exp(neg_abs)),
+                          name=name)

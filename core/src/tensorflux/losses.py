@@ -1,0 +1,7 @@
+"""Loss functions (``tx.losses.*``), Keras-style: per-example losses."""
+
+from tensorflux._src.losses import (binary_crossentropy, categorical_crossentropy, huber, mean_squared_error, mse,
+                                    sparse_categorical_crossentropy)
+
+__all__ = ["binary_crossentropy", "categorical_crossentropy", "huber", "mean_squared_error", "mse",
+           "sparse_categorical_crossentropy"]
