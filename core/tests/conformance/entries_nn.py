@@ -161,7 +161,13 @@ def _conv_samples():
         Sample({"input": x, "filter": rand((2, 3, 3, 2), seed=36)},
                {"strides": [1, 1, 2, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, 1, 2, 3, 0, 0, 0]},
                note="explicit"),
+        Sample({"input": rand((1, 5, 6, 3), seed=37), "filter": rand((2, 2, 3, 4), seed=38)},
+               {"strides": s1, "padding": "VALID", "dilations": [1, 2, 2, 1]}, note="batch 1 dilated, few rows"),
     ]
+    for dt in FLOATS:
+        # 510 output rows, K = 1152: several patch chunks per intra-op thread, chunks crossing images.
+        out.append(Sample({"input": rand((2, 15, 17, 128), dt, seed=39), "filter": rand((3, 3, 128, 8), dt, seed=44)},
+                          {"strides": s1, "padding": "SAME"}, note="multi-chunk"))
     # No empty-output sample: TensorFlow 2.21's CPU Conv2D returns a wrongly shaped tensor for it
     # (csrc/tests/nn_test.cc covers that shape).
     return out
