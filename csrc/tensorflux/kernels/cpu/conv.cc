@@ -7,11 +7,15 @@
 // threads copy patches, competing for the same cores. Measured on the 3x3 64->64 [16,32,32,64]
 // benchmark (2 cores), this is ~1.9x less CPU time than one thread filling patches for threaded
 // BLAS calls. When there are too few rows to share, the caller alone runs threaded BLAS calls.
+// float32 on CPUs with AVX-512F (M a multiple of 16) skips im2col and BLAS altogether: see
+// Note [Direct Conv2D] in conv_direct.h.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflux/kernels/cpu/blas.h"
+#include "tensorflux/kernels/cpu/conv_direct.h"
 #include "tensorflux/kernels/cpu/conv_params.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -25,6 +29,8 @@ namespace {
 constexpr int64_t kPatchChunkBytes = int64_t{1} << 20;
 // Fewer output rows per thread than this and the threads share the GEMMs through threaded BLAS instead.
 constexpr int64_t kMinRowsPerThread = 32;
+// Largest zero-padded input copy (in floats) the direct path keeps between calls: 64 MiB.
+constexpr int64_t kMaxKeptPaddedFloats = int64_t{16} << 20;
 
 // Writes the patch rows [row0, row0 + rows) of the im2col matrix (row = n*OH*OW + oh*OW + ow).
 template <typename T>
@@ -89,6 +95,9 @@ class Conv2DOp : public OpKernel {
       return;
     }
     ThreadPool* pool = ctx->intra_op_pool();
+    if constexpr (std::is_same<T, float>::value) {
+      if (DirectConvSupported(g)) return DirectConv(pool, g, x, w, y);
+    }
     const int threads = pool->num_threads() + 1;  // the caller takes part
     const int64_t chunk = std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * k)));
     if (threads == 1 || rows < threads * kMinRowsPerThread) {
@@ -101,6 +110,29 @@ class Conv2DOp : public OpKernel {
   }
 
  private:
+  // The AVX-512 path of Note [Direct Conv2D]: pads the input when needed, then splits the output
+  // rows (n, oh) over the intra-op threads.
+  static void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y) {
+    const PaddedInput p = DirectConvPadding(g);
+    const float* xp = x;
+    std::vector<float> fresh;
+    if (p.hp != g.h || p.wp != g.w || g.pt != 0 || g.pl != 0) {
+      // Reused per-thread buffer (page faults of a fresh one cost ~10% of the benchmark), unless
+      // it would pin a large amount of memory.
+      thread_local std::vector<float> padded;
+      const int64_t size = g.n * p.hp * p.wp * g.c;
+      std::vector<float>& buf = size <= kMaxKeptPaddedFloats ? padded : fresh;
+      if (static_cast<int64_t>(buf.size()) < size) buf.resize(size);
+      float* dst = buf.data();
+      pool->ParallelFor(g.n, p.hp * p.wp * g.c, [&](int64_t n0, int64_t n1) { DirectConvPadImages(g, p, x, n0, n1, dst); });
+      xp = dst;
+    }
+    // ~cycles per output row, saturated so the product cannot overflow (k and m fit 32 bits).
+    const int64_t pixel_cost = std::min<int64_t>(2 * g.kh * g.kw * g.c * g.m, int64_t{1} << 30);
+    const int64_t row_cost = std::min<int64_t>(pixel_cost * std::min<int64_t>(g.ow, int64_t{1} << 20), int64_t{1} << 30);
+    pool->ParallelFor(g.n * g.oh, row_cost, [&](int64_t r0, int64_t r1) { DirectConvRows(g, p, xp, w, r0, r1, y); });
+  }
+
   // y rows [begin, end) = patches(x) * w, `chunk` rows at a time through a per-thread patch buffer.
   static void Im2ColGemm(const ConvGeometry& g, const T* x, const T* w, int64_t begin, int64_t end, int64_t chunk,
                          T* y) {
