@@ -82,7 +82,13 @@ TX_AVX512 void PixelsTail(int64_t r, const Slice* slices, int64_t nslices, const
 bool DirectConvSupported(const ConvGeometry& g) {
 #if TX_DIRECT_CONV
   static const bool has_avx512 = __builtin_cpu_supports("avx512f");
-  return has_avx512 && g.m > 0 && g.m % 16 == 0 && g.kh * g.kw * g.c > 0;
+  if (!has_avx512 || g.m <= 0 || g.m % 16 != 0 || g.kh * g.kw * g.c <= 0) return false;
+  // The padded copy must stay comparable to the tensors themselves (huge explicit padding with
+  // huge strides goes to the im2col path, which never materializes the padding).
+  const PaddedInput p = DirectConvPadding(g);
+  const double padded = static_cast<double>(g.n) * p.hp * p.wp * g.c;
+  const double tensors = static_cast<double>(g.n) * g.h * g.w * g.c + static_cast<double>(g.n) * g.oh * g.ow * g.m;
+  return padded <= 4 * tensors + (1 << 20);
 #else
   return false;
 #endif

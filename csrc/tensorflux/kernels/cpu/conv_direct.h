@@ -20,7 +20,8 @@ struct PaddedInput {
   int64_t hp = 0, wp = 0;
 };
 
-// True when this CPU has AVX-512F and `g` suits the direct kernel (M a multiple of 16, K > 0).
+// True when this CPU has AVX-512F and `g` suits the direct kernel (M a multiple of 16, K > 0, padded
+// input at most a few times the size of the input and output).
 bool DirectConvSupported(const ConvGeometry& g);
 
 // The padded size needed so that every tap of every output pixel of `g` lies inside it.
