@@ -14,8 +14,8 @@
 // direct kernel ~8.4 ms (TensorFlow 2.21 with oneDNN: ~8.0 ms).
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
