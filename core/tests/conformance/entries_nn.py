@@ -161,7 +161,29 @@ def _conv_samples():
         Sample({"input": x, "filter": rand((2, 3, 3, 2), seed=36)},
                {"strides": [1, 1, 2, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, 1, 2, 3, 0, 0, 0]},
                note="explicit"),
+        Sample({"input": rand((1, 5, 6, 3), seed=37), "filter": rand((2, 2, 3, 4), seed=38)},
+               {"strides": s1, "padding": "VALID", "dilations": [1, 2, 2, 1]}, note="batch 1 dilated, few rows"),
     ]
+    # M a multiple of 16: float32 takes the direct AVX-512 kernel where the CPU has one (conv_direct.h).
+    out += [
+        Sample({"input": x, "filter": rand((3, 3, 3, 16), seed=45)}, {"strides": s1, "padding": "SAME"},
+               note="direct"),
+        Sample({"input": x, "filter": rand((2, 3, 3, 48), seed=46)},
+               {"strides": [1, 1, 2, 1], "padding": "EXPLICIT", "explicit_paddings": [0, 0, 1, 2, 3, 0, 0, 0]},
+               note="direct explicit strided"),
+        Sample({"input": x, "filter": rand((3, 2, 3, 32), seed=47)},
+               {"strides": [1, 2, 1, 1], "padding": "VALID", "dilations": [1, 1, 2, 1]}, note="direct dilated"),
+        Sample({"input": x[:1], "filter": rand((1, 1, 3, 16), seed=48)}, {"strides": s2, "padding": "SAME"},
+               note="direct 1x1 strided batch 1"),
+        Sample({"input": rand((2, 9, 10, 16), seed=49), "filter": rand((3, 3, 16, 80), seed=51)},
+               {"strides": s1, "padding": "SAME"}, note="direct 64+16 channels, tiles across rows"),
+        Sample({"input": rand((1, 3, 9, 3), seed=52), "filter": rand((3, 3, 3, 16), seed=53)},
+               {"strides": s1, "padding": "VALID"}, note="direct single output row of 7 pixels"),
+    ]
+    for dt in FLOATS:
+        # 510 output rows, K = 1152: several patch chunks per intra-op thread, chunks crossing images.
+        out.append(Sample({"input": rand((2, 15, 17, 128), dt, seed=39), "filter": rand((3, 3, 128, 8), dt, seed=44)},
+                          {"strides": s1, "padding": "SAME"}, note="multi-chunk"))
     # No empty-output sample: TensorFlow 2.21's CPU Conv2D returns a wrongly shaped tensor for it
     # (csrc/tests/nn_test.cc covers that shape).
     return out

@@ -4,10 +4,26 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 
 namespace tx {
 
 void SetBlasThreads(int n) { scipy_openblas_set_num_threads(std::max(1, n)); }
+
+namespace {
+std::mutex single_threaded_mu;
+int single_threaded_live = 0;  // guarded by single_threaded_mu
+}  // namespace
+
+SingleThreadedBlasScope::SingleThreadedBlasScope(int restore_threads) : restore_threads_(restore_threads) {
+  std::lock_guard<std::mutex> l(single_threaded_mu);
+  if (single_threaded_live++ == 0) SetBlasThreads(1);
+}
+
+SingleThreadedBlasScope::~SingleThreadedBlasScope() {
+  std::lock_guard<std::mutex> l(single_threaded_mu);
+  if (--single_threaded_live == 0) SetBlasThreads(restore_threads_);
+}
 
 bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
   const int64_t kMax = std::numeric_limits<blasint>::max();

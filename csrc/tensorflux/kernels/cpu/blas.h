@@ -9,6 +9,20 @@ namespace tx {
 // thread count, so BLAS and the intra-op pool never oversubscribe the cores); n < 1 means 1.
 void SetBlasThreads(int n);
 
+// While an instance is alive, BLAS calls run on their calling thread only, so intra-op threads can
+// each run their own GEMM without OpenBLAS' workers competing for the same cores; when the last
+// live instance ends, BLAS goes back to `restore_threads` threads (the session's intra-op count).
+class SingleThreadedBlasScope {
+ public:
+  explicit SingleThreadedBlasScope(int restore_threads);
+  ~SingleThreadedBlasScope();
+  SingleThreadedBlasScope(const SingleThreadedBlasScope&) = delete;
+  SingleThreadedBlasScope& operator=(const SingleThreadedBlasScope&) = delete;
+
+ private:
+  int restore_threads_;
+};
+
 // True when every dimension and leading dimension fits BLAS's 32-bit integer arguments.
 bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
 
