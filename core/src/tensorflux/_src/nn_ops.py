@@ -237,7 +237,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     if not logits.shape.is_compatible_with(labels.shape):
         raise ValueError("logits and labels must have the same shape (%s vs %s)" % (logits.shape, labels.shape))
     zeros = gen_ops.zeros_like(logits)
-    relu_logits = gen_ops.select_v2(gen_ops.greater_equal(logits, zeros), logits, zeros)
-    neg_abs = gen_ops.neg(gen_ops.abs(logits))
+    # Both branches select on the same condition, so the gradient at 0 is exact (sigmoid(0) - z).
+    cond = gen_ops.greater_equal(logits, zeros)
+    relu_logits = gen_ops.select_v2(cond, logits, zeros)
+    neg_abs = gen_ops.select_v2(cond, gen_ops.neg(logits), logits)
     return gen_ops.add_v2(gen_ops.sub(relu_logits, gen_ops.mul(logits, labels)), gen_ops.log1p(gen_ops.exp(neg_abs)),
                           name=name)
