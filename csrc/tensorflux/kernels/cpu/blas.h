@@ -5,6 +5,8 @@
 
 namespace tx {
 
+class ThreadPool;
+
 // Sets the number of threads OpenBLAS may use for one call (the session passes its intra-op
 // thread count, so BLAS and the intra-op pool never oversubscribe the cores); n < 1 means 1.
 void SetBlasThreads(int n);
@@ -32,5 +34,13 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
               const float* b, int64_t ldb, float* c, int64_t ldc);
 void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
               const double* b, int64_t ldb, double* c, int64_t ldc);
+
+// BlasGemm with C's rows (or columns, when C is short and wide) split over `pool`'s threads plus
+// the caller, each block one single-threaded BLAS call. OpenBLAS's own workers spin-wait for one
+// another and collapse when other work competes for the cores; our pool's threads block instead.
+void PoolGemm(ThreadPool* pool, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+void PoolGemm(ThreadPool* pool, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
+              int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc);
 
 }  // namespace tx

@@ -120,7 +120,7 @@ class MatMulOp : public OpKernel {
     const int64_t lda = at.dim(1), ldb = bt.dim(1);
     if constexpr (std::is_floating_point_v<T>) {
       if (FitsBlasInt(m, n, k, lda, ldb, n)) {
-        BlasGemm(ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
+        PoolGemm(ctx->intra_op_pool(), ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
         return;
       }
     }
