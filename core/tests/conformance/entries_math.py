@@ -182,6 +182,14 @@ def _matmul_samples():
                 b = rand((5, 4) if tb else (4, 5), dt, seed=2)
                 out.append(Sample({"a": a, "b": b}, {"transpose_a": ta, "transpose_b": tb}, note=f"ta={ta} tb={tb}"))
     out.append(Sample({"a": rand((0, 3)), "b": rand((3, 2))}, note="empty"))
+    # Big enough to be split over the intra-op pool: by rows (tall C) and by columns (wide C).
+    for (m, k, n) in ((301, 64, 61), (9, 130, 1000)):
+        for dt in (np.float32, np.float64):
+            for ta, tb in ((False, False), (True, True)):
+                a = rand((k, m) if ta else (m, k), dt, seed=3)
+                b = rand((n, k) if tb else (k, n), dt, seed=4)
+                out.append(Sample({"a": a, "b": b}, {"transpose_a": ta, "transpose_b": tb}, rtol=1e-4, atol=1e-4,
+                                  note=f"pool split {m}x{k}x{n} ta={ta} tb={tb}"))
     return out
 
 
