@@ -1,15 +1,12 @@
 #include "tensorflux/core/tensor.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 namespace tx {
 
 Buffer* Buffer::Allocate(size_t size) {
-  size_t rounded = (size + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  if (rounded == 0) rounded = kBufferAlignment;  // never hand out a null data pointer
-  void* p = std::aligned_alloc(kBufferAlignment, rounded);
+  void* p = BufferAllocator::Global()->Allocate(size);
   if (p == nullptr) return nullptr;
   return new Buffer(p, size, nullptr, nullptr);
 }
@@ -20,7 +17,7 @@ Buffer* Buffer::Wrap(void* data, size_t size, Deallocator dealloc, void* arg) {
 
 Buffer::~Buffer() {
   if (dealloc_ == nullptr) {
-    std::free(data_);
+    BufferAllocator::Global()->Deallocate(data_, size_);
   } else {
     dealloc_(data_, size_, arg_);
   }

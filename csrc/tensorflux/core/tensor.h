@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tensorflux/core/allocator.h"
 #include "tensorflux/core/dtype.h"
 #include "tensorflux/core/refcount.h"
 #include "tensorflux/core/shape.h"
@@ -12,15 +13,13 @@
 
 namespace tx {
 
-// Alignment of every buffer the engine allocates, in bytes.
-constexpr size_t kBufferAlignment = 64;
-
 // A block of memory that is either engine-allocated (aligned) or borrowed with a deleter.
 class Buffer : public RefCounted {
  public:
   using Deallocator = void (*)(void* data, size_t len, void* arg);
 
-  // Allocates `size` bytes aligned to kBufferAlignment; nullptr if out of memory.
+  // Allocates `size` bytes aligned to kBufferAlignment from BufferAllocator::Global(); nullptr if
+  // out of memory.
   static Buffer* Allocate(size_t size);
   // Wraps caller memory; `dealloc(data, size, arg)` runs when the last reference goes.
   static Buffer* Wrap(void* data, size_t size, Deallocator dealloc, void* arg);

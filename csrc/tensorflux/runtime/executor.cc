@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <unordered_map>
 
+#include "tensorflux/runtime/cse.h"
 #include "tensorflux/runtime/device.h"
 
 // Note [Plan cache]
@@ -69,11 +70,18 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
     for (const Node* c : n->control_inputs()) need(c);
   }
 
-  // Plan nodes in id order (a topological order: inputs always have smaller ids).
+  // Plan nodes in id order (a topological order: inputs always have smaller ids); a repeated
+  // subexpression shares its first occurrence's plan node (Note [Plan CSE]).
+  const std::vector<int> canon =
+      FindCommonSubexpressions(graph, needed, [&](const Endpoint& e) { return fed.count(key(e)) > 0; });
   std::vector<int> plan_index(needed.size(), -1);
   int num_slots = static_cast<int>(feeds.size());
   for (size_t id = 0; id < needed.size(); ++id) {
     if (!needed[id]) continue;
+    if (canon[id] != static_cast<int>(id)) {
+      plan_index[id] = plan_index[canon[id]];
+      continue;
+    }
     const Node* n = graph.node(static_cast<int>(id));
     PlanNode pn;
     pn.node = n;
