@@ -2,7 +2,7 @@
 // and that a session running a graph with repeated subexpressions still computes every fetch.
 #include "test_util.h"
 #include "tensorflux/framework/graph.h"
-#include "tensorflux/runtime/cse.h"
+#include "tensorflux/passes/cse.h"
 #include "tensorflux/runtime/session.h"
 
 using namespace tx;

@@ -5,7 +5,7 @@
 #include <condition_variable>
 #include <unordered_map>
 
-#include "tensorflux/runtime/cse.h"
+#include "tensorflux/passes/cse.h"
 #include "tensorflux/runtime/device.h"
 
 // Note [Plan cache]

@@ -1,4 +1,4 @@
-#include "tensorflux/runtime/cse.h"
+#include "tensorflux/passes/cse.h"
 
 #include <algorithm>
 #include <string>
