@@ -26,12 +26,15 @@ from tensorflux._src.session import Session
 from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range, rank, shape, size, stop_gradient,
                                        zeros, zeros_like)
 from tensorflux._src.tensor_shape import TensorShape
-from tensorflux import debugging, errors, linalg, losses, math, nn, random
+from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
+                                       variables_initializer)
+from tensorflux import debugging, errors, initializers, linalg, losses, math, nn, random
 
 __version__ = _lib.c.version()
 
 __all__ = [
-    "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape",
+    "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape", "Variable",
+    "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
@@ -46,7 +49,7 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
-    "debugging", "errors", "linalg", "losses", "math", "nn", "random",
+    "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "random",
     "GraphDef", "ConfigProto",
 ]
 

@@ -6,7 +6,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor
+from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
 
 _INT32 = np.iinfo(np.int32)
@@ -90,6 +90,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 def convert_to_tensor(value, dtype=None, name=None):
     """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it."""
+    if isinstance(value, TensorLike):
+        value = value._as_graph_element()
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != _dtypes.as_dtype(dtype):
             raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %s"

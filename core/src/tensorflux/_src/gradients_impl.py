@@ -9,7 +9,7 @@ import enum
 from tensorflux._src import lib
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor
+from tensorflux._src.operation import Tensor, TensorLike
 
 _c = lib.c
 
@@ -46,6 +46,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     if not ys:
         raise ValueError("gradients: ys is empty")
     ys = [convert_to_tensor(y) for y in ys]
+    # A variable's gradient is the gradient with respect to its handle (summed over all reads).
+    xs = [x.handle if hasattr(x, "handle") and isinstance(x, TensorLike) else x for x in xs]
     for i, x in enumerate(xs):
         if not isinstance(x, Tensor):
             raise TypeError("gradients: xs[%d] must be a Tensor, got %r" % (i, type(x).__name__))

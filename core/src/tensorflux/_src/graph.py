@@ -7,7 +7,7 @@ import threading
 
 from tensorflux._src import device as _device
 from tensorflux._src import lib
-from tensorflux._src.operation import Operation, Tensor
+from tensorflux._src.operation import Operation, Tensor, TensorLike
 
 _c = lib.c
 
@@ -240,6 +240,8 @@ class Graph:
             if obj._graph is not self:
                 raise ValueError("Operation %s is not an element of this graph." % obj.name)
             return obj
+        if isinstance(obj, TensorLike) and allow_tensor:
+            return self.as_graph_element(obj._as_graph_element(), allow_tensor, allow_operation)
         raise TypeError("Can not convert a %s into a %s." % (type(obj).__name__, kinds))
 
     def _element_by_name(self, name, allow_tensor, allow_operation, kinds):

@@ -12,7 +12,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
-from tensorflux._src.operation import Tensor
+from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import engine_dims
 
 # Attr kind codes shared with the binding (src/pywrap/graph.cc, AttrKind).
@@ -81,8 +81,12 @@ def apply_op(sig, name, args, attr_values):
                             % (arg_name, sig.op_type, dtype.name, inferred[type_attr].name,
                                inferred_from[type_attr]))
 
-    for (arg_name, type_attr, fixed, kind), value in zip(sig.inputs, args):
+    for i, ((arg_name, type_attr, fixed, kind), value) in enumerate(zip(sig.inputs, args)):
         if kind == SINGLE:
+            if isinstance(value, TensorLike):  # a Variable: its value
+                value = value._as_graph_element()
+                args = list(args)
+                args[i] = value
             if isinstance(value, Tensor):
                 if type_attr:
                     infer(type_attr, value._dtype, arg_name)
@@ -94,6 +98,10 @@ def apply_op(sig, name, args, attr_values):
         else:
             if not isinstance(value, (list, tuple)):
                 raise TypeError("Expected a list for input %r of %s, not %r." % (arg_name, sig.op_type, value))
+            if any(isinstance(t, TensorLike) for t in value):
+                value = [t._as_graph_element() if isinstance(t, TensorLike) else t for t in value]
+                args = list(args)
+                args[i] = value
             for t in value:
                 if isinstance(t, Tensor):
                     if kind == NUMBER_LIST and type_attr:

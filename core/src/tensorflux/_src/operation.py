@@ -133,6 +133,16 @@ class Operation:
         return "<tx.Operation %r type=%s>" % (self._name, self._type)
 
 
+class TensorLike:
+    """Base of objects that stand for a tensor wherever one is expected (``tx.Variable``):
+    ``_as_graph_element()`` returns that tensor."""
+
+    __slots__ = ()
+
+    def _as_graph_element(self):
+        raise NotImplementedError
+
+
 class Tensor:
     """A symbolic output of an `Operation`; its value exists only when a `Session` runs it."""
 

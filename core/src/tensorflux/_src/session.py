@@ -13,10 +13,10 @@ import threading
 from tensorflux._src import errors
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
-from tensorflux._src.operation import Operation, Tensor
+from tensorflux._src.operation import Operation, Tensor, TensorLike
 
 _c = lib.c
-_LEAVES = (Tensor, Operation, str)
+_LEAVES = (Tensor, Operation, str, TensorLike)
 _MAX_PLANS = 4096
 
 

@@ -1,0 +1,197 @@
+"""`tx.Variable`: resource variables living in the session's resource manager (engine ops
+VarHandleOp / ReadVariableOp / AssignVariableOp / ...), with TensorFlow's graph-mode API."""
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import graph as _graph
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.operation import Operation, Tensor, TensorLike
+from tensorflux._src.tensor_shape import as_shape
+
+
+def _collections(g):
+    """The graph's variable lists: (all variables, trainable variables), created on first use."""
+    cols = getattr(g, "_variable_collections", None)
+    if cols is None:
+        cols = g._variable_collections = ([], [])
+    return cols
+
+
+class Variable(TensorLike):
+    """A mutable tensor that keeps its value across `Session.run` calls.
+
+    ``Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)`` adds a variable
+    handle, an initializer (run it, or `tx.global_variables_initializer()`, before reading) and a
+    read of the value to the default graph. The variable is used wherever a tensor is expected
+    (its value is read when the consuming op runs); `assign`, `assign_add` and `assign_sub` give
+    ops that update it. Reading an uninitialized variable fails with FailedPreconditionError
+    naming it.
+    """
+
+    __array_priority__ = 100
+
+    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None):
+        if initial_value is None:
+            raise ValueError("Variable: initial_value must be given")
+        g = _graph.get_default_graph()
+        with g.name_scope(name or "Variable") as scope:
+            self._graph = g
+            with g.name_scope("Initializer"):
+                if callable(initial_value):
+                    initial_value = initial_value()
+                init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            self._dtype = init.dtype
+            self._shape = as_shape(shape) if shape is not None else init.shape
+            if not self._shape.is_compatible_with(init.shape):
+                raise ValueError("Variable %s: initial value of shape %s is incompatible with shape %s"
+                                 % (scope[:-1], init.shape, self._shape))
+            shared_name = scope[:-1]
+            self._handle = gen_ops.var_handle_op(dtype=self._dtype, shape=self._shape, shared_name=shared_name,
+                                                 debug_name=shared_name, name=scope)
+            self._initial_value = init
+            self._initializer = gen_ops.assign_variable_op(self._handle, init, validate_shape=shape is None,
+                                                           name="Assign")
+            with g.name_scope("Read"):
+                self._value = gen_ops.read_variable_op(self._handle, dtype=self._dtype)
+        self._trainable = bool(trainable)
+        all_vars, trainable_vars = _collections(g)
+        all_vars.append(self)
+        if self._trainable:
+            trainable_vars.append(self)
+
+    # -- identity -------------------------------------------------------------------------------
+
+    @property
+    def name(self):
+        """``"<scope>:0"``, the name of the handle tensor."""
+        return self._handle.name
+
+    @property
+    def handle(self):
+        """The DT_RESOURCE tensor naming the variable; gradients with respect to it are the
+        variable's gradients."""
+        return self._handle
+
+    @property
+    def op(self):
+        return self._handle.op
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @property
+    def initializer(self):
+        """The operation that assigns the initial value."""
+        return self._initializer
+
+    @property
+    def initial_value(self):
+        return self._initial_value
+
+    def __repr__(self):
+        return "<tx.Variable %r shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
+
+    # -- reading and writing --------------------------------------------------------------------
+
+    def value(self):
+        """The variable's value, read once per run by the op this returns (shared by all uses)."""
+        return self._value
+
+    def read_value(self):
+        """A new read of the variable: ordered after the control dependencies in scope."""
+        with self._graph.name_scope("Read"):
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
+
+    def _as_graph_element(self):
+        return self._value
+
+    def _check_value(self, value, what):
+        value = convert_to_tensor(value, dtype=self._dtype)
+        if not self._shape.is_compatible_with(value.shape):
+            raise ValueError("Cannot %s a value of shape %s to variable %s of shape %s"
+                             % (what, value.shape, self.name, self._shape))
+        return value
+
+    def _update(self, op_fn, value, what, read_value, name):
+        value = self._check_value(value, what)
+        op = op_fn(self._handle, value, name=name)
+        if not read_value:
+            return op
+        with self._graph.control_dependencies([op]):
+            return self.read_value()
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Sets the variable to ``value``; returns the new value (or the op with read_value=False)."""
+        return self._update(gen_ops.assign_variable_op, value, "assign", read_value, name)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds ``delta``; returns the new value (or the op with read_value=False)."""
+        return self._update(gen_ops.assign_add_variable_op, delta, "assign_add", read_value, name)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtracts ``delta``; returns the new value (or the op with read_value=False)."""
+        return self._update(gen_ops.assign_sub_variable_op, delta, "assign_sub", read_value, name)
+
+    def is_initialized(self, name=None):
+        """A bool tensor: whether the variable holds a value."""
+        return gen_ops.var_is_initialized_op(self._handle, name=name)
+
+    def eval(self, session=None):
+        from tensorflux._src.session import _session_for
+        return _session_for(session, self._value).run(self._value)
+
+
+def _forward_operators():
+    """Arithmetic, comparisons and indexing on a Variable act on its value."""
+    names = ["add", "sub", "mul", "truediv", "matmul", "floordiv", "mod", "pow", "and", "or", "xor"]
+    for n in names:
+        for dunder in ("__%s__" % n, "__r%s__" % n):
+            if hasattr(Tensor, dunder):
+                setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._value, d)(other))(dunder))
+    for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"):
+        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._value, d)(*a))(dunder))
+
+
+_forward_operators()
+
+
+def global_variables(graph=None):
+    """Every Variable created in ``graph`` (the default graph when None), in creation order."""
+    return list(_collections(graph or _graph.get_default_graph())[0])
+
+
+def trainable_variables(graph=None):
+    """The trainable Variables of ``graph`` (the default graph when None), in creation order."""
+    return list(_collections(graph or _graph.get_default_graph())[1])
+
+
+def variables_initializer(var_list, name="init"):
+    """An operation that runs the initializers of ``var_list``."""
+    ops = [v.initializer for v in var_list]
+    g = ops[0].graph if ops else _graph.get_default_graph()
+    with g.as_default(), g.control_dependencies(ops):
+        return gen_ops.no_op(name=name)
+
+
+def global_variables_initializer():
+    """An operation that initializes every variable of the default graph."""
+    return variables_initializer(global_variables(), name="init")
+
+
+del Operation, _dtypes
