@@ -1,0 +1,192 @@
+"""`Optimizer`: a stateful object that applies a gradient transformation to variables in graph
+mode, creating each variable's slots once; ready-made SGD, Adam, AdamW, RMSprop and Adagrad run
+one fused update kernel per variable (ResourceApply*), other chains run as ordinary ops."""
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import graph as _graph
+from tensorflux._src import math_ops
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.gradients_impl import gradients
+from tensorflux._src.optim import transforms as T
+from tensorflux._src.variables import Variable, trainable_variables
+
+
+class Optimizer:
+    """Applies ``transformation`` (whose final updates are added to the variables).
+
+    ``fused(var, grad, slots, step) -> op`` (optional) replaces the op-by-op update with one
+    kernel; it must compute exactly what the transformation computes, on the same slots.
+    """
+
+    def __init__(self, transformation, name="Optimizer", fused=None):
+        self.transformation = transformation
+        self.name = name
+        self._fused = fused
+        self._slots = {}  # id(var) -> {slot name: Variable}
+        self._iterations = None
+
+    @property
+    def iterations(self):
+        """The int64 step counter Variable (created on first use), incremented by each apply."""
+        if self._iterations is None:
+            with _graph.get_default_graph().name_scope(None), _graph.get_default_graph().name_scope(self.name):
+                self._iterations = Variable(math_ops.cast(0, "int64"), trainable=False, name="iterations")
+        return self._iterations
+
+    def get_slot(self, var, name):
+        """The slot Variable ``name`` of ``var`` (after the first apply)."""
+        return self._slots[id(var)][name]
+
+    def get_slot_names(self):
+        return sorted(self.transformation.slots)
+
+    def variables(self):
+        """The optimizer's own Variables: the step counter and every slot, in a stable order."""
+        out = [self.iterations]
+        for slots in self._slots.values():
+            out.extend(slots[k] for k in sorted(slots))
+        return out
+
+    def _create_slots(self, var):
+        if id(var) in self._slots:
+            return self._slots[id(var)]
+        slots = {}
+        g = var.graph
+        base = var.op.name
+        with g.name_scope(None):
+            for name, init in sorted(self.transformation.slots.items()):
+                with g.name_scope(base + "/" + self.name + "/"):
+                    slots[name] = Variable(lambda init=init: init(var), trainable=False,
+                                           name=name.replace("/", "_"))
+        self._slots[id(var)] = slots
+        return slots
+
+    def compute_gradients(self, loss, var_list=None):
+        """[(gradient, variable)] for ``var_list`` (the trainable variables by default)."""
+        var_list = list(var_list) if var_list is not None else trainable_variables()
+        _check_vars(var_list)
+        grads = gradients(loss, var_list)
+        return list(zip(grads, var_list))
+
+    def apply_gradients(self, grads_and_vars, name=None):
+        """The operation applying one step: slot and variable updates, then the step increment.
+        Pairs whose gradient is None are skipped (at least one must have a gradient)."""
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not pairs:
+            raise ValueError("No gradients provided for any variable: %s"
+                             % ([v.name for _, v in grads_and_vars],))
+        vars_ = [v for _, v in pairs]
+        _check_vars(vars_)
+        step_var = self.iterations
+        slots = [self._create_slots(v) for v in vars_]
+        g = vars_[0].graph
+        with g.name_scope(name or self.name):
+            step = step_var.value()
+            if self._fused is not None:
+                ops = [self._fused(v, gr, s, step) for (gr, v), s in zip(pairs, slots)]
+            else:
+                updates, ops = self.transformation.update([gr for gr, _ in pairs], slots, vars_, step)
+                ops = list(ops) + [v.assign_add(u, read_value=False) for v, u in zip(vars_, updates)]
+            with g.control_dependencies(ops):
+                return step_var.assign_add(math_ops.cast(1, "int64"), read_value=False)
+
+    def minimize(self, loss, var_list=None, name=None):
+        """compute_gradients + apply_gradients."""
+        return self.apply_gradients(self.compute_gradients(loss, var_list), name=name)
+
+
+def _check_vars(var_list):
+    for v in var_list:
+        if not isinstance(v, Variable):
+            raise TypeError("optimizers update tx.Variable objects, got %r" % (v,))
+        if not v.trainable:
+            raise ValueError("variable %s is not trainable" % v.name)
+        if not v.dtype.is_floating:
+            raise TypeError("variable %s has dtype %s; optimizers need a floating-point variable"
+                            % (v.name, v.dtype.name))
+
+
+def _lr(learning_rate, step, dtype):
+    value = learning_rate(step) if callable(learning_rate) else learning_rate
+    return math_ops.cast(value, dtype)
+
+
+# ---------------------------------------------------------------------------- ready-made
+
+
+def sgd(learning_rate=0.01, momentum=0.0, nesterov=False):
+    """The SGD transformation: optional momentum trace, then -learning_rate."""
+    return T.chain(T.trace(momentum, nesterov) if momentum else None, T.scale_by_learning_rate(learning_rate))
+
+
+def SGD(learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):  # noqa: N802 (Keras's name)
+    """Gradient descent with optional (Nesterov) momentum, fused (ResourceApplyGradientDescent /
+    ResourceApplyMomentum)."""
+    def fused(var, grad, slots, step):
+        lr = _lr(learning_rate, step, var.dtype)
+        if not momentum:
+            return gen_ops.resource_apply_gradient_descent(var.handle, lr, grad)
+        return gen_ops.resource_apply_momentum(var.handle, slots["0_trace/trace"].handle, lr, grad,
+                                               math_ops.cast(momentum, var.dtype), use_nesterov=nesterov)
+    return Optimizer(sgd(learning_rate, momentum, nesterov), name=name, fused=fused)
+
+
+def adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    return T.chain(T.scale_by_adam(beta_1, beta_2, epsilon), T.scale_by_learning_rate(learning_rate))
+
+
+def Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):  # noqa: N802
+    """Adam, fused (ResourceApplyAdam)."""
+    def fused(var, grad, slots, step):
+        dt = var.dtype
+        t = math_ops.cast(step, dt) + 1.0
+        b1, b2 = math_ops.cast(beta_1, dt), math_ops.cast(beta_2, dt)
+        return gen_ops.resource_apply_adam(var.handle, slots["0_scale_by_adam/m"].handle,
+                                           slots["0_scale_by_adam/v"].handle, gen_ops.pow(b1, t), gen_ops.pow(b2, t),
+                                           _lr(learning_rate, step, dt), b1, b2, math_ops.cast(epsilon, dt), grad)
+    return Optimizer(adam(learning_rate, beta_1, beta_2, epsilon), name=name, fused=fused)
+
+
+def adamw(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, mask=None):
+    return T.chain(T.scale_by_adam(beta_1, beta_2, epsilon), T.add_decayed_weights(weight_decay, mask),
+                   T.scale_by_learning_rate(learning_rate))
+
+
+def AdamW(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, mask=None,  # noqa: N802
+          name="AdamW"):
+    """Adam with decoupled weight decay (no fused kernel: runs as ops)."""
+    return Optimizer(adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon, mask), name=name)
+
+
+def rmsprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7):
+    # The momentum trace accumulates +lr * direction (TensorFlow's "mom" slot), negated last.
+    lr = T.scale_by_schedule(learning_rate) if callable(learning_rate) else T.scale(learning_rate)
+    return T.chain(T.scale_by_rms(rho, epsilon), lr, T.trace(momentum) if momentum else None, T.scale(-1.0))
+
+
+def RMSprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, name="RMSprop"):  # noqa: N802
+    """RMSprop with optional momentum, fused (ResourceApplyRMSProp) when momentum is used; plain
+    RMSprop runs as ops (its fused kernel needs a momentum slot)."""
+    def fused(var, grad, slots, step):
+        dt = var.dtype
+        return gen_ops.resource_apply_rms_prop(var.handle, slots["0_scale_by_rms/nu"].handle,
+                                               slots["2_trace/trace"].handle, _lr(learning_rate, step, dt),
+                                               math_ops.cast(rho, dt), math_ops.cast(momentum, dt),
+                                               math_ops.cast(epsilon, dt), grad)
+    return Optimizer(rmsprop(learning_rate, rho, momentum, epsilon), name=name, fused=fused if momentum else None)
+
+
+def adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7):
+    return T.chain(T.scale_by_rss(initial_accumulator_value, epsilon), T.scale_by_learning_rate(learning_rate))
+
+
+def Adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad"):  # noqa: N802
+    """Adagrad, fused (ResourceApplyAdagradV2)."""
+    def fused(var, grad, slots, step):
+        dt = var.dtype
+        return gen_ops.resource_apply_adagrad_v2(var.handle, slots["0_scale_by_rss/acc"].handle,
+                                                 _lr(learning_rate, step, dt), math_ops.cast(epsilon, dt), grad)
+    return Optimizer(adagrad(learning_rate, initial_accumulator_value, epsilon), name=name, fused=fused)
+
+
+del _dtypes
