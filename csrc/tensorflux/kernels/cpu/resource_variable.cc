@@ -78,9 +78,7 @@ class ReadVariableOp : public VarDtypeKernel {
 // Creates the variable if needed and sets its value (engine-owned buffers are shared, others copied).
 class AssignVariableOp : public VarDtypeKernel {
  public:
-  explicit AssignVariableOp(OpKernelConstruction* c) : VarDtypeKernel(c) {
-    c->SetStatus(c->GetAttr("validate_shape", &validate_shape_));
-  }
+  using VarDtypeKernel::VarDtypeKernel;
   void Compute(OpKernelContext* ctx) override {
     const ResourceHandle* h;
     TX_CTX_RETURN_IF_ERROR(ctx, GetHandle(ctx, 0, &h));
@@ -89,7 +87,9 @@ class AssignVariableOp : public VarDtypeKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->resource_manager()->LookupOrCreate(*h, &var));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckDtype(*var.get(), "assign"));
     const Tensor& value = ctx->input(1);
-    if (validate_shape_ && !var->shape.IsCompatibleWith(value.shape())) {
+    // Static shapes of reads come from the declared shape, so every assignment must fit it
+    // (validate_shape or not); a variable whose shape changes declares an unknown shape.
+    if (!var->shape.IsCompatibleWith(value.shape())) {
       ctx->SetStatus(InvalidArgument("Trying to assign to variable with tensor with wrong shape. Expected ",
                                      var->shape.ToString(), " got ", value.shape().ToString()));
       return;
@@ -103,9 +103,6 @@ class AssignVariableOp : public VarDtypeKernel {
     var->value = std::move(stored);
     var->initialized = true;
   }
-
- private:
-  bool validate_shape_ = false;
 };
 
 // var (+|-)= value, in place under the variable's lock (copy-on-write when a snapshot is out).
