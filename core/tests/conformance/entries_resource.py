@@ -79,8 +79,9 @@ def _build(entry_op: str):
     return build
 
 
-def _entry(op, samples, ref, errors=()):
-    return OpEntry(op, samples, ref=ref, errors=errors, build=_build(op), cross_check=False)
+def _entry(op, samples, ref, errors=(), grad_checked_by=""):
+    return OpEntry(op, samples, ref=ref, errors=errors, build=_build(op), cross_check=False,
+                   grad_checked_by=grad_checked_by)
 
 
 _FLOATS = (np.float32, np.float64)
@@ -109,6 +110,7 @@ def _delta(s, dt):
 
 VARIABLE_ENTRIES = [
     _entry("ReadVariableOp", _value_samples(_STORED + (np.bool_,)), lambda resource, dtype: resource.value,
+           grad_checked_by="test_resource_variables.py::test_read_gradient_sums_over_reads",
            errors=[_uninit(),
                    ErrorSample({"resource": Var(np.ones(2, np.float32), indirect=True)}, {"dtype": tx.int32},
                                match="wrong dtype", when="runtime"),
@@ -220,6 +222,7 @@ VARIABLE_ENTRIES += [
             errors=[ErrorSample({"twice": True}, {"ignore_lookup_error": False}, error=NOT_FOUND,
                                 match="does not exist", when="runtime")]),
     _entry("ResourceGather", _gather_samples(), _gather_ref,
+           grad_checked_by="test_resource_variables.py::test_gather_gradient",
            errors=[_uninit({"indices": np.array([0], np.int32)}),
                    ErrorSample({"resource": Var(np.ones((3, 2), np.float32)), "indices": np.array([0, 3], np.int32)},
                                {"dtype": tx.float32}, match=r"indices\[1\] = 3 is not in \[0, 3\)", when="runtime")]),
