@@ -335,6 +335,20 @@ Status ResolveOutputs(const OpDef& def, const AttrMap& attrs, std::vector<DataTy
   return Status::OK();
 }
 
+// The declared dtype and shape of a VarHandleOp's variable; dtype DT_INVALID for other nodes.
+InferenceContext::HandleData VarHandleData(const Node& n) {
+  InferenceContext::HandleData d;
+  if (n.op_type() != "VarHandleOp") return d;
+  const AttrValue* dtype = n.attr("dtype");
+  const AttrValue* shape = n.attr("shape");
+  if (dtype == nullptr || dtype->kind != AttrValue::Kind::kType || shape == nullptr ||
+      shape->kind != AttrValue::Kind::kShape)
+    return d;
+  d.dtype = dtype->type;
+  d.shape = shape->shape;
+  return d;
+}
+
 }  // namespace
 
 Status Graph::AddNode(NodeSpec spec, Node** out) {
@@ -369,6 +383,7 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
   // Shape inference, with constant inputs visible to the shape function.
   std::vector<PartialShape> in_shapes;
   std::vector<const Tensor*> in_consts;
+  std::vector<InferenceContext::HandleData> in_handles;
   std::vector<Endpoint> flat_inputs;
   for (const NodeSpec::InputArg& a : spec.inputs)
     for (const Endpoint& e : a.values) flat_inputs.push_back(e);
@@ -378,9 +393,11 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
       in_shapes.push_back(e.node->output_shapes_[e.index]);
       const AttrValue* v = e.node->op_type() == "Const" ? e.node->attr("value") : nullptr;
       in_consts.push_back(v && v->kind == AttrValue::Kind::kTensor ? &v->tensor : nullptr);
+      in_handles.push_back(VarHandleData(*e.node));
     }
   }
   InferenceContext ctx(def, spec.attrs, in_shapes, in_consts, static_cast<int>(node->output_types_.size()));
+  ctx.set_input_handle_data(std::move(in_handles));
   if (reg->shape_fn != nullptr) {
     Status s = reg->shape_fn(&ctx);
     if (!s.ok()) {

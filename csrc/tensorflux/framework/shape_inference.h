@@ -15,6 +15,12 @@ namespace tx {
 
 class InferenceContext {
  public:
+  // The declared dtype and shape of the variable a DT_RESOURCE input refers to.
+  struct HandleData {
+    DataType dtype = DT_INVALID;
+    PartialShape shape;
+  };
+
   // `input_tensors[i]` is the value of input i when it is a known constant, else nullptr.
   InferenceContext(const OpDef& def, const AttrMap& attrs, std::vector<PartialShape> input_shapes,
                    std::vector<const Tensor*> input_tensors, int num_outputs);
@@ -25,6 +31,13 @@ class InferenceContext {
   const PartialShape& input(int i) const { return inputs_[i]; }
   // Constant value of input i, or nullptr when it is not known statically.
   const Tensor* input_tensor(int i) const { return input_tensors_[i]; }
+  // What is known of the variable behind resource input i (set when its producer is a
+  // VarHandleOp), or nullptr.
+  const HandleData* input_handle_data(int i) const {
+    return i < static_cast<int>(handle_data_.size()) && handle_data_[i].dtype != DT_INVALID ? &handle_data_[i] : nullptr;
+  }
+  // One entry per input; entries with dtype DT_INVALID mean "unknown".
+  void set_input_handle_data(std::vector<HandleData> d) { handle_data_ = std::move(d); }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, PartialShape s) { outputs_[i] = std::move(s); }
   const PartialShape& output(int i) const { return outputs_[i]; }
@@ -54,6 +67,7 @@ class InferenceContext {
   const AttrMap& attrs_;
   std::vector<PartialShape> inputs_;
   std::vector<const Tensor*> input_tensors_;
+  std::vector<HandleData> handle_data_;
   std::vector<PartialShape> outputs_;
 };
 

@@ -80,4 +80,7 @@ inline GValue SumAll(GradScope& o, GValue x) {
   return o.Sum(x, o.Op1("Range", {o.Int(0), o.Op1("Rank", {x}), o.Int(1)}));
 }
 
+// d params of GatherV2(params, indices, axis, batch_dims) given dz, dense (index_grad.cc).
+GValue GatherParamsGrad(GradScope& o, GValue params, GValue indices, GValue axis, int64_t batch_dims, GValue dz);
+
 }  // namespace tx

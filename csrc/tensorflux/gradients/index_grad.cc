@@ -66,6 +66,8 @@ class Dims {
   GValue shape_;
 };
 
+}  // namespace
+
 // d params of GatherV2(params, indices, axis, batch_dims) given dz (Note [Dense gather
 // gradients]). params is viewed as [B, O, N, I] (batch dims, dims before the axis, the axis,
 // dims after it) and dz as [B, O, Ni, I] with Ni the gathered index count per batch.
@@ -113,6 +115,8 @@ GValue GatherParamsGrad(GradScope& o, GValue params, GValue indices, GValue axis
     seg = o.Transpose(o.Reshape(seg, ShapeVector(o, {batch, n, outer, inner}, kIdx)), o.Ints({0, 2, 1, 3}));
   return o.ReshapeLike(seg, params);
 }
+
+namespace {
 
 // Gather(params, indices): GatherV2 along axis 0.
 Status GatherGrad(GradContext& g) {

@@ -50,6 +50,21 @@ Status Validate(const Graph* graph, const std::vector<Endpoint>& ys, const std::
   return Status::OK();
 }
 
+// Note [Resource gradients]
+// A DT_RESOURCE input (a variable's handle) receives the gradient of the values read through
+// it: gradient functions of reads (ReadVariableOp, ResourceGather) give it a tensor of the
+// variable's dtype. Gradients of all reads of one handle are summed like any other, so
+// differentiating with respect to a VarHandleOp output yields d y / d (variable value).
+bool CanReceiveGradient(DataType input_type) { return IsDifferentiableType(input_type) || input_type == DT_RESOURCE; }
+
+// Zeros shaped like x, or like the value of the variable x is a VarHandleOp handle of.
+GValue ZerosFor(GradScope& scope, GValue xv, const Endpoint& x) {
+  const AttrValue* dtype = x.node->attr("dtype");
+  if (x.node->output_type(x.index) != DT_RESOURCE || dtype == nullptr || dtype->kind != AttrValue::Kind::kType)
+    return scope.ZerosLike(xv);
+  return scope.ZerosLike(scope.Op1("ReadVariableOp", {xv}, {{"dtype", *dtype}}));
+}
+
 int64_t Key(const Endpoint& e) { return (static_cast<int64_t>(e.node->id()) << 32) | static_cast<uint32_t>(e.index); }
 
 }  // namespace
@@ -115,7 +130,7 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
     bool needs_any = false;
     for (int j = 0; j < node->num_inputs(); ++j) {
       const Endpoint& in = node->input(j);
-      needs[j] = to_y[in.node->id()] && from_x[in.node->id()] && IsDifferentiableType(node->input_type(j));
+      needs[j] = to_y[in.node->id()] && from_x[in.node->id()] && CanReceiveGradient(node->input_type(j));
       needs_any = needs_any || needs[j];
     }
     if (!needs_any) continue;
@@ -133,7 +148,8 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
     for (int j = 0; j < node->num_inputs(); ++j) {
       GValue dx = ctx.input_grads()[j];
       if (!dx.valid() || !needs[j]) continue;
-      if (b.dtype(dx) != node->input_type(j))
+      const bool resource_ok = node->input_type(j) == DT_RESOURCE && IsDifferentiableType(b.dtype(dx));
+      if (b.dtype(dx) != node->input_type(j) && !resource_ok)
         return Internal("[", node->name(), "] gradient of ", node->op_type(), " input ", j, " has type ",
                         DataTypeString(b.dtype(dx)), ", expected ", DataTypeString(node->input_type(j)));
       pending[Key(node->input(j))].push_back(dx);
@@ -146,7 +162,7 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
     auto it = pending.find(Key(xs[i]));
     GValue g;
     if (it != pending.end() && !it->second.empty()) g = scope.AddN(it->second);
-    else if (opts.unconnected_zero) g = scope.ZerosLike(b.Wrap(xs[i]));
+    else if (opts.unconnected_zero) g = ZerosFor(scope, b.Wrap(xs[i]), xs[i]);
     TX_RETURN_IF_ERROR(scope.status());
     dxs->push_back(g.valid() ? b.Unwrap(g) : Endpoint{});
   }

@@ -27,6 +27,7 @@ struct RunState {
   std::unique_ptr<std::atomic<int>[]> reads;
   std::atomic<int> inflight{0};
   std::atomic<bool> failed{false};
+  ResourceMgr* resources = nullptr;
   std::mutex mu;
   std::condition_variable cv;
   Status status;  // guarded by mu
@@ -161,6 +162,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* intra_op) const {
     }
   }
   OpKernelContext ctx(pn.node, in, out, intra_op);
+  ctx.set_resource_manager(rs->resources);
   pn.kernel->Compute(&ctx);
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
@@ -213,8 +215,9 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
 }
 
 Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-                          std::vector<Tensor>* outputs) const {
+                          std::vector<Tensor>* outputs, ResourceMgr* resources) const {
   RunState rs(num_nodes(), num_slots_);
+  rs.resources = resources;
   for (int p = 0; p < num_nodes(); ++p) rs.pending[p].store(nodes_[p].initial_pending, std::memory_order_relaxed);
   for (int s = 0; s < num_slots_; ++s) rs.reads[s].store(slot_reads_[s], std::memory_order_relaxed);
   for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = feed_values[i];

@@ -33,9 +33,9 @@ class ExecutionPlan {
 
   // Runs the plan with `feed_values` (in the order of Build's feeds) and returns the fetched
   // tensors. Cheap nodes run inline on the calling thread; independent expensive nodes are
-  // spread over `inter_op`. Safe to call concurrently.
+  // spread over `inter_op`. Kernels see `resources` (may be null). Safe to call concurrently.
   Status Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-             std::vector<Tensor>* outputs) const;
+             std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 

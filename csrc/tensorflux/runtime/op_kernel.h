@@ -15,6 +15,8 @@
 
 namespace tx {
 
+class ResourceMgr;
+
 // Device type names used in kernel registrations and device requests.
 inline constexpr const char* kDeviceCPU = "CPU";
 inline constexpr const char* kDeviceGPU = "GPU";
@@ -79,6 +81,9 @@ class OpKernelContext {
 
   // Pool for splitting large kernels; never null.
   ThreadPool* intra_op_pool() const { return intra_op_; }
+  // The running session's resource variables; nullptr when run outside a session.
+  ResourceMgr* resource_manager() const { return resources_; }
+  void set_resource_manager(ResourceMgr* r) { resources_ = r; }
 
   // Records a failure; the first one wins. Kernels return right after setting it.
   void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
@@ -89,6 +94,7 @@ class OpKernelContext {
   Tensor* inputs_;
   Tensor* outputs_;
   ThreadPool* intra_op_;
+  ResourceMgr* resources_ = nullptr;
   Status status_;
 };
 

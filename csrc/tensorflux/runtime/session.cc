@@ -5,6 +5,7 @@
 
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/runtime/executor.h"
+#include "tensorflux/runtime/resource_mgr.h"
 
 namespace tx {
 namespace {
@@ -40,6 +41,7 @@ Session::Session(std::shared_ptr<Graph> graph, const SessionOptions& opts) : gra
   // The calling thread takes part in both kinds of work, so each pool has one worker fewer.
   inter_op_ = std::make_unique<ThreadPool>(inter - 1);
   intra_op_ = std::make_unique<ThreadPool>(intra - 1);
+  resources_ = std::make_unique<ResourceMgr>();
   SetBlasThreads(intra);
 }
 
@@ -49,6 +51,7 @@ Status Session::Close() {
   std::lock_guard<std::mutex> l(mu_);
   closed_ = true;
   plans_.clear();
+  resources_->Clear();
   return Status::OK();
 }
 
@@ -103,6 +106,8 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
     const std::string& name = f.first.node->name();
     if (!t.initialized()) return InvalidArgument("[", name, "] the value fed to output ", f.first.index, " is empty");
     DataType want = f.first.node->output_type(f.first.index);
+    if (want == DT_RESOURCE)
+      return InvalidArgument("[", name, "] cannot feed a resource handle (output ", f.first.index, ")");
     if (t.dtype() != want)
       return InvalidArgument("[", name, "] cannot feed a ", DataTypeString(t.dtype()), " tensor to output ",
                              f.first.index, " of type ", DataTypeString(want));
@@ -112,7 +117,12 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
                              f.first.index, ", which has shape ", expected.ToString());
     feed_values.push_back(t);
   }
-  for (const Endpoint& e : fetches) TX_RETURN_IF_ERROR(CheckEndpoint(g, e, "fetch"));
+  for (const Endpoint& e : fetches) {
+    TX_RETURN_IF_ERROR(CheckEndpoint(g, e, "fetch"));
+    if (e.node->output_type(e.index) == DT_RESOURCE)
+      return InvalidArgument("[", e.node->name(), "] cannot fetch a resource handle (output ", e.index,
+                             "); fetch a ReadVariableOp of it instead");
+  }
   for (const Node* t : targets) {
     if (t == nullptr) return InvalidArgument("a target refers to a null operation");
     if (t->graph() != &g) return InvalidArgument("[", t->name(), "] the target belongs to another graph");
@@ -120,7 +130,7 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
   std::shared_ptr<ExecutionPlan> plan;
   TX_RETURN_IF_ERROR(GetPlan(feeds, fetches, targets, &plan));
   std::vector<Tensor> raw;
-  TX_RETURN_IF_ERROR(plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw));
+  TX_RETURN_IF_ERROR(plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get()));
   outputs->reserve(raw.size());
   for (Tensor& t : raw) {
     Tensor owned = OwnedResult(t);

@@ -16,6 +16,7 @@
 namespace tx {
 
 class ExecutionPlan;
+class ResourceMgr;
 
 struct SessionOptions {
   int inter_op_threads = 0;  // 0: number of cores
@@ -35,7 +36,8 @@ class Session {
   Status Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
              const std::vector<Node*>& targets, std::vector<Tensor>* outputs);
 
-  // Releases resources; later Run calls fail with Cancelled ("session is closed").
+  // Releases resources (plans and resource variables); later Run calls fail with Cancelled
+  // ("session is closed").
   Status Close();
 
   const std::shared_ptr<Graph>& graph() const { return graph_; }
@@ -50,6 +52,7 @@ class Session {
   SessionOptions opts_;
   std::unique_ptr<ThreadPool> inter_op_;
   std::unique_ptr<ThreadPool> intra_op_;
+  std::unique_ptr<ResourceMgr> resources_;  // variables live as long as the session
   std::mutex mu_;
   bool closed_ = false;
   std::unordered_map<std::string, std::shared_ptr<ExecutionPlan>> plans_;  // Note [Plan cache]

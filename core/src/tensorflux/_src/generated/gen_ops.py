@@ -162,6 +162,59 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name=None):
     return _apply_op(_ARG_MIN, name, (input, dimension), (output_type,))
 
 
+_ASSIGN_ADD_VARIABLE_OP = _OpSig('AssignAddVariableOp',
+    inputs=(('resource', '', 20, 0), ('value', 'dtype', 0, 0)))
+
+
+def assign_add_variable_op(resource, value, name=None):
+    r"""Adds `value` to the initialized variable, atomically with respect to other updates.
+
+    Args:
+      resource: A `Tensor` of type resource.
+      value: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_ASSIGN_ADD_VARIABLE_OP, name, (resource, value), ())
+
+
+_ASSIGN_SUB_VARIABLE_OP = _OpSig('AssignSubVariableOp',
+    inputs=(('resource', '', 20, 0), ('value', 'dtype', 0, 0)))
+
+
+def assign_sub_variable_op(resource, value, name=None):
+    r"""Subtracts `value` from the initialized variable, atomically with respect to other updates.
+
+    Args:
+      resource: A `Tensor` of type resource.
+      value: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_ASSIGN_SUB_VARIABLE_OP, name, (resource, value), ())
+
+
+_ASSIGN_VARIABLE_OP = _OpSig('AssignVariableOp',
+    inputs=(('resource', '', 20, 0), ('value', 'dtype', 0, 0)),
+    attrs=(('validate_shape', 3),))
+
+
+def assign_variable_op(resource, value, validate_shape=False, name=None):
+    r"""Sets the variable's value (initializing it).
+
+    Args:
+      resource: A `Tensor` of type resource.
+      value: A `Tensor` of type `dtype`.
+      validate_shape: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_ASSIGN_VARIABLE_OP, name, (resource, value), (validate_shape,))
+
+
 _AVG_POOL = _OpSig('AvgPool',
     inputs=(('value', 'T', 0, 0),),
     attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
@@ -650,6 +703,24 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
     Returns: a `Tensor`.
     """
     return _apply_op(_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, name, (input_sizes, filter, out_backprop), (strides, padding, explicit_paddings, data_format, dilations))
+
+
+_DESTROY_RESOURCE_OP = _OpSig('DestroyResourceOp',
+    inputs=(('resource', '', 20, 0),),
+    attrs=(('ignore_lookup_error', 3),))
+
+
+def destroy_resource_op(resource, ignore_lookup_error=True, name=None):
+    r"""Deletes the variable from the session (NotFound if absent unless ignore_lookup_error).
+
+    Args:
+      resource: A `Tensor` of type resource.
+      ignore_lookup_error: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_DESTROY_RESOURCE_OP, name, (resource,), (ignore_lookup_error,))
 
 
 _DIV = _OpSig('Div',
@@ -1924,6 +1995,25 @@ def rank(input, name=None):
     return _apply_op(_RANK, name, (input,), ())
 
 
+_READ_VARIABLE_OP = _OpSig('ReadVariableOp',
+    inputs=(('resource', '', 20, 0),),
+    attrs=(('dtype', 4),),
+    outputs=(('value', False),))
+
+
+def read_variable_op(resource, dtype, name=None):
+    r"""A snapshot of the variable's current value; later updates do not change it.
+
+    Args:
+      resource: A `Tensor` of type resource.
+      dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_READ_VARIABLE_OP, name, (resource,), (dtype,))
+
+
 _REAL_DIV = _OpSig('RealDiv',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -2064,6 +2154,147 @@ def reshape(tensor, shape, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RESHAPE, name, (tensor, shape), ())
+
+
+_RESOURCE_APPLY_ADAGRAD_V2 = _OpSig('ResourceApplyAdagradV2',
+    inputs=(('var', '', 20, 0), ('accum', '', 20, 0), ('lr', 'T', 0, 0), ('epsilon', 'T', 0, 0), ('grad', 'T', 0, 0)),
+    attrs=(('use_locking', 3), ('update_slots', 3)))
+
+
+def resource_apply_adagrad_v2(var, accum, lr, epsilon, grad, use_locking=False, update_slots=True, name=None):
+    r"""accum += grad^2 (when update_slots); var -= lr * grad / (sqrt(accum) + epsilon).
+
+    Args:
+      var: A `Tensor` of type resource.
+      accum: A `Tensor` of type resource.
+      lr: A `Tensor` of type `T`.
+      epsilon: A `Tensor` of type `T`.
+      grad: A `Tensor` of type `T`.
+      use_locking: An attr of type `bool`, defaults to `False`.
+      update_slots: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_RESOURCE_APPLY_ADAGRAD_V2, name, (var, accum, lr, epsilon, grad), (use_locking, update_slots))
+
+
+_RESOURCE_APPLY_ADAM = _OpSig('ResourceApplyAdam',
+    inputs=(('var', '', 20, 0), ('m', '', 20, 0), ('v', '', 20, 0), ('beta1_power', 'T', 0, 0), ('beta2_power', 'T', 0, 0), ('lr', 'T', 0, 0), ('beta1', 'T', 0, 0), ('beta2', 'T', 0, 0), ('epsilon', 'T', 0, 0), ('grad', 'T', 0, 0)),
+    attrs=(('use_locking', 3), ('use_nesterov', 3)))
+
+
+def resource_apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_locking=False, use_nesterov=False, name=None):
+    r"""One Adam step: m, v moving averages of grad and grad^2; var -= lr_t * m / (sqrt(v) + epsilon).
+
+    Args:
+      var: A `Tensor` of type resource.
+      m: A `Tensor` of type resource.
+      v: A `Tensor` of type resource.
+      beta1_power: A `Tensor` of type `T`.
+      beta2_power: A `Tensor` of type `T`.
+      lr: A `Tensor` of type `T`.
+      beta1: A `Tensor` of type `T`.
+      beta2: A `Tensor` of type `T`.
+      epsilon: A `Tensor` of type `T`.
+      grad: A `Tensor` of type `T`.
+      use_locking: An attr of type `bool`, defaults to `False`.
+      use_nesterov: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_RESOURCE_APPLY_ADAM, name, (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad), (use_locking, use_nesterov))
+
+
+_RESOURCE_APPLY_GRADIENT_DESCENT = _OpSig('ResourceApplyGradientDescent',
+    inputs=(('var', '', 20, 0), ('alpha', 'T', 0, 0), ('delta', 'T', 0, 0)),
+    attrs=(('use_locking', 3),))
+
+
+def resource_apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
+    r"""var -= alpha * delta.
+
+    Args:
+      var: A `Tensor` of type resource.
+      alpha: A `Tensor` of type `T`.
+      delta: A `Tensor` of type `T`.
+      use_locking: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_RESOURCE_APPLY_GRADIENT_DESCENT, name, (var, alpha, delta), (use_locking,))
+
+
+_RESOURCE_APPLY_MOMENTUM = _OpSig('ResourceApplyMomentum',
+    inputs=(('var', '', 20, 0), ('accum', '', 20, 0), ('lr', 'T', 0, 0), ('grad', 'T', 0, 0), ('momentum', 'T', 0, 0)),
+    attrs=(('use_locking', 3), ('use_nesterov', 3)))
+
+
+def resource_apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nesterov=False, name=None):
+    r"""accum = accum * momentum + grad; var -= lr * accum (Nesterov: var -= lr * (grad + momentum * accum)).
+
+    Args:
+      var: A `Tensor` of type resource.
+      accum: A `Tensor` of type resource.
+      lr: A `Tensor` of type `T`.
+      grad: A `Tensor` of type `T`.
+      momentum: A `Tensor` of type `T`.
+      use_locking: An attr of type `bool`, defaults to `False`.
+      use_nesterov: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_RESOURCE_APPLY_MOMENTUM, name, (var, accum, lr, grad, momentum), (use_locking, use_nesterov))
+
+
+_RESOURCE_APPLY_RMS_PROP = _OpSig('ResourceApplyRMSProp',
+    inputs=(('var', '', 20, 0), ('ms', '', 20, 0), ('mom', '', 20, 0), ('lr', 'T', 0, 0), ('rho', 'T', 0, 0), ('momentum', 'T', 0, 0), ('epsilon', 'T', 0, 0), ('grad', 'T', 0, 0)),
+    attrs=(('use_locking', 3),))
+
+
+def resource_apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, use_locking=False, name=None):
+    r"""ms += (grad^2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var -= mom.
+
+    Args:
+      var: A `Tensor` of type resource.
+      ms: A `Tensor` of type resource.
+      mom: A `Tensor` of type resource.
+      lr: A `Tensor` of type `T`.
+      rho: A `Tensor` of type `T`.
+      momentum: A `Tensor` of type `T`.
+      epsilon: A `Tensor` of type `T`.
+      grad: A `Tensor` of type `T`.
+      use_locking: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_RESOURCE_APPLY_RMS_PROP, name, (var, ms, mom, lr, rho, momentum, epsilon, grad), (use_locking,))
+
+
+_RESOURCE_GATHER = _OpSig('ResourceGather',
+    inputs=(('resource', '', 20, 0), ('indices', 'Tindices', 0, 0)),
+    attrs=(('dtype', 4), ('batch_dims', 1), ('validate_indices', 3)),
+    outputs=(('output', False),))
+
+
+def resource_gather(resource, indices, dtype, batch_dims=0, validate_indices=True, name=None):
+    r"""Rows of the variable's value picked by `indices` along axis batch_dims.
+
+    Args:
+      resource: A `Tensor` of type resource.
+      indices: A `Tensor` of type `Tindices`.
+      dtype: An attr of type `type`.
+      batch_dims: An attr of type `int`, defaults to `0`.
+      validate_indices: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESOURCE_GATHER, name, (resource, indices), (dtype, batch_dims, validate_indices))
 
 
 _REVERSE_V2 = _OpSig('ReverseV2',
@@ -2988,6 +3219,45 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return _apply_op(_UNSORTED_SEGMENT_SUM, name, (data, segment_ids, num_segments), ())
 
 
+_VAR_HANDLE_OP = _OpSig('VarHandleOp',
+    attrs=(('dtype', 4), ('shape', 5), ('container', 0), ('shared_name', 0), ('debug_name', 0), ('allowed_devices', 16)),
+    outputs=(('resource', False),))
+
+
+def var_handle_op(dtype, shape, container='', shared_name='', debug_name='', allowed_devices=[], name=None):
+    r"""A handle to the resource variable (container, shared_name); an empty shared_name means the node name.
+
+    Args:
+      dtype: An attr of type `type`.
+      shape: An attr of type `shape`.
+      container: An attr of type `string`, defaults to `''`.
+      shared_name: An attr of type `string`, defaults to `''`.
+      debug_name: An attr of type `string`, defaults to `''`.
+      allowed_devices: An attr of type `list(string)`, defaults to `[]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_VAR_HANDLE_OP, name, (), (dtype, shape, container, shared_name, debug_name, allowed_devices))
+
+
+_VAR_IS_INITIALIZED_OP = _OpSig('VarIsInitializedOp',
+    inputs=(('resource', '', 20, 0),),
+    outputs=(('is_initialized', False),))
+
+
+def var_is_initialized_op(resource, name=None):
+    r"""Whether the variable exists and has been assigned a value.
+
+    Args:
+      resource: A `Tensor` of type resource.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_VAR_IS_INITIALIZED_OP, name, (resource,), ())
+
+
 _WHERE = _OpSig('Where',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('index', False),),
@@ -3033,6 +3303,9 @@ OP_WRAPPERS = {
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
+    'AssignAddVariableOp': 'assign_add_variable_op',
+    'AssignSubVariableOp': 'assign_sub_variable_op',
+    'AssignVariableOp': 'assign_variable_op',
     'AvgPool': 'avg_pool',
     'AvgPoolGrad': 'avg_pool_grad',
     'BatchMatMulV2': 'batch_mat_mul_v2',
@@ -3056,6 +3329,7 @@ OP_WRAPPERS = {
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'DepthwiseConv2dNativeBackpropFilter': 'depthwise_conv2d_native_backprop_filter',
     'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
+    'DestroyResourceOp': 'destroy_resource_op',
     'Div': 'div',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
@@ -3122,6 +3396,7 @@ OP_WRAPPERS = {
     'RandomUniformInt': 'random_uniform_int',
     'Range': 'range',
     'Rank': 'rank',
+    'ReadVariableOp': 'read_variable_op',
     'RealDiv': 'real_div',
     'Reciprocal': 'reciprocal',
     'ReciprocalGrad': 'reciprocal_grad',
@@ -3130,6 +3405,12 @@ OP_WRAPPERS = {
     'Relu6Grad': 'relu6_grad',
     'ReluGrad': 'relu_grad',
     'Reshape': 'reshape',
+    'ResourceApplyAdagradV2': 'resource_apply_adagrad_v2',
+    'ResourceApplyAdam': 'resource_apply_adam',
+    'ResourceApplyGradientDescent': 'resource_apply_gradient_descent',
+    'ResourceApplyMomentum': 'resource_apply_momentum',
+    'ResourceApplyRMSProp': 'resource_apply_rms_prop',
+    'ResourceGather': 'resource_gather',
     'ReverseV2': 'reverse_v2',
     'Round': 'round',
     'Rsqrt': 'rsqrt',
@@ -3178,6 +3459,8 @@ OP_WRAPPERS = {
     'TruncatedNormal': 'truncated_normal',
     'Unpack': 'unpack',
     'UnsortedSegmentSum': 'unsorted_segment_sum',
+    'VarHandleOp': 'var_handle_op',
+    'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
     'ZerosLike': 'zeros_like',
 }
