@@ -42,7 +42,11 @@ def cast(x, dtype, name=None):
     dtype = _dtypes.as_dtype(dtype)
     if isinstance(x, Tensor) and x.dtype == dtype:
         return x
-    if not isinstance(x, Tensor):
+    if not isinstance(x, Tensor) and not hasattr(x, "_as_graph_element"):
+        arr = np.asarray(x)
+        # Python/NumPy numbers go straight to a float target, not through float32 (0.999 stays 0.999).
+        if arr.dtype.kind in "fiub" and (dtype.is_floating or (arr.dtype.kind in "iub" and dtype.is_integer)):
+            return convert_to_tensor(arr.astype(dtype.as_numpy_dtype), name=name or "Cast")
         x = convert_to_tensor(x)
     return gen_ops.cast(x, DstT=dtype, name=name or "Cast")
 
