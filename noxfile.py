@@ -62,8 +62,9 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """Builds a graph, runs it, and runs a TensorFlow-made frozen MLP shipped in the repo."""
+    """Builds a graph, runs a TensorFlow-made frozen MLP, trains classifiers on the digits dataset."""
     install_core(session)
+    session.install("scikit-learn", "tqdm")
     session.run("python", "tools/demo.py")
 
 

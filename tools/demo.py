@@ -1,5 +1,6 @@
-"""The main demo: build a graph in Python, run it in the C++ engine, and run a frozen MLP that
-TensorFlow made (tools/demo/frozen_mlp.pb, with TensorFlow's recorded outputs)."""
+"""The main demo: build a graph in Python, run it in the C++ engine, run a frozen MLP that
+TensorFlow made (tools/demo/frozen_mlp.pb, with TensorFlow's recorded outputs), then train an MLP
+and a CNN on scikit-learn's digits in graph mode (tools/demo/digits.py)."""
 
 import pathlib
 import time
@@ -54,3 +55,7 @@ if __name__ == "__main__":
     print(f"tensorflux {tx.__version__}")
     build_and_run()
     run_tensorflow_frozen_graph()
+    import sys
+    sys.path.insert(0, str(HERE))
+    import digits  # noqa: E402  (tools/demo/digits.py: training on scikit-learn's digits)
+    digits.main([])
