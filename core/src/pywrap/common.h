@@ -73,5 +73,6 @@ void InitOperation(py::module_& m);
 void InitImport(py::module_& m);
 void InitSession(py::module_& m);
 void InitGradients(py::module_& m);
+void InitCheckpoint(py::module_& m);
 
 }  // namespace txpy

@@ -168,6 +168,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitImport(m);
   InitSession(m);
   InitGradients(m);
+  InitCheckpoint(m);
 }
 
 }  // namespace txpy

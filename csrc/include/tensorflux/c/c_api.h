@@ -501,6 +501,52 @@ TX_CAPI_EXPORT extern void TX_CloseSession(TX_Session* session, TX_Status* statu
 /* Frees the session (closing it if needed). */
 TX_CAPI_EXPORT extern void TX_DeleteSession(TX_Session* session, TX_Status* status);
 
+/* ---------------------------------------------------------------------------------------------
+ * Checkpoints: tensors in the safetensors format (https://github.com/huggingface/safetensors),
+ * readable by the reference `safetensors` package and its writers' files readable here. Dtypes:
+ * TX_DOUBLE, TX_FLOAT, TX_HALF, TX_BFLOAT16, TX_COMPLEX64, TX_INT64/32/16/8, TX_UINT64/32/16/8,
+ * TX_BOOL. */
+
+typedef struct TX_Safetensors TX_Safetensors;
+
+/* Writes tensors[i] (borrowed) under names[i] (borrowed, NUL-terminated, unique, non-empty, not
+ * "__metadata__") and the metadata pairs meta_keys[j] -> meta_values[j] (borrowed; nmeta may be 0
+ * with NULL arrays) to `path`, atomically: the data goes to a temporary file in the same
+ * directory that is fsynced and renamed over `path`, so on error (or a crash) any previous file
+ * at `path` is left intact. TX_INVALID_ARGUMENT for bad arguments (the file is not touched);
+ * I/O errors name the file. */
+TX_CAPI_EXPORT extern void TX_SaveSafetensors(const char* path, const char* const* names,
+                                              TX_Tensor* const* tensors, int n, const char* const* meta_keys,
+                                              const char* const* meta_values, int nmeta, TX_Status* status);
+/* Opens `path` (borrowed) and reads and checks its header and layout; tensor data is read on
+ * demand by TX_SafetensorsTensor. Corrupt files fail with TX_DATA_LOSS naming the file and the
+ * problem, a missing file with TX_NOT_FOUND. The file stays open until TX_DeleteSafetensors.
+ * Caller owns the result (TX_DeleteSafetensors); NULL on error. */
+TX_CAPI_EXPORT extern TX_Safetensors* TX_LoadSafetensors(const char* path, TX_Status* status);
+/* Closes the file and frees `st`; tensors already returned stay valid. */
+TX_CAPI_EXPORT extern void TX_DeleteSafetensors(TX_Safetensors* st);
+/* Number of tensors, in header order (0 for NULL). */
+TX_CAPI_EXPORT extern int TX_SafetensorsNumTensors(const TX_Safetensors* st);
+/* Name of tensor `i` (owned by `st`), or NULL when out of range; writes its byte length into
+ * `*length` when `length` is non-NULL (names may contain NUL bytes). */
+TX_CAPI_EXPORT extern const char* TX_SafetensorsName(const TX_Safetensors* st, int i, size_t* length);
+/* Data type of tensor `i` without reading its data (0 when out of range). */
+TX_CAPI_EXPORT extern TX_DataType TX_SafetensorsTensorType(const TX_Safetensors* st, int i);
+/* Rank of tensor `i` without reading its data (-1 when out of range). */
+TX_CAPI_EXPORT extern int TX_SafetensorsTensorNumDims(const TX_Safetensors* st, int i);
+/* Size of dimension `dim_index` of tensor `i` (-1 when either is out of range). */
+TX_CAPI_EXPORT extern int64_t TX_SafetensorsTensorDim(const TX_Safetensors* st, int i, int dim_index);
+/* Reads tensor `i` from the file into a new tensor; caller owns it (TX_DeleteTensor). NULL on
+ * error (TX_OUT_OF_RANGE for a bad index, TX_DATA_LOSS if the file shrank since it was opened).
+ * Safe to call from several threads at once. */
+TX_CAPI_EXPORT extern TX_Tensor* TX_SafetensorsTensor(TX_Safetensors* st, int i, TX_Status* status);
+/* Number of "__metadata__" entries, sorted by key (0 for NULL). */
+TX_CAPI_EXPORT extern int TX_SafetensorsNumMetadata(const TX_Safetensors* st);
+/* Key and value of metadata entry `i` (owned by `st`), or NULL when out of range; byte lengths go
+ * to `*length` when non-NULL. */
+TX_CAPI_EXPORT extern const char* TX_SafetensorsMetadataKey(const TX_Safetensors* st, int i, size_t* length);
+TX_CAPI_EXPORT extern const char* TX_SafetensorsMetadataValue(const TX_Safetensors* st, int i, size_t* length);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
