@@ -28,7 +28,7 @@ from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range,
 from tensorflux._src.tensor_shape import TensorShape
 from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
                                        variables_initializer)
-from tensorflux import debugging, errors, initializers, linalg, losses, math, nn, optimizers, random
+from tensorflux import debugging, errors, initializers, linalg, losses, math, nn, optimizers, random, train
 
 __version__ = _lib.c.version()
 
@@ -49,7 +49,7 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
-    "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random",
+    "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
 ]
 

@@ -1,0 +1,9 @@
+"""Training utilities (``tx.train.*``): checkpoints in the safetensors format."""
+
+from tensorflux._src.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint
+from tensorflux._src.safetensors_io import load_file as load_safetensors
+from tensorflux._src.safetensors_io import load_metadata as load_safetensors_metadata
+from tensorflux._src.safetensors_io import save_file as save_safetensors
+
+__all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "load_safetensors", "load_safetensors_metadata",
+           "save_safetensors"]
