@@ -21,7 +21,7 @@ BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "
               "protobuf>=7.35.1,<8"]
 # grpcio-tools is pinned: its protoc decides the protobuf runtime the generated code needs.
 PROTOC = "grpcio-tools==1.85.1"
-TEST_DEPS = ["pytest>=8", "hypothesis", PROTOC]
+TEST_DEPS = ["pytest>=8", "hypothesis", PROTOC, "scikit-learn", "tqdm"]  # the last two: the digits demo test
 # TensorFlow is the oracle for cross-check tests; they skip where no wheel exists.
 ORACLE_DEPS = ['tensorflow-cpu; python_version < "3.14" and platform_machine == "x86_64"']
 

@@ -1,12 +1,19 @@
 """Trains classifiers on scikit-learn's bundled digits (8x8 images, 1,797 samples) in graph mode:
 an MLP and a small CNN, with Adam, a progress bar per epoch and test accuracy at the end.
 
-Usage: python tools/demo/digits.py [--epochs N] [--save DIR]
+After training, each model is saved as a safetensors checkpoint, restored in a fresh process
+(`--evaluate MODEL PATH`), and its test accuracy printed again.
+
+Usage: python tools/demo/digits.py [--epochs N] [--dir DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -73,6 +80,7 @@ class Model:
             self.optimizer = tx.optimizers.Adam(learning_rate)
             self.train = self.optimizer.minimize(self.loss)
             self.init = tx.global_variables_initializer()
+            self.checkpoint = tx.train.Checkpoint(model=tx.trainable_variables(), optimizer=self.optimizer)
         self.session = tx.Session(graph=self.graph)
         self.session.run(self.init)
 
@@ -96,20 +104,43 @@ class Model:
         return float(self.session.run(self.accuracy, {self.x: x, self.y: y}))
 
 
+MODELS = {"MLP": (mlp, 3e-3), "CNN": (cnn, 3e-3)}
+
+
+def evaluate_checkpoint(title, path):
+    """Rebuilds model `title`, restores `path` and prints the test accuracy."""
+    _, _, x_te, y_te = load_digits()
+    model = Model(*MODELS[title])
+    model.checkpoint.restore(path, session=model.session)
+    print(f"{title}: test accuracy {model.evaluate(x_te, y_te):.4f} restored from {os.path.basename(path)} "
+          "in a fresh process")
+
+
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--dir", default=None, help="where checkpoints go (a temporary directory by default)")
+    p.add_argument("--evaluate", nargs=2, metavar=("MODEL", "PATH"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.evaluate:
+        evaluate_checkpoint(*args.evaluate)
+        return {}
     x_tr, y_tr, x_te, y_te = load_digits()
     print(f"digits: {len(x_tr)} training and {len(x_te)} test images (8x8)")
     results = {}
-    for title, build, lr in (("MLP", mlp, 3e-3), ("CNN", cnn, 3e-3)):
-        t0 = time.perf_counter()
-        model = Model(build, lr)
-        model.fit(x_tr, y_tr, args.epochs, title)
-        acc = model.evaluate(x_te, y_te)
-        results[title] = (model, acc)
-        print(f"{title}: test accuracy {acc:.4f} after {args.epochs} epochs ({time.perf_counter() - t0:.1f} s)")
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = args.dir or tmp
+        for title, (build, lr) in MODELS.items():
+            t0 = time.perf_counter()
+            model = Model(build, lr)
+            model.fit(x_tr, y_tr, args.epochs, title)
+            acc = model.evaluate(x_te, y_te)
+            print(f"{title}: test accuracy {acc:.4f} after {args.epochs} epochs ({time.perf_counter() - t0:.1f} s)")
+            path = model.checkpoint.write(os.path.join(directory, f"digits_{title.lower()}.safetensors"),
+                                          session=model.session)
+            print(f"{title}: saved {os.path.basename(path)} ({os.path.getsize(path) / 1024:.0f} KiB)")
+            subprocess.run([sys.executable, __file__, "--evaluate", title, path], check=True)
+            results[title] = acc
     return results
 
 
