@@ -1,0 +1,103 @@
+"""Training-step benchmarks (issue 5): forward + backward + Adam update, float32, against
+TensorFlow (tf.function), PyTorch (eager) and JAX (jit) when installed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness import median_seconds, report
+from session_bench import THREADS, _tf, _tx_session
+
+MLP = [784, 512, 512, 10]
+
+
+def _tx_mlp_step(batch):
+    import tensorflux as tx
+    g = tx.Graph()
+    with g.as_default():
+        x = tx.placeholder(tx.float32, [None, MLP[0]])
+        y = tx.placeholder(tx.int32, [None])
+        h = x
+        for i, (a, b) in enumerate(zip(MLP[:-1], MLP[1:])):
+            w = tx.Variable(tx.initializers.glorot_uniform(seed=i)([a, b]))
+            bias = tx.Variable(tx.zeros([b]))
+            h = tx.nn.bias_add(tx.matmul(h, w), bias)
+            if i < len(MLP) - 2:
+                h = tx.nn.relu(h)
+        loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        train = tx.optimizers.Adam(1e-3).minimize(loss)
+        init = tx.global_variables_initializer()
+    sess = _tx_session(g)
+    sess.run(init)
+    return lambda xv, yv: sess.run(train, {x: xv, y: yv})
+
+
+def _tx_cnn_step():
+    import tensorflux as tx
+    g = tx.Graph()
+    with g.as_default():
+        x = tx.placeholder(tx.float32, [None, 32, 32, 3])
+        y = tx.placeholder(tx.int32, [None])
+        h = x
+        for i, (cin, cout) in enumerate(((3, 32), (32, 64))):
+            k = tx.Variable(tx.initializers.he_normal(seed=i)([3, 3, cin, cout]))
+            h = tx.nn.max_pool2d(tx.nn.relu(tx.nn.conv2d(h, k, strides=1, padding="SAME")), 2, 2, "VALID")
+        w = tx.Variable(tx.initializers.glorot_uniform(seed=9)([8 * 8 * 64, 10]))
+        logits = tx.matmul(tx.reshape(h, [-1, 8 * 8 * 64]), w)
+        loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tx.optimizers.Adam(1e-3).minimize(loss)
+        init = tx.global_variables_initializer()
+    sess = _tx_session(g)
+    sess.run(init)
+    return lambda xv, yv: sess.run(train, {x: xv, y: yv})
+
+
+def _tf_step(tf, kind):
+    tf.config.threading.set_intra_op_parallelism_threads(THREADS)
+    tf.config.threading.set_inter_op_parallelism_threads(THREADS)
+    if kind == "mlp":
+        layers = [tf.keras.layers.Dense(512, activation="relu"), tf.keras.layers.Dense(512, activation="relu"),
+                  tf.keras.layers.Dense(10)]
+    else:
+        layers = [tf.keras.layers.Conv2D(32, 3, padding="same", activation="relu"), tf.keras.layers.MaxPooling2D(2),
+                  tf.keras.layers.Conv2D(64, 3, padding="same", activation="relu"), tf.keras.layers.MaxPooling2D(2),
+                  tf.keras.layers.Flatten(), tf.keras.layers.Dense(10, use_bias=False)]
+    model = tf.keras.Sequential(layers)
+    opt = tf.keras.optimizers.Adam(1e-3)
+
+    @tf.function
+    def step(xv, yv):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yv, logits=model(xv)))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    return lambda xv, yv: step(xv, yv).numpy()
+
+
+def _bench(kind, batch, shape):
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((batch,) + shape).astype(np.float32)
+    yv = rng.integers(0, 10, batch).astype(np.int32)
+    ours_step = _tx_mlp_step(batch) if kind == "mlp" else _tx_cnn_step()
+    ours = median_seconds(lambda: ours_step(xv, yv), repeats=20, inner=3)
+    theirs = {}
+    tf = _tf()
+    if tf is not None:
+        s = _tf_step(tf, kind)
+        theirs["tensorflow tf.function"] = median_seconds(lambda: s(xv, yv), repeats=20, inner=3)
+    title = ("train step MLP 784-512-512-10, batch 128, Adam" if kind == "mlp"
+             else "train step CNN 32x32x3 (conv32-pool-conv64-pool-dense10), batch 32, Adam")
+    return report(f"{title} ({THREADS} threads)", "ms", 1e3, ours, theirs)
+
+
+def bench_train_mlp() -> dict:
+    return _bench("mlp", 128, (784,))
+
+
+def bench_train_cnn() -> dict:
+    return _bench("cnn", 32, (32, 32, 3))
+
+
+ALL = [bench_train_mlp, bench_train_cnn]
