@@ -66,14 +66,15 @@ class Conv2DBackpropInputOp : public ConvBackpropKernel<T> {
     const T* dy = ctx->input(2).data<T>();
     if (IsPointwise(g)) {  // dx[rows, C] = dy[rows, M] * W[C, M]^T
       for (int64_t r = 0; r < rows; r += kBlasRowStep)
-        BlasGemm(false, true, std::min(kBlasRowStep, rows - r), g.c, g.m, dy + r * g.m, g.m, w, g.m, dx + r * g.c, g.c);
+        PoolGemm(ctx->intra_op_pool(), false, true, std::min(kBlasRowStep, rows - r), g.c, g.m, dy + r * g.m, g.m, w,
+                 g.m, dx + r * g.c, g.c);
       return;
     }
     const int64_t chunk = ChunkRows<T>(ctx, rows, k);
     T* patches = Scratch<T>(chunk * k);
     for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
       const int64_t nr = std::min(chunk, rows - r0);
-      BlasGemm(false, true, nr, k, g.m, dy + r0 * g.m, g.m, w, g.m, patches, k);
+      PoolGemm(ctx->intra_op_pool(), false, true, nr, k, g.m, dy + r0 * g.m, g.m, w, g.m, patches, k);
       ScatterAddPatches(g, patches, r0, nr, dx);  // on this thread: see Note [Conv2D backprop on CPU]
     }
   }
@@ -108,7 +109,7 @@ class Conv2DBackpropFilterOp : public ConvBackpropKernel<T> {
       const T* a = pointwise ? x + r0 * k : patches;
       if (!pointwise) GatherPatches(g, x, r0, nr, patches);  // on this thread: see the Note above
       T* target = r0 == 0 ? dw : partial.data();
-      BlasGemm(true, false, k, g.m, nr, a, k, dy + r0 * g.m, g.m, target, g.m);  // P^T * dY
+      PoolGemm(ctx->intra_op_pool(), true, false, k, g.m, nr, a, k, dy + r0 * g.m, g.m, target, g.m);  // P^T * dY
       if (r0 == 0) continue;
       for (int64_t i = 0; i < size; ++i) dw[i] += partial[i];
     }
