@@ -150,3 +150,20 @@ def test_bad_input():
             tx.optimizers.SGD(0.1).apply_gradients([(tx.constant([1.0, 1.0]), tx.constant([1.0, 2.0]))])
         with pytest.raises(ValueError, match="boundaries"):
             tx.optimizers.schedules.piecewise_constant([10, 5], [1.0, 0.5, 0.1])
+
+
+@pytest.mark.parametrize("case", ["momentum", "adam", "adamw", "rmsprop_momentum", "adagrad"])
+def test_slot_checkpoint_round_trip(case, tmp_path):
+    kit.check_slot_checkpoint_round_trip(CASES[case][0], str(tmp_path / "opt.safetensors"))
+
+
+def test_nan_in_the_loss_names_the_check():
+    with tx.Graph().as_default():
+        w = tx.Variable([1.0, -1.0], name="w")
+        loss = tx.debugging.check_numerics(tx.reduce_sum(tx.math.log(w)), "loss is not finite")
+        train = tx.optimizers.SGD(0.1).minimize(loss, [w])
+        with tx.Session() as s:
+            s.run(w.initializer)
+            with pytest.raises(tx.errors.InvalidArgumentError, match="loss is not finite"):
+                s.run(train)
+            np.testing.assert_array_equal(s.run(w), [1.0, -1.0])  # the failed step changed nothing
