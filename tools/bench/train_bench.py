@@ -7,6 +7,7 @@ import numpy as np
 
 from harness import median_seconds, report
 from session_bench import THREADS, _tf, _tx_session
+from train_bench_others import jax_step, torch_step
 
 MLP = [784, 512, 512, 10]
 
@@ -87,6 +88,9 @@ def _bench(kind, batch, shape):
     if tf is not None:
         s = _tf_step(tf, kind)
         theirs["tensorflow tf.function"] = median_seconds(lambda: s(xv, yv), repeats=20, inner=3)
+    for name, make in (("pytorch eager", torch_step), ("jax jit", jax_step)):
+        s = make(kind, xv, yv)
+        theirs[name] = median_seconds(s, repeats=20, inner=3) if s is not None else None
     title = ("train step MLP 784-512-512-10, batch 128, Adam" if kind == "mlp"
              else "train step CNN 32x32x3 (conv32-pool-conv64-pool-dense10), batch 32, Adam")
     return report(f"{title} ({THREADS} threads)", "ms", 1e3, ours, theirs)
@@ -100,4 +104,44 @@ def bench_train_cnn() -> dict:
     return _bench("cnn", 32, (32, 32, 3))
 
 
-ALL = [bench_train_mlp, bench_train_cnn]
+_RSS_CHILD = r"""
+import sys
+sys.path.insert(0, {here!r})
+import numpy as np
+import train_bench as tb
+rng = np.random.default_rng(0)
+xv = rng.standard_normal((128, 784)).astype(np.float32)
+yv = rng.integers(0, 10, 128).astype(np.int32)
+if {which!r} == "tensorflux":
+    step = tb._tx_mlp_step(128)
+    run = lambda: step(xv, yv)
+else:
+    import tensorflow as tf
+    step = tb._tf_step(tf, "mlp")
+    run = lambda: step(xv, yv)
+for _ in range(200):
+    run()
+# VmHWM (this process image's peak); ru_maxrss would carry the forking parent's peak over exec.
+print([l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")][0])
+"""
+
+
+def bench_train_mlp_peak_rss() -> dict:
+    """Peak resident memory of a process training the MLP for 200 Adam steps (MiB; smaller is better)."""
+    import pathlib
+    import subprocess
+    import sys
+
+    here = str(pathlib.Path(__file__).parent)
+
+    def peak(which):
+        out = subprocess.run([sys.executable, "-c", _RSS_CHILD.format(here=here, which=which)], capture_output=True,
+                             text=True, check=True).stdout.split()
+        return int(out[-1]) / 1024.0  # KiB -> MiB
+
+    ours = peak("tensorflux")
+    theirs = {"tensorflow": peak("tensorflow") if _tf() is not None else None}
+    return report("peak RSS: training the MLP for 200 Adam steps (MiB)", "MiB", 1.0, ours, theirs)
+
+
+ALL = [bench_train_mlp, bench_train_cnn, bench_train_mlp_peak_rss]
