@@ -122,7 +122,7 @@ static void test_options_and_errors(void) {
   TX_Output bad = {m.w.oper, 3};
   TX_AddGradients(m.g, NULL, &m.loss, 1, &bad, 1, NULL, dx, s);
   CHECK_ERR(s, TX_OUT_OF_RANGE, "output 3");
-  TX_AddGradientsWithOptions(m.g, NULL, &m.loss, 1, &m.w, 1, NULL, NULL, 0, (TX_UnconnectedGradients)7, dx, s);
+  TX_AddGradientsWithOptions(m.g, NULL, &m.loss, 1, &m.w, 1, NULL, NULL, 0, 7, dx, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "unconnected");
   TX_AddGradients(NULL, NULL, &m.loss, 1, &m.w, 1, NULL, dx, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "graph is NULL");

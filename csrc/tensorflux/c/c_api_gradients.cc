@@ -23,13 +23,13 @@ tx::Status ToEndpoints(const tx::Graph* graph, const TX_Output* outs, int n, con
 
 void TX_AddGradientsWithOptions(TX_Graph* g, const char* prefix, const TX_Output* y, int ny, const TX_Output* x,
                                 int nx, const TX_Output* dy, const TX_Output* stop_gradients, int nstop,
-                                TX_UnconnectedGradients unconnected, TX_Output* dx, TX_Status* status) {
+                                int unconnected, TX_Output* dx, TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     if (g == nullptr) return tx::InvalidArgument("graph is NULL");
     if (nx > 0 && dx == nullptr) return tx::InvalidArgument("gradients: dx is NULL but nx is ", nx);
     if (unconnected != TX_UNCONNECTED_NONE && unconnected != TX_UNCONNECTED_ZERO)
       return tx::InvalidArgument("gradients: unconnected must be TX_UNCONNECTED_NONE or TX_UNCONNECTED_ZERO, got ",
-                                 static_cast<int>(unconnected));
+                                 unconnected);
     tx::Graph* graph = g->graph.get();
     std::vector<tx::Endpoint> ys, xs;
     tx::GradientOptions opts;

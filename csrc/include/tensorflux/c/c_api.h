@@ -447,12 +447,12 @@ TX_CAPI_EXPORT extern void TX_AddGradients(TX_Graph* g, const char* prefix, cons
                                            TX_Status* status);
 /* TX_AddGradients with options: the producers of `stop_gradients` (nstop entries; may be NULL)
  * are treated as constants (gradients reach them but do not flow through them), and
- * `unconnected` says what unconnected xs get. */
+ * `unconnected` (a TX_UnconnectedGradients value, passed as int so any value can be checked)
+ * says what unconnected xs get. */
 TX_CAPI_EXPORT extern void TX_AddGradientsWithOptions(TX_Graph* g, const char* prefix, const TX_Output* y, int ny,
                                                       const TX_Output* x, int nx, const TX_Output* dy,
                                                       const TX_Output* stop_gradients, int nstop,
-                                                      TX_UnconnectedGradients unconnected, TX_Output* dx,
-                                                      TX_Status* status);
+                                                      int unconnected, TX_Output* dx, TX_Status* status);
 /* 1 when op type `op_name` has a registered gradient, 0 when it is declared not differentiable,
  * -1 when it has neither (or is not registered). */
 TX_CAPI_EXPORT extern int TX_OpGradientStatus(const char* op_name);
