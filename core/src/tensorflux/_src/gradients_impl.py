@@ -21,7 +21,7 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-def _as_list(value, what):
+def _as_list(value):
     if value is None:
         return []
     if isinstance(value, (list, tuple)):
@@ -41,8 +41,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     engine never reads a partially computed gradient.
     """
     del gate_gradients, aggregation_method
-    ys = _as_list(ys, "ys")
-    xs = _as_list(xs, "xs")
+    ys = _as_list(ys)
+    xs = _as_list(xs)
     if not ys:
         raise ValueError("gradients: ys is empty")
     ys = [convert_to_tensor(y) for y in ys]
@@ -62,14 +62,14 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     except ValueError:
         raise ValueError("gradients: unconnected_gradients must be 'none' or 'zero', got %r"
                          % (unconnected_gradients,)) from None
-    stops = _as_list(stop_gradients, "stop_gradients")
+    stops = _as_list(stop_gradients)
     for i, t in enumerate(stops):
         if not isinstance(t, Tensor) or t.graph is not graph:
             raise ValueError("gradients: stop_gradients[%d] must be a Tensor of the graph of ys" % i)
     with graph.as_default():
         grad_pairs = None
         if grad_ys is not None:
-            grad_ys = _as_list(grad_ys, "grad_ys")
+            grad_ys = _as_list(grad_ys)
             if len(grad_ys) != len(ys):
                 raise ValueError("gradients: got %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
             filled = []

@@ -1,7 +1,7 @@
 """`tx.losses`: Keras-style loss functions over tensors (per-example losses: the mean over the
 last axis where Keras takes it; reduce with tx.reduce_mean for a scalar)."""
 
-from tensorflux._src import math_ops, nn_ops, reduce_ops
+from tensorflux._src import math_ops, nn_ops
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.gather_ops import one_hot
 from tensorflux._src.generated import gen_ops
@@ -75,4 +75,3 @@ def huber(y_true, y_pred, delta=1.0):
 
 
 mse = mean_squared_error
-del reduce_ops

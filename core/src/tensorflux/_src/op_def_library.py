@@ -83,7 +83,7 @@ def apply_op(sig, name, args, attr_values):
 
     for i, ((arg_name, type_attr, fixed, kind), value) in enumerate(zip(sig.inputs, args)):
         if kind == SINGLE:
-            if isinstance(value, TensorLike):  # a Variable: its value
+            if value.__class__ is not Tensor and isinstance(value, TensorLike):  # a Variable: its value
                 value = value._as_graph_element()
                 args = list(args)
                 args[i] = value

@@ -1,11 +1,10 @@
 """`tx.Variable`: resource variables living in the session's resource manager (engine ops
 VarHandleOp / ReadVariableOp / AssignVariableOp / ...), with TensorFlow's graph-mode API."""
 
-from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Operation, Tensor, TensorLike
+from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
 
 
@@ -193,5 +192,3 @@ def global_variables_initializer():
     """An operation that initializes every variable of the default graph."""
     return variables_initializer(global_variables(), name="init")
 
-
-del Operation, _dtypes

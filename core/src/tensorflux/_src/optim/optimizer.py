@@ -2,7 +2,6 @@
 mode, creating each variable's slots once; ready-made SGD, Adam, AdamW, RMSprop and Adagrad run
 one fused update kernel per variable (ResourceApply*), other chains run as ordinary ops."""
 
-from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
@@ -188,5 +187,3 @@ def Adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, na
                                                  _lr(learning_rate, step, dt), math_ops.cast(epsilon, dt), grad)
     return Optimizer(adagrad(learning_rate, initial_accumulator_value, epsilon), name=name, fused=fused)
 
-
-del _dtypes

@@ -14,9 +14,7 @@ Writing a new transformation takes a few lines:
         return GradientTransformation("scale_by_sign", {}, update)
 """
 
-import math
-
-from tensorflux._src import array_ops, math_ops
+from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
 
 
@@ -187,5 +185,3 @@ def clip(max_delta):
         return [math_ops.clip_by_value(u, -max_delta, max_delta) for u in updates], []
     return GradientTransformation("clip", {}, update)
 
-
-del array_ops, math
