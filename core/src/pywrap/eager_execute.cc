@@ -127,9 +127,10 @@ TXE_TensorHandle* FastScalar(PyObject* v, TX_DataType dt) {
   return h;
 }
 
-// `v` as an EagerTensor object of dtype `dt` (0: inferred from the value).
-py::object Convert(PyObject* v, TX_DataType dt, const InputSpec& in, const OpSpec& spec) {
-  if (dt != 0) {
+// `v` as an EagerTensor object of dtype `dt` (0: inferred from the value), on `device` (NULL:
+// device 0) so that values converted for an op live where the op runs.
+py::object Convert(PyObject* v, TX_DataType dt, const InputSpec& in, const OpSpec& spec, const char* device) {
+  if (dt != 0 && device == nullptr) {
     if (TXE_TensorHandle* h = FastScalar(v, dt)) return WrapHandle(h);
   }
   py::int_ dtype(static_cast<int>(dt));
@@ -140,7 +141,12 @@ py::object Convert(PyObject* v, TX_DataType dt, const InputSpec& in, const OpSpe
     Py_DECREF(r);
     ThrowTypeError("the eager converter did not return an EagerTensor");
   }
-  return py::reinterpret_steal<py::object>(r);
+  py::object out = py::reinterpret_steal<py::object>(r);
+  if (device == nullptr) return out;
+  Status s;
+  TXE_TensorHandle* h = TXE_TensorHandleCopyToDevice(HandleOf(out.ptr()), EagerContext(), device, s.get());
+  s.Check();
+  return WrapHandle(h);
 }
 
 void Infer(std::vector<TX_DataType>* inferred, const InputSpec& in, PyObject* t) {
@@ -259,12 +265,29 @@ struct OpLease {
 py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 4) ThrowTypeError("eager_execute(spec, inputs, attr_values, device)");
   OpSpec* spec = SpecOf(args[0]);
+  // Generated wrappers pass tuples; other callers may pass lists.
+  py::object inputs_holder, attrs_holder;
   PyObject* inputs = args[1];
   PyObject* attr_values = args[2];
+  if (PyList_Check(inputs)) {
+    inputs_holder = py::reinterpret_steal<py::object>(PyList_AsTuple(inputs));
+    inputs = inputs_holder.ptr();
+  }
+  if (PyList_Check(attr_values)) {
+    attrs_holder = py::reinterpret_steal<py::object>(PyList_AsTuple(attr_values));
+    attr_values = attrs_holder.ptr();
+  }
   PyObject* device = args[3];
   if (!PyTuple_Check(inputs) || PyTuple_GET_SIZE(inputs) != static_cast<Py_ssize_t>(spec->inputs.size()))
     ThrowTypeError("eager_execute: wrong inputs for " + spec->op_type);
   const size_t nin = spec->inputs.size();
+
+  const char* dev = nullptr;
+  std::string dev_str;
+  if (device != Py_None) {
+    dev_str = py::reinterpret_borrow<py::str>(device).cast<std::string>();
+    dev = dev_str.c_str();
+  }
 
   // Type attrs from the EagerTensors among the inputs, then everything else converted.
   std::vector<TX_DataType> inferred(spec->type_defaults.size(), static_cast<TX_DataType>(0));
@@ -293,7 +316,7 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     };
     auto add = [&](PyObject* item) {
       if (!IsEagerTensor(item)) {
-        keep.push_back(Convert(item, in.kind == kSingle || in.kind == kNumberList ? dtype_for() : static_cast<TX_DataType>(0), in, *spec));
+        keep.push_back(Convert(item, in.kind == kSingle || in.kind == kNumberList ? dtype_for() : static_cast<TX_DataType>(0), in, *spec, dev));
         item = keep.back().ptr();
         if (in.kind != 2) Infer(&inferred, in, item);
       }
@@ -326,12 +349,6 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   TXE_Op* op = lease.op;
-  const char* dev = nullptr;
-  std::string dev_str;
-  if (device != Py_None) {
-    dev_str = py::reinterpret_borrow<py::str>(device).cast<std::string>();
-    dev = dev_str.c_str();
-  }
   TXE_OpReset(op, spec->op_type.c_str(), dev, s.get());
   s.Check();
   for (size_t i = 0; i < nin; ++i) {

@@ -88,7 +88,9 @@ def constant(value, dtype=None, shape=None, name="Const"):
         else:
             raise TypeError("Expected Tensor's shape: %s, but got %s." % (tuple(dims), arr.shape))
     if _context.executing_eagerly():
-        return _eager_tensor.from_numpy(arr, _dtypes.as_dtype(arr.dtype))
+        t = _eager_tensor.from_numpy(arr, _dtypes.as_dtype(arr.dtype))
+        device = _context.current_device()
+        return t if device is None else _eager_tensor.copy_to_device(t, device)
     return gen_ops.const(value=arr, dtype=_dtypes.as_dtype(arr.dtype), name=name)
 
 

@@ -168,6 +168,11 @@ def from_numpy(arr, dtype):
     return _c.eager_from_numpy(arr, dtype.as_datatype_enum)
 
 
+def copy_to_device(tensor, device):
+    """``tensor`` on ``device`` (host memory is shared between the eager CPU devices)."""
+    return _c.eager_copy_to_device(tensor, device)
+
+
 def _convert(value, dtype_enum, arg_name, op_type):
     """What eager_execute calls for an input that is not an EagerTensor: ``value`` as an
     EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules)."""
