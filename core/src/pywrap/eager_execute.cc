@@ -149,9 +149,8 @@ py::object Convert(PyObject* v, TX_DataType dt, const InputSpec& in, const OpSpe
   return WrapHandle(h);
 }
 
-void Infer(std::vector<TX_DataType>* inferred, const InputSpec& in, PyObject* t) {
-  if (in.type_attr >= 0 && (*inferred)[in.type_attr] == 0)
-    (*inferred)[in.type_attr] = TXE_TensorHandleDataType(HandleOf(t));
+void Infer(TX_DataType* inferred, const InputSpec& in, PyObject* t) {
+  if (in.type_attr >= 0 && inferred[in.type_attr] == 0) inferred[in.type_attr] = TXE_TensorHandleDataType(HandleOf(t));
 }
 
 int64_t ToInt(PyObject* v) {
@@ -289,21 +288,38 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     dev = dev_str.c_str();
   }
 
-  // Type attrs from the EagerTensors among the inputs, then everything else converted.
-  std::vector<TX_DataType> inferred(spec->type_defaults.size(), static_cast<TX_DataType>(0));
+  // Type attrs from the EagerTensors among the inputs, then everything else converted. Small
+  // inline arrays: no heap allocation for ops with few inputs and type attrs.
+  constexpr size_t kInline = 8;
+  TX_DataType inferred_small[kInline];
+  std::vector<TX_DataType> inferred_big;
+  TX_DataType* inferred = inferred_small;
+  const size_t ntypes = spec->type_defaults.size();
+  if (ntypes > kInline) {
+    inferred_big.resize(ntypes);
+    inferred = inferred_big.data();
+  }
+  for (size_t k = 0; k < ntypes; ++k) inferred[k] = static_cast<TX_DataType>(0);
   for (size_t i = 0; i < nin; ++i) {
     PyObject* v = PyTuple_GET_ITEM(inputs, i);
     const InputSpec& in = spec->inputs[i];
     if (in.kind == kSingle) {
-      if (IsEagerTensor(v)) Infer(&inferred, in, v);
+      if (IsEagerTensor(v)) Infer(inferred, in, v);
     } else if (in.kind == kNumberList && (PyList_Check(v) || PyTuple_Check(v))) {
       py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
       for (auto item : seq)
-        if (IsEagerTensor(item.ptr())) { Infer(&inferred, in, item.ptr()); break; }
+        if (IsEagerTensor(item.ptr())) { Infer(inferred, in, item.ptr()); break; }
     }
   }
   std::vector<py::object> keep;  // converted inputs, alive until execution ends
-  std::vector<std::vector<TXE_TensorHandle*>> handles(nin);
+  TXE_TensorHandle* single_small[kInline];
+  std::vector<TXE_TensorHandle*> single_big;
+  TXE_TensorHandle** single = single_small;  // the handle of each single-tensor input
+  if (nin > kInline) {
+    single_big.resize(nin);
+    single = single_big.data();
+  }
+  std::vector<std::vector<TXE_TensorHandle*>> lists;  // list inputs, in order
   int64_t elements = 0;
   for (size_t i = 0; i < nin; ++i) {
     PyObject* v = PyTuple_GET_ITEM(inputs, i);
@@ -314,23 +330,24 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
       TX_DataType dt = inferred[in.type_attr];
       return dt != 0 ? dt : spec->type_defaults[in.type_attr];
     };
-    auto add = [&](PyObject* item) {
+    auto handle_of = [&](PyObject* item) {
       if (!IsEagerTensor(item)) {
         keep.push_back(Convert(item, in.kind == kSingle || in.kind == kNumberList ? dtype_for() : static_cast<TX_DataType>(0), in, *spec, dev));
         item = keep.back().ptr();
-        if (in.kind != 2) Infer(&inferred, in, item);
+        if (in.kind != 2) Infer(inferred, in, item);
       }
       TXE_TensorHandle* h = HandleOf(item);
       elements += TXE_TensorHandleNumElements(h, nullptr);
-      handles[i].push_back(h);
+      return h;
     };
     if (in.kind == kSingle) {
-      add(v);
+      single[i] = handle_of(v);
     } else {
       if (!PyList_Check(v) && !PyTuple_Check(v))
         ThrowTypeError("Expected a list for input '" + in.name + "' of " + spec->op_type + ", not " + Py_TYPE(v)->tp_name + ".");
+      lists.emplace_back();
       py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
-      for (auto item : seq) add(item.ptr());
+      for (auto item : seq) lists.back().push_back(handle_of(item.ptr()));
     }
   }
 
@@ -351,9 +368,13 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
   TXE_Op* op = lease.op;
   TXE_OpReset(op, spec->op_type.c_str(), dev, s.get());
   s.Check();
-  for (size_t i = 0; i < nin; ++i) {
-    if (spec->inputs[i].kind == kSingle) TXE_OpAddInput(op, handles[i][0], s.get());
-    else TXE_OpAddInputList(op, handles[i].data(), static_cast<int>(handles[i].size()), s.get());
+  for (size_t i = 0, l = 0; i < nin; ++i) {
+    if (spec->inputs[i].kind == kSingle) {
+      TXE_OpAddInput(op, single[i], s.get());
+    } else {
+      TXE_OpAddInputList(op, lists[l].data(), static_cast<int>(lists[l].size()), s.get());
+      ++l;
+    }
     s.Check();
   }
   const Py_ssize_t nattr = PyTuple_Check(attr_values) ? PyTuple_GET_SIZE(attr_values) : -1;
@@ -380,11 +401,11 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     nout = static_cast<int>(big.size());
   }
   s.Check();
+  const size_t nargs_out = spec->outputs.size();
+  if (nargs_out == 1 && !spec->outputs[0].second && nout == 1) return WrapHandle(out[0]);  // the common case
   std::vector<py::object> wrapped;
   wrapped.reserve(nout);
   for (int j = 0; j < nout; ++j) wrapped.push_back(WrapHandle(out[j]));  // WrapHandle frees on failure
-
-  const size_t nargs_out = spec->outputs.size();
   if (nargs_out == 0) return py::none();
   if (nargs_out == 1) {
     if (!spec->outputs[0].second) return wrapped[0];

@@ -29,6 +29,7 @@ struct TXE_Op {
   tx::EagerOp op;
   tx::Status error;  // first error of an attr setter or input, reported by TXE_Execute
   std::vector<const tx::EagerTensor*> list_scratch;
+  std::vector<tx::EagerTensor> outputs;  // reused by TXE_Execute
 };
 
 namespace {
@@ -386,13 +387,14 @@ void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_St
       op->error = tx::Status::OK();
       return tx::Status(e.code(), e.message() + " [Op:" + op->op.op_name() + "]");
     }
-    std::vector<tx::EagerTensor> outs;
+    std::vector<tx::EagerTensor>& outs = op->outputs;
     TX_RETURN_IF_ERROR(op->op.Execute(&outs));
     const int n = static_cast<int>(outs.size());
     if (n > *num_retvals || (n > 0 && retvals == nullptr))
       return tx::InvalidArgument("TXE_Execute: ", op->op.op_name(), " has ", n, " outputs but retvals has room for ",
                                  *num_retvals);
     for (int i = 0; i < n; ++i) retvals[i] = new TXE_TensorHandle{std::move(outs[i]), op->ctx};
+    outs.clear();
     *num_retvals = n;
     return tx::Status::OK();
   });

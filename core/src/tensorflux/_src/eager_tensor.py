@@ -191,13 +191,40 @@ def _convert(value, dtype_enum, arg_name, op_type):
     return from_numpy(arr, dtype if dtype is not None else _dtypes.as_dtype(arr.dtype))
 
 
+def _fast_operator(sig, reverse, fallback):
+    """An operator running ``sig`` straight through eager_execute (the per-op overhead is a
+    headline number); outside eager mode it defers to ``fallback``, the symbolic operator."""
+    from tensorflux._src import graph as _graph
+    from tensorflux._src import op_def_library
+
+    stack = _graph._default_graph_stack
+    tls = _context._tls
+    execute = _c.eager_execute
+
+    def op(self, other):
+        if stack.stack or _context._eager_disabled:
+            return fallback(self, other)
+        spec = sig._spec or op_def_library.eager_spec(sig)
+        return execute(spec, (other, self) if reverse else (self, other), (), tls.device)
+
+    op.__name__ = fallback.__name__
+    return op
+
+
 def _install_operators():
-    """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly)."""
+    """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly); +, - and *
+    skip the Python layers in between."""
+    from tensorflux._src.generated import gen_ops
+
     for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
                  "__matmul__", "__rmatmul__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
                  "__rpow__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",
                  "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"):
         setattr(EagerTensor, name, getattr(Tensor, name))
+    for dunder, sig in (("add", gen_ops._ADD_V2), ("sub", gen_ops._SUB), ("mul", gen_ops._MUL)):
+        for reverse in (False, True):
+            name = "__%s%s__" % ("r" if reverse else "", dunder)
+            setattr(EagerTensor, name, _fast_operator(sig, reverse, getattr(Tensor, name)))
 
 
 _c.eager_register_tensor_type(EagerTensor)

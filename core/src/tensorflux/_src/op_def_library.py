@@ -69,11 +69,21 @@ def apply_op(sig, name, args, attr_values):
     without outputs); in graph mode creates an operation and returns its output(s): a Tensor, a
     list or a namedtuple of them, or the Operation when the op has no outputs."""
     if not _graph_stack.stack and not _context._eager_disabled:
-        spec = sig._spec
-        if spec is None:
-            _context.ensure_initialized()
-            spec = sig._spec = lib.c.eager_make_spec(sig)
+        spec = sig._spec or eager_spec(sig)
         return _eager_execute(spec, args, attr_values, _context._tls.device)
+    return _apply_graph_op(sig, name, args, attr_values)
+
+
+def eager_spec(sig):
+    """The compiled form of ``sig`` that eager_execute takes (made once per op type)."""
+    spec = sig._spec
+    if spec is None:
+        _context.ensure_initialized()
+        spec = sig._spec = lib.c.eager_make_spec(sig)
+    return spec
+
+
+def _apply_graph_op(sig, name, args, attr_values):
     g = _graph_for(args)
     # Attrs first: a bad attr value then leaves the graph untouched.
     attrs = [(attr_name, kind, convert_attr(attr_name, kind, value))
