@@ -162,8 +162,19 @@ Status Tape::Gradient(const std::vector<EagerTensor>& targets, const std::vector
 
 namespace {
 
-void OfferToThreadTapes(Tape::Offer* o) {
-  if (t_stack) t_stack->OfferAll(o);
+// Offers a record that is not an executed op to the tapes of this thread.
+void OfferToThreadTapes(EagerContext* ctx, const std::string& type, const AttrMap& attrs,
+                        const std::vector<EagerTensor>& inputs, const std::vector<EagerTensor>& outputs,
+                        std::shared_ptr<CustomGradientFn> custom) {
+  if (!t_stack) return;
+  Tape::Offer o;
+  o.ctx = ctx;
+  o.op_type = &type;
+  o.attrs = &attrs;
+  o.inputs = &inputs;
+  o.outputs = &outputs;
+  o.custom = std::move(custom);
+  t_stack->OfferAll(&o);
 }
 
 }  // namespace
@@ -171,29 +182,13 @@ void OfferToThreadTapes(Tape::Offer* o) {
 void RecordCustomGradient(EagerContext* ctx, const std::vector<EagerTensor>& inputs,
                           const std::vector<EagerTensor>& outputs, std::shared_ptr<CustomGradientFn> fn) {
   static const std::string kType = "CustomGradient";
-  static const AttrMap kNoAttrs;
-  Tape::Offer o;
-  o.ctx = ctx;
-  o.op_type = &kType;
-  o.attrs = &kNoAttrs;
-  o.inputs = &inputs;
-  o.outputs = &outputs;
-  o.custom = std::move(fn);
-  OfferToThreadTapes(&o);
+  OfferToThreadTapes(ctx, kType, AttrMap(), inputs, outputs, std::move(fn));
 }
 
 void RecordTensorCopy(EagerContext* ctx, const EagerTensor& src, const EagerTensor& dst) {
   if (!t_stack) return;
   static const std::string kType = "Identity";
-  const AttrMap attrs = {{"T", AttrValue::Type(src.tensor.dtype())}};
-  const std::vector<EagerTensor> inputs = {src}, outputs = {dst};
-  Tape::Offer o;
-  o.ctx = ctx;
-  o.op_type = &kType;
-  o.attrs = &attrs;
-  o.inputs = &inputs;
-  o.outputs = &outputs;
-  OfferToThreadTapes(&o);
+  OfferToThreadTapes(ctx, kType, {{"T", AttrValue::Type(src.tensor.dtype())}}, {src}, {dst}, nullptr);
 }
 
 }  // namespace tx
