@@ -11,6 +11,7 @@
 #include "tensorflux/eager/tape.h"
 #include "tensorflux/framework/op_registry.h"
 #include "tensorflux/framework/shape_inference.h"
+#include "tensorflux/gradients/grad_scope.h"
 #include "tensorflux/gradients/symbolic_gradients.h"
 #include "tensorflux/runtime/session.h"
 
@@ -188,12 +189,6 @@ void ExpectSameGradients(const char* what, const Program& p) {
   }
 }
 
-AttrValue IntList(std::vector<int64_t> v) {
-  AttrValue a = AttrValue::EmptyList();
-  a.list.i = std::move(v);
-  return a;
-}
-
 }  // namespace
 
 TEST(EagerMatchesGraphMatMul) {
@@ -213,7 +208,7 @@ TEST(EagerMatchesGraphConv2D) {
     p.inputs = {Doubles(TensorShape({2, 5, 5, 3}), 0.2), Doubles(TensorShape({3, 3, 3, 4}), 0.9)};
     const int64_t stride = padding[0] == 'S' ? 2 : 1;
     p.steps = {{"Conv2D", {{{-1, 0}}, {{-1, 1}}},
-                {{"strides", IntList({1, stride, stride, 1})}, {"padding", AttrValue::String(padding)}}},
+                {{"strides", IntListAttr({1, stride, stride, 1})}, {"padding", AttrValue::String(padding)}}},
                {"Relu", {{{0, 0}}}, {}}};
     p.target = {1, 0};
     p.target_grad = Doubles(TensorShape({2, 3, 3, 4}), 0.4);  // both paddings give 3x3 outputs

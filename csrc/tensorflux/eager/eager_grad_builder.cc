@@ -1,6 +1,5 @@
 #include "tensorflux/eager/eager_grad_builder.h"
 
-#include "tensorflux/framework/op_registry.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
@@ -17,12 +16,9 @@ void EagerGradBuilder::Release(GValue v) {
 
 Status EagerGradBuilder::AddOp(const std::string& type, const std::vector<std::vector<GValue>>& inputs,
                                const AttrMap& attrs, std::vector<GValue>* outputs) {
-  const OpRegistration* reg = OpRegistry::Global()->LookUp(type);
-  if (reg == nullptr) return Internal("a gradient function uses op ", type, ", which is not registered");
-  const OpDef& def = reg->def;
-  if (inputs.size() != def.input_arg.size())
-    return Internal("a gradient function gave ", type, " ", inputs.size(), " input groups; its OpDef has ",
-                    def.input_arg.size(), " input arguments");
+  const OpDef* op_def = nullptr;
+  TX_RETURN_IF_ERROR(GradientOpDef(type, inputs.size(), &op_def));
+  const OpDef& def = *op_def;
   TX_RETURN_IF_ERROR(op_.Reset(type.c_str(), ctx_->device_name(device_).c_str()));
   // Relabel inputs living on another device (Note [Gradient placement]); scratch_ is sized first
   // so the pointers taken into it stay valid.
