@@ -540,8 +540,13 @@ static void custom_square_grad(void* arg, TXE_TensorHandle** dys, int nout, TXE_
                                TX_Status* status) {
   CustomArg* a = (CustomArg*)arg;
   a->calls++;
-  if (a->fail) {
+  if (a->fail == 1) {
     TX_SetStatus(status, TX_INVALID_ARGUMENT, "custom backward refused");
+    return;
+  }
+  if (a->fail == 2) { /* a gradient of the wrong shape */
+    int64_t two = 2;
+    dxs[0] = f64(&two, 1, (double[]){1, 2});
     return;
   }
   if (nout != 2 || nin != 1 || dys[0] == NULL) {
@@ -603,6 +608,12 @@ static void test_custom_gradient(void) {
   TXE_TapeRecordCustomGradient(ctx, NULL, 1, y2, 2, custom_square_grad, &b, custom_deleter, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "inputs");
   CHECK(b.deleted == 1);
+  /* An output that is an input. */
+  b.deleted = 0;
+  TXE_TensorHandle* same[2] = {y, x};
+  TXE_TapeRecordCustomGradient(ctx, &x, 1, same, 2, custom_square_grad, &b, custom_deleter, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "outputs[1] is inputs[0]");
+  CHECK(b.deleted == 1);
   /* A failing backward function: the error reaches TXE_TapeGradient. */
   b.deleted = 0;
   TXE_Tape* tape = TXE_NewTape(ctx, 1, 1, s);
@@ -611,6 +622,10 @@ static void test_custom_gradient(void) {
   TXE_TensorHandle* r = grad1(tape, y, x, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "custom backward refused");
   CHECK(r == NULL && b.calls == 1 && b.deleted == 0);
+  /* A gradient that does not fit its input. */
+  b.fail = 2;
+  r = grad1(tape, y, x, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "custom gradient input 0 has shape [2], expected []");
   TXE_DeleteTape(tape);
   CHECK(b.deleted == 1);
   TXE_DeleteTensorHandle(y);

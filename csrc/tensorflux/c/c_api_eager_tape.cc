@@ -152,6 +152,11 @@ void TXE_TapeRecordCustomGradient(TXE_Context* ctx, TXE_TensorHandle** inputs, i
     std::vector<tx::EagerTensor> xs, ys;
     TX_RETURN_IF_ERROR(ReadHandles(inputs, nin, "inputs", &xs));
     TX_RETURN_IF_ERROR(ReadHandles(outputs, nout, "outputs", &ys));
+    for (int i = 0; i < nout; ++i)
+      for (int j = 0; j < nin; ++j)
+        if (ys[i].id == xs[j].id)
+          return tx::InvalidArgument("TXE_TapeRecordCustomGradient: outputs[", i, "] is inputs[", j,
+                                     "]; an output must be a new value (pass it through Identity)");
     tx::RecordCustomGradient(ctx->ctx.get(), xs, ys, std::move(grad));
     return tx::Status::OK();
   });

@@ -209,7 +209,8 @@ typedef void (*TXE_CustomGradientFn)(void* arg, TXE_TensorHandle** output_grads,
 /* Records on every tape recording on the calling thread for `ctx` that `outputs` were computed
  * from `inputs` and that `fn` gives their gradient (what tx.custom_gradient uses): a tape records
  * it, like an op, when one of `inputs` is watched or recorded there; gradients reaching `outputs`
- * then go to `fn` instead of the ops that computed the outputs. Handles are borrowed. `arg` is
+ * then go to `fn` instead of the ops that computed the outputs, which must be new values (not one
+ * of `inputs`: pass such an output through Identity first). Handles are borrowed. `arg` is
  * passed to `fn`; the engine owns it from this call on: `deleter` (may be NULL) is called exactly
  * once, when no tape holds the record any more — before this call returns when no tape recorded it
  * or on error. */
