@@ -40,7 +40,10 @@ class TapeStack : public EagerOpObserver {
     return tapes_.empty();
   }
 
-  EagerOpObserver* prev_ = nullptr;  // the observer this stack replaced; touched by the owner thread only
+  // Touched by the owner thread only: whether the stack is the thread's observer (or in its chain),
+  // and the observer it replaced.
+  bool installed_ = false;
+  EagerOpObserver* prev_ = nullptr;
 
  private:
   std::mutex mu_;
@@ -61,16 +64,20 @@ Tape::Tape(EagerContext* ctx, TapeOptions opts) : ctx_(ctx), opts_(opts) {
   if (!t_stack) t_stack = std::make_shared<TapeStack>();
   stack_ = t_stack;
   stack_->Push(this);
-  if (ThreadEagerOpObserver() != stack_.get()) stack_->prev_ = SetThreadEagerOpObserver(stack_.get());
+  if (!stack_->installed_) {
+    stack_->prev_ = SetThreadEagerOpObserver(stack_.get());
+    stack_->installed_ = true;
+  }
 }
 
 Tape::~Tape() {
   const bool empty = stack_->Remove(this);
-  // Only the owner thread can uninstall its observer; a stack emptied from another thread stays
-  // installed (and records nothing) until the owner pushes a tape again.
+  // Only the owner thread can uninstall its observer, and only while nothing was installed over
+  // it; a stack emptied from another thread stays installed (recording nothing) until reused.
   if (empty && t_stack == stack_ && ThreadEagerOpObserver() == stack_.get()) {
     SetThreadEagerOpObserver(stack_->prev_);
     stack_->prev_ = nullptr;
+    stack_->installed_ = false;
   }
 }
 
