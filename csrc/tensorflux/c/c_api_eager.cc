@@ -378,3 +378,18 @@ void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_St
     return tx::Status::OK();
   });
 }
+
+int TXE_OpGetOutputLength(TXE_Op* op, const char* output_name, TX_Status* status) {
+  int out = -1;
+  Guard(status, [&]() -> tx::Status {
+    if (op == nullptr || output_name == nullptr) return tx::InvalidArgument("op or output name is NULL");
+    const tx::Node* node = op->op.last_node();
+    if (node == nullptr) return tx::FailedPrecondition("op ", op->op.op_name(), " has not been executed");
+    int start = 0, stop = 0;
+    if (!node->OutputRange(output_name, &start, &stop))
+      return tx::InvalidArgument("op ", op->op.op_name(), " has no output argument '", output_name, "'");
+    out = stop - start;
+    return tx::Status::OK();
+  });
+  return out;
+}

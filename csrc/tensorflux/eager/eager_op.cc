@@ -94,6 +94,7 @@ Status EagerOp::Reset(const char* op_name, const char* device) {
   groups_.clear();
   attrs_.clear();
   attr_key_.clear();
+  tensor_attr_ = false;
   if (op_name == nullptr) return InvalidArgument("op name must not be NULL");
   if (reg_ == nullptr || op_name_ != op_name) {
     const OpRegistration* reg = OpRegistry::Global()->LookUp(op_name);
@@ -132,6 +133,7 @@ void EagerOp::AddInputList(const EagerTensor* const* ts, int n) {
 void EagerOp::SetAttr(const std::string& name, AttrValue v) {
   AppendString(&attr_key_, name);
   AppendAttr(&attr_key_, v);
+  tensor_attr_ |= v.kind == AttrValue::Kind::kTensor || !v.list.tensor.empty();
   attrs_[name] = std::move(v);
 }
 
@@ -198,10 +200,11 @@ Status EagerOp::KernelFor(const std::string& key, std::shared_ptr<const CachedKe
     *out = last_;
     return Status::OK();
   }
-  std::shared_ptr<const CachedKernel> k = ctx_->FindKernel(key);
+  std::shared_ptr<const CachedKernel> k = tensor_attr_ ? nullptr : ctx_->FindKernel(key);
   if (!k) {
     TX_RETURN_IF_ERROR(BuildKernel(&k));
-    k = ctx_->AddKernel(key, std::move(k));
+    // Ops with tensor attrs (Const) would fill the context's cache with one kernel per value.
+    if (!tensor_attr_) k = ctx_->AddKernel(key, std::move(k));
   }
   last_key_ = key;
   last_ = k;

@@ -65,6 +65,9 @@ class EagerOp {
   // The kind of attr `name` in the op's OpDef ("type", "list(int)", ...); NotFound when absent.
   Status AttrTypeString(const std::string& name, std::string* out) const;
 
+  // The node of the kernel the last successful Execute ran (its attrs and output ranges), or nullptr.
+  const Node* last_node() const { return last_ ? last_->node : nullptr; }
+
   // Runs the op and sets its outputs. Errors end with " [Op:<name>]"; the op stays usable.
   Status Execute(std::vector<EagerTensor>* outputs);
 
@@ -82,6 +85,7 @@ class EagerOp {
   std::vector<std::pair<int, bool>> groups_;  // per input argument: tensor count, added as a list
   AttrMap attrs_;
   std::string attr_key_;  // the attrs set so far, serialized in the order set
+  bool tensor_attr_ = false;  // a tensor-valued attr was set: the kernel is not cached (one per value)
   std::string key_;       // scratch for the cache key
   std::string last_key_;
   std::shared_ptr<const CachedKernel> last_;

@@ -171,6 +171,19 @@ class Graph:
             controller.created.add(op)
         return op
 
+    def _capture_eager(self, tensor, arg_name, op_type):
+        """The graph tensor standing for EagerTensor ``tensor`` used as input ``arg_name`` of a new
+        ``op_type`` op. Plain graphs cannot hold eager values (function graphs capture them)."""
+        raise TypeError("Attempting to capture an EagerTensor (input '%s' of %s) in a graph without building a "
+                        "function: eager tensors cannot be mixed with graph tensors. Create the value inside the "
+                        "graph (tx.constant) or use tx.function." % (arg_name, op_type))
+
+    def _capture_eager_variable(self, variable):
+        """The graph tensor standing for eager Variable ``variable`` (function graphs capture its
+        handle)."""
+        raise TypeError("Variable %s was created in eager mode and cannot be used in a graph built without "
+                        "tx.function." % variable.name)
+
     def _op_from_handle(self, h):
         op = self._ops.get(h)
         if op is None:
@@ -361,10 +374,19 @@ def name_scope(name):
 
 
 def device(device_name):
-    """``get_default_graph().device(device_name)``."""
+    """``get_default_graph().device(device_name)``; in eager mode the device ops run on."""
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        return context.eager_device(device_name)
     return get_default_graph().device(device_name)
 
 
 def control_dependencies(control_inputs):
-    """``get_default_graph().control_dependencies(control_inputs)``."""
+    """``get_default_graph().control_dependencies(control_inputs)``; in eager mode a no-op (ops
+    run in program order), as in TensorFlow."""
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
     return get_default_graph().control_dependencies(control_inputs)

@@ -142,6 +142,11 @@ TX_CAPI_EXPORT extern void TXE_OpSetAttrShapeList(TXE_Op* op, const char* attr_n
  * the message ends with " [Op:<type>]" and the op and context stay usable. */
 TX_CAPI_EXPORT extern void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_Status* status);
 
+/* The number of tensors output argument `output_name` produced in the op's last successful
+ * TXE_Execute (1 for a single tensor); -1 and an error before any execution or for an unknown
+ * argument. */
+TX_CAPI_EXPORT extern int TXE_OpGetOutputLength(TXE_Op* op, const char* output_name, TX_Status* status);
+
 /* ---------------------------------------------------------------------------------------------
  * Gradient tapes (TensorFlow's tf.GradientTape): a tape records the ops executed on the thread that
  * created it, on its context, that read a watched value or the output of a recorded op, and
