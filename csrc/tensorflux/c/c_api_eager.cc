@@ -3,34 +3,13 @@
 // reports it.
 #include "tensorflux/c/c_api_eager.h"
 
+#include "tensorflux/c/c_api_eager_internal.h"
 #include "tensorflux/c/c_api_internal.h"
-#include "tensorflux/eager/eager_op.h"
+#include "tensorflux/eager/tape.h"
 #include "tensorflux/runtime/device.h"
 
 using namespace tx::capi;
 using tx::AttrValue;
-
-struct TXE_ContextOptions {
-  tx::EagerContextOptions opts;
-};
-
-struct TXE_Context {
-  std::unique_ptr<tx::EagerContext> ctx;
-};
-
-struct TXE_TensorHandle {
-  tx::EagerTensor t;
-  TXE_Context* ctx = nullptr;  // NULL for handles made by TXE_NewTensorHandle (device 0 of any context)
-};
-
-struct TXE_Op {
-  explicit TXE_Op(TXE_Context* c) : ctx(c), op(c->ctx.get()) {}
-  TXE_Context* ctx;
-  tx::EagerOp op;
-  tx::Status error;  // first error of an attr setter or input, reported by TXE_Execute
-  std::vector<const tx::EagerTensor*> list_scratch;
-  std::vector<tx::EagerTensor> outputs;  // reused by TXE_Execute
-};
 
 namespace {
 
@@ -199,6 +178,7 @@ TXE_TensorHandle* TXE_TensorHandleCopyToDevice(const TXE_TensorHandle* h, TXE_Co
     out->ctx = ctx;
     out->t.device = device < 0 ? 0 : device;
     out->t.id = tx::NewEagerTensorId();  // a copy is a new value for tapes (its gradient flows back through the copy)
+    tx::RecordTensorCopy(ctx->ctx.get(), h->t, out->t);
     return tx::Status::OK();
   });
   return out;

@@ -12,6 +12,7 @@
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/framework/attr_value.h"
+#include "tensorflux/framework/op_def.h"
 
 namespace tx {
 
@@ -48,6 +49,10 @@ class GradBuilder {
   // The value of `v` when it is known without running anything (a constant), else nullptr.
   virtual const Tensor* constant_value(GValue v) const = 0;
 };
+
+// The OpDef of op `type` for a GradBuilder::AddOp call with `num_groups` input groups; Internal
+// (a bug in a gradient function) when the op is not registered or takes another number of inputs.
+Status GradientOpDef(const std::string& type, size_t num_groups, const OpDef** def);
 
 }  // namespace tx
 

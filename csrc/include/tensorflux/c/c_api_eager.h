@@ -147,6 +147,82 @@ TX_CAPI_EXPORT extern void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, i
  * argument. */
 TX_CAPI_EXPORT extern int TXE_OpGetOutputLength(TXE_Op* op, const char* output_name, TX_Status* status);
 
+/* ---------------------------------------------------------------------------------------------
+ * Gradient tapes (TensorFlow's tf.GradientTape): a tape records the ops executed on the thread that
+ * created it, on its context, that read a watched value or the output of a recorded op, and
+ * differentiates through them with the engine's registered gradient functions (the ones graph
+ * mode uses). Tapes nest: every tape active on a thread records, including the ops an inner
+ * tape's TXE_TapeGradient runs, which is how higher-order gradients are taken. Tapes are
+ * thread-local ("one thread builds"): ops executed on other threads are not recorded; watching,
+ * TXE_TapeGradient and deletion may happen on any thread, but a tape must not be deleted while a
+ * call on it runs. Delete every tape before its context. */
+
+typedef struct TXE_Tape TXE_Tape;
+
+/* Starts a tape recording on the calling thread. `ctx` is borrowed and must outlive the tape.
+ * `persistent`: TXE_TapeGradient may be called more than once (otherwise the second call is
+ * FAILED_PRECONDITION). `watch_accessed_variables`: a ReadVariableOp or ResourceGather executed
+ * while the tape records watches its variable handle. Caller owns; free with TXE_DeleteTape. */
+TX_CAPI_EXPORT extern TXE_Tape* TXE_NewTape(TXE_Context* ctx, unsigned char persistent,
+                                            unsigned char watch_accessed_variables, TX_Status* status);
+/* Stops recording and frees the tape and everything it recorded. NULL is ignored. */
+TX_CAPI_EXPORT extern void TXE_DeleteTape(TXE_Tape* tape);
+/* Watches `handle` (borrowed): gradients with respect to it (a tensor, or a DT_RESOURCE variable
+ * handle) can be taken through the ops recorded from now on. Copies made with
+ * TXE_TensorHandleCopySharingTensor are the same value for the tape. */
+TX_CAPI_EXPORT extern void TXE_TapeWatch(TXE_Tape* tape, const TXE_TensorHandle* handle, TX_Status* status);
+/* Pauses (0) or resumes (1) recording (TensorFlow's tape.stop_recording()); watching still works. */
+TX_CAPI_EXPORT extern void TXE_TapeSetRecording(TXE_Tape* tape, unsigned char recording);
+/* 1 while the tape records, 0 when paused or used up (a non-persistent tape after its gradient). */
+TX_CAPI_EXPORT extern unsigned char TXE_TapeIsRecording(const TXE_Tape* tape);
+
+/* The gradients of sum_i(targets[i] * output_gradients[i]) with respect to each source.
+ * `targets` (floating or complex) and `sources` (any tensor, or DT_RESOURCE variable handles,
+ * whose gradient is that of the values read through them) are borrowed. `output_gradients` is
+ * NULL or has `ntargets` borrowed entries, each NULL (ones) or shaped and typed like its target.
+ * `results` has room for `nsources` handles: each gets a caller-owned handle, or NULL for a source
+ * no target depends on (through differentiable ops and floating values; integer sources are
+ * never connected) when `unconnected` is TX_UNCONNECTED_NONE; TX_UNCONNECTED_ZERO gives zeros
+ * shaped like the source (like the variable's value for a handle). Errors: INVALID_ARGUMENT for
+ * bad arguments (the tape is unchanged); NOT_FOUND naming an op on the path that has no gradient;
+ * FAILED_PRECONDITION for a second call on a non-persistent tape (used up once backprop started,
+ * even if it failed). On error every result is NULL; the context stays usable. */
+TX_CAPI_EXPORT extern void TXE_TapeGradient(TXE_Tape* tape, TXE_TensorHandle** targets, int ntargets,
+                                            TXE_TensorHandle** sources, int nsources,
+                                            TXE_TensorHandle** output_gradients, int unconnected,
+                                            TXE_TensorHandle** results, TX_Status* status);
+
+/* The number of variable handles the tape watched (explicitly or by reads), and the index-th of
+ * them, in the order first watched, as a new caller-owned handle (TXE_DeleteTensorHandle) with the
+ * same identity (TXE_TensorHandleId) as the handle watched. */
+TX_CAPI_EXPORT extern int TXE_TapeNumWatchedVariables(const TXE_Tape* tape);
+TX_CAPI_EXPORT extern TXE_TensorHandle* TXE_TapeWatchedVariable(const TXE_Tape* tape, int index, TX_Status* status);
+
+/* The identity tapes key values on (never 0): handles made by TXE_TensorHandleCopySharingTensor
+ * share it; every other handle-making call gives a new one. 0 for NULL. */
+TX_CAPI_EXPORT extern int64_t TXE_TensorHandleId(const TXE_TensorHandle* h);
+
+/* A custom gradient's backward function. `output_grads` has `num_outputs` borrowed handles, valid
+ * during the call, NULL where no gradient flowed into that output. `input_grads` has room for
+ * `num_inputs` handles, all NULL on entry: set each to a caller-owned handle (the engine takes
+ * ownership, also when an error is reported) of the input's dtype and shape (the variable's dtype
+ * for a resource input), or leave it NULL for no gradient. Report errors in `status` (it arrives
+ * OK). Ops executed here are recorded by the tapes active on the thread (higher order). */
+typedef void (*TXE_CustomGradientFn)(void* arg, TXE_TensorHandle** output_grads, int num_outputs,
+                                     TXE_TensorHandle** input_grads, int num_inputs, TX_Status* status);
+
+/* Records on every tape recording on the calling thread for `ctx` that `outputs` were computed
+ * from `inputs` and that `fn` gives their gradient (what tx.custom_gradient uses): a tape records
+ * it, like an op, when one of `inputs` is watched or recorded there; gradients reaching `outputs`
+ * then go to `fn` instead of the ops that computed the outputs, which must be new values (not one
+ * of `inputs`: pass such an output through Identity first). Handles are borrowed. `arg` is
+ * passed to `fn`; the engine owns it from this call on: `deleter` (may be NULL) is called exactly
+ * once, when no tape holds the record any more — before this call returns when no tape recorded it
+ * or on error. */
+TX_CAPI_EXPORT extern void TXE_TapeRecordCustomGradient(TXE_Context* ctx, TXE_TensorHandle** inputs, int nin,
+                                                        TXE_TensorHandle** outputs, int nout, TXE_CustomGradientFn fn,
+                                                        void* arg, void (*deleter)(void*), TX_Status* status);
+
 #ifdef __cplusplus
 } /* end extern "C" */
 #endif
