@@ -112,6 +112,7 @@ def test_dlpack_interop_with_numpy_torch_and_jax():
 
 
 def test_kernel_cache_reuses_kernels_per_signature():
+    lib.c.eager_clear_caches()
     a = tx.constant([1.0, 2.0])
     a * a  # noqa: B018 - warm: the signature's kernel is now cached
     n = lib.c.eager_num_cached_kernels()

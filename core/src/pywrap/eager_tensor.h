@@ -36,5 +36,6 @@ py::object EagerFromArray(TX_DataType dt, const py::array& array);
 // Module sections.
 void InitEager(py::module_& m);
 void InitEagerExecute(py::module_& m);
+void InitEagerTape(py::module_& m);
 
 }  // namespace txpy

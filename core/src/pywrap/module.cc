@@ -172,6 +172,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitCheckpoint(m);
   InitEager(m);
   InitEagerExecute(m);
+  InitEagerTape(m);
 }
 
 }  // namespace txpy

@@ -7,7 +7,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.operation import TensorLike
 from tensorflux._src.tensor_shape import as_shape
 
 
@@ -92,6 +92,9 @@ class Variable(TensorLike):
         self._initial_value = init
         self._initializer = None
         self._trainable = bool(trainable)
+        from tensorflux._src.backprop import register_variable
+
+        register_variable(self)
 
     def __del__(self):
         if self._eager and self._handle is not None:
@@ -241,9 +244,8 @@ def _forward_operators():
     """Arithmetic, comparisons and indexing on a Variable act on its value."""
     names = ["add", "sub", "mul", "truediv", "matmul", "floordiv", "mod", "pow", "and", "or", "xor"]
     for n in names:
-        for dunder in ("__%s__" % n, "__r%s__" % n):
-            if hasattr(Tensor, dunder):
-                setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
+        for dunder in ("__%s__" % n, "__r%s__" % n):  # looked up on the value at call time
+            setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
     for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"):
         setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
 
