@@ -77,10 +77,17 @@ class GradientTape:
         self._watch_accessed = bool(watch_accessed_variables)
         self._tape = None
         self._recording = False
+        self._graph = None  # set when entered while building a graph (a tx.function being traced)
 
     def __enter__(self):
         if not _context.executing_eagerly():
-            raise RuntimeError("GradientTape records eager execution; inside a graph use tx.gradients.")
+            # Symbolic tape (Note [Tapes in graphs]): gradients become graph ops via tx.gradients.
+            from tensorflux._src.graph import get_default_graph
+
+            self._graph = get_default_graph()
+            self._tape = "symbolic"
+            return self
+        self._graph = None
         if self._tape is None:
             _context.ensure_initialized()
             self._tape = _c.tape_new(self._persistent, self._watch_accessed)
@@ -91,6 +98,8 @@ class GradientTape:
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        if self._graph is not None:
+            return False
         if self._recording:
             _c.tape_set_recording(self._tape, False)
             self._recording = False
@@ -107,6 +116,8 @@ class GradientTape:
         """Makes gradients with respect to ``tensor`` (a tensor, Variable or nested structure of
         them) trackable from now on."""
         tape = self._require()
+        if self._graph is not None:
+            return  # symbolic tapes differentiate every path
         for t in _flatten(tensor):
             _c.tape_watch(tape, _handle_of(t, "A watched value"))
 
@@ -114,6 +125,9 @@ class GradientTape:
     def stop_recording(self):
         """Ops inside this block are not recorded."""
         tape = self._require()
+        if self._graph is not None:
+            raise NotImplementedError("GradientTape.stop_recording inside tx.function is not supported; use "
+                                      "tx.stop_gradient on the values instead.")
         if not self._recording:
             raise ValueError("Tape must be recording when stop_recording is entered.")
         _c.tape_set_recording(tape, False)
@@ -135,6 +149,11 @@ class GradientTape:
     def watched_variables(self):
         """The trainable Variables this tape watched (explicitly or by reading them), in the order
         first watched."""
+        if self._graph is not None:
+            from tensorflux._src.variables import trainable_variables
+
+            found = getattr(self._graph, "variables", None)
+            return [v for v in found if v.trainable] if found is not None else trainable_variables(self._graph)
         out = []
         for i in _c.tape_watched_variable_ids(self._require()):
             v = _variables_by_handle_id.get(i)
@@ -148,6 +167,8 @@ class GradientTape:
         ``sources``; None for a source the target does not depend on (or zeros with
         ``unconnected_gradients=tx.UnconnectedGradients.ZERO``)."""
         tape = self._require()
+        if self._graph is not None:
+            return self._symbolic_gradient(target, sources, output_gradients, unconnected_gradients)
         targets = _flatten(target)
         for t in targets:
             if not isinstance(t, EagerTensor):
@@ -163,12 +184,32 @@ class GradientTape:
         grads = _c.tape_gradient(tape, targets, handles, og, 1 if unconnected == UnconnectedGradients.ZERO else 0)
         return _pack_like(sources, grads)
 
+    def _symbolic_gradient(self, target, sources, output_gradients, unconnected_gradients):
+        from tensorflux._src.gradients_impl import gradients
+
+        g = self._graph
+
+        def graph_tensor(x):
+            if isinstance(x, Variable):
+                return g._capture_eager(x.handle) if x._eager else x.handle
+            if isinstance(x, EagerTensor):
+                return g._capture_eager(x)
+            return x
+
+        srcs = [graph_tensor(s) for s in _flatten(sources)]
+        grad_ys = None if output_gradients is None else _flatten(output_gradients)
+        with g.as_default():
+            grads = gradients(_flatten(target), srcs, grad_ys=grad_ys, unconnected_gradients=unconnected_gradients)
+        return _pack_like(sources, grads)
+
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
         """d target[i...] / d source[j...] for each source: shape target.shape + source.shape. One
         gradient per target element, so the tape must be persistent when target has more than one."""
         from tensorflux._src import array_ops
         from tensorflux._src.constant_op import constant
 
+        if self._graph is not None:
+            raise NotImplementedError("GradientTape.jacobian inside tx.function is not supported yet")
         n = target._num_elements
         if n > 1 and not self._persistent:
             raise RuntimeError("GradientTape.jacobian of a target with %d elements needs persistent=True" % n)
@@ -197,6 +238,8 @@ class GradientTape:
         from tensorflux._src import array_ops
         from tensorflux._src.constant_op import constant
 
+        if self._graph is not None:
+            raise NotImplementedError("GradientTape.batch_jacobian inside tx.function is not supported yet")
         tshape = list(target._shape_tuple())
         if not tshape:
             raise ValueError("batch_jacobian needs a target of rank >= 1")
@@ -252,3 +295,12 @@ def custom_gradient(f):
         return _pack_like(outputs, flat)
 
     return decorated
+
+
+# Note [Tapes in graphs]
+# Entered while a graph is being built (a tx.function being traced, or a TF1-style graph), a
+# GradientTape records nothing: gradient() adds the gradient ops with tx.gradients, differentiating
+# the targets along every path to the sources (there is no eager execution to record). Variables
+# created in eager mode are reached through their captured handles, so the gradient of a variable
+# is the sum over its reads, as with an eager tape. watch() is not needed; stop_recording is not
+# supported there (use tx.stop_gradient).

@@ -97,6 +97,24 @@ def eager_device(device_name):
         _tls.device = old
 
 
+@contextlib.contextmanager
+def init_scope():
+    """Leaves every graph of this thread for the duration (eager mode again, unless disabled): where
+    tx.function lifts the creation of variables and optimizer state out of the function being
+    traced, as TensorFlow's init_scope."""
+    saved = _stack.stack
+    _stack.stack = []
+    try:
+        yield
+    finally:
+        _stack.stack = saved
+
+
+def inside_function():
+    """True while a tx.function is being traced on this thread (its graph is the default one)."""
+    return bool(_stack.stack) and getattr(_stack.stack[-1], "_is_function_graph", False)
+
+
 def list_devices():
     """Full names of the eager context's devices."""
     ensure_initialized()

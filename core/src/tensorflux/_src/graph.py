@@ -164,12 +164,23 @@ class Graph:
                 input_ops.append(x._op)
         controllers = tls.controllers
         control = [c._h for c in self._control_inputs_for(input_ops)] if controllers else ()
+        ordered = self._ordering_inputs(op_type, inputs)
+        if ordered:
+            control = list(control) + [c._h for c in ordered if c._h not in control]
         h, output_types = _c.finish_operation(self._h, op_type, name, tls.device, handles, control, attrs)
         op = Operation(self, h, name, op_type, tls.device, output_types)
         self._ops[h] = op
         for controller in controllers:
             controller.created.add(op)
+        self._created(op, inputs)
         return op
+
+    def _ordering_inputs(self, op_type, inputs):
+        """Extra control inputs for a new op (function graphs order stateful ops); none here."""
+        return ()
+
+    def _created(self, op, inputs):
+        """Called after each op is added (function graphs track stateful ops)."""
 
     def _capture_eager(self, tensor, arg_name, op_type):
         """The graph tensor standing for EagerTensor ``tensor`` used as input ``arg_name`` of a new
@@ -177,12 +188,6 @@ class Graph:
         raise TypeError("Attempting to capture an EagerTensor (input '%s' of %s) in a graph without building a "
                         "function: eager tensors cannot be mixed with graph tensors. Create the value inside the "
                         "graph (tx.constant) or use tx.function." % (arg_name, op_type))
-
-    def _capture_eager_variable(self, variable):
-        """The graph tensor standing for eager Variable ``variable`` (function graphs capture its
-        handle)."""
-        raise TypeError("Variable %s was created in eager mode and cannot be used in a graph built without "
-                        "tx.function." % variable.name)
 
     def _op_from_handle(self, h):
         op = self._ops.get(h)

@@ -45,6 +45,11 @@ class Variable(TensorLike):
         if _context.executing_eagerly():
             self._init_eager(initial_value, trainable, name, dtype, shape)
             return
+        if _context.inside_function():
+            # Variables outlive the function being traced: created eagerly (tf.function's lifting).
+            with _context.init_scope():
+                self._init_eager(initial_value, trainable, name, dtype, shape)
+            return
         g = _graph.get_default_graph()
         with g.name_scope(name or "Variable") as scope:
             self._graph = g
@@ -185,8 +190,8 @@ class Variable(TensorLike):
 
     def _as_graph_element(self):
         if self._eager:
-            g = _graph.get_default_graph()
-            return g._capture_eager_variable(self)
+            # In a function graph the read captures the handle; plain graphs refuse eager values.
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
         return self._value
 
     def _as_eager_tensor(self):

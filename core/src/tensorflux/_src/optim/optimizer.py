@@ -29,6 +29,9 @@ class Optimizer:
     def iterations(self):
         """The int64 step counter Variable (created on first use), incremented by each apply."""
         if self._iterations is None:
+            if _context.inside_function():
+                with _context.init_scope():  # optimizer state outlives the traced function
+                    return self.iterations
             if _context.executing_eagerly():
                 self._iterations = Variable(math_ops.cast(0, "int64"), trainable=False, name=self.name + "/iterations")
                 return self._iterations
@@ -54,6 +57,9 @@ class Optimizer:
         if id(var) in self._slots:
             return self._slots[id(var)]
         slots = {}
+        if var._eager and _context.inside_function():
+            with _context.init_scope():  # slots outlive the traced function
+                return self._create_slots(var)
         if var._eager:
             base = var.name[:-2]
             for name, init in sorted(self.transformation.slots.items()):
@@ -74,7 +80,7 @@ class Optimizer:
     def compute_gradients(self, loss, var_list=None, tape=None):
         """[(gradient, variable)] for ``var_list`` (the trainable variables by default). In eager
         mode ``loss`` is a callable run under a GradientTape (or the value recorded on ``tape``)."""
-        if _context.executing_eagerly():
+        if _context.executing_eagerly() or tape is not None or _context.inside_function():
             return self._eager_gradients(loss, var_list, tape)
         var_list = list(var_list) if var_list is not None else trainable_variables()
         _check_vars(var_list)
