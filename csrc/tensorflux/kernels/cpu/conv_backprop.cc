@@ -7,10 +7,12 @@
 // The filter gradient of later chunks is computed into a [K, M] scratch and added. 1x1 stride-1
 // unpadded convolutions need no patches: each gradient is one GEMM.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/kernels/cpu/conv_backprop_util.h"
+#include "tensorflux/kernels/cpu/conv_direct.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -46,6 +48,37 @@ T* Scratch(int64_t n) {
   return buf.data();
 }
 
+// Note [Direct Conv2D backprop input]: with stride 1,
+//   dx[n,h,w,c] = sum over i, j, m of dy[n, h + pt - i*dh, w + pl - j*dw, m] * W[i,j,c,m]
+// (terms outside dy dropped), which is Conv2D of dy by W'[i,j,m,c] = W[KH-1-i, KW-1-j, c, m] with
+// stride 1, the same dilations, top/left padding (KH-1)*dh - pt and (KW-1)*dw - pl, and output
+// [N,H,W,C]. float32 runs it through the direct kernel (Note [Direct Conv2D]) when the input depth C
+// is a multiple of 16 and both paddings are >= 0 (explicit padding can exceed the window): it
+// writes every element of dx, so neither the zero fill nor the col2im scatter is needed.
+
+// Sets `t` to the forward geometry of Note [Direct Conv2D backprop input] for backprop geometry `g`;
+// false when the direct kernel cannot run it.
+bool TransposedGeometry(const ConvGeometry& g, ConvGeometry* t) {
+  if (g.sh != 1 || g.sw != 1) return false;
+  t->n = g.n, t->h = g.oh, t->w = g.ow, t->c = g.m;
+  t->kh = g.kh, t->kw = g.kw, t->m = g.c;
+  t->oh = g.h, t->ow = g.w;
+  t->sh = 1, t->sw = 1, t->dh = g.dh, t->dw = g.dw;
+  t->pt = (g.kh - 1) * g.dh - g.pt, t->pl = (g.kw - 1) * g.dw - g.pl;
+  return t->pt >= 0 && t->pl >= 0 && DirectConvSupported(*t);
+}
+
+// wt[KH,KW,M,C] = w[KH,KW,C,M] flipped in both spatial dimensions with its channels transposed.
+void FlipTransposeFilter(const ConvGeometry& g, const float* w, float* wt) {
+  const int64_t taps = g.kh * g.kw, cm = g.c * g.m;
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    const float* src = w + (taps - 1 - tap) * cm;
+    float* dst = wt + tap * cm;
+    for (int64_t c = 0; c < g.c; ++c)
+      for (int64_t m = 0; m < g.m; ++m) dst[m * g.c + c] = src[c * g.m + m];
+  }
+}
+
 // dx[N,H,W,C] = the gradient of Conv2D's output w.r.t. its input, given filter and out_backprop.
 template <typename T>
 class Conv2DBackpropInputOp : public ConvBackpropKernel<T> {
@@ -55,8 +88,16 @@ class Conv2DBackpropInputOp : public ConvBackpropKernel<T> {
 
  protected:
   void Backprop(OpKernelContext* ctx, const ConvGeometry& g, T* dx, int64_t size) override {
-    std::fill(dx, dx + size, T(0));
     const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
+    if constexpr (std::is_same<T, float>::value) {
+      ConvGeometry t;
+      if (rows > 0 && TransposedGeometry(g, &t)) {  // Note [Direct Conv2D backprop input]
+        float* wt = Scratch<float>(k * g.m);
+        FlipTransposeFilter(g, ctx->input(1).data<float>(), wt);
+        return DirectConv(ctx->intra_op_pool(), t, ctx->input(2).data<float>(), wt, dx);
+      }
+    }
+    std::fill(dx, dx + size, T(0));
     if (rows == 0 || g.m == 0) return;
     if (!FitsBlasInt(1, k, g.m, g.m, g.m, k)) {
       ctx->SetStatus(InvalidArgument(this->op_, ": filter of ", k, "x", g.m, " is too large for BLAS"));
@@ -100,6 +141,9 @@ class Conv2DBackpropFilterOp : public ConvBackpropKernel<T> {
     }
     const T* x = ctx->input(0).data<T>();
     const T* dy = ctx->input(2).data<T>();
+    if constexpr (std::is_same<T, float>::value) {
+      if (DirectConvSupported(g)) return DirectConvBackpropFilter(ctx->intra_op_pool(), g, x, dy, dw);
+    }
     const bool pointwise = IsPointwise(g);
     const int64_t chunk = pointwise ? std::min(rows, kBlasRowStep) : ChunkRows<T>(ctx, rows, k);
     T* patches = pointwise ? nullptr : Scratch<T>(chunk * k);
