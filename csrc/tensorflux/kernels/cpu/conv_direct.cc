@@ -144,9 +144,10 @@ void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const f
     // Pixels are numbered q = r*OW + ow over the whole range, so tiles run across output rows.
     const float* a[kTilePixels];
     const int64_t q1 = r1 * g.ow;
+    PixelWalker pixels(g, p, xp, r0 * g.ow);
     for (int64_t q0 = r0 * g.ow; q0 < q1; q0 += kTilePixels) {
       const int64_t nq = std::min<int64_t>(kTilePixels, q1 - q0);
-      for (int64_t i = 0; i < nq; ++i) a[i] = PixelTaps(g, p, xp, q0 + i);
+      for (int64_t i = 0; i < nq; ++i) a[i] = pixels.Next();
       float* out = y + q0 * g.m;
       if (nq == kTilePixels) Pixels<kTilePixels>(slices.data(), slices.size(), a, w, g.m, out);
       else PixelsTail(nq, slices.data(), slices.size(), a, w, g.m, out);

@@ -71,9 +71,10 @@ TX_AVX512 void GradColumns(const std::vector<PatchSlice>& slices, const float* c
 TX_AVX512 void GradPixels(const ConvGeometry& g, const PaddedInput& p, const std::vector<PatchSlice>& slices,
                           const float* xp, const float* dy, int64_t q0, int64_t q1, float* dw) {
   const float* taps[kChunkPixels];
+  PixelWalker pixels(g, p, xp, q0);
   for (int64_t c0 = q0; c0 < q1; c0 += kChunkPixels) {
     const int64_t np = std::min(kChunkPixels, q1 - c0);
-    for (int64_t i = 0; i < np; ++i) taps[i] = PixelTaps(g, p, xp, c0 + i);
+    for (int64_t i = 0; i < np; ++i) taps[i] = pixels.Next();
     const float* dyc = dy + c0 * g.m;
     const bool accumulate = c0 != q0;
     int64_t j = 0;

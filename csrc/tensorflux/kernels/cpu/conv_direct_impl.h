@@ -39,11 +39,38 @@ inline std::vector<PatchSlice> PatchSlices(const ConvGeometry& g, const PaddedIn
   return slices;
 }
 
-// Pointer to output pixel q's (q = (n*OH + oh)*OW + ow) first tap in the padded input xp.
-inline const float* PixelTaps(const ConvGeometry& g, const PaddedInput& p, const float* xp, int64_t q) {
-  const int64_t ow = q % g.ow, t = q / g.ow, oh = t % g.oh, n = t / g.oh;
-  return xp + ((n * p.hp + oh * g.sh) * p.wp + ow * g.sw) * g.c;
-}
+// Walks output pixels q = (n*OH + oh)*OW + ow in order from `q0`, giving each one's first tap in
+// the padded input xp without a division per pixel.
+class PixelWalker {
+ public:
+  PixelWalker(const ConvGeometry& g, const PaddedInput& p, const float* xp, int64_t q0)
+      : g_(g), p_(p), xp_(xp), ow_(q0 % g.ow) {
+    const int64_t t = q0 / g.ow;
+    oh_ = t % g.oh;
+    n_ = t / g.oh;
+    Row();
+  }
+
+  // The current pixel's first tap; moves on to the next pixel.
+  const float* Next() {
+    const float* taps = row_ + ow_ * g_.sw * g_.c;
+    if (++ow_ == g_.ow) {
+      ow_ = 0;
+      if (++oh_ == g_.oh) oh_ = 0, ++n_;
+      Row();
+    }
+    return taps;
+  }
+
+ private:
+  void Row() { row_ = xp_ + (n_ * p_.hp + oh_ * g_.sh) * p_.wp * g_.c; }
+
+  const ConvGeometry& g_;
+  const PaddedInput& p_;
+  const float* xp_;
+  const float* row_ = nullptr;
+  int64_t ow_, oh_ = 0, n_ = 0;
+};
 
 }  // namespace cpu
 }  // namespace tx
