@@ -64,21 +64,30 @@ TX_AVX512 inline void Tile(const Slice* slices, int64_t nslices, const float* co
     for (int j = 0; j < NV; ++j) _mm512_storeu_ps(y + r * m + 16 * j, acc[r][j]);
 }
 
-// Register tile: kTilePixels x 16*kTileVectors accumulators (24 of the 32 zmm registers); 6x4,
-// 12x2 and 14x2 measured within noise of each other on the benchmark, 8x2 and 4x4 slower.
-constexpr int kTileVectors = 4;
-constexpr int kTilePixels = 6;
+// One column block of 16*NV channels for R pixels, in register tiles of at most 24/NV pixels
+// (24 of the 32 zmm registers hold accumulators).
+template <int R, int NV>
+TX_AVX512 void Columns(const Slice* slices, int64_t nslices, const float* const* a, const float* w, int64_t m,
+                       float* y) {
+  constexpr int kMax = 24 / NV;
+  if constexpr (R <= kMax) {
+    Tile<R, NV>(slices, nslices, a, w, m, y);
+  } else {
+    Tile<kMax, NV>(slices, nslices, a, w, m, y);
+    Columns<R - kMax, NV>(slices, nslices, a + kMax, w, m, y + kMax * m);
+  }
+}
 
 // All output channels of R pixels, in column blocks of 64, then 32, then 16.
 template <int R>
 TX_AVX512 void Pixels(const Slice* slices, int64_t nslices, const float* const* a, const float* w, int64_t m, float* y) {
   int64_t j = 0;
-  for (; j + 16 * kTileVectors <= m; j += 16 * kTileVectors) Tile<R, kTileVectors>(slices, nslices, a, w + j, m, y + j);
-  for (; j + 32 <= m; j += 32) Tile<R, 2>(slices, nslices, a, w + j, m, y + j);
-  for (; j < m; j += 16) Tile<R, 1>(slices, nslices, a, w + j, m, y + j);
+  for (; j + 64 <= m; j += 64) Columns<R, 4>(slices, nslices, a, w + j, m, y + j);
+  for (; j + 32 <= m; j += 32) Columns<R, 2>(slices, nslices, a, w + j, m, y + j);
+  for (; j < m; j += 16) Columns<R, 1>(slices, nslices, a, w + j, m, y + j);
 }
 
-// The last r (< kTilePixels) pixels of a range.
+// The last r (< 6) pixels of a range.
 TX_AVX512 void PixelsTail(int64_t r, const Slice* slices, int64_t nslices, const float* const* a, const float* w,
                           int64_t m, float* y) {
   switch (r) {
@@ -89,6 +98,26 @@ TX_AVX512 void PixelsTail(int64_t r, const Slice* slices, int64_t nslices, const
     case 1: Pixels<1>(slices, nslices, a, w, m, y); break;
     default: break;
   }
+}
+
+// Output pixels [q0, q1) of y, in groups of G pixels (full register tiles for the widest column
+// block of M), then groups of 6, then the rest.
+template <int G>
+TX_AVX512 void PixelRange(const ConvGeometry& g, const PaddedInput& p, const float* xp, const std::vector<Slice>& slices,
+                          const float* w, int64_t q0, int64_t q1, float* y) {
+  const float* a[G];
+  PixelWalker pixels(g, p, xp, q0);
+  int64_t q = q0;
+  for (; q + G <= q1; q += G) {
+    for (int i = 0; i < G; ++i) a[i] = pixels.Next();
+    Pixels<G>(slices.data(), slices.size(), a, w, g.m, y + q * g.m);
+  }
+  for (; q + 6 <= q1; q += 6) {
+    for (int i = 0; i < 6; ++i) a[i] = pixels.Next();
+    Pixels<6>(slices.data(), slices.size(), a, w, g.m, y + q * g.m);
+  }
+  for (int64_t i = 0; i < q1 - q; ++i) a[i] = pixels.Next();
+  PixelsTail(q1 - q, slices.data(), slices.size(), a, w, g.m, y + q * g.m);
 }
 #endif  // TX_DIRECT_CONV
 
@@ -140,18 +169,11 @@ void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const f
   const int64_t pixel_cost = std::min<int64_t>(2 * g.kh * g.kw * g.c * g.m, int64_t{1} << 30);
   const int64_t row_cost = std::min<int64_t>(pixel_cost * std::min<int64_t>(g.ow, int64_t{1} << 20), int64_t{1} << 30);
   const int64_t rows = g.n * g.oh, block = std::max<int64_t>(1, rows / (kClaimsPerThread * (pool->num_threads() + 1)));
+  // Pixels are numbered q = r*OW + ow over the whole range, so tiles run across output rows.
   ParallelClaims(pool, rows, block, row_cost, [&](int64_t r0, int64_t r1) {
-    // Pixels are numbered q = r*OW + ow over the whole range, so tiles run across output rows.
-    const float* a[kTilePixels];
-    const int64_t q1 = r1 * g.ow;
-    PixelWalker pixels(g, p, xp, r0 * g.ow);
-    for (int64_t q0 = r0 * g.ow; q0 < q1; q0 += kTilePixels) {
-      const int64_t nq = std::min<int64_t>(kTilePixels, q1 - q0);
-      for (int64_t i = 0; i < nq; ++i) a[i] = pixels.Next();
-      float* out = y + q0 * g.m;
-      if (nq == kTilePixels) Pixels<kTilePixels>(slices.data(), slices.size(), a, w, g.m, out);
-      else PixelsTail(nq, slices.data(), slices.size(), a, w, g.m, out);
-    }
+    if (g.m % 64 == 0) PixelRange<6>(g, p, xp, slices, w, r0 * g.ow, r1 * g.ow, y);
+    else if (g.m % 32 == 0) PixelRange<12>(g, p, xp, slices, w, r0 * g.ow, r1 * g.ow, y);
+    else PixelRange<24>(g, p, xp, slices, w, r0 * g.ow, r1 * g.ow, y);
   });
 }
 #else
