@@ -11,6 +11,9 @@
 // [K, M] buffer and then added in order (the same sums on every run). With one thread (or one
 // image, for the input gradient) the caller copies the patches for threaded BLAS calls on large
 // chunks instead. 1x1 stride-1 unpadded convolutions need no patches: each gradient is one GEMM.
+// The per-thread chunks measured ~10% less process CPU time than one patch-copying thread feeding
+// threaded BLAS (3x3 64->40 filter gradient on [16,32,32,64]: 9.2-10.4 vs 10.6-12.1 ms; 3x3 24->64
+// input gradient: 4.6-6.0 vs 5.0-6.7 ms) on a loaded 2-core machine, where wall times were too noisy to compare.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -76,6 +79,8 @@ T* Scratch(int64_t n) {
 // [N,H,W,C]. float32 runs it through the direct kernel (Note [Direct Conv2D]) when the input depth C
 // is a multiple of 16 and both paddings are >= 0 (explicit padding can exceed the window): it
 // writes every element of dx, so neither the zero fill nor the col2im scatter is needed.
+// Measured on the 3x3 64->64 [16,32,32,64] benchmark (tools/bench/conv_grad_bench.py, 2 shared
+// cores): 4.1-5.3 ms per run against 11.9 ms for threaded sgemm + col2im (TensorFlow 2.21: 5.0-6.2 ms).
 
 // Sets `t` to the forward geometry of Note [Direct Conv2D backprop input] for backprop geometry `g`;
 // false when the direct kernel cannot run it.

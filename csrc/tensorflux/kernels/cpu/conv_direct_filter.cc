@@ -9,6 +9,9 @@
 // The pixels are cut into a fixed number of contiguous units (one per intra-op thread, fewer for
 // small work), each summed into its own [K, M] buffer (the first into dw itself) and then added
 // in unit order, so the result depends only on the thread count, never on scheduling.
+// Measured on the 3x3 64->64 [16,32,32,64] benchmark (tools/bench/conv_grad_bench.py, 2 shared
+// cores): 4.8-6.6 ms per run against 10.9 ms for im2col + OpenBLAS (TensorFlow 2.21: 4.8-6.4 ms),
+// ~8-9 ms of process CPU time, the same as the forward direct kernel on the same shapes.
 #include <algorithm>
 #include <vector>
 

@@ -63,6 +63,7 @@ class PixelWalker {
   }
 
  private:
+  // Points row_ at the current output row's first tap.
   void Row() { row_ = xp_ + (n_ * p_.hp + oh_ * g_.sh) * p_.wp * g_.c; }
 
   const ConvGeometry& g_;
