@@ -185,9 +185,13 @@ def test_errors():
         y = x * 2.0
     with pytest.raises(TypeError):
         tape.gradient(y, [np.ones(2)])
-    with tx.Graph().as_default():
-        with pytest.raises(RuntimeError, match="graph"):
-            with tx.GradientTape():
+    with tx.Graph().as_default():  # a tape in a graph builds gradient ops (symbolic)
+        x = tx.constant(3.0)
+        with tx.GradientTape() as tape:
+            y = x * x
+        assert tx.Session().run(tape.gradient(y, x)) == 6.0
+        with pytest.raises(NotImplementedError, match="stop_recording"):
+            with tape.stop_recording():
                 pass
 
 
