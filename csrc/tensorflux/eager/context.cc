@@ -17,7 +17,7 @@ EagerContext::EagerContext(const EagerContextOptions& opts) : policy_(opts.polic
   inter_op_ = std::make_unique<ThreadPool>(inter - 1);
   intra_op_ = std::make_unique<ThreadPool>(intra - 1);
   resources_ = std::make_unique<ResourceMgr>();
-  SetBlasThreads(intra);
+  UseSingleThreadedBlas();  // Note [Single-threaded BLAS]
 }
 
 EagerContext::~EagerContext() {

@@ -42,7 +42,7 @@ Session::Session(std::shared_ptr<Graph> graph, const SessionOptions& opts) : gra
   inter_op_ = std::make_unique<ThreadPool>(inter - 1);
   intra_op_ = std::make_unique<ThreadPool>(intra - 1);
   resources_ = std::make_unique<ResourceMgr>();
-  SetBlasThreads(intra);
+  UseSingleThreadedBlas();  // Note [Single-threaded BLAS]
 }
 
 Session::~Session() { Close(); }

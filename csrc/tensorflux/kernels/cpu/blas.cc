@@ -10,21 +10,9 @@
 
 namespace tx {
 
-void SetBlasThreads(int n) { scipy_openblas_set_num_threads(std::max(1, n)); }
-
-namespace {
-std::mutex single_threaded_mu;
-int single_threaded_live = 0;  // guarded by single_threaded_mu
-}  // namespace
-
-SingleThreadedBlasScope::SingleThreadedBlasScope(int restore_threads) : restore_threads_(restore_threads) {
-  std::lock_guard<std::mutex> l(single_threaded_mu);
-  if (single_threaded_live++ == 0) SetBlasThreads(1);
-}
-
-SingleThreadedBlasScope::~SingleThreadedBlasScope() {
-  std::lock_guard<std::mutex> l(single_threaded_mu);
-  if (--single_threaded_live == 0) SetBlasThreads(restore_threads_);
+void UseSingleThreadedBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] { scipy_openblas_set_num_threads(1); });
 }
 
 bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
@@ -56,7 +44,6 @@ void PoolGemmImpl(ThreadPool* pool, bool ta, bool tb, int64_t m, int64_t n, int6
                   const T* b, int64_t ldb, T* c, int64_t ldc) {
   const int threads = pool->num_threads() + 1;
   if (threads == 1 || m * n * k < kPoolGemmMinWork) {
-    SingleThreadedBlasScope single(threads);
     BlasGemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
     return;
   }
@@ -65,7 +52,6 @@ void PoolGemmImpl(ThreadPool* pool, bool ta, bool tb, int64_t m, int64_t n, int6
   const int64_t len = by_rows ? m : n, align = by_rows ? 4 : 16;
   const int64_t block = std::max<int64_t>(align, (len / threads + align - 1) / align * align);
   const int64_t parts = (len + block - 1) / block;
-  SingleThreadedBlasScope single(threads);
   pool->ParallelFor(parts, m * n * k / parts, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t lo = p * block, hi = std::min(len, lo + block);

@@ -7,23 +7,8 @@ namespace tx {
 
 class ThreadPool;
 
-// Sets the number of threads OpenBLAS may use for one call (the session passes its intra-op
-// thread count, so BLAS and the intra-op pool never oversubscribe the cores); n < 1 means 1.
-void SetBlasThreads(int n);
-
-// While an instance is alive, BLAS calls run on their calling thread only, so intra-op threads can
-// each run their own GEMM without OpenBLAS' workers competing for the same cores; when the last
-// live instance ends, BLAS goes back to `restore_threads` threads (the session's intra-op count).
-class SingleThreadedBlasScope {
- public:
-  explicit SingleThreadedBlasScope(int restore_threads);
-  ~SingleThreadedBlasScope();
-  SingleThreadedBlasScope(const SingleThreadedBlasScope&) = delete;
-  SingleThreadedBlasScope& operator=(const SingleThreadedBlasScope&) = delete;
-
- private:
-  int restore_threads_;
-};
+// Makes OpenBLAS single-threaded for the whole process (Note [Single-threaded BLAS]); idempotent.
+void UseSingleThreadedBlas();
 
 // True when every dimension and leading dimension fits BLAS's 32-bit integer arguments.
 bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
@@ -44,3 +29,11 @@ void PoolGemm(ThreadPool* pool, bool trans_a, bool trans_b, int64_t m, int64_t n
               int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc);
 
 }  // namespace tx
+
+// Note [Single-threaded BLAS]
+// Every BLAS call runs on the thread that makes it: GEMMs big enough to share are split over the
+// intra-op pool by PoolGemm (blocks of C, one single-threaded BLAS call per block), and batched or
+// per-chunk GEMMs run one per pool thread. OpenBLAS's own workers spin while they wait for work;
+// on a machine whose cores the intra-op pool already uses they competed with it (measured: 2-5%
+// of a train step in blas_thread_server), and switching OpenBLAS between 1 and N threads around
+// each parallel region (the previous scheme) woke them on every call.

@@ -6,9 +6,9 @@
 // input copy (Note [Direct Conv2D] in conv_direct.h). Otherwise each block is walked in chunks whose
 // patch matrix [rows, KH*KW*C] is about 1 MiB (stays in L2): the thread fills a chunk's patches and
 // multiplies them by the filter viewed as [KH*KW*C, M] with a single-threaded BLAS call, writing
-// straight into the output. OpenBLAS is kept single-threaded meanwhile (SingleThreadedBlasScope):
+// straight into the output. OpenBLAS is single-threaded (Note [Single-threaded BLAS] in blas.h):
 // its own workers would spin while our threads copy patches, competing for the same cores. When
-// there are too few rows to share, the caller alone runs threaded BLAS calls. Measured on the
+// there are too few rows to share, the caller alone runs the GEMMs. Measured on the
 // 3x3 64->64 [16,32,32,64] benchmark (2 shared cores, process CPU time per run): one thread filling
 // patches for threaded BLAS calls 16-22 ms, per-thread chunks + single-threaded BLAS ~11 ms, the
 // direct kernel ~8.4 ms (TensorFlow 2.21 with oneDNN: ~8.0 ms).
@@ -105,7 +105,6 @@ class Conv2DOp : public OpKernel {
       Im2ColGemm(g, x, w, 0, rows, chunk, y);  // see Note [Conv2D on CPU]
       return;
     }
-    SingleThreadedBlasScope single_threaded(threads);
     const int64_t row_cost = std::min<int64_t>(2 * k * g.m, int64_t{1} << 20);  // capped: no overflow in the pool
     const int64_t block = std::min(chunk, (rows + threads - 1) / threads);
     ParallelClaims(pool, rows, block, row_cost, [&](int64_t begin, int64_t end) { Im2ColGemm(g, x, w, begin, end, chunk, y); });

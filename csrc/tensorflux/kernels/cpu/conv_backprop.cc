@@ -140,7 +140,6 @@ class Conv2DBackpropInputOp : public ConvBackpropKernel<T> {
     }
     const int64_t image_rows = g.oh * g.ow, image_size = g.h * g.w * g.c;
     if (threads > 1 && g.n > 1) {  // images split over the threads: Note [Conv2D backprop on CPU]
-      SingleThreadedBlasScope single_threaded(threads);
       const int64_t chunk = ThreadChunkRows<T>(rows, k);
       ParallelClaims(pool, g.n, 1, RowsCost(image_rows, k, g.m), [&](int64_t n0, int64_t n1) {
         std::fill(dx + n0 * image_size, dx + n1 * image_size, T(0));
@@ -211,7 +210,6 @@ class Conv2DBackpropFilterOp : public ConvBackpropKernel<T> {
   static void PerThreadGemms(ThreadPool* pool, const ConvGeometry& g, const T* x, const T* dy, int threads, T* dw) {
     const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow, size = k * g.m;
     const int64_t chunk = ThreadChunkRows<T>(rows, k);
-    SingleThreadedBlasScope single_threaded(threads);
     // Range u sums into dw (u == 0) or sums[u - 1]; products of later chunks go through a scratch.
     thread_local std::vector<T> kept;  // the caller's: workers see only `sums`
     if (static_cast<int64_t>(kept.size()) < (threads - 1) * size) kept.resize((threads - 1) * size);

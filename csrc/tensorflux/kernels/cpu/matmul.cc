@@ -205,29 +205,41 @@ class BatchMatMulOp : public OpKernel {
     const T* b = yt.data<T>();
     const int64_t lda = xt.dim(rx - 1), ldb = yt.dim(ry - 1);
     const int64_t a_mat = xt.dim(rx - 2) * lda, b_mat = yt.dim(ry - 2) * ldb;
-    std::vector<int64_t> coord(rb, 0);
-    for (int64_t bi = 0; bi < batches; ++bi) {
-      int64_t ox = 0, oy = 0;
-      for (int i = 0; i < rb; ++i) {
-        ox += coord[i] * xs[i];
-        oy += coord[i] * ys[i];
+    // Batch item bi's operand offsets (broadcast batch dims: stride 0 where the operand has size 1).
+    auto offsets = [&](int64_t bi, int64_t* ox, int64_t* oy) {
+      *ox = *oy = 0;
+      for (int i = rb - 1; i >= 0; --i) {
+        const int64_t c = bi % bdims[i];
+        bi /= bdims[i];
+        *ox += c * xs[i];
+        *oy += c * ys[i];
       }
+    };
+    auto one = [&](int64_t bi, bool split) {
+      int64_t ox, oy;
+      offsets(bi, &ox, &oy);
       const T* ap = a + ox * a_mat;
       const T* bp = b + oy * b_mat;
       T* cp = c + bi * m * n;
-      bool done = false;
       if constexpr (std::is_floating_point_v<T>) {
         if (FitsBlasInt(m, n, k, lda, ldb, n)) {
-          BlasGemm(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
-          done = true;
+          if (split) PoolGemm(ctx->intra_op_pool(), adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
+          else BlasGemm(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
+          return;
         }
       }
-      if (!done) BlockedGemm<T>(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, ctx->intra_op_pool());
-      for (int i = rb - 1; i >= 0; --i) {  // next batch coordinate, row-major
-        if (++coord[i] < bdims[i]) break;
-        coord[i] = 0;
-      }
+      BlockedGemm<T>(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, split ? ctx->intra_op_pool() : nullptr);
+    };
+    // Several items: one GEMM per pool thread at a time (Note [Single-threaded BLAS]); a single one
+    // is split over the pool itself.
+    if (batches == 1) {
+      one(0, true);
+      return;
     }
+    const int64_t cost = std::min<int64_t>(m * n * k, int64_t{1} << 30);
+    ParallelItems(ctx->intra_op_pool(), batches, cost, [&](int64_t b0, int64_t b1) {
+      for (int64_t bi = b0; bi < b1; ++bi) one(bi, false);
+    });
   }
 
  private:
