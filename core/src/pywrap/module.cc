@@ -169,6 +169,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitSession(m);
   InitGradients(m);
   InitCheckpoint(m);
+  InitFunctions(m);
 }
 
 }  // namespace txpy
