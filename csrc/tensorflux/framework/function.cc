@@ -12,10 +12,14 @@ namespace tx {
 
 namespace {
 
+// TensorFlow's own names include characters node names may not have ("__inference_<lambda>_7"),
+// so only what would break references is refused: empty names, whitespace and control
+// characters, ':' and '^'.
 bool IsValidFunctionName(const std::string& name) {
   if (name.empty()) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/' || c == '>';
+    const unsigned char u = static_cast<unsigned char>(c);
+    return u > 0x20 && u != 0x7f && c != ':' && c != '^';
   });
 }
 
@@ -55,7 +59,7 @@ Status ParseFunctionTensorRef(const std::string& s, FunctionTensorRef* out) {
 Status ValidateFunctionDef(const FunctionDef& f) {
   const std::string& name = f.name();
   if (!IsValidFunctionName(name))
-    return InvalidArgument("'", name, "' is not a valid function name (expected [A-Za-z0-9_.>/-]+)");
+    return InvalidArgument("'", name, "' is not a valid function name (it must be non-empty, without spaces, ':' or '^')");
   const std::string where = "function '" + name + "': ";
   std::set<std::string> args, nodes, outputs;
   for (const ArgDef& a : f.signature.input_arg) {
