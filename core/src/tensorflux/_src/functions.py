@@ -21,11 +21,12 @@ class Function:
     name an InvalidArgumentError.
     """
 
-    __slots__ = ("_h", "_grad")
+    __slots__ = ("_h", "_grad", "_deps")
 
-    def __init__(self, handle, grad=None):
+    def __init__(self, handle, grad=None, deps=()):
         self._h = handle
         self._grad = grad
+        self._deps = tuple(deps)  # functions the body may call, added to graphs along with it
 
     @classmethod
     def from_function_def(cls, function_def, grad=None):
@@ -55,6 +56,8 @@ class Function:
         """Adds the function (and its gradient function, if any) to ``graph``'s library (default:
         the default graph)."""
         g = graph if graph is not None else _graph.get_default_graph()
+        for dep in self._deps:
+            dep.add_to_graph(g)
         _c.graph_copy_function(g._h, self._h, self._grad._h if self._grad is not None else None)
 
     def __repr__(self):
@@ -65,14 +68,15 @@ def graph_to_function(graph, name, inputs, outputs, output_names=None, operation
                       control_output_names=None, append_hash=False, description=""):
     """Builds a Function from ``graph``: ``inputs`` (Tensors) become its arguments, ``outputs``
     (Tensors) its results; the body is ``operations`` or, when None, every operation between the
-    inputs and the outputs / ``control_outputs`` (Operations that must run)."""
+    inputs and the outputs / ``control_outputs`` (Operations that must run). The functions in
+    ``graph``'s library (those the body may call) go wherever the new function goes."""
     pairs = lambda ts: [(t.op._h, t.value_index) for t in ts]  # noqa: E731
     opers = None if operations is None else [op._h for op in operations]
     handle = _c.graph_to_function(graph._h, name, bool(append_hash), opers, pairs(inputs), pairs(outputs),
                                   None if output_names is None else list(output_names),
                                   [op._h for op in control_outputs],
                                   None if control_output_names is None else list(control_output_names), description)
-    return Function(handle)
+    return Function(handle, deps=graph_functions(graph))
 
 
 def graph_functions(graph=None):
