@@ -40,8 +40,9 @@ def test_import_does_not_load_protobuf():
 def test_installed_files():
     pkg = pathlib.Path(tx._lib.c.__file__).parent
     assert (pkg / "libtensorflux.so").exists()
-    header = pkg / "include" / "tensorflux" / "c" / "c_api.h"
-    assert header.read_text() == (ROOT / "csrc" / "include" / "tensorflux" / "c" / "c_api.h").read_text()
+    for name in ("c_api.h", "c_api_eager.h"):
+        header = pkg / "include" / "tensorflux" / "c" / name
+        assert header.read_text() == (ROOT / "csrc" / "include" / "tensorflux" / "c" / name).read_text()
 
 
 def test_binding_links_only_the_c_api_library():
@@ -55,7 +56,7 @@ def test_binding_links_only_the_c_api_library():
     nm = subprocess.run(["nm", "-D", "--defined-only", str(pkg / "libtensorflux.so")], capture_output=True,
                         text=True)
     exported = [line.split()[-1] for line in nm.stdout.splitlines() if " T " in line]
-    assert exported and all(name.startswith("TX_") for name in exported), exported[:5]
+    assert exported and all(name.startswith(("TX_", "TXE_")) for name in exported), exported[:5]
 
 
 def test_every_registered_op_has_a_wrapper():

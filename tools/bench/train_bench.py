@@ -53,6 +53,56 @@ def _tx_cnn_step():
     return lambda xv, yv: sess.run(train, {x: xv, y: yv})
 
 
+def _tx_eager_model(kind):
+    """Eager Variables and a forward function for the MLP or the CNN of the benchmarks."""
+    import tensorflux as tx
+    params = []
+    if kind == "mlp":
+        for i, (a, b) in enumerate(zip(MLP[:-1], MLP[1:])):
+            params += [tx.Variable(tx.initializers.glorot_uniform(seed=i)([a, b])), tx.Variable(tx.zeros([b]))]
+
+        def forward(x):
+            h = x
+            for i in range(0, len(params), 2):
+                h = tx.nn.bias_add(tx.matmul(h, params[i]), params[i + 1])
+                if i < len(params) - 2:
+                    h = tx.nn.relu(h)
+            return h
+    else:
+        for i, (cin, cout) in enumerate(((3, 32), (32, 64))):
+            params.append(tx.Variable(tx.initializers.he_normal(seed=i)([3, 3, cin, cout])))
+        params.append(tx.Variable(tx.initializers.glorot_uniform(seed=9)([8 * 8 * 64, 10])))
+
+        def forward(x):
+            h = x
+            for k in params[:2]:
+                h = tx.nn.max_pool2d(tx.nn.relu(tx.nn.conv2d(h, k, strides=1, padding="SAME")), 2, 2, "VALID")
+            return tx.matmul(tx.reshape(h, [-1, 8 * 8 * 64]), params[2])
+    return params, forward
+
+
+def _tx_eager_step(kind, compiled=False):
+    """The train step in eager mode (GradientTape + Adam), or wrapped in tx.function."""
+    import tensorflux as tx
+    from tensorflux._src import context
+    if not context._c.eager_initialized():
+        context.configure(intra_op_threads=THREADS, inter_op_threads=THREADS)
+    params, forward = _tx_eager_model(kind)
+    opt = tx.optimizers.Adam(1e-3)
+
+    def step(x, y):
+        with tx.GradientTape() as tape:
+            loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=forward(x)))
+        opt.apply_gradients(zip(tape.gradient(loss, params), params))
+        return loss
+
+    run = tx.function(step) if compiled else step
+
+    def call(xv, yv):
+        return run(tx.constant(xv), tx.constant(yv)).numpy()
+    return call
+
+
 def _tf_step(tf, kind):
     tf.config.threading.set_intra_op_parallelism_threads(THREADS)
     tf.config.threading.set_inter_op_parallelism_threads(THREADS)
@@ -84,6 +134,13 @@ def _bench(kind, batch, shape):
     ours_step = _tx_mlp_step(batch) if kind == "mlp" else _tx_cnn_step()
     ours = median_seconds(lambda: ours_step(xv, yv), repeats=20, inner=3)
     theirs = {}
+    eager = _tx_eager_step(kind)
+    theirs["tensorflux eager"] = median_seconds(lambda: eager(xv, yv), repeats=20, inner=3)
+    try:
+        compiled = _tx_eager_step(kind, compiled=True)
+        theirs["tensorflux tx.function"] = median_seconds(lambda: compiled(xv, yv), repeats=20, inner=3)
+    except AttributeError:  # no tx.function yet
+        theirs["tensorflux tx.function"] = None
     tf = _tf()
     if tf is not None:
         s = _tf_step(tf, kind)
@@ -91,8 +148,9 @@ def _bench(kind, batch, shape):
     for name, make in (("pytorch eager", torch_step), ("jax jit", jax_step)):
         s = make(kind, xv, yv)
         theirs[name] = median_seconds(s, repeats=20, inner=3) if s is not None else None
-    title = ("train step MLP 784-512-512-10, batch 128, Adam" if kind == "mlp"
-             else "train step CNN 32x32x3 (conv32-pool-conv64-pool-dense10), batch 32, Adam")
+    title = ("train step MLP 784-512-512-10, batch 128, Adam (tensorflux: graph mode + Session)" if kind == "mlp"
+             else "train step CNN 32x32x3 (conv32-pool-conv64-pool-dense10), batch 32, Adam (tensorflux: graph mode + "
+             "Session)")
     return report(f"{title} ({THREADS} threads)", "ms", 1e3, ours, theirs)
 
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common.h"
+#include "eager_tensor.h"
 
 namespace txpy {
 namespace {
@@ -169,6 +170,9 @@ PYBIND11_MODULE(_tx_c, m) {
   InitSession(m);
   InitGradients(m);
   InitCheckpoint(m);
+  InitEager(m);
+  InitEagerExecute(m);
+  InitEagerTape(m);
   InitFunctions(m);
 }
 

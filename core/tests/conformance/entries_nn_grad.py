@@ -83,6 +83,32 @@ _GEOMETRIES = [
 ]
 
 
+# Geometries for the float32 direct kernels (input depth C / output depth M multiples of 16,
+# Notes [Direct Conv2D backprop input] and [Direct Conv2D filter gradient]), their edges and the
+# per-thread GEMM paths beside them.
+_DIRECT_GEOMETRIES = [
+    ((2, 7, 9, 16), (3, 3, 16, 16), {"strides": S1, "padding": "SAME"}, "C=M=16 SAME"),
+    ((1, 6, 7, 32), (3, 2, 32, 48), {"strides": S1, "padding": "VALID"}, "batch 1, VALID, odd sizes, M=48"),
+    ((2, 9, 7, 16), (3, 3, 16, 32), {"strides": S1, "padding": "SAME", "dilations": [1, 2, 2, 1]}, "dilated"),
+    ((1, 8, 9, 16), (3, 3, 16, 16), {"strides": S1, "padding": "SAME", "dilations": [1, 1, 2, 1]},
+     "dilated along W only (one slice per tap)"),
+    ((2, 7, 8, 16), (4, 4, 16, 16), {"strides": S1, "padding": "SAME"}, "even filter: top padding below bottom"),
+    ((2, 6, 7, 16), (2, 3, 16, 32), {"strides": S1, "padding": "EXPLICIT",
+                                     "explicit_paddings": [0, 0, 1, 0, 2, 1, 0, 0]}, "explicit within the window"),
+    ((2, 6, 7, 16), (2, 3, 16, 16), {"strides": S1, "padding": "EXPLICIT",
+                                     "explicit_paddings": [0, 0, 3, 1, 0, 4, 0, 0]},
+     "explicit beyond the window (input grad not direct)"),
+    ((2, 6, 7, 20), (3, 3, 20, 32), {"strides": S1, "padding": "SAME"}, "C=20: input grad on GEMMs"),
+    ((2, 6, 7, 16), (3, 3, 16, 24), {"strides": S1, "padding": "SAME"}, "M=24: filter grad on GEMMs"),
+    ((3, 9, 8, 32), (3, 3, 32, 16), {"strides": S2, "padding": "SAME"}, "stride 2: input grad on per-image GEMMs"),
+    ((8, 16, 16, 16), (3, 3, 16, 32), {"strides": S1, "padding": "SAME"}, "several pixel units and chunks"),
+    ((4, 16, 16, 64), (3, 3, 64, 10), {"strides": S1, "padding": "SAME"}, "per-thread GEMMs of several chunks"),
+    ((2, 5, 6, 16), (1, 1, 16, 16), {"strides": S1, "padding": "VALID"}, "1x1"),
+    ((2, 2, 5, 16), (3, 3, 16, 16), {"strides": S1, "padding": "VALID"}, "empty output (OH = 0)"),
+    ((2, 5, 5, 16), (3, 3, 16, 0), {"strides": S1, "padding": "SAME"}, "M=0"),
+]
+
+
 def _out_shape(in_shape, f_shape, attrs, depthwise):
     ph, pw = _pads(attrs["padding"], attrs.get("explicit_paddings", ()))
     dil = attrs.get("dilations", S1)
@@ -91,15 +117,15 @@ def _out_shape(in_shape, f_shape, attrs, depthwise):
     return (in_shape[0], oh, ow, in_shape[3] * f_shape[3] if depthwise else f_shape[3])
 
 
-def _backprop_samples(filter_grad, depthwise, geometries):
+def _backprop_samples(filter_grad, depthwise, geometries, seed=100):
     out = []
     for k, (xs, fs, attrs, note) in enumerate(geometries):
         for dt in (FLOATS if k < 2 else (np.float32,)):
-            dy = rand(_out_shape(xs, fs, attrs, depthwise), dt, seed=100 + k)
+            dy = rand(_out_shape(xs, fs, attrs, depthwise), dt, seed=seed + k)
             if filter_grad:
-                inputs = {"input": rand(xs, dt, seed=120 + k), "filter_sizes": _i32(fs), "out_backprop": dy}
+                inputs = {"input": rand(xs, dt, seed=seed + 20 + k), "filter_sizes": _i32(fs), "out_backprop": dy}
             else:
-                inputs = {"input_sizes": _i32(xs), "filter": rand(fs, dt, seed=140 + k), "out_backprop": dy}
+                inputs = {"input_sizes": _i32(xs), "filter": rand(fs, dt, seed=seed + 40 + k), "out_backprop": dy}
             # TensorFlow 2.21's CPU depthwise backprop kernels ignore dilations (they return the
             # undilated gradient), so dilated depthwise samples are checked against the reference only.
             out.append(Sample(inputs, dict(attrs), note=note, cross_check=not (depthwise and "dilations" in attrs)))
@@ -165,13 +191,23 @@ def _pool_geometry(shape, ksize, strides, padding, explicit_paddings):
             yield i, j, slice(max(r0, 0), max(r0 + ksize[1], 0)), slice(max(c0, 0), max(c0 + ksize[2], 0))
 
 
+def _first_max(win):
+    """Index of each [n, c] column's maximum over axis 1 by TensorFlow's rule: start at the first
+    element, move only to a strictly greater one (ties and NaNs keep the earlier element)."""
+    best, idx = win[:, 0].copy(), np.zeros((win.shape[0], win.shape[2]), np.int64)
+    for i in range(1, win.shape[1]):
+        up = win[:, i] > best
+        best, idx = np.where(up, win[:, i], best), np.where(up, i, idx)
+    return idx
+
+
 def _max_pool_grad_ref(orig_input, orig_output, grad, ksize, strides, padding, explicit_paddings=(), **_):
     n, h, w, c = orig_input.shape
     dx = np.zeros(orig_input.shape, np.float64)
     for i, j, rows, cols in _pool_geometry(orig_input.shape, ksize, strides, padding, explicit_paddings):
         win = orig_input[:, rows, cols, :]
         wh, ww = win.shape[1:3]
-        first = win.reshape(n, wh * ww, c).argmax(axis=1)  # argmax returns the first maximum (row-major)
+        first = _first_max(win.reshape(n, wh * ww, c))
         for b in range(n):
             for ch in range(c):
                 dx[b, rows.start + first[b, ch] // ww, cols.start + first[b, ch] % ww, ch] += grad[b, i, j, ch]
@@ -221,6 +257,26 @@ def _max_pool_grad_samples():
     attrs = {"ksize": [1, 3, 3, 1], "strides": S2, "padding": "EXPLICIT", "explicit_paddings": [0, 0, 1, 1, 2, 0, 0, 0]}
     y = _pooled(x, **attrs)
     out.append(Sample({"orig_input": x, "orig_output": y, "grad": rand(y.shape, seed=154)}, attrs, note="explicit"))
+    # Windows tiling the input (every dx element written directly), with ties, several channel blocks.
+    for dt in NUMBERS:
+        x = np.round(rand((2, 8, 6, 70), dt, -3, 3, seed=155))
+        for attrs in ({"ksize": [1, 2, 2, 1], "strides": S2, "padding": "VALID"},
+                      {"ksize": [1, 2, 3, 1], "strides": [1, 2, 3, 1], "padding": "SAME"}):
+            y = _pooled(x, **attrs)
+            out.append(Sample({"orig_input": x, "orig_output": y, "grad": rand(y.shape, dt, seed=156)}, attrs,
+                              note=f"tiling windows {np.dtype(dt).name}"))
+    x = rand((1, 7, 9, 5), seed=157)
+    attrs = {"ksize": [1, 2, 2, 1], "strides": S2, "padding": "VALID"}
+    out.append(Sample({"orig_input": x, "orig_output": _pooled(x, **attrs), "grad": rand((1, 3, 4, 5), seed=158)},
+                      attrs, note="odd sizes: the last row and column get no gradient"))
+    nan = np.nan
+    x = np.array([[nan, 1, 2, 3], [0, 5, nan, 1], [2, 2, -0.0, 0.0], [1, nan, 0.0, -0.0]], np.float32)
+    x = np.stack([x, x[::-1], x[:, ::-1]], axis=-1)[None]
+    for attrs in ({"ksize": [1, 2, 2, 1], "strides": S2, "padding": "VALID"},
+                  {"ksize": [1, 3, 3, 1], "strides": S1, "padding": "VALID"}):
+        y = _pooled(x, **attrs)
+        out.append(Sample({"orig_input": x, "orig_output": y, "grad": rand(y.shape, seed=159)}, attrs,
+                          note="NaN and signed zeros: a NaN counts only as the first element"))
     x = np.zeros((0, 4, 4, 2), np.float32)
     out.append(Sample({"orig_input": x, "orig_output": np.zeros((0, 2, 2, 2), np.float32),
                        "grad": np.zeros((0, 2, 2, 2), np.float32)}, dict(_POOL_CASES[0][0]), note="zero batch"))
@@ -331,12 +387,14 @@ _FBN_INPUTS = {"y_backprop": rand((2, 3, 3, 4)), "x": rand((2, 3, 3, 4)), "scale
 
 ENTRIES = [
     OpEntry("Conv2DBackpropInput",
-            _backprop_samples(False, False, _GEOMETRIES) + [
+            _backprop_samples(False, False, _GEOMETRIES) + _backprop_samples(False, False, _DIRECT_GEOMETRIES, 300) + [
                 Sample({"input_sizes": _i32([7, 8]), "filter": rand((3, 3, 3, 4), seed=145),
                         "out_backprop": rand((2, 7, 8, 4), seed=146)}, {"strides": S1, "padding": "SAME"},
                        note="input_sizes of [H, W]")],
             ref=_backprop_input_ref, rtol=1e-4, atol=1e-3, errors=_INPUT_ERRORS),
-    OpEntry("Conv2DBackpropFilter", _backprop_samples(True, False, _GEOMETRIES), ref=_backprop_filter_ref,
+    OpEntry("Conv2DBackpropFilter",
+            _backprop_samples(True, False, _GEOMETRIES) + _backprop_samples(True, False, _DIRECT_GEOMETRIES, 300),
+            ref=_backprop_filter_ref,
             rtol=1e-4, atol=1e-3, errors=_FILTER_ERRORS),
     OpEntry("DepthwiseConv2dNativeBackpropInput", _backprop_samples(False, True, _DEPTHWISE_GEOMETRIES),
             ref=lambda **kw: _backprop_input_ref(depthwise=True, **kw), rtol=1e-4, atol=1e-3,

@@ -154,6 +154,22 @@ def run_sample(entry: OpEntry, sample: Sample, mode: str, device: str = DEVICES[
     return values, tensors
 
 
+def run_eager(entry: OpEntry, sample: Sample) -> list:
+    """Runs one sample eagerly (inputs as EagerTensors); returns the outputs as arrays."""
+    assert tx.executing_eagerly()
+    sig = signatures()[entry.op]
+    args = []
+    for (arg_name, _, _, kind) in sig.inputs:
+        value = sample.inputs[arg_name]
+        if kind == op_def_library.SINGLE:
+            args.append(tx.constant(np.asarray(value)))
+        else:
+            args.append([tx.constant(np.asarray(v)) for v in value])
+    attr_values = [sample.attrs.get(a) for a, _ in sig.attrs]
+    out = op_def_library.apply_op(sig, entry.op, args, attr_values)
+    return [] if out is None else [np.asarray(t.numpy()) for t in _as_list(out)]
+
+
 def reference(entry: OpEntry, sample: Sample) -> list:
     """The reference outputs for a sample, as a list of arrays."""
     out = entry.ref(**sample.inputs, **sample.attrs)

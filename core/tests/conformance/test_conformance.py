@@ -62,6 +62,23 @@ def test_forward(entry, sample, mode, device):
                              f"{entry.op} output {k} ({sample.note or 'sample'}, {mode})")
 
 
+@pytest.mark.eager
+@pytest.mark.parametrize("entry,sample", [
+    pytest.param(e, s, id=f"{op}-{i}") for op, e in sorted(ENTRIES.items()) if e.build is None
+    for i, s in enumerate(e.samples)])
+def test_forward_eager(entry, sample):
+    """Every sample again in eager mode: the same kernels, reached through the eager C API."""
+    values = harness.run_eager(entry, sample)
+    if entry.check is not None:
+        entry.check(values, sample)
+        return
+    expected = harness.reference(entry, sample)
+    assert len(values) == len(expected), f"{entry.op}: {len(values)} outputs, reference has {len(expected)}"
+    for k, (a, e) in enumerate(zip(values, expected)):
+        harness.assert_close(a, e, sample.rtol or entry.rtol, sample.atol or entry.atol,
+                             f"{entry.op} output {k} ({sample.note or 'sample'}, eager)")
+
+
 @pytest.mark.parametrize("entry,err,mode", list(_error_cases()))
 def test_error(entry, err, mode):
     g = tx.Graph()

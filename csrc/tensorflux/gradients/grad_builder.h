@@ -12,6 +12,7 @@
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/framework/attr_value.h"
+#include "tensorflux/framework/op_def.h"
 
 namespace tx {
 
@@ -53,6 +54,10 @@ class GradBuilder {
   // functions to it), or nullptr when the builder has none.
   virtual FunctionLibrary* function_library() const { return nullptr; }
 };
+
+// The OpDef of op `type` for a GradBuilder::AddOp call with `num_groups` input groups; Internal
+// (a bug in a gradient function) when the op is not registered or takes another number of inputs.
+Status GradientOpDef(const std::string& type, size_t num_groups, const OpDef** def);
 
 }  // namespace tx
 

@@ -14,12 +14,9 @@ void GraphGradBuilder::SetScope(const std::string& scope, const std::string& dev
 
 Status GraphGradBuilder::AddOp(const std::string& type, const std::vector<std::vector<GValue>>& inputs,
                                const AttrMap& attrs, std::vector<GValue>* outputs) {
-  const OpRegistration* reg = OpRegistry::Global()->LookUp(type);
-  if (reg == nullptr) return Internal("a gradient function uses op ", type, ", which is not registered");
-  const OpDef& def = reg->def;
-  if (inputs.size() != def.input_arg.size())
-    return Internal("a gradient function gave ", type, " ", inputs.size(), " input groups; its OpDef has ",
-                    def.input_arg.size(), " input arguments");
+  const OpDef* op_def = nullptr;
+  TX_RETURN_IF_ERROR(GradientOpDef(type, inputs.size(), &op_def));
+  const OpDef& def = *op_def;
   NodeSpec spec;
   spec.name = graph_->UniqueName(scope_ + "/" + type);
   spec.op_type = type;

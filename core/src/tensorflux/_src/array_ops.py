@@ -11,7 +11,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 # Names the lead exports at top level (see the package __init__).
 TOP_LEVEL = ["transpose", "concat", "split", "slice", "strided_slice", "pad", "tile", "expand_dims", "squeeze",
@@ -23,7 +23,12 @@ newaxis = None
 
 def placeholder(dtype, shape=None, name=None):
     """A tensor whose value must be fed when running (``Session.run(..., feed_dict={p: value})``).
-    ``shape`` may be None (any shape) or contain None for unknown dimensions."""
+    ``shape`` may be None (any shape) or contain None for unknown dimensions. Graph mode only."""
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        raise RuntimeError("tx.placeholder() is not compatible with eager execution: build it inside `with "
+                           "tx.Graph().as_default():` (or call tx.compat.v1.disable_eager_execution()).")
     return gen_ops.placeholder(dtype=_dtypes.as_dtype(dtype), shape=shape, name=name)
 
 
@@ -40,9 +45,9 @@ def reshape(tensor, shape, name=None):
 def cast(x, dtype, name=None):
     """``x`` converted element-wise to ``dtype`` (``x`` itself when it already has it)."""
     dtype = _dtypes.as_dtype(dtype)
-    if isinstance(x, Tensor) and x.dtype == dtype:
+    if isinstance(x, _TENSORS) and x.dtype == dtype:
         return x
-    if not isinstance(x, Tensor) and not hasattr(x, "_as_graph_element"):
+    if not isinstance(x, _TENSORS) and not hasattr(x, "_as_graph_element"):
         arr = np.asarray(x)
         # Python/NumPy numbers go straight to a float target, not through float32 (0.999 stays 0.999).
         if arr.dtype.kind in "fiub" and (dtype.is_floating or (arr.dtype.kind in "iub" and dtype.is_integer)):
@@ -57,7 +62,7 @@ def no_op(name=None):
 
 
 def _tensor(x):
-    return x if isinstance(x, Tensor) else convert_to_tensor(x)
+    return x if isinstance(x, _TENSORS) else convert_to_tensor(x)
 
 
 def _int_vector(values):
@@ -102,7 +107,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     if isinstance(num_or_size_splits, numbers.Integral) and not isinstance(num_or_size_splits, bool):
         return gen_ops.split(axis, value, num_split=int(num_or_size_splits), name=name)
     sizes = num_or_size_splits
-    if isinstance(sizes, Tensor):
+    if isinstance(sizes, _TENSORS):
         n = num if num is not None else (sizes.shape.as_list()[0] if sizes.shape.rank == 1 else None)
         if n is None:
             raise ValueError("Cannot infer the number of pieces from size_splits %s; pass num" % sizes.name)
@@ -119,9 +124,9 @@ builtins_slice = builtins.slice
 
 def slice(input_, begin, size, name=None):  # noqa: A001 (TensorFlow's name)
     """The block of ``input_`` of ``size`` (-1: to the end) starting at ``begin``."""
-    if not isinstance(begin, Tensor):
+    if not isinstance(begin, _TENSORS):
         begin = _int_vector(begin)
-    if not isinstance(size, Tensor):
+    if not isinstance(size, _TENSORS):
         size = _int_vector(size)
     return gen_ops.slice(input_, begin, size, name=name)
 
@@ -130,13 +135,13 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                   shrink_axis_mask=0, name=None):
     """The StridedSlice op: ``input_[begin:end:strides]`` per dimension, with masks as in TensorFlow."""
     if strides is None:
-        n = begin.shape.as_list()[0] if isinstance(begin, Tensor) else len(begin)
-        strides = np.ones([n], np.int32 if not isinstance(begin, Tensor) else begin.dtype.as_numpy_dtype)
-    if not isinstance(begin, Tensor):
+        n = begin.shape.as_list()[0] if isinstance(begin, _TENSORS) else len(begin)
+        strides = np.ones([n], np.int32 if not isinstance(begin, _TENSORS) else begin.dtype.as_numpy_dtype)
+    if not isinstance(begin, _TENSORS):
         begin = _int_vector(begin)
-    if not isinstance(end, Tensor):
+    if not isinstance(end, _TENSORS):
         end = _int_vector(end)
-    if not isinstance(strides, Tensor):
+    if not isinstance(strides, _TENSORS):
         strides = _int_vector(strides)
     return gen_ops.strided_slice(input_, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
                                  ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
@@ -149,12 +154,12 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     SYMMETRIC with it). ``mode`` is case-insensitive."""
     mode = str(mode).upper()
     tensor = _tensor(tensor)
-    if not isinstance(paddings, Tensor):
+    if not isinstance(paddings, _TENSORS):
         paddings = _int_vector(paddings).reshape(-1, 2) if np.size(paddings) else np.zeros([0, 2], np.int32)
     if mode == "CONSTANT":
-        if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
+        if not isinstance(constant_values, _TENSORS) and np.all(np.asarray(constant_values) == 0):
             return gen_ops.pad(tensor, paddings, name=name)
-        if not isinstance(constant_values, Tensor):
+        if not isinstance(constant_values, _TENSORS):
             constant_values = constant(constant_values, dtype=tensor.dtype)
         return gen_ops.pad_v2(tensor, paddings, constant_values, name=name)
     if mode in ("REFLECT", "SYMMETRIC"):
@@ -164,7 +169,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 def tile(input, multiples, name=None):  # noqa: A002 (TensorFlow's argument name)
     """``input`` repeated ``multiples[i]`` times along each dimension i."""
-    if not isinstance(multiples, Tensor):
+    if not isinstance(multiples, _TENSORS):
         multiples = _int_vector(multiples)
     return gen_ops.tile(input, multiples, name=name)
 
@@ -211,14 +216,14 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 def reverse(tensor, axis, name=None):
     """``tensor`` with the order of elements reversed along each dimension in ``axis``."""
-    if not isinstance(axis, Tensor):
+    if not isinstance(axis, _TENSORS):
         axis = _int_vector(axis)
     return gen_ops.reverse_v2(tensor, axis, name=name)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002 (TensorFlow's argument name)
     """``input`` repeated to ``shape`` with NumPy broadcasting rules."""
-    if not isinstance(shape, Tensor):
+    if not isinstance(shape, _TENSORS):
         shape = _int_vector(shape)
     return gen_ops.broadcast_to(input, shape, name=name)
 
@@ -244,7 +249,7 @@ def _scalar_index_tensor(t):
 
 def _gather_index(tensor, index):
     """tensor[index] for a 1-D integer index on the first axis (GatherV2), or None."""
-    if isinstance(index, Tensor):
+    if isinstance(index, _TENSORS):
         if index.shape.rank != 1 or index.dtype not in (_dtypes.int32, _dtypes.int64):
             return None
         idx = index
@@ -304,7 +309,7 @@ def slice_helper(tensor, slice_spec):
             for name, v in (("start", s.start), ("stop", s.stop), ("step", s.step)):
                 if v is None or _is_int(v):
                     parts.append(None if v is None else int(v))
-                elif isinstance(v, Tensor):
+                elif isinstance(v, _TENSORS):
                     parts.append(_scalar_index_tensor(v))
                     any_tensor = True
                 else:
@@ -326,7 +331,7 @@ def slice_helper(tensor, slice_spec):
             shrink_axis_mask |= bit
             s = int(s)
             begin.append(s), end.append(s + 1), strides.append(1)
-        elif isinstance(s, Tensor):
+        elif isinstance(s, _TENSORS):
             t = _scalar_index_tensor(s)
             any_tensor = True
             shrink_axis_mask |= bit
@@ -334,13 +339,13 @@ def slice_helper(tensor, slice_spec):
         else:
             raise TypeError("%s; got %r" % (_INDEX_HELP, s))
     if any_tensor:
-        wide = any(isinstance(v, Tensor) and v.dtype == _dtypes.int64 for v in begin + end + strides)
+        wide = any(isinstance(v, _TENSORS) and v.dtype == _dtypes.int64 for v in begin + end + strides)
         dt = _dtypes.int64 if wide else _dtypes.int32
 
         def pack(values, what):
-            if not any(isinstance(v, Tensor) for v in values):
+            if not any(isinstance(v, _TENSORS) for v in values):
                 return np.asarray(values, dt.as_numpy_dtype)
-            items = [cast(v, dt) if isinstance(v, Tensor) else constant(v, dtype=dt) for v in values]
+            items = [cast(v, dt) if isinstance(v, _TENSORS) else constant(v, dtype=dt) for v in values]
             return gen_ops.pack(items, axis=0, name=what)
 
         # Constant strides keep the output rank (and unindexed dims) known statically.

@@ -3,7 +3,9 @@
 
 import numpy as np
 
+from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import eager_tensor as _eager_tensor
 from tensorflux._src import graph as _graph
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor, TensorLike
@@ -85,16 +87,21 @@ def constant(value, dtype=None, shape=None, name="Const"):
             arr = arr.reshape(dims)
         else:
             raise TypeError("Expected Tensor's shape: %s, but got %s." % (tuple(dims), arr.shape))
+    if _context.executing_eagerly():
+        t = _eager_tensor.from_numpy(arr, _dtypes.as_dtype(arr.dtype))
+        device = _context.current_device()
+        return t if device is None else _eager_tensor.copy_to_device(t, device)
     return gen_ops.const(value=arr, dtype=_dtypes.as_dtype(arr.dtype), name=name)
 
 
 def convert_to_tensor(value, dtype=None, name=None):
     """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it."""
     if isinstance(value, TensorLike):
-        value = value._as_graph_element()
-    if isinstance(value, Tensor):
+        value = value._as_eager_tensor() if _context.executing_eagerly() else value._as_graph_element()
+    if isinstance(value, (Tensor, _eager_tensor.EagerTensor)):
         if dtype is not None and value.dtype != _dtypes.as_dtype(dtype):
             raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %s"
-                             % (_dtypes.as_dtype(dtype).name, value.dtype.name, value.name))
+                             % (_dtypes.as_dtype(dtype).name, value.dtype.name,
+                                getattr(value, "_op", None) and value.name))
         return value
     return constant(value, dtype=dtype, name=name or "Const")

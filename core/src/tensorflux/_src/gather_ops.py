@@ -5,6 +5,7 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 # Names the lead exports at top level and in submodules (see the package __init__).
 TOP_LEVEL = ["gather", "gather_nd", "scatter_nd", "one_hot", "where"]
@@ -41,7 +42,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     values = [v for v in (on_value, off_value) if v is not None]
     inferred = None
     for v in values:
-        if isinstance(v, Tensor):
+        if isinstance(v, _TENSORS):
             inferred = v.dtype
             break
     if inferred is None and values:
@@ -55,16 +56,16 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         dtype = inferred or _dtypes.float32
     if on_value is None:
         on_value = convert_to_tensor(True if dtype.is_bool else 1, dtype=dtype, name="on_value")
-    elif not isinstance(on_value, Tensor):
+    elif not isinstance(on_value, _TENSORS):
         on_value = convert_to_tensor(on_value, dtype=dtype, name="on_value")
     if off_value is None:
         off_value = convert_to_tensor(False if dtype.is_bool else 0, dtype=dtype, name="off_value")
-    elif not isinstance(off_value, Tensor):
+    elif not isinstance(off_value, _TENSORS):
         off_value = convert_to_tensor(off_value, dtype=dtype, name="off_value")
     if on_value.dtype != off_value.dtype:
         raise TypeError("on_value (%s) and off_value (%s) must have the same dtype"
                         % (on_value.dtype.name, off_value.dtype.name))
-    if not isinstance(indices, Tensor):
+    if not isinstance(indices, _TENSORS):
         indices = convert_to_tensor(indices, name="indices")
     return gen_ops.one_hot(indices, depth, on_value, off_value, axis=-1 if axis is None else int(axis),
                            name=name or "one_hot")

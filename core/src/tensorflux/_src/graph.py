@@ -164,12 +164,30 @@ class Graph:
                 input_ops.append(x._op)
         controllers = tls.controllers
         control = [c._h for c in self._control_inputs_for(input_ops)] if controllers else ()
+        ordered = self._ordering_inputs(op_type, inputs)
+        if ordered:
+            control = list(control) + [c._h for c in ordered if c._h not in control]
         h, output_types = _c.finish_operation(self._h, op_type, name, tls.device, handles, control, attrs)
         op = Operation(self, h, name, op_type, tls.device, output_types)
         self._ops[h] = op
         for controller in controllers:
             controller.created.add(op)
+        self._created(op, inputs)
         return op
+
+    def _ordering_inputs(self, op_type, inputs):
+        """Extra control inputs for a new op (function graphs order stateful ops); none here."""
+        return ()
+
+    def _created(self, op, inputs):
+        """Called after each op is added (function graphs track stateful ops)."""
+
+    def _capture_eager(self, tensor, arg_name, op_type):
+        """The graph tensor standing for EagerTensor ``tensor`` used as input ``arg_name`` of a new
+        ``op_type`` op. Plain graphs cannot hold eager values (function graphs capture them)."""
+        raise TypeError("Attempting to capture an EagerTensor (input '%s' of %s) in a graph without building a "
+                        "function: eager tensors cannot be mixed with graph tensors. Create the value inside the "
+                        "graph (tx.constant) or use tx.function." % (arg_name, op_type))
 
     def _op_from_handle(self, h):
         op = self._ops.get(h)
@@ -361,10 +379,19 @@ def name_scope(name):
 
 
 def device(device_name):
-    """``get_default_graph().device(device_name)``."""
+    """``get_default_graph().device(device_name)``; in eager mode the device ops run on."""
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        return context.eager_device(device_name)
     return get_default_graph().device(device_name)
 
 
 def control_dependencies(control_inputs):
-    """``get_default_graph().control_dependencies(control_inputs)``."""
+    """``get_default_graph().control_dependencies(control_inputs)``; in eager mode a no-op (ops
+    run in program order), as in TensorFlow."""
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        return contextlib.nullcontext()
     return get_default_graph().control_dependencies(control_inputs)

@@ -5,10 +5,12 @@ a TypeError, Python scalars and NumPy values next to a Tensor take its dtype, tr
 integers casts them to a float type first, and comparisons give bool."""
 
 from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import eager_tensor as _eager_tensor
 from tensorflux._src.array_ops import cast, reshape
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 
 def add(x, y, name=None):
@@ -35,9 +37,9 @@ _TRUEDIV_FLOAT = {_dtypes.int8: _dtypes.float32, _dtypes.uint8: _dtypes.float32,
 def divide(x, y, name=None):
     """x / y element-wise (true division: integers are first cast to float, like TensorFlow)."""
     name = name or "truediv"
-    if not isinstance(x, Tensor):
-        x = convert_to_tensor(x, dtype=y.dtype if isinstance(y, Tensor) else None, name="x")
-    if not isinstance(y, Tensor):
+    if not isinstance(x, _TENSORS):
+        x = convert_to_tensor(x, dtype=y.dtype if isinstance(y, _TENSORS) else None, name="x")
+    if not isinstance(y, _TENSORS):
         y = convert_to_tensor(y, dtype=x.dtype, name="y")
     target = _TRUEDIV_FLOAT.get(x.dtype)
     if target is not None:
@@ -128,7 +130,7 @@ def negative(x, name=None):
 def round(x, name=None):  # noqa: A001 - TensorFlow's name
     """x rounded to the nearest integer element-wise, halves to even ("banker's rounding", like
     TensorFlow and NumPy); integer tensors are returned unchanged."""
-    if not isinstance(x, Tensor):
+    if not isinstance(x, _TENSORS):
         x = convert_to_tensor(x)
     if x.dtype.is_integer:
         return x
@@ -177,7 +179,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     import numpy as np  # local: this function is the only part of the module the batch dispatch touches
 
     def rank(v):
-        return v.shape.rank if isinstance(v, Tensor) else np.ndim(v)
+        shape = getattr(v, "shape", None)  # Tensors, EagerTensors and Variables have a TensorShape
+        return shape.rank if hasattr(shape, "rank") else np.ndim(v)
 
     ra, rb = rank(a), rank(b)
     if ra is None or rb is None or ra > 2 or rb > 2:
@@ -186,7 +189,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 
 def _reduction(gen_fn, input_tensor, axis, keepdims, name):
-    x = input_tensor if isinstance(input_tensor, Tensor) else convert_to_tensor(input_tensor)
+    x = input_tensor if isinstance(input_tensor, _TENSORS) else convert_to_tensor(input_tensor)
     if axis is None:
         rank = x.shape.rank
         if rank is not None:
@@ -245,3 +248,4 @@ def _override_operators():
 
 
 _override_operators()
+_eager_tensor._install_operators()

@@ -3,7 +3,7 @@ normalization. Thin compositions over the generated wrappers, with TensorFlow 2 
 
 from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 # Top-level names this module would like exported from ``tensorflux`` (none: all live in tx.nn).
 TOP_LEVEL = []
@@ -47,7 +47,7 @@ def softsign(features, name=None):
 def _check_last_axis(logits, axis, what):
     if axis is None or axis == -1:
         return
-    rank = logits.shape.rank if isinstance(logits, Tensor) else None
+    rank = logits.shape.rank if isinstance(logits, _TENSORS) else None
     if rank is None or axis != rank - 1:
         raise NotImplementedError("%s over an axis other than the last one (axis=%r) is not supported yet"
                                   % (what, axis))
@@ -214,7 +214,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     import numpy as np
     if isinstance(rate, (int, float)) and not 0 <= rate < 1:
         raise ValueError("rate must be a scalar in [0, 1), got %r" % (rate,))
-    x = x if isinstance(x, Tensor) else constant_op.constant(x)
+    x = x if isinstance(x, _TENSORS) else constant_op.constant(x)
     if isinstance(rate, (int, float)) and rate == 0:
         return array_ops.identity(x, name=name)
     shape = gen_ops.shape(x) if noise_shape is None else constant_op.constant(np.asarray(noise_shape, np.int32))

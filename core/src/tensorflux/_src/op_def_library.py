@@ -9,11 +9,16 @@ import numbers
 
 import numpy as np
 
+from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
+from tensorflux._src.eager_tensor import EagerTensor, _convert
 from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import engine_dims
+
+_graph_stack = _graph._default_graph_stack
+_eager_execute = lib.c.eager_execute
 
 # Attr kind codes shared with the binding (src/pywrap/graph.cc, AttrKind).
 STRING, INT, FLOAT, BOOL, TYPE, SHAPE, TENSOR, FUNC = 0, 1, 2, 3, 4, 5, 6, 8
@@ -33,7 +38,7 @@ class OpSig:
     output_class: a namedtuple class for ops with several output args, else None
     """
 
-    __slots__ = ("op_type", "inputs", "attrs", "outputs", "type_defaults", "output_class")
+    __slots__ = ("op_type", "inputs", "attrs", "outputs", "type_defaults", "output_class", "_spec")
 
     def __init__(self, op_type, inputs=(), attrs=(), outputs=(), type_defaults=None, output_class=None):
         self.op_type = op_type
@@ -42,6 +47,7 @@ class OpSig:
         self.outputs = outputs
         self.type_defaults = type_defaults or {}
         self.output_class = output_class
+        self._spec = None  # compiled for eager_execute on first eager use
 
 
 def _graph_for(values):
@@ -59,8 +65,25 @@ def _graph_for(values):
 
 
 def apply_op(sig, name, args, attr_values):
-    """Creates an operation of ``sig.op_type`` and returns its output(s): a Tensor, a list or a
-    namedtuple of them, or the Operation when the op has no outputs."""
+    """Runs ``sig.op_type`` at once in eager mode (returning EagerTensors, or None for an op
+    without outputs); in graph mode creates an operation and returns its output(s): a Tensor, a
+    list or a namedtuple of them, or the Operation when the op has no outputs."""
+    if not _graph_stack.stack and not _context._eager_disabled:
+        spec = sig._spec or eager_spec(sig)
+        return _eager_execute(spec, args, attr_values, _context._tls.device)
+    return _apply_graph_op(sig, name, args, attr_values)
+
+
+def eager_spec(sig):
+    """The compiled form of ``sig`` that eager_execute takes (made once per op type)."""
+    spec = sig._spec
+    if spec is None:
+        _context.ensure_initialized()
+        spec = sig._spec = lib.c.eager_make_spec(sig)
+    return spec
+
+
+def _apply_graph_op(sig, name, args, attr_values):
     g = _graph_for(args)
     # Attrs first: a bad attr value then leaves the graph untouched.
     attrs = [(attr_name, kind, convert_attr(attr_name, kind, value))
@@ -145,7 +168,9 @@ def _convert_inputs(sig, args, inferred, g):
         if dtype is None and type_attr in sig.type_defaults:
             dtype = _dtypes._BY_ENUM[sig.type_defaults[type_attr]]
         if kind == SINGLE:
-            if not isinstance(value, Tensor):
+            if isinstance(value, EagerTensor):
+                value = g._capture_eager(value, arg_name, sig.op_type)
+            elif not isinstance(value, Tensor):
                 value = constant_in_graph(g, value, dtype, arg_name, for_input="%s of %s" % (arg_name, sig.op_type))
                 if type_attr and type_attr not in inferred:
                     inferred[type_attr] = value._dtype
@@ -153,7 +178,9 @@ def _convert_inputs(sig, args, inferred, g):
         else:
             items = []
             for i, t in enumerate(value):
-                if not isinstance(t, Tensor):
+                if isinstance(t, EagerTensor):
+                    t = g._capture_eager(t, arg_name, sig.op_type)
+                elif not isinstance(t, Tensor):
                     t = constant_in_graph(g, t, dtype if kind == NUMBER_LIST else None, "%s_%d" % (arg_name, i),
                                           for_input="%s of %s" % (arg_name, sig.op_type))
                 items.append(t)
@@ -243,3 +270,6 @@ def convert_attr(name, kind, value):
         return [conv(name, v) for v in value]
     return _CONVERTERS[kind](name, value)
 
+
+
+lib.c.eager_register_converters(_convert, convert_attr, _dtypes.DType)

@@ -224,11 +224,14 @@ class Tensor:
 
     def __bool__(self):
         raise TypeError("Using a symbolic tx.Tensor (%s) as a Python bool is not allowed: its value is only "
-                        "known when a Session runs it." % self.name)
+                        "known when the graph runs. Inside tx.function, Python `if`/`while` on a tensor cannot be "
+                        "traced: use tx.cond / tx.while_loop (or compute the condition outside the function)."
+                        % self.name)
 
     def __iter__(self):
         raise TypeError("Iterating over a symbolic tx.Tensor (%s) is not allowed: its value is only known when "
-                        "a Session runs it." % self.name)
+                        "the graph runs. Inside tx.function, loop over a tensor with tx.while_loop, or over a "
+                        "Python range." % self.name)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("Cannot convert a symbolic tx.Tensor (%s) to a NumPy array: run it in a Session to "

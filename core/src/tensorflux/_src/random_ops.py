@@ -26,7 +26,7 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -57,7 +57,7 @@ def get_seed(op_seed):
 
 
 def _shape_tensor(shape):
-    if isinstance(shape, Tensor):
+    if isinstance(shape, _TENSORS):
         return shape
     arr = np.asarray(shape if not hasattr(shape, "as_list") else shape.as_list())
     if arr.dtype.kind not in "iu" and arr.size > 0:
@@ -73,10 +73,10 @@ def _is_number(x, value):
 def _affine(rnd, scale, shift, dtype):
     """rnd * scale + shift, skipping the identity parts when they are Python numbers."""
     if not _is_number(scale, 1):
-        rnd = gen_ops.mul(rnd, convert_to_tensor(scale, dtype=dtype, name="scale") if not isinstance(scale, Tensor)
+        rnd = gen_ops.mul(rnd, convert_to_tensor(scale, dtype=dtype, name="scale") if not isinstance(scale, _TENSORS)
                           else scale)
     if not _is_number(shift, 0):
-        rnd = gen_ops.add_v2(rnd, convert_to_tensor(shift, dtype=dtype, name="shift") if not isinstance(shift, Tensor)
+        rnd = gen_ops.add_v2(rnd, convert_to_tensor(shift, dtype=dtype, name="shift") if not isinstance(shift, _TENSORS)
                              else shift)
     return rnd
 
@@ -100,8 +100,8 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         maxval = 1
     if _is_number(minval, 0) and _is_number(maxval, 1):
         return rnd
-    lo = minval if isinstance(minval, Tensor) else convert_to_tensor(minval, dtype=dtype, name="min")
-    hi = maxval if isinstance(maxval, Tensor) else convert_to_tensor(maxval, dtype=dtype, name="max")
+    lo = minval if isinstance(minval, _TENSORS) else convert_to_tensor(minval, dtype=dtype, name="min")
+    hi = maxval if isinstance(maxval, _TENSORS) else convert_to_tensor(maxval, dtype=dtype, name="max")
     return gen_ops.add_v2(gen_ops.mul(rnd, gen_ops.sub(hi, lo)), lo)
 
 
@@ -126,7 +126,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
 def shuffle(value, seed=None, name=None):
     """``value`` with its first dimension randomly permuted."""
     seed1, seed2 = get_seed(seed)
-    value = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    value = value if isinstance(value, _TENSORS) else convert_to_tensor(value)
     return gen_ops.random_shuffle(value, seed=seed1, seed2=seed2, name=name)
 
 
@@ -134,8 +134,8 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Class indices, ``num_samples`` per row of ``logits`` [batch, classes], drawn with
     probabilities softmax(row); ``dtype`` is int64 (default) or int32."""
     seed1, seed2 = get_seed(seed)
-    logits = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
-    n = num_samples if isinstance(num_samples, Tensor) else convert_to_tensor(num_samples, dtype=_dtypes.int32)
+    logits = logits if isinstance(logits, _TENSORS) else convert_to_tensor(logits)
+    n = num_samples if isinstance(num_samples, _TENSORS) else convert_to_tensor(num_samples, dtype=_dtypes.int32)
     return gen_ops.multinomial(logits, n, seed=seed1, seed2=seed2,
                                output_dtype=_dtypes.as_dtype(dtype or _dtypes.int64), name=name)
 
@@ -157,7 +157,7 @@ def _philox4x32(counter, key):
 def key_counter_from_seed(seed):
     """(key, counter) as uint64 arrays of shapes [1] and [2] from a shape-[2] integer seed
     (Note [Stateless seeds])."""
-    if isinstance(seed, Tensor):
+    if isinstance(seed, _TENSORS):
         if seed.op.type != "Const":
             raise TypeError("stateless ops take a Python/NumPy seed or a constant tensor; %s is computed at run "
                             "time" % seed.name)
@@ -194,8 +194,8 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
         maxval = 1
     if _is_number(minval, 0) and _is_number(maxval, 1):
         return rnd
-    lo = minval if isinstance(minval, Tensor) else convert_to_tensor(minval, dtype=dtype, name="min")
-    hi = maxval if isinstance(maxval, Tensor) else convert_to_tensor(maxval, dtype=dtype, name="max")
+    lo = minval if isinstance(minval, _TENSORS) else convert_to_tensor(minval, dtype=dtype, name="min")
+    hi = maxval if isinstance(maxval, _TENSORS) else convert_to_tensor(maxval, dtype=dtype, name="max")
     return gen_ops.add_v2(gen_ops.mul(rnd, gen_ops.sub(hi, lo)), lo)
 
 

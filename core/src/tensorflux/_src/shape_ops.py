@@ -8,7 +8,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 # Names the lead exports at top level and in submodules (see the package __init__).
 TOP_LEVEL = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "shape", "size", "rank", "identity_n",
@@ -18,7 +18,7 @@ SUBMODULE_NAMES = {"debugging": ["check_numerics"], "math": []}
 
 def _shape_tensor(shape):
     """``shape`` (a Tensor, or a list/tuple of ints) as an int32 (int64 when needed) vector Tensor."""
-    if isinstance(shape, Tensor):
+    if isinstance(shape, _TENSORS):
         return shape
     dims = np.asarray(list(shape) if isinstance(shape, (list, tuple)) else shape, dtype=np.int64).reshape(-1)
     fits32 = dims.size == 0 or builtins.max(abs(int(d)) for d in dims) < 2 ** 31
@@ -52,7 +52,7 @@ def _shape_of(x):
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
     """Zeros with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
-    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    x = input if isinstance(input, _TENSORS) else convert_to_tensor(input)
     if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
         return gen_ops.fill(_shape_of(x), constant(0, dtype=_dtypes.as_dtype(dtype)), name=name or "zeros_like")
     return gen_ops.zeros_like(x, name=name)
@@ -60,7 +60,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
     """Ones with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
-    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    x = input if isinstance(input, _TENSORS) else convert_to_tensor(input)
     if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
         return gen_ops.fill(_shape_of(x), constant(1, dtype=_dtypes.as_dtype(dtype)), name=name or "ones_like")
     return gen_ops.ones_like(x, name=name)
@@ -74,14 +74,14 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
     else:
-        tensor_types = [v.dtype for v in values if isinstance(v, Tensor)]
+        tensor_types = [v.dtype for v in values if isinstance(v, _TENSORS)]
         if tensor_types:
             dtype = tensor_types[0]
         elif builtins.any(isinstance(v, float) or np.asarray(v).dtype.kind == "f" for v in values):
             dtype = _dtypes.float32
         else:
             dtype = _dtypes.int32
-    args = [v if isinstance(v, Tensor) else constant(v, dtype=dtype) for v in values]
+    args = [v if isinstance(v, _TENSORS) else constant(v, dtype=dtype) for v in values]
     return gen_ops.range(*args, name=name)
 
 

@@ -1,10 +1,13 @@
 """`tx.Variable`: resource variables living in the session's resource manager (engine ops
 VarHandleOp / ReadVariableOp / AssignVariableOp / ...), with TensorFlow's graph-mode API."""
 
+import itertools
+
+from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.operation import TensorLike
 from tensorflux._src.tensor_shape import as_shape
 
 
@@ -16,22 +19,37 @@ def _collections(g):
     return cols
 
 
-class Variable(TensorLike):
-    """A mutable tensor that keeps its value across `Session.run` calls.
+_eager_ids = itertools.count(1)
 
-    ``Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)`` adds a variable
-    handle, an initializer (run it, or `tx.global_variables_initializer()`, before reading) and a
-    read of the value to the default graph. The variable is used wherever a tensor is expected
-    (its value is read when the consuming op runs); `assign`, `assign_add` and `assign_sub` give
-    ops that update it. Reading an uninitialized variable fails with FailedPreconditionError
-    naming it.
+
+class Variable(TensorLike):
+    """A mutable tensor that keeps its value across `Session.run` calls (graph mode) or for as long
+    as the Python object lives (eager mode).
+
+    ``Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)``. In eager mode
+    the variable is created and assigned at once in the eager context, and reads return values.
+    In graph mode it adds a variable handle, an initializer (run it, or
+    `tx.global_variables_initializer()`, before reading) and a read of the value to the default
+    graph. The variable is used wherever a tensor is expected (its value is read when the consuming
+    op runs); `assign`, `assign_add` and `assign_sub` update it. Reading an uninitialized variable
+    fails with FailedPreconditionError naming it.
     """
 
     __array_priority__ = 100
+    _eager = False
+    _handle = None
 
     def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given")
+        if _context.executing_eagerly():
+            self._init_eager(initial_value, trainable, name, dtype, shape)
+            return
+        if _context.inside_function():
+            # Variables outlive the function being traced: created eagerly (tf.function's lifting).
+            with _context.init_scope():
+                self._init_eager(initial_value, trainable, name, dtype, shape)
+            return
         g = _graph.get_default_graph()
         with g.name_scope(name or "Variable") as scope:
             self._graph = g
@@ -58,12 +76,44 @@ class Variable(TensorLike):
         if self._trainable:
             trainable_vars.append(self)
 
+    def _init_eager(self, initial_value, trainable, name, dtype, shape):
+        self._eager = True
+        self._graph = None
+        if callable(initial_value):
+            initial_value = initial_value()
+        init = convert_to_tensor(initial_value, dtype=dtype)
+        self._dtype = init.dtype
+        self._shape = as_shape(shape) if shape is not None else init.shape
+        base = name or "Variable"
+        if not self._shape.is_compatible_with(init.shape):
+            raise ValueError("Variable %s: initial value of shape %s is incompatible with shape %s"
+                             % (base, init.shape, self._shape))
+        self._name = base + ":0"
+        # The eager context's variables are process-wide: the shared name must be unique.
+        shared = "%s_%d" % (base, next(_eager_ids))
+        self._handle = gen_ops.var_handle_op(dtype=self._dtype, shape=self._shape, shared_name=shared,
+                                             debug_name=base)
+        gen_ops.assign_variable_op(self._handle, init, validate_shape=shape is None)
+        self._initial_value = init
+        self._initializer = None
+        self._trainable = bool(trainable)
+        from tensorflux._src.backprop import register_variable
+
+        register_variable(self)
+
+    def __del__(self):
+        if self._eager and self._handle is not None:
+            try:
+                gen_ops.destroy_resource_op(self._handle, ignore_lookup_error=True)
+            except Exception:  # noqa: BLE001 - interpreter shutdown: the context may be gone
+                pass
+
     # -- identity -------------------------------------------------------------------------------
 
     @property
     def name(self):
         """``"<scope>:0"``, the name of the handle tensor."""
-        return self._handle.name
+        return self._name if self._eager else self._handle.name
 
     @property
     def handle(self):
@@ -73,6 +123,8 @@ class Variable(TensorLike):
 
     @property
     def op(self):
+        if self._eager:
+            raise AttributeError("Variable.op is undefined when eager execution is enabled.")
         return self._handle.op
 
     @property
@@ -104,21 +156,54 @@ class Variable(TensorLike):
         return self._initial_value
 
     def __repr__(self):
+        if self._eager:
+            return "<tx.Variable %r shape=%s dtype=%s, numpy=%r>" % (self.name, self._shape, self._dtype.name,
+                                                                   self.numpy())
         return "<tx.Variable %r shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
+
+    def numpy(self):
+        """The current value as a NumPy array (eager mode)."""
+        if not self._eager:
+            raise NotImplementedError("numpy() is only available for variables created in eager mode")
+        return self.read_value().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        if not self._eager:
+            raise TypeError("Cannot convert graph variable %s to a NumPy array: run it in a Session." % self.name)
+        return self.read_value().__array__(dtype, copy)
 
     # -- reading and writing --------------------------------------------------------------------
 
     def value(self):
-        """The variable's value, read once per run by the op this returns (shared by all uses)."""
+        """The variable's value: in graph mode read once per run by the op this returns (shared by
+        all uses); in eager mode the current value."""
+        if self._eager:
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
         return self._value
 
     def read_value(self):
         """A new read of the variable: ordered after the control dependencies in scope."""
+        if self._eager:
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
         with self._graph.name_scope("Read"):
             return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
 
     def _as_graph_element(self):
+        if self._eager:
+            # In a function graph the read captures the handle; plain graphs refuse eager values.
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
         return self._value
+
+    def _as_eager_tensor(self):
+        if not self._eager:
+            raise TypeError("Graph variable %s cannot be used in eager mode: run it in a Session." % self.name)
+        return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
+
+    def _as_tensor(self):
+        """The value to compute with: a read in eager mode, the shared read in graph mode."""
+        if self._eager and _context.executing_eagerly():
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
+        return self._as_graph_element()
 
     def _check_value(self, value, what):
         value = convert_to_tensor(value, dtype=self._dtype)
@@ -130,6 +215,8 @@ class Variable(TensorLike):
     def _update(self, op_fn, value, what, read_value, name):
         value = self._check_value(value, what)
         op = op_fn(self._handle, value, name=name)
+        if self._eager:
+            return self.read_value() if read_value else None
         if not read_value:
             return op
         with self._graph.control_dependencies([op]):
@@ -152,6 +239,8 @@ class Variable(TensorLike):
         return gen_ops.var_is_initialized_op(self._handle, name=name)
 
     def eval(self, session=None):
+        if self._eager:
+            return self.numpy()
         from tensorflux._src.session import _session_for
         return _session_for(session, self._value).run(self._value)
 
@@ -160,11 +249,10 @@ def _forward_operators():
     """Arithmetic, comparisons and indexing on a Variable act on its value."""
     names = ["add", "sub", "mul", "truediv", "matmul", "floordiv", "mod", "pow", "and", "or", "xor"]
     for n in names:
-        for dunder in ("__%s__" % n, "__r%s__" % n):
-            if hasattr(Tensor, dunder):
-                setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._value, d)(other))(dunder))
+        for dunder in ("__%s__" % n, "__r%s__" % n):  # looked up on the value at call time
+            setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
     for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"):
-        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._value, d)(*a))(dunder))
+        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
 
 
 _forward_operators()

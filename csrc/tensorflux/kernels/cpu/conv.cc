@@ -13,9 +13,7 @@
 // patches for threaded BLAS calls 16-22 ms, per-thread chunks + single-threaded BLAS ~11 ms, the
 // direct kernel ~8.4 ms (TensorFlow 2.21 with oneDNN: ~8.0 ms).
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -34,25 +32,6 @@ namespace {
 constexpr int64_t kPatchChunkBytes = int64_t{1} << 20;
 // Fewer output rows per thread than this and the threads share the GEMMs through threaded BLAS instead.
 constexpr int64_t kMinRowsPerThread = 32;
-// Output-row blocks per thread the direct path aims for: small enough to rebalance, big enough for whole tiles.
-constexpr int64_t kClaimsPerThread = 16;
-// Largest zero-padded input copy (in floats) the direct path keeps between calls: 64 MiB.
-constexpr int64_t kMaxKeptPaddedFloats = int64_t{16} << 20;
-
-// Calls fn(begin, end) over blocks of `block` items covering [0, total), the intra-op threads
-// claiming blocks one at a time: a thread the OS delays (the cores are shared) leaves its blocks
-// to the others instead of holding up the whole op, as fixed per-thread ranges would.
-// cost_per_item (~cycles) must be at most 2^30.
-void ParallelClaims(ThreadPool* pool, int64_t total, int64_t block, int64_t cost_per_item,
-                    const std::function<void(int64_t, int64_t)>& fn) {
-  std::atomic<int64_t> next{0};
-  const int64_t threads = pool->num_threads() + 1;
-  // cost_per_item is at most 2^30, so this cannot overflow.
-  const int64_t cost_per_thread = std::min<int64_t>(total / threads + 1, int64_t{1} << 20) * cost_per_item;
-  pool->ParallelFor(threads, cost_per_thread, [&](int64_t, int64_t) {
-    for (int64_t b = next.fetch_add(block); b < total; b = next.fetch_add(block)) fn(b, std::min(total, b + block));
-  });
-}
 
 // Writes the patch rows [row0, row0 + rows) of the im2col matrix (row = n*OH*OW + oh*OW + ow).
 template <typename T>
@@ -133,30 +112,6 @@ class Conv2DOp : public OpKernel {
   }
 
  private:
-  // The AVX-512 path of Note [Direct Conv2D]: pads the input when needed, then splits the output
-  // rows (n, oh) over the intra-op threads.
-  static void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y) {
-    const PaddedInput p = DirectConvPadding(g);
-    const float* xp = x;
-    std::vector<float> fresh;
-    if (p.hp != g.h || p.wp != g.w || g.pt != 0 || g.pl != 0) {
-      // Reused per-thread buffer (page faults of a fresh one cost ~10% of the benchmark), unless
-      // it would pin a large amount of memory.
-      thread_local std::vector<float> padded;
-      const int64_t size = g.n * p.hp * p.wp * g.c;
-      std::vector<float>& buf = size <= kMaxKeptPaddedFloats ? padded : fresh;
-      if (static_cast<int64_t>(buf.size()) < size) buf.resize(size);
-      float* dst = buf.data();
-      pool->ParallelFor(g.n, p.hp * p.wp * g.c, [&](int64_t n0, int64_t n1) { DirectConvPadImages(g, p, x, n0, n1, dst); });
-      xp = dst;
-    }
-    // ~cycles per output row, saturated so the product cannot overflow (k and m fit 32 bits).
-    const int64_t pixel_cost = std::min<int64_t>(2 * g.kh * g.kw * g.c * g.m, int64_t{1} << 30);
-    const int64_t row_cost = std::min<int64_t>(pixel_cost * std::min<int64_t>(g.ow, int64_t{1} << 20), int64_t{1} << 30);
-    const int64_t rows = g.n * g.oh, block = std::max<int64_t>(1, rows / (kClaimsPerThread * (pool->num_threads() + 1)));
-    ParallelClaims(pool, rows, block, row_cost, [&](int64_t r0, int64_t r1) { DirectConvRows(g, p, xp, w, r0, r1, y); });
-  }
-
   // y rows [begin, end) = patches(x) * w, `chunk` rows at a time through a per-thread patch buffer.
   static void Im2ColGemm(const ConvGeometry& g, const T* x, const T* w, int64_t begin, int64_t end, int64_t chunk,
                          T* y) {

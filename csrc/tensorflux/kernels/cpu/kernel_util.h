@@ -2,7 +2,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
@@ -68,6 +70,21 @@ void ParallelItems(ThreadPool* pool, int64_t n, int64_t cost, const F& fn) {
     return;
   }
   pool->ParallelFor(n, std::max<int64_t>(cost, 1), [&](int64_t b, int64_t e) { fn(b, e); });
+}
+
+// Calls fn(begin, end) over blocks of `block` items covering [0, total), the intra-op threads
+// claiming blocks one at a time: a thread the OS delays (the cores are shared) leaves its blocks
+// to the others instead of holding up the whole op, as fixed per-thread ranges would.
+// cost_per_item (~cycles) must be at most 2^30.
+inline void ParallelClaims(ThreadPool* pool, int64_t total, int64_t block, int64_t cost_per_item,
+                           const std::function<void(int64_t, int64_t)>& fn) {
+  std::atomic<int64_t> next{0};
+  const int64_t threads = pool->num_threads() + 1;
+  // cost_per_item is at most 2^30, so this cannot overflow.
+  const int64_t cost_per_thread = std::min<int64_t>(total / threads + 1, int64_t{1} << 20) * cost_per_item;
+  pool->ParallelFor(threads, cost_per_thread, [&](int64_t, int64_t) {
+    for (int64_t b = next.fetch_add(block); b < total; b = next.fetch_add(block)) fn(b, std::min(total, b + block));
+  });
 }
 
 }  // namespace cpu

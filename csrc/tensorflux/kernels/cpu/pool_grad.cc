@@ -1,5 +1,14 @@
 // CPU kernels for MaxPoolGrad and AvgPoolGrad (NHWC): each image and block of channels scatters
 // its output gradient back over its pooling windows, so parallel work items never overlap.
+// Note [MaxPoolGrad on CPU]: each window is walked twice with branch-free channel loops that
+// vectorize: first for the maximum with TensorFlow's rule (start at the window's first element,
+// replace only when strictly greater, so ties and NaNs keep the earlier element), then in the same
+// order routing the gradient to the first element equal to that maximum (to the first element when
+// it is NaN). A per-channel "pending" copy of the gradient, zeroed once routed, replaces an argmax
+// index array (an int64 gather/scatter the compiler cannot vectorize). Each work item zeroes its
+// own part of dx, or writes every element directly when the windows tile the input exactly.
+// Measured on the CNN benchmark's 2x2/2 pooling of [32,32,32,32]: ~0.6 ms of process CPU time per
+// call against 1.0-1.4 ms with the argmax array and a full zero fill first.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -89,6 +98,36 @@ struct PoolGradParams {
   }
 };
 
+// Routes the gradient g[nc] of one window of x (rows [h0, h1) x columns [w0, w1) of an image
+// [H, w, stride] whose channel block starts at x / dx) to the window's first maximum per channel
+// (Note [MaxPoolGrad on CPU]); with kTiled the window owns its dx elements and writes all of them.
+template <typename T, bool kTiled>
+void RouteWindow(const T* x, T* dx, int64_t w, int64_t stride, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                 int64_t nc, const T* g) {
+  T best[kChannelBlock], pending[kChannelBlock];
+  const T* first = x + (h0 * w + w0) * stride;
+  std::copy(first, first + nc, best);
+  for (int64_t r = h0; r < h1; ++r)
+    for (int64_t q = r == h0 ? w0 + 1 : w0; q < w1; ++q) {
+      const T* src = x + (r * w + q) * stride;
+      for (int64_t ch = 0; ch < nc; ++ch) best[ch] = src[ch] > best[ch] ? src[ch] : best[ch];
+    }
+  for (int64_t ch = 0; ch < nc; ++ch) pending[ch] = g[ch];
+  for (int64_t r = h0; r < h1; ++r)
+    for (int64_t q = w0; q < w1; ++q) {
+      const int64_t pos = (r * w + q) * stride;
+      const T* src = x + pos;
+      T* d = dx + pos;
+      const bool lead = r == h0 && q == w0;  // a NaN maximum is the first element's
+      for (int64_t ch = 0; ch < nc; ++ch) {
+        const bool hit = src[ch] == best[ch] || (lead && best[ch] != best[ch]);
+        if constexpr (kTiled) d[ch] = hit ? pending[ch] : T(0);
+        else d[ch] = hit ? d[ch] + pending[ch] : d[ch];
+        pending[ch] = hit ? T(0) : pending[ch];
+      }
+    }
+}
+
 // dx = grad routed to the first maximum (in row-major window order) of each window, as TF does.
 template <typename T>
 class MaxPoolGradOp : public OpKernel {
@@ -107,28 +146,19 @@ class MaxPoolGradOp : public OpKernel {
     const T* x = in.data<T>();
     const T* grad = ctx->input(2).data<T>();
     T* dx = out->data<T>();
-    std::fill(dx, dx + out->num_elements(), T(0));
-    p.ForEachBlock(ctx, p.ksize[1] * p.ksize[2], [&](int64_t img, int64_t c0, int64_t c1) {
-      T best[kChannelBlock];
-      int64_t arg[kChannelBlock];
+    // Windows that tile the input exactly own every element of dx between them.
+    const bool tiled = p.ksize[1] == p.strides[1] && p.ksize[2] == p.strides[2] && p.pt == 0 && p.pl == 0 &&
+                       p.oh * p.ksize[1] == p.h && p.ow * p.ksize[2] == p.w;
+    p.ForEachBlock(ctx, 2 * p.ksize[1] * p.ksize[2], [&](int64_t img, int64_t c0, int64_t c1) {
       const int64_t nc = c1 - c0;
       const T* ximg = x + img * p.h * p.w * p.c + c0;
       T* dimg = dx + img * p.h * p.w * p.c + c0;
+      const T* gimg = grad + img * p.oh * p.ow * p.c + c0;
+      if (!tiled)
+        for (int64_t pos = 0; pos < p.h * p.w; ++pos) std::fill(dimg + pos * p.c, dimg + pos * p.c + nc, T(0));
       p.ForEachWindow([&](int64_t o, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
-        std::fill(arg, arg + nc, h0 * p.w + w0);
-        std::copy(ximg + arg[0] * p.c, ximg + arg[0] * p.c + nc, best);
-        for (int64_t r = h0; r < h1; ++r)
-          for (int64_t q = w0; q < w1; ++q) {
-            const int64_t pos = r * p.w + q;
-            const T* src = ximg + pos * p.c;
-            for (int64_t ch = 0; ch < nc; ++ch) {
-              const bool gt = src[ch] > best[ch];  // strict: ties keep the first maximum
-              best[ch] = gt ? src[ch] : best[ch];
-              arg[ch] = gt ? pos : arg[ch];
-            }
-          }
-        const T* g = grad + (img * p.oh * p.ow + o) * p.c + c0;
-        for (int64_t ch = 0; ch < nc; ++ch) dimg[arg[ch] * p.c + ch] += g[ch];
+        if (tiled) RouteWindow<T, true>(ximg, dimg, p.w, p.c, h0, h1, w0, w1, nc, gimg + o * p.c);
+        else RouteWindow<T, false>(ximg, dimg, p.w, p.c, h0, h1, w0, w1, nc, gimg + o * p.c);
       });
     });
   }

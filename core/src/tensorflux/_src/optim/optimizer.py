@@ -1,7 +1,8 @@
-"""`Optimizer`: a stateful object that applies a gradient transformation to variables in graph
-mode, creating each variable's slots once; ready-made SGD, Adam, AdamW, RMSprop and Adagrad run
+"""`Optimizer`: a stateful object that applies a gradient transformation to variables (graph mode:
+it builds the update ops; eager mode: it updates at once), creating each variable's slots once; ready-made SGD, Adam, AdamW, RMSprop and Adagrad run
 one fused update kernel per variable (ResourceApply*), other chains run as ordinary ops."""
 
+from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
 from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
@@ -28,6 +29,12 @@ class Optimizer:
     def iterations(self):
         """The int64 step counter Variable (created on first use), incremented by each apply."""
         if self._iterations is None:
+            if _context.inside_function():
+                with _context.init_scope():  # optimizer state outlives the traced function
+                    return self.iterations
+            if _context.executing_eagerly():
+                self._iterations = Variable(math_ops.cast(0, "int64"), trainable=False, name=self.name + "/iterations")
+                return self._iterations
             with _graph.get_default_graph().name_scope(None), _graph.get_default_graph().name_scope(self.name):
                 self._iterations = Variable(math_ops.cast(0, "int64"), trainable=False, name="iterations")
         return self._iterations
@@ -50,6 +57,16 @@ class Optimizer:
         if id(var) in self._slots:
             return self._slots[id(var)]
         slots = {}
+        if var._eager and _context.inside_function():
+            with _context.init_scope():  # slots outlive the traced function
+                return self._create_slots(var)
+        if var._eager:
+            base = var.name[:-2]
+            for name, init in sorted(self.transformation.slots.items()):
+                slots[name] = Variable(lambda init=init: init(var), trainable=False,
+                                       name="%s/%s/%s" % (base, self.name, name.replace("/", "_")))
+            self._slots[id(var)] = slots
+            return slots
         g = var.graph
         base = var.op.name
         with g.name_scope(None):
@@ -60,16 +77,38 @@ class Optimizer:
         self._slots[id(var)] = slots
         return slots
 
-    def compute_gradients(self, loss, var_list=None):
-        """[(gradient, variable)] for ``var_list`` (the trainable variables by default)."""
+    def compute_gradients(self, loss, var_list=None, tape=None):
+        """[(gradient, variable)] for ``var_list`` (the trainable variables by default). In eager
+        mode ``loss`` is a callable run under a GradientTape (or the value recorded on ``tape``)."""
+        if _context.executing_eagerly() or tape is not None or _context.inside_function():
+            return self._eager_gradients(loss, var_list, tape)
         var_list = list(var_list) if var_list is not None else trainable_variables()
         _check_vars(var_list)
         grads = gradients(loss, var_list)
         return list(zip(grads, var_list))
 
+    def _eager_gradients(self, loss, var_list, tape):
+        from tensorflux._src.backprop import GradientTape
+
+        if var_list is None:
+            raise ValueError("In eager mode minimize/compute_gradients need var_list (there are no global "
+                             "variable collections).")
+        var_list = list(var_list() if callable(var_list) else var_list)
+        _check_vars(var_list)
+        if tape is None:
+            if not callable(loss):
+                raise TypeError("In eager mode the loss must be a callable returning the loss (or pass the tape that "
+                                "recorded it), got %r" % (loss,))
+            with GradientTape() as tape:
+                loss = loss()
+        elif callable(loss):
+            raise TypeError("Pass either a loss callable or a tape with the recorded loss value, not both")
+        return list(zip(tape.gradient(loss, var_list), var_list))
+
     def apply_gradients(self, grads_and_vars, name=None):
-        """The operation applying one step: slot and variable updates, then the step increment.
-        Pairs whose gradient is None are skipped (at least one must have a gradient)."""
+        """Applies one step: slot and variable updates, then the step increment (graph mode: the
+        operation doing that; eager mode: done at once, returns None). Pairs whose gradient is None
+        are skipped (at least one must have a gradient)."""
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable: %s"
@@ -78,20 +117,28 @@ class Optimizer:
         _check_vars(vars_)
         step_var = self.iterations
         slots = [self._create_slots(v) for v in vars_]
+        if _context.executing_eagerly():
+            self._apply(pairs, vars_, slots, step_var)
+            step_var.assign_add(math_ops.cast(1, "int64"), read_value=False)
+            return None
         g = vars_[0].graph
         with g.name_scope(name or self.name):
-            step = step_var.value()
-            if self._fused is not None:
-                ops = [self._fused(v, gr, s, step) for (gr, v), s in zip(pairs, slots)]
-            else:
-                updates, ops = self.transformation.update([gr for gr, _ in pairs], slots, vars_, step)
-                ops = list(ops) + [v.assign_add(u, read_value=False) for v, u in zip(vars_, updates)]
+            ops = self._apply(pairs, vars_, slots, step_var)
             with g.control_dependencies(ops):
                 return step_var.assign_add(math_ops.cast(1, "int64"), read_value=False)
 
-    def minimize(self, loss, var_list=None, name=None):
-        """compute_gradients + apply_gradients."""
-        return self.apply_gradients(self.compute_gradients(loss, var_list), name=name)
+    def _apply(self, pairs, vars_, slots, step_var):
+        """The fused or op-by-op updates of one step (run at once in eager mode; their ops in graph
+        mode)."""
+        step = step_var.value()
+        if self._fused is not None:
+            return [self._fused(v, gr, s, step) for (gr, v), s in zip(pairs, slots)]
+        updates, ops = self.transformation.update([gr for gr, _ in pairs], slots, vars_, step)
+        return list(ops) + [v.assign_add(u, read_value=False) for v, u in zip(vars_, updates)]
+
+    def minimize(self, loss, var_list=None, name=None, tape=None):
+        """compute_gradients + apply_gradients (eager mode: ``loss`` is a callable, or give ``tape``)."""
+        return self.apply_gradients(self.compute_gradients(loss, var_list, tape=tape), name=name)
 
 
 def _check_vars(var_list):

@@ -1,0 +1,306 @@
+"""`GradientTape` and `custom_gradient`: eager automatic differentiation, recorded in the engine
+(TXE_ tape C API) and differentiated with the same C++ gradient functions as graph mode."""
+
+import contextlib
+import functools
+import threading
+import weakref
+
+import numpy as np
+
+from tensorflux._src import context as _context
+from tensorflux._src import lib
+from tensorflux._src.eager_tensor import EagerTensor
+from tensorflux._src.gradients_impl import UnconnectedGradients
+from tensorflux._src.variables import Variable
+
+_c = lib.c
+
+# Eager Variables by the identity of their handle, for GradientTape.watched_variables().
+_variables_by_handle_id = weakref.WeakValueDictionary()
+
+
+class _TapeThreadState(threading.local):
+    def __init__(self):
+        self.active = []  # the GradientTapes recording on this thread, innermost last
+
+
+_tls = _TapeThreadState()
+
+
+def register_variable(var):
+    """Makes an eager Variable findable from its handle (called by Variable)."""
+    _variables_by_handle_id[_c.eager_tensor_id(var.handle)] = var
+
+
+def _flatten(structure):
+    if isinstance(structure, dict):
+        return [v for k in sorted(structure) for v in _flatten(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [v for s in structure for v in _flatten(s)]
+    return [structure]
+
+
+def _pack_like(structure, flat):
+    it = iter(flat)
+
+    def pack(s):
+        if isinstance(s, dict):
+            return {k: pack(s[k]) for k in sorted(s)}
+        if isinstance(s, (list, tuple)):
+            items = [pack(x) for x in s]
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+        return next(it)
+
+    return pack(structure)
+
+
+def _handle_of(x, what):
+    if isinstance(x, Variable):
+        if not x._eager:
+            raise TypeError("GradientTape works in eager mode; %s is a graph Variable (use tx.gradients)." % x.name)
+        return x.handle
+    if isinstance(x, EagerTensor):
+        return x
+    raise TypeError("%s must be an eager tensor or Variable, got %r" % (what, x))
+
+
+class GradientTape:
+    """Records the ops run eagerly inside its ``with`` block so that `gradient` can differentiate
+    them, as TensorFlow's tf.GradientTape: trainable Variables read inside are watched
+    automatically (``watch_accessed_variables``), other tensors with `watch`. A non-persistent tape
+    computes one gradient; ``persistent=True`` allows several (and `jacobian`). Tapes nest: an
+    outer tape records the gradient computation of an inner one, which gives higher derivatives."""
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._tape = None
+        self._recording = False
+        self._graph = None  # set when entered while building a graph (a tx.function being traced)
+
+    def __enter__(self):
+        if not _context.executing_eagerly():
+            # Symbolic tape (Note [Tapes in graphs]): gradients become graph ops via tx.gradients.
+            from tensorflux._src.graph import get_default_graph
+
+            self._graph = get_default_graph()
+            self._tape = "symbolic"
+            return self
+        self._graph = None
+        if self._tape is None:
+            _context.ensure_initialized()
+            self._tape = _c.tape_new(self._persistent, self._watch_accessed)
+        else:
+            _c.tape_set_recording(self._tape, True)
+        self._recording = True
+        _tls.active.append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self._graph is not None:
+            return False
+        if self._recording:
+            _c.tape_set_recording(self._tape, False)
+            self._recording = False
+        if self in _tls.active:
+            _tls.active.remove(self)
+        return False
+
+    def _require(self):
+        if self._tape is None:
+            raise RuntimeError("This GradientTape was never entered: use `with tx.GradientTape() as tape:`.")
+        return self._tape
+
+    def watch(self, tensor):
+        """Makes gradients with respect to ``tensor`` (a tensor, Variable or nested structure of
+        them) trackable from now on."""
+        tape = self._require()
+        if self._graph is not None:
+            return  # symbolic tapes differentiate every path
+        for t in _flatten(tensor):
+            _c.tape_watch(tape, _handle_of(t, "A watched value"))
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Ops inside this block are not recorded."""
+        tape = self._require()
+        if self._graph is not None:
+            raise NotImplementedError("GradientTape.stop_recording inside tx.function is not supported; use "
+                                      "tx.stop_gradient on the values instead.")
+        if not self._recording:
+            raise ValueError("Tape must be recording when stop_recording is entered.")
+        _c.tape_set_recording(tape, False)
+        self._recording = False
+        try:
+            yield
+        finally:
+            _c.tape_set_recording(tape, True)
+            self._recording = True
+
+    def reset(self):
+        """Forgets everything recorded so far (the tape keeps recording)."""
+        was = self._recording
+        self._tape = None
+        self._tape = _c.tape_new(self._persistent, self._watch_accessed)
+        if not was:
+            _c.tape_set_recording(self._tape, False)
+
+    def watched_variables(self):
+        """The trainable Variables this tape watched (explicitly or by reading them), in the order
+        first watched."""
+        if self._graph is not None:
+            from tensorflux._src.variables import trainable_variables
+
+            found = getattr(self._graph, "variables", None)
+            return [v for v in found if v.trainable] if found is not None else trainable_variables(self._graph)
+        out = []
+        for i in _c.tape_watched_variable_ids(self._require()):
+            v = _variables_by_handle_id.get(i)
+            if v is not None and v.trainable and v not in out:
+                out.append(v)
+        return out
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+        """The gradients of ``target`` (a tensor or nested structure; gradients of several targets
+        are summed) with respect to ``sources`` (tensors or Variables, nested), in the structure of
+        ``sources``; None for a source the target does not depend on (or zeros with
+        ``unconnected_gradients=tx.UnconnectedGradients.ZERO``)."""
+        tape = self._require()
+        if self._graph is not None:
+            return self._symbolic_gradient(target, sources, output_gradients, unconnected_gradients)
+        targets = _flatten(target)
+        for t in targets:
+            if not isinstance(t, EagerTensor):
+                raise TypeError("GradientTape.gradient: targets must be eager tensors, got %r" % (t,))
+        flat_sources = _flatten(sources)
+        handles = [_handle_of(s, "A source") for s in flat_sources]
+        og = None
+        if output_gradients is not None:
+            from tensorflux._src.constant_op import convert_to_tensor
+
+            og = [None if g is None else convert_to_tensor(g) for g in _flatten(output_gradients)]
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        grads = _c.tape_gradient(tape, targets, handles, og, 1 if unconnected == UnconnectedGradients.ZERO else 0)
+        return _pack_like(sources, grads)
+
+    def _symbolic_gradient(self, target, sources, output_gradients, unconnected_gradients):
+        from tensorflux._src.gradients_impl import gradients
+
+        g = self._graph
+
+        def graph_tensor(x):
+            if isinstance(x, Variable):
+                return g._capture_eager(x.handle) if x._eager else x.handle
+            if isinstance(x, EagerTensor):
+                return g._capture_eager(x)
+            return x
+
+        srcs = [graph_tensor(s) for s in _flatten(sources)]
+        grad_ys = None if output_gradients is None else _flatten(output_gradients)
+        with g.as_default():
+            grads = gradients(_flatten(target), srcs, grad_ys=grad_ys, unconnected_gradients=unconnected_gradients)
+        return _pack_like(sources, grads)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
+        """d target[i...] / d source[j...] for each source: shape target.shape + source.shape. One
+        gradient per target element, so the tape must be persistent when target has more than one."""
+        from tensorflux._src import array_ops
+        from tensorflux._src.constant_op import constant
+
+        if self._graph is not None:
+            raise NotImplementedError("GradientTape.jacobian inside tx.function is not supported yet")
+        n = target._num_elements
+        if n > 1 and not self._persistent:
+            raise RuntimeError("GradientTape.jacobian of a target with %d elements needs persistent=True" % n)
+        flat_sources = _flatten(sources)
+        rows = [[] for _ in flat_sources]
+        tshape = list(target._shape_tuple())
+        for i in range(n):
+            onehot = np.zeros(n, dtype=target.dtype.as_numpy_dtype)
+            onehot[i] = 1
+            grads = self.gradient(target, flat_sources, output_gradients=[constant(onehot.reshape(tshape))],
+                                  unconnected_gradients=unconnected_gradients)
+            for k, g in enumerate(grads):
+                rows[k].append(g)
+        out = []
+        for s, gs in zip(flat_sources, rows):
+            sshape = list(s.shape.as_list())
+            if any(g is None for g in gs):
+                out.append(None)
+                continue
+            out.append(array_ops.reshape(array_ops.stack(gs), tshape + sshape))
+        return _pack_like(sources, out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
+        """d target[b, i...] / d source[b, j...] for rows b independent of each other: shape
+        [B] + target.shape[1:] + source.shape[1:]."""
+        from tensorflux._src import array_ops
+        from tensorflux._src.constant_op import constant
+
+        if self._graph is not None:
+            raise NotImplementedError("GradientTape.batch_jacobian inside tx.function is not supported yet")
+        tshape = list(target._shape_tuple())
+        if not tshape:
+            raise ValueError("batch_jacobian needs a target of rank >= 1")
+        per_row = int(np.prod(tshape[1:], dtype=np.int64))
+        if per_row > 1 and not self._persistent:
+            raise RuntimeError("GradientTape.batch_jacobian with %d outputs per row needs persistent=True" % per_row)
+        cols = []
+        for j in range(per_row):
+            onehot = np.zeros([tshape[0], per_row], dtype=target.dtype.as_numpy_dtype)
+            onehot[:, j] = 1
+            (g,) = self.gradient(target, [source], output_gradients=[constant(onehot.reshape(tshape))],
+                                 unconnected_gradients=unconnected_gradients)
+            if g is None:
+                return None
+            cols.append(g)
+        sshape = list(source.shape.as_list())
+        return array_ops.reshape(array_ops.stack(cols, axis=1), tshape + sshape[1:])
+
+
+def custom_gradient(f):
+    """Decorates ``f(*args) -> (outputs, grad_fn)`` so that gradients of the outputs are computed
+    by ``grad_fn(*output_gradients)`` (returning one gradient per tensor argument) instead of by
+    differentiating ``f``'s ops, as tf.custom_gradient. Works in eager mode (recorded on the
+    active tapes). Variables used inside ``f`` are not supported yet (pass their values)."""
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        if not _context.executing_eagerly():
+            raise NotImplementedError("tx.custom_gradient is supported in eager mode; graph mode and tx.function "
+                                      "support is not implemented yet.")
+        from tensorflux._src.array_ops import identity
+        from tensorflux._src.constant_op import convert_to_tensor
+
+        tensors = [convert_to_tensor(a) if not isinstance(a, EagerTensor) else a for a in args]
+        active = list(_tls.active)
+        paused = [t for t in active if t._recording]
+        for t in paused:
+            _c.tape_set_recording(t._tape, False)
+        try:
+            outputs, grad_fn = f(*tensors, **kwargs)
+        finally:
+            for t in paused:
+                _c.tape_set_recording(t._tape, True)
+        flat = _flatten(outputs)
+        flat = [identity(o) if any(o is a for a in tensors) else o for o in flat]
+        if paused:
+            def backward(output_grads):
+                grads = grad_fn(*output_grads)
+                grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+                return [None if g is None else convert_to_tensor(g) for g in grads]
+
+            _c.record_custom_gradient(tensors, flat, backward)
+        return _pack_like(outputs, flat)
+
+    return decorated
+
+
+# Note [Tapes in graphs]
+# Entered while a graph is being built (a tx.function being traced, or a TF1-style graph), a
+# GradientTape records nothing: gradient() adds the gradient ops with tx.gradients, differentiating
+# the targets along every path to the sources (there is no eager execution to record). Variables
+# created in eager mode are reached through their captured handles, so the gradient of a variable
+# is the sum over its reads, as with an eager tape. watch() is not needed; stop_recording is not
+# supported there (use tx.stop_gradient).

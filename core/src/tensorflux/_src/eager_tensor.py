@@ -1,0 +1,231 @@
+"""`EagerTensor`: a concrete value computed at once (eager mode), backed by an engine tensor
+handle. It supports the Tensor API (shape, dtype, operators, indexing) plus NumPy interop
+(``numpy()``, ``__array__``, DLPack) and Python scalar conversion."""
+
+import numpy as np
+
+from tensorflux._src import context as _context
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import lib
+from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.tensor_shape import TensorShape
+
+_c = lib.c
+
+
+class EagerTensor(_c.EagerTensorBase):
+    """A tensor with a value: the result of an op run eagerly, or of ``tx.constant`` outside a graph."""
+
+    __slots__ = ()
+    # NumPy must defer to our operators (x_np + tensor -> EagerTensor.__radd__).
+    __array_priority__ = 100
+    __array_ufunc__ = None
+
+    @property
+    def dtype(self):
+        """The element `DType`."""
+        return _dtypes._BY_ENUM[self._dtype_enum]
+
+    @property
+    def shape(self):
+        """The `TensorShape` (always fully defined)."""
+        return TensorShape(self._shape_tuple())
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def ndim(self):
+        return len(self._shape_tuple())
+
+    @property
+    def device(self):
+        """The full name of the device holding the value."""
+        return self._device_name
+
+    def numpy(self):
+        """The value as a NumPy array (read-only, sharing the tensor's memory; a NumPy scalar for
+        rank 0)."""
+        return self._numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._numpy()
+        a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+        return a.copy() if copy else a
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return np.array(self._numpy(), copy=True).__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+    def __len__(self):
+        shape = self._shape_tuple()
+        if not shape:
+            raise TypeError("Scalar tensor has no `len()`")
+        return shape[0]
+
+    def __iter__(self):
+        shape = self._shape_tuple()
+        if not shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        for i in range(shape[0]):
+            yield self[i]
+
+    def _scalar(self, kind):
+        if self._num_elements != 1:
+            raise ValueError("Only tensors with a single element can be converted to Python %s, this one has shape "
+                             "%s." % (kind, self.shape))
+        return np.asarray(self._numpy()).reshape(()).item()
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __index__(self):
+        if not self.dtype.is_integer:
+            raise TypeError("Only integer tensors can be used as an index, not %s." % self.dtype.name)
+        return int(self._scalar("int"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __format__(self, spec):
+        return format(self._numpy(), spec) if self.ndim == 0 else object.__format__(self, spec)
+
+    def __repr__(self):
+        return "<tx.Tensor: shape=%s, dtype=%s, numpy=%s>" % (self._shape_tuple(), self.dtype.name,
+                                                              _np_repr(self._numpy()))
+
+    def __str__(self):
+        return "tx.Tensor(%s, shape=%s, dtype=%s)" % (np.array2string(np.asarray(self._numpy())),
+                                                      self._shape_tuple(), self.dtype.name)
+
+    def __getitem__(self, slice_spec):
+        from tensorflux._src.array_ops import slice_helper
+
+        return slice_helper(self, slice_spec)
+
+    # Eager tensors compare element-wise (TensorFlow 2); they are not hashable, use ref().
+    __hash__ = None
+
+    def __eq__(self, other):
+        from tensorflux._src import math_ops
+
+        try:
+            return math_ops.equal(self, other)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __ne__(self, other):
+        from tensorflux._src import math_ops
+
+        try:
+            return math_ops.not_equal(self, other)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def ref(self):
+        """A hashable reference to this tensor (identity-based), for dict keys and sets."""
+        return _TensorRef(self)
+
+    def _graph_only(self, what):
+        raise AttributeError("Tensor.%s is undefined when eager execution is enabled." % what)
+
+    op = property(lambda self: self._graph_only("op"))
+    graph = property(lambda self: self._graph_only("graph"))
+    name = property(lambda self: self._graph_only("name"))
+
+
+class _TensorRef:
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    def deref(self):
+        return self._t
+
+    def __hash__(self):
+        return id(self._t)
+
+    def __eq__(self, other):
+        return isinstance(other, _TensorRef) and other._t is self._t
+
+
+def _np_repr(a):
+    return repr(a) if isinstance(a, np.ndarray) else repr(np.asarray(a))
+
+
+def from_numpy(arr, dtype):
+    """A new EagerTensor holding a copy of NumPy array ``arr`` as `DType` ``dtype``."""
+    _context.ensure_initialized()
+    return _c.eager_from_numpy(arr, dtype.as_datatype_enum)
+
+
+def copy_to_device(tensor, device):
+    """``tensor`` on ``device`` (host memory is shared between the eager CPU devices)."""
+    return _c.eager_copy_to_device(tensor, device)
+
+
+def _convert(value, dtype_enum, arg_name, op_type):
+    """What eager_execute calls for an input that is not an EagerTensor: ``value`` as an
+    EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules)."""
+    from tensorflux._src.constant_op import to_numpy
+
+    if isinstance(value, TensorLike):
+        value = value._as_eager_tensor()
+        if isinstance(value, EagerTensor):
+            return value
+    if isinstance(value, Tensor):
+        raise TypeError("An op outside of the graph building code is being passed a graph tensor (%s) as input "
+                        "'%s' of %s; graph tensors cannot be used in eager mode (build the op inside `with "
+                        "graph.as_default():`, or use tx.function)." % (value.name, arg_name, op_type))
+    dtype = _dtypes._BY_ENUM[dtype_enum] if dtype_enum else None
+    arr = to_numpy(value, dtype, for_input="%s of %s" % (arg_name, op_type))
+    return from_numpy(arr, dtype if dtype is not None else _dtypes.as_dtype(arr.dtype))
+
+
+def _fast_operator(sig, reverse, fallback):
+    """An operator running ``sig`` straight through eager_execute (the per-op overhead is a
+    headline number); outside eager mode it defers to ``fallback``, the symbolic operator."""
+    from tensorflux._src import graph as _graph
+    from tensorflux._src import op_def_library
+
+    stack = _graph._default_graph_stack
+    tls = _context._tls
+    execute = _c.eager_execute
+
+    def op(self, other):
+        if stack.stack or _context._eager_disabled:
+            return fallback(self, other)
+        spec = sig._spec or op_def_library.eager_spec(sig)
+        return execute(spec, (other, self) if reverse else (self, other), (), tls.device)
+
+    op.__name__ = fallback.__name__
+    return op
+
+
+def _install_operators():
+    """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly); +, - and *
+    skip the Python layers in between."""
+    from tensorflux._src.generated import gen_ops
+
+    for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+                 "__matmul__", "__rmatmul__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+                 "__rpow__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",
+                 "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"):
+        setattr(EagerTensor, name, getattr(Tensor, name))
+    for dunder, sig in (("add", gen_ops._ADD_V2), ("sub", gen_ops._SUB), ("mul", gen_ops._MUL)):
+        for reverse in (False, True):
+            name = "__%s%s__" % ("r" if reverse else "", dunder)
+            setattr(EagerTensor, name, _fast_operator(sig, reverse, getattr(Tensor, name)))
+
+
+_c.eager_register_tensor_type(EagerTensor)
+TENSOR_TYPES = (Tensor, EagerTensor)  # what the public API accepts as a tensor, in either mode

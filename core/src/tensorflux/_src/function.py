@@ -1,0 +1,394 @@
+"""`tx.function`: traces a Python function into a function of the engine's library (a FunctionDef)
+run by the engine as one call op (StatefulPartitionedCall), as TensorFlow's tf.function.
+
+Tracing runs the Python function once per input signature (dtypes and shapes of the tensor
+arguments, values of the other arguments) in a `FuncGraph`; eager tensors and variables the
+function uses are captured by handle and passed as extra arguments. Stateful ops run in program
+order (each op touching a resource depends on the previous op touching it) and are control outputs
+of the function, so updates happen even when no output depends on them (Note [Function state]).
+"""
+
+import itertools
+import threading
+
+import numpy as np
+
+from tensorflux._src import context as _context
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import graph as _graph
+from tensorflux._src import lib
+from tensorflux._src.eager_tensor import EagerTensor
+from tensorflux._src.operation import Tensor
+from tensorflux._src.tensor_shape import as_shape
+from tensorflux._src.variables import Variable
+
+_c = lib.c
+_ids = itertools.count(1)
+
+
+class TensorSpec:
+    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``)."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape, dtype=_dtypes.float32, name=None):
+        self.shape = as_shape(shape)
+        self.dtype = _dtypes.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, t, name=None):
+        return cls(t.shape, t.dtype, name)
+
+    def is_compatible_with(self, t):
+        return t.dtype == self.dtype and self.shape.is_compatible_with(t.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.dtype, self.shape.as_list() if self.shape.rank is not None
+                                                  else None) == (other.dtype, other.shape.as_list()
+                                                                 if other.shape.rank is not None else None)
+
+    def __hash__(self):
+        return hash((self.dtype, None if self.shape.rank is None else tuple(self.shape.as_list())))
+
+    def __repr__(self):
+        return "TensorSpec(shape=%s, dtype=%s, name=%r)" % (self.shape, self.dtype.name, self.name)
+
+
+class FuncGraph(_graph.Graph):
+    """The graph a tx.function is traced into: captures eager values as placeholders and orders
+    stateful ops."""
+
+    _is_function_graph = True
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        self.captures = {}       # eager tensor id -> (eager value, placeholder)
+        self.variables = []      # eager Variables whose handles were captured
+        self.stateful_ops = []   # control outputs of the function
+        self.called = []         # ConcreteFunctions called inside (their definitions travel along)
+        self._last_use = {}      # resource (op handle, index) -> last op touching it
+        self._last_stateful = None
+        self._stateful_types = {}
+
+    def _capture_eager(self, tensor, arg_name=None, op_type=None):
+        from tensorflux._src import backprop
+        from tensorflux._src.array_ops import placeholder
+
+        key = _c.eager_tensor_id(tensor)
+        hit = self.captures.get(key)
+        if hit is not None:
+            return hit[1]
+        with self.as_default(), self.name_scope(None), self.control_dependencies(None):
+            ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
+        self.captures[key] = (tensor, ph)
+        var = backprop._variables_by_handle_id.get(key)
+        if var is not None and var not in self.variables:
+            self.variables.append(var)
+        return ph
+
+    def _is_stateful(self, op_type):
+        s = self._stateful_types.get(op_type)
+        if s is None:
+            from tensorflux.proto import op_def_pb2
+
+            s = self._stateful_types[op_type] = op_def_pb2.OpDef.FromString(
+                _c.graph_get_op_def(self._h, op_type)).is_stateful
+        return s
+
+    @staticmethod
+    def _resources(inputs):
+        out = []
+        for x in inputs:
+            for t in (x if type(x) is list else (x,)):
+                if t._dtype == _dtypes.resource:
+                    out.append(t._pair)
+        return out
+
+    def _ordering_inputs(self, op_type, inputs):
+        deps = [self._last_use[k] for k in self._resources(inputs) if k in self._last_use]
+        if self._last_stateful is not None and op_type != "Placeholder" and self._is_stateful(op_type):
+            deps.append(self._last_stateful)
+        return deps
+
+    def _created(self, op, inputs):
+        res = self._resources(inputs)
+        for k in res:
+            self._last_use[k] = op
+        stateful = op.type != "Placeholder" and self._is_stateful(op.type)
+        if stateful and not res:
+            self._last_stateful = op
+        if stateful or res:
+            self.stateful_ops.append(op)
+
+
+def _flatten(structure):
+    if isinstance(structure, dict):
+        return [v for k in sorted(structure) for v in _flatten(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [v for s in structure for v in _flatten(s)]
+    return [structure]
+
+
+def _pack(structure, flat):
+    it = iter(flat)
+
+    def pack(s):
+        if isinstance(s, dict):
+            return {k: pack(s[k]) for k in sorted(s)}
+        if isinstance(s, (list, tuple)):
+            items = [pack(x) for x in s]
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+        return next(it)
+
+    return pack(structure)
+
+
+def _is_tensor_arg(v):
+    return isinstance(v, (EagerTensor, Tensor, np.ndarray))
+
+
+class ConcreteFunction:
+    """One traced signature of a tx.function: its graph, its FunctionDef in the engine, the
+    eager values it captured, and how to call it."""
+
+    def __init__(self, graph, func, inputs, flat_outputs, structured_outputs):
+        self.graph = graph
+        self._func = func
+        self.name = func.name
+        self.inputs = inputs                  # placeholders of the tensor arguments
+        self.outputs = flat_outputs           # output tensors of the graph (None for None outputs)
+        self.structured_outputs = structured_outputs
+        self.captured_inputs = [v for v, _ in graph.captures.values()]
+        self._out_dtypes = [t.dtype for t in flat_outputs if t is not None]
+        self._in_graphs = set()               # ids of graphs holding our definition
+        self._in_context = False
+
+    @property
+    def function_def(self):
+        """The ``tensorflux.proto.function_pb2.FunctionDef`` (TensorFlow's wire format)."""
+        from tensorflux.proto import function_pb2
+
+        return function_pb2.FunctionDef.FromString(self._func.to_function_def())
+
+    @property
+    def variables(self):
+        return list(self.graph.variables)
+
+    def _dependencies(self):
+        seen, order = set(), []
+
+        def walk(cf):
+            for d in cf.graph.called:
+                walk(d)
+            if cf.name not in seen:
+                seen.add(cf.name)
+                order.append(cf)
+
+        walk(self)
+        return order
+
+    def _register(self):
+        if _context.executing_eagerly():
+            if not self._in_context:
+                for cf in self._dependencies():
+                    _c.eager_add_function(cf._func)
+                self._in_context = True
+            return
+        g = _graph.get_default_graph()
+        if id(g) not in self._in_graphs:
+            for cf in self._dependencies():
+                _c.graph_copy_function(g._h, cf._func)
+            self._in_graphs.add(id(g))
+        if isinstance(g, FuncGraph):
+            g.called.append(self)
+
+    def _call_flat(self, flat_args):
+        from tensorflux._src.generated import gen_ops
+
+        self._register()
+        args = list(flat_args) + self.captured_inputs
+        if self._out_dtypes:
+            outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self.name)
+            outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        else:
+            gen_ops.stateful_partitioned_call(args, Tout=[], f=self.name)
+            outs = []
+        it = iter(outs)
+        flat = [None if t is None else next(it) for t in self.outputs]
+        return _pack(self.structured_outputs, flat)
+
+    def __call__(self, *args):
+        flat = [a for a in _flatten(list(args)) if _is_tensor_arg(a)]
+        if len(flat) != len(self.inputs):
+            raise TypeError("%s takes %d tensor arguments, got %d" % (self.name, len(self.inputs), len(flat)))
+        from tensorflux._src.constant_op import convert_to_tensor
+
+        conv = []
+        for a, ph in zip(flat, self.inputs):
+            a = convert_to_tensor(a, dtype=ph.dtype)
+            if not ph.shape.is_compatible_with(a.shape):
+                raise ValueError("%s: argument of shape %s is incompatible with the traced shape %s"
+                                 % (self.name, a.shape, ph.shape))
+            conv.append(a)
+        return self._call_flat(conv)
+
+    def __repr__(self):
+        return "<ConcreteFunction %s(%s)>" % (self.name, ", ".join(str(TensorSpec.from_tensor(p)) for p in self.inputs))
+
+
+class _FunctionState(threading.local):
+    def __init__(self):
+        self.tracing = []
+
+
+_state = _FunctionState()
+
+
+class Function:
+    """A Python function compiled into engine functions, one per input signature."""
+
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None):
+        self._fn = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._signature = None if input_signature is None else [s if isinstance(s, TensorSpec) else TensorSpec(*s)
+                                                                 for s in _flatten(list(input_signature))]
+        self._reduce_retracing = bool(reduce_retracing)
+        self._concrete = {}   # signature key -> ConcreteFunction
+        self._relaxed = {}    # (structure key) -> relaxed specs (reduce_retracing)
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self.__name__ = self._name
+        self.__wrapped__ = python_function
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        bound = Function(self._fn.__get__(instance, owner), self._signature, self._reduce_retracing, self._name)
+        cache = instance.__dict__.setdefault("_tx_function_cache", {})
+        return cache.setdefault(id(self), bound)
+
+    def _specs(self, args, kwargs):
+        """(key, specs of the tensor leaves, converted tensor leaves)."""
+        from tensorflux._src.constant_op import convert_to_tensor
+
+        leaves = _flatten([list(args), kwargs])
+        tensors = [convert_to_tensor(a) if isinstance(a, np.ndarray) else a for a in leaves if _is_tensor_arg(a)]
+        if self._signature is not None:
+            if len(tensors) != len(self._signature) or len(tensors) != len(leaves):
+                raise TypeError("%s was called with %d arguments (%d tensors) but its input_signature has %d "
+                                "TensorSpecs" % (self._name, len(leaves), len(tensors), len(self._signature)))
+            for i, (t, spec) in enumerate(zip(tensors, self._signature)):
+                if not spec.is_compatible_with(t):
+                    raise ValueError("%s: argument %d (%s %s) does not match its input_signature %s"
+                                     % (self._name, i, t.dtype.name, t.shape, spec))
+            return ("sig",), list(self._signature), tensors
+        specs = [TensorSpec.from_tensor(t) for t in tensors]
+        others = []
+        for a in leaves:
+            if _is_tensor_arg(a):
+                others.append("T")
+            elif isinstance(a, Variable):
+                others.append(("V", id(a)))
+            else:
+                try:
+                    hash(a)
+                except TypeError:
+                    raise TypeError("%s: argument %r is neither a tensor nor hashable; tx.function arguments must "
+                                    "be tensors, Variables or hashable Python values" % (self._name, a)) from None
+                others.append(("P", type(a).__name__, a))
+        structure = (repr(_pack([list(args), kwargs], ["*"] * len(leaves))), tuple(others))
+        if self._reduce_retracing:
+            relaxed = self._relaxed.get(structure)
+            if relaxed is not None and len(relaxed) == len(specs):
+                specs = [r if r.is_compatible_with(t) else self._relax(r, t) for r, t in zip(relaxed, tensors)]
+            self._relaxed[structure] = specs
+        return (structure, tuple(specs)), specs, tensors
+
+    @staticmethod
+    def _relax(spec, t):
+        if spec.dtype != t.dtype or spec.shape.rank != t.shape.rank or spec.shape.rank is None:
+            return TensorSpec(t.shape, t.dtype)
+        dims = [a if a == b else None for a, b in zip(spec.shape.as_list(), t.shape.as_list())]
+        return TensorSpec(dims, t.dtype)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (TensorSpecs allowed), traced if needed."""
+        if not args and not kwargs and self._signature is not None:
+            args = tuple(self._signature)
+        if any(isinstance(a, TensorSpec) for a in _flatten([list(args), kwargs])):
+            specs = [a for a in _flatten([list(args), kwargs]) if isinstance(a, TensorSpec)]
+            key = ("specs", tuple(specs), repr(_pack([list(args), kwargs], ["*"] * len(_flatten([list(args), kwargs])))))
+            cf = self._concrete.get(key)
+            if cf is None:
+                cf = self._concrete[key] = self._trace(args, kwargs, specs, spec_args=True)
+            return cf
+        key, specs, _ = self._specs(args, kwargs)
+        cf = self._concrete.get(key)
+        if cf is None:
+            cf = self._concrete[key] = self._trace(args, kwargs, specs)
+        return cf
+
+    def __call__(self, *args, **kwargs):
+        key, specs, tensors = self._specs(args, kwargs)
+        cf = self._concrete.get(key)
+        if cf is None:
+            cf = self._concrete[key] = self._trace(args, kwargs, specs)
+        return cf._call_flat(tensors)
+
+    def experimental_get_tracing_count(self):
+        return len(self._concrete)
+
+    def _trace(self, args, kwargs, specs, spec_args=False):
+        from tensorflux._src.array_ops import identity, placeholder
+        from tensorflux._src.constant_op import convert_to_tensor
+
+        name = "__inference_%s_%d" % (self._name, next(_ids))
+        g = FuncGraph(name)
+        leaves = _flatten([list(args), kwargs])
+        with g.as_default():
+            inputs = [placeholder(s.dtype, shape=s.shape, name="args_%d" % i) for i, s in enumerate(specs)]
+            it = iter(inputs)
+            traced = [next(it) if (isinstance(a, TensorSpec) if spec_args else _is_tensor_arg(a)) else a
+                      for a in leaves]
+            call_args, call_kwargs = _pack([list(args), kwargs], traced)
+            _state.tracing.append(self)
+            try:
+                result = self._fn(*call_args, **call_kwargs)
+            finally:
+                _state.tracing.pop()
+            flat_out = []
+            for o in _flatten(result):
+                if o is None:
+                    flat_out.append(None)
+                    continue
+                if isinstance(o, Variable):
+                    o = o.read_value()
+                elif isinstance(o, (EagerTensor, np.ndarray, float, int, bool, np.generic)):
+                    o = convert_to_tensor(o)
+                if not isinstance(o, Tensor):
+                    raise TypeError("%s returned %r; a tx.function returns tensors, Variables, None, numbers and "
+                                    "lists/tuples/dicts/namedtuples of them" % (self._name, o))
+                flat_out.append(identity(o))
+        ins = [p._pair for p in inputs] + [ph._pair for _, ph in g.captures.values()]
+        outs = [t._pair for t in flat_out if t is not None]
+        controls = list(g.stateful_ops)
+        func = _c.graph_to_function(g._h, name, False, None, ins, outs, None, [op._h for op in controls],
+                                    ["control_%d" % i for i in range(len(controls))], "tx.function %s" % self._name)
+        return ConcreteFunction(g, func, inputs, flat_out, result)
+
+    def __repr__(self):
+        return "<tx.function %s>" % self._name
+
+
+def function(func=None, input_signature=None, reduce_retracing=False, jit_compile=None, autograph=True,
+             experimental_relax_shapes=None, name=None):
+    """Compiles ``func`` into engine functions: called with tensors, it runs as one call op (traced
+    once per input signature). Usable as ``@tx.function`` or ``@tx.function(input_signature=...)``.
+    Python control flow on tensor values inside raises an error pointing to tx.cond and
+    tx.while_loop (automatic conversion, TensorFlow's autograph, is not done)."""
+    if experimental_relax_shapes is not None:
+        reduce_retracing = experimental_relax_shapes
+    if func is None:
+        return lambda f: Function(f, input_signature, reduce_retracing, name)
+    return Function(func, input_signature, reduce_retracing, name)

@@ -1,0 +1,9 @@
+"""TensorFlow-1 style entry points: graph mode by default, placeholders and sessions."""
+
+from tensorflux._src.array_ops import placeholder
+from tensorflux._src.context import disable_eager_execution, enable_eager_execution, executing_eagerly
+from tensorflux._src.graph import get_default_graph, reset_default_graph
+from tensorflux._src.session import Session
+
+__all__ = ["Session", "disable_eager_execution", "enable_eager_execution", "executing_eagerly",
+           "get_default_graph", "placeholder", "reset_default_graph"]

@@ -1,0 +1,69 @@
+#include "tensorflux/eager/context.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "tensorflux/kernels/cpu/blas.h"
+#include "tensorflux/runtime/device.h"
+
+namespace tx {
+
+EagerContext::EagerContext(const EagerContextOptions& opts) : policy_(opts.policy) {
+  const int n = std::max(1, opts.num_cpu_devices);
+  for (int i = 0; i < n; ++i) devices_.push_back("/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i));
+  const int inter = opts.inter_op_threads > 0 ? opts.inter_op_threads : DefaultThreadCount();
+  const int intra = opts.intra_op_threads > 0 ? opts.intra_op_threads : DefaultThreadCount();
+  // The calling thread takes part in the work, so each pool has one worker fewer.
+  inter_op_ = std::make_unique<ThreadPool>(inter - 1);
+  intra_op_ = std::make_unique<ThreadPool>(intra - 1);
+  resources_ = std::make_unique<ResourceMgr>();
+  SetBlasThreads(intra);
+}
+
+EagerContext::~EagerContext() {
+  ClearCaches();
+  resources_->Clear();
+}
+
+Status EagerContext::FindDevice(const std::string& request, int* index) const {
+  *index = -1;
+  if (request.empty()) return Status::OK();
+  DeviceSpec spec;
+  TX_RETURN_IF_ERROR(ParseDeviceSpec(request, &spec));
+  const bool local = (spec.job.empty() || spec.job == "localhost") && spec.replica <= 0 && spec.task <= 0;
+  if (local && (spec.type.empty() || spec.type == "CPU") && spec.id < num_devices()) {
+    *index = spec.id < 0 ? 0 : spec.id;
+    return Status::OK();
+  }
+  std::string names;
+  for (const auto& d : devices_) names += (names.empty() ? "" : ", ") + d;
+  return InvalidArgument("Could not satisfy device specification '", request, "': the devices are ", names);
+}
+
+std::shared_ptr<const CachedKernel> EagerContext::FindKernel(const std::string& key) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = kernels_.find(key);
+  return it == kernels_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const CachedKernel> EagerContext::AddKernel(const std::string& key,
+                                                            std::shared_ptr<const CachedKernel> k) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = kernels_.emplace(key, std::move(k)).first;
+  return it->second;
+}
+
+void EagerContext::ClearCaches() {
+  std::unordered_map<std::string, std::shared_ptr<const CachedKernel>> old;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    old.swap(kernels_);
+  }
+}
+
+int64_t EagerContext::num_cached_kernels() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return static_cast<int64_t>(kernels_.size());
+}
+
+}  // namespace tx

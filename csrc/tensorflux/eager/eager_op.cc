@@ -1,0 +1,268 @@
+#include "tensorflux/eager/eager_op.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "tensorflux/framework/op_registry.h"
+
+namespace tx {
+namespace {
+
+thread_local EagerOpObserver* t_observer = nullptr;
+
+void AppendRaw(std::string* key, const void* p, size_t n) { key->append(static_cast<const char*>(p), n); }
+
+template <typename T>
+void AppendPod(std::string* key, T v) { AppendRaw(key, &v, sizeof v); }
+
+void AppendString(std::string* key, const std::string& s) {
+  AppendPod<uint64_t>(key, s.size());
+  key->append(s);
+}
+
+void AppendShape(std::string* key, const PartialShape& s) {
+  AppendPod<int32_t>(key, s.rank());
+  if (s.known_rank())
+    for (int d = 0; d < s.rank(); ++d) AppendPod<int64_t>(key, s.dim(d));
+}
+
+void AppendTensor(std::string* key, const Tensor& t) {
+  AppendPod<int32_t>(key, t.dtype());
+  AppendShape(key, PartialShape(t.shape()));
+  if (t.initialized()) AppendRaw(key, t.raw_data(), t.byte_size());
+}
+
+// An unambiguous serialization of `v` for kernel cache keys.
+void AppendAttr(std::string* key, const AttrValue& v) {
+  using K = AttrValue::Kind;
+  AppendPod<int8_t>(key, static_cast<int8_t>(v.kind));
+  switch (v.kind) {
+    case K::kString: case K::kPlaceholder: AppendString(key, v.s); break;
+    case K::kInt: AppendPod(key, v.i); break;
+    case K::kFloat: AppendPod(key, v.f); break;
+    case K::kBool: AppendPod<int8_t>(key, v.b); break;
+    case K::kType: AppendPod<int32_t>(key, v.type); break;
+    case K::kShape: AppendShape(key, v.shape); break;
+    case K::kTensor: AppendTensor(key, v.tensor); break;
+    case K::kFunc:
+      AppendString(key, v.func ? v.func->name : "");
+      if (v.func)
+        for (const auto& kv : v.func->attr) { AppendString(key, kv.first); AppendAttr(key, kv.second); }
+      break;
+    case K::kList: {
+      const auto& l = v.list;
+      AppendPod<uint64_t>(key, l.s.size()); for (const auto& s : l.s) AppendString(key, s);
+      AppendPod<uint64_t>(key, l.i.size()); for (auto i : l.i) AppendPod(key, i);
+      AppendPod<uint64_t>(key, l.f.size()); for (auto f : l.f) AppendPod(key, f);
+      AppendPod<uint64_t>(key, l.b.size()); for (bool b : l.b) AppendPod<int8_t>(key, b);
+      AppendPod<uint64_t>(key, l.type.size()); for (auto t : l.type) AppendPod<int32_t>(key, t);
+      AppendPod<uint64_t>(key, l.shape.size()); for (const auto& s : l.shape) AppendShape(key, s);
+      AppendPod<uint64_t>(key, l.tensor.size()); for (const auto& t : l.tensor) AppendTensor(key, t);
+      AppendPod<uint64_t>(key, l.func.size());
+      for (const auto& f : l.func) { AttrValue a; a.kind = K::kFunc; a.func = std::make_shared<NameAttrList>(f); AppendAttr(key, a); }
+      break;
+    }
+    case K::kNone: break;
+  }
+}
+
+// `s` without a leading "[<op>] " and with TensorFlow's eager suffix " [Op:<op>]".
+Status EagerError(const Status& s, const std::string& op) {
+  std::string m = s.message();
+  const std::string prefix = "[" + op + "] ";
+  if (m.rfind(prefix, 0) == 0) m.erase(0, prefix.size());
+  return Status(s.code(), m + " [Op:" + op + "]");
+}
+
+}  // namespace
+
+int64_t NewEagerTensorId() {
+  static std::atomic<int64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+EagerOpObserver* SetThreadEagerOpObserver(EagerOpObserver* obs) {
+  EagerOpObserver* old = t_observer;
+  t_observer = obs;
+  return old;
+}
+
+EagerOpObserver* ThreadEagerOpObserver() { return t_observer; }
+
+Status EagerOp::Reset(const char* op_name, const char* device) {
+  inputs_.clear();
+  groups_.clear();
+  attrs_.clear();
+  attr_key_.clear();
+  tensor_attr_ = false;
+  if (op_name == nullptr) return InvalidArgument("op name must not be NULL");
+  if (reg_ == nullptr || op_name_ != op_name) {
+    const OpRegistration* reg = OpRegistry::Global()->LookUp(op_name);
+    if (reg == nullptr) {
+      reg_ = nullptr;
+      op_name_.clear();
+      return NotFound("Op type not registered '", op_name, "'");
+    }
+    reg_ = reg;
+    op_name_ = op_name;
+    last_.reset();
+  }
+  return SetDevice(device);
+}
+
+Status EagerOp::SetDevice(const char* device) {
+  const std::string request = device ? device : "";
+  if (request == device_request_ && (device_ >= 0 || request.empty())) return Status::OK();
+  int index = -1;
+  TX_RETURN_IF_ERROR(ctx_->FindDevice(request, &index));
+  device_request_ = request;
+  device_ = index;
+  return Status::OK();
+}
+
+void EagerOp::AddInput(const EagerTensor& t) {
+  inputs_.push_back(t);
+  groups_.emplace_back(1, false);
+}
+
+void EagerOp::AddInputList(const EagerTensor* const* ts, int n) {
+  for (int i = 0; i < n; ++i) inputs_.push_back(*ts[i]);
+  groups_.emplace_back(n, true);
+}
+
+void EagerOp::SetAttr(const std::string& name, AttrValue v) {
+  AppendString(&attr_key_, name);
+  AppendAttr(&attr_key_, v);
+  tensor_attr_ |= v.kind == AttrValue::Kind::kTensor || !v.list.tensor.empty();
+  attrs_[name] = std::move(v);
+}
+
+Status EagerOp::AttrTypeString(const std::string& name, std::string* out) const {
+  if (reg_ == nullptr) return FailedPrecondition("the op has no type yet");
+  const AttrDef* a = reg_->def.FindAttr(name);
+  if (a == nullptr) return NotFound("Op ", op_name_, " has no attr named '", name, "'");
+  *out = a->type;
+  return Status::OK();
+}
+
+Status EagerOp::PickDevice(int* device) const {
+  int d = device_ >= 0 ? device_ : (inputs_.empty() ? 0 : inputs_[0].device);
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const EagerTensor& t = inputs_[i];
+    if (t.device == d) continue;
+    // Every logical device shares host memory, so a "copy" shares the buffer; the policy only
+    // decides whether mixing devices without an explicit copy is allowed.
+    const PlacementPolicy p = ctx_->policy();
+    const bool silent = p == PlacementPolicy::kSilent || p == PlacementPolicy::kWarn ||
+                        (p == PlacementPolicy::kSilentForInt32 && t.tensor.dtype() == DT_INT32);
+    if (!silent)
+      return InvalidArgument("Tensors on conflicting devices: input ", i, " of ", op_name_, " is on ",
+                             ctx_->device_name(t.device), " but the op runs on ", ctx_->device_name(d),
+                             "; copy it first (TXE_TensorHandleCopyToDevice / tx.identity under tx.device) or use "
+                             "the SILENT device placement policy");
+  }
+  *device = d;
+  return Status::OK();
+}
+
+Status EagerOp::BuildKernel(std::shared_ptr<const CachedKernel>* out) const {
+  auto k = std::make_shared<CachedKernel>();
+  k->graph = std::make_unique<Graph>();
+  NodeSpec spec;
+  spec.name = op_name_;
+  spec.op_type = op_name_;
+  spec.attrs = attrs_;
+  int flat = 0;
+  for (const auto& grp : groups_) {
+    NodeSpec::InputArg arg;
+    arg.is_list = grp.second;
+    for (int j = 0; j < grp.first; ++j, ++flat) {
+      NodeSpec ph;
+      ph.name = "input_" + std::to_string(flat);
+      ph.op_type = "Placeholder";
+      ph.attrs["dtype"] = AttrValue::Type(inputs_[flat].tensor.dtype());
+      Node* n = nullptr;
+      TX_RETURN_IF_ERROR(k->graph->AddNode(std::move(ph), &n));
+      arg.values.push_back(Endpoint{n, 0});
+    }
+    spec.inputs.push_back(std::move(arg));
+  }
+  Node* node = nullptr;
+  TX_RETURN_IF_ERROR(k->graph->AddNode(std::move(spec), &node));
+  TX_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(node, kDeviceCPU, &k->kernel));
+  k->node = node;
+  *out = std::move(k);
+  return Status::OK();
+}
+
+Status EagerOp::KernelFor(const std::string& key, std::shared_ptr<const CachedKernel>* out) {
+  if (last_ && key == last_key_) {
+    *out = last_;
+    return Status::OK();
+  }
+  std::shared_ptr<const CachedKernel> k = tensor_attr_ ? nullptr : ctx_->FindKernel(key);
+  if (!k) {
+    TX_RETURN_IF_ERROR(BuildKernel(&k));
+    // Ops with tensor attrs (Const) would fill the context's cache with one kernel per value.
+    if (!tensor_attr_) k = ctx_->AddKernel(key, std::move(k));
+  }
+  last_key_ = key;
+  last_ = k;
+  *out = std::move(k);
+  return Status::OK();
+}
+
+Status EagerOp::Execute(std::vector<EagerTensor>* outputs) {
+  outputs->clear();
+  if (reg_ == nullptr) return FailedPrecondition("TXE_Execute: the op has no type (a failed TXE_OpReset?)");
+  int device = 0;
+  Status s = PickDevice(&device);
+  if (!s.ok()) return EagerError(s, op_name_);
+  key_.clear();
+  key_.append(op_name_);
+  key_.push_back('\0');
+  AppendPod<int32_t>(&key_, device);
+  for (const auto& grp : groups_) AppendPod<int32_t>(&key_, grp.second ? grp.first : -1);
+  for (const auto& t : inputs_) AppendPod<int8_t>(&key_, static_cast<int8_t>(t.tensor.dtype()));
+  key_.append(attr_key_);
+  std::shared_ptr<const CachedKernel> k;
+  s = KernelFor(key_, &k);
+  if (!s.ok()) return EagerError(s, op_name_);
+
+  const Node* node = k->node;
+  const int nin = node->num_inputs(), nout = node->num_outputs();
+  constexpr int kInline = 8;
+  Tensor in_small[kInline], out_small[kInline];
+  std::vector<Tensor> in_big, out_big;
+  Tensor* in = in_small;
+  Tensor* out = out_small;
+  if (nin > kInline) { in_big.resize(nin); in = in_big.data(); }
+  if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
+  for (int i = 0; i < nin; ++i) {
+    in[i] = inputs_[i].tensor;
+    if (!in[i].initialized() && node->input_type(i) != DT_RESOURCE)
+      return EagerError(InvalidArgument("input ", i, " holds no value"), op_name_);
+  }
+  OpKernelContext kctx(node, in, out, ctx_->intra_op_pool());
+  kctx.set_resource_manager(ctx_->resources());
+  k->kernel->Compute(&kctx);
+  s = kctx.status();
+  for (int j = 0; s.ok() && j < nout; ++j) {
+    if (!out[j].initialized()) s = Internal("kernel did not produce output ", j);
+    else if (out[j].dtype() != node->output_type(j))
+      s = Internal("kernel produced a ", DataTypeString(out[j].dtype()), " output ", j, ", expected ",
+                   DataTypeString(node->output_type(j)));
+  }
+  if (!s.ok()) return EagerError(s, op_name_);
+  outputs->resize(nout);
+  for (int j = 0; j < nout; ++j) {
+    EagerTensor& o = (*outputs)[j];
+    o.tensor = std::move(out[j]);
+    o.device = device;
+    o.id = NewEagerTensorId();
+  }
+  if (t_observer != nullptr) t_observer->OnExecuted(ctx_, *node, inputs_, *outputs);
+  return Status::OK();
+}
+
+}  // namespace tx

@@ -1,0 +1,94 @@
+// EagerOp: one op built from a name, inputs and attrs, executed at once on an EagerContext with the
+// same kernels graph mode uses (Note [Eager kernel cache] in context.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensorflux/core/status.h"
+#include "tensorflux/core/tensor.h"
+#include "tensorflux/eager/context.h"
+#include "tensorflux/framework/attr_value.h"
+
+namespace tx {
+
+// A value produced or consumed eagerly: the tensor, the device holding it and an identity that
+// copies of the same handle share (what gradient tapes key on).
+struct EagerTensor {
+  Tensor tensor;
+  int device = 0;
+  int64_t id = 0;
+};
+
+// A fresh tensor identity (never 0).
+int64_t NewEagerTensorId();
+
+// Observes every op an EagerOp executes successfully (gradient tapes implement it).
+class EagerOpObserver {
+ public:
+  virtual ~EagerOpObserver() = default;
+  // Called on the executing thread after `node`'s kernel ran with `inputs` producing `outputs`.
+  virtual void OnExecuted(EagerContext* ctx, const Node& node, const std::vector<EagerTensor>& inputs,
+                          const std::vector<EagerTensor>& outputs) = 0;
+};
+
+// Installs `obs` as this thread's observer (nullptr: none) and returns the previous one.
+EagerOpObserver* SetThreadEagerOpObserver(EagerOpObserver* obs);
+// This thread's observer, or nullptr.
+EagerOpObserver* ThreadEagerOpObserver();
+
+// Not thread-safe: one thread builds and executes an op; different ops may run concurrently.
+class EagerOp {
+ public:
+  explicit EagerOp(EagerContext* ctx) : ctx_(ctx) {}
+
+  // Starts a new op `op_name` (inputs and attrs cleared) on `device` ("" or NULL: placed by the
+  // inputs). NotFound when no such op is registered.
+  Status Reset(const char* op_name, const char* device);
+  Status SetDevice(const char* device);
+  const std::string& op_name() const { return op_name_; }
+  const std::string& device() const { return device_request_; }
+  EagerContext* context() const { return ctx_; }
+
+  // Adds the next input argument (one tensor).
+  void AddInput(const EagerTensor& t);
+  // Adds the next input argument as a list of `n` tensors.
+  void AddInputList(const EagerTensor* const* ts, int n);
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const EagerTensor& input(int i) const { return inputs_[i]; }
+
+  // Sets attr `name` (checked against the OpDef when the op executes).
+  void SetAttr(const std::string& name, AttrValue v);
+  // The kind of attr `name` in the op's OpDef ("type", "list(int)", ...); NotFound when absent.
+  Status AttrTypeString(const std::string& name, std::string* out) const;
+
+  // The node of the kernel the last successful Execute ran (its attrs and output ranges), or nullptr.
+  const Node* last_node() const { return last_ ? last_->node : nullptr; }
+
+  // Runs the op and sets its outputs. Errors end with " [Op:<name>]"; the op stays usable.
+  Status Execute(std::vector<EagerTensor>* outputs);
+
+ private:
+  Status KernelFor(const std::string& key, std::shared_ptr<const CachedKernel>* out);
+  Status BuildKernel(std::shared_ptr<const CachedKernel>* out) const;
+  Status PickDevice(int* device) const;
+
+  EagerContext* ctx_;
+  std::string op_name_;
+  const OpRegistration* reg_ = nullptr;
+  std::string device_request_;
+  int device_ = -1;
+  std::vector<EagerTensor> inputs_;
+  std::vector<std::pair<int, bool>> groups_;  // per input argument: tensor count, added as a list
+  AttrMap attrs_;
+  std::string attr_key_;  // the attrs set so far, serialized in the order set
+  bool tensor_attr_ = false;  // a tensor-valued attr was set: the kernel is not cached (one per value)
+  std::string key_;       // scratch for the cache key
+  std::string last_key_;
+  std::shared_ptr<const CachedKernel> last_;
+};
+
+}  // namespace tx

@@ -1,0 +1,309 @@
+/* The eager C API from plain C: ops executed one at a time, kernel caching, attrs, list inputs,
+ * multiple outputs, devices and placement policies, eager variables, and the error paths (the
+ * context stays usable after each). */
+#include <tensorflux/c/c_api_eager.h>
+
+#include "c_api_test_util.h"
+
+static TXE_TensorHandle* f32_handle(const int64_t* dims, int nd, const float* vals, TX_Status* s) {
+  TX_Tensor* t = float_tensor(dims, nd, vals);
+  TXE_TensorHandle* h = TXE_NewTensorHandle(t, s);
+  TX_DeleteTensor(t); /* the handle shares the buffer */
+  return h;
+}
+
+static TXE_TensorHandle* i32_handle(const int64_t* dims, int nd, const int32_t* vals, TX_Status* s) {
+  TX_Tensor* t = int32_tensor(dims, nd, vals);
+  TXE_TensorHandle* h = TXE_NewTensorHandle(t, s);
+  TX_DeleteTensor(t);
+  return h;
+}
+
+/* Runs a one-output binary op. */
+static TXE_TensorHandle* run_binary(TXE_Context* ctx, const char* op_name, TXE_TensorHandle* a, TXE_TensorHandle* b,
+                                    TX_Status* s) {
+  TXE_Op* op = TXE_NewOp(ctx, op_name, s);
+  if (TX_GetCode(s) != TX_OK) return NULL;
+  TXE_OpAddInput(op, a, s);
+  TXE_OpAddInput(op, b, s);
+  TXE_TensorHandle* out = NULL;
+  int n = 1;
+  TXE_Execute(op, &out, &n, s);
+  TXE_DeleteOp(op);
+  return out;
+}
+
+static const float* values(TXE_TensorHandle* h, TX_Tensor** keep, TX_Status* s) {
+  *keep = TXE_TensorHandleResolve(h, s);
+  return *keep ? (const float*)TX_TensorData(*keep) : NULL;
+}
+
+static void test_add_and_cache(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_ContextOptions* opts = TXE_NewContextOptions();
+  TXE_ContextOptionsSetThreads(opts, 2, 2);
+  TXE_Context* ctx = TXE_NewContext(opts, s);
+  TXE_DeleteContextOptions(opts);
+  CHECK_OK(s);
+  int64_t d[1] = {4};
+  float av[4] = {1, 2, 3, 4}, bv[4] = {10, 20, 30, 40};
+  TXE_TensorHandle* a = f32_handle(d, 1, av, s);
+  TXE_TensorHandle* b = f32_handle(d, 1, bv, s);
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 0);
+  TXE_TensorHandle* c = run_binary(ctx, "AddV2", a, b, s);
+  CHECK_OK(s);
+  CHECK(TXE_TensorHandleDataType(c) == TX_FLOAT);
+  CHECK(TXE_TensorHandleNumDims(c, s) == 1 && TXE_TensorHandleDim(c, 0, s) == 4);
+  CHECK(strstr(TXE_TensorHandleDeviceName(c, s), "CPU:0") != NULL);
+  TX_Tensor* r = NULL;
+  const float* cv = values(c, &r, s);
+  CHECK(cv && cv[0] == 11 && cv[3] == 44);
+  TX_DeleteTensor(r);
+  /* The same signature reuses the kernel; another dtype makes a second one. */
+  TXE_TensorHandle* c2 = run_binary(ctx, "AddV2", c, b, s);
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 1);
+  int32_t iv[2] = {1, 2};
+  int64_t d2[1] = {2};
+  TXE_TensorHandle* ia = i32_handle(d2, 1, iv, s);
+  TXE_TensorHandle* ic = run_binary(ctx, "Mul", ia, ia, s);
+  CHECK_OK(s);
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 2);
+  TX_Tensor* ir = TXE_TensorHandleResolve(ic, s);
+  CHECK(((int32_t*)TX_TensorData(ir))[1] == 4);
+  TX_DeleteTensor(ir);
+  TXE_ContextClearCaches(ctx);
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 0);
+
+  /* One op object reused: TXE_OpReset. */
+  TXE_Op* op = TXE_NewOp(ctx, "AddV2", s);
+  for (int k = 0; k < 3; ++k) {
+    TXE_OpReset(op, "AddV2", NULL, s);
+    TXE_OpAddInput(op, a, s);
+    TXE_OpAddInput(op, a, s);
+    TXE_TensorHandle* o = NULL;
+    int n = 1;
+    TXE_Execute(op, &o, &n, s);
+    CHECK_OK(s);
+    CHECK(n == 1);
+    TXE_DeleteTensorHandle(o);
+  }
+  TXE_DeleteOp(op);
+  TXE_DeleteTensorHandle(a);
+  TXE_DeleteTensorHandle(b);
+  TXE_DeleteTensorHandle(c);
+  TXE_DeleteTensorHandle(c2);
+  TXE_DeleteTensorHandle(ia);
+  TXE_DeleteTensorHandle(ic);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
+static void test_attrs_lists_and_outputs(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  int64_t d[2] = {2, 3};
+  float xv[6] = {1, 2, 3, 4, 5, 6};
+  TXE_TensorHandle* x = f32_handle(d, 2, xv, s);
+  /* MatMul with transpose_b: x @ x^T = [[14, 32], [32, 77]]. */
+  TXE_Op* op = TXE_NewOp(ctx, "MatMul", s);
+  TXE_OpAddInput(op, x, s);
+  TXE_OpAddInput(op, x, s);
+  TXE_OpSetAttrBool(op, "transpose_b", 1);
+  unsigned char is_list = 9;
+  CHECK(TXE_OpGetAttrType(op, "transpose_b", &is_list, s) == TX_ATTR_BOOL && is_list == 0);
+  TXE_TensorHandle* m = NULL;
+  int n = 1;
+  TXE_Execute(op, &m, &n, s);
+  CHECK_OK(s);
+  TX_Tensor* r = NULL;
+  const float* mv = values(m, &r, s);
+  CHECK(mv && mv[0] == 14 && mv[1] == 32 && mv[3] == 77);
+  TX_DeleteTensor(r);
+  TXE_DeleteTensorHandle(m);
+  TXE_DeleteOp(op);
+
+  /* A list input (AddN) and an op with several outputs (Unpack along axis 1). */
+  TXE_TensorHandle* list[3] = {x, x, x};
+  op = TXE_NewOp(ctx, "AddN", s);
+  TXE_OpAddInputList(op, list, 3, s);
+  TXE_TensorHandle* sum = NULL;
+  n = 1;
+  TXE_Execute(op, &sum, &n, s);
+  CHECK_OK(s);
+  const float* sv = values(sum, &r, s);
+  CHECK(sv && sv[5] == 18);
+  TX_DeleteTensor(r);
+  TXE_DeleteOp(op);
+  op = TXE_NewOp(ctx, "Unpack", s);
+  TXE_OpAddInput(op, sum, s);
+  TXE_OpSetAttrInt(op, "num", 3);
+  TXE_OpSetAttrInt(op, "axis", 1);
+  TXE_TensorHandle* parts[3] = {NULL, NULL, NULL};
+  n = 3;
+  TXE_Execute(op, parts, &n, s);
+  CHECK_OK(s);
+  CHECK(n == 3 && TXE_TensorHandleNumElements(parts[2], s) == 2);
+  const float* pv = values(parts[2], &r, s);
+  CHECK(pv && pv[0] == 9 && pv[1] == 18);
+  TX_DeleteTensor(r);
+  for (int k = 0; k < 3; ++k) TXE_DeleteTensorHandle(parts[k]);
+  /* Too little room for the outputs. */
+  n = 2;
+  TXE_Execute(op, parts, &n, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "3 outputs");
+  TXE_DeleteOp(op);
+  TXE_DeleteTensorHandle(sum);
+  TXE_DeleteTensorHandle(x);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
+static void test_errors_keep_context_usable(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  CHECK(TXE_NewOp(ctx, "NoSuchOp", s) == NULL);
+  CHECK_ERR(s, TX_NOT_FOUND, "NoSuchOp");
+  int64_t d[1] = {2}, d3[1] = {3};
+  float v[3] = {1, 2, 3};
+  int32_t iv[2] = {1, 2};
+  TXE_TensorHandle* a = f32_handle(d, 1, v, s);
+  TXE_TensorHandle* b = f32_handle(d3, 1, v, s);
+  TXE_TensorHandle* i = i32_handle(d, 1, iv, s);
+  /* Incompatible shapes: the kernel's error, with the eager suffix. */
+  CHECK(run_binary(ctx, "AddV2", a, b, s) == NULL);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "[Op:AddV2]");
+  /* Mismatched dtypes: caught by the OpDef check. */
+  CHECK(run_binary(ctx, "AddV2", a, i, s) == NULL);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "AddV2");
+  /* A bad attr value. */
+  TXE_Op* op = TXE_NewOp(ctx, "Cast", s);
+  TXE_OpAddInput(op, a, s);
+  TXE_OpSetAttrType(op, "DstT", (TX_DataType)999);
+  TXE_TensorHandle* out = NULL;
+  int n = 1;
+  TXE_Execute(op, &out, &n, s);
+  CHECK(TX_GetCode(s) != TX_OK);
+  TXE_DeleteOp(op);
+  /* Too few inputs. */
+  op = TXE_NewOp(ctx, "AddV2", s);
+  TXE_OpAddInput(op, a, s);
+  n = 1;
+  TXE_Execute(op, &out, &n, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "AddV2");
+  TXE_DeleteOp(op);
+  /* NULLs. */
+  TXE_OpAddInput(NULL, a, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "NULL");
+  CHECK(TXE_NewTensorHandle(NULL, s) == NULL);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "NULL");
+  /* Still usable. */
+  TXE_TensorHandle* ok = run_binary(ctx, "AddV2", a, a, s);
+  CHECK_OK(s);
+  TXE_DeleteTensorHandle(ok);
+  TXE_DeleteTensorHandle(a);
+  TXE_DeleteTensorHandle(b);
+  TXE_DeleteTensorHandle(i);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
+static void test_devices_and_policy(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_ContextOptions* opts = TXE_NewContextOptions();
+  TXE_ContextOptionsSetNumCpuDevices(opts, 2);
+  TXE_ContextOptionsSetDevicePlacementPolicy(opts, TXE_DEVICE_PLACEMENT_EXPLICIT);
+  TXE_Context* ctx = TXE_NewContext(opts, s);
+  TXE_DeleteContextOptions(opts);
+  CHECK(TXE_ContextNumDevices(ctx) == 2);
+  CHECK(strstr(TXE_ContextDeviceName(ctx, 1, s), "device:CPU:1") != NULL);
+  TXE_ContextDeviceName(ctx, 2, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "out of range");
+  int64_t d[1] = {2};
+  float v[2] = {1, 2};
+  TXE_TensorHandle* a = f32_handle(d, 1, v, s);
+  TXE_TensorHandle* a1 = TXE_TensorHandleCopyToDevice(a, ctx, "/device:CPU:1", s);
+  CHECK_OK(s);
+  CHECK(strstr(TXE_TensorHandleDeviceName(a1, s), "CPU:1") != NULL);
+  /* Explicit policy: mixing devices is an error naming both. */
+  CHECK(run_binary(ctx, "AddV2", a, a1, s) == NULL);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "conflicting devices");
+  /* Both on CPU:1: runs there. */
+  TXE_TensorHandle* c = run_binary(ctx, "AddV2", a1, a1, s);
+  CHECK_OK(s);
+  CHECK(strstr(TXE_TensorHandleDeviceName(c, s), "CPU:1") != NULL);
+  /* An op pinned to a device that does not exist. */
+  TXE_Op* op = TXE_NewOp(ctx, "AddV2", s);
+  TXE_OpSetDevice(op, "/device:GPU:0", s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "device");
+  TXE_DeleteOp(op);
+  TXE_TensorHandleCopyToDevice(a, ctx, "/device:CPU:7", s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "CPU:7");
+  TXE_DeleteTensorHandle(c);
+  TXE_DeleteTensorHandle(a1);
+  TXE_DeleteTensorHandle(a);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
+/* An eager resource variable: VarHandleOp, reading before assignment fails, assign, read. */
+static void test_eager_variable(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  TXE_Op* op = TXE_NewOp(ctx, "VarHandleOp", s);
+  TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
+  int64_t d[1] = {2};
+  TXE_OpSetAttrShape(op, "shape", d, 1, s);
+  TXE_OpSetAttrString(op, "shared_name", "v", 1);
+  TXE_TensorHandle* h = NULL;
+  int n = 1;
+  TXE_Execute(op, &h, &n, s);
+  CHECK_OK(s);
+  CHECK(TXE_TensorHandleDataType(h) == TX_RESOURCE);
+  TXE_DeleteOp(op);
+
+  op = TXE_NewOp(ctx, "ReadVariableOp", s);
+  TXE_OpAddInput(op, h, s);
+  TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
+  TXE_TensorHandle* val = NULL;
+  n = 1;
+  TXE_Execute(op, &val, &n, s);
+  CHECK_ERR(s, TX_FAILED_PRECONDITION, "v");
+  float v[2] = {3, 4};
+  TXE_TensorHandle* init = f32_handle(d, 1, v, s);
+  TXE_Op* assign = TXE_NewOp(ctx, "AssignVariableOp", s);
+  TXE_OpAddInput(assign, h, s);
+  TXE_OpAddInput(assign, init, s);
+  TXE_OpSetAttrType(assign, "dtype", TX_FLOAT);
+  n = 0;
+  TXE_Execute(assign, NULL, &n, s);
+  CHECK_OK(s);
+  CHECK(n == 0);
+  n = 1;
+  TXE_Execute(op, &val, &n, s);
+  CHECK_OK(s);
+  TX_Tensor* r = NULL;
+  const float* rv = values(val, &r, s);
+  CHECK(rv && rv[0] == 3 && rv[1] == 4);
+  TX_DeleteTensor(r);
+  TXE_DeleteTensorHandle(val);
+  TXE_DeleteTensorHandle(init);
+  TXE_DeleteTensorHandle(h);
+  TXE_DeleteOp(assign);
+  TXE_DeleteOp(op);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
+int main(void) {
+  test_add_and_cache();
+  test_attrs_lists_and_outputs();
+  test_errors_keep_context_usable();
+  test_devices_and_policy();
+  test_eager_variable();
+  if (g_check_failures) {
+    printf("c_api_eager_test: %d check(s) failed\n", g_check_failures);
+    return 1;
+  }
+  printf("c_api_eager_test: all checks passed\n");
+  return 0;
+}
