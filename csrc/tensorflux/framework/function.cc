@@ -180,12 +180,10 @@ Status FunctionLibrary::MergeFrom(const FunctionDefLibraryProto& other, Added* a
 void FunctionLibrary::Remove(const Added& added) {
   std::lock_guard<std::mutex> l(mu_);
   for (const std::string& g : added.gradients) gradients_.erase(g);
-  for (const std::string& n : added.functions) {
-    functions_.erase(n);
-    const std::string prefix = n + '\0';
-    for (auto it = bodies_.lower_bound(prefix); it != bodies_.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
-      it = bodies_.erase(it);
-  }
+  for (const std::string& n : added.functions) functions_.erase(n);
+  // Bodies of other functions may have been instantiated through the removed ones: drop the
+  // whole cache (kernels keep the bodies they hold).
+  if (!added.functions.empty()) bodies_.clear();
 }
 
 std::shared_ptr<const FunctionDef> FunctionLibrary::Find(const std::string& name) const {

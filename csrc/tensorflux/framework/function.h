@@ -91,7 +91,7 @@ class FunctionLibrary {
     std::vector<std::string> functions, gradients;
   };
   Status MergeFrom(const FunctionDefLibraryProto& other, Added* added = nullptr);
-  // Removes what a MergeFrom added (functions, their cached bodies, gradient entries). Only a
+  // Removes what a MergeFrom added (functions, gradient entries) and empties the body cache. Only a
   // failed ImportGraphDef uses this, before any node has called the functions.
   void Remove(const Added& added);
 
@@ -107,8 +107,7 @@ class FunctionLibrary {
 
   // The instantiated body cached under `key` (Note [Library caches]), or nullptr.
   std::shared_ptr<const FunctionBody> FindBody(const std::string& key) const;
-  // Caches `body` under `key` (whose prefix up to the first '\0' is the function's name) unless
-  // a body is already there; returns the cached one.
+  // Caches `body` under `key` unless a body is already there; returns the cached one.
   std::shared_ptr<const FunctionBody> AddBody(const std::string& key, std::shared_ptr<const FunctionBody> body);
 
  private:
@@ -125,9 +124,13 @@ class FunctionLibrary {
 };
 
 // Note [Library caches]
-// Because a library entry never changes, results derived from a (name, attrs, input
-// signature) key stay valid for the library's lifetime: instantiated bodies are cached in
-// FunctionBodyCache (function_instantiate.h) and call kernels build their plan once.
+// Because a library entry never changes, results derived from a (name, attrs, input shapes) key
+// stay valid for the library's lifetime: GetFunctionBody (function_instantiate.h) caches
+// instantiated bodies here (FindBody/AddBody), the call op's shape function and its kernel share
+// one body, and each call kernel builds its plan once. A body graph borrows the library through a
+// non-owning pointer: the library owns the cache, so it outlives every cached body, and a
+// library -> body -> library cycle of owning pointers never forms. The one removal (a failed
+// import taking its functions out again) empties the cache.
 
 // 64-bit FNV-1a of `bytes` (stable across runs and platforms; used for generated names).
 uint64_t Fingerprint64(std::string_view bytes);

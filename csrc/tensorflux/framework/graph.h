@@ -140,7 +140,6 @@ class Graph {
   // The functions this graph's call ops may call (thread-safe; never null). Adding a function
   // does not change the graph's nodes, so it is allowed on a const graph.
   FunctionLibrary& library() const { return *library_; }
-  const std::shared_ptr<FunctionLibrary>& shared_library() const { return library_; }
 
   // Removes every node with id >= num_nodes, with its names and its entries in the consumer and
   // control-output lists of the nodes that remain. Only a failed ImportGraphDef uses this, before
