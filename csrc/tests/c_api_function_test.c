@@ -137,6 +137,14 @@ static void test_function_defs_and_library(void) {
   CHECK_OK(s);
   TX_GraphCopyFunction(g, clash, NULL, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "cannot add function 'plain': the library already has a different function");
+  /* An explicit body: just the Neg operation. */
+  const TX_Operation* body_ops[1] = {neg.oper};
+  TX_Function* negf = TX_GraphToFunction(other, "negf", 0, 1, body_ops, 1, &x, 1, &neg, NULL, NULL, NULL, s);
+  CHECK_OK(s);
+  CHECK(negf != NULL && strcmp(TX_FunctionName(negf), "negf") == 0);
+  TX_DeleteFunction(negf);
+  CHECK(TX_GraphToFunction(other, "negf", 0, 0, NULL, 1, &x, 1, &neg, NULL, NULL, NULL, s) == NULL);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "output 0 ('neg:0') is neither a function input nor computed in the function body");
   CHECK(TX_FunctionImportFunctionDef("\x0a\x05\x0a", 3, s) == NULL);
   CHECK_ERR(s, TX_DATA_LOSS, "malformed FunctionDef");
   CHECK(TX_GraphToFunction(other, "f", 0, -1, NULL, 0, NULL, 1, &neg, NULL, NULL, NULL, s) == NULL);

@@ -281,6 +281,8 @@ TEST(GraphToFunctionFollowsTensorFlowNaming) {
   spec.use_body_nodes = true;
   spec.body_nodes = {add, side};
   EXPECT_ERROR(GraphToFunctionDef(g, spec, &f), "[add] reads 'Mul:0', which is neither a function input");
+  spec.body_nodes = {side};
+  EXPECT_ERROR(GraphToFunctionDef(g, spec, &f), "output 0 ('add:0') is neither a function input nor computed in");
 }
 
 TX_TEST_MAIN()

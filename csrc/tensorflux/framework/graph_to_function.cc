@@ -133,6 +133,12 @@ Status GraphToFunctionDef(const Graph& g, const GraphToFunctionSpec& spec, Funct
   TX_RETURN_IF_ERROR(CollectBody(g, spec, input_index, &in_body));
   for (const Node* n : spec.control_outputs)
     if (!in_body[n->id()]) return InvalidArgument("control output '", n->name(), "' is not in the function body");
+  for (size_t i = 0; i < spec.outputs.size(); ++i) {
+    const Endpoint& e = spec.outputs[i];
+    if (!input_index.count(Key(e)) && !in_body[e.node->id()])
+      return InvalidArgument("output ", i, " ('", e.node->name(), ":", e.index,
+                             "') is neither a function input nor computed in the function body");
+  }
 
   FunctionDef f;
   NameSet names;
