@@ -275,7 +275,9 @@ TEST(ImportErrorsNameTheNode) {
   EXPECT_ERROR(s, "[f] op type not registered: 'Foo'");
   s = Import(GraphDefBytes({ND("call", "MyFunc")}, kGraphDefVersion, Library("MyFunc")), &g);
   EXPECT_TRUE(s.code() == Code::kUnimplemented);
-  EXPECT_ERROR(s, "[call] op 'MyFunc' is a function of the GraphDef library; function calls are not supported yet");
+  EXPECT_ERROR(s, "[call] op 'MyFunc' is a function of the library; a node calling a function directly by its name is "
+                 "not supported (call it through PartitionedCall or StatefulPartitionedCall)");
+  EXPECT_TRUE(g.library().size() == 0);  // the failed import took its functions out again
   EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), AddND("b", "foo:1", "c")}), &g),
                "[b] input 'foo:1' refers to unknown node 'foo'");
   EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ConstND("d", 1), AddND("b", "^d", "c")}), &g),
@@ -442,19 +444,33 @@ TEST(OldPlaceholderScalarShapeMeansUnknown) {
   EXPECT_TRUE(new_graph.FindNode("x")->attr("shape")->shape == PartialShape({}));
 }
 
-TEST(FunctionLibraryIsKept) {
+TEST(FunctionLibraryIsMergedAndExported) {
   Graph g;
   const std::string lib = Library("F");
   EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1)}, kGraphDefVersion, lib), &g));
-  EXPECT_EQ(g.library_bytes(), lib);
+  EXPECT_TRUE(g.library().Names() == std::vector<std::string>{"F"});
   codec::GraphDefProto gd;
   EXPECT_OK(codec::DecodeGraphDef(Export(g), &gd));
   EXPECT_EQ(gd.library, lib);
   ImportOptions opts;
   opts.prefix = "again";
-  EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1)}, kGraphDefVersion, lib), &g, opts));
-  Status s = Import(GraphDefBytes({ConstND("a", 1)}, kGraphDefVersion, Library("G")), &g, opts);
-  EXPECT_TRUE(s.code() == Code::kUnimplemented);
+  EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1)}, kGraphDefVersion, lib), &g, opts));  // same F: no-op
+  opts.prefix = "third";
+  EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1)}, kGraphDefVersion, Library("G")), &g, opts));
+  EXPECT_TRUE((g.library().Names() == std::vector<std::string>{"F", "G"}));
+  // A different function under a taken name is refused, and the import changes nothing.
+  wire::Writer arg, sig, fdef, other;
+  arg.WriteBytesField(1, "x");
+  arg.WriteInt32Field(3, DT_FLOAT);
+  sig.WriteBytesField(1, "F");
+  sig.WriteBytesField(2, arg.data());
+  fdef.WriteBytesField(1, sig.data());
+  other.WriteBytesField(1, fdef.data());
+  const int before = g.num_nodes();
+  opts.prefix = "fourth";
+  EXPECT_ERROR(Import(GraphDefBytes({ConstND("a", 1)}, kGraphDefVersion, other.Release()), &g, opts),
+               "GraphDef library: cannot add function 'F': the library already has a different function of that name");
+  EXPECT_EQ(g.num_nodes(), before);
   EXPECT_ERROR(Import(GraphDefBytes({}, kGraphDefVersion, "\x0a\x05"), &g), "malformed GraphDef library");
 }
 
@@ -485,16 +501,23 @@ TEST(FailedImportRollsBackEverything) {
 TEST(MalformedBytesNeverCrash) {
   Graph sample;
   BuildSample(sample);
-  sample.set_library_bytes(Library("F"));
+  FunctionDef f;
+  f.signature.name = "F";
+  EXPECT_OK(sample.library().Add(f));
   const std::string valid = Export(sample);
   const uint64_t old_limit = codec::MaxExpandedTensorBytes();
   codec::SetMaxExpandedTensorBytes(1 << 20);  // keep mutated shapes cheap
 
-  Graph g;
-  Const(g, "pre", F32({1}, TensorShape({1})));
-  const std::string before = Export(g);
+  auto fresh = [] {
+    auto graph = std::make_unique<Graph>();
+    Const(*graph, "pre", F32({1}, TensorShape({1})));
+    return graph;
+  };
+  std::unique_ptr<Graph> graph = fresh();
+  const std::string before = Export(*graph);
   int ok = 0, failed = 0;
   auto check = [&](const std::string& bytes) {
+    Graph& g = *graph;
     ImportOptions opts;
     opts.prefix = "m";
     Status s = ImportGraphDef(bytes, opts, &g, nullptr);
@@ -503,8 +526,7 @@ TEST(MalformedBytesNeverCrash) {
       // Whatever we accept we can export and read back.
       Graph again;
       EXPECT_OK(Import(Export(g), &again));
-      g.RollbackTo(1);  // back to the starting point for the next input
-      g.set_library_bytes("");
+      graph = fresh();  // back to the starting point for the next input
     } else {
       ++failed;
       if (g.num_nodes() != 1 || Export(g) != before) {

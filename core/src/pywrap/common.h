@@ -67,6 +67,26 @@ TX_Tensor* CopyToTensor(TX_DataType dt, const py::array& array);
 // Takes ownership of `t`. Rank-0 tensors become NumPy scalars.
 py::object TensorToNumpy(TX_Tensor* t, bool copy);
 
+// The bytes of `buf`, which is deleted.
+inline py::bytes TakeBuffer(TX_Buffer* buf) {
+  py::bytes out(static_cast<const char*>(buf->data), buf->length);
+  TX_DeleteBuffer(buf);
+  return out;
+}
+
+// Calls fill(buffer, status) on a new buffer and returns its bytes; raises on an error status.
+template <typename F>
+py::bytes FillBuffer(F fill) {
+  TX_Buffer* buf = TX_NewBuffer();
+  Status status;
+  fill(buf, status.get());
+  if (!status.ok()) {
+    TX_DeleteBuffer(buf);
+    status.Check();
+  }
+  return TakeBuffer(buf);
+}
+
 // Module sections (one per file).
 void InitGraph(py::module_& m);
 void InitOperation(py::module_& m);
@@ -74,5 +94,6 @@ void InitImport(py::module_& m);
 void InitSession(py::module_& m);
 void InitGradients(py::module_& m);
 void InitCheckpoint(py::module_& m);
+void InitFunctions(py::module_& m);
 
 }  // namespace txpy

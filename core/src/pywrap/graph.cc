@@ -210,24 +210,6 @@ void SetShape(GraphHandle& g, std::uintptr_t op, int index, py::handle shape) {
   status.Check();
 }
 
-py::bytes TakeBuffer(TX_Buffer* buf) {
-  py::bytes out(static_cast<const char*>(buf->data), buf->length);
-  TX_DeleteBuffer(buf);
-  return out;
-}
-
-template <typename F>
-py::bytes FillBuffer(F fill) {
-  TX_Buffer* buf = TX_NewBuffer();
-  Status status;
-  fill(buf, status.get());
-  if (!status.ok()) {
-    TX_DeleteBuffer(buf);
-    status.Check();
-  }
-  return TakeBuffer(buf);
-}
-
 }  // namespace
 
 GraphHandle::GraphHandle() : graph(TX_NewGraph()) {}

@@ -173,6 +173,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitEager(m);
   InitEagerExecute(m);
   InitEagerTape(m);
+  InitFunctions(m);
 }
 
 }  // namespace txpy

@@ -254,6 +254,8 @@ TX_AttrMetadata TX_OperationGetAttrMetadata(TX_Operation* oper, const char* attr
       m.total_size = static_cast<int64_t>(v->s.size());
     } else if (v->kind == Kind::kShape) {
       m.total_size = v->shape.rank();
+    } else if (v->kind == Kind::kFunc && v->func) {
+      m.total_size = static_cast<int64_t>(v->func->name.size());
     }
     return tx::Status::OK();
   });

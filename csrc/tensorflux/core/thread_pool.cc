@@ -6,6 +6,13 @@
 
 namespace tx {
 
+namespace {
+// The pool whose worker the current thread is, or nullptr.
+thread_local const ThreadPool* t_worker_of = nullptr;
+}  // namespace
+
+bool ThreadPool::IsWorkerThread() const { return t_worker_of == this; }
+
 int DefaultThreadCount() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
@@ -37,6 +44,7 @@ void ThreadPool::Schedule(std::function<void()> fn) {
 }
 
 void ThreadPool::WorkerLoop() {
+  t_worker_of = this;
   for (;;) {
     std::function<void()> fn;
     {

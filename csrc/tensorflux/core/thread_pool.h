@@ -21,6 +21,8 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return static_cast<int>(workers_.size()); }
+  // True when called from one of this pool's worker threads.
+  bool IsWorkerThread() const;
 
   // Runs `fn` on a worker (inline when the pool has no workers).
   void Schedule(std::function<void()> fn);

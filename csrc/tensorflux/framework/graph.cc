@@ -137,7 +137,10 @@ Status ValidateAttrValue(const AttrDef& def, const AttrValue& v) {
   return Status::OK();
 }
 
-Graph::Graph() : producer_(kGraphDefVersion) {}
+Graph::Graph() : producer_(kGraphDefVersion), library_(std::make_shared<FunctionLibrary>()) {}
+Graph::Graph(std::shared_ptr<FunctionLibrary> library) : producer_(kGraphDefVersion), library_(std::move(library)) {
+  if (!library_) library_ = std::make_shared<FunctionLibrary>();
+}
 Graph::~Graph() = default;
 
 Node* Graph::FindNode(const std::string& name) const {
@@ -208,16 +211,6 @@ std::vector<std::pair<Node*, int>> Graph::Consumers(const Node* n, int index) co
 std::vector<Node*> Graph::ControlOutputs(const Node* n) const {
   std::lock_guard<std::mutex> l(mu_);
   return n->control_outputs_;
-}
-
-std::string Graph::library_bytes() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return library_;
-}
-
-void Graph::set_library_bytes(std::string bytes) {
-  std::lock_guard<std::mutex> l(mu_);
-  library_ = std::move(bytes);
 }
 
 void Graph::RollbackTo(int num_nodes) {
@@ -335,12 +328,15 @@ Status ResolveOutputs(const OpDef& def, const AttrMap& attrs, std::vector<DataTy
   return Status::OK();
 }
 
-// The declared dtype and shape of a VarHandleOp's variable; dtype DT_INVALID for other nodes.
-InferenceContext::HandleData VarHandleData(const Node& n) {
+
+}  // namespace
+
+InferenceContext::HandleData ResourceHandleData(const Node& n) {
   InferenceContext::HandleData d;
-  if (n.op_type() != "VarHandleOp") return d;
-  const AttrValue* dtype = n.attr("dtype");
-  const AttrValue* shape = n.attr("shape");
+  const bool is_arg = n.op_type() == "_Arg";
+  if (n.op_type() != "VarHandleOp" && !is_arg) return d;
+  const AttrValue* dtype = n.attr(is_arg ? "_handle_dtype" : "dtype");
+  const AttrValue* shape = n.attr(is_arg ? "_handle_shape" : "shape");
   if (dtype == nullptr || dtype->kind != AttrValue::Kind::kType || shape == nullptr ||
       shape->kind != AttrValue::Kind::kShape)
     return d;
@@ -349,7 +345,6 @@ InferenceContext::HandleData VarHandleData(const Node& n) {
   return d;
 }
 
-}  // namespace
 
 Status Graph::AddNode(NodeSpec spec, Node** out) {
   const std::string where = "[" + spec.name + "] ";
@@ -393,11 +388,12 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
       in_shapes.push_back(e.node->output_shapes_[e.index]);
       const AttrValue* v = e.node->op_type() == "Const" ? e.node->attr("value") : nullptr;
       in_consts.push_back(v && v->kind == AttrValue::Kind::kTensor ? &v->tensor : nullptr);
-      in_handles.push_back(VarHandleData(*e.node));
+      in_handles.push_back(ResourceHandleData(*e.node));
     }
   }
   InferenceContext ctx(def, spec.attrs, in_shapes, in_consts, static_cast<int>(node->output_types_.size()));
   ctx.set_input_handle_data(std::move(in_handles));
+  ctx.set_function_library(library_.get());
   if (reg->shape_fn != nullptr) {
     Status s = reg->shape_fn(&ctx);
     if (!s.ok()) {

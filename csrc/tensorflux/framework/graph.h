@@ -14,7 +14,9 @@
 #include "tensorflux/core/shape.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/framework/attr_value.h"
+#include "tensorflux/framework/function.h"
 #include "tensorflux/framework/op_registry.h"
+#include "tensorflux/framework/shape_inference.h"
 
 namespace tx {
 
@@ -94,7 +96,11 @@ class Node {
 // A dataflow graph. All methods are thread-safe.
 class Graph {
  public:
+  // A graph with a new, empty function library.
   Graph();
+  // A graph calling the functions of `library` (shared; a function body borrows its caller's
+  // library through a non-owning pointer, Note [Library caches]).
+  explicit Graph(std::shared_ptr<FunctionLibrary> library);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -131,10 +137,9 @@ class Graph {
   int min_consumer_version() const { return min_consumer_; }
   void set_versions(int producer, int min_consumer) { producer_ = producer; min_consumer_ = min_consumer; }
 
-  // Serialized FunctionDefLibrary carried through import/export untouched (functions run in a
-  // later milestone); empty when there is none.
-  std::string library_bytes() const;
-  void set_library_bytes(std::string bytes);
+  // The functions this graph's call ops may call (thread-safe; never null). Adding a function
+  // does not change the graph's nodes, so it is allowed on a const graph.
+  FunctionLibrary& library() const { return *library_; }
 
   // Removes every node with id >= num_nodes, with its names and its entries in the consumer and
   // control-output lists of the nodes that remain. Only a failed ImportGraphDef uses this, before
@@ -149,7 +154,7 @@ class Graph {
   std::unordered_map<std::string, int> names_in_use_;  // lowercase name -> next suffix
   int producer_;
   int min_consumer_ = 0;
-  std::string library_;
+  std::shared_ptr<FunctionLibrary> library_;
 };
 
 // The GraphDef producer version this engine writes (TensorFlow 2.21.0 writes 2474).
@@ -162,6 +167,11 @@ constexpr int64_t kMaxArgLength = int64_t{1} << 20;
 
 // True when `name` is a valid node name: [A-Za-z0-9.][A-Za-z0-9_>./-]*
 bool IsValidNodeName(const std::string& name);
+
+// What is known statically of the variable a DT_RESOURCE output of `n` refers to: the declared
+// dtype and shape of a VarHandleOp, or of the variable behind a function's resource argument (an
+// _Arg's "_handle_dtype"/"_handle_shape" attrs); dtype DT_INVALID otherwise.
+InferenceContext::HandleData ResourceHandleData(const Node& n);
 
 // Checks an attr value against its definition (kind, allowed values, minimum).
 Status ValidateAttrValue(const AttrDef& def, const AttrValue& value);

@@ -1,17 +1,19 @@
 // ImportGraphDef: serialized GraphDef -> nodes of a Graph, all or nothing.
 //
 // Note [GraphDef import]
-// 1. Decode the bytes and check versions (min_consumer, bad_consumers) and the library.
-// 2. Validate every NodeDef before touching the graph: unique names, registered ops (a library
-//    function gets Unimplemented), parsed inputs ("name", "name:k", then "^name"), input_map /
+// 1. Decode the bytes and check versions (min_consumer, bad_consumers); merge the function
+//    library into the graph's (a function whose name is taken by a different body fails).
+// 2. Validate every NodeDef before touching the graph: unique names, registered ops (a node whose
+//    op is a library function gets Unimplemented), parsed inputs ("name", "name:k", then "^name"), input_map /
 //    control_map substitutions, and per-input-arg grouping from the OpDef (number_attr,
 //    type_list_attr, or one tensor).
 // 3. Order the nodes with Kahn's algorithm over the unmapped data and control edges (a min-heap
 //    on GraphDef position keeps an already sorted GraphDef in its order); leftovers form a cycle.
 // 4. Choose final names (prefix, uniquify) without reserving any, then AddNode each node, which
 //    fills defaults, validates attrs and infers shapes.
-// 5. On any failure Graph::RollbackTo restores the graph exactly; on success the versions (for a
-//    previously empty graph), the library and a uniquified prefix are recorded.
+// 5. On any failure Graph::RollbackTo restores the graph exactly and the functions the import
+//    added are removed again; on success the versions (for a previously empty graph) and a
+//    uniquified prefix are recorded.
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -111,20 +113,15 @@ class Importer {
 
 Status Importer::IndexNodes() {
   regs_.resize(n_);
-  std::vector<std::string> functions;
-  bool functions_loaded = false;
   for (int i = 0; i < n_; ++i) {
     if (!index_.emplace(nodes_[i].name, i).second)
       return InvalidArgument(Where(i), "duplicate node name '", nodes_[i].name, "' in GraphDef");
     regs_[i] = OpRegistry::Global()->LookUp(nodes_[i].op);
     if (regs_[i] != nullptr) continue;
-    if (!functions_loaded && !gd_.library.empty()) {
-      TX_RETURN_IF_ERROR(codec::FunctionNamesInLibrary(gd_.library, &functions));
-      functions_loaded = true;
-    }
-    if (std::find(functions.begin(), functions.end(), nodes_[i].op) != functions.end())
+    if (graph_->library().Find(nodes_[i].op) != nullptr)
       return Unimplemented(Where(i), "op '", nodes_[i].op,
-                           "' is a function of the GraphDef library; function calls are not supported yet");
+                           "' is a function of the library; a node calling a function directly by its name is "
+                           "not supported (call it through PartitionedCall or StatefulPartitionedCall)");
     return NotFound(Where(i), "op type not registered: '", nodes_[i].op, "'");
   }
   return Status::OK();
@@ -433,19 +430,24 @@ Status ImportGraphDef(const std::string& bytes, const ImportOptions& opts, Graph
     if (bad == kGraphDefVersion)
       return InvalidArgument("GraphDef lists this engine's GraphDef version ", kGraphDefVersion,
                              " in bad_consumers");
+  // The library is merged first (its functions must be there when call nodes infer their shapes)
+  // and taken out again if the nodes fail to import (Note [GraphDef import], step 5).
+  FunctionLibrary::Added added;
   if (!gd.library.empty()) {
-    std::vector<std::string> names;
-    TX_RETURN_IF_ERROR(codec::FunctionNamesInLibrary(gd.library, &names).WithPrefix("malformed GraphDef library: "));
-    const std::string existing = graph->library_bytes();
-    if (!existing.empty() && existing != gd.library)
-      return Unimplemented("the graph already has a different function library; merging libraries is not supported yet");
+    FunctionDefLibraryProto lib;
+    Status ls = ParseFunctionDefLibrary(gd.library, &lib);
+    if (!ls.ok()) return ls.WithPrefix("malformed GraphDef library: ");
+    TX_RETURN_IF_ERROR(graph->library().MergeFrom(lib, &added).WithPrefix("GraphDef library: "));
   }
 
   const bool was_empty = graph->num_nodes() == 0;
   Importer importer(gd, opts, graph);
-  TX_RETURN_IF_ERROR(importer.Run(results));
+  Status s_run = importer.Run(results);
+  if (!s_run.ok()) {
+    graph->library().Remove(added);
+    return s_run;
+  }
   if (was_empty && gd.has_versions) graph->set_versions(v.producer, v.min_consumer);
-  if (!gd.library.empty()) graph->set_library_bytes(gd.library);
   return Status::OK();
 }
 

@@ -46,7 +46,7 @@ Status ExportGraphDef(const Graph& graph, std::string* bytes) {
     EncodeNode(*n, &sub);
     w.WriteBytesField(1, sub.data());
   }
-  const std::string library = graph.library_bytes();
+  const std::string library = graph.library().Serialize();
   if (!library.empty()) w.WriteBytesField(2, library);
   Writer versions;
   if (graph.producer_version() != 0) versions.WriteInt32Field(1, graph.producer_version());

@@ -19,6 +19,9 @@ struct ArgDef {
   std::string number_attr;       // names an "int" attr: N tensors of one type
   std::string type_list_attr;    // names a "list(type)" attr
   bool is_ref = false;
+  // Serialized fields this engine does not model (handle_data, experimental_full_type), kept
+  // verbatim so that FunctionDef signatures round-trip; empty for registered ops.
+  std::string unknown_fields;
 };
 
 // One attribute an op accepts.
@@ -46,6 +49,9 @@ struct OpDef {
   bool is_aggregate = false;
   bool is_stateful = false;
   bool allows_uninitialized_input = false;
+  bool is_distributed_communication = false;
+  // Names of the control outputs (FunctionDef signatures: the keys of control_ret).
+  std::vector<std::string> control_output;
 
   // The attr named `name`, or nullptr.
   const AttrDef* FindAttr(const std::string& name) const;

@@ -304,6 +304,10 @@ OpDefBuilder& OpDefBuilder::SetIsCommutative() { reg_.def.is_commutative = true;
 OpDefBuilder& OpDefBuilder::SetIsAggregate() { reg_.def.is_aggregate = true; return *this; }
 OpDefBuilder& OpDefBuilder::SetIsStateful() { reg_.def.is_stateful = true; return *this; }
 OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() { reg_.def.allows_uninitialized_input = true; return *this; }
+OpDefBuilder& OpDefBuilder::SetIsDistributedCommunication() {
+  reg_.def.is_distributed_communication = true;
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) { reg_.shape_fn = fn; return *this; }
 OpDefBuilder& OpDefBuilder::Summary(std::string s) { reg_.def.summary = std::move(s); return *this; }
 OpDefBuilder& OpDefBuilder::Description(std::string s) { reg_.def.description = std::move(s); return *this; }

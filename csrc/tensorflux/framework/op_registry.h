@@ -54,6 +54,7 @@ class OpDefBuilder {
   OpDefBuilder& SetIsAggregate();
   OpDefBuilder& SetIsStateful();
   OpDefBuilder& SetAllowsUninitializedInput();
+  OpDefBuilder& SetIsDistributedCommunication();
   OpDefBuilder& SetShapeFn(ShapeFn fn);
   OpDefBuilder& Summary(std::string s);
   OpDefBuilder& Description(std::string s);

@@ -20,8 +20,7 @@ Status CheckAttrType(int64_t v, DataType* out) {
   return Status::OK();
 }
 
-Status DecodeNameAttrList(Reader& r, NameAttrList* out);
-void EncodeNameAttrList(const NameAttrList& f, Writer* w);
+}  // namespace
 
 // One map<string, AttrValue> entry: key = 1, value = 2.
 Status DecodeAttrEntry(Reader& r, std::string* key, AttrValue* value) {
@@ -51,6 +50,8 @@ void EncodeAttrEntry(int field, const std::string& key, const AttrValue& value, 
   entry.WriteBytesField(2, v.data());
   w->WriteBytesField(field, entry.data());
 }
+
+namespace {
 
 // AttrValue.ListValue: s=2, i=3, f=4, b=5, type=6, shape=7, tensor=8, func=9 (appends).
 Status DecodeListValue(Reader& r, AttrValue::List* list) {
@@ -147,6 +148,8 @@ void EncodeListValue(const AttrValue::List& l, Writer* w) {
   }
 }
 
+}  // namespace
+
 // NameAttrList: name = 1, attr = 2 (map).
 Status DecodeNameAttrList(Reader& r, NameAttrList* out) {
   while (!r.done()) {
@@ -173,8 +176,6 @@ void EncodeNameAttrList(const NameAttrList& f, Writer* w) {
   if (!f.name.empty()) w->WriteBytesField(1, f.name);
   for (const auto& kv : f.attr) EncodeAttrEntry(2, kv.first, kv.second, w);
 }
-
-}  // namespace
 
 // ----------------------------------------------------------------------------
 // AttrValue: list=1, s=2, i=3, f=4, b=5, type=6, shape=7, tensor=8, placeholder=9, func=10.
@@ -301,6 +302,7 @@ Status DecodeNodeDef(Reader& r, NodeDefProto* out) {
   while (s.ok() && !r.done()) {
     int field;
     WireType wt;
+    const size_t start = r.position();
     s = r.ReadTag(&field, &wt);
     if (!s.ok()) break;
     switch (field) {
@@ -319,7 +321,9 @@ Status DecodeNodeDef(Reader& r, NodeDefProto* out) {
         attr_entries.push_back(sub);
         break;
       }
-      default: s = r.Skip(wt);
+      default:
+        s = r.Skip(wt);
+        if (s.ok()) out->unknown_fields.append(r.Slice(start, r.position()));
     }
   }
   for (size_t k = 0; s.ok() && k < attr_entries.size(); ++k) {
@@ -350,7 +354,10 @@ void EncodeNodeDefParts(const std::string& name, const std::string& op, const st
   for (const auto& kv : attr) EncodeAttrEntry(5, kv.first, kv.second, w);
 }
 
-void EncodeNodeDef(const NodeDefProto& n, Writer* w) { EncodeNodeDefParts(n.name, n.op, n.input, n.device, n.attr, w); }
+void EncodeNodeDef(const NodeDefProto& n, Writer* w) {
+  EncodeNodeDefParts(n.name, n.op, n.input, n.device, n.attr, w);
+  if (!n.unknown_fields.empty()) w->WriteRaw(n.unknown_fields);
+}
 
 // ----------------------------------------------------------------------------
 // VersionDef (producer=1, min_consumer=2, bad_consumers=3) and GraphDef.
@@ -421,92 +428,6 @@ std::string EncodeGraphDef(const GraphDefProto& g) {
   v.WritePackedVarints(3, bad);
   w.WriteBytesField(4, v.data());
   return w.Release();
-}
-
-// FunctionDefLibrary.function = 1 -> FunctionDef.signature = 1 -> OpDef.name = 1.
-Status FunctionNamesInLibrary(std::string_view library, std::vector<std::string>* names) {
-  Reader lib(library, 1);
-  while (!lib.done()) {
-    int field;
-    WireType wt;
-    TX_RETURN_IF_ERROR(lib.ReadTag(&field, &wt));
-    if (field != 1) {
-      TX_RETURN_IF_ERROR(lib.Skip(wt));
-      continue;
-    }
-    Reader fdef("");
-    TX_RETURN_IF_ERROR(lib.ReadSubMessage(wt, &fdef));
-    std::string name;
-    while (!fdef.done()) {
-      TX_RETURN_IF_ERROR(fdef.ReadTag(&field, &wt));
-      if (field != 1) {
-        TX_RETURN_IF_ERROR(fdef.Skip(wt));
-        continue;
-      }
-      Reader sig("");
-      TX_RETURN_IF_ERROR(fdef.ReadSubMessage(wt, &sig));
-      while (!sig.done()) {
-        TX_RETURN_IF_ERROR(sig.ReadTag(&field, &wt));
-        if (field == 1) {
-          TX_RETURN_IF_ERROR(sig.ReadString(wt, &name));
-        } else {
-          TX_RETURN_IF_ERROR(sig.Skip(wt));
-        }
-      }
-    }
-    names->push_back(std::move(name));
-  }
-  return Status::OK();
-}
-
-// ----------------------------------------------------------------------------
-// OpDef: name=1, input_arg=2, output_arg=3, attr=4, summary=5, description=6, is_aggregate=16,
-// is_stateful=17, is_commutative=18, allows_uninitialized_input=19.
-
-static void EncodeArgDef(const ArgDef& a, Writer* w) {
-  if (!a.name.empty()) w->WriteBytesField(1, a.name);
-  if (!a.description.empty()) w->WriteBytesField(2, a.description);
-  if (a.type != DT_INVALID) w->WriteInt32Field(3, static_cast<int32_t>(a.type));
-  if (!a.type_attr.empty()) w->WriteBytesField(4, a.type_attr);
-  if (!a.number_attr.empty()) w->WriteBytesField(5, a.number_attr);
-  if (!a.type_list_attr.empty()) w->WriteBytesField(6, a.type_list_attr);
-  if (a.is_ref) w->WriteBoolField(16, true);
-}
-
-static void EncodeAttrDef(const AttrDef& a, Writer* w) {
-  if (!a.name.empty()) w->WriteBytesField(1, a.name);
-  if (!a.type.empty()) w->WriteBytesField(2, a.type);
-  if (a.has_default) {
-    Writer v;
-    EncodeAttrValue(a.default_value, &v);
-    w->WriteBytesField(3, v.data());
-  }
-  if (!a.description.empty()) w->WriteBytesField(4, a.description);
-  if (a.has_minimum) w->WriteBoolField(5, true);
-  if (a.minimum != 0) w->WriteInt64Field(6, a.minimum);
-  if (a.has_allowed_values) {
-    Writer v;
-    EncodeAttrValue(a.allowed_values, &v);
-    w->WriteBytesField(7, v.data());
-  }
-}
-
-void EncodeOpDef(const OpDef& def, Writer* w) {
-  if (!def.name.empty()) w->WriteBytesField(1, def.name);
-  auto sub = [&](int field, auto encode, const auto& value) {
-    Writer s;
-    encode(value, &s);
-    w->WriteBytesField(field, s.data());
-  };
-  for (const ArgDef& a : def.input_arg) sub(2, EncodeArgDef, a);
-  for (const ArgDef& a : def.output_arg) sub(3, EncodeArgDef, a);
-  for (const AttrDef& a : def.attr) sub(4, EncodeAttrDef, a);
-  if (!def.summary.empty()) w->WriteBytesField(5, def.summary);
-  if (!def.description.empty()) w->WriteBytesField(6, def.description);
-  if (def.is_aggregate) w->WriteBoolField(16, true);
-  if (def.is_stateful) w->WriteBoolField(17, true);
-  if (def.is_commutative) w->WriteBoolField(18, true);
-  if (def.allows_uninitialized_input) w->WriteBoolField(19, true);
 }
 
 }  // namespace codec

@@ -38,6 +38,15 @@ void EncodeTensor(const Tensor& t, wire::Writer* w);
 Status DecodeAttrValue(wire::Reader& r, AttrValue* out);
 void EncodeAttrValue(const AttrValue& v, wire::Writer* w);
 
+// NameAttrList: name = 1, attr = 2 (map<string, AttrValue>).
+Status DecodeNameAttrList(wire::Reader& r, NameAttrList* out);
+void EncodeNameAttrList(const NameAttrList& f, wire::Writer* w);
+
+// One entry of a map<string, AttrValue> (key = 1, value = 2), read from its sub-message.
+Status DecodeAttrEntry(wire::Reader& r, std::string* key, AttrValue* value);
+// Appends one map<string, AttrValue> entry as field `field` of the message `w` builds.
+void EncodeAttrEntry(int field, const std::string& key, const AttrValue& value, wire::Writer* w);
+
 // A NodeDef as it appears on the wire (inputs still as strings).
 struct NodeDefProto {
   std::string name;
@@ -45,6 +54,9 @@ struct NodeDefProto {
   std::vector<std::string> input;
   std::string device;
   AttrMap attr;
+  // Fields 6 and 7 (experimental_debug_info, experimental_type) and unknown fields, verbatim
+  // (written after `attr`, so field order is kept).
+  std::string unknown_fields;
 };
 // Decodes a NodeDef; errors carry the node name ("[name] ...") when it is known.
 Status DecodeNodeDef(wire::Reader& r, NodeDefProto* out);
@@ -72,11 +84,10 @@ Status DecodeGraphDef(std::string_view bytes, GraphDefProto* out);
 // Serializes a GraphDef (node=1, library=2 when non-empty, versions=4).
 std::string EncodeGraphDef(const GraphDefProto& g);
 
-// Names of the functions in a serialized FunctionDefLibrary (FunctionDef.signature.name).
-Status FunctionNamesInLibrary(std::string_view library, std::vector<std::string>* names);
-
-// OpDef and its parts, fields in field-number order.
+// OpDef and its parts, fields in field-number order (ArgDef.unknown_fields last; OpDef's
+// deprecation (8) and unknown fields are dropped on decode).
 void EncodeOpDef(const OpDef& def, wire::Writer* w);
+Status DecodeOpDef(wire::Reader& r, OpDef* out);
 
 }  // namespace codec
 }  // namespace tx

@@ -39,6 +39,10 @@ class Reader {
   bool done() const { return pos_ >= data_.size(); }
   // Nesting depth of this message (0 for the top level).
   int depth() const { return depth_; }
+  // Offset of the next unread byte, and a view of bytes [begin, end) of this message (for
+  // keeping fields a decoder does not model verbatim).
+  size_t position() const { return pos_; }
+  std::string_view Slice(size_t begin, size_t end) const { return data_.substr(begin, end - begin); }
 
   // Reads the next field key; DataLoss on a bad key, field number 0 or an invalid wire type.
   Status ReadTag(int* field, WireType* type);
@@ -94,6 +98,8 @@ class Writer {
   void WriteDoubleField(int field, double v);
   // Appends a length-delimited field (strings, bytes, serialized sub-messages).
   void WriteBytesField(int field, std::string_view v);
+  // Appends already-encoded fields verbatim.
+  void WriteRaw(std::string_view bytes) { buf_.append(bytes.data(), bytes.size()); }
 
   // Appends a packed repeated field; writes nothing when `values` is empty.
   void WritePackedVarints(int field, const std::vector<uint64_t>& values);

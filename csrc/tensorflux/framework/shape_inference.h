@@ -13,6 +13,8 @@
 
 namespace tx {
 
+class FunctionLibrary;
+
 class InferenceContext {
  public:
   // The declared dtype and shape of the variable a DT_RESOURCE input refers to.
@@ -38,6 +40,10 @@ class InferenceContext {
   }
   // One entry per input; entries with dtype DT_INVALID mean "unknown".
   void set_input_handle_data(std::vector<HandleData> d) { handle_data_ = std::move(d); }
+  // The function library of the graph the node is added to (call ops instantiate their function
+  // to infer output shapes), or nullptr outside a graph.
+  FunctionLibrary* function_library() const { return library_; }
+  void set_function_library(FunctionLibrary* library) { library_ = library; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, PartialShape s) { outputs_[i] = std::move(s); }
   const PartialShape& output(int i) const { return outputs_[i]; }
@@ -69,6 +75,7 @@ class InferenceContext {
   std::vector<const Tensor*> input_tensors_;
   std::vector<HandleData> handle_data_;
   std::vector<PartialShape> outputs_;
+  FunctionLibrary* library_ = nullptr;
 };
 
 // Shape functions shared by many ops.

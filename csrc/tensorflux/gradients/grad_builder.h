@@ -16,6 +16,8 @@
 
 namespace tx {
 
+class FunctionLibrary;
+
 // A tensor in the builder's world (a graph endpoint or an eager value), named by an opaque id.
 // A default-constructed GValue is "no value": the gradient that TensorFlow calls None.
 class GValue {
@@ -48,6 +50,9 @@ class GradBuilder {
   virtual PartialShape shape(GValue v) const = 0;
   // The value of `v` when it is known without running anything (a constant), else nullptr.
   virtual const Tensor* constant_value(GValue v) const = 0;
+  // The function library call ops resolve in (gradients of calls add generated gradient
+  // functions to it), or nullptr when the builder has none.
+  virtual FunctionLibrary* function_library() const { return nullptr; }
 };
 
 // The OpDef of op `type` for a GradBuilder::AddOp call with `num_groups` input groups; Internal

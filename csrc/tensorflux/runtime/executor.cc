@@ -139,7 +139,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   return Status::OK();
 }
 
-void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* intra_op) const {
+void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPool* intra_op) const {
   const PlanNode& pn = nodes_[n];
   const int nin = pn.node->num_inputs(), nout = pn.node->num_outputs();
   constexpr int kInline = 8;
@@ -163,6 +163,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* intra_op) const {
   }
   OpKernelContext ctx(pn.node, in, out, intra_op);
   ctx.set_resource_manager(rs->resources);
+  ctx.set_inter_op_pool(inter_op);
   pn.kernel->Compute(&ctx);
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
@@ -192,7 +193,7 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
     int n = stack.back();
     stack.pop_back();
     if (rs->failed.load(std::memory_order_acquire)) continue;
-    RunNode(rs, n, intra_op);
+    RunNode(rs, n, inter_op, intra_op);
     if (rs->failed.load(std::memory_order_acquire)) continue;
     bool kept_expensive = false;
     for (int succ : nodes_[n].successors) {

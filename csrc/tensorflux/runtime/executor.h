@@ -51,7 +51,7 @@ class ExecutionPlan {
   };
 
   void Process(RunState* rs, int first, ThreadPool* inter_op, ThreadPool* intra_op) const;
-  void RunNode(RunState* rs, int n, ThreadPool* intra_op) const;
+  void RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPool* intra_op) const;
 
   std::vector<PlanNode> nodes_;
   std::vector<int> input_slots_;       // slot read by each (node, input)

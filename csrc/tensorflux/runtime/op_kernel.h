@@ -81,6 +81,10 @@ class OpKernelContext {
 
   // Pool for splitting large kernels; never null.
   ThreadPool* intra_op_pool() const { return intra_op_; }
+  // The inter-op pool of the running plan (call kernels run their function's plan on it), or
+  // nullptr when the plan runs without one.
+  ThreadPool* inter_op_pool() const { return inter_op_; }
+  void set_inter_op_pool(ThreadPool* p) { inter_op_ = p; }
   // The running session's resource variables; nullptr when run outside a session.
   ResourceMgr* resource_manager() const { return resources_; }
   void set_resource_manager(ResourceMgr* r) { resources_ = r; }
@@ -94,6 +98,7 @@ class OpKernelContext {
   Tensor* inputs_;
   Tensor* outputs_;
   ThreadPool* intra_op_;
+  ThreadPool* inter_op_ = nullptr;
   ResourceMgr* resources_ = nullptr;
   Status status_;
 };

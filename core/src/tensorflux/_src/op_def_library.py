@@ -88,6 +88,11 @@ def _apply_graph_op(sig, name, args, attr_values):
     # Attrs first: a bad attr value then leaves the graph untouched.
     attrs = [(attr_name, kind, convert_attr(attr_name, kind, value))
              for (attr_name, kind), value in zip(sig.attrs, attr_values) if value is not None]
+    for (attr_name, kind), value in zip(sig.attrs, attr_values):
+        if kind & ~LIST == FUNC and value is not None:
+            for f in value if kind & LIST else (value,):
+                if hasattr(f, "add_to_graph"):
+                    f.add_to_graph(g)  # a function object: its definition goes into the graph's library
     inferred = {}
     inferred_from = {}
     convert = False
@@ -247,7 +252,9 @@ def _tensor(name, v):
 def _func(name, v):
     if isinstance(v, (str, bytes)):
         return v
-    raise TypeError("Expected a function name for argument %r not %r." % (name, v))
+    if hasattr(v, "add_to_graph") and hasattr(v, "name"):  # a function object (e.g. functions.Function)
+        return v.name
+    raise TypeError("Expected a function name or function for argument %r not %r." % (name, v))
 
 
 _CONVERTERS = {STRING: _string, INT: _int, FLOAT: _float, BOOL: _bool, TYPE: _type, SHAPE: _shape, TENSOR: _tensor,

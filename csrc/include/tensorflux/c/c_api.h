@@ -547,6 +547,74 @@ TX_CAPI_EXPORT extern int TX_SafetensorsNumMetadata(const TX_Safetensors* st);
 TX_CAPI_EXPORT extern const char* TX_SafetensorsMetadataKey(const TX_Safetensors* st, int i, size_t* length);
 TX_CAPI_EXPORT extern const char* TX_SafetensorsMetadataValue(const TX_Safetensors* st, int i, size_t* length);
 
+/* ---------------------------------------------------------------------------------------------
+ * Functions: named graph bodies in a graph's function library, run as one operation by
+ * PartitionedCall / StatefulPartitionedCall (attr "f" names the function; Tin/Tout its argument
+ * and result types). Gradients of calls are generated functions added to the same library.
+ * Serialized forms are TensorFlow's FunctionDef. */
+
+typedef struct TX_Function TX_Function;
+/* Reserved for future options; every function taking one requires NULL. */
+typedef struct TX_FunctionOptions TX_FunctionOptions;
+
+/* Builds a function from operations of `fn_body` (borrowed; not modified). `fn_name` (borrowed)
+ * names it; with append_hash_to_fn_name = 1 the name becomes fn_name + "_" + a hash of the
+ * definition. The body is the `num_opers` operations in `opers` (borrowed), or with num_opers -1
+ * (opers ignored) every operation between the inputs and the outputs (reached from the outputs
+ * through data and control edges without crossing an input); TensorFlow's TF_GraphToFunction
+ * takes every operation of the graph in that case. `inputs` (ninputs, borrowed) become the
+ * input arguments, named after their producing operations (lowercased, other characters '_',
+ * made unique); `outputs` (noutputs, borrowed) the results, named `output_names[i]` (borrowed;
+ * NULL: after the producing operations). An output that is also an input returns that input.
+ * `description` (borrowed, may be NULL) is recorded in the signature. `opts` must be NULL.
+ * Errors: repeated inputs, tensors of another graph, a body operation reading a tensor that is
+ * neither an input nor computed in the body, a Placeholder reached that is not an input.
+ * Caller owns the result (TX_DeleteFunction); NULL on error. */
+TX_CAPI_EXPORT extern TX_Function* TX_GraphToFunction(const TX_Graph* fn_body, const char* fn_name,
+                                                      unsigned char append_hash_to_fn_name, int num_opers,
+                                                      const TX_Operation* const* opers, int ninputs,
+                                                      const TX_Output* inputs, int noutputs, const TX_Output* outputs,
+                                                      const char* const* output_names, const TX_FunctionOptions* opts,
+                                                      const char* description, TX_Status* status);
+/* TX_GraphToFunction plus control outputs: `control_outputs` (ncontrol_outputs operations of the
+ * body, borrowed) run whenever the function runs, even if no result depends on them; they are
+ * named `control_output_names[i]` (borrowed; NULL: the operations' names). */
+TX_CAPI_EXPORT extern TX_Function* TX_GraphToFunctionWithControlOutputs(
+    const TX_Graph* fn_body, const char* fn_name, unsigned char append_hash_to_fn_name, int num_opers,
+    const TX_Operation* const* opers, int ninputs, const TX_Output* inputs, int noutputs, const TX_Output* outputs,
+    const char* const* output_names, int ncontrol_outputs, const TX_Operation* const* control_outputs,
+    const char* const* control_output_names, const TX_FunctionOptions* opts, const char* description,
+    TX_Status* status);
+/* The function's name; the string is owned by `func` and lives as long as it. */
+TX_CAPI_EXPORT extern const char* TX_FunctionName(TX_Function* func);
+/* Writes the serialized FunctionDef into `output_func_def` (caller-owned, empty, from
+ * TX_NewBuffer). Map entries are sorted by key, as TensorFlow's deterministic serialization. */
+TX_CAPI_EXPORT extern void TX_FunctionToFunctionDef(TX_Function* func, TX_Buffer* output_func_def, TX_Status* status);
+/* Parses and validates a serialized FunctionDef (`proto`, `proto_len` bytes, borrowed). Caller
+ * owns the result (TX_DeleteFunction); NULL on error. */
+TX_CAPI_EXPORT extern TX_Function* TX_FunctionImportFunctionDef(const void* proto, size_t proto_len,
+                                                                TX_Status* status);
+/* Frees `func` (NULL is allowed); graphs it was copied into keep their copies. */
+TX_CAPI_EXPORT extern void TX_DeleteFunction(TX_Function* func);
+/* Adds copies of `func` and, when `grad` is non-NULL, of `grad` to the library of `g`, and records
+ * `grad` as the gradient of `func` (gradients of calls of `func` then call `grad` with func's
+ * inputs and one gradient per output, and take its results as the input gradients). Both stay
+ * owned by the caller. Adding a function whose name is taken by a different definition is
+ * TX_INVALID_ARGUMENT; an identical one is a no-op. */
+TX_CAPI_EXPORT extern void TX_GraphCopyFunction(TX_Graph* g, const TX_Function* func, const TX_Function* grad,
+                                                TX_Status* status);
+/* Number of functions in the library of `g`. */
+TX_CAPI_EXPORT extern int TX_GraphNumFunctions(TX_Graph* g);
+/* Stores up to `max_func` of the graph's functions (sorted by name) into caller-allocated `funcs`
+ * and returns how many it stored; each stored TX_Function is new and owned by the caller
+ * (TX_DeleteFunction). */
+TX_CAPI_EXPORT extern int TX_GraphGetFunctions(TX_Graph* g, TX_Function** funcs, int max_func, TX_Status* status);
+/* Copies the name of the function a func-valued attr (set with TX_SetAttrFuncName or imported)
+ * names into caller-allocated `value` (at most max_length bytes, no terminating NUL); the
+ * metadata's total_size is the name's length. */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrFuncName(TX_Operation* oper, const char* attr_name, void* value,
+                                                       size_t max_length, TX_Status* status);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

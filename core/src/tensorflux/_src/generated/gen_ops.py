@@ -1798,6 +1798,29 @@ def pad_v2(input, paddings, constant_values, name=None):
     return _apply_op(_PAD_V2, name, (input, paddings, constant_values), ())
 
 
+_PARTITIONED_CALL = _OpSig('PartitionedCall',
+    inputs=(('args', 'Tin', 0, 2),),
+    attrs=(('Tout', 20), ('f', 8), ('config', 0), ('config_proto', 0), ('executor_type', 0)),
+    outputs=(('output', True),))
+
+
+def partitioned_call(args, Tout, f, config='', config_proto='', executor_type='', name=None):
+    r"""Calls the library function `f` (a side-effect-free one) on `args` and returns its results.
+
+    Args:
+      args: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      f: An attr of type `func`.
+      config: An attr of type `string`, defaults to `''`.
+      config_proto: An attr of type `string`, defaults to `''`.
+      executor_type: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_PARTITIONED_CALL, name, (args,), (Tout, f, config, config_proto, executor_type))
+
+
 _PLACEHOLDER = _OpSig('Placeholder',
     attrs=(('dtype', 4), ('shape', 5)),
     outputs=(('output', False),))
@@ -2845,6 +2868,29 @@ def squeeze(input, axis=[], name=None):
     return _apply_op(_SQUEEZE, name, (input,), (axis,))
 
 
+_STATEFUL_PARTITIONED_CALL = _OpSig('StatefulPartitionedCall',
+    inputs=(('args', 'Tin', 0, 2),),
+    attrs=(('Tout', 20), ('f', 8), ('config', 0), ('config_proto', 0), ('executor_type', 0)),
+    outputs=(('output', True),))
+
+
+def stateful_partitioned_call(args, Tout, f, config='', config_proto='', executor_type='', name=None):
+    r"""Calls the library function `f`, which may have side effects, on `args` and returns its results.
+
+    Args:
+      args: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      f: An attr of type `func`.
+      config: An attr of type `string`, defaults to `''`.
+      config_proto: An attr of type `string`, defaults to `''`.
+      executor_type: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_STATEFUL_PARTITIONED_CALL, name, (args,), (Tout, f, config, config_proto, executor_type))
+
+
 _STATELESS_RANDOM_NORMAL_V2 = _OpSig('StatelessRandomNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -3293,6 +3339,24 @@ def zeros_like(x, name=None):
     return _apply_op(_ZEROS_LIKE, name, (x,), ())
 
 
+___ARG = _OpSig('_Arg',
+    attrs=(('T', 4), ('index', 1)),
+    outputs=(('output', False),))
+
+
+def __arg(T, index, name=None):
+    r"""Input `index` of the function whose instantiated body holds this node (always fed by the call).
+
+    Args:
+      T: An attr of type `type`.
+      index: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(___ARG, name, (), (T, index))
+
+
 # Op type -> wrapper name.
 OP_WRAPPERS = {
     'Abs': 'abs',
@@ -3386,6 +3450,7 @@ OP_WRAPPERS = {
     'Pack': 'pack',
     'Pad': 'pad',
     'PadV2': 'pad_v2',
+    'PartitionedCall': 'partitioned_call',
     'Placeholder': 'placeholder',
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
@@ -3441,6 +3506,7 @@ OP_WRAPPERS = {
     'Square': 'square',
     'SquaredDifference': 'squared_difference',
     'Squeeze': 'squeeze',
+    'StatefulPartitionedCall': 'stateful_partitioned_call',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
@@ -3463,4 +3529,5 @@ OP_WRAPPERS = {
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
     'ZerosLike': 'zeros_like',
+    '_Arg': '__arg',
 }
