@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common.h"
+#include "eager_tensor.h"
 
 namespace txpy {
 namespace {
@@ -117,6 +118,11 @@ void InitFunctions(py::module_& m) {
         py::arg("control_output_names"), py::arg("description"),
         "A function from graph operations; inputs/outputs are (op, index) pairs.");
   m.def("function_from_function_def", &ImportFunctionDef, py::arg("function_def"));
+  m.def("eager_add_function", [](FunctionHandle& f) {
+    Status status;
+    TXE_ContextAddFunction(EagerContext(), f.func, status.get());
+    status.Check();
+  }, "Adds the function to the eager context's library.");
   m.def("graph_copy_function", &CopyFunction, py::arg("graph"), py::arg("func"), py::arg("grad") = nullptr);
   m.def("graph_num_functions", [](GraphHandle& g) { return TX_GraphNumFunctions(g.graph); });
   m.def("graph_get_functions", &GetFunctions, "The graph's functions, sorted by name.");

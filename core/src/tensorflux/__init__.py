@@ -11,6 +11,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
 from tensorflux._src.backprop import GradientTape, custom_gradient
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
+from tensorflux._src.function import TensorSpec, function
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
                                     float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
@@ -37,7 +38,7 @@ __version__ = _lib.c.version()
 __all__ = [
     "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape", "Variable",
     "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
-    "executing_eagerly", "compat", "GradientTape", "custom_gradient",
+    "executing_eagerly", "compat", "GradientTape", "custom_gradient", "function", "TensorSpec",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",

@@ -92,6 +92,27 @@ void TXE_ContextClearCaches(TXE_Context* ctx) {
 
 int64_t TXE_ContextNumCachedKernels(const TXE_Context* ctx) { return ctx ? ctx->ctx->num_cached_kernels() : 0; }
 
+void TXE_ContextAddFunction(TXE_Context* ctx, const TX_Function* function, TX_Status* status) {
+  Guard(status, [&]() -> tx::Status {
+    if (ctx == nullptr || function == nullptr) return tx::InvalidArgument("context or function is NULL");
+    tx::FunctionDefLibraryProto lib;
+    lib.function.push_back(function->def);
+    return ctx->ctx->library().MergeFrom(lib);
+  });
+}
+
+void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size, TX_Status* status) {
+  if (ctx == nullptr) return Set(status, tx::InvalidArgument("context is NULL"));
+  TX_Function* f = TX_FunctionImportFunctionDef(proto, size, status);
+  if (f == nullptr) return;
+  TXE_ContextAddFunction(ctx, f, status);
+  TX_DeleteFunction(f);
+}
+
+unsigned char TXE_ContextHasFunction(TXE_Context* ctx, const char* name) {
+  return ctx != nullptr && name != nullptr && ctx->ctx->library().Find(name) != nullptr ? 1 : 0;
+}
+
 TXE_TensorHandle* TXE_NewTensorHandle(const TX_Tensor* t, TX_Status* status) {
   TXE_TensorHandle* out = nullptr;
   Guard(status, [&]() -> tx::Status {

@@ -5,10 +5,6 @@
 #include "tensorflux/framework/graph_to_function.h"
 
 // A function outside any graph: an immutable FunctionDef.
-struct TX_Function {
-  tx::FunctionDef def;
-};
-
 using namespace tx::capi;
 
 namespace {

@@ -14,6 +14,7 @@
 #include "tensorflux/c/c_api.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/tensor.h"
+#include "tensorflux/framework/function.h"
 #include "tensorflux/framework/graph.h"
 #include "tensorflux/framework/graph_def_io.h"
 #include "tensorflux/runtime/session.h"
@@ -52,6 +53,10 @@ struct TX_ImportGraphDefResults {
   std::vector<std::string> missing_names;
   std::vector<const char*> missing_name_ptrs;
   std::vector<int> missing_indexes;
+};
+
+struct TX_Function {
+  tx::FunctionDef def;
 };
 
 struct TX_SessionOptions {

@@ -12,6 +12,7 @@
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/thread_pool.h"
 #include "tensorflux/framework/attr_value.h"
+#include "tensorflux/framework/function.h"
 #include "tensorflux/runtime/op_kernel.h"
 #include "tensorflux/runtime/resource_mgr.h"
 
@@ -49,6 +50,11 @@ class EagerContext {
   Status FindDevice(const std::string& request, int* index) const;
 
   PlacementPolicy policy() const { return policy_; }
+  // The functions call ops executed eagerly may call (TXE_ContextAddFunction); shared with the
+  // one-node graphs of their kernels.
+  FunctionLibrary& library() const { return *library_; }
+  const std::shared_ptr<FunctionLibrary>& shared_library() const { return library_; }
+
   ThreadPool* intra_op_pool() const { return intra_op_.get(); }
   ThreadPool* inter_op_pool() const { return inter_op_.get(); }
   ResourceMgr* resources() const { return resources_.get(); }
@@ -66,6 +72,7 @@ class EagerContext {
   PlacementPolicy policy_;
   std::unique_ptr<ThreadPool> inter_op_, intra_op_;
   std::unique_ptr<ResourceMgr> resources_;
+  std::shared_ptr<FunctionLibrary> library_ = std::make_shared<FunctionLibrary>();
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const CachedKernel>> kernels_;
 };

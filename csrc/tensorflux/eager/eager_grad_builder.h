@@ -36,6 +36,8 @@ class EagerGradBuilder : public GradBuilder {
   DataType dtype(GValue v) const override { return values_[v.id()].tensor.dtype(); }
   PartialShape shape(GValue v) const override { return PartialShape(values_[v.id()].tensor.shape()); }
   const Tensor* constant_value(GValue v) const override;
+  // The context's library: gradients of function calls add their gradient functions there.
+  FunctionLibrary* function_library() const override { return &ctx_->library(); }
 
  private:
   EagerContext* ctx_;

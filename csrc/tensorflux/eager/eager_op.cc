@@ -167,7 +167,7 @@ Status EagerOp::PickDevice(int* device) const {
 
 Status EagerOp::BuildKernel(std::shared_ptr<const CachedKernel>* out) const {
   auto k = std::make_shared<CachedKernel>();
-  k->graph = std::make_unique<Graph>();
+  k->graph = std::make_unique<Graph>(ctx_->shared_library());
   NodeSpec spec;
   spec.name = op_name_;
   spec.op_type = op_name_;

@@ -13,7 +13,6 @@ import threading
 
 import numpy as np
 
-from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
@@ -155,65 +154,33 @@ class ConcreteFunction:
 
     def __init__(self, graph, func, inputs, flat_outputs, structured_outputs):
         self.graph = graph
-        self._func = func
+        self._func = func  # functions.Function: carries the functions the body calls
         self.name = func.name
         self.inputs = inputs                  # placeholders of the tensor arguments
         self.outputs = flat_outputs           # output tensors of the graph (None for None outputs)
         self.structured_outputs = structured_outputs
         self.captured_inputs = [v for v, _ in graph.captures.values()]
         self._out_dtypes = [t.dtype for t in flat_outputs if t is not None]
-        self._in_graphs = set()               # ids of graphs holding our definition
-        self._in_context = False
 
     @property
     def function_def(self):
         """The ``tensorflux.proto.function_pb2.FunctionDef`` (TensorFlow's wire format)."""
         from tensorflux.proto import function_pb2
 
-        return function_pb2.FunctionDef.FromString(self._func.to_function_def())
+        return function_pb2.FunctionDef.FromString(self._func.to_function_def_bytes())
 
     @property
     def variables(self):
         return list(self.graph.variables)
 
-    def _dependencies(self):
-        seen, order = set(), []
-
-        def walk(cf):
-            for d in cf.graph.called:
-                walk(d)
-            if cf.name not in seen:
-                seen.add(cf.name)
-                order.append(cf)
-
-        walk(self)
-        return order
-
-    def _register(self):
-        if _context.executing_eagerly():
-            if not self._in_context:
-                for cf in self._dependencies():
-                    _c.eager_add_function(cf._func)
-                self._in_context = True
-            return
-        g = _graph.get_default_graph()
-        if id(g) not in self._in_graphs:
-            for cf in self._dependencies():
-                _c.graph_copy_function(g._h, cf._func)
-            self._in_graphs.add(id(g))
-        if isinstance(g, FuncGraph):
-            g.called.append(self)
-
     def _call_flat(self, flat_args):
         from tensorflux._src.generated import gen_ops
 
-        self._register()
         args = list(flat_args) + self.captured_inputs
-        if self._out_dtypes:
-            outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self.name)
-            outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        else:
-            gen_ops.stateful_partitioned_call(args, Tout=[], f=self.name)
+        # The function object as the `f` attr: its definition goes to the calling graph's library or
+        # to the eager context's.
+        outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self._func)
+        if not self._out_dtypes:
             outs = []
         it = iter(outs)
         flat = [None if t is None else next(it) for t in self.outputs]
@@ -370,11 +337,14 @@ class Function:
                     raise TypeError("%s returned %r; a tx.function returns tensors, Variables, None, numbers and "
                                     "lists/tuples/dicts/namedtuples of them" % (self._name, o))
                 flat_out.append(identity(o))
-        ins = [p._pair for p in inputs] + [ph._pair for _, ph in g.captures.values()]
-        outs = [t._pair for t in flat_out if t is not None]
+        from tensorflux._src import functions
+
+        ins = list(inputs) + [ph for _, ph in g.captures.values()]
         controls = list(g.stateful_ops)
-        func = _c.graph_to_function(g._h, name, False, None, ins, outs, None, [op._h for op in controls],
-                                    ["control_%d" % i for i in range(len(controls))], "tx.function %s" % self._name)
+        func = functions.graph_to_function(g, name, ins, [t for t in flat_out if t is not None],
+                                           control_outputs=controls,
+                                           control_output_names=["control_%d" % i for i in range(len(controls))],
+                                           description="tx.function %s" % self._name)
         return ConcreteFunction(g, func, inputs, flat_out, result)
 
     def __repr__(self):

@@ -21,12 +21,13 @@ class Function:
     name an InvalidArgumentError.
     """
 
-    __slots__ = ("_h", "_grad", "_deps")
+    __slots__ = ("_h", "_grad", "_deps", "_in_context")
 
     def __init__(self, handle, grad=None, deps=()):
         self._h = handle
         self._grad = grad
         self._deps = tuple(deps)  # functions the body may call, added to graphs along with it
+        self._in_context = False
 
     @classmethod
     def from_function_def(cls, function_def, grad=None):
@@ -59,6 +60,18 @@ class Function:
         for dep in self._deps:
             dep.add_to_graph(g)
         _c.graph_copy_function(g._h, self._h, self._grad._h if self._grad is not None else None)
+
+    def add_to_context(self):
+        """Adds the function (and the functions it calls) to the eager context's library, once."""
+        if self._in_context:
+            return
+        from tensorflux._src import context
+
+        context.ensure_initialized()
+        for dep in self._deps:
+            dep.add_to_context()
+        _c.eager_add_function(self._h)
+        self._in_context = True
 
     def __repr__(self):
         return "<tx Function %r>" % self.name

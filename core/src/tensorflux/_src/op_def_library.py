@@ -253,6 +253,8 @@ def _func(name, v):
     if isinstance(v, (str, bytes)):
         return v
     if hasattr(v, "add_to_graph") and hasattr(v, "name"):  # a function object (e.g. functions.Function)
+        if hasattr(v, "add_to_context") and _context.executing_eagerly():
+            v.add_to_context()  # eager call ops find it in the context's library
         return v.name
     raise TypeError("Expected a function name or function for argument %r not %r." % (name, v))
 

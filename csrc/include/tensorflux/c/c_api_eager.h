@@ -53,6 +53,16 @@ TX_CAPI_EXPORT extern void TXE_ContextClearCaches(TXE_Context* ctx);
 /* Number of kernels cached by the context (one per op signature executed so far). */
 TX_CAPI_EXPORT extern int64_t TXE_ContextNumCachedKernels(const TXE_Context* ctx);
 
+/* Adds `function` (borrowed; copied) to the context's function library, so call ops executed on
+ * the context (StatefulPartitionedCall with f = its name) can run it. Adding an equal definition
+ * again is a no-op; a different one under a taken name is INVALID_ARGUMENT. */
+TX_CAPI_EXPORT extern void TXE_ContextAddFunction(TXE_Context* ctx, const TX_Function* function, TX_Status* status);
+/* Adds a serialized FunctionDef (`proto`, `size` bytes; copied) like TXE_ContextAddFunction. */
+TX_CAPI_EXPORT extern void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size,
+                                                    TX_Status* status);
+/* 1 when the context's library has a function named `name`. */
+TX_CAPI_EXPORT extern unsigned char TXE_ContextHasFunction(TXE_Context* ctx, const char* name);
+
 /* ---------------------------------------------------------------------------------------------
  * Tensor handles: immutable values living on a device of a context. */
 

@@ -121,7 +121,8 @@ class Optimizer:
             self._apply(pairs, vars_, slots, step_var)
             step_var.assign_add(math_ops.cast(1, "int64"), read_value=False)
             return None
-        g = vars_[0].graph
+        # Graph variables: their graph; eager ones used in a function being traced: that graph.
+        g = _graph.get_default_graph() if vars_[0]._eager else vars_[0].graph
         with g.name_scope(name or self.name):
             ops = self._apply(pairs, vars_, slots, step_var)
             with g.control_dependencies(ops):
