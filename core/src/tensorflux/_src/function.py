@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
@@ -176,6 +177,14 @@ class ConcreteFunction:
     def _call_flat(self, flat_args):
         from tensorflux._src.generated import gen_ops
 
+        if self.graph.variables and _context.executing_eagerly():
+            from tensorflux._src import backprop
+
+            # Reads inside the call are not executed eagerly: watch the captured variables on the
+            # recording tapes, as their reads would have.
+            for tape in backprop._tls.active:
+                if tape._watch_accessed and tape._recording:
+                    tape.watch([v for v in self.graph.variables if v.trainable])
         args = list(flat_args) + self.captured_inputs
         # The function object as the `f` attr: its definition goes to the calling graph's library or
         # to the eager context's.

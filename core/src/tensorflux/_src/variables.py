@@ -7,7 +7,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import TensorLike
+from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
 
 
@@ -20,6 +20,20 @@ def _collections(g):
 
 
 _eager_ids = itertools.count(1)
+
+
+def _lift_initial_value(t):
+    """The value of graph tensor ``t`` (computed in a function being traced) for a variable created
+    there: evaluated once when it depends on no function argument."""
+    from tensorflux._src import errors
+    from tensorflux._src.session import Session
+
+    try:
+        with _context.init_scope():
+            return Session(graph=t.graph).run(t)
+    except errors.InvalidArgumentError as e:
+        raise ValueError("The initial value of a Variable created inside tx.function must not depend on the "
+                         "function's arguments (%s); pass a value or a callable computed outside." % e.message) from None
 
 
 class Variable(TensorLike):
@@ -47,6 +61,10 @@ class Variable(TensorLike):
             return
         if _context.inside_function():
             # Variables outlive the function being traced: created eagerly (tf.function's lifting).
+            if callable(initial_value):
+                initial_value = initial_value()
+            if isinstance(initial_value, Tensor):
+                initial_value = _lift_initial_value(initial_value)
             with _context.init_scope():
                 self._init_eager(initial_value, trainable, name, dtype, shape)
             return
