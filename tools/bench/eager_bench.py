@@ -55,7 +55,46 @@ def bench_eager_add_function() -> dict:
     return _tiny_add("add(a, b)")
 
 
-ALL = [bench_eager_add_operator, bench_eager_add_function]
+def bench_function_call_chain() -> dict:
+    """One call of a compiled chain of 100 adds on float32[4]."""
+    import tensorflux as tx
+
+    def chain(x, lib):
+        for _ in range(100):
+            x = lib(x)
+        return x
+
+    f = tx.function(lambda x: chain(x, lambda v: v + 1.0))
+    x = tx.constant(np.ones(4, np.float32))
+    f(x)
+    ours = _us_per_call(lambda: f(x))
+    theirs = {}
+    tf = _tf()
+    if tf is not None:
+        g = tf.function(lambda v: chain(v, lambda u: u + 1.0))
+        xt = tf.ones([4])
+        g(xt)
+        theirs["tensorflow tf.function"] = _us_per_call(lambda: g(xt))
+    else:
+        theirs["tensorflow tf.function"] = None
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        j = jax.jit(lambda v: chain(v, lambda u: u + 1.0))
+        xj = jnp.ones(4)
+        j(xj).block_until_ready()
+        theirs["jax jit"] = _us_per_call(lambda: j(xj).block_until_ready())
+    except ImportError:
+        theirs["jax jit"] = None
+    return report("compiled call: a chain of 100 adds on float32[4] (us/call)", "us", 1e6, ours, theirs)
+
+
+def _us_per_call(fn):
+    return median_seconds(lambda: [fn() for _ in range(50)], repeats=15, inner=1) / 50
+
+
+ALL = [bench_eager_add_operator, bench_eager_add_function, bench_function_call_chain]
 
 if __name__ == "__main__":
     for b in ALL:

@@ -1,10 +1,11 @@
-"""Trains classifiers on scikit-learn's bundled digits (8x8 images, 1,797 samples) in graph mode:
-an MLP and a small CNN, with Adam, a progress bar per epoch and test accuracy at the end.
+"""Trains classifiers on scikit-learn's bundled digits (8x8 images, 1,797 samples): an MLP and a
+small CNN with Adam, a progress bar per epoch and test accuracy at the end — in graph mode with a
+Session, and again eagerly with the train step compiled by tx.function (GradientTape inside).
 
 After training, each model is saved as a safetensors checkpoint, restored in a fresh process
 (`--evaluate MODEL PATH`), and its test accuracy printed again.
 
-Usage: python tools/demo/digits.py [--epochs N] [--dir DIR]
+Usage: python tools/demo/digits.py [--epochs N] [--dir DIR] [--mode graph|eager|both]
 """
 
 from __future__ import annotations
@@ -36,20 +37,37 @@ def load_digits(seed: int = 0):
     return x[tr], y[tr], x[te], y[te]
 
 
+# The variables of the model being built: layers create theirs on first use and reuse them after
+# (an eager model runs its layers on every step).
+_STORE: dict = {}
+
+
+def _variable(scope, name, make):
+    key = f"{scope}/{name}"
+    if key not in _STORE:
+        if tx.executing_eagerly():
+            _STORE[key] = tx.Variable(make(), name=key)
+        else:
+            with tx.name_scope(scope):
+                _STORE[key] = tx.Variable(make(), name=name)
+    return _STORE[key]
+
+
+def _seed(name):
+    return sum(map(ord, name)) % 1000  # stable across processes (str hash is not)
+
+
 def dense(x, units, name, activation=None):
-    with tx.name_scope(name):
-        w = tx.Variable(tx.initializers.glorot_uniform(seed=hash(name) % 1000)([x.shape[-1], units]), name="kernel")
-        b = tx.Variable(tx.zeros([units]), name="bias")
-        y = tx.nn.bias_add(tx.matmul(x, w), b)
-        return activation(y) if activation else y
+    w = _variable(name, "kernel", lambda: tx.initializers.glorot_uniform(seed=_seed(name))([x.shape[-1], units]))
+    b = _variable(name, "bias", lambda: tx.zeros([units]))
+    y = tx.nn.bias_add(tx.matmul(x, w), b)
+    return activation(y) if activation else y
 
 
 def conv(x, filters, name):
-    with tx.name_scope(name):
-        k = tx.Variable(tx.initializers.he_normal(seed=hash(name) % 1000)([3, 3, x.shape[-1], filters]),
-                        name="kernel")
-        b = tx.Variable(tx.zeros([filters]), name="bias")
-        return tx.nn.relu(tx.nn.bias_add(tx.nn.conv2d(x, k, strides=1, padding="SAME"), b))
+    k = _variable(name, "kernel", lambda: tx.initializers.he_normal(seed=_seed(name))([3, 3, x.shape[-1], filters]))
+    b = _variable(name, "bias", lambda: tx.zeros([filters]))
+    return tx.nn.relu(tx.nn.bias_add(tx.nn.conv2d(x, k, strides=1, padding="SAME"), b))
 
 
 def mlp(x):
@@ -67,6 +85,7 @@ class Model:
     """A classifier graph: placeholders, logits, loss, accuracy, one Adam train op."""
 
     def __init__(self, build, learning_rate):
+        _STORE.clear()
         self.graph = tx.Graph()
         with self.graph.as_default():
             tx.random.set_seed(0)
@@ -84,34 +103,90 @@ class Model:
         self.session = tx.Session(graph=self.graph)
         self.session.run(self.init)
 
-    def fit(self, x, y, epochs, title):
-        from tqdm import tqdm
+    def step(self, xb, yb):
+        loss, _ = self.session.run([self.loss, self.train], {self.x: xb, self.y: yb})
+        return float(loss)
 
-        rng = np.random.default_rng(1)
-        for epoch in range(epochs):
-            order = rng.permutation(len(x))
-            total = 0.0
-            with tqdm(total=len(x), desc=f"{title} epoch {epoch + 1:2d}/{epochs}", unit="img", mininterval=0.25,
-                      bar_format="{desc} {bar:20} {n_fmt}/{total_fmt} [{elapsed}]{postfix}") as bar:
-                for i in range(0, len(x), BATCH):
-                    idx = order[i:i + BATCH]
-                    loss, _ = self.session.run([self.loss, self.train], {self.x: x[idx], self.y: y[idx]})
-                    total += float(loss) * len(idx)
-                    bar.update(len(idx))
-                bar.set_postfix_str(f"mean loss {total / len(x):.4f}")
+    def fit(self, x, y, epochs, title):
+        fit(self, x, y, epochs, title)
 
     def evaluate(self, x, y):
         return float(self.session.run(self.accuracy, {self.x: x, self.y: y}))
 
+    def save(self, path):
+        return self.checkpoint.write(path, session=self.session)
+
+    def restore(self, path):
+        self.checkpoint.restore(path, session=self.session)
+
+
+class EagerModel:
+    """The same classifier in eager mode: variables created by a first forward pass, the train
+    step (GradientTape + Adam) and the accuracy compiled by tx.function."""
+
+    def __init__(self, build, learning_rate):
+        _STORE.clear()
+        build(tx.zeros([1, 64]))  # creates the variables
+        self.variables = list(_STORE.values())
+        self.optimizer = tx.optimizers.Adam(learning_rate)
+        self.optimizer.build(self.variables)  # slots exist before a restore
+        variables, optimizer = self.variables, self.optimizer
+        signature = [tx.TensorSpec([None, 64], tx.float32), tx.TensorSpec([None], tx.int32)]
+
+        @tx.function(input_signature=signature)
+        def train_step(x, y):
+            with tx.GradientTape() as tape:
+                loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=build(x)))
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            return loss
+
+        @tx.function(input_signature=signature)
+        def accuracy(x, y):
+            correct = tx.equal(tx.cast(tx.argmax(build(x), axis=1), tx.int32), y)
+            return tx.reduce_mean(tx.cast(correct, tx.float32))
+
+        self._train_step, self._accuracy = train_step, accuracy
+        self.checkpoint = tx.train.Checkpoint(model=self.variables, optimizer=self.optimizer)
+
+    def step(self, xb, yb):
+        return float(self._train_step(tx.constant(xb), tx.constant(yb)))
+
+    def evaluate(self, x, y):
+        return float(self._accuracy(tx.constant(x), tx.constant(y)))
+
+    def save(self, path):
+        return self.checkpoint.write(path)
+
+    def restore(self, path):
+        self.checkpoint.restore(path)
+
+
+def fit(model, x, y, epochs, title):
+    """Trains `model` (Model or EagerModel) for `epochs` with a progress bar per epoch."""
+    from tqdm import tqdm
+
+    rng = np.random.default_rng(1)
+    for epoch in range(epochs):
+        order = rng.permutation(len(x))
+        total = 0.0
+        with tqdm(total=len(x), desc=f"{title} epoch {epoch + 1:2d}/{epochs}", unit="img", mininterval=0.25,
+                  bar_format="{desc} {bar:20} {n_fmt}/{total_fmt} [{elapsed}]{postfix}") as bar:
+            for i in range(0, len(x), BATCH):
+                idx = order[i:i + BATCH]
+                total += model.step(x[idx], y[idx]) * len(idx)
+                bar.update(len(idx))
+            bar.set_postfix_str(f"mean loss {total / len(x):.4f}")
+
 
 MODELS = {"MLP": (mlp, 3e-3), "CNN": (cnn, 3e-3)}
+KINDS = {"graph": Model, "eager": EagerModel}
 
 
-def evaluate_checkpoint(title, path):
+def evaluate_checkpoint(title, path, mode="graph"):
     """Rebuilds model `title`, restores `path` and prints the test accuracy."""
     _, _, x_te, y_te = load_digits()
-    model = Model(*MODELS[title])
-    model.checkpoint.restore(path, session=model.session)
+    model = KINDS[mode](*MODELS[title])
+    model.restore(path)
     print(f"{title}: test accuracy {model.evaluate(x_te, y_te):.4f} restored from {os.path.basename(path)} "
           "in a fresh process")
 
@@ -120,7 +195,9 @@ def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--dir", default=None, help="where checkpoints go (a temporary directory by default)")
-    p.add_argument("--evaluate", nargs=2, metavar=("MODEL", "PATH"), help=argparse.SUPPRESS)
+    p.add_argument("--mode", choices=["graph", "eager", "both"], default="both",
+                   help="graph mode with a Session, eager with tx.function, or both (default)")
+    p.add_argument("--evaluate", nargs=3, metavar=("MODEL", "PATH", "MODE"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.evaluate:
         evaluate_checkpoint(*args.evaluate)
@@ -130,17 +207,21 @@ def main(argv=None) -> dict:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         directory = args.dir or tmp
-        for title, (build, lr) in MODELS.items():
-            t0 = time.perf_counter()
-            model = Model(build, lr)
-            model.fit(x_tr, y_tr, args.epochs, title)
-            acc = model.evaluate(x_te, y_te)
-            print(f"{title}: test accuracy {acc:.4f} after {args.epochs} epochs ({time.perf_counter() - t0:.1f} s)")
-            path = model.checkpoint.write(os.path.join(directory, f"digits_{title.lower()}.safetensors"),
-                                          session=model.session)
-            print(f"{title}: saved {os.path.basename(path)} ({os.path.getsize(path) / 1024:.0f} KiB)")
-            subprocess.run([sys.executable, __file__, "--evaluate", title, path], check=True)
-            results[title] = acc
+        modes = ["graph", "eager"] if args.mode == "both" else [args.mode]
+        for mode in modes:
+            print(f"-- {'graph mode, Session' if mode == 'graph' else 'eager mode, train step in tx.function'}")
+            for name, (build, lr) in MODELS.items():
+                title = name if mode == "graph" else f"{name} (eager)"
+                t0 = time.perf_counter()
+                model = KINDS[mode](build, lr)
+                fit(model, x_tr, y_tr, args.epochs, title)
+                acc = model.evaluate(x_te, y_te)
+                print(f"{title}: test accuracy {acc:.4f} after {args.epochs} epochs "
+                      f"({time.perf_counter() - t0:.1f} s)")
+                path = model.save(os.path.join(directory, f"digits_{name.lower()}_{mode}.safetensors"))
+                print(f"{title}: saved {os.path.basename(path)} ({os.path.getsize(path) / 1024:.0f} KiB)")
+                subprocess.run([sys.executable, __file__, "--evaluate", name, path, mode], check=True)
+                results[title] = acc
     return results
 
 

@@ -15,6 +15,11 @@ from tensorflux._src.variables import Variable
 FORMAT = "tensorflux-checkpoint-v1"
 
 
+def _var_name(v):
+    """A variable's name without the output index (graph: its op name)."""
+    return v.name[:-2] if v._eager else v.op.name
+
+
 def _collect(prefix, obj, out):
     """Adds {key: Variable} for ``obj``: a Variable, an optimizer (its variables()), or a
     list/tuple/dict of those."""
@@ -22,7 +27,7 @@ def _collect(prefix, obj, out):
         out[prefix] = obj
     elif hasattr(obj, "variables") and callable(obj.variables):
         for v in obj.variables():
-            out["%s/%s" % (prefix, v.op.name)] = v
+            out["%s/%s" % (prefix, _var_name(v))] = v
     elif isinstance(obj, dict):
         for k, v in obj.items():
             _collect("%s/%s" % (prefix, k), v, out)
@@ -30,7 +35,7 @@ def _collect(prefix, obj, out):
         for v in obj:
             if not isinstance(v, Variable):
                 raise TypeError("Checkpoint: %s holds %r; lists may hold only Variables" % (prefix, v))
-            out["%s/%s" % (prefix, v.op.name)] = v
+            out["%s/%s" % (prefix, _var_name(v))] = v
     else:
         raise TypeError("Checkpoint: cannot save %s of type %s (a Variable, an optimizer, or a list or dict of "
                         "Variables)" % (prefix, type(obj).__name__))
@@ -61,9 +66,13 @@ class Checkpoint:
         return session
 
     def write(self, path, session=None):
-        """Saves every tracked variable's current value to ``path``; returns ``path``."""
+        """Saves every tracked variable's current value to ``path``; returns ``path``. Eager
+        variables need no session."""
         variables = self._variables()
-        values = self._session(session).run({k: v.value() for k, v in variables.items()})
+        if all(v._eager for v in variables.values()):
+            values = {k: np.asarray(v.numpy()) for k, v in variables.items()}
+        else:
+            values = self._session(session).run({k: v.value() for k, v in variables.items()})
         safetensors_io.save_file(values, path, metadata={"format": FORMAT})
         return path
 
@@ -75,10 +84,11 @@ class Checkpoint:
     def restore(self, path, session=None):
         """Assigns every tracked variable from ``path`` in one step. Nothing is assigned unless
         the file holds exactly the tracked keys with matching shapes and dtypes; the error lists
-        every missing, unexpected or mismatched entry."""
-        session = self._session(session)
+        every missing, unexpected or mismatched entry. Eager variables need no session."""
         values = safetensors_io.load_file(path)
         variables = self._variables()
+        eager = all(v._eager for v in variables.values())
+        session = None if eager else self._session(session)
         problems = []
         for key in sorted(set(variables) - set(values)):
             problems.append("missing from the file: %s" % key)
@@ -93,6 +103,10 @@ class Checkpoint:
                                 % (key, list(a.shape), v.name, v.shape))
         if problems:
             raise ValueError("cannot restore %s:\n  %s" % (path, "\n  ".join(problems)))
+        if eager:
+            for key, v in variables.items():
+                v.assign(values[key], read_value=False)
+            return path
         feeds, ops = {}, []
         for key, v in variables.items():
             if key not in self._restore_ops:

@@ -53,6 +53,14 @@ class Optimizer:
             out.extend(slots[k] for k in sorted(slots))
         return out
 
+    def build(self, var_list):
+        """Creates the step counter and the slots of ``var_list`` now (Keras's optimizer.build):
+        what a checkpoint restore needs before the first step."""
+        _check_vars(list(var_list))
+        self.iterations  # noqa: B018 - created on first access
+        for v in var_list:
+            self._create_slots(v)
+
     def _create_slots(self, var):
         if id(var) in self._slots:
             return self._slots[id(var)]
