@@ -5,11 +5,9 @@ definition to the graph's library, so the generic builder, the error samples and
 table (float64 samples, static and unknown shapes) run these ops like any other. The functions
 are built here from small graphs through the C API (TX_GraphToFunction).
 
-Two exclusions: the eager context has no function library yet, so the entries use the `build`
-hook (which keeps them out of the eager run of the table) and build every sample with fed inputs
-of unknown shape; static shapes through calls are checked by the gradient table and by
-test_functions.py. tf.raw_ops cannot take these function objects, so cross_check is off;
-core/tests/test_functions_tf.py runs TensorFlow-made graphs with PartitionedCall /
+In eager mode the wrapper adds the function to the eager context's library instead, so the eager
+run of the table calls them too. tf.raw_ops cannot take these function objects, so cross_check is
+off; core/tests/test_functions_tf.py runs TensorFlow-made graphs with PartitionedCall /
 StatefulPartitionedCall and compares their results and gradients with TensorFlow's.
 """
 
@@ -20,7 +18,6 @@ import numpy as np
 import tensorflux as tx
 from tensorflux._src import functions
 
-from conformance import harness
 from conformance.gen import rand
 from conformance.harness import ErrorSample, OpEntry, Sample
 
@@ -38,6 +35,9 @@ class RefFunction:
 
     def add_to_graph(self, graph=None):
         self.fn.add_to_graph(graph)
+
+    def add_to_context(self):
+        self.fn.add_to_context()
 
     def __repr__(self):
         return self.fn.name
@@ -107,14 +107,7 @@ def _errors():
     ]
 
 
-def _build(op):
-    """The generic builder with fed inputs of unknown shape (graph mode only)."""
-    def build(sample):
-        return harness.build_sample(OpEntry(op, [], ref=_ref), sample, "runtime")
-    return build
-
-
 ENTRIES = [
-    OpEntry(op, _samples(), ref=_ref, errors=_errors(), cross_check=False, build=_build(op))
+    OpEntry(op, _samples(), ref=_ref, errors=_errors(), cross_check=False)
     for op in ("PartitionedCall", "StatefulPartitionedCall")
 ]

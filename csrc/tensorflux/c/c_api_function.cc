@@ -4,7 +4,6 @@
 #include "tensorflux/c/c_api_internal.h"
 #include "tensorflux/framework/graph_to_function.h"
 
-// A function outside any graph: an immutable FunctionDef.
 using namespace tx::capi;
 
 namespace {
