@@ -187,6 +187,7 @@ def evaluate_checkpoint(title, path, mode="graph"):
     _, _, x_te, y_te = load_digits()
     model = KINDS[mode](*MODELS[title])
     model.restore(path)
+    title = title if mode == "graph" else f"{title} (eager)"
     print(f"{title}: test accuracy {model.evaluate(x_te, y_te):.4f} restored from {os.path.basename(path)} "
           "in a fresh process")
 
