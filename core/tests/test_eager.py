@@ -111,6 +111,21 @@ def test_dlpack_interop_with_numpy_torch_and_jax():
     assert back.numpy().tolist() == [0.0, 1.0, 2.0]
 
 
+def test_experimental_dlpack_module():
+    a = tx.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    back = tx.experimental.dlpack.from_dlpack(tx.experimental.dlpack.to_dlpack(a))
+    np.testing.assert_array_equal(back.numpy(), a.numpy())
+    assert tx.experimental.dlpack.from_dlpack(np.arange(3, dtype=np.int64)).dtype == tx.int64
+    torch = pytest.importorskip("torch")
+    t = tx.experimental.dlpack.from_dlpack(torch.arange(4, dtype=torch.float64))
+    assert t.dtype == tx.float64 and t.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    jnp = pytest.importorskip("jax.numpy")
+    j = jnp.asarray(np.asarray(tx.constant([1.0, 2.0])))
+    assert tx.experimental.dlpack.from_dlpack(j).numpy().tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError):
+        tx.experimental.dlpack.to_dlpack(np.ones(2))
+
+
 def test_kernel_cache_reuses_kernels_per_signature():
     lib.c.eager_clear_caches()
     a = tx.constant([1.0, 2.0])

@@ -31,14 +31,14 @@ from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range,
 from tensorflux._src.tensor_shape import TensorShape
 from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
                                        variables_initializer)
-from tensorflux import compat, debugging, errors, initializers, linalg, losses, math, nn, optimizers, random, train
+from tensorflux import compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
 
 __version__ = _lib.c.version()
 
 __all__ = [
     "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape", "Variable",
     "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
-    "executing_eagerly", "compat", "GradientTape", "custom_gradient", "function", "TensorSpec",
+    "executing_eagerly", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
