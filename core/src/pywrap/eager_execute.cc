@@ -251,13 +251,18 @@ void SetAttr(TXE_Op* op, const std::string& name, int kind, PyObject* v) {
   SetConverted(op, name, kind, conv);
 }
 
-// Releases the op for the next caller when the call ends (also on errors).
+// Releases the op for the next caller when the call ends (also on errors); resetting it drops its
+// references to this call's inputs.
 struct OpLease {
   OpSpec* spec;
   TXE_Op* op;
   ~OpLease() {
-    if (op == spec->op) spec->busy = false;
-    else TXE_DeleteOp(op);
+    if (op != spec->op) {
+      TXE_DeleteOp(op);
+      return;
+    }
+    if (op != nullptr) TXE_OpReset(op, spec->op_type.c_str(), nullptr, nullptr);
+    spec->busy = false;
   }
 };
 

@@ -65,6 +65,10 @@ class Tensor {
   // True when this Tensor's buffer is engine-owned and referenced only once.
   bool CanReuseBuffer() const { return buffer_ && buffer_->owned() && buffer_->RefCountIsOne(); }
 
+  // Drops the reference to the buffer (the tensor is then not initialized), keeping the shape's
+  // storage for reuse by a later assignment.
+  void ReleaseBuffer() { buffer_.reset(); }
+
   // Same buffer viewed with a new shape of equal element count.
   Tensor Reshaped(TensorShape shape) const { return Tensor(dtype_, std::move(shape), buffer_); }
 

@@ -90,7 +90,8 @@ EagerOpObserver* SetThreadEagerOpObserver(EagerOpObserver* obs) {
 EagerOpObserver* ThreadEagerOpObserver() { return t_observer; }
 
 Status EagerOp::Reset(const char* op_name, const char* device) {
-  inputs_.clear();
+  ReleaseInputs();
+  num_inputs_ = 0;
   groups_.clear();
   attrs_.clear();
   attr_key_.clear();
@@ -111,6 +112,10 @@ Status EagerOp::Reset(const char* op_name, const char* device) {
 }
 
 Status EagerOp::SetDevice(const char* device) {
+  if ((device == nullptr || *device == '\0') && device_request_.empty()) {
+    device_ = -1;
+    return Status::OK();
+  }
   const std::string request = device ? device : "";
   if (request == device_request_ && (device_ >= 0 || request.empty())) return Status::OK();
   int index = -1;
@@ -120,14 +125,36 @@ Status EagerOp::SetDevice(const char* device) {
   return Status::OK();
 }
 
+namespace {
+
+// Stores `t` in slot `i` of the parallel input vectors, reusing the slot when it exists.
+void PutInput(int i, const EagerTensor& t, std::vector<Tensor>* tensors, std::vector<int>* devices,
+              std::vector<int64_t>* ids) {
+  if (i < static_cast<int>(tensors->size())) {
+    (*tensors)[i] = t.tensor;
+    (*devices)[i] = t.device;
+    (*ids)[i] = t.id;
+  } else {
+    tensors->push_back(t.tensor);
+    devices->push_back(t.device);
+    ids->push_back(t.id);
+  }
+}
+
+}  // namespace
+
 void EagerOp::AddInput(const EagerTensor& t) {
-  inputs_.push_back(t);
+  PutInput(num_inputs_++, t, &tensors_, &devices_, &ids_);
   groups_.emplace_back(1, false);
 }
 
 void EagerOp::AddInputList(const EagerTensor* const* ts, int n) {
-  for (int i = 0; i < n; ++i) inputs_.push_back(*ts[i]);
+  for (int i = 0; i < n; ++i) PutInput(num_inputs_++, *ts[i], &tensors_, &devices_, &ids_);
   groups_.emplace_back(n, true);
+}
+
+void EagerOp::ReleaseInputs() {
+  for (int i = 0; i < num_inputs_; ++i) tensors_[i].ReleaseBuffer();
 }
 
 void EagerOp::SetAttr(const std::string& name, AttrValue v) {
@@ -146,18 +173,17 @@ Status EagerOp::AttrTypeString(const std::string& name, std::string* out) const 
 }
 
 Status EagerOp::PickDevice(int* device) const {
-  int d = device_ >= 0 ? device_ : (inputs_.empty() ? 0 : inputs_[0].device);
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    const EagerTensor& t = inputs_[i];
-    if (t.device == d) continue;
+  int d = device_ >= 0 ? device_ : (num_inputs_ == 0 ? 0 : devices_[0]);
+  for (int i = 0; i < num_inputs_; ++i) {
+    if (devices_[i] == d) continue;
     // Every logical device shares host memory, so a "copy" shares the buffer; the policy only
     // decides whether mixing devices without an explicit copy is allowed.
     const PlacementPolicy p = ctx_->policy();
     const bool silent = p == PlacementPolicy::kSilent || p == PlacementPolicy::kWarn ||
-                        (p == PlacementPolicy::kSilentForInt32 && t.tensor.dtype() == DT_INT32);
+                        (p == PlacementPolicy::kSilentForInt32 && tensors_[i].dtype() == DT_INT32);
     if (!silent)
       return InvalidArgument("Tensors on conflicting devices: input ", i, " of ", op_name_, " is on ",
-                             ctx_->device_name(t.device), " but the op runs on ", ctx_->device_name(d),
+                             ctx_->device_name(devices_[i]), " but the op runs on ", ctx_->device_name(d),
                              "; copy it first (TXE_TensorHandleCopyToDevice / tx.identity under tx.device) or use "
                              "the SILENT device placement policy");
   }
@@ -180,7 +206,7 @@ Status EagerOp::BuildKernel(std::shared_ptr<const CachedKernel>* out) const {
       NodeSpec ph;
       ph.name = "input_" + std::to_string(flat);
       ph.op_type = "Placeholder";
-      ph.attrs["dtype"] = AttrValue::Type(inputs_[flat].tensor.dtype());
+      ph.attrs["dtype"] = AttrValue::Type(tensors_[flat].dtype());
       Node* n = nullptr;
       TX_RETURN_IF_ERROR(k->graph->AddNode(std::move(ph), &n));
       arg.values.push_back(Endpoint{n, 0});
@@ -195,19 +221,44 @@ Status EagerOp::BuildKernel(std::shared_ptr<const CachedKernel>* out) const {
   return Status::OK();
 }
 
-Status EagerOp::KernelFor(const std::string& key, std::shared_ptr<const CachedKernel>* out) {
-  if (last_ && key == last_key_) {
+bool EagerOp::SameSignatureAsLast(int device) const {
+  if (!last_ || reg_ != last_reg_ || device != last_device_ || num_inputs_ != static_cast<int>(last_dtypes_.size()) ||
+      groups_ != last_groups_ || attr_key_ != last_attr_key_)
+    return false;
+  for (int i = 0; i < num_inputs_; ++i)
+    if (tensors_[i].dtype() != last_dtypes_[i]) return false;
+  return true;
+}
+
+void EagerOp::RememberSignature(int device) {
+  last_reg_ = reg_;
+  last_device_ = device;
+  last_dtypes_.resize(num_inputs_);
+  for (int i = 0; i < num_inputs_; ++i) last_dtypes_[i] = tensors_[i].dtype();
+  last_groups_ = groups_;
+  last_attr_key_ = attr_key_;
+}
+
+Status EagerOp::KernelFor(int device, std::shared_ptr<const CachedKernel>* out) {
+  if (SameSignatureAsLast(device)) {
     *out = last_;
     return Status::OK();
   }
-  std::shared_ptr<const CachedKernel> k = tensor_attr_ ? nullptr : ctx_->FindKernel(key);
+  key_.clear();
+  key_.append(op_name_);
+  key_.push_back('\0');
+  AppendPod<int32_t>(&key_, device);
+  for (const auto& grp : groups_) AppendPod<int32_t>(&key_, grp.second ? grp.first : -1);
+  for (int i = 0; i < num_inputs_; ++i) AppendPod<int8_t>(&key_, static_cast<int8_t>(tensors_[i].dtype()));
+  key_.append(attr_key_);
+  std::shared_ptr<const CachedKernel> k = tensor_attr_ ? nullptr : ctx_->FindKernel(key_);
   if (!k) {
     TX_RETURN_IF_ERROR(BuildKernel(&k));
     // Ops with tensor attrs (Const) would fill the context's cache with one kernel per value.
-    if (!tensor_attr_) k = ctx_->AddKernel(key, std::move(k));
+    if (!tensor_attr_) k = ctx_->AddKernel(key_, std::move(k));
   }
-  last_key_ = key;
   last_ = k;
+  RememberSignature(device);
   *out = std::move(k);
   return Status::OK();
 }
@@ -218,32 +269,22 @@ Status EagerOp::Execute(std::vector<EagerTensor>* outputs) {
   int device = 0;
   Status s = PickDevice(&device);
   if (!s.ok()) return EagerError(s, op_name_);
-  key_.clear();
-  key_.append(op_name_);
-  key_.push_back('\0');
-  AppendPod<int32_t>(&key_, device);
-  for (const auto& grp : groups_) AppendPod<int32_t>(&key_, grp.second ? grp.first : -1);
-  for (const auto& t : inputs_) AppendPod<int8_t>(&key_, static_cast<int8_t>(t.tensor.dtype()));
-  key_.append(attr_key_);
   std::shared_ptr<const CachedKernel> k;
-  s = KernelFor(key_, &k);
+  s = KernelFor(device, &k);
   if (!s.ok()) return EagerError(s, op_name_);
 
   const Node* node = k->node;
   const int nin = node->num_inputs(), nout = node->num_outputs();
-  constexpr int kInline = 8;
-  Tensor in_small[kInline], out_small[kInline];
-  std::vector<Tensor> in_big, out_big;
-  Tensor* in = in_small;
-  Tensor* out = out_small;
-  if (nin > kInline) { in_big.resize(nin); in = in_big.data(); }
-  if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
-  for (int i = 0; i < nin; ++i) {
-    in[i] = inputs_[i].tensor;
-    if (!in[i].initialized() && node->input_type(i) != DT_RESOURCE)
+  if (nin != num_inputs_) return EagerError(Internal("expected ", nin, " inputs, got ", num_inputs_), op_name_);
+  for (int i = 0; i < nin; ++i)
+    if (!tensors_[i].initialized() && node->input_type(i) != DT_RESOURCE)
       return EagerError(InvalidArgument("input ", i, " holds no value"), op_name_);
-  }
-  OpKernelContext kctx(node, in, out, ctx_->intra_op_pool());
+  constexpr int kInline = 8;
+  Tensor out_small[kInline];
+  std::vector<Tensor> out_big;
+  Tensor* out = out_small;
+  if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
+  OpKernelContext kctx(node, tensors_.data(), out, ctx_->intra_op_pool());
   kctx.set_resource_manager(ctx_->resources());
   k->kernel->Compute(&kctx);
   s = kctx.status();
@@ -261,7 +302,11 @@ Status EagerOp::Execute(std::vector<EagerTensor>* outputs) {
     o.device = device;
     o.id = NewEagerTensorId();
   }
-  if (t_observer != nullptr) t_observer->OnExecuted(ctx_, *node, inputs_, *outputs);
+  if (t_observer != nullptr) {
+    std::vector<EagerTensor> inputs(num_inputs_);
+    for (int i = 0; i < num_inputs_; ++i) inputs[i] = input(i);
+    t_observer->OnExecuted(ctx_, *node, inputs, *outputs);
+  }
   return Status::OK();
 }
 

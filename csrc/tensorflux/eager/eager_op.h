@@ -57,8 +57,9 @@ class EagerOp {
   void AddInput(const EagerTensor& t);
   // Adds the next input argument as a list of `n` tensors.
   void AddInputList(const EagerTensor* const* ts, int n);
-  int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const EagerTensor& input(int i) const { return inputs_[i]; }
+  int num_inputs() const { return num_inputs_; }
+  // Input i as added.
+  EagerTensor input(int i) const { return EagerTensor{tensors_[i], devices_[i], ids_[i]}; }
 
   // Sets attr `name` (checked against the OpDef when the op executes).
   void SetAttr(const std::string& name, AttrValue v);
@@ -72,23 +73,44 @@ class EagerOp {
   Status Execute(std::vector<EagerTensor>* outputs);
 
  private:
-  Status KernelFor(const std::string& key, std::shared_ptr<const CachedKernel>* out);
+  Status KernelFor(int device, std::shared_ptr<const CachedKernel>* out);
   Status BuildKernel(std::shared_ptr<const CachedKernel>* out) const;
   Status PickDevice(int* device) const;
+  // True when the op's signature equals the one last_ was found for.
+  bool SameSignatureAsLast(int device) const;
+  void RememberSignature(int device);
+  void ReleaseInputs();
 
   EagerContext* ctx_;
   std::string op_name_;
   const OpRegistration* reg_ = nullptr;
   std::string device_request_;
   int device_ = -1;
-  std::vector<EagerTensor> inputs_;
+  // Inputs in slots reused across executions (Note [Eager input slots]): tensors_[i] for i <
+  // num_inputs_, with their devices and identities.
+  int num_inputs_ = 0;
+  std::vector<Tensor> tensors_;
+  std::vector<int> devices_;
+  std::vector<int64_t> ids_;
   std::vector<std::pair<int, bool>> groups_;  // per input argument: tensor count, added as a list
   AttrMap attrs_;
   std::string attr_key_;  // the attrs set so far, serialized in the order set
   bool tensor_attr_ = false;  // a tensor-valued attr was set: the kernel is not cached (one per value)
   std::string key_;       // scratch for the cache key
-  std::string last_key_;
   std::shared_ptr<const CachedKernel> last_;
+  // The signature last_ was found for: compared field by field before any key is built.
+  const OpRegistration* last_reg_ = nullptr;
+  int last_device_ = -1;
+  std::vector<DataType> last_dtypes_;
+  std::vector<std::pair<int, bool>> last_groups_;
+  std::string last_attr_key_;
 };
 
 }  // namespace tx
+
+// Note [Eager input slots]
+// An EagerOp reused for the same op (TXE_OpReset) keeps its input Tensors between executions and
+// assigns new inputs into them, so a shape's storage is reused instead of allocated per call, and
+// the kernel reads the slots in place. As TensorFlow's TFE_Op, an op keeps its inputs (it may be
+// executed again) until it is reset, which drops their buffers but keeps the slots. The kernel is looked up by comparing the signature (op, device,
+// input dtypes and list lengths, attrs set) with the previous one before building a cache key.
