@@ -230,3 +230,47 @@ def test_methods_and_variables_created_on_first_call():
     assert m(tx.constant([[1.0, 2.0]])).numpy().tolist() == [[3.0]]
     assert m.w.numpy().tolist() == [[1.0], [1.0]]
     assert m(tx.constant([[2.0, 2.0]])).numpy().tolist() == [[4.0]]
+
+
+def test_custom_gradient_inside_functions_and_graphs():
+    @tx.custom_gradient
+    def log1pexp(x):
+        e = tx.exp(x)
+
+        def grad(dy):
+            return dy * (1.0 - 1.0 / (1.0 + e))
+
+        return tx.math.log(1.0 + e), grad
+
+    @tx.function
+    def f(x):
+        return tx.reduce_sum(log1pexp(x))
+
+    x = tx.constant([0.0, 100.0])
+    with tx.GradientTape() as tape:  # taped through the call
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0.5, 1.0])
+
+    @tx.function
+    def g(x):  # a symbolic tape inside the function
+        with tx.GradientTape() as t:
+            t.watch(x)
+            y = tx.reduce_sum(log1pexp(x))
+        return t.gradient(y, x)
+
+    np.testing.assert_allclose(g(x).numpy(), [0.5, 1.0])
+    gr = tx.Graph()
+    with gr.as_default():  # graph mode, tx.gradients
+        xc = tx.constant([0.0, 100.0])
+        (dx,) = tx.gradients(tx.reduce_sum(log1pexp(xc)), [xc])
+        np.testing.assert_allclose(tx.Session().run(dx), [0.5, 1.0])
+
+    v = tx.Variable(1.0)
+
+    @tx.custom_gradient
+    def uses_variable(x):
+        return x * v, lambda dy: dy
+
+    with pytest.raises(NotImplementedError, match="arguments only"):
+        tx.function(lambda x: uses_variable(x))(x)

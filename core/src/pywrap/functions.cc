@@ -118,11 +118,11 @@ void InitFunctions(py::module_& m) {
         py::arg("control_output_names"), py::arg("description"),
         "A function from graph operations; inputs/outputs are (op, index) pairs.");
   m.def("function_from_function_def", &ImportFunctionDef, py::arg("function_def"));
-  m.def("eager_add_function", [](FunctionHandle& f) {
+  m.def("eager_add_function", [](FunctionHandle& f, FunctionHandle* grad) {
     Status status;
-    TXE_ContextAddFunction(EagerContext(), f.func, status.get());
+    TXE_ContextAddFunctionWithGradient(EagerContext(), f.func, grad ? grad->func : nullptr, status.get());
     status.Check();
-  }, "Adds the function to the eager context's library.");
+  }, py::arg("func"), py::arg("grad") = nullptr, "Adds the function (and its gradient function) to the eager context.");
   m.def("graph_copy_function", &CopyFunction, py::arg("graph"), py::arg("func"), py::arg("grad") = nullptr);
   m.def("graph_num_functions", [](GraphHandle& g) { return TX_GraphNumFunctions(g.graph); });
   m.def("graph_get_functions", &GetFunctions, "The graph's functions, sorted by name.");

@@ -92,13 +92,22 @@ void TXE_ContextClearCaches(TXE_Context* ctx) {
 
 int64_t TXE_ContextNumCachedKernels(const TXE_Context* ctx) { return ctx ? ctx->ctx->num_cached_kernels() : 0; }
 
-void TXE_ContextAddFunction(TXE_Context* ctx, const TX_Function* function, TX_Status* status) {
+void TXE_ContextAddFunctionWithGradient(TXE_Context* ctx, const TX_Function* function, const TX_Function* grad,
+                                        TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     if (ctx == nullptr || function == nullptr) return tx::InvalidArgument("context or function is NULL");
     tx::FunctionDefLibraryProto lib;
     lib.function.push_back(function->def);
+    if (grad != nullptr) {
+      lib.function.push_back(grad->def);
+      lib.gradient.emplace_back(function->def.name(), grad->def.name());
+    }
     return ctx->ctx->library().MergeFrom(lib);
   });
+}
+
+void TXE_ContextAddFunction(TXE_Context* ctx, const TX_Function* function, TX_Status* status) {
+  TXE_ContextAddFunctionWithGradient(ctx, function, nullptr, status);
 }
 
 void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size, TX_Status* status) {

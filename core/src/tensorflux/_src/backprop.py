@@ -3,6 +3,7 @@
 
 import contextlib
 import functools
+import itertools
 import threading
 import weakref
 
@@ -268,8 +269,7 @@ def custom_gradient(f):
     @functools.wraps(f)
     def decorated(*args, **kwargs):
         if not _context.executing_eagerly():
-            raise NotImplementedError("tx.custom_gradient is supported in eager mode; graph mode and tx.function "
-                                      "support is not implemented yet.")
+            return _graph_custom_gradient(f, args, kwargs)
         from tensorflux._src.array_ops import identity
         from tensorflux._src.constant_op import convert_to_tensor
 
@@ -295,6 +295,65 @@ def custom_gradient(f):
         return _pack_like(outputs, flat)
 
     return decorated
+
+
+_custom_ids = itertools.count(1)
+
+
+def _graph_custom_gradient(f, args, kwargs):
+    """custom_gradient while building a graph (tx.function): ``f``'s forward pass becomes an engine
+    function F whose recorded gradient function G (TensorFlow's GradientDef) runs ``grad_fn``;
+    the graph calls F, so every gradient of the call, symbolic or taped, goes through G
+    (Note [Custom gradients in graphs])."""
+    from tensorflux._src import functions
+    from tensorflux._src.array_ops import identity, placeholder
+    from tensorflux._src.constant_op import convert_to_tensor
+    from tensorflux._src.function import FuncGraph
+    from tensorflux._src.generated import gen_ops
+    from tensorflux._src.shape_ops import zeros_like
+
+    tensors = [convert_to_tensor(a) for a in args]
+    n = next(_custom_ids)
+    base = getattr(f, "__name__", "custom").replace("<", "").replace(">", "")
+
+    def trace(name, with_grads):
+        g = FuncGraph(name)
+        with g.as_default():
+            phs = [placeholder(t.dtype, t.shape, name="x%d" % i) for i, t in enumerate(tensors)]
+            outputs, grad_fn = f(*phs, **kwargs)
+            flat = [identity(o) for o in _flatten(outputs)]
+            ins, outs = list(phs), flat
+            if with_grads:
+                dys = [placeholder(o.dtype, o.shape, name="dy%d" % i) for i, o in enumerate(flat)]
+                grads = grad_fn(*dys)
+                grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+                if len(grads) != len(phs):
+                    raise ValueError("custom gradient function of %s returned %d gradients for %d inputs"
+                                     % (base, len(grads), len(phs)))
+                ins = phs + dys
+                outs = [identity(zeros_like(p) if d is None else convert_to_tensor(d, dtype=p.dtype))
+                        for p, d in zip(phs, grads)]
+        if g.captures or g.stateful_ops:
+            raise NotImplementedError("tx.custom_gradient inside tx.function supports functions of their arguments "
+                                      "only (%s uses other tensors, variables or stateful ops)" % base)
+        return functions.graph_to_function(g, name, ins, outs), outputs, flat
+
+    grad_func, _, _ = trace("__custom_grad_%s_%d" % (base, n), True)
+    fwd, structure, flat = trace("__custom_fwd_%s_%d" % (base, n), False)
+    fwd = functions.Function(fwd._h, grad=grad_func, deps=fwd._deps)
+    results = gen_ops.partitioned_call(tensors, Tout=[t.dtype for t in flat], f=fwd)
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    return _pack_like(structure, results)
+
+
+# Note [Custom gradients in graphs]
+# Graph gradients are built by the engine from the C++ gradient registry, so a Python gradient
+# function cannot be called there. Instead the decorated function is traced twice into engine
+# functions: F (the forward pass) and G (inputs: F's inputs and one gradient per output; outputs:
+# grad_fn's results, zeros where it returns None), and G is recorded as F's gradient function
+# (GradientDef, TX_GraphCopyFunction / TXE_ContextAddFunctionWithGradient). The graph calls F; the
+# gradient of a call of a function with a GradientDef is a call of it (Note [Function gradients]).
+# G recomputes the forward pass, as TensorFlow's graph-mode custom gradients do not.
 
 
 # Note [Tapes in graphs]

@@ -60,6 +60,10 @@ class Function:
         for dep in self._deps:
             dep.add_to_graph(g)
         _c.graph_copy_function(g._h, self._h, self._grad._h if self._grad is not None else None)
+        if self._grad is not None:  # remembered, so functions made from `g` carry the gradient along
+            if not hasattr(g, "_functions_added"):
+                g._functions_added = {}
+            g._functions_added[self.name] = self
 
     def add_to_context(self):
         """Adds the function (and the functions it calls) to the eager context's library, once."""
@@ -70,7 +74,9 @@ class Function:
         context.ensure_initialized()
         for dep in self._deps:
             dep.add_to_context()
-        _c.eager_add_function(self._h)
+        if self._grad is not None:
+            self._grad.add_to_context()
+        _c.eager_add_function(self._h, self._grad._h if self._grad is not None else None)
         self._in_context = True
 
     def __repr__(self):
@@ -89,7 +95,10 @@ def graph_to_function(graph, name, inputs, outputs, output_names=None, operation
                                   None if output_names is None else list(output_names),
                                   [op._h for op in control_outputs],
                                   None if control_output_names is None else list(control_output_names), description)
-    return Function(handle, deps=graph_functions(graph))
+    # Functions the graph's ops call; those with a recorded gradient function keep it.
+    known = getattr(graph, "_functions_added", {})
+    deps = [known.get(f.name, f) for f in graph_functions(graph)]
+    return Function(handle, deps=deps)
 
 
 def graph_functions(graph=None):

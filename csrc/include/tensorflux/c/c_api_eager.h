@@ -57,6 +57,11 @@ TX_CAPI_EXPORT extern int64_t TXE_ContextNumCachedKernels(const TXE_Context* ctx
  * the context (StatefulPartitionedCall with f = its name) can run it. Adding an equal definition
  * again is a no-op; a different one under a taken name is INVALID_ARGUMENT. */
 TX_CAPI_EXPORT extern void TXE_ContextAddFunction(TXE_Context* ctx, const TX_Function* function, TX_Status* status);
+/* Like TXE_ContextAddFunction, and records `grad` (borrowed; copied; may be NULL) as the gradient
+ * function of `function` (TensorFlow's GradientDef: it takes the function's inputs and one gradient
+ * per output and returns one gradient per input), as TX_GraphCopyFunction does for graphs. */
+TX_CAPI_EXPORT extern void TXE_ContextAddFunctionWithGradient(TXE_Context* ctx, const TX_Function* function,
+                                                             const TX_Function* grad, TX_Status* status);
 /* Adds a serialized FunctionDef (`proto`, `size` bytes; copied) like TXE_ContextAddFunction. */
 TX_CAPI_EXPORT extern void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size,
                                                     TX_Status* status);
