@@ -11,6 +11,15 @@ from session_bench import _tf
 INNER = 2000
 
 
+def _tf_threads(tf):
+    """The same thread counts as everywhere else, set before TensorFlow's eager context starts."""
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(2)
+        tf.config.threading.set_inter_op_parallelism_threads(2)
+    except RuntimeError:
+        pass
+
+
 def _us_per_op(fn):
     return median_seconds(lambda: [fn() for _ in range(INNER)], repeats=15, inner=1) / INNER
 
@@ -31,6 +40,7 @@ def _tiny_add(expr: str) -> dict:
         theirs["pytorch eager"] = None
     tf = _tf()
     if tf is not None:
+        _tf_threads(tf)
         x, y = tf.ones([4]), tf.ones([4])
         theirs["tensorflow eager"] = _us_per_op((lambda: x + y) if expr == "a + b" else (lambda: tf.add(x, y)))
         theirs["tensorflow eager raw_ops"] = _us_per_op(lambda: tf.raw_ops.AddV2(x=x, y=y))
@@ -71,6 +81,7 @@ def bench_function_call_chain() -> dict:
     theirs = {}
     tf = _tf()
     if tf is not None:
+        _tf_threads(tf)
         g = tf.function(lambda v: chain(v, lambda u: u + 1.0))
         xt = tf.ones([4])
         g(xt)

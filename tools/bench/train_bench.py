@@ -104,8 +104,11 @@ def _tx_eager_step(kind, compiled=False):
 
 
 def _tf_step(tf, kind):
-    tf.config.threading.set_intra_op_parallelism_threads(THREADS)
-    tf.config.threading.set_inter_op_parallelism_threads(THREADS)
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(THREADS)
+        tf.config.threading.set_inter_op_parallelism_threads(THREADS)
+    except RuntimeError:  # TensorFlow's context already exists (an earlier benchmark in this process)
+        pass
     if kind == "mlp":
         layers = [tf.keras.layers.Dense(512, activation="relu"), tf.keras.layers.Dense(512, activation="relu"),
                   tf.keras.layers.Dense(10)]
