@@ -11,6 +11,7 @@ import numpy as np
 
 from tensorflux._src import context as _context
 from tensorflux._src import lib
+from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.gradients_impl import UnconnectedGradients
 from tensorflux._src.variables import Variable
@@ -32,28 +33,6 @@ _tls = _TapeThreadState()
 def register_variable(var):
     """Makes an eager Variable findable from its handle (called by Variable)."""
     _variables_by_handle_id[_c.eager_tensor_id(var.handle)] = var
-
-
-def _flatten(structure):
-    if isinstance(structure, dict):
-        return [v for k in sorted(structure) for v in _flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [v for s in structure for v in _flatten(s)]
-    return [structure]
-
-
-def _pack_like(structure, flat):
-    it = iter(flat)
-
-    def pack(s):
-        if isinstance(s, dict):
-            return {k: pack(s[k]) for k in sorted(s)}
-        if isinstance(s, (list, tuple)):
-            items = [pack(x) for x in s]
-            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
-        return next(it)
-
-    return pack(structure)
 
 
 def _handle_of(x, what):
@@ -119,7 +98,7 @@ class GradientTape:
         tape = self._require()
         if self._graph is not None:
             return  # symbolic tapes differentiate every path
-        for t in _flatten(tensor):
+        for t in flatten(tensor):
             _c.tape_watch(tape, _handle_of(t, "A watched value"))
 
     @contextlib.contextmanager
@@ -170,20 +149,20 @@ class GradientTape:
         tape = self._require()
         if self._graph is not None:
             return self._symbolic_gradient(target, sources, output_gradients, unconnected_gradients)
-        targets = _flatten(target)
+        targets = flatten(target)
         for t in targets:
             if not isinstance(t, EagerTensor):
                 raise TypeError("GradientTape.gradient: targets must be eager tensors, got %r" % (t,))
-        flat_sources = _flatten(sources)
+        flat_sources = flatten(sources)
         handles = [_handle_of(s, "A source") for s in flat_sources]
         og = None
         if output_gradients is not None:
             from tensorflux._src.constant_op import convert_to_tensor
 
-            og = [None if g is None else convert_to_tensor(g) for g in _flatten(output_gradients)]
+            og = [None if g is None else convert_to_tensor(g) for g in flatten(output_gradients)]
         unconnected = UnconnectedGradients(unconnected_gradients)
         grads = _c.tape_gradient(tape, targets, handles, og, 1 if unconnected == UnconnectedGradients.ZERO else 0)
-        return _pack_like(sources, grads)
+        return pack_sequence_as(sources, grads)
 
     def _symbolic_gradient(self, target, sources, output_gradients, unconnected_gradients):
         from tensorflux._src.gradients_impl import gradients
@@ -197,11 +176,11 @@ class GradientTape:
                 return g._capture_eager(x)
             return x
 
-        srcs = [graph_tensor(s) for s in _flatten(sources)]
-        grad_ys = None if output_gradients is None else _flatten(output_gradients)
+        srcs = [graph_tensor(s) for s in flatten(sources)]
+        grad_ys = None if output_gradients is None else flatten(output_gradients)
         with g.as_default():
-            grads = gradients(_flatten(target), srcs, grad_ys=grad_ys, unconnected_gradients=unconnected_gradients)
-        return _pack_like(sources, grads)
+            grads = gradients(flatten(target), srcs, grad_ys=grad_ys, unconnected_gradients=unconnected_gradients)
+        return pack_sequence_as(sources, grads)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
         """d target[i...] / d source[j...] for each source: shape target.shape + source.shape. One
@@ -214,7 +193,7 @@ class GradientTape:
         n = target._num_elements
         if n > 1 and not self._persistent:
             raise RuntimeError("GradientTape.jacobian of a target with %d elements needs persistent=True" % n)
-        flat_sources = _flatten(sources)
+        flat_sources = flatten(sources)
         rows = [[] for _ in flat_sources]
         tshape = list(target._shape_tuple())
         for i in range(n):
@@ -231,7 +210,7 @@ class GradientTape:
                 out.append(None)
                 continue
             out.append(array_ops.reshape(array_ops.stack(gs), tshape + sshape))
-        return _pack_like(sources, out)
+        return pack_sequence_as(sources, out)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
         """d target[b, i...] / d source[b, j...] for rows b independent of each other: shape
@@ -283,7 +262,7 @@ def custom_gradient(f):
         finally:
             for t in paused:
                 _c.tape_set_recording(t._tape, True)
-        flat = _flatten(outputs)
+        flat = flatten(outputs)
         flat = [identity(o) if any(o is a for a in tensors) else o for o in flat]
         if paused:
             def backward(output_grads):
@@ -292,7 +271,7 @@ def custom_gradient(f):
                 return [None if g is None else convert_to_tensor(g) for g in grads]
 
             _c.record_custom_gradient(tensors, flat, backward)
-        return _pack_like(outputs, flat)
+        return pack_sequence_as(outputs, flat)
 
     return decorated
 
@@ -321,7 +300,7 @@ def _graph_custom_gradient(f, args, kwargs):
         with g.as_default():
             phs = [placeholder(t.dtype, t.shape, name="x%d" % i) for i, t in enumerate(tensors)]
             outputs, grad_fn = f(*phs, **kwargs)
-            flat = [identity(o) for o in _flatten(outputs)]
+            flat = [identity(o) for o in flatten(outputs)]
             ins, outs = list(phs), flat
             if with_grads:
                 dys = [placeholder(o.dtype, o.shape, name="dy%d" % i) for i, o in enumerate(flat)]
@@ -343,7 +322,7 @@ def _graph_custom_gradient(f, args, kwargs):
     fwd = functions.Function(fwd._h, grad=grad_func, deps=fwd._deps)
     results = gen_ops.partitioned_call(tensors, Tout=[t.dtype for t in flat], f=fwd)
     results = list(results) if isinstance(results, (list, tuple)) else [results]
-    return _pack_like(structure, results)
+    return pack_sequence_as(structure, results)
 
 
 # Note [Custom gradients in graphs]

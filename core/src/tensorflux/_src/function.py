@@ -17,6 +17,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
+from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.operation import Tensor
 from tensorflux._src.tensor_shape import as_shape
@@ -123,28 +124,6 @@ class FuncGraph(_graph.Graph):
             self.stateful_ops.append(op)
 
 
-def _flatten(structure):
-    if isinstance(structure, dict):
-        return [v for k in sorted(structure) for v in _flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [v for s in structure for v in _flatten(s)]
-    return [structure]
-
-
-def _pack(structure, flat):
-    it = iter(flat)
-
-    def pack(s):
-        if isinstance(s, dict):
-            return {k: pack(s[k]) for k in sorted(s)}
-        if isinstance(s, (list, tuple)):
-            items = [pack(x) for x in s]
-            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
-        return next(it)
-
-    return pack(structure)
-
-
 def _is_tensor_arg(v):
     return isinstance(v, (EagerTensor, Tensor, np.ndarray))
 
@@ -193,10 +172,10 @@ class ConcreteFunction:
             outs = []
         it = iter(outs)
         flat = [None if t is None else next(it) for t in self.outputs]
-        return _pack(self.structured_outputs, flat)
+        return pack_sequence_as(self.structured_outputs, flat)
 
     def __call__(self, *args):
-        flat = [a for a in _flatten(list(args)) if _is_tensor_arg(a)]
+        flat = [a for a in flatten(list(args)) if _is_tensor_arg(a)]
         if len(flat) != len(self.inputs):
             raise TypeError("%s takes %d tensor arguments, got %d" % (self.name, len(self.inputs), len(flat)))
         from tensorflux._src.constant_op import convert_to_tensor
@@ -229,7 +208,7 @@ class Function:
         self._fn = python_function
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = None if input_signature is None else [s if isinstance(s, TensorSpec) else TensorSpec(*s)
-                                                                 for s in _flatten(list(input_signature))]
+                                                                 for s in flatten(list(input_signature))]
         self._reduce_retracing = bool(reduce_retracing)
         self._concrete = {}   # signature key -> ConcreteFunction
         self._relaxed = {}    # (structure key) -> relaxed specs (reduce_retracing)
@@ -248,7 +227,7 @@ class Function:
         """(key, specs of the tensor leaves, converted tensor leaves)."""
         from tensorflux._src.constant_op import convert_to_tensor
 
-        leaves = _flatten([list(args), kwargs])
+        leaves = flatten([list(args), kwargs])
         tensors = [convert_to_tensor(a) if isinstance(a, np.ndarray) else a for a in leaves if _is_tensor_arg(a)]
         if self._signature is not None:
             if len(tensors) != len(self._signature) or len(tensors) != len(leaves):
@@ -273,7 +252,7 @@ class Function:
                     raise TypeError("%s: argument %r is neither a tensor nor hashable; tx.function arguments must "
                                     "be tensors, Variables or hashable Python values" % (self._name, a)) from None
                 others.append(("P", type(a).__name__, a))
-        structure = (repr(_pack([list(args), kwargs], ["*"] * len(leaves))), tuple(others))
+        structure = (repr(pack_sequence_as([list(args), kwargs], ["*"] * len(leaves))), tuple(others))
         if self._reduce_retracing:
             relaxed = self._relaxed.get(structure)
             if relaxed is not None and len(relaxed) == len(specs):
@@ -292,9 +271,9 @@ class Function:
         """The ConcreteFunction for these arguments (TensorSpecs allowed), traced if needed."""
         if not args and not kwargs and self._signature is not None:
             args = tuple(self._signature)
-        if any(isinstance(a, TensorSpec) for a in _flatten([list(args), kwargs])):
-            specs = [a for a in _flatten([list(args), kwargs]) if isinstance(a, TensorSpec)]
-            key = ("specs", tuple(specs), repr(_pack([list(args), kwargs], ["*"] * len(_flatten([list(args), kwargs])))))
+        if any(isinstance(a, TensorSpec) for a in flatten([list(args), kwargs])):
+            specs = [a for a in flatten([list(args), kwargs]) if isinstance(a, TensorSpec)]
+            key = ("specs", tuple(specs), repr(pack_sequence_as([list(args), kwargs], ["*"] * len(flatten([list(args), kwargs])))))
             cf = self._concrete.get(key)
             if cf is None:
                 cf = self._concrete[key] = self._trace(args, kwargs, specs, spec_args=True)
@@ -321,20 +300,20 @@ class Function:
 
         name = "__inference_%s_%d" % (self._name, next(_ids))
         g = FuncGraph(name)
-        leaves = _flatten([list(args), kwargs])
+        leaves = flatten([list(args), kwargs])
         with g.as_default():
             inputs = [placeholder(s.dtype, shape=s.shape, name="args_%d" % i) for i, s in enumerate(specs)]
             it = iter(inputs)
             traced = [next(it) if (isinstance(a, TensorSpec) if spec_args else _is_tensor_arg(a)) else a
                       for a in leaves]
-            call_args, call_kwargs = _pack([list(args), kwargs], traced)
+            call_args, call_kwargs = pack_sequence_as([list(args), kwargs], traced)
             _state.tracing.append(self)
             try:
                 result = self._fn(*call_args, **call_kwargs)
             finally:
                 _state.tracing.pop()
             flat_out = []
-            for o in _flatten(result):
+            for o in flatten(result):
                 if o is None:
                     flat_out.append(None)
                     continue
