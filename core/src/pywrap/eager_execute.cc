@@ -401,7 +401,7 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
       TXE_Execute(op, out, &nout, s.get());
     }
     if (s.ok() || attempt == 1 || out != small || std::string(TX_Message(s.get())).find("retvals has room") == std::string::npos) break;
-    big.resize(4096);  // an op with more than 16 outputs: run again with room for them
+    big.resize(4096);  // an op with more than 16 outputs (refused before it ran): again with room for them
     out = big.data();
     nout = static_cast<int>(big.size());
   }

@@ -3,6 +3,8 @@
 // reports it.
 #include "tensorflux/c/c_api_eager.h"
 
+#include <algorithm>
+
 #include "tensorflux/c/c_api_eager_internal.h"
 #include "tensorflux/c/c_api_internal.h"
 #include "tensorflux/eager/tape.h"
@@ -398,11 +400,9 @@ void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_St
       return tx::Status(e.code(), e.message() + " [Op:" + op->op.op_name() + "]");
     }
     std::vector<tx::EagerTensor>& outs = op->outputs;
-    TX_RETURN_IF_ERROR(op->op.Execute(&outs));
+    // Too little room is reported before the kernel runs, so the caller may retry.
+    TX_RETURN_IF_ERROR(op->op.Execute(&outs, retvals == nullptr ? 0 : std::max(*num_retvals, 0)));
     const int n = static_cast<int>(outs.size());
-    if (n > *num_retvals || (n > 0 && retvals == nullptr))
-      return tx::InvalidArgument("TXE_Execute: ", op->op.op_name(), " has ", n, " outputs but retvals has room for ",
-                                 *num_retvals);
     for (int i = 0; i < n; ++i) retvals[i] = new TXE_TensorHandle{std::move(outs[i]), op->ctx};
     outs.clear();
     *num_retvals = n;

@@ -263,7 +263,7 @@ Status EagerOp::KernelFor(int device, std::shared_ptr<const CachedKernel>* out) 
   return Status::OK();
 }
 
-Status EagerOp::Execute(std::vector<EagerTensor>* outputs) {
+Status EagerOp::Execute(std::vector<EagerTensor>* outputs, int max_outputs) {
   outputs->clear();
   if (reg_ == nullptr) return FailedPrecondition("TXE_Execute: the op has no type (a failed TXE_OpReset?)");
   int device = 0;
@@ -276,6 +276,8 @@ Status EagerOp::Execute(std::vector<EagerTensor>* outputs) {
   const Node* node = k->node;
   const int nin = node->num_inputs(), nout = node->num_outputs();
   if (nin != num_inputs_) return EagerError(Internal("expected ", nin, " inputs, got ", num_inputs_), op_name_);
+  if (max_outputs >= 0 && nout > max_outputs)  // checked before running: a retry must not run it twice
+    return InvalidArgument("TXE_Execute: ", op_name_, " has ", nout, " outputs but retvals has room for ", max_outputs);
   for (int i = 0; i < nin; ++i)
     if (!tensors_[i].initialized() && node->input_type(i) != DT_RESOURCE)
       return EagerError(InvalidArgument("input ", i, " holds no value"), op_name_);

@@ -69,8 +69,9 @@ class EagerOp {
   // The node of the kernel the last successful Execute ran (its attrs and output ranges), or nullptr.
   const Node* last_node() const { return last_ ? last_->node : nullptr; }
 
-  // Runs the op and sets its outputs. Errors end with " [Op:<name>]"; the op stays usable.
-  Status Execute(std::vector<EagerTensor>* outputs);
+  // Runs the op and sets its outputs. Errors end with " [Op:<name>]"; the op stays usable. With
+  // `max_outputs` >= 0, an op with more outputs fails before its kernel runs.
+  Status Execute(std::vector<EagerTensor>* outputs, int max_outputs = -1);
 
  private:
   Status KernelFor(int device, std::shared_ptr<const CachedKernel>* out);

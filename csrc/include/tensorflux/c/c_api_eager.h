@@ -153,7 +153,8 @@ TX_CAPI_EXPORT extern void TXE_OpSetAttrShapeList(TXE_Op* op, const char* attr_n
                                                   const int* num_dims, int num_values, TX_Status* status);
 
 /* Runs `op`. `retvals` has room for `*num_retvals` handles; on success `*num_retvals` is set to
- * the number of outputs and the caller owns each returned handle. On error nothing is returned,
+ * the number of outputs and the caller owns each returned handle. Too little room is
+ * INVALID_ARGUMENT before the op runs (retry with more). On other errors nothing is returned,
  * the message ends with " [Op:<type>]" and the op and context stay usable. */
 TX_CAPI_EXPORT extern void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_Status* status);
 
