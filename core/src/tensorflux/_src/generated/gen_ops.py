@@ -1147,13 +1147,13 @@ def identity_n(input, name=None):
     return _apply_op(_IDENTITY_N, name, (input,), ())
 
 
-_IF = _OpSig('If',
+_IF_ = _OpSig('If',
     inputs=(('cond', 'Tcond', 0, 0), ('input', 'Tin', 0, 2)),
     attrs=(('Tout', 20), ('then_branch', 8), ('else_branch', 8), ('output_shapes', 21)),
     outputs=(('output', True),))
 
 
-def if(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None):
+def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None):
     r"""Runs `then_branch` on `input` when `cond` is true (a non-zero scalar or a non-empty tensor), else `else_branch`.
 
     Args:
@@ -1167,7 +1167,7 @@ def if(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None)
 
     Returns: a list of `Tensor`s.
     """
-    return _apply_op(_IF, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
+    return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
 _IN_TOP_KV2 = _OpSig('InTopKV2',
@@ -3434,13 +3434,13 @@ def where(condition, name=None):
     return _apply_op(_WHERE, name, (condition,), ())
 
 
-_WHILE = _OpSig('While',
+_WHILE_ = _OpSig('While',
     inputs=(('input', 'T', 0, 2),),
     attrs=(('cond', 8), ('body', 8), ('output_shapes', 21), ('parallel_iterations', 1)),
     outputs=(('output', True),))
 
 
-def while(input, cond, body, output_shapes=[], parallel_iterations=10, name=None):
+def while_(input, cond, body, output_shapes=[], parallel_iterations=10, name=None):
     r"""Runs `body` on the loop variables `input` while `cond` of them is true; returns the final variables.
 
     Args:
@@ -3453,7 +3453,7 @@ def while(input, cond, body, output_shapes=[], parallel_iterations=10, name=None
 
     Returns: a list of `Tensor`s.
     """
-    return _apply_op(_WHILE, name, (input,), (cond, body, output_shapes, parallel_iterations))
+    return _apply_op(_WHILE_, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
 _ZEROS_LIKE = _OpSig('ZerosLike',
@@ -3550,7 +3550,7 @@ OP_WRAPPERS = {
     'GreaterEqual': 'greater_equal',
     'Identity': 'identity',
     'IdentityN': 'identity_n',
-    'If': 'if',
+    'If': 'if_',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
@@ -3667,7 +3667,7 @@ OP_WRAPPERS = {
     'VarHandleOp': 'var_handle_op',
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
-    'While': 'while',
+    'While': 'while_',
     'ZerosLike': 'zeros_like',
     '_Arg': '__arg',
 }
