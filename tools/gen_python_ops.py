@@ -46,7 +46,8 @@ DTYPE_NAMES = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6
 
 def snake_case(op_name):
     """MatMul -> mat_mul, AddV2 -> add_v2, Conv2D -> conv2d: an underscore goes before an
-    upper-case letter that follows a lower-case one or precedes one."""
+    upper-case letter that follows a lower-case one or precedes one; a Python keyword gets a
+    trailing underscore."""
     out = []
     for i, ch in enumerate(op_name):
         if ch.isupper() and i > 0:
@@ -55,7 +56,8 @@ def snake_case(op_name):
             if prev_lower or next_lower:
                 out.append("_")
         out.append(ch.lower())
-    return "".join(out)
+    name = "".join(out)
+    return name + "_" if keyword.iskeyword(name) else name  # If -> if_, While -> while_
 
 
 def py_name(name, op_name=""):

@@ -208,13 +208,14 @@ void SetConverted(TXE_Op* op, const std::string& name, int kind, py::handle v) {
       else { std::vector<TX_DataType> t; for (auto x : iv) t.push_back(static_cast<TX_DataType>(x)); TXE_OpSetAttrTypeList(op, n, t.data(), count); }
       return;
     }
-    case kString: {
+    case kString: case kFunc: {
       std::vector<std::string> strs;
       for (auto x : items) strs.push_back(py::isinstance<py::bytes>(x) ? std::string(py::reinterpret_borrow<py::bytes>(x)) : x.cast<std::string>());
       std::vector<const void*> ptrs;
       std::vector<size_t> lens;
       for (const auto& str : strs) { ptrs.push_back(str.data()); lens.push_back(str.size()); }
-      TXE_OpSetAttrStringList(op, n, ptrs.data(), lens.data(), count);
+      if (base == kFunc) TXE_OpSetAttrFunctionNameList(op, n, ptrs.data(), lens.data(), count);
+      else TXE_OpSetAttrStringList(op, n, ptrs.data(), lens.data(), count);
       return;
     }
     case kShape: {

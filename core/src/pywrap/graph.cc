@@ -48,6 +48,16 @@ TX_Tensor* ReadTensor(py::handle v) {
 }
 
 // Sets one attr on `desc`; errors from setters that report a status land in `status`.
+// Protobuf field `field` (wire type 2) holding `bytes`.
+std::string LengthDelimited(int field, const std::string& bytes) {
+  std::string out(1, static_cast<char>(field << 3 | 2));
+  for (uint64_t v = bytes.size(); ; v >>= 7) {
+    if (v < 0x80) { out += static_cast<char>(v); break; }
+    out += static_cast<char>((v & 0x7f) | 0x80);
+  }
+  return out + bytes;
+}
+
 void SetAttr(TX_OperationDescription* desc, const std::string& name, int kind, py::handle v, Status& status) {
   const char* n = name.c_str();
   switch (kind) {
@@ -142,6 +152,13 @@ void SetAttr(TX_OperationDescription* desc, const std::string& name, int kind, p
       }
       TX_SetAttrTensorList(desc, n, ts.data(), count, status.get());
       for (TX_Tensor* t : ts) TX_DeleteTensor(t);
+      return;
+    }
+    case kFunc: {  // list(func): no list setter in the C API, so a serialized AttrValue
+      std::string list;
+      for (auto x : seq) list += LengthDelimited(9, LengthDelimited(1, AsBytes(x)));  // ListValue.func[].name
+      std::string proto = LengthDelimited(1, list);                                   // AttrValue.list
+      TX_SetAttrValueProto(desc, n, proto.data(), proto.size(), status.get());
       return;
     }
     default: break;

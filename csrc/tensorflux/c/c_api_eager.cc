@@ -357,6 +357,18 @@ void TXE_OpSetAttrStringList(TXE_Op* op, const char* attr_name, const void* cons
   });
 }
 
+void TXE_OpSetAttrFunctionNameList(TXE_Op* op, const char* attr_name, const void* const* values,
+                                   const size_t* lengths, int num_values) {
+  if (num_values > 0 && lengths == nullptr) return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': lengths is NULL"));
+  int k = 0;
+  SetListAttr(op, attr_name, values, num_values, [&](AttrValue::List* l, const void* v) {
+    tx::NameAttrList f;
+    f.name.assign(static_cast<const char*>(v), v ? lengths[k] : 0);
+    ++k;
+    l->func.push_back(std::move(f));
+  });
+}
+
 void TXE_OpSetAttrIntList(TXE_Op* op, const char* attr_name, const int64_t* values, int num_values) {
   SetListAttr(op, attr_name, values, num_values, [](AttrValue::List* l, int64_t v) { l->i.push_back(v); });
 }

@@ -136,6 +136,9 @@ TX_CAPI_EXPORT extern void TXE_OpSetAttrShape(TXE_Op* op, const char* attr_name,
                                               const int num_dims, TX_Status* status);
 TX_CAPI_EXPORT extern void TXE_OpSetAttrFunctionName(TXE_Op* op, const char* attr_name, const char* data,
                                                      size_t length);
+/* A list(func) attr: function names `values[i]` of `lengths[i]` bytes (borrowed). */
+TX_CAPI_EXPORT extern void TXE_OpSetAttrFunctionNameList(TXE_Op* op, const char* attr_name, const void* const* values,
+                                                         const size_t* lengths, int num_values);
 /* `tensor` is borrowed (its value is copied by reference). */
 TX_CAPI_EXPORT extern void TXE_OpSetAttrTensor(TXE_Op* op, const char* attr_name, TX_Tensor* tensor,
                                                TX_Status* status);

@@ -1,8 +1,6 @@
 // The CPU kernel of PartitionedCall and StatefulPartitionedCall: runs the called function's
 // instantiated body as a nested ExecutionPlan (Note [Call kernel]).
-#include "tensorflux/framework/function_instantiate.h"
-#include "tensorflux/runtime/executor.h"
-#include "tensorflux/runtime/op_kernel.h"
+#include "tensorflux/kernels/cpu/function_runner.h"
 
 // Note [Call kernel]
 // At construction the kernel takes the body its node's shape function instantiated (cached in
@@ -23,38 +21,21 @@ namespace {
 class CallOp : public OpKernel {
  public:
   explicit CallOp(OpKernelConstruction* c) : OpKernel(c) {
-    Status s = GetCallBody(c->node(), &body_);
-    if (s.ok()) s = BuildPlan();
+    std::shared_ptr<const FunctionBody> body;
+    Status s = GetCallBody(c->node(), &body);
+    if (s.ok()) s = runner_.Init(std::move(body));
     c->SetStatus(s);
   }
 
   void Compute(OpKernelContext* ctx) override {
-    std::vector<Tensor> args(static_cast<size_t>(ctx->num_inputs()));
-    for (int i = 0; i < ctx->num_inputs(); ++i) args[i] = ctx->input(i);
-    ThreadPool* inter_op = ctx->inter_op_pool();
-    if (inter_op != nullptr && inter_op->IsWorkerThread()) inter_op = nullptr;
     std::vector<Tensor> results;
-    Status s = plan_->Run(args, inter_op, ctx->intra_op_pool(), &results, ctx->resource_manager());
-    if (!s.ok()) {
-      ctx->SetStatus(Status(s.code(), "[" + name() + "] in function '" + body_->function + "': " + s.message()));
-      return;
-    }
+    Status s = runner_.Run(ctx, InputsFrom(ctx, 0), &results);
+    if (!s.ok()) return ctx->SetStatus(s);
     for (size_t k = 0; k < results.size(); ++k) ctx->set_output(static_cast<int>(k), std::move(results[k]));
   }
 
  private:
-  Status BuildPlan() {
-    std::vector<Endpoint> feeds;
-    for (Node* a : body_->args) feeds.push_back({a, 0});
-    std::vector<Node*> targets = body_->control_rets;
-    for (Node* n : body_->graph->Nodes())
-      if (n->op_def().is_stateful && n->op_type() != "_Arg") targets.push_back(n);
-    Status s = ExecutionPlan::Build(*body_->graph, feeds, body_->rets, targets, ExecutionPlan::Options(), &plan_);
-    return s.ok() ? s : s.WithPrefix("function '" + body_->function + "': ");
-  }
-
-  std::shared_ptr<const FunctionBody> body_;
-  std::unique_ptr<ExecutionPlan> plan_;
+  FunctionRunner runner_;
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("PartitionedCall"), CallOp);

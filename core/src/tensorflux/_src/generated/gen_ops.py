@@ -362,6 +362,28 @@ def broadcast_to(input, shape, name=None):
     return _apply_op(_BROADCAST_TO, name, (input, shape), ())
 
 
+_CASE = _OpSig('Case',
+    inputs=(('branch_index', '', 3, 0), ('input', 'Tin', 0, 2)),
+    attrs=(('Tout', 20), ('branches', 24), ('output_shapes', 21)),
+    outputs=(('output', True),))
+
+
+def case(branch_index, input, Tout, branches, output_shapes=[], name=None):
+    r"""Runs `branches[branch_index]` on `input`; an index out of range runs the last branch.
+
+    Args:
+      branch_index: A `Tensor` of type int32.
+      input: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      branches: An attr of type `list(func)`.
+      output_shapes: An attr of type `list(shape)`, defaults to `[]`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_CASE, name, (branch_index, input), (Tout, branches, output_shapes))
+
+
 _CAST = _OpSig('Cast',
     inputs=(('x', 'SrcT', 0, 0),),
     attrs=(('DstT', 4), ('Truncate', 3)),
@@ -1123,6 +1145,29 @@ def identity_n(input, name=None):
     Returns: a list of `Tensor`s.
     """
     return _apply_op(_IDENTITY_N, name, (input,), ())
+
+
+_IF_ = _OpSig('If',
+    inputs=(('cond', 'Tcond', 0, 0), ('input', 'Tin', 0, 2)),
+    attrs=(('Tout', 20), ('then_branch', 8), ('else_branch', 8), ('output_shapes', 21)),
+    outputs=(('output', True),))
+
+
+def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None):
+    r"""Runs `then_branch` on `input` when `cond` is true (a non-zero scalar or a non-empty tensor), else `else_branch`.
+
+    Args:
+      cond: A `Tensor` of type `Tcond`.
+      input: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      then_branch: An attr of type `func`.
+      else_branch: An attr of type `func`.
+      output_shapes: An attr of type `list(shape)`, defaults to `[]`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
 _IN_TOP_KV2 = _OpSig('InTopKV2',
@@ -2891,6 +2936,51 @@ def stateful_partitioned_call(args, Tout, f, config='', config_proto='', executo
     return _apply_op(_STATEFUL_PARTITIONED_CALL, name, (args,), (Tout, f, config, config_proto, executor_type))
 
 
+_STATELESS_CASE = _OpSig('StatelessCase',
+    inputs=(('branch_index', '', 3, 0), ('input', 'Tin', 0, 2)),
+    attrs=(('Tout', 20), ('branches', 24), ('output_shapes', 21)),
+    outputs=(('output', True),))
+
+
+def stateless_case(branch_index, input, Tout, branches, output_shapes=[], name=None):
+    r"""Case whose branches have no side effects.
+
+    Args:
+      branch_index: A `Tensor` of type int32.
+      input: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      branches: An attr of type `list(func)`.
+      output_shapes: An attr of type `list(shape)`, defaults to `[]`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_CASE, name, (branch_index, input), (Tout, branches, output_shapes))
+
+
+_STATELESS_IF = _OpSig('StatelessIf',
+    inputs=(('cond', 'Tcond', 0, 0), ('input', 'Tin', 0, 2)),
+    attrs=(('Tout', 20), ('then_branch', 8), ('else_branch', 8), ('output_shapes', 21)),
+    outputs=(('output', True),))
+
+
+def stateless_if(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None):
+    r"""If whose branches have no side effects.
+
+    Args:
+      cond: A `Tensor` of type `Tcond`.
+      input: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      then_branch: An attr of type `func`.
+      else_branch: An attr of type `func`.
+      output_shapes: An attr of type `list(shape)`, defaults to `[]`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_IF, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
+
+
 _STATELESS_RANDOM_NORMAL_V2 = _OpSig('StatelessRandomNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -2958,6 +3048,28 @@ def stateless_truncated_normal_v2(shape, key, counter, alg, dtype=_dtypes.float3
     Returns: a `Tensor`.
     """
     return _apply_op(_STATELESS_TRUNCATED_NORMAL_V2, name, (shape, key, counter, alg), (dtype,))
+
+
+_STATELESS_WHILE = _OpSig('StatelessWhile',
+    inputs=(('input', 'T', 0, 2),),
+    attrs=(('cond', 8), ('body', 8), ('output_shapes', 21), ('parallel_iterations', 1)),
+    outputs=(('output', True),))
+
+
+def stateless_while(input, cond, body, output_shapes=[], parallel_iterations=10, name=None):
+    r"""While whose cond and body have no side effects.
+
+    Args:
+      input: A list of Tensors with types `T`.
+      cond: An attr of type `func`.
+      body: An attr of type `func`.
+      output_shapes: An attr of type `list(shape)`, defaults to `[]`.
+      parallel_iterations: An attr of type `int`, defaults to `10`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_WHILE, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
 _STOP_GRADIENT = _OpSig('StopGradient',
@@ -3322,6 +3434,28 @@ def where(condition, name=None):
     return _apply_op(_WHERE, name, (condition,), ())
 
 
+_WHILE_ = _OpSig('While',
+    inputs=(('input', 'T', 0, 2),),
+    attrs=(('cond', 8), ('body', 8), ('output_shapes', 21), ('parallel_iterations', 1)),
+    outputs=(('output', True),))
+
+
+def while_(input, cond, body, output_shapes=[], parallel_iterations=10, name=None):
+    r"""Runs `body` on the loop variables `input` while `cond` of them is true; returns the final variables.
+
+    Args:
+      input: A list of Tensors with types `T`.
+      cond: An attr of type `func`.
+      body: An attr of type `func`.
+      output_shapes: An attr of type `list(shape)`, defaults to `[]`.
+      parallel_iterations: An attr of type `int`, defaults to `10`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_WHILE_, name, (input,), (cond, body, output_shapes, parallel_iterations))
+
+
 _ZEROS_LIKE = _OpSig('ZerosLike',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -3377,6 +3511,7 @@ OP_WRAPPERS = {
     'BiasAddGrad': 'bias_add_grad',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
+    'Case': 'case',
     'Cast': 'cast',
     'Ceil': 'ceil',
     'CheckNumerics': 'check_numerics',
@@ -3415,6 +3550,7 @@ OP_WRAPPERS = {
     'GreaterEqual': 'greater_equal',
     'Identity': 'identity',
     'IdentityN': 'identity_n',
+    'If': 'if_',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
@@ -3507,9 +3643,12 @@ OP_WRAPPERS = {
     'SquaredDifference': 'squared_difference',
     'Squeeze': 'squeeze',
     'StatefulPartitionedCall': 'stateful_partitioned_call',
+    'StatelessCase': 'stateless_case',
+    'StatelessIf': 'stateless_if',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
+    'StatelessWhile': 'stateless_while',
     'StopGradient': 'stop_gradient',
     'StridedSlice': 'strided_slice',
     'StridedSliceGrad': 'strided_slice_grad',
@@ -3528,6 +3667,7 @@ OP_WRAPPERS = {
     'VarHandleOp': 'var_handle_op',
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
+    'While': 'while_',
     'ZerosLike': 'zeros_like',
     '_Arg': '__arg',
 }
