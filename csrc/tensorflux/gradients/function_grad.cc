@@ -24,93 +24,11 @@
 // A GradientDef in the library (TX_GraphCopyFunction with a gradient) replaces steps 1-3: its
 // function takes f's inputs and one gradient per output (zeros where none flowed) and returns
 // one gradient per input, as TensorFlow's SymbolicGradient convention has it.
-#include "tensorflux/framework/function_instantiate.h"
-#include "tensorflux/framework/graph_to_function.h"
+#include "tensorflux/gradients/function_grad_util.h"
 #include "tensorflux/gradients/gradient_registry.h"
-#include "tensorflux/gradients/symbolic_gradients.h"
 
 namespace tx {
 namespace {
-
-// What the generated gradient function takes and returns.
-struct GradFunction {
-  std::string name;
-  std::vector<int> dy_outputs;  // outputs of f whose gradients are passed, in order
-  std::vector<int> dx_inputs;   // inputs of f whose gradients are returned, in order
-  std::vector<DataType> dx_types;
-  bool is_stateful = false;
-};
-
-Status MakeGradFunction(FunctionLibrary* lib, const NameAttrList& call, const std::vector<PartialShape>& in_shapes,
-                        const std::vector<bool>& has_dy, const std::vector<bool>& wants_dx, GradFunction* out) {
-  std::shared_ptr<const FunctionDef> fdef = lib->Find(call.name);
-  if (fdef == nullptr) return NotFound("function '", call.name, "' is not in the graph's function library");
-  InstantiateOptions opts;
-  opts.input_shapes = in_shapes;
-  opts.drop_control_edges = true;
-  std::unique_ptr<FunctionBody> body;
-  TX_RETURN_IF_ERROR(InstantiateFunction(lib, *fdef, call.attr, opts, &body));
-  Graph& g = *body->graph;
-
-  GraphToFunctionSpec spec;
-  for (Node* a : body->args) spec.inputs.push_back({a, 0});
-  std::vector<Endpoint> ys, dys, xs;
-  for (size_t k = 0; k < body->rets.size(); ++k) {
-    if (!has_dy[k]) continue;
-    NodeSpec arg;
-    arg.name = g.UniqueName("dy");
-    arg.op_type = "_Arg";
-    arg.attrs["T"] = AttrValue::Type(body->ret_types[k]);
-    arg.attrs["index"] = AttrValue::Int(static_cast<int64_t>(spec.inputs.size()));
-    Node* n = nullptr;
-    TX_RETURN_IF_ERROR(g.AddNode(std::move(arg), &n));
-    TX_RETURN_IF_ERROR(g.MergeOutputShape({n, 0}, g.OutputShape(body->rets[k])));
-    spec.inputs.push_back({n, 0});
-    ys.push_back(body->rets[k]);
-    dys.push_back({n, 0});
-    out->dy_outputs.push_back(static_cast<int>(k));
-  }
-  std::vector<int> x_inputs;
-  for (size_t i = 0; i < body->args.size(); ++i) {
-    if (!wants_dx[i]) continue;
-    xs.push_back({body->args[i], 0});
-    x_inputs.push_back(static_cast<int>(i));
-  }
-  GradientOptions gopts;
-  gopts.grad_ys = dys;
-  std::vector<Endpoint> dxs;
-  TX_RETURN_IF_ERROR(AddSymbolicGradients(&g, g.UniqueName("gradients"), ys, xs, gopts, &dxs));
-  for (size_t j = 0; j < dxs.size(); ++j) {
-    if (dxs[j].node == nullptr) continue;  // no gradient reaches this input
-    spec.outputs.push_back(dxs[j]);
-    spec.output_names.push_back("d_" + fdef->signature.input_arg[x_inputs[j]].name);
-    out->dx_inputs.push_back(x_inputs[j]);
-    out->dx_types.push_back(dxs[j].node->output_type(dxs[j].index));
-  }
-  if (spec.outputs.empty()) return Status::OK();
-  spec.name = call.name + "_grad";
-  spec.append_hash = true;
-  spec.description = "Gradient of " + call.name + " (generated).";
-  FunctionDef grad;
-  TX_RETURN_IF_ERROR(GraphToFunctionDef(g, spec, &grad));
-  out->name = grad.name();
-  out->is_stateful = grad.signature.is_stateful;
-  return lib->Add(std::move(grad));
-}
-
-AttrValue FuncAttr(const std::string& name) {
-  AttrValue v;
-  v.kind = AttrValue::Kind::kFunc;
-  v.func = std::make_shared<NameAttrList>();
-  v.func->name = name;
-  return v;
-}
-
-AttrValue TypeListAttr(const std::vector<DataType>& types) {
-  AttrValue v = AttrValue::EmptyList();
-  v.list.type = types;
-  return v;
-}
 
 // Calls `grad_fn` from the library's GradientDef for f: (inputs, one dy per output) -> one dx per input.
 Status CustomGradient(GradContext& g, FunctionLibrary* lib, const std::string& grad_fn, bool stateful) {
@@ -155,7 +73,7 @@ Status CallGrad(GradContext& g) {
   }
   if (!any_dy) return Status::OK();
   GradFunction gf;
-  TX_RETURN_IF_ERROR(MakeGradFunction(lib, *f.func, shapes, has_dy, wants_dx, &gf));
+  TX_RETURN_IF_ERROR(MakeGradFunction(lib, *f.func, shapes, has_dy, wants_dx, nullptr, true, &gf));
   if (gf.dx_inputs.empty()) return Status::OK();
   std::vector<GValue> args;
   for (int i = 0; i < g.num_inputs(); ++i) args.push_back(g.input(i));

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensorflux/core/status.h"
@@ -47,6 +48,10 @@ class GradContext {
   void set_grad(int i, GValue dx) { input_grads_[i] = dx; }
   const std::vector<GValue>& input_grads() const { return input_grads_; }
 
+  // The forward node's name in graph mode ("" in eager mode), for gradients that refer to it.
+  const std::string& node_name() const { return node_name_; }
+  void set_node_name(std::string name) { node_name_ = std::move(name); }
+
  private:
   GradScope* scope_;
   std::string op_type_;
@@ -54,6 +59,7 @@ class GradContext {
   std::vector<GValue> inputs_, outputs_, output_grads_;
   std::vector<bool> needs_grad_;
   std::vector<GValue> input_grads_;
+  std::string node_name_;
 };
 
 // A gradient function: reads the forward op and output gradients from `g`, builds the input

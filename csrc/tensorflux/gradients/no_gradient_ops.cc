@@ -67,4 +67,10 @@ TX_REGISTER_NO_GRADIENT("StatelessRandomUniformV2");
 TX_REGISTER_NO_GRADIENT("StatelessRandomNormalV2");
 TX_REGISTER_NO_GRADIENT("StatelessTruncatedNormalV2");
 
+// Stacks carry intermediates between a While and its gradient loop; they are not differentiated.
+TX_REGISTER_NO_GRADIENT("StackV2");
+TX_REGISTER_NO_GRADIENT("StackPushV2");
+TX_REGISTER_NO_GRADIENT("StackPopV2");
+TX_REGISTER_NO_GRADIENT("StackCloseV2");
+
 }  // namespace tx

@@ -142,6 +142,7 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
     std::vector<GValue> inputs;
     for (const Endpoint& in : node->inputs()) inputs.push_back(b.Wrap(in));
     GradContext ctx(&scope, node->op_type(), &node->attrs(), inputs, outputs, out_grads, needs);
+    ctx.set_node_name(node->name());
     Status s = entry->fn(ctx);
     if (s.ok()) s = scope.status();
     if (!s.ok()) return Status(s.code(), "[" + node->name() + "] gradient of " + node->op_type() + ": " + s.message());

@@ -15,8 +15,39 @@
 // how many readers each slot has (so a tensor is released by its last reader) and the initial
 // pending-input counts. A run copies nothing from the plan but the counters. Because the graph
 // is append-only (Note [Append-only graph]), a plan never goes stale when nodes are added.
+//
+// Note [Replaced loops]
+// The gradient of a While node W adds a second loop A that runs W's body on W's inputs and also
+// pushes the intermediates the backward loop needs (Note [While gradients]); A carries the attr
+// `_tx_replaces` naming W. Both compute the same first outputs, so when a plan needs both, W is
+// left out and its consumers read A's outputs: the forward loop runs once. Only when A provably
+// stands in for W (same loop op family, W's inputs as A's first inputs, W's output types as A's
+// first output types, no control inputs on W, no fed output) is W replaced; otherwise both run.
+// A then appears after some of W's consumers in the plan's node list, which is harmless: nodes
+// run in dataflow order (pending counts), not list order.
 
 namespace tx {
+namespace {
+
+bool IsWhile(const Node& n) { return n.op_type() == "While" || n.op_type() == "StatelessWhile"; }
+
+// The node that W's `_tx_replaces` successor A stands in for, when A may replace it.
+const Node* ReplacedLoop(const Graph& graph, const Node& a) {
+  if (!IsWhile(a)) return nullptr;
+  const AttrValue* target = a.attr("_tx_replaces");
+  if (target == nullptr || target->kind != AttrValue::Kind::kString) return nullptr;
+  const Node* w = graph.FindNode(target->s);
+  if (w == nullptr || w == &a || !IsWhile(*w) || !w->control_inputs().empty() || w->num_inputs() > a.num_inputs() ||
+      w->num_outputs() > a.num_outputs())
+    return nullptr;
+  for (int i = 0; i < w->num_inputs(); ++i)
+    if (!(w->input(i) == a.input(i))) return nullptr;
+  for (int k = 0; k < w->num_outputs(); ++k)
+    if (w->output_type(k) != a.output_type(k)) return nullptr;
+  return w;
+}
+
+}  // namespace
 
 // Per-run mutable state: value slots, pending counts, completion tracking.
 struct RunState {
@@ -71,6 +102,24 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
     for (const Node* c : n->control_inputs()) need(c);
   }
 
+  // Loops replaced by their gradient's accumulating copy (Note [Replaced loops]).
+  std::vector<const Node*> replaced_by(graph.num_nodes(), nullptr);
+  auto has_fed_output = [&](const Node* n) {
+    for (int k = 0; k < n->num_outputs(); ++k)
+      if (fed.count(key({const_cast<Node*>(n), k}))) return true;
+    return false;
+  };
+  for (int id = 0; id < graph.num_nodes(); ++id) {
+    if (!needed[id]) continue;
+    const Node* a = graph.node(id);
+    const Node* w = ReplacedLoop(graph, *a);
+    if (w == nullptr || !needed[w->id()] || replaced_by[w->id()] != nullptr || has_fed_output(w) || has_fed_output(a))
+      continue;
+    replaced_by[w->id()] = a;
+    needed[w->id()] = 0;
+  }
+  auto resolve = [&](const Node* n) { return replaced_by[n->id()] != nullptr ? replaced_by[n->id()] : n; };
+
   // Plan nodes in id order (a topological order: inputs always have smaller ids); a repeated
   // subexpression shares its first occurrence's plan node (Note [Plan CSE]).
   const std::vector<int> canon =
@@ -103,7 +152,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   auto slot_of = [&](const Endpoint& e) {
     auto it = fed.find(key(e));
     if (it != fed.end()) return it->second;
-    return plan->nodes_[plan_index[e.node->id()]].output_begin + e.index;
+    return plan->nodes_[plan_index[resolve(e.node)->id()]].output_begin + e.index;
   };
   for (size_t p = 0; p < plan->nodes_.size(); ++p) {
     PlanNode& pn = plan->nodes_[p];
@@ -113,12 +162,12 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
       plan->input_slots_.push_back(s);
       plan->slot_reads_[s]++;
       if (!fed.count(key(in))) {
-        plan->nodes_[plan_index[in.node->id()]].successors.push_back(static_cast<int>(p));
+        plan->nodes_[plan_index[resolve(in.node)->id()]].successors.push_back(static_cast<int>(p));
         pn.initial_pending++;
       }
     }
     for (const Node* c : pn.node->control_inputs()) {
-      plan->nodes_[plan_index[c->id()]].successors.push_back(static_cast<int>(p));
+      plan->nodes_[plan_index[resolve(c)->id()]].successors.push_back(static_cast<int>(p));
       pn.initial_pending++;
     }
   }

@@ -14,12 +14,14 @@
 
 namespace tx {
 
-// What a DT_RESOURCE scalar tensor carries: the variable's key and its declared dtype and shape.
+// What a DT_RESOURCE scalar tensor carries: the variable's key and its declared dtype and shape,
+// or, for a resource that lives only as long as its handles (a stack), the object itself.
 struct ResourceHandle {
   std::string container;
   std::string name;
   DataType dtype = DT_INVALID;
   PartialShape shape;
+  RefPtr<RefCounted> owned;  // set for handle-owned resources; the session's ResourceMgr does not know them
 };
 
 // A resource variable (Note [Variable snapshots]). Every field is guarded by `mu`.

@@ -2913,6 +2913,81 @@ def squeeze(input, axis=[], name=None):
     return _apply_op(_SQUEEZE, name, (input,), (axis,))
 
 
+_STACK_CLOSE_V2 = _OpSig('StackCloseV2',
+    inputs=(('handle', '', 20, 0),))
+
+
+def stack_close_v2(handle, name=None):
+    r"""Drops every tensor the stack holds; later pushes and pops fail.
+
+    Args:
+      handle: A `Tensor` of type resource.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_STACK_CLOSE_V2, name, (handle,), ())
+
+
+_STACK_POP_V2 = _OpSig('StackPopV2',
+    inputs=(('handle', '', 20, 0),),
+    attrs=(('elem_type', 4),),
+    outputs=(('elem', False),))
+
+
+def stack_pop_v2(handle, elem_type, name=None):
+    r"""Removes and returns the tensor on top of the stack.
+
+    Args:
+      handle: A `Tensor` of type resource.
+      elem_type: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STACK_POP_V2, name, (handle,), (elem_type,))
+
+
+_STACK_PUSH_V2 = _OpSig('StackPushV2',
+    inputs=(('handle', '', 20, 0), ('elem', 'T', 0, 0)),
+    attrs=(('swap_memory', 3),),
+    outputs=(('output', False),))
+
+
+def stack_push_v2(handle, elem, swap_memory=False, name=None):
+    r"""Pushes `elem` onto the stack and returns it.
+
+    Args:
+      handle: A `Tensor` of type resource.
+      elem: A `Tensor` of type `T`.
+      swap_memory: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STACK_PUSH_V2, name, (handle, elem), (swap_memory,))
+
+
+_STACK_V2 = _OpSig('StackV2',
+    inputs=(('max_size', '', 3, 0),),
+    attrs=(('elem_type', 4), ('stack_name', 0)),
+    outputs=(('handle', False),))
+
+
+def stack_v2(max_size, elem_type, stack_name='', name=None):
+    r"""A new empty stack of `elem_type` tensors holding at most `max_size` of them (no limit when negative).
+
+    Args:
+      max_size: A `Tensor` of type int32.
+      elem_type: An attr of type `type`.
+      stack_name: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STACK_V2, name, (max_size,), (elem_type, stack_name))
+
+
 _STATEFUL_PARTITIONED_CALL = _OpSig('StatefulPartitionedCall',
     inputs=(('args', 'Tin', 0, 2),),
     attrs=(('Tout', 20), ('f', 8), ('config', 0), ('config_proto', 0), ('executor_type', 0)),
@@ -3642,6 +3717,10 @@ OP_WRAPPERS = {
     'Square': 'square',
     'SquaredDifference': 'squared_difference',
     'Squeeze': 'squeeze',
+    'StackCloseV2': 'stack_close_v2',
+    'StackPopV2': 'stack_pop_v2',
+    'StackPushV2': 'stack_push_v2',
+    'StackV2': 'stack_v2',
     'StatefulPartitionedCall': 'stateful_partitioned_call',
     'StatelessCase': 'stateless_case',
     'StatelessIf': 'stateless_if',
