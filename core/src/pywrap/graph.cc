@@ -47,17 +47,18 @@ TX_Tensor* ReadTensor(py::handle v) {
   return CopyToTensor(static_cast<TX_DataType>(pair[0].cast<int>()), py::array::ensure(pair[1]));
 }
 
-// Sets one attr on `desc`; errors from setters that report a status land in `status`.
-// Protobuf field `field` (wire type 2) holding `bytes`.
-std::string LengthDelimited(int field, const std::string& bytes) {
-  std::string out(1, static_cast<char>(field << 3 | 2));
-  for (uint64_t v = bytes.size(); ; v >>= 7) {
-    if (v < 0x80) { out += static_cast<char>(v); break; }
-    out += static_cast<char>((v & 0x7f) | 0x80);
-  }
-  return out + bytes;
+// Sets a list(string) or list(func) attr from a sequence of str/bytes with `setter`.
+template <typename Setter>
+void SetBytesList(TX_OperationDescription* desc, const char* name, py::sequence seq, Setter setter) {
+  std::vector<std::string> owned;
+  for (auto x : seq) owned.push_back(AsBytes(x));
+  std::vector<const void*> ptrs;
+  std::vector<size_t> lens;
+  for (auto& s : owned) { ptrs.push_back(s.data()); lens.push_back(s.size()); }
+  setter(desc, name, ptrs.data(), lens.data(), static_cast<int>(owned.size()));
 }
 
+// Sets one attr on `desc`; errors from setters that report a status land in `status`.
 void SetAttr(TX_OperationDescription* desc, const std::string& name, int kind, py::handle v, Status& status) {
   const char* n = name.c_str();
   switch (kind) {
@@ -98,15 +99,8 @@ void SetAttr(TX_OperationDescription* desc, const std::string& name, int kind, p
   py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
   const int count = static_cast<int>(seq.size());
   switch (kind & ~kList) {
-    case kString: {
-      std::vector<std::string> owned;
-      for (auto x : seq) owned.push_back(AsBytes(x));
-      std::vector<const void*> ptrs;
-      std::vector<size_t> lens;
-      for (auto& s : owned) { ptrs.push_back(s.data()); lens.push_back(s.size()); }
-      TX_SetAttrStringList(desc, n, ptrs.data(), lens.data(), count);
-      return;
-    }
+    case kString: SetBytesList(desc, n, seq, TX_SetAttrStringList); return;
+    case kFunc: SetBytesList(desc, n, seq, TX_SetAttrFuncNameList); return;
     case kInt: {
       std::vector<int64_t> xs;
       for (auto x : seq) xs.push_back(x.cast<int64_t>());
@@ -152,13 +146,6 @@ void SetAttr(TX_OperationDescription* desc, const std::string& name, int kind, p
       }
       TX_SetAttrTensorList(desc, n, ts.data(), count, status.get());
       for (TX_Tensor* t : ts) TX_DeleteTensor(t);
-      return;
-    }
-    case kFunc: {  // list(func): no list setter in the C API, so a serialized AttrValue
-      std::string list;
-      for (auto x : seq) list += LengthDelimited(9, LengthDelimited(1, AsBytes(x)));  // ListValue.func[].name
-      std::string proto = LengthDelimited(1, list);                                   // AttrValue.list
-      TX_SetAttrValueProto(desc, n, proto.data(), proto.size(), status.get());
       return;
     }
     default: break;

@@ -112,6 +112,28 @@ void CopyList(const std::vector<Src>& src, Dst* dst, int max_values, Conv conv) 
   for (size_t k = 0; k < n; ++k) dst[k] = conv(src[k]);
 }
 
+// Copies the strings get(src[k]) of the first max_values elements back to back into caller-owned
+// `storage` (storage_size bytes), pointing values[k] at each and setting lengths[k].
+template <typename T, typename Get>
+tx::Status CopyStrings(TX_Operation* oper, const char* attr_name, const std::vector<T>& src, Get get, void** values,
+                       size_t* lengths, int max_values, void* storage, size_t storage_size) {
+  if (max_values > 0 && lengths == nullptr) return tx::InvalidArgument(Where(ToNode(oper)), "lengths is NULL");
+  const size_t n = std::min(src.size(), static_cast<size_t>(max_values));
+  size_t used = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const std::string& s = get(src[k]);
+    if (s.size() > storage_size - used || (storage == nullptr && !s.empty()))
+      return tx::InvalidArgument(Where(ToNode(oper)), "storage of ", storage_size,
+                                 " bytes is too small for the strings of attr '", attr_name, "'");
+    char* dst = static_cast<char*>(storage) + used;
+    if (!s.empty()) std::memcpy(dst, s.data(), s.size());
+    values[k] = dst;
+    lengths[k] = s.size();
+    used += s.size();
+  }
+  return tx::Status::OK();
+}
+
 }  // namespace
 
 extern "C" {
@@ -247,8 +269,9 @@ TX_AttrMetadata TX_OperationGetAttrMetadata(TX_Operation* oper, const char* attr
     if (v->kind == Kind::kList) {
       m.is_list = 1;
       m.list_size = static_cast<int64_t>(v->list.size());
-      if (m.type == TX_ATTR_STRING || m.type == TX_ATTR_SHAPE) m.total_size = 0;
+      if (m.type == TX_ATTR_STRING || m.type == TX_ATTR_SHAPE || m.type == TX_ATTR_FUNC) m.total_size = 0;
       for (const std::string& s : v->list.s) m.total_size += static_cast<int64_t>(s.size());
+      for (const tx::NameAttrList& f : v->list.func) m.total_size += static_cast<int64_t>(f.name.size());
       for (const tx::PartialShape& s : v->list.shape) m.total_size += s.known_rank() ? s.rank() : 0;
     } else if (v->kind == Kind::kString) {
       m.total_size = static_cast<int64_t>(v->s.size());
@@ -292,21 +315,19 @@ void TX_OperationGetAttrStringList(TX_Operation* oper, const char* attr_name, vo
   Guard(status, [&]() -> tx::Status {
     const AttrValue* v = nullptr;
     TX_RETURN_IF_ERROR(GetList(oper, attr_name, TX_ATTR_STRING, values, max_values, &v));
-    if (max_values > 0 && lengths == nullptr) return tx::InvalidArgument(Where(ToNode(oper)), "lengths is NULL");
-    const size_t n = std::min(v->list.s.size(), static_cast<size_t>(max_values));
-    size_t used = 0;
-    for (size_t k = 0; k < n; ++k) {
-      const std::string& s = v->list.s[k];
-      if (s.size() > storage_size - used || (storage == nullptr && !s.empty()))
-        return tx::InvalidArgument(Where(ToNode(oper)), "storage of ", storage_size,
-                                   " bytes is too small for the strings of attr '", attr_name, "'");
-      char* dst = static_cast<char*>(storage) + used;
-      if (!s.empty()) std::memcpy(dst, s.data(), s.size());
-      values[k] = dst;
-      lengths[k] = s.size();
-      used += s.size();
-    }
-    return tx::Status::OK();
+    return CopyStrings(oper, attr_name, v->list.s, [](const std::string& s) -> const std::string& { return s; },
+                       values, lengths, max_values, storage, storage_size);
+  });
+}
+
+void TX_OperationGetAttrFuncNameList(TX_Operation* oper, const char* attr_name, void** values, size_t* lengths,
+                                     int max_values, void* storage, size_t storage_size, TX_Status* status) {
+  Guard(status, [&]() -> tx::Status {
+    const AttrValue* v = nullptr;
+    TX_RETURN_IF_ERROR(GetList(oper, attr_name, TX_ATTR_FUNC, values, max_values, &v));
+    return CopyStrings(oper, attr_name, v->list.func,
+                       [](const tx::NameAttrList& f) -> const std::string& { return f.name; }, values, lengths,
+                       max_values, storage, storage_size);
   });
 }
 

@@ -49,6 +49,21 @@ tx::Status CheckType(TX_DataType t, const char* name) {
   return tx::Status::OK();
 }
 
+// Checks the byte strings values[k] (lengths[k] bytes; NULL only when empty) of a list attr and
+// calls add(data, length) for each; `what` names an element in messages.
+template <typename Add>
+tx::Status ForEachBytes(const void* const* values, const size_t* lengths, int n, const char* name, const char* what,
+                        Add add) {
+  TX_RETURN_IF_ERROR(CheckArray(values, n, name));
+  TX_RETURN_IF_ERROR(CheckArray(lengths, n, name));
+  for (int k = 0; k < n; ++k) {
+    if (values[k] == nullptr && lengths[k] > 0)
+      return tx::InvalidArgument("attr '", name ? name : "", "': ", what, " ", k, " is NULL");
+    add(values[k] ? static_cast<const char*>(values[k]) : "", values[k] ? lengths[k] : 0);
+  }
+  return tx::Status::OK();
+}
+
 tx::Status AddInputs(TX_OperationDescription* desc, const TX_Output* inputs, int n, bool is_list) {
   tx::NodeSpec::InputArg arg;
   arg.is_list = is_list;
@@ -118,14 +133,9 @@ void TX_SetAttrString(TX_OperationDescription* desc, const char* attr_name, cons
 void TX_SetAttrStringList(TX_OperationDescription* desc, const char* attr_name, const void* const* values,
                           const size_t* lengths, int num_values) {
   Build(desc, [&]() -> tx::Status {
-    TX_RETURN_IF_ERROR(CheckArray(values, num_values, attr_name));
-    TX_RETURN_IF_ERROR(CheckArray(lengths, num_values, attr_name));
     AttrValue v = AttrValue::EmptyList();
-    for (int k = 0; k < num_values; ++k) {
-      if (values[k] == nullptr && lengths[k] > 0)
-        return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value ", k, " is NULL");
-      v.list.s.emplace_back(static_cast<const char*>(values[k]), values[k] ? lengths[k] : 0);
-    }
+    TX_RETURN_IF_ERROR(ForEachBytes(values, lengths, num_values, attr_name, "value",
+                                    [&](const char* data, size_t n) { v.list.s.emplace_back(data, n); }));
     return SetAttr(desc, attr_name, std::move(v));
   });
 }
@@ -243,6 +253,19 @@ void TX_SetAttrFuncName(TX_OperationDescription* desc, const char* attr_name, co
     v.kind = AttrValue::Kind::kFunc;
     v.func = std::make_shared<tx::NameAttrList>();
     v.func->name.assign(value ? value : "", value ? length : 0);
+    return SetAttr(desc, attr_name, std::move(v));
+  });
+}
+
+void TX_SetAttrFuncNameList(TX_OperationDescription* desc, const char* attr_name, const void* const* values,
+                            const size_t* lengths, int num_values) {
+  Build(desc, [&]() -> tx::Status {
+    AttrValue v = AttrValue::EmptyList();
+    auto add = [&](const char* data, size_t n) {
+      v.list.func.emplace_back();
+      v.list.func.back().name.assign(data, n);
+    };
+    TX_RETURN_IF_ERROR(ForEachBytes(values, lengths, num_values, attr_name, "function name", add));
     return SetAttr(desc, attr_name, std::move(v));
   });
 }

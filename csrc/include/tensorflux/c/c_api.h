@@ -263,6 +263,9 @@ TX_CAPI_EXPORT extern void TX_SetAttrTensorList(TX_OperationDescription* desc, c
 /* Sets a func attr to the function `value` (length bytes, no attrs). */
 TX_CAPI_EXPORT extern void TX_SetAttrFuncName(TX_OperationDescription* desc, const char* attr_name, const char* value,
                                               size_t length);
+/* Sets a list(func) attr: element i names the function `values[i]` (lengths[i] bytes, no attrs). */
+TX_CAPI_EXPORT extern void TX_SetAttrFuncNameList(TX_OperationDescription* desc, const char* attr_name,
+                                                  const void* const* values, const size_t* lengths, int num_values);
 /* Sets any attr from a serialized AttrValue (`proto`, borrowed). */
 TX_CAPI_EXPORT extern void TX_SetAttrValueProto(TX_OperationDescription* desc, const char* attr_name,
                                                 const void* proto, size_t proto_len, TX_Status* status);
@@ -317,8 +320,9 @@ typedef enum TX_AttrType {
 } TX_AttrType;
 
 /* Describes an attr's value so callers can size buffers. For lists, list_size is the number of
- * elements; total_size is the summed byte length of strings, the summed dims of shapes (-1 for
- * unknown ranks do not count), or -1 when not applicable. */
+ * elements; total_size is the summed byte length of strings or of function names (func and
+ * list(func) attrs), the summed dims of shapes (-1 for unknown ranks do not count), or -1 when not
+ * applicable. */
 typedef struct TX_AttrMetadata {
   unsigned char is_list;
   int64_t list_size;
@@ -614,6 +618,12 @@ TX_CAPI_EXPORT extern int TX_GraphGetFunctions(TX_Graph* g, TX_Function** funcs,
  * metadata's total_size is the name's length. */
 TX_CAPI_EXPORT extern void TX_OperationGetAttrFuncName(TX_Operation* oper, const char* attr_name, void* value,
                                                        size_t max_length, TX_Status* status);
+/* Reads a list(func) attr like TX_OperationGetAttrStringList: values[i] points at the name of
+ * function i, copied into caller-allocated `storage` (storage_size bytes, at least the metadata's
+ * total_size), lengths[i] is its length; at most max_values names are read. */
+TX_CAPI_EXPORT extern void TX_OperationGetAttrFuncNameList(TX_Operation* oper, const char* attr_name, void** values,
+                                                           size_t* lengths, int max_values, void* storage,
+                                                           size_t storage_size, TX_Status* status);
 
 #ifdef __cplusplus
 } /* extern "C" */
