@@ -13,7 +13,7 @@ from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.function import TensorSpec, function
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
-                                    float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+                                    float64, int8, int16, int32, int64, resource, uint8, uint16, uint32, uint64)
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
                                    reset_default_graph)
 from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
