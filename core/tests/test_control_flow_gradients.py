@@ -58,8 +58,10 @@ def test_while_gradient_matches_central_differences(op):
     out = op([tx.constant(0), h0, w], cond=RNN_COND, body=RNN_BODY)
     loss = tx.reduce_sum(out[1] * out[1])
     dh, dw = tx.gradients(loss, [h0, w])
+    (dh_only,) = tx.gradients(loss, [h0])  # the captured w then carries no gradient through the loop
     with tx.Session() as sess:
-        lv, dhv, dwv = sess.run([loss, dh, dw], {h0: h0v, w: wv})
+        lv, dhv, dwv, dh_only_v = sess.run([loss, dh, dw, dh_only], {h0: h0v, w: wv})
+    np.testing.assert_allclose(dh_only_v, dhv, rtol=1e-13)
     assert lv == pytest.approx(_rnn_ref(h0v, wv), rel=1e-12)
     np.testing.assert_allclose(dhv, _numeric_grad(lambda h: _rnn_ref(h, wv), h0v), rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(dwv, _numeric_grad(lambda m: _rnn_ref(h0v, m), wv), rtol=1e-6, atol=1e-9)

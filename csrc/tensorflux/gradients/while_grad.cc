@@ -196,9 +196,11 @@ Status CountdownCond(FunctionLibrary* lib, const std::vector<DataType>& types, s
 }
 
 // Differentiates the body of a loop over `types` with invariant shapes `shapes` and adds the
-// forward and backward functions to `lib` (Note [While gradients]).
+// forward and backward functions to `lib` (Note [While gradients]). A loop variable the body
+// returns unchanged carries a gradient only when `needs` asks for it: its gradient feeds no other.
 Status BuildLoopGrad(FunctionLibrary* lib, const std::vector<DataType>& types, const std::vector<PartialShape>& shapes,
-                     const NameAttrList& body, const NameAttrList& cond, LoopGrad* out) {
+                     const std::vector<bool>& needs, const NameAttrList& body, const NameAttrList& cond,
+                     LoopGrad* out) {
   std::shared_ptr<const FunctionDef> def = lib->Find(body.name);
   if (def == nullptr) return NotFound("body: function '", body.name, "' is not in the graph's function library");
   InstantiateOptions opts;
@@ -213,8 +215,10 @@ Status BuildLoopGrad(FunctionLibrary* lib, const std::vector<DataType>& types, c
   // Gradients of the body's differentiable results with respect to its arguments.
   std::vector<Endpoint> ys, dys, xs;
   std::vector<int> xvars;
+  std::vector<bool> skip(n);
+  for (int k = 0; k < n; ++k) skip[k] = !needs[k] && fb->rets[k] == Endpoint{fb->args[k], 0};
   for (int k = 0; k < n; ++k) {
-    if (!IsDifferentiableType(types[k])) continue;
+    if (!IsDifferentiableType(types[k]) || skip[k]) continue;
     Endpoint dy;
     TX_RETURN_IF_ERROR(AddArgNode(&g, "dy", types[k], next_index++, g.OutputShape(fb->rets[k]), &dy));
     ys.push_back(fb->rets[k]);
@@ -222,7 +226,7 @@ Status BuildLoopGrad(FunctionLibrary* lib, const std::vector<DataType>& types, c
     out->dvars.push_back(k);
   }
   for (int k = 0; k < n; ++k) {
-    if (!IsDifferentiableType(types[k]) && types[k] != DT_RESOURCE) continue;
+    if ((!IsDifferentiableType(types[k]) && types[k] != DT_RESOURCE) || skip[k]) continue;
     xs.push_back({fb->args[k], 0});
     xvars.push_back(k);
   }
@@ -340,10 +344,14 @@ Status WhileGrad(GradContext& g) {
   for (int k = 0; k < g.num_outputs(); ++k) any_dy = any_dy || (g.has_grad(k) && IsDifferentiableType(types[k]));
   if (!any_dy) return Status::OK();
   std::vector<PartialShape> shapes;
-  for (int k = 0; k < g.num_outputs(); ++k) shapes.push_back(o.shape(g.output(k)));
+  std::vector<bool> needs;
+  for (int k = 0; k < g.num_outputs(); ++k) {
+    shapes.push_back(o.shape(g.output(k)));
+    needs.push_back(g.needs_grad(k));
+  }
 
   LoopGrad lg;
-  TX_RETURN_IF_ERROR(BuildLoopGrad(lib, types, shapes, *body.func, *cond.func, &lg));
+  TX_RETURN_IF_ERROR(BuildLoopGrad(lib, types, shapes, needs, *body.func, *cond.func, &lg));
   const int n = static_cast<int>(types.size());
   const AttrValue& parallel = g.attr("parallel_iterations");
 
