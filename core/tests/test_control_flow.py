@@ -142,7 +142,7 @@ def test_cond_errors_at_construction(sess):
 def test_cond_non_scalar_predicate_of_unknown_shape_fails_at_run_time(sess):
     p = tx.placeholder(tx.bool)
     r = tx.cond(p, lambda: tx.constant(1), lambda: tx.constant(2))
-    with pytest.raises(tx.errors.InvalidArgumentError, match=r"cond/pred_scalar") as info:
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"cond/pred_must_be_scalar") as info:
         sess.run(r, {p: [True, True]})
     assert info.value.node_name.startswith("cond/")
     assert sess.run(r, {p: True}) == 1
@@ -309,3 +309,26 @@ def test_stateless_cond_inside_function_and_variable_update_in_branch():
     bump(tx.constant(2.0))
     bump(tx.constant(-5.0))
     assert float(bump(tx.constant(0.5))) == 2.5
+
+
+def test_assert_condition_of_unknown_shape_checked_at_run_time(sess):
+    from tensorflux._src.generated import gen_ops
+
+    c = tx.placeholder(tx.bool)
+    op = gen_ops.assert_(c, [tx.constant([1, 2])])
+    with tx.control_dependencies([op]):
+        out = tx.identity(c)
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[Assert\] condition must be a bool scalar"):
+        sess.run(out, {c: [True, True]})
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[Assert\] assertion failed: \[1 2\]"):
+        sess.run(out, {c: False})
+    assert sess.run(out, {c: True})
+
+
+@pytest.mark.eager
+def test_assert_executing_eagerly():
+    from tensorflux._src.generated import gen_ops
+
+    assert gen_ops.assert_(tx.constant(True), [tx.constant(1.5)]) is None
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"assertion failed: \[0 1 2\.\.\.\] 1\.5"):
+        gen_ops.assert_(tx.constant(False), [tx.constant(np.arange(10)), tx.constant(1.5)])

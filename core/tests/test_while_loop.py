@@ -179,7 +179,7 @@ def test_body_and_cond_errors(sess):
 def test_cond_of_unknown_shape_checked_at_run_time(sess):
     p = tx.placeholder(tx.bool)
     out, = tx.while_loop(lambda i: tx.logical_and(p, i < 3), lambda i: i + 1, [0])
-    with pytest.raises(tx.errors.InvalidArgumentError, match="pred_scalar"):
+    with pytest.raises(tx.errors.InvalidArgumentError, match="pred_must_be_scalar"):
         sess.run(out, {p: [True, True]})
     assert sess.run(out, {p: True}) == 3
 

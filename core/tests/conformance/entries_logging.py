@@ -2,7 +2,7 @@
 
 Assert has no outputs, so each sample fetches its condition through an Identity that depends on
 the Assert (the Assert then runs); tf.raw_ops.Assert returns nothing, so cross_check is off.
-Eager Asserts are tested in core/tests/test_control_flow_extra.py.
+Eager Asserts and conditions of unknown shape are tested in core/tests/test_control_flow.py.
 """
 
 from __future__ import annotations

@@ -229,7 +229,7 @@ def scalar_predicate(pred, what):
         return pred
     if shape.is_fully_defined() and shape.num_elements() != 1:
         raise ValueError("%s must be a scalar, got shape %s (%s)" % (what, shape, _name(pred)))
-    return reshape(pred, np.zeros([0], np.int32), name="pred_scalar")
+    return reshape(pred, np.zeros([0], np.int32), name="pred_must_be_scalar")
 
 
 def _name(t):
