@@ -294,3 +294,24 @@ def test_while_inside_function_updates_a_variable_each_iteration():
 
     assert float(f(tx.constant(3))) == 27.0
     assert float(v.numpy()) == 27.0
+
+
+def test_build_again_after_importing_a_graph_made_by_another_process(sess, monkeypatch):
+    from tensorflux._src import control_flow
+
+    def program(k):
+        def body(i, a):
+            return i + 1, tx.cond(tx.equal(i % 2, 0), lambda: a * k, lambda: a + 1.0)
+
+        return tx.while_loop(lambda i, a: i < 4, body, [0, 1.0])[1]
+
+    monkeypatch.setattr(control_flow, "_ids", __import__("itertools").count(1))
+    g = tx.Graph()
+    with g.as_default():
+        program(2.0)
+    graph_def = g.as_graph_def()
+    # A new process numbers its functions from 1 again: nested names must still differ.
+    monkeypatch.setattr(control_flow, "_ids", __import__("itertools").count(1))
+    tx.import_graph_def(graph_def, name="")
+    out = program(3.0)  # same scopes inside the body, other definitions
+    assert sess.run([out, "while:1"]) == [13.0, 7.0]

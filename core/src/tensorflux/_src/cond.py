@@ -201,7 +201,7 @@ def build_branches(g, scope, selector, fns, labels, api):
     op_name = scope[:-1]
     traced = []
     for fn, label in zip(fns, labels):
-        graph, _, result = trace(g, function_name(scope, label.replace(" ", "_")), lambda _, fn=fn: fn())
+        graph, _, result = trace(g, function_name(g, scope, label), lambda _, fn=fn: fn())
         traced.append((graph, result, graph_outputs(graph, result, label)))
     _check_same_outputs(op_name, api, traced, labels)
     _, first_result, first = traced[0]

@@ -116,10 +116,14 @@ def resource_shape(t):
     return s
 
 
-def function_name(scope, kind):
-    """A library function name unique in the process, from the op's name scope ("while/")."""
-    base = "".join(ch if ch.isalnum() else "_" for ch in scope.rstrip("/")) or "cf"
-    return "%s_%s_%d" % (base, kind, next(_ids))
+def function_name(graph, scope, kind):
+    """A library function name for a control-flow op named ``scope`` ("while/") in ``graph``,
+    prefixed by the name of the function ``graph`` becomes (if any): a scope is unique in its graph,
+    so names do not collide with those of a GraphDef imported into the root graph."""
+    outer = getattr(graph, "name", None)
+    prefix = outer + "_" if isinstance(outer, str) else ""
+    name = "%s%s_%s_%d" % (prefix, scope.rstrip("/") or "cf", kind, next(_ids))
+    return "".join(ch if ch.isalnum() else "_" for ch in name)
 
 
 def trace(outer, name, fn, arg_specs=()):

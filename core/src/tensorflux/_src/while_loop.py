@@ -104,12 +104,12 @@ def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
             pred = scalar_predicate(pred, "%s cond output" % where)
             return gen_ops.logical_and(gen_ops.less(args[0], limit), pred) if k else pred
 
-        cond_graph, cond_args, pred = trace(g, function_name(scope, "cond"), cond_fn, specs)
+        cond_graph, cond_args, pred = trace(g, function_name(g, scope, "cond"), cond_fn, specs)
 
         def body_fn(args):
             return _body_structure(body(*pack_sequence_as(loop_vars, args[k:])), loop_vars, where)
 
-        body_graph, body_args, result = trace(g, function_name(scope, "body"), body_fn, specs)
+        body_graph, body_args, result = trace(g, function_name(g, scope, "body"), body_fn, specs)
         flat_out = graph_outputs(body_graph, result, "body", dtypes)
         for t, dtype, inv, path, nm in zip(flat_out, dtypes, invariants, paths, names):
             _check_not_none(t, path, where)
