@@ -219,7 +219,8 @@ def test_case_exclusive_checks_at_run_time(sess):
     r = tx.case({x < 10: lambda: tx.constant(1), x > 5: lambda: tx.constant(2)}, default=lambda: tx.constant(0),
                 exclusive=True)
     assert sess.run(r, {x: 3}) == 1 and sess.run(r, {x: 30}) == 2
-    with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[case/more_than_one_true\] assertion failed: \[true true\]"):
+    with pytest.raises(tx.errors.InvalidArgumentError,
+                       match=r"\[case/more_than_one_true\] assertion failed: \[true true\]"):
         sess.run(r, {x: 7})
 
 
