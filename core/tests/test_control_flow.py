@@ -177,6 +177,9 @@ def test_switch_case_int64_index_and_structures(sess):
     assert got["n"] == 1
     assert sess.run(r, {i: 2**40})["n"] == 1  # out of range: the last branch
     assert sess.run(r, {i: -(2**40)})["n"] == 1
+    u = tx.placeholder(tx.uint8, shape=[])
+    small = tx.switch_case(u, [lambda: tx.constant(0), lambda: tx.constant(1), lambda: tx.constant(2)])
+    assert [sess.run(small, {u: k}) for k in (0, 1, 200)] == [0, 1, 2]
 
 
 def test_switch_case_errors(sess):

@@ -66,8 +66,9 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     with g.name_scope(name or "switch_case") as scope:
         index = to_graph_tensor(g, branch_index, "branch_index")
         _check_index(index, "[%s]" % scope[:-1])
-        if index.dtype != _dtypes.int32:  # Case takes int32: clamp first, out of range stays out of range
-            index = gen_ops.cast(gen_ops.minimum(gen_ops.maximum(index, -1), len(fns)), DstT=_dtypes.int32)
+        if index.dtype != _dtypes.int32:  # Case takes int32: clamp in int64 first, out of range stays out of range
+            wide = gen_ops.cast(index, DstT=_dtypes.int64)
+            index = gen_ops.cast(gen_ops.minimum(gen_ops.maximum(wide, -1), len(fns)), DstT=_dtypes.int32)
         labels = ["branches[%d]" % i for i in range(len(fns))]
         return build_branches(g, scope, index, fns, labels, "tx.switch_case")
 
