@@ -9,6 +9,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
                                        placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
                                        tile, transpose, unstack)
 from tensorflux._src.backprop import GradientTape, custom_gradient
+from tensorflux._src.cond import case, cond, switch_case
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.function import TensorSpec, function
@@ -29,6 +30,7 @@ from tensorflux._src.session import Session
 from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range, rank, shape, size, stop_gradient,
                                        zeros, zeros_like)
 from tensorflux._src.tensor_shape import TensorShape
+from tensorflux._src.while_loop import while_loop
 from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
                                        variables_initializer)
 from tensorflux import compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
@@ -39,6 +41,8 @@ __all__ = [
     "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape", "Variable",
     "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
     "executing_eagerly", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
+    # Control flow.
+    "case", "cond", "switch_case", "while_loop",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",

@@ -72,6 +72,7 @@ class FuncGraph(_graph.Graph):
         self._last_use = {}      # resource (op handle, index) -> last op touching it
         self._last_stateful = None
         self._stateful_types = {}
+        self._resource_shapes = {}  # resource placeholder (op handle, index) -> shape of its variable
 
     def _capture_eager(self, tensor, arg_name=None, op_type=None):
         from tensorflux._src import backprop
@@ -85,8 +86,10 @@ class FuncGraph(_graph.Graph):
             ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
         self.captures[key] = (tensor, ph)
         var = backprop._variables_by_handle_id.get(key)
-        if var is not None and var not in self.variables:
-            self.variables.append(var)
+        if var is not None:
+            self._resource_shapes[ph._pair] = var.shape
+            if var not in self.variables:
+                self.variables.append(var)
         return ph
 
     def _is_stateful(self, op_type):
@@ -114,6 +117,9 @@ class FuncGraph(_graph.Graph):
         return deps
 
     def _created(self, op, inputs):
+        if op.type == "ReadVariableOp" and inputs[0]._pair in self._resource_shapes:
+            # A placeholder carries no variable shape: give reads of captured variables theirs.
+            op._outputs[0].set_shape(self._resource_shapes[inputs[0]._pair])
         res = self._resources(inputs)
         for k in res:
             self._last_use[k] = op

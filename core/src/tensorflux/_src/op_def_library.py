@@ -51,7 +51,11 @@ class OpSig:
 
 
 def _graph_for(values):
-    """The graph of the Tensors among ``values`` (all must agree), else the default graph."""
+    """The graph of the Tensors among ``values`` (all must agree), else the default graph; a
+    control-flow body being traced takes every op (it captures tensors of enclosing graphs)."""
+    stack = _graph_stack.stack
+    if stack and getattr(stack[-1], "_captures_outer", False):
+        return stack[-1]
     g = first = None
     for v in values:
         items = v if isinstance(v, (list, tuple)) else (v,)

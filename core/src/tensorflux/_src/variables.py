@@ -210,6 +210,9 @@ class Variable(TensorLike):
         if self._eager:
             # In a function graph the read captures the handle; plain graphs refuse eager values.
             return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
+        if getattr(_graph.get_default_graph(), "_captures_outer", False):
+            # In a tx.cond branch or tx.while_loop body: read there, so each run sees updates.
+            return gen_ops.read_variable_op(self._handle, dtype=self._dtype)
         return self._value
 
     def _as_eager_tensor(self):
@@ -237,7 +240,7 @@ class Variable(TensorLike):
             return self.read_value() if read_value else None
         if not read_value:
             return op
-        with self._graph.control_dependencies([op]):
+        with op.graph.control_dependencies([op]):  # op.graph: a control-flow body may hold the update
             return self.read_value()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):

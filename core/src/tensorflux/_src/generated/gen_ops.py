@@ -162,6 +162,25 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name=None):
     return _apply_op(_ARG_MIN, name, (input, dimension), (output_type,))
 
 
+_ASSERT_ = _OpSig('Assert',
+    inputs=(('condition', '', 10, 0), ('data', 'T', 0, 2)),
+    attrs=(('summarize', 1),))
+
+
+def assert_(condition, data, summarize=3, name=None):
+    r"""Fails with the first `summarize` entries of each `data` tensor when `condition` is false.
+
+    Args:
+      condition: A `Tensor` of type bool.
+      data: A list of Tensors with types `T`.
+      summarize: An attr of type `int`, defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_ASSERT_, name, (condition, data), (summarize,))
+
+
 _ASSIGN_ADD_VARIABLE_OP = _OpSig('AssignAddVariableOp',
     inputs=(('resource', '', 20, 0), ('value', 'dtype', 0, 0)))
 
@@ -3576,6 +3595,7 @@ OP_WRAPPERS = {
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
+    'Assert': 'assert_',
     'AssignAddVariableOp': 'assign_add_variable_op',
     'AssignSubVariableOp': 'assign_sub_variable_op',
     'AssignVariableOp': 'assign_variable_op',
