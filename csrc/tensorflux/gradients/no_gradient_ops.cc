@@ -67,6 +67,9 @@ TX_REGISTER_NO_GRADIENT("StatelessRandomUniformV2");
 TX_REGISTER_NO_GRADIENT("StatelessRandomNormalV2");
 TX_REGISTER_NO_GRADIENT("StatelessTruncatedNormalV2");
 
+// Assertions check values; nothing flows through them.
+TX_REGISTER_NO_GRADIENT("Assert");
+
 // Stacks carry intermediates between a While and its gradient loop; they are not differentiated.
 TX_REGISTER_NO_GRADIENT("StackV2");
 TX_REGISTER_NO_GRADIENT("StackPushV2");
