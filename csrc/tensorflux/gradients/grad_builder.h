@@ -13,6 +13,7 @@
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/framework/attr_value.h"
 #include "tensorflux/framework/op_def.h"
+#include "tensorflux/framework/shape_inference.h"
 
 namespace tx {
 
@@ -50,6 +51,9 @@ class GradBuilder {
   virtual PartialShape shape(GValue v) const = 0;
   // The value of `v` when it is known without running anything (a constant), else nullptr.
   virtual const Tensor* constant_value(GValue v) const = 0;
+  // What is known of the variable behind resource tensor `v` (dtype and shape; empty when
+  // nothing is known), for instantiating functions that read it.
+  virtual InferenceContext::HandleData handle_data(GValue) const { return {}; }
   // The function library call ops resolve in (gradients of calls add generated gradient
   // functions to it), or nullptr when the builder has none.
   virtual FunctionLibrary* function_library() const { return nullptr; }

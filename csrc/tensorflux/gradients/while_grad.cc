@@ -195,16 +195,18 @@ Status CountdownCond(FunctionLibrary* lib, const std::vector<DataType>& types, s
   return lib->Add(std::move(f));
 }
 
-// Differentiates the body of a loop over `types` with invariant shapes `shapes` and adds the
+// Differentiates the body of a loop over `types` with invariant shapes `shapes` (and what is
+// known of the variables behind resource loop variables, `handles`) and adds the
 // forward and backward functions to `lib` (Note [While gradients]). A loop variable the body
 // returns unchanged carries a gradient only when `needs` asks for it: its gradient feeds no other.
 Status BuildLoopGrad(FunctionLibrary* lib, const std::vector<DataType>& types, const std::vector<PartialShape>& shapes,
-                     const std::vector<bool>& needs, const NameAttrList& body, const NameAttrList& cond,
+                     const std::vector<InferenceContext::HandleData>& handles, const std::vector<bool>& needs, const NameAttrList& body, const NameAttrList& cond,
                      LoopGrad* out) {
   std::shared_ptr<const FunctionDef> def = lib->Find(body.name);
   if (def == nullptr) return NotFound("body: function '", body.name, "' is not in the graph's function library");
   InstantiateOptions opts;
   opts.input_shapes = shapes;
+  opts.input_handles = handles;
   std::unique_ptr<FunctionBody> fb;
   TX_RETURN_IF_ERROR(InstantiateFunction(lib, *def, body.attr, opts, &fb));
   Graph& g = *fb->graph;
@@ -344,14 +346,16 @@ Status WhileGrad(GradContext& g) {
   for (int k = 0; k < g.num_outputs(); ++k) any_dy = any_dy || (g.has_grad(k) && IsDifferentiableType(types[k]));
   if (!any_dy) return Status::OK();
   std::vector<PartialShape> shapes;
+  std::vector<InferenceContext::HandleData> handles;
   std::vector<bool> needs;
   for (int k = 0; k < g.num_outputs(); ++k) {
     shapes.push_back(o.shape(g.output(k)));
+    handles.push_back(o.builder()->handle_data(g.input(k)));
     needs.push_back(g.needs_grad(k));
   }
 
   LoopGrad lg;
-  TX_RETURN_IF_ERROR(BuildLoopGrad(lib, types, shapes, needs, *body.func, *cond.func, &lg));
+  TX_RETURN_IF_ERROR(BuildLoopGrad(lib, types, shapes, handles, needs, *body.func, *cond.func, &lg));
   const int n = static_cast<int>(types.size());
   const AttrValue& parallel = g.attr("parallel_iterations");
 

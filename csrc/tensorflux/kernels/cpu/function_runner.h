@@ -32,10 +32,12 @@ class FunctionRunner {
   }
 
   // Runs the body on `args` with ctx's intra-op pool and resource manager, and its inter-op pool
-  // unless the caller already runs on one of that pool's workers. Errors read
+  // when `use_inter_op` and the caller does not already run on one of that pool's workers
+  // (loops pass false: Note [Loop bodies run inline] in control_flow.cc). Errors read
   // "[node] in function 'name': ...", naming ctx's node.
-  Status Run(OpKernelContext* ctx, const std::vector<Tensor>& args, std::vector<Tensor>* results) const {
-    ThreadPool* inter_op = ctx->inter_op_pool();
+  Status Run(OpKernelContext* ctx, const std::vector<Tensor>& args, std::vector<Tensor>* results,
+             bool use_inter_op = true) const {
+    ThreadPool* inter_op = use_inter_op ? ctx->inter_op_pool() : nullptr;
     if (inter_op != nullptr && inter_op->IsWorkerThread()) inter_op = nullptr;
     results->clear();
     Status s = plan_->Run(args, inter_op, ctx->intra_op_pool(), results, ctx->resource_manager());
