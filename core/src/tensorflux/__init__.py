@@ -51,7 +51,7 @@ __all__ = [
     "less_equal", "logical_and", "logical_not", "logical_or", "maximum", "minimum", "negative", "not_equal", "pow",
     "round", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh", "truediv",
     "bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "uint32", "uint64",
+    "int64", "resource", "uint8", "uint16", "uint32", "uint64",
     # Array, index, reduction and shape functions.
     "argmax", "argmin", "broadcast_to", "concat", "expand_dims", "fill", "gather", "gather_nd", "identity_n",
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
