@@ -226,3 +226,25 @@ def test_eager_while_op_under_gradient_tape():
     dh, dw = tape.gradient(loss, [h, w])
     np.testing.assert_allclose(dh.numpy(), _numeric_grad(lambda v: _rnn_ref(v, w.numpy()), h.numpy()), rtol=1e-6)
     np.testing.assert_allclose(dw.numpy(), _numeric_grad(lambda m: _rnn_ref(h.numpy(), m), w.numpy()), rtol=1e-6)
+
+
+def test_tx_while_loop_under_control_dependency_runs_forward_once():
+    """tx.while_loop with a stateful body inside tx.control_dependencies: the accumulating loop
+    stands in for it and waits for the same control inputs."""
+    counter = tx.Variable(0.0, dtype=tx.float64)
+    x = tx.placeholder(tx.float64, [])
+    marker = tx.Variable(0.0, dtype=tx.float64)
+    first = marker.assign(5.0)
+
+    def body(k, y):
+        with tx.control_dependencies([counter.assign_add(1.0)]):
+            return k + 1, tx.sin(y) + marker.read_value() * 0.0
+
+    with tx.control_dependencies([first]):
+        _, y = tx.while_loop(lambda k, y: k < 3, body, [tx.constant(0), x])
+    (dx,) = tx.gradients(y, [x])
+    with tx.Session() as sess:
+        sess.run([counter.initializer, marker.initializer])
+        sess.run([y, dx], {x: 0.2})
+        assert sess.run(counter.read_value()) == 3.0
+        assert sess.run(marker.read_value()) == 5.0

@@ -22,7 +22,8 @@
 // `_tx_replaces` naming W. Both compute the same first outputs, so when a plan needs both, W is
 // left out and its consumers read A's outputs: the forward loop runs once. Only when A provably
 // stands in for W (same loop op family, W's inputs as A's first inputs, W's output types as A's
-// first output types, no control inputs on W, no fed output) is W replaced; otherwise both run.
+// first output types, no fed output) is W replaced; otherwise both run. W's control inputs then
+// hold A back.
 // A then appears after some of W's consumers in the plan's node list, which is harmless: nodes
 // run in dataflow order (pending counts), not list order.
 
@@ -37,8 +38,7 @@ const Node* ReplacedLoop(const Graph& graph, const Node& a) {
   const AttrValue* target = a.attr("_tx_replaces");
   if (target == nullptr || target->kind != AttrValue::Kind::kString) return nullptr;
   const Node* w = graph.FindNode(target->s);
-  if (w == nullptr || w == &a || !IsWhile(*w) || !w->control_inputs().empty() || w->num_inputs() > a.num_inputs() ||
-      w->num_outputs() > a.num_outputs())
+  if (w == nullptr || w == &a || !IsWhile(*w) || w->num_inputs() > a.num_inputs() || w->num_outputs() > a.num_outputs())
     return nullptr;
   for (int i = 0; i < w->num_inputs(); ++i)
     if (!(w->input(i) == a.input(i))) return nullptr;
@@ -103,7 +103,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   }
 
   // Loops replaced by their gradient's accumulating copy (Note [Replaced loops]).
-  std::vector<const Node*> replaced_by(graph.num_nodes(), nullptr);
+  std::vector<const Node*> replaced_by(graph.num_nodes(), nullptr), replaces(graph.num_nodes(), nullptr);
   auto has_fed_output = [&](const Node* n) {
     for (int k = 0; k < n->num_outputs(); ++k)
       if (fed.count(key({const_cast<Node*>(n), k}))) return true;
@@ -116,6 +116,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
     if (w == nullptr || !needed[w->id()] || replaced_by[w->id()] != nullptr || has_fed_output(w) || has_fed_output(a))
       continue;
     replaced_by[w->id()] = a;
+    replaces[id] = w;
     needed[w->id()] = 0;
   }
   auto resolve = [&](const Node* n) { return replaced_by[n->id()] != nullptr ? replaced_by[n->id()] : n; };
@@ -166,7 +167,10 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
         pn.initial_pending++;
       }
     }
-    for (const Node* c : pn.node->control_inputs()) {
+    std::vector<const Node*> controls(pn.node->control_inputs().begin(), pn.node->control_inputs().end());
+    if (const Node* w = replaces[pn.node->id()]) controls.insert(controls.end(), w->control_inputs().begin(),
+                                                                 w->control_inputs().end());
+    for (const Node* c : controls) {
       plan->nodes_[plan_index[resolve(c)->id()]].successors.push_back(static_cast<int>(p));
       pn.initial_pending++;
     }
