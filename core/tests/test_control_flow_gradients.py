@@ -248,3 +248,44 @@ def test_tx_while_loop_under_control_dependency_runs_forward_once():
         sess.run([y, dx], {x: 0.2})
         assert sess.run(counter.read_value()) == 3.0
         assert sess.run(marker.read_value()) == 5.0
+
+
+def test_while_loop_gradient_with_maximum_iterations_and_a_cond_inside():
+    """y <- y * 1.1 + sin(y) while y < 100, at most 4 times, through tx.cond in the body."""
+    x = tx.placeholder(tx.float64, [])
+
+    def body(y):
+        return tx.cond(y > 0.5, lambda: y * 1.1 + tx.sin(y), lambda: y * 3.0)
+
+    y = tx.while_loop(lambda y: y < 100.0, body, [x], maximum_iterations=4)[0]
+    (dx,) = tx.gradients(y, [x])
+
+    def ref(v):
+        for _ in range(4):
+            if v >= 100.0:
+                break
+            v = v * 1.1 + np.sin(v) if v > 0.5 else v * 3.0
+        return v
+
+    with tx.Session() as sess:
+        for x0 in (0.2, 0.7, 2.0):
+            yv, dxv = sess.run([y, dx], {x: x0})
+            assert yv == pytest.approx(ref(x0), rel=1e-12)
+            assert dxv == pytest.approx(_numeric_grad(ref, np.float64(x0)), rel=1e-6)
+
+
+@pytest.mark.eager
+def test_cond_and_switch_case_gradients_inside_tx_function():
+    @tx.function
+    def f(x, i):
+        a = tx.cond(tx.reduce_sum(x) > 0, lambda: tx.reduce_sum(x * x), lambda: tx.reduce_sum(tx.exp(x)))
+        b = tx.switch_case(i, [lambda: tx.reduce_sum(x), lambda: tx.reduce_sum(x * 3.0)])
+        return a + b
+
+    for xv, iv, want in ((np.array([1.0, 2.0]), 0, 2 * np.array([1.0, 2.0]) + 1),
+                         (np.array([-1.0, -2.0]), 1, np.exp([-1.0, -2.0]) + 3)):
+        x = tx.constant(xv)
+        with tx.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x, tx.constant(iv))
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-12)
