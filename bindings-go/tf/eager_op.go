@@ -124,12 +124,9 @@ func addEagerInput(op *C.TXE_Op, in EagerInput, s status) error {
 		C.TXE_OpAddInput(op, in.c, s.c)
 		runtime.KeepAlive(in)
 	case TensorHandleList:
-		hs := make([]*C.TXE_TensorHandle, len(in))
-		for i, h := range in {
-			if err := h.check(); err != nil {
-				return errorf(InvalidArgument, "element %d: %s", i, errorMessage(err))
-			}
-			hs[i] = h.c
+		hs, err := handlePointers(in, false)
+		if err != nil {
+			return errorf(InvalidArgument, "element %s", errorMessage(err))
 		}
 		C.TXE_OpAddInputList(op, (**C.TXE_TensorHandle)(firstOrNil(hs)), C.int(len(hs)), s.c)
 		runtime.KeepAlive(in)

@@ -2,6 +2,7 @@ package tf
 
 import (
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -200,4 +201,28 @@ func abs32(x float32) float32 {
 		return -x
 	}
 	return x
+}
+
+func TestFinalizersRelease(t *testing.T) {
+	// Objects dropped without Delete/Close are released by finalizers, in a safe order (a
+	// context after its handles and tapes, a graph after its sessions).
+	for k := 0; k < 20; k++ {
+		ctx, err := NewContext(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := handle(t, ctx, []float32{float32(k)})
+		exec1(t, ctx, "Neg", []*TensorHandle{h}, nil)
+		g := NewGraph()
+		c := constOp(t, g, "c", int64(k))
+		if got := runOne(t, g, nil, c); got != int64(k) {
+			t.Fatalf("got %v", got)
+		}
+		if _, err := NewSession(g, nil); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+	}
+	runtime.GC()
+	runtime.GC()
 }

@@ -118,15 +118,8 @@ func (g *Graph) checkInput(in Input) error {
 	default:
 		return errorf(InvalidArgument, "unsupported Input type %T", in)
 	}
-	for _, o := range outs {
-		if err := g.owns(o.Op); err != nil {
-			return err
-		}
-		if !o.valid() {
-			return errorf(InvalidArgument, "'%s' has no output %d", o.Op.Name(), o.Index)
-		}
-	}
-	return nil
+	_, err := g.cOutputs(outs)
+	return err
 }
 
 // errorMessage is the message of an *Error, or err's text.
