@@ -152,7 +152,7 @@ def comment(lines):
 
 def generate_option(op, attr, opt_type):
     """The functional option setting one optional attr: MatMulTransposeA(value bool) MatMulAttr."""
-    fname = op.name + camel(attr.name)
+    fname = op.name + camel(gp.ARG_RENAMES.get((op.name, attr.name), attr.name))
     doc = ["%s sets the optional %s attribute to value." % (fname, attr.name), ""]
     doc.append("value: " + describe_attr(attr))
     default = go_default(attr)
@@ -306,7 +306,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     op_list = gp.load_op_list()
     files = generate(op_list)
-    stale = sorted(p.name for p in args.out_dir.glob("wrappers_*.go") if p.name not in files)
+    stale = sorted(p.name for p in args.out_dir.glob("wrappers_*.go")
+                   if p.name not in files and not p.name.endswith("_test.go"))
     if args.check:
         bad = False
         for fname, text in files.items():

@@ -696,11 +696,11 @@ func SquaredDifference(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 // SqueezeAttr is an optional argument to Squeeze.
 type SqueezeAttr func(optionalAttr)
 
-// SqueezeSqueezeDims sets the optional squeeze_dims attribute to value.
+// SqueezeAxis sets the optional squeeze_dims attribute to value.
 //
 // value: An attr of type list(int) (Go []int64), at least 0.
 // If not specified, defaults to [].
-func SqueezeSqueezeDims(value []int64) SqueezeAttr {
+func SqueezeAxis(value []int64) SqueezeAttr {
 	return func(m optionalAttr) {
 		m["squeeze_dims"] = value
 	}

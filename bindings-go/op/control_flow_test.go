@@ -1,0 +1,132 @@
+package op
+
+import (
+	"strings"
+	"testing"
+
+	tf "github.com/tensorflux/tensorflux/bindings-go/tf"
+)
+
+// makeFunction builds a function named name from the graph build adds to a fresh scope; build
+// returns the function's arguments (Placeholders) and results.
+func makeFunction(t *testing.T, name string, build func(s *Scope) (args, results []tf.Output)) *tf.Function {
+	t.Helper()
+	s := NewScope()
+	args, results := build(s)
+	g, err := s.Finalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := tf.NewFunction(g, name, args, results, nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestIfWithFunctions(t *testing.T) {
+	double := makeFunction(t, "double", func(s *Scope) ([]tf.Output, []tf.Output) {
+		x := Placeholder(s, tf.Float)
+		return []tf.Output{x}, []tf.Output{Mul(s, x, Const(s, float32(2)))}
+	})
+	negate := makeFunction(t, "negate", func(s *Scope) ([]tf.Output, []tf.Output) {
+		x := Placeholder(s, tf.Float)
+		return []tf.Output{x}, []tf.Output{Neg(s, x)}
+	})
+	s := NewScope()
+	cond := Placeholder(s, tf.Bool, PlaceholderShape(tf.ScalarShape()))
+	x := Const(s, []float32{1.5, -3})
+	out := If(s, cond, []tf.Output{x}, []tf.DataType{tf.Float}, double, negate)
+	stateless := StatelessIf(s, cond, []tf.Output{x}, []tf.DataType{tf.Float}, negate, double)
+	if len(out) != 1 || len(stateless) != 1 {
+		t.Fatalf("If gave %d outputs, StatelessIf %d, want 1", len(out), len(stateless))
+	}
+	g, err := s.Finalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := tf.NewSession(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, c := range []bool{true, false} {
+		feed, _ := tf.NewTensor(c)
+		res, err := sess.Run(map[tf.Output]*tf.Tensor{cond: feed}, []tf.Output{out[0], stateless[0]}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, other := []float32{3, -6}, []float32{-1.5, 3}
+		if !c {
+			want, other = other, want
+		}
+		expectEqual(t, "If", res[0].Value(), want)
+		expectEqual(t, "StatelessIf", res[1].Value(), other)
+	}
+}
+
+func TestWhileWithFunctions(t *testing.T) {
+	// Loop state (i, acc): while i < 5 { acc = acc * 2 + i; i++ }.
+	cond := makeFunction(t, "less_than_5", func(s *Scope) ([]tf.Output, []tf.Output) {
+		i, acc := Placeholder(s, tf.Int32), Placeholder(s, tf.Int64)
+		return []tf.Output{i, acc}, []tf.Output{Less(s, i, Const(s, int32(5)))}
+	})
+	body := makeFunction(t, "step", func(s *Scope) ([]tf.Output, []tf.Output) {
+		i, acc := Placeholder(s, tf.Int32), Placeholder(s, tf.Int64)
+		next := AddV2(s, Mul(s, acc, Const(s, int64(2))), Cast(s, i, tf.Int64))
+		return []tf.Output{i, acc}, []tf.Output{AddV2(s, i, Const(s, int32(1))), next}
+	})
+	s := NewScope()
+	out := While(s, []tf.Output{Const(s, int32(0)), Const(s, int64(1))}, cond, body)
+	if len(out) != 2 || out[0].DataType() != tf.Int32 || out[1].DataType() != tf.Int64 {
+		t.Fatalf("While outputs %v, want (int32, int64)", out)
+	}
+	got := runGraph(t, s, nil, out...)
+	want := int64(1)
+	for i := int64(0); i < 5; i++ {
+		want = want*2 + i
+	}
+	expectEqual(t, "While i", got[0], int32(5))
+	expectEqual(t, "While acc", got[1], want)
+}
+
+func TestCaseAndPartitionedCall(t *testing.T) {
+	branch := func(name string, k float64) *tf.Function {
+		return makeFunction(t, name, func(s *Scope) ([]tf.Output, []tf.Output) {
+			x := Placeholder(s, tf.Double)
+			return []tf.Output{x}, []tf.Output{Mul(s, x, Const(s, k))}
+		})
+	}
+	branches := []*tf.Function{branch("times1", 1), branch("times10", 10), branch("times100", 100)}
+	s := NewScope()
+	x := Const(s, 2.0)
+	c := Case(s, Const(s, int32(1)), []tf.Output{x}, []tf.DataType{tf.Double}, branches)
+	fallback := Case(s, Const(s, int32(7)), []tf.Output{x}, []tf.DataType{tf.Double}, branches)
+	call := PartitionedCall(s, []tf.Output{x}, []tf.DataType{tf.Double}, branches[2])
+	got := runGraph(t, s, nil, c[0], fallback[0], call[0])
+	expectEqual(t, "Case", got[0], 20.0)
+	expectEqual(t, "Case out of range (last branch)", got[1], 200.0)
+	expectEqual(t, "PartitionedCall", got[2], 200.0)
+}
+
+func TestFunctionTypeMismatchIsAnError(t *testing.T) {
+	double := makeFunction(t, "double_f", func(s *Scope) ([]tf.Output, []tf.Output) {
+		x := Placeholder(s, tf.Float)
+		return []tf.Output{x}, []tf.Output{Mul(s, x, Const(s, float32(2)))}
+	})
+	s := NewScope()
+	out := PartitionedCall(s, []tf.Output{Const(s, int32(1))}, []tf.DataType{tf.Int32}, double)
+	if out != nil {
+		t.Errorf("a call with int32 arguments to a float function gave outputs %v", out)
+	}
+	err := s.Err()
+	if err == nil {
+		if g, ferr := s.Finalize(); ferr == nil {
+			sess, _ := tf.NewSession(g, nil)
+			_, err = sess.Run(nil, nil, []*tf.Operation{g.Operation("PartitionedCall")})
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "PartitionedCall") {
+		t.Errorf("got %v, want an error naming PartitionedCall", err)
+	}
+}
