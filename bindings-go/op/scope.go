@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 )
@@ -58,13 +59,17 @@ func (s *Scope) Err() error {
 	return s.err.err
 }
 
-// UpdateErr records err, met while adding an operation of type op, unless an error is already
-// recorded; a nil err is ignored.
+// UpdateErr records err, met while adding an operation of type op (prefixed "[op] " unless its
+// text names the op already), unless an error is already recorded; a nil err is ignored.
 func (s *Scope) UpdateErr(op string, err error) {
 	if err == nil || s.err.err != nil {
 		return
 	}
-	s.err.err = fmt.Errorf("[%s] failed to add the operation: %w", op, err)
+	if strings.Contains(err.Error(), "["+op) { // the engine's errors name the node already
+		s.err.err = err
+		return
+	}
+	s.err.err = fmt.Errorf("[%s] %w", op, err)
 }
 
 // Finalize returns the graph and makes this scope tree unusable (later operations record an
