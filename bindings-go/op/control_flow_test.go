@@ -124,3 +124,37 @@ func TestFunctionTypeMismatchIsAnError(t *testing.T) {
 		t.Errorf("got %v, want an error naming PartitionedCall", err)
 	}
 }
+
+func TestWhileLoopHelperAndItsGradient(t *testing.T) {
+	// (i, p) -> (i+1, p*x) while i < 3, with x a loop variable too: p = x^3, dp/dx = 3x^2.
+	s := NewScope()
+	x := Placeholder(s, tf.Double, PlaceholderShape(tf.ScalarShape()))
+	out := WhileLoop(s, []tf.Output{Const(s, int32(0)), Const(s, 1.0), x},
+		func(s *Scope, v []tf.Output) tf.Output { return Less(s, v[0], Const(s, int32(3))) },
+		func(s *Scope, v []tf.Output) []tf.Output {
+			return []tf.Output{AddV2(s, v[0], Const(s, int32(1))), Mul(s, v[1], v[2]), Identity(s, v[2])}
+		})
+	second := WhileLoop(s, []tf.Output{Const(s, int32(0))},
+		func(s *Scope, v []tf.Output) tf.Output { return Less(s, v[0], Const(s, int32(4))) },
+		func(s *Scope, v []tf.Output) []tf.Output { return []tf.Output{AddV2(s, v[0], Const(s, int32(2)))} })
+	grad := Gradients(s, []tf.Output{out[1]}, []tf.Output{x})
+	if s.Err() != nil {
+		t.Fatal(s.Err())
+	}
+	feed, _ := tf.NewTensor(2.0)
+	got := runGraph(t, s, map[tf.Output]*tf.Tensor{x: feed}, out[0], out[1], grad[0], second[0])
+	expectEqual(t, "i", got[0], int32(3))
+	expectEqual(t, "x^3", got[1], 8.0)
+	expectEqual(t, "d(x^3)/dx", got[2], 12.0)
+	expectEqual(t, "second loop", got[3], int32(4))
+}
+
+func TestWhileLoopBodyErrorIsRecorded(t *testing.T) {
+	s := NewScope()
+	out := WhileLoop(s, []tf.Output{Const(s, float32(1))},
+		func(s *Scope, v []tf.Output) tf.Output { return Less(s, v[0], Const(s, float32(3))) },
+		func(s *Scope, v []tf.Output) []tf.Output { return []tf.Output{AddV2(s, v[0], Const(s, int32(1)))} })
+	if out != nil || s.Err() == nil || !strings.Contains(s.Err().Error(), "AddV2") {
+		t.Errorf("got outputs %v and error %v, want none and an AddV2 error", out, s.Err())
+	}
+}

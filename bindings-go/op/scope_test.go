@@ -171,3 +171,33 @@ func TestScopeFinalizeTwice(t *testing.T) {
 		t.Error("a second Finalize succeeded")
 	}
 }
+
+func TestGradientsOfASmallGraph(t *testing.T) {
+	s := NewScope()
+	x := Const(s, []float32{1, 2, 3})
+	w := Const(s, []float32{4, 5, 6})
+	y := Sum(s, Mul(s, Mul(s, x, x), w), Const(s, int32(0))) // sum(w x^2)
+	unrelated := Const(s, float32(0))
+	g1 := Gradients(s, []tf.Output{y}, []tf.Output{x, w, unrelated})
+	g2 := Gradients(s, []tf.Output{y}, []tf.Output{x}, Const(s, float32(10)))
+	if s.Err() != nil {
+		t.Fatal(s.Err())
+	}
+	if g1[2].Op != nil {
+		t.Errorf("the gradient of an unrelated x is %v, want an Output with a nil Op", g1[2])
+	}
+	if !strings.HasPrefix(g1[0].Op.Name(), "Gradients/") || !strings.HasPrefix(g2[0].Op.Name(), "Gradients_1/") {
+		t.Errorf("gradient ops %q and %q, want them under Gradients/ and Gradients_1/", g1[0].Op.Name(), g2[0].Op.Name())
+	}
+	got := runGraph(t, s, nil, g1[0], g1[1], g2[0])
+	expectEqual(t, "dy/dx", got[0], []float32{8, 20, 36})
+	expectEqual(t, "dy/dw", got[1], []float32{1, 4, 9})
+	expectEqual(t, "10 dy/dx", got[2], []float32{80, 200, 360})
+
+	s = NewScope()
+	a := Const(s, float32(1))
+	Gradients(s.WithControlDependencies(a.Op), []tf.Output{a}, []tf.Output{a})
+	if s.Err() == nil {
+		t.Error("Gradients in a scope with control dependencies gave no error")
+	}
+}
