@@ -1,0 +1,3 @@
+module github.com/tensorflux/tensorflux/bindings-go
+
+go 1.23
