@@ -41,15 +41,7 @@ func TestIfWithFunctions(t *testing.T) {
 	if len(out) != 1 || len(stateless) != 1 {
 		t.Fatalf("If gave %d outputs, StatelessIf %d, want 1", len(out), len(stateless))
 	}
-	g, err := s.Finalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := tf.NewSession(g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := newSession(t, s)
 	for _, c := range []bool{true, false} {
 		feed, _ := tf.NewTensor(c)
 		res, err := sess.Run(map[tf.Output]*tf.Tensor{cond: feed}, []tf.Output{out[0], stateless[0]}, nil)

@@ -8,8 +8,8 @@ import (
 	tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 )
 
-// runGraph finalizes s, runs fetches with feeds and returns their values.
-func runGraph(t *testing.T, s *Scope, feeds map[tf.Output]*tf.Tensor, fetches ...tf.Output) []interface{} {
+// newSession finalizes s and opens a session on its graph; the test closes it at the end.
+func newSession(t *testing.T, s *Scope) *tf.Session {
 	t.Helper()
 	g, err := s.Finalize()
 	if err != nil {
@@ -19,7 +19,14 @@ func runGraph(t *testing.T, s *Scope, feeds map[tf.Output]*tf.Tensor, fetches ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// runGraph finalizes s, runs fetches with feeds and returns their values.
+func runGraph(t *testing.T, s *Scope, feeds map[tf.Output]*tf.Tensor, fetches ...tf.Output) []interface{} {
+	t.Helper()
+	sess := newSession(t, s)
 	out, err := sess.Run(feeds, fetches, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -150,25 +150,30 @@ func readManifest(dir string) (manifest, error) {
 	return m, err
 }
 
-func main() {
-	if len(os.Args) != 2 {
-		log.Fatal("usage: digits DIR (written by tools/demo/export_digits_for_go.py)")
-	}
-	dir := os.Args[1]
+// classifyExport loads the export in dir and returns the logits of its test batch.
+func classifyExport(dir string) ([][]float32, manifest, error) {
 	m, err := readManifest(dir)
 	if err != nil {
-		log.Fatal(err)
+		return nil, m, err
 	}
 	srv, err := load(dir, m)
 	if err != nil {
-		log.Fatal(err)
+		return nil, m, err
 	}
 	defer srv.sess.Close()
 	images, err := readFloats(filepath.Join(dir, "inputs.f32"), m.Batch, m.Features)
 	if err != nil {
-		log.Fatal(err)
+		return nil, m, err
 	}
 	logits, err := srv.classify(images)
+	return logits, m, err
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		log.Fatal("usage: digits DIR (written by tools/demo/export_digits_for_go.py)")
+	}
+	logits, _, err := classifyExport(os.Args[1])
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -31,24 +31,11 @@ func exportDir(t *testing.T) string {
 
 func TestServingMatchesPythonBitForBit(t *testing.T) {
 	dir := exportDir(t)
-	m, err := readManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := load(dir, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.sess.Close()
-	images, err := readFloats(filepath.Join(dir, "inputs.f32"), m.Batch, m.Features)
+	got, m, err := classifyExport(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, err := readFloats(filepath.Join(dir, "logits.f32"), m.Batch, m.Classes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := srv.classify(images)
 	if err != nil {
 		t.Fatal(err)
 	}
