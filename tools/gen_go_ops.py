@@ -124,13 +124,13 @@ def go_default(attr):
 
 
 def describe_attr(attr):
-    text = "An attr of type %s (Go %s)" % (attr.type, go_attr_type(attr.type))
+    text = "an attr of type %s (Go %s)" % (attr.type, go_attr_type(attr.type))
     if attr.allowed_values.WhichOneof("value") == "list":
         lst = attr.allowed_values.list
         allowed = [go_dtype(t) for t in lst.type] or ['"%s"' % s.decode() for s in lst.s]
         if allowed:
             text += ", one of %s" % ", ".join(allowed)
-    if attr.has_minimum:
+    if attr.has_minimum and attr.minimum > 0:
         text += ", at least %d" % attr.minimum
     return text + "."
 

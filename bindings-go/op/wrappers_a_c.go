@@ -107,7 +107,7 @@ type AllAttr func(optionalAttr)
 
 // AllKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func AllKeepDims(value bool) AllAttr {
 	return func(m optionalAttr) {
@@ -150,7 +150,7 @@ type AnyAttr func(optionalAttr)
 
 // AnyKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func AnyKeepDims(value bool) AnyAttr {
 	return func(m optionalAttr) {
@@ -193,7 +193,7 @@ type ArgMaxAttr func(optionalAttr)
 
 // ArgMaxOutputType sets the optional output_type attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Int16, tf.Uint16, tf.Int32, tf.Int64.
+// value: an attr of type type (Go tf.DataType), one of tf.Int16, tf.Uint16, tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int64.
 func ArgMaxOutputType(value tf.DataType) ArgMaxAttr {
 	return func(m optionalAttr) {
@@ -236,7 +236,7 @@ type ArgMinAttr func(optionalAttr)
 
 // ArgMinOutputType sets the optional output_type attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int64.
 func ArgMinOutputType(value tf.DataType) ArgMinAttr {
 	return func(m optionalAttr) {
@@ -321,7 +321,7 @@ type AssignVariableOpAttr func(optionalAttr)
 
 // AssignVariableOpValidateShape sets the optional validate_shape attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func AssignVariableOpValidateShape(value bool) AssignVariableOpAttr {
 	return func(m optionalAttr) {
@@ -360,7 +360,7 @@ type AvgPoolAttr func(optionalAttr)
 
 // AvgPoolDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func AvgPoolDataFormat(value string) AvgPoolAttr {
 	return func(m optionalAttr) {
@@ -373,9 +373,9 @@ func AvgPoolDataFormat(value string) AvgPoolAttr {
 // Arguments:
 //
 //	value: a tensor of type `T`.
-//	ksize: An attr of type list(int) (Go []int64), at least 4.
-//	strides: An attr of type list(int) (Go []int64), at least 4.
-//	padding: An attr of type string (Go string), one of "SAME", "VALID".
+//	ksize: an attr of type list(int) (Go []int64), at least 4.
+//	strides: an attr of type list(int) (Go []int64), at least 4.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
 //
 // Returns output (one output).
 func AvgPool(scope *Scope, value tf.Output, ksize []int64, strides []int64, padding string, optional ...AvgPoolAttr) (output tf.Output) {
@@ -405,7 +405,7 @@ type AvgPoolGradAttr func(optionalAttr)
 
 // AvgPoolGradDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func AvgPoolGradDataFormat(value string) AvgPoolGradAttr {
 	return func(m optionalAttr) {
@@ -419,9 +419,9 @@ func AvgPoolGradDataFormat(value string) AvgPoolGradAttr {
 //
 //	origInputShape: a tensor of type tf.Int32.
 //	grad: a tensor of type `T`.
-//	ksize: An attr of type list(int) (Go []int64), at least 4.
-//	strides: An attr of type list(int) (Go []int64), at least 4.
-//	padding: An attr of type string (Go string), one of "SAME", "VALID".
+//	ksize: an attr of type list(int) (Go []int64), at least 4.
+//	strides: an attr of type list(int) (Go []int64), at least 4.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
 //
 // Returns output (one output).
 func AvgPoolGrad(scope *Scope, origInputShape tf.Output, grad tf.Output, ksize []int64, strides []int64, padding string, optional ...AvgPoolGradAttr) (output tf.Output) {
@@ -451,7 +451,7 @@ type BatchMatMulV2Attr func(optionalAttr)
 
 // BatchMatMulV2AdjX sets the optional adj_x attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func BatchMatMulV2AdjX(value bool) BatchMatMulV2Attr {
 	return func(m optionalAttr) {
@@ -461,7 +461,7 @@ func BatchMatMulV2AdjX(value bool) BatchMatMulV2Attr {
 
 // BatchMatMulV2AdjY sets the optional adj_y attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func BatchMatMulV2AdjY(value bool) BatchMatMulV2Attr {
 	return func(m optionalAttr) {
@@ -471,7 +471,7 @@ func BatchMatMulV2AdjY(value bool) BatchMatMulV2Attr {
 
 // BatchMatMulV2GradX sets the optional grad_x attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func BatchMatMulV2GradX(value bool) BatchMatMulV2Attr {
 	return func(m optionalAttr) {
@@ -481,7 +481,7 @@ func BatchMatMulV2GradX(value bool) BatchMatMulV2Attr {
 
 // BatchMatMulV2GradY sets the optional grad_y attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func BatchMatMulV2GradY(value bool) BatchMatMulV2Attr {
 	return func(m optionalAttr) {
@@ -524,7 +524,7 @@ type BiasAddAttr func(optionalAttr)
 
 // BiasAddDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func BiasAddDataFormat(value string) BiasAddAttr {
 	return func(m optionalAttr) {
@@ -567,7 +567,7 @@ type BiasAddGradAttr func(optionalAttr)
 
 // BiasAddGradDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func BiasAddGradDataFormat(value string) BiasAddGradAttr {
 	return func(m optionalAttr) {
@@ -659,7 +659,7 @@ type CaseAttr func(optionalAttr)
 
 // CaseOutputShapes sets the optional output_shapes attribute to value.
 //
-// value: An attr of type list(shape) (Go []tf.Shape).
+// value: an attr of type list(shape) (Go []tf.Shape).
 // If not specified, defaults to [].
 func CaseOutputShapes(value []tf.Shape) CaseAttr {
 	return func(m optionalAttr) {
@@ -673,8 +673,8 @@ func CaseOutputShapes(value []tf.Shape) CaseAttr {
 //
 //	branchIndex: a tensor of type tf.Int32.
 //	input: a list of tensors with types `Tin`.
-//	tout: An attr of type list(type) (Go []tf.DataType), at least 0.
-//	branches: An attr of type list(func) (Go []*tf.Function), at least 1.
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//	branches: an attr of type list(func) (Go []*tf.Function), at least 1.
 //
 // Returns output (a list).
 func Case(scope *Scope, branchIndex tf.Output, input []tf.Output, tout []tf.DataType, branches []*tf.Function, optional ...CaseAttr) (output []tf.Output) {
@@ -710,7 +710,7 @@ type CastAttr func(optionalAttr)
 
 // CastTruncate sets the optional Truncate attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func CastTruncate(value bool) CastAttr {
 	return func(m optionalAttr) {
@@ -723,7 +723,7 @@ func CastTruncate(value bool) CastAttr {
 // Arguments:
 //
 //	x: a tensor of type `SrcT`.
-//	dstT: An attr of type type (Go tf.DataType).
+//	dstT: an attr of type type (Go tf.DataType).
 //
 // Returns y (one output).
 func Cast(scope *Scope, x tf.Output, dstT tf.DataType, optional ...CastAttr) (y tf.Output) {
@@ -777,7 +777,7 @@ func Ceil(scope *Scope, x tf.Output) (y tf.Output) {
 // Arguments:
 //
 //	tensor: a tensor of type `T`.
-//	message: An attr of type string (Go string).
+//	message: an attr of type string (Go string).
 //
 // Returns output (one output).
 func CheckNumerics(scope *Scope, tensor tf.Output, message string) (output tf.Output) {
@@ -886,7 +886,7 @@ type Conv2DAttr func(optionalAttr)
 
 // Conv2DUseCudnnOnGpu sets the optional use_cudnn_on_gpu attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func Conv2DUseCudnnOnGpu(value bool) Conv2DAttr {
 	return func(m optionalAttr) {
@@ -896,7 +896,7 @@ func Conv2DUseCudnnOnGpu(value bool) Conv2DAttr {
 
 // Conv2DExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func Conv2DExplicitPaddings(value []int64) Conv2DAttr {
 	return func(m optionalAttr) {
@@ -906,7 +906,7 @@ func Conv2DExplicitPaddings(value []int64) Conv2DAttr {
 
 // Conv2DDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func Conv2DDataFormat(value string) Conv2DAttr {
 	return func(m optionalAttr) {
@@ -916,7 +916,7 @@ func Conv2DDataFormat(value string) Conv2DAttr {
 
 // Conv2DDilations sets the optional dilations attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [1, 1, 1, 1].
 func Conv2DDilations(value []int64) Conv2DAttr {
 	return func(m optionalAttr) {
@@ -930,8 +930,8 @@ func Conv2DDilations(value []int64) Conv2DAttr {
 //
 //	input: a tensor of type `T`.
 //	filter: a tensor of type `T`.
-//	strides: An attr of type list(int) (Go []int64).
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	strides: an attr of type list(int) (Go []int64).
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func Conv2D(scope *Scope, input tf.Output, filter tf.Output, strides []int64, padding string, optional ...Conv2DAttr) (output tf.Output) {
@@ -961,7 +961,7 @@ type Conv2DBackpropFilterAttr func(optionalAttr)
 
 // Conv2DBackpropFilterUseCudnnOnGpu sets the optional use_cudnn_on_gpu attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func Conv2DBackpropFilterUseCudnnOnGpu(value bool) Conv2DBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -971,7 +971,7 @@ func Conv2DBackpropFilterUseCudnnOnGpu(value bool) Conv2DBackpropFilterAttr {
 
 // Conv2DBackpropFilterExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func Conv2DBackpropFilterExplicitPaddings(value []int64) Conv2DBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -981,7 +981,7 @@ func Conv2DBackpropFilterExplicitPaddings(value []int64) Conv2DBackpropFilterAtt
 
 // Conv2DBackpropFilterDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func Conv2DBackpropFilterDataFormat(value string) Conv2DBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -991,7 +991,7 @@ func Conv2DBackpropFilterDataFormat(value string) Conv2DBackpropFilterAttr {
 
 // Conv2DBackpropFilterDilations sets the optional dilations attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [1, 1, 1, 1].
 func Conv2DBackpropFilterDilations(value []int64) Conv2DBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -1006,8 +1006,8 @@ func Conv2DBackpropFilterDilations(value []int64) Conv2DBackpropFilterAttr {
 //	input: a tensor of type `T`.
 //	filterSizes: a tensor of type tf.Int32.
 //	outBackprop: a tensor of type `T`.
-//	strides: An attr of type list(int) (Go []int64).
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	strides: an attr of type list(int) (Go []int64).
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func Conv2DBackpropFilter(scope *Scope, input tf.Output, filterSizes tf.Output, outBackprop tf.Output, strides []int64, padding string, optional ...Conv2DBackpropFilterAttr) (output tf.Output) {
@@ -1037,7 +1037,7 @@ type Conv2DBackpropInputAttr func(optionalAttr)
 
 // Conv2DBackpropInputUseCudnnOnGpu sets the optional use_cudnn_on_gpu attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func Conv2DBackpropInputUseCudnnOnGpu(value bool) Conv2DBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -1047,7 +1047,7 @@ func Conv2DBackpropInputUseCudnnOnGpu(value bool) Conv2DBackpropInputAttr {
 
 // Conv2DBackpropInputExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func Conv2DBackpropInputExplicitPaddings(value []int64) Conv2DBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -1057,7 +1057,7 @@ func Conv2DBackpropInputExplicitPaddings(value []int64) Conv2DBackpropInputAttr 
 
 // Conv2DBackpropInputDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func Conv2DBackpropInputDataFormat(value string) Conv2DBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -1067,7 +1067,7 @@ func Conv2DBackpropInputDataFormat(value string) Conv2DBackpropInputAttr {
 
 // Conv2DBackpropInputDilations sets the optional dilations attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [1, 1, 1, 1].
 func Conv2DBackpropInputDilations(value []int64) Conv2DBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -1082,8 +1082,8 @@ func Conv2DBackpropInputDilations(value []int64) Conv2DBackpropInputAttr {
 //	inputSizes: a tensor of type tf.Int32.
 //	filter: a tensor of type `T`.
 //	outBackprop: a tensor of type `T`.
-//	strides: An attr of type list(int) (Go []int64).
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	strides: an attr of type list(int) (Go []int64).
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func Conv2DBackpropInput(scope *Scope, inputSizes tf.Output, filter tf.Output, outBackprop tf.Output, strides []int64, padding string, optional ...Conv2DBackpropInputAttr) (output tf.Output) {
@@ -1137,7 +1137,7 @@ type CumprodAttr func(optionalAttr)
 
 // CumprodExclusive sets the optional exclusive attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func CumprodExclusive(value bool) CumprodAttr {
 	return func(m optionalAttr) {
@@ -1147,7 +1147,7 @@ func CumprodExclusive(value bool) CumprodAttr {
 
 // CumprodReverse sets the optional reverse attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func CumprodReverse(value bool) CumprodAttr {
 	return func(m optionalAttr) {
@@ -1190,7 +1190,7 @@ type CumsumAttr func(optionalAttr)
 
 // CumsumExclusive sets the optional exclusive attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func CumsumExclusive(value bool) CumsumAttr {
 	return func(m optionalAttr) {
@@ -1200,7 +1200,7 @@ func CumsumExclusive(value bool) CumsumAttr {
 
 // CumsumReverse sets the optional reverse attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func CumsumReverse(value bool) CumsumAttr {
 	return func(m optionalAttr) {

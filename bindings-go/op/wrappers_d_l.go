@@ -9,7 +9,7 @@ type DepthwiseConv2dNativeAttr func(optionalAttr)
 
 // DepthwiseConv2dNativeExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func DepthwiseConv2dNativeExplicitPaddings(value []int64) DepthwiseConv2dNativeAttr {
 	return func(m optionalAttr) {
@@ -19,7 +19,7 @@ func DepthwiseConv2dNativeExplicitPaddings(value []int64) DepthwiseConv2dNativeA
 
 // DepthwiseConv2dNativeDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func DepthwiseConv2dNativeDataFormat(value string) DepthwiseConv2dNativeAttr {
 	return func(m optionalAttr) {
@@ -29,7 +29,7 @@ func DepthwiseConv2dNativeDataFormat(value string) DepthwiseConv2dNativeAttr {
 
 // DepthwiseConv2dNativeDilations sets the optional dilations attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [1, 1, 1, 1].
 func DepthwiseConv2dNativeDilations(value []int64) DepthwiseConv2dNativeAttr {
 	return func(m optionalAttr) {
@@ -43,8 +43,8 @@ func DepthwiseConv2dNativeDilations(value []int64) DepthwiseConv2dNativeAttr {
 //
 //	input: a tensor of type `T`.
 //	filter: a tensor of type `T`.
-//	strides: An attr of type list(int) (Go []int64).
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	strides: an attr of type list(int) (Go []int64).
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func DepthwiseConv2dNative(scope *Scope, input tf.Output, filter tf.Output, strides []int64, padding string, optional ...DepthwiseConv2dNativeAttr) (output tf.Output) {
@@ -74,7 +74,7 @@ type DepthwiseConv2dNativeBackpropFilterAttr func(optionalAttr)
 
 // DepthwiseConv2dNativeBackpropFilterExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func DepthwiseConv2dNativeBackpropFilterExplicitPaddings(value []int64) DepthwiseConv2dNativeBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -84,7 +84,7 @@ func DepthwiseConv2dNativeBackpropFilterExplicitPaddings(value []int64) Depthwis
 
 // DepthwiseConv2dNativeBackpropFilterDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func DepthwiseConv2dNativeBackpropFilterDataFormat(value string) DepthwiseConv2dNativeBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -94,7 +94,7 @@ func DepthwiseConv2dNativeBackpropFilterDataFormat(value string) DepthwiseConv2d
 
 // DepthwiseConv2dNativeBackpropFilterDilations sets the optional dilations attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [1, 1, 1, 1].
 func DepthwiseConv2dNativeBackpropFilterDilations(value []int64) DepthwiseConv2dNativeBackpropFilterAttr {
 	return func(m optionalAttr) {
@@ -109,8 +109,8 @@ func DepthwiseConv2dNativeBackpropFilterDilations(value []int64) DepthwiseConv2d
 //	input: a tensor of type `T`.
 //	filterSizes: a tensor of type tf.Int32.
 //	outBackprop: a tensor of type `T`.
-//	strides: An attr of type list(int) (Go []int64).
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	strides: an attr of type list(int) (Go []int64).
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func DepthwiseConv2dNativeBackpropFilter(scope *Scope, input tf.Output, filterSizes tf.Output, outBackprop tf.Output, strides []int64, padding string, optional ...DepthwiseConv2dNativeBackpropFilterAttr) (output tf.Output) {
@@ -140,7 +140,7 @@ type DepthwiseConv2dNativeBackpropInputAttr func(optionalAttr)
 
 // DepthwiseConv2dNativeBackpropInputExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func DepthwiseConv2dNativeBackpropInputExplicitPaddings(value []int64) DepthwiseConv2dNativeBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -150,7 +150,7 @@ func DepthwiseConv2dNativeBackpropInputExplicitPaddings(value []int64) Depthwise
 
 // DepthwiseConv2dNativeBackpropInputDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func DepthwiseConv2dNativeBackpropInputDataFormat(value string) DepthwiseConv2dNativeBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -160,7 +160,7 @@ func DepthwiseConv2dNativeBackpropInputDataFormat(value string) DepthwiseConv2dN
 
 // DepthwiseConv2dNativeBackpropInputDilations sets the optional dilations attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [1, 1, 1, 1].
 func DepthwiseConv2dNativeBackpropInputDilations(value []int64) DepthwiseConv2dNativeBackpropInputAttr {
 	return func(m optionalAttr) {
@@ -175,8 +175,8 @@ func DepthwiseConv2dNativeBackpropInputDilations(value []int64) DepthwiseConv2dN
 //	inputSizes: a tensor of type tf.Int32.
 //	filter: a tensor of type `T`.
 //	outBackprop: a tensor of type `T`.
-//	strides: An attr of type list(int) (Go []int64).
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	strides: an attr of type list(int) (Go []int64).
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func DepthwiseConv2dNativeBackpropInput(scope *Scope, inputSizes tf.Output, filter tf.Output, outBackprop tf.Output, strides []int64, padding string, optional ...DepthwiseConv2dNativeBackpropInputAttr) (output tf.Output) {
@@ -206,7 +206,7 @@ type DestroyResourceOpAttr func(optionalAttr)
 
 // DestroyResourceOpIgnoreLookupError sets the optional ignore_lookup_error attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func DestroyResourceOpIgnoreLookupError(value bool) DestroyResourceOpAttr {
 	return func(m optionalAttr) {
@@ -318,7 +318,7 @@ type EqualAttr func(optionalAttr)
 
 // EqualIncompatibleShapeError sets the optional incompatible_shape_error attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func EqualIncompatibleShapeError(value bool) EqualAttr {
 	return func(m optionalAttr) {
@@ -557,7 +557,7 @@ type FusedBatchNormGradV3Attr func(optionalAttr)
 
 // FusedBatchNormGradV3Epsilon sets the optional epsilon attribute to value.
 //
-// value: An attr of type float (Go float32).
+// value: an attr of type float (Go float32).
 // If not specified, defaults to 0.0001.
 func FusedBatchNormGradV3Epsilon(value float32) FusedBatchNormGradV3Attr {
 	return func(m optionalAttr) {
@@ -567,7 +567,7 @@ func FusedBatchNormGradV3Epsilon(value float32) FusedBatchNormGradV3Attr {
 
 // FusedBatchNormGradV3DataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW", "NDHWC", "NCDHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW", "NDHWC", "NCDHW".
 // If not specified, defaults to "NHWC".
 func FusedBatchNormGradV3DataFormat(value string) FusedBatchNormGradV3Attr {
 	return func(m optionalAttr) {
@@ -577,7 +577,7 @@ func FusedBatchNormGradV3DataFormat(value string) FusedBatchNormGradV3Attr {
 
 // FusedBatchNormGradV3IsTraining sets the optional is_training attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func FusedBatchNormGradV3IsTraining(value bool) FusedBatchNormGradV3Attr {
 	return func(m optionalAttr) {
@@ -624,7 +624,7 @@ type FusedBatchNormV3Attr func(optionalAttr)
 
 // FusedBatchNormV3Epsilon sets the optional epsilon attribute to value.
 //
-// value: An attr of type float (Go float32).
+// value: an attr of type float (Go float32).
 // If not specified, defaults to 0.0001.
 func FusedBatchNormV3Epsilon(value float32) FusedBatchNormV3Attr {
 	return func(m optionalAttr) {
@@ -634,7 +634,7 @@ func FusedBatchNormV3Epsilon(value float32) FusedBatchNormV3Attr {
 
 // FusedBatchNormV3ExponentialAvgFactor sets the optional exponential_avg_factor attribute to value.
 //
-// value: An attr of type float (Go float32).
+// value: an attr of type float (Go float32).
 // If not specified, defaults to 1.0.
 func FusedBatchNormV3ExponentialAvgFactor(value float32) FusedBatchNormV3Attr {
 	return func(m optionalAttr) {
@@ -644,7 +644,7 @@ func FusedBatchNormV3ExponentialAvgFactor(value float32) FusedBatchNormV3Attr {
 
 // FusedBatchNormV3DataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW", "NDHWC", "NCDHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW", "NDHWC", "NCDHW".
 // If not specified, defaults to "NHWC".
 func FusedBatchNormV3DataFormat(value string) FusedBatchNormV3Attr {
 	return func(m optionalAttr) {
@@ -654,7 +654,7 @@ func FusedBatchNormV3DataFormat(value string) FusedBatchNormV3Attr {
 
 // FusedBatchNormV3IsTraining sets the optional is_training attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func FusedBatchNormV3IsTraining(value bool) FusedBatchNormV3Attr {
 	return func(m optionalAttr) {
@@ -700,7 +700,7 @@ type GatherAttr func(optionalAttr)
 
 // GatherValidateIndices sets the optional validate_indices attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func GatherValidateIndices(value bool) GatherAttr {
 	return func(m optionalAttr) {
@@ -743,7 +743,7 @@ type GatherNdAttr func(optionalAttr)
 
 // GatherNdBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func GatherNdBadIndicesPolicy(value string) GatherNdAttr {
 	return func(m optionalAttr) {
@@ -786,7 +786,7 @@ type GatherV2Attr func(optionalAttr)
 
 // GatherV2BatchDims sets the optional batch_dims attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func GatherV2BatchDims(value int64) GatherV2Attr {
 	return func(m optionalAttr) {
@@ -934,7 +934,7 @@ type IfAttr func(optionalAttr)
 
 // IfOutputShapes sets the optional output_shapes attribute to value.
 //
-// value: An attr of type list(shape) (Go []tf.Shape).
+// value: an attr of type list(shape) (Go []tf.Shape).
 // If not specified, defaults to [].
 func IfOutputShapes(value []tf.Shape) IfAttr {
 	return func(m optionalAttr) {
@@ -948,9 +948,9 @@ func IfOutputShapes(value []tf.Shape) IfAttr {
 //
 //	cond: a tensor of type `Tcond`.
 //	input: a list of tensors with types `Tin`.
-//	tout: An attr of type list(type) (Go []tf.DataType), at least 0.
-//	thenBranch: An attr of type func (Go *tf.Function).
-//	elseBranch: An attr of type func (Go *tf.Function).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//	thenBranch: an attr of type func (Go *tf.Function).
+//	elseBranch: an attr of type func (Go *tf.Function).
 //
 // Returns output (a list).
 func If(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.DataType, thenBranch *tf.Function, elseBranch *tf.Function, optional ...IfAttr) (output []tf.Output) {
@@ -1108,7 +1108,7 @@ type LeakyReluAttr func(optionalAttr)
 
 // LeakyReluAlpha sets the optional alpha attribute to value.
 //
-// value: An attr of type float (Go float32).
+// value: an attr of type float (Go float32).
 // If not specified, defaults to 0.2.
 func LeakyReluAlpha(value float32) LeakyReluAttr {
 	return func(m optionalAttr) {
@@ -1150,7 +1150,7 @@ type LeakyReluGradAttr func(optionalAttr)
 
 // LeakyReluGradAlpha sets the optional alpha attribute to value.
 //
-// value: An attr of type float (Go float32).
+// value: an attr of type float (Go float32).
 // If not specified, defaults to 0.2.
 func LeakyReluGradAlpha(value float32) LeakyReluGradAttr {
 	return func(m optionalAttr) {

@@ -9,7 +9,7 @@ type MatMulAttr func(optionalAttr)
 
 // MatMulTransposeA sets the optional transpose_a attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MatMulTransposeA(value bool) MatMulAttr {
 	return func(m optionalAttr) {
@@ -19,7 +19,7 @@ func MatMulTransposeA(value bool) MatMulAttr {
 
 // MatMulTransposeB sets the optional transpose_b attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MatMulTransposeB(value bool) MatMulAttr {
 	return func(m optionalAttr) {
@@ -29,7 +29,7 @@ func MatMulTransposeB(value bool) MatMulAttr {
 
 // MatMulGradA sets the optional grad_a attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MatMulGradA(value bool) MatMulAttr {
 	return func(m optionalAttr) {
@@ -39,7 +39,7 @@ func MatMulGradA(value bool) MatMulAttr {
 
 // MatMulGradB sets the optional grad_b attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MatMulGradB(value bool) MatMulAttr {
 	return func(m optionalAttr) {
@@ -82,7 +82,7 @@ type MaxAttr func(optionalAttr)
 
 // MaxKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MaxKeepDims(value bool) MaxAttr {
 	return func(m optionalAttr) {
@@ -125,7 +125,7 @@ type MaxPoolAttr func(optionalAttr)
 
 // MaxPoolExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func MaxPoolExplicitPaddings(value []int64) MaxPoolAttr {
 	return func(m optionalAttr) {
@@ -135,7 +135,7 @@ func MaxPoolExplicitPaddings(value []int64) MaxPoolAttr {
 
 // MaxPoolDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW", "NCHW_VECT_C".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW", "NCHW_VECT_C".
 // If not specified, defaults to "NHWC".
 func MaxPoolDataFormat(value string) MaxPoolAttr {
 	return func(m optionalAttr) {
@@ -148,9 +148,9 @@ func MaxPoolDataFormat(value string) MaxPoolAttr {
 // Arguments:
 //
 //	input: a tensor of type `T`.
-//	ksize: An attr of type list(int) (Go []int64), at least 4.
-//	strides: An attr of type list(int) (Go []int64), at least 4.
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	ksize: an attr of type list(int) (Go []int64), at least 4.
+//	strides: an attr of type list(int) (Go []int64), at least 4.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func MaxPool(scope *Scope, input tf.Output, ksize []int64, strides []int64, padding string, optional ...MaxPoolAttr) (output tf.Output) {
@@ -180,7 +180,7 @@ type MaxPoolGradAttr func(optionalAttr)
 
 // MaxPoolGradExplicitPaddings sets the optional explicit_paddings attribute to value.
 //
-// value: An attr of type list(int) (Go []int64).
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func MaxPoolGradExplicitPaddings(value []int64) MaxPoolGradAttr {
 	return func(m optionalAttr) {
@@ -190,7 +190,7 @@ func MaxPoolGradExplicitPaddings(value []int64) MaxPoolGradAttr {
 
 // MaxPoolGradDataFormat sets the optional data_format attribute to value.
 //
-// value: An attr of type string (Go string), one of "NHWC", "NCHW".
+// value: an attr of type string (Go string), one of "NHWC", "NCHW".
 // If not specified, defaults to "NHWC".
 func MaxPoolGradDataFormat(value string) MaxPoolGradAttr {
 	return func(m optionalAttr) {
@@ -205,9 +205,9 @@ func MaxPoolGradDataFormat(value string) MaxPoolGradAttr {
 //	origInput: a tensor of type `T`.
 //	origOutput: a tensor of type `T`.
 //	grad: a tensor of type `T`.
-//	ksize: An attr of type list(int) (Go []int64), at least 4.
-//	strides: An attr of type list(int) (Go []int64), at least 4.
-//	padding: An attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
+//	ksize: an attr of type list(int) (Go []int64), at least 4.
+//	strides: an attr of type list(int) (Go []int64), at least 4.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID", "EXPLICIT".
 //
 // Returns output (one output).
 func MaxPoolGrad(scope *Scope, origInput tf.Output, origOutput tf.Output, grad tf.Output, ksize []int64, strides []int64, padding string, optional ...MaxPoolGradAttr) (output tf.Output) {
@@ -262,7 +262,7 @@ type MeanAttr func(optionalAttr)
 
 // MeanKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MeanKeepDims(value bool) MeanAttr {
 	return func(m optionalAttr) {
@@ -305,7 +305,7 @@ type MinAttr func(optionalAttr)
 
 // MinKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func MinKeepDims(value bool) MinAttr {
 	return func(m optionalAttr) {
@@ -374,7 +374,7 @@ func Minimum(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 //
 //	input: a tensor of type `T`.
 //	paddings: a tensor of type `Tpaddings`.
-//	mode: An attr of type string (Go string), one of "REFLECT", "SYMMETRIC".
+//	mode: an attr of type string (Go string), one of "REFLECT", "SYMMETRIC".
 //
 // Returns output (one output).
 func MirrorPad(scope *Scope, input tf.Output, paddings tf.Output, mode string) (output tf.Output) {
@@ -402,7 +402,7 @@ func MirrorPad(scope *Scope, input tf.Output, paddings tf.Output, mode string) (
 //
 //	input: a tensor of type `T`.
 //	paddings: a tensor of type `Tpaddings`.
-//	mode: An attr of type string (Go string), one of "REFLECT", "SYMMETRIC".
+//	mode: an attr of type string (Go string), one of "REFLECT", "SYMMETRIC".
 //
 // Returns output (one output).
 func MirrorPadGrad(scope *Scope, input tf.Output, paddings tf.Output, mode string) (output tf.Output) {
@@ -454,7 +454,7 @@ type MultinomialAttr func(optionalAttr)
 
 // MultinomialSeed sets the optional seed attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func MultinomialSeed(value int64) MultinomialAttr {
 	return func(m optionalAttr) {
@@ -464,7 +464,7 @@ func MultinomialSeed(value int64) MultinomialAttr {
 
 // MultinomialSeed2 sets the optional seed2 attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func MultinomialSeed2(value int64) MultinomialAttr {
 	return func(m optionalAttr) {
@@ -474,7 +474,7 @@ func MultinomialSeed2(value int64) MultinomialAttr {
 
 // MultinomialOutputDtype sets the optional output_dtype attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int64.
 func MultinomialOutputDtype(value tf.DataType) MultinomialAttr {
 	return func(m optionalAttr) {
@@ -554,7 +554,7 @@ type NotEqualAttr func(optionalAttr)
 
 // NotEqualIncompatibleShapeError sets the optional incompatible_shape_error attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func NotEqualIncompatibleShapeError(value bool) NotEqualAttr {
 	return func(m optionalAttr) {
@@ -597,7 +597,7 @@ type OneHotAttr func(optionalAttr)
 
 // OneHotAxis sets the optional axis attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to -1.
 func OneHotAxis(value int64) OneHotAttr {
 	return func(m optionalAttr) {
@@ -666,7 +666,7 @@ type PackAttr func(optionalAttr)
 
 // PackAxis sets the optional axis attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func PackAxis(value int64) PackAttr {
 	return func(m optionalAttr) {
@@ -759,7 +759,7 @@ type PartitionedCallAttr func(optionalAttr)
 
 // PartitionedCallConfig sets the optional config attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func PartitionedCallConfig(value string) PartitionedCallAttr {
 	return func(m optionalAttr) {
@@ -769,7 +769,7 @@ func PartitionedCallConfig(value string) PartitionedCallAttr {
 
 // PartitionedCallConfigProto sets the optional config_proto attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func PartitionedCallConfigProto(value string) PartitionedCallAttr {
 	return func(m optionalAttr) {
@@ -779,7 +779,7 @@ func PartitionedCallConfigProto(value string) PartitionedCallAttr {
 
 // PartitionedCallExecutorType sets the optional executor_type attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func PartitionedCallExecutorType(value string) PartitionedCallAttr {
 	return func(m optionalAttr) {
@@ -792,8 +792,8 @@ func PartitionedCallExecutorType(value string) PartitionedCallAttr {
 // Arguments:
 //
 //	args: a list of tensors with types `Tin`.
-//	tout: An attr of type list(type) (Go []tf.DataType), at least 0.
-//	f: An attr of type func (Go *tf.Function).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//	f: an attr of type func (Go *tf.Function).
 //
 // Returns output (a list).
 func PartitionedCall(scope *Scope, args []tf.Output, tout []tf.DataType, f *tf.Function, optional ...PartitionedCallAttr) (output []tf.Output) {
@@ -829,7 +829,7 @@ type PlaceholderAttr func(optionalAttr)
 
 // PlaceholderShape sets the optional shape attribute to value.
 //
-// value: An attr of type shape (Go tf.Shape).
+// value: an attr of type shape (Go tf.Shape).
 // If not specified, defaults to <unknown rank>.
 func PlaceholderShape(value tf.Shape) PlaceholderAttr {
 	return func(m optionalAttr) {
@@ -841,7 +841,7 @@ func PlaceholderShape(value tf.Shape) PlaceholderAttr {
 //
 // Arguments:
 //
-//	dtype: An attr of type type (Go tf.DataType).
+//	dtype: an attr of type type (Go tf.DataType).
 //
 // Returns output (one output).
 func Placeholder(scope *Scope, dtype tf.DataType, optional ...PlaceholderAttr) (output tf.Output) {
@@ -893,7 +893,7 @@ type PreventGradientAttr func(optionalAttr)
 
 // PreventGradientMessage sets the optional message attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func PreventGradientMessage(value string) PreventGradientAttr {
 	return func(m optionalAttr) {
@@ -935,7 +935,7 @@ type ProdAttr func(optionalAttr)
 
 // ProdKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ProdKeepDims(value bool) ProdAttr {
 	return func(m optionalAttr) {
@@ -978,7 +978,7 @@ type RandomShuffleAttr func(optionalAttr)
 
 // RandomShuffleSeed sets the optional seed attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomShuffleSeed(value int64) RandomShuffleAttr {
 	return func(m optionalAttr) {
@@ -988,7 +988,7 @@ func RandomShuffleSeed(value int64) RandomShuffleAttr {
 
 // RandomShuffleSeed2 sets the optional seed2 attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomShuffleSeed2(value int64) RandomShuffleAttr {
 	return func(m optionalAttr) {
@@ -1030,7 +1030,7 @@ type RandomStandardNormalAttr func(optionalAttr)
 
 // RandomStandardNormalSeed sets the optional seed attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomStandardNormalSeed(value int64) RandomStandardNormalAttr {
 	return func(m optionalAttr) {
@@ -1040,7 +1040,7 @@ func RandomStandardNormalSeed(value int64) RandomStandardNormalAttr {
 
 // RandomStandardNormalSeed2 sets the optional seed2 attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomStandardNormalSeed2(value int64) RandomStandardNormalAttr {
 	return func(m optionalAttr) {
@@ -1053,7 +1053,7 @@ func RandomStandardNormalSeed2(value int64) RandomStandardNormalAttr {
 // Arguments:
 //
 //	shape: a tensor of type `T`.
-//	dtype: An attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
+//	dtype: an attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
 //
 // Returns output (one output).
 func RandomStandardNormal(scope *Scope, shape tf.Output, dtype tf.DataType, optional ...RandomStandardNormalAttr) (output tf.Output) {
@@ -1083,7 +1083,7 @@ type RandomUniformAttr func(optionalAttr)
 
 // RandomUniformSeed sets the optional seed attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomUniformSeed(value int64) RandomUniformAttr {
 	return func(m optionalAttr) {
@@ -1093,7 +1093,7 @@ func RandomUniformSeed(value int64) RandomUniformAttr {
 
 // RandomUniformSeed2 sets the optional seed2 attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomUniformSeed2(value int64) RandomUniformAttr {
 	return func(m optionalAttr) {
@@ -1106,7 +1106,7 @@ func RandomUniformSeed2(value int64) RandomUniformAttr {
 // Arguments:
 //
 //	shape: a tensor of type `T`.
-//	dtype: An attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
+//	dtype: an attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
 //
 // Returns output (one output).
 func RandomUniform(scope *Scope, shape tf.Output, dtype tf.DataType, optional ...RandomUniformAttr) (output tf.Output) {
@@ -1136,7 +1136,7 @@ type RandomUniformIntAttr func(optionalAttr)
 
 // RandomUniformIntSeed sets the optional seed attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomUniformIntSeed(value int64) RandomUniformIntAttr {
 	return func(m optionalAttr) {
@@ -1146,7 +1146,7 @@ func RandomUniformIntSeed(value int64) RandomUniformIntAttr {
 
 // RandomUniformIntSeed2 sets the optional seed2 attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func RandomUniformIntSeed2(value int64) RandomUniformIntAttr {
 	return func(m optionalAttr) {
@@ -1240,7 +1240,7 @@ func Rank(scope *Scope, input tf.Output) (output tf.Output) {
 // Arguments:
 //
 //	resource: a tensor of type tf.Resource.
-//	dtype: An attr of type type (Go tf.DataType).
+//	dtype: an attr of type type (Go tf.DataType).
 //
 // Returns value (one output).
 func ReadVariableOp(scope *Scope, resource tf.Output, dtype tf.DataType) (value tf.Output) {
@@ -1464,7 +1464,7 @@ type ResourceApplyAdagradV2Attr func(optionalAttr)
 
 // ResourceApplyAdagradV2UseLocking sets the optional use_locking attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyAdagradV2UseLocking(value bool) ResourceApplyAdagradV2Attr {
 	return func(m optionalAttr) {
@@ -1474,7 +1474,7 @@ func ResourceApplyAdagradV2UseLocking(value bool) ResourceApplyAdagradV2Attr {
 
 // ResourceApplyAdagradV2UpdateSlots sets the optional update_slots attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func ResourceApplyAdagradV2UpdateSlots(value bool) ResourceApplyAdagradV2Attr {
 	return func(m optionalAttr) {
@@ -1516,7 +1516,7 @@ type ResourceApplyAdamAttr func(optionalAttr)
 
 // ResourceApplyAdamUseLocking sets the optional use_locking attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyAdamUseLocking(value bool) ResourceApplyAdamAttr {
 	return func(m optionalAttr) {
@@ -1526,7 +1526,7 @@ func ResourceApplyAdamUseLocking(value bool) ResourceApplyAdamAttr {
 
 // ResourceApplyAdamUseNesterov sets the optional use_nesterov attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyAdamUseNesterov(value bool) ResourceApplyAdamAttr {
 	return func(m optionalAttr) {
@@ -1573,7 +1573,7 @@ type ResourceApplyGradientDescentAttr func(optionalAttr)
 
 // ResourceApplyGradientDescentUseLocking sets the optional use_locking attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyGradientDescentUseLocking(value bool) ResourceApplyGradientDescentAttr {
 	return func(m optionalAttr) {
@@ -1613,7 +1613,7 @@ type ResourceApplyMomentumAttr func(optionalAttr)
 
 // ResourceApplyMomentumUseLocking sets the optional use_locking attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyMomentumUseLocking(value bool) ResourceApplyMomentumAttr {
 	return func(m optionalAttr) {
@@ -1623,7 +1623,7 @@ func ResourceApplyMomentumUseLocking(value bool) ResourceApplyMomentumAttr {
 
 // ResourceApplyMomentumUseNesterov sets the optional use_nesterov attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyMomentumUseNesterov(value bool) ResourceApplyMomentumAttr {
 	return func(m optionalAttr) {
@@ -1665,7 +1665,7 @@ type ResourceApplyRMSPropAttr func(optionalAttr)
 
 // ResourceApplyRMSPropUseLocking sets the optional use_locking attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func ResourceApplyRMSPropUseLocking(value bool) ResourceApplyRMSPropAttr {
 	return func(m optionalAttr) {
@@ -1710,7 +1710,7 @@ type ResourceGatherAttr func(optionalAttr)
 
 // ResourceGatherBatchDims sets the optional batch_dims attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func ResourceGatherBatchDims(value int64) ResourceGatherAttr {
 	return func(m optionalAttr) {
@@ -1720,7 +1720,7 @@ func ResourceGatherBatchDims(value int64) ResourceGatherAttr {
 
 // ResourceGatherValidateIndices sets the optional validate_indices attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func ResourceGatherValidateIndices(value bool) ResourceGatherAttr {
 	return func(m optionalAttr) {
@@ -1734,7 +1734,7 @@ func ResourceGatherValidateIndices(value bool) ResourceGatherAttr {
 //
 //	resource: a tensor of type tf.Resource.
 //	indices: a tensor of type `Tindices`.
-//	dtype: An attr of type type (Go tf.DataType).
+//	dtype: an attr of type type (Go tf.DataType).
 //
 // Returns output (one output).
 func ResourceGather(scope *Scope, resource tf.Output, indices tf.Output, dtype tf.DataType, optional ...ResourceGatherAttr) (output tf.Output) {

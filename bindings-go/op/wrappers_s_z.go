@@ -9,7 +9,7 @@ type ScatterNdAttr func(optionalAttr)
 
 // ScatterNdBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func ScatterNdBadIndicesPolicy(value string) ScatterNdAttr {
 	return func(m optionalAttr) {
@@ -128,7 +128,7 @@ type ShapeAttr func(optionalAttr)
 
 // ShapeOutType sets the optional out_type attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int32.
 func ShapeOutType(value tf.DataType) ShapeAttr {
 	return func(m optionalAttr) {
@@ -267,7 +267,7 @@ type SizeAttr func(optionalAttr)
 
 // SizeOutType sets the optional out_type attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int32.
 func SizeOutType(value tf.DataType) SizeAttr {
 	return func(m optionalAttr) {
@@ -532,7 +532,7 @@ func SparseSoftmaxCrossEntropyWithLogits(scope *Scope, features tf.Output, label
 //
 //	axis: a tensor of type tf.Int32.
 //	value: a tensor of type `T`.
-//	numSplit: An attr of type int (Go int64), at least 1.
+//	numSplit: an attr of type int (Go int64), at least 1.
 //
 // Returns output (a list).
 func Split(scope *Scope, axis tf.Output, value tf.Output, numSplit int64) (output []tf.Output) {
@@ -567,7 +567,7 @@ func Split(scope *Scope, axis tf.Output, value tf.Output, numSplit int64) (outpu
 //	value: a tensor of type `T`.
 //	sizeSplits: a tensor of type `Tlen`.
 //	axis: a tensor of type tf.Int32.
-//	numSplit: An attr of type int (Go int64), at least 1.
+//	numSplit: an attr of type int (Go int64), at least 1.
 //
 // Returns output (a list).
 func SplitV(scope *Scope, value tf.Output, sizeSplits tf.Output, axis tf.Output, numSplit int64) (output []tf.Output) {
@@ -698,7 +698,7 @@ type SqueezeAttr func(optionalAttr)
 
 // SqueezeAxis sets the optional squeeze_dims attribute to value.
 //
-// value: An attr of type list(int) (Go []int64), at least 0.
+// value: an attr of type list(int) (Go []int64).
 // If not specified, defaults to [].
 func SqueezeAxis(value []int64) SqueezeAttr {
 	return func(m optionalAttr) {
@@ -760,7 +760,7 @@ func StackCloseV2(scope *Scope, handle tf.Output) (o *tf.Operation) {
 // Arguments:
 //
 //	handle: a tensor of type tf.Resource.
-//	elemType: An attr of type type (Go tf.DataType).
+//	elemType: an attr of type type (Go tf.DataType).
 //
 // Returns elem (one output).
 func StackPopV2(scope *Scope, handle tf.Output, elemType tf.DataType) (elem tf.Output) {
@@ -787,7 +787,7 @@ type StackPushV2Attr func(optionalAttr)
 
 // StackPushV2SwapMemory sets the optional swap_memory attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func StackPushV2SwapMemory(value bool) StackPushV2Attr {
 	return func(m optionalAttr) {
@@ -830,7 +830,7 @@ type StackV2Attr func(optionalAttr)
 
 // StackV2StackName sets the optional stack_name attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func StackV2StackName(value string) StackV2Attr {
 	return func(m optionalAttr) {
@@ -843,7 +843,7 @@ func StackV2StackName(value string) StackV2Attr {
 // Arguments:
 //
 //	maxSize: a tensor of type tf.Int32.
-//	elemType: An attr of type type (Go tf.DataType).
+//	elemType: an attr of type type (Go tf.DataType).
 //
 // Returns handle (one output).
 func StackV2(scope *Scope, maxSize tf.Output, elemType tf.DataType, optional ...StackV2Attr) (handle tf.Output) {
@@ -873,7 +873,7 @@ type StatefulPartitionedCallAttr func(optionalAttr)
 
 // StatefulPartitionedCallConfig sets the optional config attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func StatefulPartitionedCallConfig(value string) StatefulPartitionedCallAttr {
 	return func(m optionalAttr) {
@@ -883,7 +883,7 @@ func StatefulPartitionedCallConfig(value string) StatefulPartitionedCallAttr {
 
 // StatefulPartitionedCallConfigProto sets the optional config_proto attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func StatefulPartitionedCallConfigProto(value string) StatefulPartitionedCallAttr {
 	return func(m optionalAttr) {
@@ -893,7 +893,7 @@ func StatefulPartitionedCallConfigProto(value string) StatefulPartitionedCallAtt
 
 // StatefulPartitionedCallExecutorType sets the optional executor_type attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func StatefulPartitionedCallExecutorType(value string) StatefulPartitionedCallAttr {
 	return func(m optionalAttr) {
@@ -906,8 +906,8 @@ func StatefulPartitionedCallExecutorType(value string) StatefulPartitionedCallAt
 // Arguments:
 //
 //	args: a list of tensors with types `Tin`.
-//	tout: An attr of type list(type) (Go []tf.DataType), at least 0.
-//	f: An attr of type func (Go *tf.Function).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//	f: an attr of type func (Go *tf.Function).
 //
 // Returns output (a list).
 func StatefulPartitionedCall(scope *Scope, args []tf.Output, tout []tf.DataType, f *tf.Function, optional ...StatefulPartitionedCallAttr) (output []tf.Output) {
@@ -943,7 +943,7 @@ type StatelessCaseAttr func(optionalAttr)
 
 // StatelessCaseOutputShapes sets the optional output_shapes attribute to value.
 //
-// value: An attr of type list(shape) (Go []tf.Shape).
+// value: an attr of type list(shape) (Go []tf.Shape).
 // If not specified, defaults to [].
 func StatelessCaseOutputShapes(value []tf.Shape) StatelessCaseAttr {
 	return func(m optionalAttr) {
@@ -957,8 +957,8 @@ func StatelessCaseOutputShapes(value []tf.Shape) StatelessCaseAttr {
 //
 //	branchIndex: a tensor of type tf.Int32.
 //	input: a list of tensors with types `Tin`.
-//	tout: An attr of type list(type) (Go []tf.DataType), at least 0.
-//	branches: An attr of type list(func) (Go []*tf.Function), at least 1.
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//	branches: an attr of type list(func) (Go []*tf.Function), at least 1.
 //
 // Returns output (a list).
 func StatelessCase(scope *Scope, branchIndex tf.Output, input []tf.Output, tout []tf.DataType, branches []*tf.Function, optional ...StatelessCaseAttr) (output []tf.Output) {
@@ -994,7 +994,7 @@ type StatelessIfAttr func(optionalAttr)
 
 // StatelessIfOutputShapes sets the optional output_shapes attribute to value.
 //
-// value: An attr of type list(shape) (Go []tf.Shape).
+// value: an attr of type list(shape) (Go []tf.Shape).
 // If not specified, defaults to [].
 func StatelessIfOutputShapes(value []tf.Shape) StatelessIfAttr {
 	return func(m optionalAttr) {
@@ -1008,9 +1008,9 @@ func StatelessIfOutputShapes(value []tf.Shape) StatelessIfAttr {
 //
 //	cond: a tensor of type `Tcond`.
 //	input: a list of tensors with types `Tin`.
-//	tout: An attr of type list(type) (Go []tf.DataType), at least 0.
-//	thenBranch: An attr of type func (Go *tf.Function).
-//	elseBranch: An attr of type func (Go *tf.Function).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//	thenBranch: an attr of type func (Go *tf.Function).
+//	elseBranch: an attr of type func (Go *tf.Function).
 //
 // Returns output (a list).
 func StatelessIf(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.DataType, thenBranch *tf.Function, elseBranch *tf.Function, optional ...StatelessIfAttr) (output []tf.Output) {
@@ -1046,7 +1046,7 @@ type StatelessRandomNormalV2Attr func(optionalAttr)
 
 // StatelessRandomNormalV2Dtype sets the optional dtype attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
+// value: an attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
 // If not specified, defaults to tf.Float.
 func StatelessRandomNormalV2Dtype(value tf.DataType) StatelessRandomNormalV2Attr {
 	return func(m optionalAttr) {
@@ -1091,7 +1091,7 @@ type StatelessRandomUniformV2Attr func(optionalAttr)
 
 // StatelessRandomUniformV2Dtype sets the optional dtype attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
+// value: an attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
 // If not specified, defaults to tf.Float.
 func StatelessRandomUniformV2Dtype(value tf.DataType) StatelessRandomUniformV2Attr {
 	return func(m optionalAttr) {
@@ -1136,7 +1136,7 @@ type StatelessTruncatedNormalV2Attr func(optionalAttr)
 
 // StatelessTruncatedNormalV2Dtype sets the optional dtype attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
+// value: an attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
 // If not specified, defaults to tf.Float.
 func StatelessTruncatedNormalV2Dtype(value tf.DataType) StatelessTruncatedNormalV2Attr {
 	return func(m optionalAttr) {
@@ -1181,7 +1181,7 @@ type StatelessWhileAttr func(optionalAttr)
 
 // StatelessWhileOutputShapes sets the optional output_shapes attribute to value.
 //
-// value: An attr of type list(shape) (Go []tf.Shape).
+// value: an attr of type list(shape) (Go []tf.Shape).
 // If not specified, defaults to [].
 func StatelessWhileOutputShapes(value []tf.Shape) StatelessWhileAttr {
 	return func(m optionalAttr) {
@@ -1191,7 +1191,7 @@ func StatelessWhileOutputShapes(value []tf.Shape) StatelessWhileAttr {
 
 // StatelessWhileParallelIterations sets the optional parallel_iterations attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 10.
 func StatelessWhileParallelIterations(value int64) StatelessWhileAttr {
 	return func(m optionalAttr) {
@@ -1204,8 +1204,8 @@ func StatelessWhileParallelIterations(value int64) StatelessWhileAttr {
 // Arguments:
 //
 //	input: a list of tensors with types `T`.
-//	cond: An attr of type func (Go *tf.Function).
-//	body: An attr of type func (Go *tf.Function).
+//	cond: an attr of type func (Go *tf.Function).
+//	body: an attr of type func (Go *tf.Function).
 //
 // Returns output (a list).
 func StatelessWhile(scope *Scope, input []tf.Output, cond *tf.Function, body *tf.Function, optional ...StatelessWhileAttr) (output []tf.Output) {
@@ -1265,7 +1265,7 @@ type StridedSliceAttr func(optionalAttr)
 
 // StridedSliceBeginMask sets the optional begin_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceBeginMask(value int64) StridedSliceAttr {
 	return func(m optionalAttr) {
@@ -1275,7 +1275,7 @@ func StridedSliceBeginMask(value int64) StridedSliceAttr {
 
 // StridedSliceEndMask sets the optional end_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceEndMask(value int64) StridedSliceAttr {
 	return func(m optionalAttr) {
@@ -1285,7 +1285,7 @@ func StridedSliceEndMask(value int64) StridedSliceAttr {
 
 // StridedSliceEllipsisMask sets the optional ellipsis_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceEllipsisMask(value int64) StridedSliceAttr {
 	return func(m optionalAttr) {
@@ -1295,7 +1295,7 @@ func StridedSliceEllipsisMask(value int64) StridedSliceAttr {
 
 // StridedSliceNewAxisMask sets the optional new_axis_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceNewAxisMask(value int64) StridedSliceAttr {
 	return func(m optionalAttr) {
@@ -1305,7 +1305,7 @@ func StridedSliceNewAxisMask(value int64) StridedSliceAttr {
 
 // StridedSliceShrinkAxisMask sets the optional shrink_axis_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceShrinkAxisMask(value int64) StridedSliceAttr {
 	return func(m optionalAttr) {
@@ -1350,7 +1350,7 @@ type StridedSliceGradAttr func(optionalAttr)
 
 // StridedSliceGradBeginMask sets the optional begin_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceGradBeginMask(value int64) StridedSliceGradAttr {
 	return func(m optionalAttr) {
@@ -1360,7 +1360,7 @@ func StridedSliceGradBeginMask(value int64) StridedSliceGradAttr {
 
 // StridedSliceGradEndMask sets the optional end_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceGradEndMask(value int64) StridedSliceGradAttr {
 	return func(m optionalAttr) {
@@ -1370,7 +1370,7 @@ func StridedSliceGradEndMask(value int64) StridedSliceGradAttr {
 
 // StridedSliceGradEllipsisMask sets the optional ellipsis_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceGradEllipsisMask(value int64) StridedSliceGradAttr {
 	return func(m optionalAttr) {
@@ -1380,7 +1380,7 @@ func StridedSliceGradEllipsisMask(value int64) StridedSliceGradAttr {
 
 // StridedSliceGradNewAxisMask sets the optional new_axis_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceGradNewAxisMask(value int64) StridedSliceGradAttr {
 	return func(m optionalAttr) {
@@ -1390,7 +1390,7 @@ func StridedSliceGradNewAxisMask(value int64) StridedSliceGradAttr {
 
 // StridedSliceGradShrinkAxisMask sets the optional shrink_axis_mask attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func StridedSliceGradShrinkAxisMask(value int64) StridedSliceGradAttr {
 	return func(m optionalAttr) {
@@ -1461,7 +1461,7 @@ type SumAttr func(optionalAttr)
 
 // SumKeepDims sets the optional keep_dims attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
 func SumKeepDims(value bool) SumAttr {
 	return func(m optionalAttr) {
@@ -1577,7 +1577,7 @@ type TensorScatterAddAttr func(optionalAttr)
 
 // TensorScatterAddBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func TensorScatterAddBadIndicesPolicy(value string) TensorScatterAddAttr {
 	return func(m optionalAttr) {
@@ -1646,7 +1646,7 @@ type TopKV2Attr func(optionalAttr)
 
 // TopKV2Sorted sets the optional sorted attribute to value.
 //
-// value: An attr of type bool (Go bool).
+// value: an attr of type bool (Go bool).
 // If not specified, defaults to true.
 func TopKV2Sorted(value bool) TopKV2Attr {
 	return func(m optionalAttr) {
@@ -1656,7 +1656,7 @@ func TopKV2Sorted(value bool) TopKV2Attr {
 
 // TopKV2IndexType sets the optional index_type attribute to value.
 //
-// value: An attr of type type (Go tf.DataType), one of tf.Int16, tf.Int32, tf.Int64.
+// value: an attr of type type (Go tf.DataType), one of tf.Int16, tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int32.
 func TopKV2IndexType(value tf.DataType) TopKV2Attr {
 	return func(m optionalAttr) {
@@ -1724,7 +1724,7 @@ type TruncatedNormalAttr func(optionalAttr)
 
 // TruncatedNormalSeed sets the optional seed attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func TruncatedNormalSeed(value int64) TruncatedNormalAttr {
 	return func(m optionalAttr) {
@@ -1734,7 +1734,7 @@ func TruncatedNormalSeed(value int64) TruncatedNormalAttr {
 
 // TruncatedNormalSeed2 sets the optional seed2 attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func TruncatedNormalSeed2(value int64) TruncatedNormalAttr {
 	return func(m optionalAttr) {
@@ -1747,7 +1747,7 @@ func TruncatedNormalSeed2(value int64) TruncatedNormalAttr {
 // Arguments:
 //
 //	shape: a tensor of type `T`.
-//	dtype: An attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
+//	dtype: an attr of type type (Go tf.DataType), one of tf.Half, tf.BFloat16, tf.Float, tf.Double.
 //
 // Returns output (one output).
 func TruncatedNormal(scope *Scope, shape tf.Output, dtype tf.DataType, optional ...TruncatedNormalAttr) (output tf.Output) {
@@ -1777,7 +1777,7 @@ type UnpackAttr func(optionalAttr)
 
 // UnpackAxis sets the optional axis attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 0.
 func UnpackAxis(value int64) UnpackAttr {
 	return func(m optionalAttr) {
@@ -1790,7 +1790,7 @@ func UnpackAxis(value int64) UnpackAttr {
 // Arguments:
 //
 //	value: a tensor of type `T`.
-//	num: An attr of type int (Go int64), at least 0.
+//	num: an attr of type int (Go int64).
 //
 // Returns output (a list).
 func Unpack(scope *Scope, value tf.Output, num int64, optional ...UnpackAttr) (output []tf.Output) {
@@ -1852,7 +1852,7 @@ type VarHandleOpAttr func(optionalAttr)
 
 // VarHandleOpContainer sets the optional container attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func VarHandleOpContainer(value string) VarHandleOpAttr {
 	return func(m optionalAttr) {
@@ -1862,7 +1862,7 @@ func VarHandleOpContainer(value string) VarHandleOpAttr {
 
 // VarHandleOpSharedName sets the optional shared_name attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func VarHandleOpSharedName(value string) VarHandleOpAttr {
 	return func(m optionalAttr) {
@@ -1872,7 +1872,7 @@ func VarHandleOpSharedName(value string) VarHandleOpAttr {
 
 // VarHandleOpDebugName sets the optional debug_name attribute to value.
 //
-// value: An attr of type string (Go string).
+// value: an attr of type string (Go string).
 // If not specified, defaults to "".
 func VarHandleOpDebugName(value string) VarHandleOpAttr {
 	return func(m optionalAttr) {
@@ -1882,7 +1882,7 @@ func VarHandleOpDebugName(value string) VarHandleOpAttr {
 
 // VarHandleOpAllowedDevices sets the optional allowed_devices attribute to value.
 //
-// value: An attr of type list(string) (Go []string).
+// value: an attr of type list(string) (Go []string).
 // If not specified, defaults to [].
 func VarHandleOpAllowedDevices(value []string) VarHandleOpAttr {
 	return func(m optionalAttr) {
@@ -1894,8 +1894,8 @@ func VarHandleOpAllowedDevices(value []string) VarHandleOpAttr {
 //
 // Arguments:
 //
-//	dtype: An attr of type type (Go tf.DataType).
-//	shape: An attr of type shape (Go tf.Shape).
+//	dtype: an attr of type type (Go tf.DataType).
+//	shape: an attr of type shape (Go tf.Shape).
 //
 // Returns resource (one output).
 func VarHandleOp(scope *Scope, dtype tf.DataType, shape tf.Shape, optional ...VarHandleOpAttr) (resource tf.Output) {
@@ -1970,7 +1970,7 @@ type WhileAttr func(optionalAttr)
 
 // WhileOutputShapes sets the optional output_shapes attribute to value.
 //
-// value: An attr of type list(shape) (Go []tf.Shape).
+// value: an attr of type list(shape) (Go []tf.Shape).
 // If not specified, defaults to [].
 func WhileOutputShapes(value []tf.Shape) WhileAttr {
 	return func(m optionalAttr) {
@@ -1980,7 +1980,7 @@ func WhileOutputShapes(value []tf.Shape) WhileAttr {
 
 // WhileParallelIterations sets the optional parallel_iterations attribute to value.
 //
-// value: An attr of type int (Go int64).
+// value: an attr of type int (Go int64).
 // If not specified, defaults to 10.
 func WhileParallelIterations(value int64) WhileAttr {
 	return func(m optionalAttr) {
@@ -1993,8 +1993,8 @@ func WhileParallelIterations(value int64) WhileAttr {
 // Arguments:
 //
 //	input: a list of tensors with types `T`.
-//	cond: An attr of type func (Go *tf.Function).
-//	body: An attr of type func (Go *tf.Function).
+//	cond: an attr of type func (Go *tf.Function).
+//	body: an attr of type func (Go *tf.Function).
 //
 // Returns output (a list).
 func While(scope *Scope, input []tf.Output, cond *tf.Function, body *tf.Function, optional ...WhileAttr) (output []tf.Output) {
