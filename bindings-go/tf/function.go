@@ -51,19 +51,10 @@ func NewFunction(body *Graph, name string, inputs, outputs []Output, outputNames
 		cctl[i] = op.c
 	}
 	var cnames **C.char
-	if outputNames != nil && len(outputNames) > 0 {
-		arr := unsafe.Slice((**C.char)(C.malloc(C.size_t(len(outputNames))*C.size_t(unsafe.Sizeof((*C.char)(nil))))),
-			len(outputNames))
-		for i, n := range outputNames {
-			arr[i] = C.CString(n)
-		}
-		defer func() {
-			for _, p := range arr {
-				C.free(unsafe.Pointer(p))
-			}
-			C.free(unsafe.Pointer(&arr[0]))
-		}()
-		cnames = &arr[0]
+	if len(outputNames) > 0 {
+		var free func()
+		cnames, free = cStringArray(outputNames)
+		defer free()
 	}
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
