@@ -7,22 +7,19 @@ import (
 	tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 )
 
-// BuildFunction makes a graph function named name: build receives a fresh scope and one
-// Placeholder per argument type and returns the results. The body cannot use tensors of
-// other graphs; pass what it needs as arguments.
+// BuildFunction makes a graph function named name (tf.BuildFunction with a Scope): build
+// receives a scope over a fresh graph and one Placeholder per argument type and returns the
+// results. The body cannot use tensors of other graphs; pass what it needs as arguments.
 func BuildFunction(name string, argTypes []tf.DataType, build func(s *Scope, args []tf.Output) []tf.Output) (
 	*tf.Function, error) {
-	s := NewScope()
-	args := make([]tf.Output, len(argTypes))
-	for i, dt := range argTypes {
-		args[i] = Placeholder(s, dt)
-	}
-	results := build(s, args)
-	g, err := s.Finalize()
-	if err != nil {
-		return nil, fmt.Errorf("function '%s': %w", name, err)
-	}
-	return tf.NewFunction(g, name, args, results, nil, nil, "")
+	return tf.BuildFunction(name, argTypes, func(g *tf.Graph, args []tf.Output) ([]tf.Output, error) {
+		s := NewScopeWithGraph(g)
+		results := build(s, args)
+		if err := s.Err(); err != nil {
+			return nil, fmt.Errorf("function '%s': %w", name, err)
+		}
+		return results, nil
+	})
 }
 
 // WhileLoop adds a While op that runs body on the loop variables while cond holds and returns
