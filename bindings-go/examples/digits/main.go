@@ -85,7 +85,7 @@ func load(dir string, m manifest) (*server, error) {
 	if err := g.Import(def, ""); err != nil {
 		return nil, err
 	}
-	weights, err := readSafetensors(filepath.Join(dir, "weights.safetensors"))
+	weights, _, err := tf.LoadSafetensors(filepath.Join(dir, "weights.safetensors"))
 	if err != nil {
 		return nil, err
 	}
