@@ -57,6 +57,7 @@ def tests(session: nox.Session) -> None:
     session.run("python", "ci/check_file_sizes.py")
     session.run("python", "tools/gen_protos.py", "--check")
     session.run("python", "tools/gen_python_ops.py", "--check")
+    session.run("python", "tools/gen_go_ops.py", "--check")
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", external=True)
     session.run("python", "-m", "pytest", "-q", "core/tests", *session.posargs)
 

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exportDir returns the directory of tools/demo/export_digits_for_go.py's files: $TX_DIGITS_EXPORT
+// (the nox go session sets it), or a fresh export made with the python on PATH; the test is
+// skipped when neither is available.
+func exportDir(t *testing.T) string {
+	if dir := os.Getenv("TX_DIGITS_EXPORT"); dir != "" {
+		return dir
+	}
+	python, err := exec.LookPath("python")
+	if err != nil {
+		t.Skip("TX_DIGITS_EXPORT is not set and no python is on PATH to export the digits model")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(python, filepath.Join("..", "..", "..", "tools", "demo", "export_digits_for_go.py"), dir,
+		"--epochs", "1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("TX_DIGITS_EXPORT is not set and the export failed (%v):\n%s", err, out)
+	}
+	return dir
+}
+
+func TestServingMatchesPythonBitForBit(t *testing.T) {
+	dir := exportDir(t)
+	got, m, err := classifyExport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readFloats(filepath.Join(dir, "logits.f32"), m.Batch, m.Classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := want.Value().([][]float32)
+	if len(got) != len(wantRows) {
+		t.Fatalf("%d rows of logits, want %d", len(got), len(wantRows))
+	}
+	mismatches := 0
+	for i := range got {
+		for j := range got[i] {
+			if math.Float32bits(got[i][j]) != math.Float32bits(wantRows[i][j]) {
+				if mismatches++; mismatches <= 5 {
+					t.Errorf("logits[%d][%d] = %v, Python computed %v", i, j, got[i][j], wantRows[i][j])
+				}
+			}
+		}
+	}
+	if mismatches > 0 {
+		t.Errorf("%d of %d logits differ from Python's", mismatches, m.Batch*m.Classes)
+	}
+}
+
+func TestRestoreRejectsAKeyWithoutAVariable(t *testing.T) {
+	dir := exportDir(t)
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.CheckpointPrefix = "" // "model/cnn/conv1/kernel" names no operation of the graph
+	if _, err := load(dir, m); err == nil || !strings.Contains(err.Error(), "names no variable") {
+		t.Errorf("got %v, want an error naming the key without a variable", err)
+	}
+}
