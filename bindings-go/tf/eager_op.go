@@ -2,6 +2,21 @@ package tf
 
 // #include <stdlib.h>
 // #include "tensorflux/c/c_api_eager.h"
+//
+// /* Adds n single-handle input arguments in one cgo call; returns the failing index, or -1. */
+// static int txgo_add_inputs(TXE_Op* op, TXE_TensorHandle** hs, int n, TX_Status* s) {
+//   for (int i = 0; i < n; ++i) {
+//     TXE_OpAddInput(op, hs[i], s);
+//     if (TX_GetCode(s) != TX_OK) return i;
+//   }
+//   return -1;
+// }
+//
+// /* TXE_Execute and its status code in one cgo call. */
+// static TX_Code txgo_execute(TXE_Op* op, TXE_TensorHandle** out, int* n, TX_Status* s) {
+//   TXE_Execute(op, out, n, s);
+//   return TX_GetCode(s);
+// }
 import "C"
 
 import (
@@ -53,15 +68,12 @@ func (ctx *Context) ExecuteOp(spec EagerOpSpec) ([]*TensorHandle, error) {
 		return nil, err
 	}
 	defer ctx.release()
-	s := newStatus()
-	defer s.done()
-	ctype := C.CString(spec.Type)
-	defer C.free(unsafe.Pointer(ctype))
-	op := C.TXE_NewOp(ctx.c, ctype, s.c)
-	if err := s.err(); err != nil {
+	po, err := ctx.takeOp(spec.Type)
+	if err != nil {
 		return nil, err
 	}
-	defer C.TXE_DeleteOp(op)
+	defer ctx.putOp(spec.Type, po)
+	op, s := po.op, po.s
 	if spec.Device != "" {
 		cdev := C.CString(spec.Device)
 		C.TXE_OpSetDevice(op, cdev, s.c)
@@ -70,10 +82,8 @@ func (ctx *Context) ExecuteOp(spec EagerOpSpec) ([]*TensorHandle, error) {
 			return nil, err
 		}
 	}
-	for i, in := range spec.Input {
-		if err := addEagerInput(op, in, s); err != nil {
-			return nil, errorf(InvalidArgument, "%s input %d: %s", spec.Type, i, errorMessage(err))
-		}
+	if err := addEagerInputs(op, spec.Input, s); err != nil {
+		return nil, errorf(InvalidArgument, "%s %s", spec.Type, errorMessage(err))
 	}
 	names := make([]string, 0, len(spec.Attrs))
 	for k := range spec.Attrs {
@@ -89,8 +99,10 @@ func (ctx *Context) ExecuteOp(spec EagerOpSpec) ([]*TensorHandle, error) {
 	for capacity := 16; ; capacity *= 64 {
 		retvals := make([]*C.TXE_TensorHandle, capacity)
 		n := C.int(capacity)
-		C.TXE_Execute(op, &retvals[0], &n, s.c)
-		err := s.err()
+		var err error
+		if C.txgo_execute(op, &retvals[0], &n, s.c) != C.TX_OK {
+			err = s.err()
+		}
 		if e, ok := err.(*Error); ok && e.Code == InvalidArgument && capacity < 1<<20 &&
 			strings.Contains(e.Message, "but retvals has room for") {
 			continue // reported before the kernel runs: retry with more room
@@ -100,6 +112,52 @@ func (ctx *Context) ExecuteOp(spec EagerOpSpec) ([]*TensorHandle, error) {
 		}
 		return ctx.wrapHandles(retvals[:n]), nil
 	}
+}
+
+// takeOp returns an op of type opType with no inputs or attrs, and a status to use with it: an
+// idle pair reset, or a new one.
+func (ctx *Context) takeOp(opType string) (pooledOp, error) {
+	ctx.mu.Lock()
+	if ctx.ops == nil {
+		ctx.ops = map[string]*opPool{}
+	}
+	p := ctx.ops[opType]
+	if p == nil {
+		p = &opPool{name: C.CString(opType)}
+		ctx.ops[opType] = p
+	}
+	var po pooledOp
+	if n := len(p.idle); n > 0 {
+		po, p.idle = p.idle[n-1], p.idle[:n-1]
+	}
+	name := p.name
+	ctx.mu.Unlock()
+	if po.op != nil {
+		C.TXE_OpReset(po.op, name, nil, po.s.c)
+	} else {
+		po.s = newStatus()
+		po.op = C.TXE_NewOp(ctx.c, name, po.s.c)
+	}
+	if err := po.s.err(); err != nil {
+		if po.op != nil {
+			C.TXE_DeleteOp(po.op)
+		}
+		po.s.done()
+		return pooledOp{}, err
+	}
+	return po, nil
+}
+
+// putOp keeps po for reuse by later ExecuteOp calls of the same type (a few per type).
+func (ctx *Context) putOp(opType string, po pooledOp) {
+	ctx.mu.Lock()
+	defer ctx.mu.Unlock()
+	if p := ctx.ops[opType]; p != nil && len(p.idle) < 4 {
+		p.idle = append(p.idle, po)
+		return
+	}
+	C.TXE_DeleteOp(po.op)
+	po.s.done()
 }
 
 // wrapHandles wraps caller-owned C handles, taking a context reference for each.
@@ -112,6 +170,34 @@ func (ctx *Context) wrapHandles(cs []*C.TXE_TensorHandle) []*TensorHandle {
 		out[i] = newHandleFromC(ctx, c)
 	}
 	return out
+}
+
+// addEagerInputs adds the input arguments to op: single handles in one cgo call when there are
+// only those (the common case), else one call per argument.
+func addEagerInputs(op *C.TXE_Op, inputs []EagerInput, s status) error {
+	singles := make([]*C.TXE_TensorHandle, 0, 8)
+	for _, in := range inputs {
+		h, ok := in.(*TensorHandle)
+		if !ok || h.check() != nil {
+			singles = nil
+			break
+		}
+		singles = append(singles, h.c)
+	}
+	if singles != nil && len(singles) > 0 {
+		i := C.txgo_add_inputs(op, &singles[0], C.int(len(singles)), s.c)
+		runtime.KeepAlive(inputs)
+		if i >= 0 {
+			return errorf(InvalidArgument, "input %d: %s", int(i), errorMessage(s.err()))
+		}
+		return nil
+	}
+	for i, in := range inputs {
+		if err := addEagerInput(op, in, s); err != nil {
+			return errorf(InvalidArgument, "input %d: %s", i, errorMessage(err))
+		}
+	}
+	return nil
 }
 
 // addEagerInput adds one input argument to op.
