@@ -289,3 +289,13 @@ def test_cond_and_switch_case_gradients_inside_tx_function():
             tape.watch(x)
             y = f(x, tx.constant(iv))
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-12)
+
+
+def test_second_order_gradient_through_while_is_a_clear_error():
+    x = tx.placeholder(tx.float64, [])
+    y = tx.while_loop(lambda k, y: k < 3, lambda k, y: (k + 1, y * y), [tx.constant(0), x])[1]
+    (dx,) = tx.gradients(y, [x])
+    with pytest.raises(tx.errors.UnimplementedError, match="second-order gradients through a While loop"):
+        tx.gradients(dx, [x])
+    with tx.Session() as sess:  # the graph stays usable
+        assert sess.run(dx, {x: 1.5}) == pytest.approx(8 * 1.5 ** 7)

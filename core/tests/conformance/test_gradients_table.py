@@ -16,8 +16,9 @@ from conformance.test_conformance import _registered_ops
 MAX_SAMPLES = 4  # gradient samples checked per op
 # Ops whose registered gradient is an error by design (tested in core/tests/test_gradients.py).
 # MaxPoolGrad and FusedBatchNormGradV3: second derivatives not implemented yet (an Unimplemented
-# error naming the op, tested in core/tests/test_gradients.py).
-GRADIENT_RAISES = {"PreventGradient", "MaxPoolGrad", "FusedBatchNormGradV3"}
+# error naming the op, tested in core/tests/test_gradients.py). StackPopV2: second-order gradients
+# through a While loop (an Unimplemented error, tested in core/tests/test_control_flow_gradients.py).
+GRADIENT_RAISES = {"PreventGradient", "MaxPoolGrad", "FusedBatchNormGradV3", "StackPopV2"}
 
 
 def test_every_op_is_differentiable_or_declared_not():

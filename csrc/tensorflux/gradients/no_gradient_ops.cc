@@ -73,7 +73,6 @@ TX_REGISTER_NO_GRADIENT("Assert");
 // Stacks carry intermediates between a While and its gradient loop; they are not differentiated.
 TX_REGISTER_NO_GRADIENT("StackV2");
 TX_REGISTER_NO_GRADIENT("StackPushV2");
-TX_REGISTER_NO_GRADIENT("StackPopV2");
 TX_REGISTER_NO_GRADIENT("StackCloseV2");
 
 }  // namespace tx

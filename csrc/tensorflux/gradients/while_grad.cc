@@ -396,8 +396,17 @@ Status WhileGrad(GradContext& g) {
   return Status::OK();
 }
 
+// A gradient reaching a popped intermediate means differentiating a While gradient's backward
+// loop: the intermediates would need gradients through the stacks, which are not tracked. Failing
+// here is better than the silently partial result a stop would give.
+Status StackPopGrad(GradContext&) {
+  return Unimplemented("second-order gradients through a While loop are not supported (the backward loop reads the "
+                       "forward intermediates from stacks, and gradients do not flow through them)");
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("StackPopV2", StackPopGrad);
 TX_REGISTER_GRADIENT("While", WhileGrad);
 TX_REGISTER_GRADIENT("StatelessWhile", WhileGrad);
 
