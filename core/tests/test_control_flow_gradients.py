@@ -299,3 +299,22 @@ def test_second_order_gradient_through_while_is_a_clear_error():
         tx.gradients(dx, [x])
     with tx.Session() as sess:  # the graph stays usable
         assert sess.run(dx, {x: 1.5}) == pytest.approx(8 * 1.5 ** 7)
+
+
+@pytest.mark.eager
+@pytest.mark.parametrize("pred", [True, False])
+def test_eager_if_op_under_gradient_tape(pred):
+    x, y, z = (tx.constant(np.array([v, v + 1.0])) for v in (0.5, 2.0, -1.0))
+    with tx.GradientTape() as tape:
+        tape.watch([x, y, z])
+        out = gen_ops.stateless_if(tx.constant(pred), [x, y, z], Tout=[tx.float64], then_branch=THEN,
+                                   else_branch=ELSE)
+        loss = tx.reduce_sum(out[0])
+    dx, dy, dz = tape.gradient(loss, [x, y, z])
+    if pred:
+        np.testing.assert_allclose(dx.numpy(), [2.0, 3.0])
+        np.testing.assert_allclose(dy.numpy(), [0.5, 1.5])
+        np.testing.assert_allclose(dz.numpy(), [0.0, 0.0])
+    else:
+        np.testing.assert_allclose(dz.numpy(), np.cos([-1.0, 0.0]))
+        np.testing.assert_allclose(dx.numpy(), [0.0, 0.0])
