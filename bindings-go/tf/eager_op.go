@@ -64,15 +64,12 @@ func (ctx *Context) Execute(opType string, inputs []*TensorHandle, attrs map[str
 // ExecuteOp runs the op spec describes and returns its outputs, which the caller owns. Errors end
 // with " [Op:<type>]" and leave the context usable.
 func (ctx *Context) ExecuteOp(spec EagerOpSpec) ([]*TensorHandle, error) {
-	if err := ctx.acquire(); err != nil {
-		return nil, err
-	}
-	defer ctx.release()
 	po, err := ctx.takeOp(spec.Type)
 	if err != nil {
 		return nil, err
 	}
-	defer ctx.putOp(spec.Type, po)
+	var outputs []*TensorHandle
+	defer func() { ctx.putOp(spec.Type, po, len(outputs)) }()
 	op, s := po.op, po.s
 	if spec.Device != "" {
 		cdev := C.CString(spec.Device)
@@ -110,14 +107,21 @@ func (ctx *Context) ExecuteOp(spec EagerOpSpec) ([]*TensorHandle, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ctx.wrapHandles(retvals[:n]), nil
+		outputs = ctx.newHandles(retvals[:n]) // putOp takes their context references
+		return outputs, nil
 	}
 }
 
-// takeOp returns an op of type opType with no inputs or attrs, and a status to use with it: an
-// idle pair reset, or a new one.
+// takeOp takes a context reference (an error when the context is closed) and returns an op of
+// type opType with no inputs or attrs and a status to use with it: an idle pair reset, or a new
+// one. One lock covers both, as putOp's does: this is the per-op path (BenchmarkEagerTinyAdd).
 func (ctx *Context) takeOp(opType string) (pooledOp, error) {
 	ctx.mu.Lock()
+	if ctx.closed || ctx.c == nil {
+		ctx.mu.Unlock()
+		return pooledOp{}, errorf(FailedPrecondition, "the eager context is closed")
+	}
+	ctx.refs++
 	if ctx.ops == nil {
 		ctx.ops = map[string]*opPool{}
 	}
@@ -143,21 +147,25 @@ func (ctx *Context) takeOp(opType string) (pooledOp, error) {
 			C.TXE_DeleteOp(po.op)
 		}
 		po.s.done()
+		ctx.release()
 		return pooledOp{}, err
 	}
 	return po, nil
 }
 
-// putOp keeps po for reuse by later ExecuteOp calls of the same type (a few per type).
-func (ctx *Context) putOp(opType string, po pooledOp) {
+// putOp keeps po for reuse by later ExecuteOp calls of the same type (a few per type) and drops
+// takeOp's reference, taking `handles` references for the output handles made meanwhile.
+func (ctx *Context) putOp(opType string, po pooledOp, handles int) {
 	ctx.mu.Lock()
 	defer ctx.mu.Unlock()
 	if p := ctx.ops[opType]; p != nil && len(p.idle) < 4 {
 		p.idle = append(p.idle, po)
-		return
+	} else {
+		C.TXE_DeleteOp(po.op)
+		po.s.done()
 	}
-	C.TXE_DeleteOp(po.op)
-	po.s.done()
+	ctx.refs += handles - 1
+	ctx.freeIfUnused()
 }
 
 // wrapHandles wraps caller-owned C handles, taking a context reference for each.
@@ -165,6 +173,11 @@ func (ctx *Context) wrapHandles(cs []*C.TXE_TensorHandle) []*TensorHandle {
 	ctx.mu.Lock()
 	ctx.refs += len(cs)
 	ctx.mu.Unlock()
+	return ctx.newHandles(cs)
+}
+
+// newHandles wraps caller-owned C handles; the caller accounts for their context references.
+func (ctx *Context) newHandles(cs []*C.TXE_TensorHandle) []*TensorHandle {
 	out := make([]*TensorHandle, len(cs))
 	for i, c := range cs {
 		out[i] = newHandleFromC(ctx, c)
