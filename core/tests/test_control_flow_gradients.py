@@ -318,3 +318,24 @@ def test_eager_if_op_under_gradient_tape(pred):
     else:
         np.testing.assert_allclose(dz.numpy(), np.cos([-1.0, 0.0]))
         np.testing.assert_allclose(dx.numpy(), [0.0, 0.0])
+
+
+def test_gradient_of_a_while_loop_inside_a_cond_branch():
+    x = tx.placeholder(tx.float64, [])
+
+    def loop():
+        return tx.while_loop(lambda k, y: k < 3, lambda k, y: (k + 1, tx.sin(y) * 2.0), [tx.constant(0), x])[1]
+
+    y = tx.cond(x > 0.0, loop, lambda: x * x)
+    (dx,) = tx.gradients(y, [x])
+
+    def ref(v):
+        if v > 0:
+            for _ in range(3):
+                v = np.sin(v) * 2.0
+            return v
+        return v * v
+
+    with tx.Session() as sess:
+        for x0 in (0.4, -0.3):
+            assert sess.run(dx, {x: x0}) == pytest.approx(_numeric_grad(ref, np.float64(x0)), rel=1e-6)
