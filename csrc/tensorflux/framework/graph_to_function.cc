@@ -113,6 +113,13 @@ std::string BodyTensorName(const Node& n, const std::string& name, int index) {
 
 }  // namespace
 
+void NameByFingerprint(const std::string& base, FunctionDef* f) {
+  f->signature.name = base;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fingerprint64(SerializeFunctionDef(*f))));
+  f->signature.name = base + "_" + hex;
+}
+
 Status GraphToFunctionDef(const Graph& g, const GraphToFunctionSpec& spec, FunctionDef* out) {
   if (!spec.output_names.empty() && spec.output_names.size() != spec.outputs.size())
     return InvalidArgument("got ", spec.output_names.size(), " output names for ", spec.outputs.size(), " outputs");
@@ -209,12 +216,7 @@ Status GraphToFunctionDef(const Graph& g, const GraphToFunctionSpec& spec, Funct
   }
   f.signature.description = spec.description;
   f.signature.name = spec.name;
-  if (spec.append_hash) {
-    char hex[17];
-    std::snprintf(hex, sizeof(hex), "%016llx",
-                  static_cast<unsigned long long>(Fingerprint64(SerializeFunctionDef(f))));
-    f.signature.name = spec.name + "_" + hex;
-  }
+  if (spec.append_hash) NameByFingerprint(spec.name, &f);
   TX_RETURN_IF_ERROR(ValidateFunctionDef(f));
   *out = std::move(f);
   return Status::OK();

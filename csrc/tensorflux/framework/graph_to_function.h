@@ -30,4 +30,8 @@ struct GraphToFunctionSpec {
 // reachable, or names are invalid or repeat.
 Status GraphToFunctionDef(const Graph& graph, const GraphToFunctionSpec& spec, FunctionDef* out);
 
+// Names `f` "<base>_<16 hex digits of a fingerprint of its definition>" (what append_hash does),
+// so one name always means one body and equal definitions share a name.
+void NameByFingerprint(const std::string& base, FunctionDef* f);
+
 }  // namespace tx

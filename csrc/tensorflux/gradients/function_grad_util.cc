@@ -1,8 +1,6 @@
 // Generated gradient functions of library functions (function_grad_util.h).
 #include "tensorflux/gradients/function_grad_util.h"
 
-#include <cstdio>
-
 #include "tensorflux/framework/function_instantiate.h"
 #include "tensorflux/framework/graph_to_function.h"
 #include "tensorflux/gradients/grad_scope.h"
@@ -105,13 +103,6 @@ AttrValue TypeListAttr(const std::vector<DataType>& types) {
   AttrValue v = AttrValue::EmptyList();
   v.list.type = types;
   return v;
-}
-
-void NameByFingerprint(const std::string& base, FunctionDef* f) {
-  f->signature.name = base;
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(Fingerprint64(SerializeFunctionDef(*f))));
-  f->signature.name = base + "_" + hex;
 }
 
 }  // namespace tx

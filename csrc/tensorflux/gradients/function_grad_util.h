@@ -37,8 +37,5 @@ Status AddArgNode(Graph* g, const std::string& base, DataType type, int index, c
 AttrValue FuncAttr(const std::string& name);
 // A `list(type)` attr.
 AttrValue TypeListAttr(const std::vector<DataType>& types);
-// Names `f` "<base>_<16 hex digits of a fingerprint of its definition>", so one name always
-// means one body and equal definitions share a name.
-void NameByFingerprint(const std::string& base, FunctionDef* f);
 
 }  // namespace tx
