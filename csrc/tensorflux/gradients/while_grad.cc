@@ -48,13 +48,14 @@ struct LoopGrad {
 };
 
 // Nodes of `g` that the forward loop runs: every node older than the gradient (ids below
-// `grad_begin`), and accumulating loops of nested loops with everything they read.
+// `grad_begin`, which read only each other), and accumulating loops of nested loops with
+// everything they read.
 std::vector<char> ForwardNodes(const Graph& g, int grad_begin) {
   std::vector<char> fwd(g.num_nodes(), 0);
+  std::fill(fwd.begin(), fwd.begin() + grad_begin, 1);
   std::vector<const Node*> stack;
-  for (int id = 0; id < g.num_nodes(); ++id) {
-    if (id < grad_begin || g.node(id)->attr("_tx_replaces") != nullptr) stack.push_back(g.node(id));
-  }
+  for (int id = grad_begin; id < g.num_nodes(); ++id)
+    if (g.node(id)->attr("_tx_replaces") != nullptr) stack.push_back(g.node(id));
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();
@@ -84,11 +85,10 @@ std::vector<char> VariantNodes(const Graph& g) {
 std::vector<Endpoint> Intermediates(const Graph& g, int grad_begin, const std::vector<Endpoint>& inputs,
                                     const std::vector<Endpoint>& outputs) {
   const std::vector<char> fwd = ForwardNodes(g, grad_begin), variant = VariantNodes(g);
-  auto is_input = [&](const Endpoint& e) {
-    for (const Endpoint& i : inputs)
-      if (i == e) return true;
-    return false;
-  };
+  auto key = [](const Endpoint& e) { return std::make_pair(e.node->id(), e.index); };
+  std::set<std::pair<int, int>> input_keys;
+  for (const Endpoint& e : inputs) input_keys.insert(key(e));
+  auto is_input = [&](const Endpoint& e) { return input_keys.count(key(e)) > 0; };
   std::vector<Endpoint> found;
   std::set<std::pair<int, int>> seen_tensor;
   std::vector<char> seen_node(g.num_nodes(), 0);
@@ -96,7 +96,7 @@ std::vector<Endpoint> Intermediates(const Graph& g, int grad_begin, const std::v
   auto reach = [&](const Endpoint& e) {
     if (is_input(e)) return;
     if (fwd[e.node->id()] && variant[e.node->id()]) {
-      if (seen_tensor.insert({e.node->id(), e.index}).second) found.push_back(e);
+      if (seen_tensor.insert(key(e)).second) found.push_back(e);
       return;
     }
     if (!seen_node[e.node->id()]) {
