@@ -137,7 +137,7 @@ class GradientTape:
         out = []
         for i in _c.tape_watched_variable_ids(self._require()):
             v = _variables_by_handle_id.get(i)
-            if v is not None and v.trainable and v not in out:
+            if v is not None and v.trainable and not any(w is v for w in out):
                 out.append(v)
         return out
 

@@ -110,6 +110,16 @@ def init_scope():
         _stack.stack = saved
 
 
+def executing_eagerly_outside_functions():
+    """True when code outside any tx.function being traced runs eagerly: eager execution is
+    enabled and every default graph of this thread is a function graph (TensorFlow 2's rule for
+    == on tensors, Note [Tensor equality])."""
+    if _eager_disabled:
+        return False
+    stack = _stack.stack
+    return not stack or getattr(stack[0], "_is_function_graph", False)
+
+
 def inside_function():
     """True while a tx.function is being traced on this thread (its graph is the default one)."""
     return bool(_stack.stack) and getattr(_stack.stack[-1], "_is_function_graph", False)

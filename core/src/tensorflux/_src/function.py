@@ -88,7 +88,7 @@ class FuncGraph(_graph.Graph):
         var = backprop._variables_by_handle_id.get(key)
         if var is not None:
             self._resource_shapes[ph._pair] = var.shape
-            if var not in self.variables:
+            if not any(v is var for v in self.variables):
                 self.variables.append(var)
         return ph
 

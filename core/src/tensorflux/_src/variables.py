@@ -7,7 +7,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality
 from tensorflux._src.tensor_shape import as_shape
 
 
@@ -276,7 +276,38 @@ def _forward_operators():
         setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
 
 
+def _value_conversions():
+    """bool(), int(), float(), complex() and index use of a Variable act on its value; == and !=
+    follow Note [Tensor equality] (element-wise where code outside functions runs eagerly, then
+    unhashable: use ref())."""
+    for dunder in ("__bool__", "__int__", "__float__", "__complex__", "__index__", "__iter__"):
+        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
+
+    def __eq__(self, other):
+        if _context.executing_eagerly_outside_functions():
+            return _elementwise_equality("equal", self._as_tensor(), other)
+        return self is other
+
+    def __ne__(self, other):
+        if _context.executing_eagerly_outside_functions():
+            return _elementwise_equality("not_equal", self._as_tensor(), other)
+        return self is not other
+
+    def __hash__(self):
+        if _context.executing_eagerly_outside_functions():
+            raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        return id(self)
+
+    def ref(self):
+        """A hashable reference to this variable (by identity); ``deref()`` gives it back."""
+        return TensorRef(self)
+
+    Variable.__eq__, Variable.__ne__, Variable.__hash__ = __eq__, __ne__, __hash__
+    Variable.ref = Variable.experimental_ref = ref
+
+
 _forward_operators()
+_value_conversions()
 
 
 def global_variables(graph=None):

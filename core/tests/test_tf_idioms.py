@@ -1,0 +1,147 @@
+"""TensorFlow 2 idioms that must give TensorFlow's numbers: each runs here and, where TensorFlow is
+installed, the same code runs there and the results are compared."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+
+pytestmark = pytest.mark.eager
+
+
+@pytest.fixture(scope="module")
+def tf():
+    return pytest.importorskip("tensorflow")
+
+
+def _masked_mean(m, labels, losses):
+    mask = m.cast(labels != 0, m.float32)
+    return m.reduce_sum(losses * mask) / m.reduce_sum(mask)
+
+
+def _accuracy(m, pred, y):
+    return m.reduce_mean(m.cast(pred == y, m.float32))
+
+
+LABELS = [1, 0, 2, 0]
+LOSSES = [1.0, 5.0, 3.0, 7.0]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_not_equal_mask_in_function_is_elementwise(compiled):
+    fn = (lambda *a: _masked_mean(tx, *a))
+    if compiled:
+        fn = tx.function(fn)
+    assert float(fn(tx.constant(LABELS), tx.constant(LOSSES))) == pytest.approx(2.0)
+
+
+def test_masked_mean_and_accuracy_match_tensorflow(tf):
+    for m, fn in ((tx, tx.function), (tf, tf.function)):
+        got = fn(lambda a, b: _masked_mean(m, a, b))(m.constant(LABELS), m.constant(LOSSES))
+        acc = fn(lambda a, b: _accuracy(m, a, b))(m.constant([1, 2, 3, 4]), m.constant([1, 0, 3, 0]))
+        assert float(got) == pytest.approx(2.0) and float(acc) == pytest.approx(0.5)
+
+
+def test_symbolic_equality_is_an_op_and_unhashable_in_functions():
+    seen = {}
+
+    @tx.function
+    def f(x):
+        eq = x == 2
+        seen["eq"] = eq
+        with pytest.raises(TypeError, match="unhashable.*ref"):
+            hash(x)
+        seen["ref"] = {x.ref(): 1}[x.ref()]
+        return tx.cast(eq, tx.int32), tx.cast(x != 2, tx.int32)
+
+    eq, ne = f(tx.constant([1, 2, 3]))
+    assert eq.numpy().tolist() == [0, 1, 0] and ne.numpy().tolist() == [1, 0, 1]
+    assert seen["eq"].dtype == tx.bool and seen["ref"] == 1
+
+
+def test_equality_with_incompatible_shapes_or_none():
+    assert not bool(tx.constant([1, 2]) == tx.constant([1, 2, 3]))
+    assert bool(tx.constant([1, 2]) != tx.constant([1, 2, 3]))
+    assert (tx.constant(1) == None) is False  # noqa: E711 - the operator is what is tested
+    assert (tx.constant(1) != None) is True  # noqa: E711
+
+
+def test_graph_mode_tensors_compare_by_identity():
+    with tx.Graph().as_default():
+        a, b = tx.constant(1.0), tx.constant(1.0)
+        assert (a == a) is True and (a == b) is False and (a != b) is True
+        assert {a: 1, b: 2}[b] == 2
+
+
+def test_bool_of_symbolic_tensor_points_at_autograph():
+    with tx.Graph().as_default():
+        with pytest.raises(TypeError, match="AutoGraph"):
+            bool(tx.constant(True))
+
+
+def test_variable_python_conversions():
+    assert bool(tx.Variable(0.0)) is False and bool(tx.Variable(2.0)) is True
+    assert int(tx.Variable(3)) == 3 and float(tx.Variable(1.5)) == 1.5
+    assert [10, 20, 30][tx.Variable(2)] == 30
+    assert bool(tx.Variable(3) == 3) and not bool(tx.Variable(3) != 3)
+    assert (tx.Variable([1.0, 2.0]) == tx.constant([1.0, 5.0])).numpy().tolist() == [True, False]
+    assert [float(x) for x in tx.Variable([1.0, 2.0])] == [1.0, 2.0]
+    v = tx.Variable(1.0)
+    with pytest.raises(TypeError, match="unhashable.*ref"):
+        hash(v)
+    assert {v.ref(): "v"}[v.ref()] == "v" and v.ref().deref() is v
+    if v:  # the value decides, as in TensorFlow
+        pass
+    with pytest.raises(ValueError, match="single element"):
+        bool(tx.Variable([1.0, 2.0]))
+
+
+def test_variable_conversions_match_tensorflow(tf):
+    for m in (tx, tf):
+        assert bool(m.Variable(0.0)) is False
+        assert bool(m.Variable(3) == 3) is True
+        assert int(m.Variable(7)) == 7
+        with pytest.raises(TypeError):
+            hash(m.Variable(1.0))
+
+
+def test_graph_mode_variables_compare_by_identity():
+    with tx.Graph().as_default():
+        v = tx.Variable(1.0)
+        assert (v == v) is True and {v: 1}[v] == 1
+
+
+def test_numpy_ufuncs_on_eager_tensors_return_arrays(tf):
+    for m in (tx, tf):
+        out = np.sin(m.constant([0.0, 1.0]))
+        assert isinstance(out, np.ndarray) and out.dtype == np.float32
+        mixed = np.ones(2, np.float32) + m.constant([1.0, 2.0])
+        assert not isinstance(mixed, np.ndarray) and mixed.numpy().tolist() == [2.0, 3.0]
+
+
+def test_deepcopy_and_pickle_of_eager_tensors():
+    t = tx.constant([[1.0, 2.0], [3.0, 4.0]])
+    for c in (copy.deepcopy(t), copy.copy(t), pickle.loads(pickle.dumps(t))):
+        assert c.dtype == tx.float32 and c.numpy().tolist() == t.numpy().tolist()
+    s = pickle.loads(pickle.dumps(tx.constant(7, tx.int64)))
+    assert s.dtype == tx.int64 and int(s) == 7
+
+
+@pytest.mark.parametrize("reduce", ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"])
+def test_reductions_over_rank0_and_empty_axis(reduce):
+    fn = getattr(tx, reduce)
+    assert float(fn(tx.constant(3.0))) == 3.0
+    x = tx.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert fn(x, axis=[]).numpy().tolist() == x.numpy().tolist()
+    assert float(tx.function(lambda v: fn(v))(tx.constant(5.0))) == 5.0
+
+
+def test_empty_lists_for_integer_dtypes():
+    for dt in (tx.int32, tx.int64, tx.bool, tx.float16):
+        t = tx.constant([], dt)
+        assert t.dtype == dt and t.shape.as_list() == [0]
+    assert tx.reshape(tx.constant([7]), []).shape.as_list() == []
+    assert int(tx.reshape(tx.constant([[7]]), [])) == 7
