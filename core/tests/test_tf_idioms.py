@@ -145,3 +145,81 @@ def test_empty_lists_for_integer_dtypes():
         assert t.dtype == dt and t.shape.as_list() == [0]
     assert tx.reshape(tx.constant([7]), []).shape.as_list() == []
     assert int(tx.reshape(tx.constant([[7]]), [])) == 7
+
+
+class _Net:
+    """A plain object holding variables, as a model class would."""
+
+    def __init__(self, scale):
+        self.layers = [{"kernel": tx.Variable(tx.fill([2, 2], scale))}, {"kernel": tx.Variable(tx.fill([2], scale))}]
+        self.bias = tx.Variable(scale)
+        self.name = "net"
+
+
+def test_checkpoint_tutorial_flow(tmp_path):
+    def make(scale):
+        net, opt = _Net(scale), tx.optimizers.Adam(0.1)
+        ckpt = tx.train.Checkpoint(step=tx.Variable(1), optimizer=opt, net=net)
+        return net, ckpt, tx.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=3)
+
+    net, ckpt, manager = make(1.0)
+    status = ckpt.restore(manager.latest_checkpoint)  # None: a fresh start
+    with pytest.raises(AssertionError, match="No checkpoint specified"):
+        status.assert_consumed()
+    for _ in range(5):
+        ckpt.step.assign_add(1)
+        net.bias.assign_add(1.0)
+        if int(ckpt.step) % 2 == 0:
+            manager.save()
+    assert [p.rsplit("/", 1)[1] for p in manager.checkpoints] == ["ckpt-1.safetensors", "ckpt-2.safetensors",
+                                                                   "ckpt-3.safetensors"]
+    net2, ckpt2, manager2 = make(0.0)
+    ckpt2.restore(manager2.latest_checkpoint).assert_existing_objects_matched()
+    assert int(ckpt2.step) == 6 and float(net2.bias) == 6.0 and int(ckpt2.save_counter) == 3
+    assert net2.layers[0]["kernel"].numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert manager2.save().endswith("ckpt-4.safetensors")
+
+
+def test_save_prefix_numbering_is_shared_and_found(tmp_path, tf):
+    names = {}
+    for m in (tx, tf):
+        d = str(tmp_path / m.__name__)
+        ckpt = m.train.Checkpoint(v=m.Variable(1.0))
+        saved = [ckpt.save(d + "/model"), ckpt.save(d + "/model")]
+        latest_after_saves = m.train.latest_checkpoint(d)
+        saved.append(m.train.CheckpointManager(ckpt, d, max_to_keep=2).save())
+        names[m] = ([s.rsplit("/", 1)[1].replace(".safetensors", "") for s in saved],
+                    latest_after_saves.rsplit("/", 1)[1].replace(".safetensors", ""),
+                    m.train.latest_checkpoint(d).rsplit("/", 1)[1].replace(".safetensors", ""), int(ckpt.save_counter))
+        restored = m.train.Checkpoint(v=m.Variable(0.0))
+        restored.restore(m.train.latest_checkpoint(d)).assert_consumed()
+        assert int(restored.save_counter) == 3
+    assert names[tx] == names[tf] == (["model-1", "model-2", "ckpt-3"], "model-2", "ckpt-3", 3)
+
+
+def test_checkpoint_attributes_and_prefix_paths(tmp_path):
+    ckpt = tx.train.Checkpoint(step=tx.Variable(5))
+    ckpt.extra = tx.Variable([1.0, 2.0])
+    assert int(ckpt.step) == 5
+    with pytest.raises(AttributeError, match="tracks"):
+        ckpt.missing
+    path = ckpt.save(str(tmp_path / "p"))
+    prefix = path[: -len(".safetensors")]
+    other = tx.train.Checkpoint(step=tx.Variable(0), extra=tx.Variable([0.0, 0.0]))
+    other.restore(prefix).assert_consumed()  # a prefix, as TensorFlow's save returns, restores too
+    assert int(other.step) == 5 and other.extra.numpy().tolist() == [1.0, 2.0]
+    with pytest.raises(tx.errors.NotFoundError, match="not found"):
+        other.restore(str(tmp_path / "nope"))
+
+
+def test_every_optimizer_on_scalar_variables():
+    names = [n for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Momentum") if hasattr(tx.optimizers, n)]
+    assert len(names) >= 4
+    for n in names:
+        v = tx.Variable(3.0)
+        opt = getattr(tx.optimizers, n)(0.1)
+        for _ in range(3):
+            with tx.GradientTape() as tape:
+                loss = v * v
+            opt.apply_gradients([(tape.gradient(loss, v), v)])
+        assert 0.0 < float(v) < 3.0, n

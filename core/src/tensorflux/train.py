@@ -1,6 +1,7 @@
 """Training utilities (``tx.train.*``): checkpoints in the safetensors format."""
 
-from tensorflux._src.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint
+from tensorflux._src.checkpoint import Checkpoint
+from tensorflux._src.checkpoint_management import CheckpointManager, latest_checkpoint
 from tensorflux._src.safetensors_io import load_file as load_safetensors
 from tensorflux._src.safetensors_io import load_metadata as load_safetensors_metadata
 from tensorflux._src.safetensors_io import save_file as save_safetensors
