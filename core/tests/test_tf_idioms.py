@@ -223,3 +223,87 @@ def test_every_optimizer_on_scalar_variables():
                 loss = v * v
             opt.apply_gradients([(tape.gradient(loss, v), v)])
         assert 0.0 < float(v) < 3.0, n
+
+
+def _jacobian_case(m, fn, x_value, persistent):
+    x = m.convert_to_tensor(x_value)
+    with m.GradientTape(persistent=persistent) as tape:
+        tape.watch(x)
+        y = fn(m, x)
+    return tape.jacobian(y, x)
+
+
+def _jac_fn(m, x):
+    return m.reduce_sum(x, axis=1) * x[:, 0] + m.sin(x)[:, 1]
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_jacobian_non_persistent_and_in_function(persistent, tf):
+    x = np.arange(6, dtype=np.float64).reshape(3, 2) / 3
+    want = _jacobian_case(tf, _jac_fn, x, persistent).numpy()
+    got = _jacobian_case(tx, _jac_fn, x, persistent).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    traced = tx.function(lambda v: _jacobian_case(tx, _jac_fn, v, persistent))(tx.constant(x))
+    np.testing.assert_allclose(traced.numpy(), want, rtol=1e-12)
+
+
+def test_batch_jacobian_matches_tensorflow(tf):
+    x = np.arange(6, dtype=np.float32).reshape(3, 2) / 3
+
+    def run(m, compiled=False):
+        def body(v):
+            with m.GradientTape() as tape:
+                tape.watch(v)
+                y = m.stack([v[:, 0] * v[:, 1], m.exp(v[:, 0]), v[:, 1] ** 2], axis=1)
+            return tape.batch_jacobian(y, v)
+        return (m.function(body) if compiled else body)(m.constant(x)).numpy()
+
+    want = run(tf)
+    np.testing.assert_allclose(run(tx), want, rtol=1e-6)
+    np.testing.assert_allclose(run(tx, compiled=True), want, rtol=1e-6)
+
+
+def test_non_persistent_tape_computes_once():
+    x = tx.constant(2.0)
+    with tx.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    assert float(tape.gradient(y, x)) == 4.0
+    with pytest.raises(RuntimeError, match="non-persistent GradientTape can only be used to compute one set"):
+        tape.gradient(y, x)
+
+
+def test_missing_device_falls_back_to_cpu_under_soft_placement():
+    from tensorflux._src import context
+
+    assert context.get_soft_device_placement() is True
+    with tx.device("/GPU:0"):
+        y = tx.constant([1.0]) + 1.0
+        z = tx.function(lambda a: a * 3.0)(y)
+    assert y.numpy().tolist() == [2.0] and z.numpy().tolist() == [6.0] and "CPU:0" in y.device
+    context.set_soft_device_placement(False)
+    try:
+        with pytest.raises(tx.errors.InvalidArgumentError, match="Could not satisfy device specification"):
+            with tx.device("/GPU:0"):
+                tx.constant([1.0]) + 1.0
+        assert float(tx.constant(1.0) + 1.0) == 2.0  # the context stays usable
+    finally:
+        context.set_soft_device_placement(True)
+
+
+def test_placeholder_in_eager_mode_keeps_its_error():
+    with pytest.raises(RuntimeError, match="not compatible with eager execution"):
+        tx.placeholder(tx.float32, [None, 3])
+
+
+def test_set_seed_repeats_eager_random_sequences(tf):
+    for m in (tx, tf):
+        m.random.set_seed(42)
+        a, b = m.random.uniform([3]).numpy(), m.random.normal([3], seed=7).numpy()
+        m.random.set_seed(42)
+        c, d = m.random.uniform([3]).numpy(), m.random.normal([3], seed=7).numpy()
+        e = m.random.normal([3], seed=7).numpy()
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)
+        assert not np.array_equal(d, e)  # a stateful op continues its sequence
+        m.random.set_seed(None)

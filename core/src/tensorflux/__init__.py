@@ -9,6 +9,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
                                        placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
                                        tile, transpose, unstack)
 from tensorflux._src.backprop import GradientTape, custom_gradient
+from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
@@ -57,6 +58,7 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
+    "boolean_mask",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
 ]

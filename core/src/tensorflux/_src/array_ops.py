@@ -282,10 +282,29 @@ def slice_helper(tensor, slice_spec):
     scalar int tensors) select and drop a dimension, slices keep it (steps may be negative),
     ``...`` stands for the remaining dimensions, ``None`` inserts a dimension of size 1. A lone
     1-D integer index (tensor, array or list) gathers rows of the first axis."""
+    if _is_bool_mask(slice_spec):
+        from tensorflux._src.boolean_mask import boolean_mask
+
+        return boolean_mask(tensor, slice_spec)
     if not isinstance(slice_spec, tuple):
         gathered = _gather_index(tensor, slice_spec)
         if gathered is not None:
             return gathered
+    b, e, st, masks = strided_slice_spec(slice_spec)
+    return gen_ops.strided_slice(tensor, b, e, st, name="strided_slice", **masks)
+
+
+def _is_bool_mask(spec):
+    """Whether ``spec`` is a whole boolean mask index (``a[a > 1.5]``), as TensorFlow accepts."""
+    if isinstance(spec, _TENSORS):
+        return spec.dtype == _dtypes.bool
+    return isinstance(spec, np.ndarray) and spec.dtype == np.bool_
+
+
+def strided_slice_spec(slice_spec):
+    """The StridedSlice arguments of ``x[slice_spec]``: (begin, end, strides, masks) with masks the
+    op's five mask attrs by name (NumPy basic indexing, see `slice_helper`)."""
+    if not isinstance(slice_spec, tuple):
         slice_spec = (slice_spec,)
     if len(slice_spec) > 64:
         raise IndexError("too many indices: %d (at most 64)" % len(slice_spec))
@@ -354,6 +373,5 @@ def slice_helper(tensor, slice_spec):
         b, e, st = _int_vector(begin), _int_vector(end), _int_vector(strides)
         if b.dtype != e.dtype or b.dtype != st.dtype:
             b, e, st = b.astype(np.int64), e.astype(np.int64), st.astype(np.int64)
-    return gen_ops.strided_slice(tensor, b, e, st, begin_mask=begin_mask, end_mask=end_mask,
-                                 ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
-                                 shrink_axis_mask=shrink_axis_mask, name="strided_slice")
+    return b, e, st, dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                          new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)

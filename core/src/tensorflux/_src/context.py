@@ -125,6 +125,25 @@ def inside_function():
     return bool(_stack.stack) and getattr(_stack.stack[-1], "_is_function_graph", False)
 
 
+def clear_kernel_cache():
+    """Drops the eager context's cached kernels (and so the state of stateful random kernels)."""
+    if _c.eager_initialized():
+        _c.eager_clear_caches()
+
+
+def set_soft_device_placement(enabled):
+    """Turns soft device placement on (the default) or off: with it, an op requesting a device
+    there is none of (``tx.device("/GPU:0")`` on a CPU-only machine) runs on the CPU."""
+    ensure_initialized()
+    _c.eager_set_soft_placement(bool(enabled))
+
+
+def get_soft_device_placement():
+    """Whether soft device placement is on (see `set_soft_device_placement`)."""
+    ensure_initialized()
+    return _c.eager_soft_placement()
+
+
 def list_devices():
     """Full names of the eager context's devices."""
     ensure_initialized()

@@ -19,7 +19,7 @@ from tensorflux._src import graph as _graph
 from tensorflux._src import lib
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.operation import Tensor
+from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
 from tensorflux._src.variables import Variable
 
@@ -325,7 +325,9 @@ class Function:
                     continue
                 if isinstance(o, Variable):
                     o = o.read_value()
-                elif isinstance(o, (EagerTensor, np.ndarray, float, int, bool, np.generic)):
+                elif isinstance(o, TensorLike):
+                    o = o._as_graph_element()
+                if isinstance(o, (EagerTensor, np.ndarray, float, int, bool, np.generic)):
                     o = convert_to_tensor(o)
                 if not isinstance(o, Tensor):
                     raise TypeError("%s returned %r; a tx.function returns tensors, Variables, None, numbers and "

@@ -9,6 +9,7 @@ from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality
 from tensorflux._src.tensor_shape import as_shape
+from tensorflux._src.variable_slice import VariableSlice
 
 
 def _collections(g):
@@ -266,22 +267,26 @@ class Variable(TensorLike):
         return _session_for(session, self._value).run(self._value)
 
 
-def _forward_operators():
-    """Arithmetic, comparisons and indexing on a Variable act on its value."""
+def forward_operators(cls):
+    """Arithmetic, comparisons and Python conversions on ``cls`` (a Variable or a slice of one)
+    act on its value (``self._as_tensor()``)."""
     names = ["add", "sub", "mul", "truediv", "matmul", "floordiv", "mod", "pow", "and", "or", "xor"]
     for n in names:
         for dunder in ("__%s__" % n, "__r%s__" % n):  # looked up on the value at call time
-            setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
-    for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"):
-        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
+            setattr(cls, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
+    for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__bool__", "__int__",
+                   "__float__", "__complex__", "__index__", "__iter__", "__getitem__", "__len__"):
+        setattr(cls, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
 
 
-def _value_conversions():
-    """bool(), int(), float(), complex() and index use of a Variable act on its value; == and !=
-    follow Note [Tensor equality] (element-wise where code outside functions runs eagerly, then
-    unhashable: use ref())."""
-    for dunder in ("__bool__", "__int__", "__float__", "__complex__", "__index__", "__iter__"):
-        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
+def _variable_getitem(self, spec):
+    """``v[spec]``: the slice's value, which can also assign into the slice (``v[0].assign(x)``)."""
+    return VariableSlice(self, spec, self._as_tensor()[spec])
+
+
+def _equality():
+    """== and != on a Variable follow Note [Tensor equality] (element-wise where code outside
+    functions runs eagerly, then unhashable: use ref())."""
 
     def __eq__(self, other):
         if _context.executing_eagerly_outside_functions():
@@ -306,8 +311,11 @@ def _value_conversions():
     Variable.ref = Variable.experimental_ref = ref
 
 
-_forward_operators()
-_value_conversions()
+forward_operators(Variable)
+del Variable.__len__  # a Variable has no len(), as in TensorFlow
+Variable.__getitem__ = _variable_getitem
+_equality()
+forward_operators(VariableSlice)
 
 
 def global_variables(graph=None):
