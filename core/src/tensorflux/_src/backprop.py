@@ -50,7 +50,16 @@ class GradientTape:
     them, as TensorFlow's tf.GradientTape: trainable Variables read inside are watched
     automatically (``watch_accessed_variables``), other tensors with `watch`. A non-persistent tape
     computes one gradient; ``persistent=True`` allows several (and `jacobian`). Tapes nest: an
-    outer tape records the gradient computation of an inner one, which gives higher derivatives."""
+    outer tape records the gradient computation of an inner one, which gives higher derivatives.
+
+    >>> x = tx.constant(3.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    ...
+    >>> float(tape.gradient(y, x))
+    6.0
+    """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)

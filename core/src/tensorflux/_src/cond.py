@@ -30,6 +30,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     shape compatible with both branches'. Executing eagerly only the chosen function runs; in a
     graph both are traced and one If op runs the chosen one. A Python bool ``pred`` is refused in
     a graph (as in TensorFlow).
+
+    >>> x = tx.constant(3.0)
+    >>> float(tx.cond(x > 0.0, lambda: x * 2.0, lambda: -x))
+    6.0
     """
     if true_fn is None:
         raise TypeError("cond(): 'true_fn' argument required")

@@ -15,7 +15,14 @@ SUBMODULE_NAMES = {"math": ["top_k"], "nn": ["top_k"]}
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Slices of ``params`` along ``axis`` at ``indices`` (the GatherV2 op). ``axis`` None means
     ``batch_dims`` (0 by default), as in TensorFlow; ``validate_indices`` is ignored (indices are
-    always checked: out-of-range ones raise InvalidArgumentError)."""
+    always checked: out-of-range ones raise InvalidArgumentError).
+
+    >>> tx.gather(tx.constant([10, 20, 30, 40]), [3, 0]).numpy()
+    array([40, 10], dtype=int32)
+    >>> tx.gather(tx.constant([[1, 2], [3, 4], [5, 6]]), [2, 0], axis=0).numpy()
+    array([[5, 6],
+           [1, 2]], dtype=int32)
+    """
     del validate_indices
     if axis is None:
         axis = batch_dims
@@ -38,7 +45,12 @@ def scatter_nd(indices, updates, shape, name=None):
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """One-hot vectors of length ``depth`` for ``indices`` (inserted at ``axis``, last by default):
     ``on_value`` (default 1) at the index, ``off_value`` (default 0) elsewhere. The dtype is
-    ``dtype``, else that of ``on_value``/``off_value`` when given, else float32."""
+    ``dtype``, else that of ``on_value``/``off_value`` when given, else float32.
+
+    >>> tx.one_hot([0, 2], depth=3).numpy()
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)
+    """
     values = [v for v in (on_value, off_value) if v is not None]
     inferred = None
     for v in values:
@@ -74,7 +86,14 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 def where(condition, x=None, y=None, name=None):
     """With only ``condition``: the int64 coordinates of its true (non-zero) elements, shape
     [num_true, rank]. With ``x`` and ``y``: elements of ``x`` where ``condition`` holds, else of
-    ``y``, with broadcasting (the SelectV2 op)."""
+    ``y``, with broadcasting (the SelectV2 op).
+
+    >>> tx.where(tx.constant([True, False, True]), tx.constant([1, 2, 3]), tx.constant([-1, -2, -3])).numpy()
+    array([ 1, -2,  3], dtype=int32)
+    >>> tx.where(tx.constant([0, 5, 0, 7]) > 0).numpy()
+    array([[1],
+           [3]])
+    """
     if x is None and y is None:
         return gen_ops.where(condition, name=name or "Where")
     if x is None or y is None:

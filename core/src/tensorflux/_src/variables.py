@@ -47,6 +47,12 @@ class Variable(TensorLike):
     graph. The variable is used wherever a tensor is expected (its value is read when the consuming
     op runs); `assign`, `assign_add` and `assign_sub` update it. Reading an uninitialized variable
     fails with FailedPreconditionError naming it.
+
+    >>> v = tx.Variable([1.0, 2.0])
+    >>> v.assign_add([10.0, 10.0]).numpy()
+    array([11., 12.], dtype=float32)
+    >>> (v * 2.0).numpy()
+    array([22., 24.], dtype=float32)
     """
 
     __array_priority__ = 100
