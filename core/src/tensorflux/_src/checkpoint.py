@@ -43,7 +43,17 @@ def _collect(prefix, obj, out):
 
 class Checkpoint:
     """``Checkpoint(model=[w, b], optimizer=opt, step=step_var)``: saves and restores the named
-    objects' variables by key (``"model/dense/kernel"``, ``"optimizer/dense/kernel/Adam/..."``)."""
+    objects' variables by key (``"model/dense/kernel"``, ``"optimizer/dense/kernel/Adam/..."``).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "ckpt.safetensors")
+    >>> w = tx.Variable([1.0, 2.0], name="w")
+    >>> _ = tx.train.Checkpoint(model=[w]).write(path)
+    >>> _ = w.assign([0.0, 0.0])
+    >>> _ = tx.train.Checkpoint(model=[w]).restore(path)
+    >>> w.numpy()
+    array([1., 2.], dtype=float32)
+    """
 
     def __init__(self, **objects):
         if not objects:

@@ -106,6 +106,11 @@ def where(condition, x=None, y=None, name=None):
 
 def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):  # noqa: A002 (TensorFlow's names)
     """The ``k`` largest entries of ``input`` along its last axis and their indices, as a
-    (values, indices) namedtuple; equal values are ordered by lower index first."""
+    (values, indices) namedtuple; equal values are ordered by lower index first.
+
+    >>> values, indices = tx.nn.top_k(tx.constant([1.0, 5.0, 3.0, 4.0]), k=2)
+    >>> values.numpy(), indices.numpy()
+    (array([5., 4.], dtype=float32), array([1, 3], dtype=int32))
+    """
     return gen_ops.top_kv2(input, k, sorted=bool(sorted), index_type=_dtypes.as_dtype(index_type),
                            name=name or "TopKV2")

@@ -175,6 +175,12 @@ class Orthogonal(_Random):
     The engine has no QR op yet, so the matrix is computed here with NumPy (QR of a Gaussian
     matrix, signs fixed by R's diagonal) from ``seed`` (a random seed when None) and embedded
     as a constant.
+
+    >>> w = tx.initializers.GlorotUniform(seed=0)([64, 10])
+    >>> w.shape
+    TensorShape([64, 10])
+    >>> bool(tx.reduce_max(tx.abs(w)) <= np.sqrt(6.0 / (64 + 10)))
+    True
     """
 
     def __init__(self, gain=1.0, seed=None):

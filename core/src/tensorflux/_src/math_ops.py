@@ -72,12 +72,20 @@ truediv = divide
 
 
 def floordiv(x, y, name=None):
-    """floor(x / y) element-wise: integers round toward -inf; integer division by zero is an error."""
+    """floor(x / y) element-wise: integers round toward -inf; integer division by zero is an error.
+
+    >>> tx.math.floordiv(tx.constant([7, -7]), 2).numpy()
+    array([ 3, -4], dtype=int32)
+    """
     return gen_ops.floor_div(x, y, name=name or "floordiv")
 
 
 def floormod(x, y, name=None):
-    """x - floordiv(x, y) * y element-wise: the remainder has y's sign (Python's ``%``)."""
+    """x - floordiv(x, y) * y element-wise: the remainder has y's sign (Python's ``%``).
+
+    >>> tx.math.floormod(tx.constant([7, -7]), 3).numpy()
+    array([1, 2], dtype=int32)
+    """
     return gen_ops.floor_mod(x, y, name=name or "FloorMod")
 
 

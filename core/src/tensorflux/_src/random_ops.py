@@ -36,7 +36,18 @@ _ALG_PHILOX = 1
 def set_seed(seed):
     """Sets the default graph's seed, from which ops made afterwards derive their seeds (Note [Seeds]).
 
-    ``None`` clears it."""
+    ``None`` clears it.
+
+    >>> def sample():
+    ...     with tx.Graph().as_default():
+    ...         tx.random.set_seed(42)
+    ...         x = tx.random.uniform([3])
+    ...         with tx.Session() as sess:
+    ...             return sess.run(x)
+    ...
+    >>> bool((sample() == sample()).all())
+    True
+    """
     _graph.get_default_graph().seed = None if seed is None else int(seed)
 
 
@@ -83,7 +94,16 @@ def _affine(rnd, scale, shift, dtype):
 
 def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name=None):
     """Values drawn uniformly from [minval, maxval) (maxval defaults to 1 for floats; integer
-    dtypes need maxval and use RandomUniformInt)."""
+    dtypes need maxval and use RandomUniformInt).
+
+    >>> x = tx.random.uniform([2, 3], minval=-1.0, maxval=1.0, seed=7)
+    >>> x.shape, x.dtype
+    (TensorShape([2, 3]), tx.float32)
+    >>> bool(tx.reduce_all((x >= -1.0) & (x < 1.0)))
+    True
+    >>> tx.random.uniform([4], maxval=10, dtype=tx.int32, seed=7).dtype
+    tx.int32
+    """
     dtype = _dtypes.as_dtype(dtype)
     seed1, seed2 = get_seed(seed)
     shape_t = _shape_tensor(shape)
@@ -106,7 +126,12 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
-    """Values drawn from the normal distribution N(mean, stddev**2)."""
+    """Values drawn from the normal distribution N(mean, stddev**2).
+
+    >>> x = tx.random.normal([10000], mean=3.0, stddev=2.0, seed=1)
+    >>> round(float(tx.reduce_mean(x)), 1)
+    3.0
+    """
     dtype = _dtypes.as_dtype(dtype)
     seed1, seed2 = get_seed(seed)
     rnd = gen_ops.random_standard_normal(_shape_tensor(shape), dtype=dtype, seed=seed1, seed2=seed2,
@@ -115,7 +140,12 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
-    """Normal values conditioned on lying within two standard deviations of the mean."""
+    """Normal values conditioned on lying within two standard deviations of the mean.
+
+    >>> x = tx.random.truncated_normal([1000], stddev=1.0, seed=1)
+    >>> bool(tx.reduce_all(tx.abs(x) <= 2.0))
+    True
+    """
     dtype = _dtypes.as_dtype(dtype)
     seed1, seed2 = get_seed(seed)
     rnd = gen_ops.truncated_normal(_shape_tensor(shape), dtype=dtype, seed=seed1, seed2=seed2,
@@ -124,7 +154,11 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
 
 
 def shuffle(value, seed=None, name=None):
-    """``value`` with its first dimension randomly permuted."""
+    """``value`` with its first dimension randomly permuted.
+
+    >>> sorted(tx.random.shuffle(tx.range(5), seed=3).numpy().tolist())
+    [0, 1, 2, 3, 4]
+    """
     seed1, seed2 = get_seed(seed)
     value = value if isinstance(value, _TENSORS) else convert_to_tensor(value)
     return gen_ops.random_shuffle(value, seed=seed1, seed2=seed2, name=name)
@@ -132,7 +166,12 @@ def shuffle(value, seed=None, name=None):
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Class indices, ``num_samples`` per row of ``logits`` [batch, classes], drawn with
-    probabilities softmax(row); ``dtype`` is int64 (default) or int32."""
+    probabilities softmax(row); ``dtype`` is int64 (default) or int32.
+
+    >>> samples = tx.random.categorical(tx.math.log([[0.0, 1.0]]), num_samples=5, seed=1)
+    >>> samples.numpy()
+    array([[1, 1, 1, 1, 1]])
+    """
     seed1, seed2 = get_seed(seed)
     logits = logits if isinstance(logits, _TENSORS) else convert_to_tensor(logits)
     n = num_samples if isinstance(num_samples, _TENSORS) else convert_to_tensor(num_samples, dtype=_dtypes.int32)
@@ -185,7 +224,13 @@ def _stateless(gen_fn, shape, seed, dtype, name):
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32, name=None):
-    """Uniform values in [minval, maxval) determined by ``seed`` (shape [2]) alone."""
+    """Uniform values in [minval, maxval) determined by ``seed`` (shape [2]) alone.
+
+    >>> a = tx.random.stateless_uniform([3], seed=[1, 2])
+    >>> b = tx.random.stateless_uniform([3], seed=[1, 2])
+    >>> bool(tx.reduce_all(a == b))
+    True
+    """
     dtype = _dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError("stateless_uniform supports float dtypes, got %s" % dtype.name)

@@ -75,5 +75,11 @@ def argmin(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A00
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running sums of ``x`` along ``axis``; ``exclusive`` shifts by one, ``reverse`` sums from the end."""
+    """Running sums of ``x`` along ``axis``; ``exclusive`` shifts by one, ``reverse`` sums from the end.
+
+    >>> tx.math.cumsum(tx.constant([1, 2, 3, 4])).numpy()
+    array([ 1,  3,  6, 10], dtype=int32)
+    >>> tx.math.cumsum(tx.constant([1, 2, 3, 4]), exclusive=True).numpy()
+    array([0, 1, 3, 6], dtype=int32)
+    """
     return gen_ops.cumsum(x, axis, exclusive=bool(exclusive), reverse=bool(reverse), name=name)

@@ -50,7 +50,15 @@ def _f(step, dtype):
 
 
 def chain(*transforms):
-    """Applies ``transforms`` in order; slot names are prefixed "<index>_<name>/" to stay distinct."""
+    """Applies ``transforms`` in order; slot names are prefixed "<index>_<name>/" to stay distinct.
+
+    >>> opt = tx.optimizers.Optimizer(tx.optimizers.chain(
+    ...     tx.optimizers.clip_by_global_norm(1.0), tx.optimizers.scale_by_learning_rate(0.5)))
+    >>> w = tx.Variable([3.0, 4.0])
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * w), var_list=[w])
+    >>> w.numpy()
+    array([2.7, 3.6], dtype=float32)
+    """
     transforms = [t for t in transforms if t is not None]
     slots = {}
     for i, t in enumerate(transforms):
