@@ -11,3 +11,5 @@ napoleon_google_docstring = True
 html_theme = "alabaster"
 html_title = "Tensorflux API reference"
 exclude_patterns = ["_build"]
+# Docstrings write |x| for an absolute value: keep it literal instead of an rST substitution.
+rst_prolog = "\n".join(".. |%s| replace:: \\|%s\\|" % (v, v) for v in ("x", "e"))
