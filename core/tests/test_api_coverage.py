@@ -102,3 +102,14 @@ def test_coverage_check_passes_against_tensorflow():
     assert tool.check(rows, (ROOT / "docs" / "api-coverage.md").read_text(encoding="utf-8")) == []
     math_row = next(r for r in rows if r["namespace"] == "tf.math")
     assert "reduce_sum" not in math_row["missing"] and math_row["covered"] >= len(tx.math.__all__) // 2
+
+
+def test_check_skips_without_tensorflow_but_generation_needs_it(monkeypatch, capsys):
+    tool = _load_tool()
+    monkeypatch.setattr(tool, "_import_tensorflow", lambda: None)
+    monkeypatch.setattr("sys.argv", ["api_coverage.py", "--check"])
+    assert tool.main() == 0
+    assert "check skipped" in capsys.readouterr().out
+    monkeypatch.setattr("sys.argv", ["api_coverage.py"])
+    assert tool.main() == 1
+    assert "needs TensorFlow" in capsys.readouterr().err
