@@ -23,7 +23,14 @@ newaxis = None
 
 def placeholder(dtype, shape=None, name=None):
     """A tensor whose value must be fed when running (``Session.run(..., feed_dict={p: value})``).
-    ``shape`` may be None (any shape) or contain None for unknown dimensions. Graph mode only."""
+    ``shape`` may be None (any shape) or contain None for unknown dimensions. Graph mode only.
+
+    >>> with tx.Graph().as_default():
+    ...     p = tx.placeholder(tx.float32, shape=[None, 3])
+    ...     p.shape
+    ...
+    TensorShape([None, 3])
+    """
     from tensorflux._src import context
 
     if context.executing_eagerly():
@@ -160,7 +167,12 @@ builtins_slice = builtins.slice
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 (TensorFlow's name)
-    """The block of ``input_`` of ``size`` (-1: to the end) starting at ``begin``."""
+    """The block of ``input_`` of ``size`` (-1: to the end) starting at ``begin``.
+
+    >>> tx.slice(tx.constant([[1, 2, 3], [4, 5, 6]]), begin=[0, 1], size=[2, 2]).numpy()
+    array([[2, 3],
+           [5, 6]], dtype=int32)
+    """
     if not isinstance(begin, _TENSORS):
         begin = _int_vector(begin)
     if not isinstance(size, _TENSORS):
@@ -170,7 +182,13 @@ def slice(input_, begin, size, name=None):  # noqa: A001 (TensorFlow's name)
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                   shrink_axis_mask=0, name=None):
-    """The StridedSlice op: ``input_[begin:end:strides]`` per dimension, with masks as in TensorFlow."""
+    """The StridedSlice op: ``input_[begin:end:strides]`` per dimension, with masks as in TensorFlow.
+
+    >>> tx.strided_slice(tx.range(10), [1], [8], [3]).numpy()
+    array([1, 4, 7], dtype=int32)
+    >>> tx.range(10)[1:8:3].numpy()
+    array([1, 4, 7], dtype=int32)
+    """
     if strides is None:
         n = begin.shape.as_list()[0] if isinstance(begin, _TENSORS) else len(begin)
         strides = np.ones([n], np.int32 if not isinstance(begin, _TENSORS) else begin.dtype.as_numpy_dtype)
@@ -283,7 +301,12 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 
 def reverse(tensor, axis, name=None):
-    """``tensor`` with the order of elements reversed along each dimension in ``axis``."""
+    """``tensor`` with the order of elements reversed along each dimension in ``axis``.
+
+    >>> tx.reverse(tx.constant([[1, 2], [3, 4]]), axis=[1]).numpy()
+    array([[2, 1],
+           [4, 3]], dtype=int32)
+    """
     if not isinstance(axis, _TENSORS):
         axis = _int_vector(axis)
     return gen_ops.reverse_v2(tensor, axis, name=name)

@@ -252,7 +252,21 @@ def custom_gradient(f):
     """Decorates ``f(*args) -> (outputs, grad_fn)`` so that gradients of the outputs are computed
     by ``grad_fn(*output_gradients)`` (returning one gradient per tensor argument) instead of by
     differentiating ``f``'s ops, as tf.custom_gradient. Works in eager mode (recorded on the
-    active tapes). Variables used inside ``f`` are not supported yet (pass their values)."""
+    active tapes). Variables used inside ``f`` are not supported yet (pass their values).
+
+    >>> @tx.custom_gradient
+    ... def clip_gradient(x):
+    ...     def grad(dy):
+    ...         return tx.clip_by_value(dy, -1.0, 1.0)
+    ...     return tx.identity(x), grad
+    >>> x = tx.constant(2.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = clip_gradient(x * 10.0)
+    ...
+    >>> float(tape.gradient(y, x))
+    10.0
+    """
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):

@@ -133,7 +133,20 @@ class Checkpoint:
 
 class CheckpointManager:
     """Saves ``checkpoint`` as ``<directory>/ckpt-<n>.safetensors`` and keeps the newest
-    ``max_to_keep`` files."""
+    ``max_to_keep`` files.
+
+    >>> import tempfile
+    >>> directory = tempfile.mkdtemp()
+    >>> w = tx.Variable([1.0])
+    >>> manager = tx.train.CheckpointManager(tx.train.Checkpoint(model=[w]), directory, max_to_keep=2)
+    >>> for _ in range(3):
+    ...     _ = manager.save()
+    ...
+    >>> len(manager.checkpoints)
+    2
+    >>> manager.latest_checkpoint == tx.train.latest_checkpoint(directory)
+    True
+    """
 
     def __init__(self, checkpoint, directory, max_to_keep=5):
         if max_to_keep is not None and max_to_keep < 1:

@@ -28,7 +28,12 @@ _ids = itertools.count(1)
 
 
 class TensorSpec:
-    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``)."""
+    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``).
+
+    >>> spec = tx.TensorSpec([None, 3], tx.float32, name="x")
+    >>> spec.shape, spec.dtype
+    (TensorShape([None, 3]), tx.float32)
+    """
 
     __slots__ = ("shape", "dtype", "name")
 

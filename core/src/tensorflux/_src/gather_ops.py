@@ -30,7 +30,11 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
-    """Slices of ``params`` addressed by the index tuples in the last axis of ``indices``."""
+    """Slices of ``params`` addressed by the index tuples in the last axis of ``indices``.
+
+    >>> tx.gather_nd(tx.constant([[1, 2], [3, 4]]), [[1, 0], [0, 1]]).numpy()
+    array([3, 2], dtype=int32)
+    """
     if batch_dims != 0:
         raise NotImplementedError("gather_nd with batch_dims=%r is not supported yet (only 0)" % (batch_dims,))
     return gen_ops.gather_nd(params, indices, name=name or "GatherNd")
@@ -38,7 +42,11 @@ def gather_nd(params, indices, batch_dims=0, name=None):
 
 def scatter_nd(indices, updates, shape, name=None):
     """A zero tensor of ``shape`` with ``updates`` added at the index tuples of ``indices``
-    (updates at duplicate indices add up)."""
+    (updates at duplicate indices add up).
+
+    >>> tx.scatter_nd(indices=[[1], [3]], updates=tx.constant([5, 7]), shape=[5]).numpy()
+    array([0, 5, 0, 7, 0], dtype=int32)
+    """
     return gen_ops.scatter_nd(indices, updates, shape, name=name or "ScatterNd")
 
 

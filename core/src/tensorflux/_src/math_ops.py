@@ -93,7 +93,11 @@ mod = floormod
 
 
 def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
-    """x ** y element-wise; integer tensors reject negative exponents."""
+    """x ** y element-wise; integer tensors reject negative exponents.
+
+    >>> tx.pow(tx.constant([2.0, 3.0]), 2.0).numpy()
+    array([4., 9.], dtype=float32)
+    """
     return gen_ops.pow(x, y, name=name or "Pow")
 
 
@@ -150,13 +154,21 @@ logical_not = _unary(gen_ops.logical_not, "LogicalNot", "NOT x element-wise for 
 
 
 def negative(x, name=None):
-    """-x element-wise (integers wrap: -MIN == MIN)."""
+    """-x element-wise (integers wrap: -MIN == MIN).
+
+    >>> tx.negative(tx.constant([1, -2])).numpy()
+    array([-1,  2], dtype=int32)
+    """
     return gen_ops.neg(x, name=name or "Neg")
 
 
 def round(x, name=None):  # noqa: A001 - TensorFlow's name
     """x rounded to the nearest integer element-wise, halves to even ("banker's rounding", like
-    TensorFlow and NumPy); integer tensors are returned unchanged."""
+    TensorFlow and NumPy); integer tensors are returned unchanged.
+
+    >>> tx.round(tx.constant([0.5, 1.5, 2.5, -0.5])).numpy()
+    array([ 0.,  2.,  2., -0.], dtype=float32)
+    """
     if not isinstance(x, _TENSORS):
         x = convert_to_tensor(x)
     if x.dtype.is_integer:
@@ -174,7 +186,11 @@ def equal(x, y, name=None):
 
 
 def not_equal(x, y, name=None):
-    """x != y element-wise, with broadcasting (a bool Tensor)."""
+    """x != y element-wise, with broadcasting (a bool Tensor).
+
+    >>> tx.not_equal(tx.constant([1, 2]), 2).numpy()
+    array([ True, False])
+    """
     return gen_ops.not_equal(x, y, name=name or "NotEqual")
 
 

@@ -37,7 +37,11 @@ def elu(features, name=None):
 
 
 def selu(features, name=None):
-    """Scaled ELU with TensorFlow's constants (scale 1.0507..., alpha 1.6732...)."""
+    """Scaled ELU with TensorFlow's constants (scale 1.0507..., alpha 1.6732...).
+
+    >>> tx.nn.selu(tx.constant([0.0, 1.0])).numpy()
+    array([0.      , 1.050701], dtype=float32)
+    """
     return gen_ops.selu(features, name=name)
 
 
@@ -60,7 +64,11 @@ def softplus(features, name=None):
 
 
 def softsign(features, name=None):
-    """features / (abs(features) + 1) element-wise."""
+    """features / (abs(features) + 1) element-wise.
+
+    >>> tx.nn.softsign(tx.constant([-1.0, 3.0])).numpy()
+    array([-0.5 ,  0.75], dtype=float32)
+    """
     return gen_ops.softsign(features, name=name)
 
 
@@ -182,7 +190,13 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
     """Depthwise 2-D convolution: each input channel with its own [KH, KW] filters
-    (``filter`` [KH, KW, C, multiplier]); only a [1, 1] rate (dilations) is supported."""
+    (``filter`` [KH, KW, C, multiplier]); only a [1, 1] rate (dilations) is supported.
+
+    >>> x = tx.ones([1, 3, 3, 2])
+    >>> w = tx.ones([2, 2, 2, 1])
+    >>> tx.nn.depthwise_conv2d(x, w, strides=[1, 1, 1, 1], padding="VALID").shape
+    TensorShape([1, 2, 2, 2])
+    """
     if dilations is not None and list(dilations) not in ([1, 1], [1, 1, 1, 1]):
         raise NotImplementedError("depthwise_conv2d supports only dilations [1, 1], got %r" % (dilations,))
     pad, explicit = _padding(padding)
@@ -259,7 +273,13 @@ def _rsqrt(x):
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, with broadcasting;
-    offset and scale may be None."""
+    offset and scale may be None.
+
+    >>> x = tx.constant([[1.0], [3.0]])
+    >>> tx.nn.batch_normalization(x, mean=2.0, variance=1.0, offset=0.0, scale=1.0, variance_epsilon=0.0).numpy()
+    array([[-1.],
+           [ 1.]], dtype=float32)
+    """
     inv = _rsqrt(math_ops.add(variance, variance_epsilon))
     if scale is not None:
         inv = math_ops.multiply(inv, scale)

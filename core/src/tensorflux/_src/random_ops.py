@@ -245,7 +245,13 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dtypes.float32, name=None):
-    """Normal values N(mean, stddev**2) determined by ``seed`` (shape [2]) alone."""
+    """Normal values N(mean, stddev**2) determined by ``seed`` (shape [2]) alone.
+
+    >>> a = tx.random.stateless_normal([2], seed=[3, 4])
+    >>> b = tx.random.stateless_normal([2], seed=[3, 4])
+    >>> bool(tx.reduce_all(a == b))
+    True
+    """
     rnd = _stateless(gen_ops.stateless_random_normal_v2, shape, seed, dtype, name or "stateless_random_normal")
     return _affine(rnd, stddev, mean, _dtypes.as_dtype(dtype))
 

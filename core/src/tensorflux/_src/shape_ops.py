@@ -141,7 +141,11 @@ def rank(input, name=None):  # noqa: A002 (TensorFlow's name)
 
 
 def identity_n(input, name=None):  # noqa: A002 (TensorFlow's name)
-    """Each tensor of the list ``input``, unchanged."""
+    """Each tensor of the list ``input``, unchanged.
+
+    >>> [t.numpy().tolist() for t in tx.identity_n([tx.constant(1), tx.constant([2, 3])])]
+    [1, [2, 3]]
+    """
     return gen_ops.identity_n(list(input), name=name)
 
 
@@ -160,5 +164,15 @@ def stop_gradient(input, name=None):  # noqa: A002 (TensorFlow's name)
 
 
 def check_numerics(tensor, message, name=None):
-    """``tensor`` unchanged; running it fails with ``message`` when it holds an Inf or a NaN."""
+    """``tensor`` unchanged; running it fails with ``message`` when it holds an Inf or a NaN.
+
+    >>> tx.debugging.check_numerics(tx.constant([1.0, 2.0]), "ok").numpy()
+    array([1., 2.], dtype=float32)
+    >>> try:
+    ...     tx.debugging.check_numerics(tx.constant([1.0, np.nan]), "bad values")
+    ... except tx.errors.InvalidArgumentError as e:
+    ...     print("bad values" in str(e))
+    ...
+    True
+    """
     return gen_ops.check_numerics(tensor, message=message, name=name)

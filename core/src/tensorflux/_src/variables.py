@@ -304,6 +304,15 @@ def variables_initializer(var_list, name="init"):
 
 
 def global_variables_initializer():
-    """An operation that initializes every variable of the default graph."""
+    """An operation that initializes every variable of the default graph.
+
+    >>> with tx.Graph().as_default():
+    ...     v = tx.Variable([1.0, 2.0])
+    ...     with tx.Session() as sess:
+    ...         sess.run(tx.global_variables_initializer())
+    ...         print(sess.run(v))
+    ...
+    [1. 2.]
+    """
     return variables_initializer(global_variables(), name="init")
 

@@ -226,7 +226,14 @@ def adamw(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, eps
 
 def AdamW(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, mask=None,  # noqa: N802
           name="AdamW"):
-    """Adam with decoupled weight decay (no fused kernel: runs as ops)."""
+    """Adam with decoupled weight decay (no fused kernel: runs as ops).
+
+    >>> w = tx.Variable([1.0])
+    >>> opt = tx.optimizers.AdamW(learning_rate=0.1, weight_decay=0.5)
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * 0.0), var_list=[w])
+    >>> np.round(w.numpy(), 4)
+    array([0.95], dtype=float32)
+    """
     return Optimizer(adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon, mask), name=name)
 
 
@@ -238,7 +245,13 @@ def rmsprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7):
 
 def RMSprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, name="RMSprop"):  # noqa: N802
     """RMSprop with optional momentum, fused (ResourceApplyRMSProp) when momentum is used; plain
-    RMSprop runs as ops (its fused kernel needs a momentum slot)."""
+    RMSprop runs as ops (its fused kernel needs a momentum slot).
+
+    >>> w = tx.Variable([1.0])
+    >>> _ = tx.optimizers.RMSprop(learning_rate=0.01).minimize(lambda: tx.reduce_sum(w * w), var_list=[w])
+    >>> bool(w.numpy()[0] < 1.0)
+    True
+    """
     def fused(var, grad, slots, step):
         dt = var.dtype
         return gen_ops.resource_apply_rms_prop(var.handle, slots["0_scale_by_rms/nu"].handle,
