@@ -5,6 +5,7 @@ The public API is exactly the names listed in ``__all__`` (plus the ``debugging`
 """
 
 from tensorflux._src import lib as _lib
+from tensorflux._src.module_getattr import missing_attribute_error as _missing_attribute_error
 from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, identity, newaxis, no_op, pad,
                                        placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
                                        tile, transpose, unstack)
@@ -75,7 +76,7 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
-    raise AttributeError("module 'tensorflux' has no attribute %r" % name)
+    raise _missing_attribute_error(__name__, name)
 
 
 def __dir__():

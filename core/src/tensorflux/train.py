@@ -8,3 +8,7 @@ from tensorflux._src.safetensors_io import save_file as save_safetensors
 
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "load_safetensors", "load_safetensors_metadata",
            "save_safetensors"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

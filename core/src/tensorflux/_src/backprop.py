@@ -50,7 +50,16 @@ class GradientTape:
     them, as TensorFlow's tf.GradientTape: trainable Variables read inside are watched
     automatically (``watch_accessed_variables``), other tensors with `watch`. A non-persistent tape
     computes one gradient; ``persistent=True`` allows several (and `jacobian`). Tapes nest: an
-    outer tape records the gradient computation of an inner one, which gives higher derivatives."""
+    outer tape records the gradient computation of an inner one, which gives higher derivatives.
+
+    >>> x = tx.constant(3.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    ...
+    >>> float(tape.gradient(y, x))
+    6.0
+    """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)
@@ -295,7 +304,21 @@ def custom_gradient(f):
     """Decorates ``f(*args) -> (outputs, grad_fn)`` so that gradients of the outputs are computed
     by ``grad_fn(*output_gradients)`` (returning one gradient per tensor argument) instead of by
     differentiating ``f``'s ops, as tf.custom_gradient. Works in eager mode (recorded on the
-    active tapes). Variables used inside ``f`` are not supported yet (pass their values)."""
+    active tapes). Variables used inside ``f`` are not supported yet (pass their values).
+
+    >>> @tx.custom_gradient
+    ... def clip_gradient(x):
+    ...     def grad(dy):
+    ...         return tx.clip_by_value(dy, -1.0, 1.0)
+    ...     return tx.identity(x), grad
+    >>> x = tx.constant(2.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = clip_gradient(x * 10.0)
+    ...
+    >>> float(tape.gradient(y, x))
+    10.0
+    """
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):

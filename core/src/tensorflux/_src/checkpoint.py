@@ -141,7 +141,19 @@ def _listing(title, keys):
 class Checkpoint:
     """``Checkpoint(model=..., optimizer=opt, step=step_var)``: saves and restores the variables of
     the objects given by keyword (Note [Checkpoint keys]); tracked objects are attributes
-    (``ckpt.step``), and assigning an attribute tracks a new one."""
+    (``ckpt.step``), and assigning an attribute tracks a new one.
+
+    >>> import tempfile
+    >>> ckpt = tx.train.Checkpoint(step=tx.Variable(1), w=tx.Variable([1.0, 2.0]))
+    >>> path = ckpt.save(tempfile.mkdtemp() + "/model")
+    >>> _ = ckpt.w.assign([0.0, 0.0])
+    >>> ckpt.restore(path).assert_consumed() is not None
+    True
+    >>> ckpt.w.numpy()
+    array([1., 2.], dtype=float32)
+    >>> int(ckpt.save_counter)
+    1
+    """
 
     def __init__(self, root=None, **objects):
         if root is not None:

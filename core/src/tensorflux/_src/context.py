@@ -35,7 +35,15 @@ _tls = _EagerThreadState()
 
 
 def executing_eagerly():
-    """True when ops run at once (no default graph on this thread and eager execution enabled)."""
+    """True when ops run at once (no default graph on this thread and eager execution enabled).
+
+    >>> tx.executing_eagerly()
+    True
+    >>> with tx.Graph().as_default():
+    ...     print(tx.executing_eagerly())
+    ...
+    False
+    """
     return not _stack.stack and not _eager_disabled
 
 

@@ -28,7 +28,12 @@ _ids = itertools.count(1)
 
 
 class TensorSpec:
-    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``)."""
+    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``).
+
+    >>> spec = tx.TensorSpec([None, 3], tx.float32, name="x")
+    >>> spec.shape, spec.dtype
+    (TensorShape([None, 3]), tx.float32)
+    """
 
     __slots__ = ("shape", "dtype", "name")
 
@@ -352,7 +357,15 @@ def function(func=None, input_signature=None, reduce_retracing=False, jit_compil
     """Compiles ``func`` into engine functions: called with tensors, it runs as one call op (traced
     once per input signature). Usable as ``@tx.function`` or ``@tx.function(input_signature=...)``.
     Python control flow on tensor values inside raises an error pointing to tx.cond and
-    tx.while_loop (automatic conversion, TensorFlow's autograph, is not done)."""
+    tx.while_loop (automatic conversion, TensorFlow's autograph, is not done).
+
+    >>> @tx.function
+    ... def f(x):
+    ...     return tx.reduce_sum(x * x)
+    ...
+    >>> float(f(tx.constant([1.0, 2.0, 3.0])))
+    14.0
+    """
     if experimental_relax_shapes is not None:
         reduce_retracing = experimental_relax_shapes
     if func is None:

@@ -46,7 +46,14 @@ class _EagerSeed:
 def set_seed(seed):
     """Sets the global seed, from which random ops made afterwards derive their seeds (Note
     [Seeds]); ``None`` clears it. Eagerly, as in TensorFlow 2, it also restarts the sequences:
-    the same seed gives the same random values again."""
+    the same seed gives the same random values again.
+
+    >>> tx.random.set_seed(42)
+    >>> a = tx.random.uniform([3])
+    >>> tx.random.set_seed(42)
+    >>> bool(tx.reduce_all(a == tx.random.uniform([3])))
+    True
+    """
     from tensorflux._src import context
 
     if context.executing_eagerly():

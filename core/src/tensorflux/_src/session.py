@@ -119,7 +119,20 @@ class Session:
     ``config`` is a ``tensorflux.proto.config_pb2.ConfigProto`` (``tx.ConfigProto``), its
     serialized bytes, or a dict of its fields; ``inter_op_parallelism_threads`` /
     ``intra_op_parallelism_threads`` override its thread counts (0 = one per core). Many threads
-    may call ``run`` at once."""
+    may call ``run`` at once.
+
+    >>> with tx.Graph().as_default() as g:
+    ...     x = tx.placeholder(tx.float32, [None], name="x")
+    ...     y = x * 2.0
+    ...
+    >>> with tx.Session(graph=g) as sess:
+    ...     print(sess.run(y, feed_dict={x: [1.0, 2.0]}))
+    ...     y_value, total = sess.run([y, tx.reduce_sum(y)], feed_dict={x: [3.0, 4.0]})
+    ...     print(y_value, float(total))
+    ...
+    [2. 4.]
+    [6. 8.] 14.0
+    """
 
     def __init__(self, target="", graph=None, config=None, *, inter_op_parallelism_threads=None,
                  intra_op_parallelism_threads=None):

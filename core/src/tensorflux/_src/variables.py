@@ -48,6 +48,12 @@ class Variable(TensorLike):
     graph. The variable is used wherever a tensor is expected (its value is read when the consuming
     op runs); `assign`, `assign_add` and `assign_sub` update it. Reading an uninitialized variable
     fails with FailedPreconditionError naming it.
+
+    >>> v = tx.Variable([1.0, 2.0])
+    >>> v.assign_add([10.0, 10.0]).numpy()
+    array([11., 12.], dtype=float32)
+    >>> (v * 2.0).numpy()
+    array([22., 24.], dtype=float32)
     """
 
     __array_priority__ = 100
@@ -337,6 +343,15 @@ def variables_initializer(var_list, name="init"):
 
 
 def global_variables_initializer():
-    """An operation that initializes every variable of the default graph."""
+    """An operation that initializes every variable of the default graph.
+
+    >>> with tx.Graph().as_default():
+    ...     v = tx.Variable([1.0, 2.0])
+    ...     with tx.Session() as sess:
+    ...         sess.run(tx.global_variables_initializer())
+    ...         print(sess.run(v))
+    ...
+    [1. 2.]
+    """
     return variables_initializer(global_variables(), name="init")
 
