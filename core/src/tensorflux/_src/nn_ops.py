@@ -53,18 +53,6 @@ def _check_last_axis(logits, axis, what):
                                   % (what, axis))
 
 
-def softmax(logits, axis=None, name=None):
-    """exp(logits) / sum(exp(logits)) over the last axis (``axis`` may only name the last one)."""
-    _check_last_axis(logits, axis, "softmax")
-    return gen_ops.softmax(logits, name=name)
-
-
-def log_softmax(logits, axis=None, name=None):
-    """logits - log(sum(exp(logits))) over the last axis (``axis`` may only name the last one)."""
-    _check_last_axis(logits, axis, "log_softmax")
-    return gen_ops.log_softmax(logits, name=name)
-
-
 def bias_add(value, bias, data_format=None, name=None):
     """``value`` plus the 1-D ``bias`` along its channel dimension (last for "N...C" formats,
     the second for "NC..." formats)."""
@@ -123,30 +111,6 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return gen_ops.conv2d(input, filters, strides=_expand(strides, 0, "strides"), padding=pad,
                           explicit_paddings=explicit, data_format=data_format,
                           dilations=_expand(dilations if dilations is not None else 1, 0, "dilations"), name=name)
-
-
-def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
-    """Depthwise 2-D convolution: each input channel with its own [KH, KW] filters
-    (``filter`` [KH, KW, C, multiplier]); only a [1, 1] rate (dilations) is supported."""
-    if dilations is not None and list(dilations) not in ([1, 1], [1, 1, 1, 1]):
-        raise NotImplementedError("depthwise_conv2d supports only dilations [1, 1], got %r" % (dilations,))
-    pad, explicit = _padding(padding)
-    return gen_ops.depthwise_conv2d_native(input, filter, strides=_expand(strides, 0, "strides"), padding=pad,
-                                           explicit_paddings=explicit, data_format=data_format or "NHWC",
-                                           name=name)
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """Maximum over ``ksize`` windows moved by ``strides`` ("SAME", "VALID" or explicit pairs)."""
-    pad, explicit = _padding(padding)
-    return gen_ops.max_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
-                            padding=pad, explicit_paddings=explicit, data_format=data_format, name=name)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """Mean over ``ksize`` windows moved by ``strides``; padded positions are not counted."""
-    return gen_ops.avg_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
-                            padding=padding.upper(), data_format=data_format, name=name)
 
 
 def l2_loss(t, name=None):
@@ -243,3 +207,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     neg_abs = gen_ops.select_v2(cond, gen_ops.neg(logits), logits)
     return gen_ops.add_v2(gen_ops.sub(relu_logits, gen_ops.mul(logits, labels)), gen_ops.log1p(gen_ops.exp(neg_abs)),
                           name=name)
+
+
+# Defined in the newer modules; re-exported here for callers of this module.
+from tensorflux._src.nn_ext_ops import log_softmax, softmax  # noqa: E402,F401
