@@ -394,13 +394,19 @@ def test_max_pool3d_gradient_matches_finite_differences():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
-def test_dilated_pool_counts_padding_as_tensorflow():
-    # TensorFlow pools dilated windows on the space-to-batched, zero-padded input, so with SAME
-    # padding the zeros take part in max windows; this is checked against TF in test_nn_ext_tf.py.
-    x = -np.ones((1, 5, 5, 1))
-    got = tx.nn.pool(x, [2, 2], "MAX", padding="SAME", dilations=[2, 2]).numpy()
-    assert got.shape == (1, 5, 5, 1)
-    assert (got == 0).any() and (got == -1).any()
+def test_dilated_pool():
+    x = _r(2, 9, 8, 2)
+    for kind in ("MAX", "AVG"):
+        got = tx.nn.pool(x, [2, 3], kind, padding="VALID", dilations=[2, 2]).numpy()
+        # A dilated window is an undilated one over the input subsampled by the rates.
+        want = np.zeros((2, 7, 4, 2))
+        for i in range(7):
+            for j in range(4):
+                win = x[:, i:i + 3:2, j:j + 5:2, :]
+                want[:, i, j] = win.max(axis=(1, 2)) if kind == "MAX" else win.mean(axis=(1, 2))
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="SAME"):
+        tx.nn.pool(x, [2, 2], "MAX", padding="SAME", dilations=[2, 2])
     with pytest.raises(ValueError, match="strides > 1"):
         tx.nn.pool(x, [2, 2], "MAX", strides=[2, 2], dilations=[2, 2])
     with pytest.raises(ValueError, match="pooling_type"):
@@ -446,7 +452,7 @@ def test_conv3d_and_pool3d_errors_name_the_op():
     with pytest.raises(tx.errors.InvalidArgumentError, match="Conv3D.*negative"):
         tx.nn.conv3d(_r(1, 1, 4, 4, 3), _r(3, 2, 2, 3, 4), 1, "VALID")
     with pytest.raises(tx.errors.InvalidArgumentError, match="Conv3DBackpropInputV2.*out_backprop"):
-        tx.nn.conv3d_transpose(_r(1, 3, 3, 3, 2), _r(2, 2, 2, 3, 2), [1, 4, 4, 4, 3], 1, "VALID")
+        tx.nn.conv3d_transpose(_r(1, 2, 2, 2, 2), _r(2, 2, 2, 3, 2), [1, 4, 4, 4, 3], 1, "VALID")
     with pytest.raises(tx.errors.InvalidArgumentError, match="MaxPool3D.*negative"):
         tx.nn.max_pool3d(_r(1, 1, 4, 4, 1, dtype=np.float32), 3, 1, "VALID")
     with pytest.raises(tx.errors.InvalidArgumentError, match="AvgPool3D|rank"):

@@ -35,8 +35,11 @@ def _compare(tx_fn, tf_fn, *xs, rtol=1e-5, atol=1e-6, grads=True):
     dy = RNG.uniform(-1, 1, size=want.shape).astype(want.dtype.as_numpy_dtype)
     want_g = tape.gradient(want, tf_in, output_gradients=tf.constant(dy))
     got_g = ttape.gradient(got, tx_in, output_gradients=tx.constant(dy))
-    for g, w in zip(got_g, want_g):
-        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=rtol * 10, atol=atol * 10)
+    for x, g, w in zip(xs, got_g, want_g):
+        # None (not connected) compares as zeros; TensorFlow's IndexedSlices as dense.
+        w = np.zeros_like(x) if w is None else tf.convert_to_tensor(w).numpy()
+        g = np.zeros_like(x) if g is None else g.numpy()
+        np.testing.assert_allclose(g, w, rtol=rtol * 10, atol=atol * 10)
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
@@ -100,10 +103,14 @@ def test_embedding_lookup():
 @pytest.mark.parametrize("fmt", ["NWC", "NCW"])
 @pytest.mark.parametrize("stride,dilation,padding", [(1, 1, "SAME"), (2, 1, "VALID"), (1, 2, "SAME")])
 def test_conv1d(fmt, stride, dilation, padding):
-    if fmt == "NCW":
-        pytest.skip("TensorFlow's CPU Conv2D has no NCHW kernel")
-    _compare(lambda x, w: tx.nn.conv1d(x, w, stride, padding, fmt, dilation),
-             lambda x, w: tf.nn.conv1d(x, w, stride, padding, fmt, dilation), _r(2, 9, 3), _r(3, 3, 4), rtol=1e-4)
+    # TensorFlow's CPU Conv2D has no NCHW kernel: NCW is compared with its NWC result transposed.
+    def tf_fn(x, w):
+        if fmt == "NWC":
+            return tf.nn.conv1d(x, w, stride, padding, fmt, dilation)
+        return tf.transpose(tf.nn.conv1d(tf.transpose(x, [0, 2, 1]), w, stride, padding, "NWC", dilation), [0, 2, 1])
+
+    x = _r(2, 9, 3) if fmt == "NWC" else _r(2, 3, 9)
+    _compare(lambda a, w: tx.nn.conv1d(a, w, stride, padding, fmt, dilation), tf_fn, x, _r(3, 3, 4), rtol=1e-4)
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
@@ -161,16 +168,21 @@ def test_pools(n, padding):
     for kind in ("MAX", "AVG"):
         tx_fn = {"MAX": tx.nn.max_pool, "AVG": tx.nn.avg_pool}[kind]
         tf_fn = {"MAX": tf.nn.max_pool, "AVG": tf.nn.avg_pool}[kind]
-        _compare(lambda t: tx_fn(t, window, strides, padding), lambda t: tf_fn(t, window, strides, padding), x)
+        fmt = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[n]  # TensorFlow's eager MaxPool3D gradient needs it spelled out
+        _compare(lambda t: tx_fn(t, window, strides, padding),
+                 lambda t: tf_fn(t, window, strides, padding, data_format=fmt), x)
         _compare(lambda t: tx.nn.pool(t, window, kind, strides, padding),
-                 lambda t: tf.nn.pool(t, window, kind, strides, padding), x)
+                 lambda t: tf.nn.pool(t, window, kind, strides, padding, data_format=fmt), x)
 
 
 @pytest.mark.parametrize("kind", ["MAX", "AVG"])
 def test_dilated_pool(kind):
     x = (RNG.permutation(2 * 9 * 8 * 2).reshape(2, 9, 8, 2) * 0.01 - 1.5).astype(np.float32)
-    _compare(lambda t: tx.nn.pool(t, [2, 3], kind, padding="SAME", dilations=[2, 2]),
-             lambda t: tf.nn.pool(t, [2, 3], kind, padding="SAME", dilations=[2, 2]), x)
+    _compare(lambda t: tx.nn.pool(t, [2, 3], kind, padding="VALID", dilations=[2, 2]),
+             lambda t: tf.nn.pool(t, [2, 3], kind, padding="VALID", dilations=[2, 2]), x)
+    for fn in (tx.nn.pool, tf.nn.pool):  # both refuse SAME with dilation
+        with pytest.raises(ValueError, match="SAME"):
+            fn(x, [2, 3], kind, padding="SAME", dilations=[2, 2])
 
 
 def test_block_rearrangements():

@@ -53,22 +53,22 @@ def _static_rank(x, what):
 def space_to_batch(input, block_shape, paddings, name=None):  # noqa: A002
     """Zero-pads the spatial dimensions (1 .. len(block_shape)) by ``paddings`` and moves
     block_shape blocks of them into the batch dimension (the SpaceToBatchND op)."""
-    return gen_ops.space_to_batch_nd(input, block_shape, paddings, name=name)
+    return gen_ops.space_to_batch_nd(_t(input), block_shape, paddings, name=name)
 
 
 def batch_to_space(input, block_shape, crops, name=None):  # noqa: A002
     """The inverse of space_to_batch: moves batch blocks back into space, then crops."""
-    return gen_ops.batch_to_space_nd(input, block_shape, crops, name=name)
+    return gen_ops.batch_to_space_nd(_t(input), block_shape, crops, name=name)
 
 
 def space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A002
     """Moves each block_size x block_size spatial block into the depth dimension."""
-    return gen_ops.space_to_depth(input, block_size=int(block_size), data_format=data_format, name=name)
+    return gen_ops.space_to_depth(_t(input), block_size=int(block_size), data_format=data_format, name=name)
 
 
 def depth_to_space(input, block_size, data_format="NHWC", name=None):  # noqa: A002
     """Moves depth into block_size x block_size spatial blocks (the inverse of space_to_depth)."""
-    return gen_ops.depth_to_space(input, block_size=int(block_size), data_format=data_format, name=name)
+    return gen_ops.depth_to_space(_t(input), block_size=int(block_size), data_format=data_format, name=name)
 
 
 # ---------------------------------------------------------------------------- dilation via space-to-batch
@@ -115,20 +115,21 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     [K, C, O], computed as TensorFlow does: a Conv2D over a height-1 image."""
     if data_format not in ("NWC", "NCW", None):
         raise ValueError("conv1d: data_format must be 'NWC' or 'NCW', got %r" % (data_format,))
-    channels_last = data_format in ("NWC", None)
-    axis = 1 if channels_last else 2
-    x = array_ops.expand_dims(_t(input), axis)
-    w = array_ops.expand_dims(_t(filters), 0)
+    # NCW runs as NWC between transposes (the CPU Conv2D kernel is NHWC only, as TensorFlow's).
+    x = _t(input)
+    if data_format == "NCW":
+        x = array_ops.transpose(x, [0, 2, 1])
     s = _spatial(stride, 1, data_format, "stride")[0]
     d = _spatial(dilations, 1, data_format, "dilations")[0]
-    fmt = "NHWC" if channels_last else "NCHW"
-    y = conv2d(x, w, strides=_full([1, s], fmt), padding=padding, data_format=fmt, dilations=_full([1, d], fmt))
-    return array_ops.squeeze(y, [axis], name=name)
+    y = conv2d(array_ops.expand_dims(x, 1), array_ops.expand_dims(_t(filters), 0), strides=[1, 1, s, 1],
+               padding=padding, data_format="NHWC", dilations=[1, 1, d, 1])
+    y = array_ops.squeeze(y, [1])
+    return array_ops.transpose(y, [0, 2, 1], name=name) if data_format == "NCW" else array_ops.identity(y, name=name)
 
 
 def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):  # noqa: A002
     """3-D convolution of ``input`` [N, D, H, W, C] (or NCDHW) with ``filters`` [KD, KH, KW, C, O]."""
-    return gen_ops.conv3d(input, filters, strides=_full(_spatial(strides, 3, data_format, "strides"), data_format),
+    return gen_ops.conv3d(_t(input), filters, strides=_full(_spatial(strides, 3, data_format, "strides"), data_format),
                           padding=padding, data_format=data_format,
                           dilations=_full(_spatial(dilations, 3, data_format, "dilations"), data_format), name=name)
 
@@ -216,7 +217,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     """The transpose (gradient) of conv2d: ``filters`` [KH, KW, out_channels, in_channels],
     ``output_shape`` the 4-element shape of the result; padding "SAME", "VALID" or explicit pairs."""
     pad, explicit = _padding(padding)
-    return gen_ops.conv2d_backprop_input(_sizes(output_shape), filters, input,
+    return gen_ops.conv2d_backprop_input(_sizes(output_shape), filters, _t(input),
                                          strides=_full(_spatial(strides, 2, data_format, "strides"), data_format),
                                          padding=pad, explicit_paddings=explicit, data_format=data_format,
                                          dilations=_full(_spatial(dilations, 2, data_format, "dilations"),
@@ -244,7 +245,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
 def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",  # noqa: A002
                      dilations=None, name=None):
     """The transpose of conv3d: ``filters`` [KD, KH, KW, out_channels, in_channels]."""
-    return gen_ops.conv3d_backprop_input_v2(_sizes(output_shape), filters, input,
+    return gen_ops.conv3d_backprop_input_v2(_sizes(output_shape), filters, _t(input),
                                             strides=_full(_spatial(strides, 3, data_format, "strides"), data_format),
                                             padding=padding, data_format=data_format,
                                             dilations=_full(_spatial(dilations, 3, data_format, "dilations"),
@@ -257,14 +258,15 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
 def _pool1d(fn, input, ksize, strides, padding, data_format, name):  # noqa: A002
     if data_format not in ("NWC", "NCW"):
         raise ValueError("1-D pooling: data_format must be 'NWC' or 'NCW', got %r" % (data_format,))
-    channels_last = data_format == "NWC"
-    axis = 1 if channels_last else 2
-    fmt = "NHWC" if channels_last else "NCHW"
+    # NCW runs as NWC between transposes (the CPU kernels are NHWC only, as TensorFlow's).
+    x = _t(input)
+    if data_format == "NCW":
+        x = array_ops.transpose(x, [0, 2, 1])
     k = _spatial(ksize, 1, data_format, "ksize")[0]
     s = _spatial(strides, 1, data_format, "strides")[0]
-    y = fn(array_ops.expand_dims(_t(input), axis), ksize=_full([1, k], fmt), strides=_full([1, s], fmt),
-           padding=padding.upper(), data_format=fmt)
-    return array_ops.squeeze(y, [axis], name=name)
+    y = array_ops.squeeze(fn(array_ops.expand_dims(x, 1), ksize=[1, 1, k, 1], strides=[1, 1, s, 1],
+                             padding=padding.upper(), data_format="NHWC"), [1])
+    return array_ops.transpose(y, [0, 2, 1], name=name) if data_format == "NCW" else array_ops.identity(y, name=name)
 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
@@ -279,29 +281,39 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Maximum over 2-D windows ("SAME", "VALID" or explicit [before, after] pairs)."""
+    if data_format == "NCHW":  # the CPU MaxPool kernel is NHWC only (as TensorFlow's): transpose around it
+        if not isinstance(padding, str):
+            padding = [padding[i] for i in (0, 2, 3, 1)]
+        y = max_pool2d(array_ops.transpose(_t(input), [0, 2, 3, 1]), _spatial(ksize, 2, data_format, "ksize"),
+                       _spatial(strides, 2, data_format, "strides"), padding)
+        return array_ops.transpose(y, [0, 3, 1, 2], name=name)
     pad, explicit = _padding(padding)
-    return gen_ops.max_pool(input, ksize=_full(_spatial(ksize, 2, data_format, "ksize"), data_format),
+    return gen_ops.max_pool(_t(input), ksize=_full(_spatial(ksize, 2, data_format, "ksize"), data_format),
                             strides=_full(_spatial(strides, 2, data_format, "strides"), data_format), padding=pad,
                             explicit_paddings=explicit, data_format=data_format, name=name)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     """Mean over 2-D windows; padded positions are not counted."""
-    return gen_ops.avg_pool(input, ksize=_full(_spatial(ksize, 2, data_format, "ksize"), data_format),
+    if data_format == "NCHW":  # the CPU AvgPool kernel is NHWC only (as TensorFlow's): transpose around it
+        y = avg_pool2d(array_ops.transpose(_t(input), [0, 2, 3, 1]), _spatial(ksize, 2, data_format, "ksize"),
+                       _spatial(strides, 2, data_format, "strides"), padding)
+        return array_ops.transpose(y, [0, 3, 1, 2], name=name)
+    return gen_ops.avg_pool(_t(input), ksize=_full(_spatial(ksize, 2, data_format, "ksize"), data_format),
                             strides=_full(_spatial(strides, 2, data_format, "strides"), data_format),
                             padding=padding.upper(), data_format=data_format, name=name)
 
 
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     """Maximum over 3-D windows of ``input`` [N, D, H, W, C] (or NCDHW)."""
-    return gen_ops.max_pool3d(input, ksize=_full(_spatial(ksize, 3, data_format, "ksize"), data_format),
+    return gen_ops.max_pool3d(_t(input), ksize=_full(_spatial(ksize, 3, data_format, "ksize"), data_format),
                               strides=_full(_spatial(strides, 3, data_format, "strides"), data_format),
                               padding=padding.upper(), data_format=data_format, name=name)
 
 
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
     """Mean over 3-D windows of ``input`` [N, D, H, W, C] (or NCDHW); padding is not counted."""
-    return gen_ops.avg_pool3d(input, ksize=_full(_spatial(ksize, 3, data_format, "ksize"), data_format),
+    return gen_ops.avg_pool3d(_t(input), ksize=_full(_spatial(ksize, 3, data_format, "ksize"), data_format),
                               strides=_full(_spatial(strides, 3, data_format, "strides"), data_format),
                               padding=padding.upper(), data_format=data_format, name=name)
 
@@ -333,8 +345,8 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # no
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
          dilations=None, name=None):
     """N-d max or average pooling ("MAX" or "AVG") with ``window_shape``; with dilations
-    (strides must then be 1) the input is space-to-batched by the rates as TensorFlow does, so
-    SAME padding's zeros take part in the windows there, as in TensorFlow."""
+    (strides must then be 1, padding VALID, as in TensorFlow) the input is space-to-batched by the
+    rates and pooled undilated."""
     if pooling_type not in ("MAX", "AVG"):
         raise ValueError("pool: pooling_type must be 'MAX' or 'AVG', got %r" % (pooling_type,))
     window = [int(w) for w in window_shape]
@@ -350,6 +362,9 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
     rates = _spatial(dilations, n, fmt, "dilations")
     if any(r != 1 for r in rates) and any(s != 1 for s in strides):
         raise ValueError("pool: strides > 1 not supported in conjunction with dilations > 1")
+    if any(r != 1 for r in rates) and padding.upper() == "SAME":
+        raise ValueError("pool: 'SAME' padding is not implemented for dilations > 1 (as in TensorFlow), got "
+                         "dilations %r" % (rates,))
     fn = _POOL_FNS[(pooling_type, n)]
 
     def op(x, pad):

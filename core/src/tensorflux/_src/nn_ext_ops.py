@@ -21,12 +21,12 @@ def _scalar(v, like):
 
 def erfc(x, name=None):
     """1 - erf(x) element-wise, accurate where erf(x) is close to 1."""
-    return gen_ops.erfc(x, name=name)
+    return gen_ops.erfc(_t(x), name=name)
 
 
 def erfinv(x, name=None):
     """The inverse of erf element-wise: NaN outside [-1, 1], +-inf at +-1."""
-    return gen_ops.erfinv(x, name=name)
+    return gen_ops.erfinv(_t(x), name=name)
 
 
 def log_sigmoid(x, name=None):
@@ -162,7 +162,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
 def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
     """input / (bias + alpha * sum of squares over depth_radius neighbours on the last axis)^beta
     for a 4-D input (the LRN op)."""
-    return gen_ops.lrn(input, depth_radius=int(depth_radius), bias=float(bias), alpha=float(alpha), beta=float(beta),
+    return gen_ops.lrn(_t(input), depth_radius=int(depth_radius), bias=float(bias), alpha=float(alpha), beta=float(beta),
                        name=name)
 
 

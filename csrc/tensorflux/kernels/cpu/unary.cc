@@ -6,6 +6,7 @@
 // traps), so gcc vectorizes floor and ceil and inlines sqrt instead of calling libm per element. The pragma
 // comes first so that every function in the file, inline ones from headers too, shares it.
 #pragma GCC optimize("no-math-errno", "no-trapping-math")
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -100,12 +101,13 @@ double ErfinvDouble(double y) {
   if (!(ay <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
   if (ay == 1.0) return std::copysign(std::numeric_limits<double>::infinity(), y);
   if (ay == 0.0) return y;
-  float start = static_cast<float>(ay);
+  // Below 1 in float too (and above float's smallest normal), so the start is finite and non-zero.
+  float start = std::min(std::max(static_cast<float>(ay), 1e-30f), 0.99999994f);
   vec::Map<vec::Fn::kErfinv>(&start, &start, 1);
   double x = start;
   const double kTwoOverSqrtPi = 1.1283791670955126;
   const double tail = 1.0 - ay;  // exact for ay >= 0.5
-  for (int it = 0; it < 8; ++it) {
+  for (int it = 0; it < 16; ++it) {
     double step;
     if (ay > 0.5) {
       const double c = std::erfc(x);
