@@ -112,6 +112,19 @@ def test_softmax_and_log_softmax_on_any_axis(axis):
     _check_grad(lambda t: tx.nn.log_softmax(t, axis=axis), x, dy=dy)
 
 
+@pytest.mark.parametrize("shape,axis", [((5,), -1), ((4, 5), 0), ((2, 3, 4), 1), ((2, 3, 4), -1)])
+def test_softmax_cross_entropy_on_any_axis(shape, axis):
+    x = _r(*shape, low=-5, high=5)
+    p = _r(*shape, low=0, high=1)
+    p /= p.sum(axis=axis, keepdims=True)
+    lse = np.log(np.exp(x).sum(axis=axis, keepdims=True))
+    want = (p * (lse - x)).sum(axis=axis)
+    got = tx.nn.softmax_cross_entropy_with_logits(p, x, axis=axis)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    _check_grad(lambda t: tx.nn.softmax_cross_entropy_with_logits(p, t, axis=axis), x,
+                dy=_r(*want.shape) if want.shape else None)
+
+
 def test_softmax_axis_out_of_range():
     with pytest.raises(ValueError, match="softmax.*axis 3"):
         tx.nn.softmax(_r(2, 3), axis=3)

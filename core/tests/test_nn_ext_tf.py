@@ -67,6 +67,14 @@ def test_softmax_log_softmax_axis(axis):
     _compare(lambda t: tx.nn.log_softmax(t, axis=axis), lambda t: tf.nn.log_softmax(t, axis=axis), x)
 
 
+@pytest.mark.parametrize("shape,axis", [((5,), -1), ((4, 5), 0), ((2, 3, 4), 1)])
+def test_softmax_cross_entropy_axis(shape, axis):
+    p = _r(*shape, low=0, high=1)
+    p /= p.sum(axis=axis, keepdims=True)
+    _compare(lambda t: tx.nn.softmax_cross_entropy_with_logits(p, t, axis=axis),
+             lambda t: tf.nn.softmax_cross_entropy_with_logits(p, t, axis=axis), _r(*shape, low=-5, high=5))
+
+
 @pytest.mark.parametrize("axis", [None, 0, [0, 1]])
 def test_l2_normalize(axis):
     _compare(lambda t: tx.nn.l2_normalize(t, axis), lambda t: tf.math.l2_normalize(t, axis), _r(3, 4))

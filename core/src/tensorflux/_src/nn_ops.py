@@ -44,15 +44,6 @@ def softsign(features, name=None):
     return gen_ops.softsign(features, name=name)
 
 
-def _check_last_axis(logits, axis, what):
-    if axis is None or axis == -1:
-        return
-    rank = logits.shape.rank if isinstance(logits, _TENSORS) else None
-    if rank is None or axis != rank - 1:
-        raise NotImplementedError("%s over an axis other than the last one (axis=%r) is not supported yet"
-                                  % (what, axis))
-
-
 def bias_add(value, bias, data_format=None, name=None):
     """``value`` plus the 1-D ``bias`` along its channel dimension (last for "N...C" formats,
     the second for "NC..." formats)."""
@@ -66,11 +57,38 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Per-row cross-entropy of the label distributions against softmax(logits); rank-2 inputs
-    with classes on the last axis. Returns the loss only, like TensorFlow 2."""
-    _check_last_axis(logits, None if axis == -1 else axis, "softmax_cross_entropy_with_logits")
-    loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
-    return loss
+    """Cross-entropy of the label distributions against softmax(logits) along ``axis`` (classes;
+    default the last); the result has the logits' shape without that axis. Like TensorFlow 2,
+    the class axis is moved last and the outer dimensions flattened around the 2-D op; returns
+    the loss only."""
+    import numpy as np
+    from tensorflux._src import array_ops
+    from tensorflux._src.constant_op import constant, convert_to_tensor
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    rank = logits.shape.rank
+    if rank is None:
+        raise ValueError("softmax_cross_entropy_with_logits needs logits of known rank, got shape %s" % logits.shape)
+    if rank == 0:
+        raise ValueError("softmax_cross_entropy_with_logits: logits must have at least one dimension (the classes)")
+    axis = -1 if axis is None else axis
+    if not -rank <= axis < rank:
+        raise ValueError("softmax_cross_entropy_with_logits: axis %d is out of range for rank %d" % (axis, rank))
+    axis %= rank
+    if axis != rank - 1:
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        logits, labels = array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
+    if rank == 2:
+        loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
+        return loss
+    outer = gen_ops.slice(gen_ops.shape(logits), constant(np.array([0], np.int32)),
+                          constant(np.array([rank - 1], np.int32)))
+    flat = constant(np.array([-1], np.int32))
+    classes = gen_ops.slice(gen_ops.shape(logits), constant(np.array([rank - 1], np.int32)),
+                            constant(np.array([1], np.int32)))
+    to_2d = gen_ops.concat_v2([flat, classes], constant(np.array(0, np.int32)))
+    loss, _ = gen_ops.softmax_cross_entropy_with_logits(gen_ops.reshape(logits, to_2d), gen_ops.reshape(labels, to_2d))
+    return gen_ops.reshape(loss, outer, name=name)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
