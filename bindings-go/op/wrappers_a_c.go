@@ -810,6 +810,71 @@ func BroadcastTo(scope *Scope, input tf.Output, shape tf.Output) (output tf.Outp
 	return op.Output(0)
 }
 
+// CTCLossAttr is an optional argument to CTCLoss.
+type CTCLossAttr func(optionalAttr)
+
+// CTCLossPreprocessCollapseRepeated sets the optional preprocess_collapse_repeated attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func CTCLossPreprocessCollapseRepeated(value bool) CTCLossAttr {
+	return func(m optionalAttr) {
+		m["preprocess_collapse_repeated"] = value
+	}
+}
+
+// CTCLossCtcMergeRepeated sets the optional ctc_merge_repeated attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func CTCLossCtcMergeRepeated(value bool) CTCLossAttr {
+	return func(m optionalAttr) {
+		m["ctc_merge_repeated"] = value
+	}
+}
+
+// CTCLossIgnoreLongerOutputsThanInputs sets the optional ignore_longer_outputs_than_inputs attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func CTCLossIgnoreLongerOutputsThanInputs(value bool) CTCLossAttr {
+	return func(m optionalAttr) {
+		m["ignore_longer_outputs_than_inputs"] = value
+	}
+}
+
+// CTCLoss: Connectionist temporal classification loss of label sequences given per-step class logits, with its gradient with respect to the logits.
+//
+// Arguments:
+//
+//	inputs: a tensor of type `T`.
+//	labelsIndices: a tensor of type tf.Int64.
+//	labelsValues: a tensor of type tf.Int32.
+//	sequenceLength: a tensor of type tf.Int32.
+//
+// Returns loss (one output), gradient (one output).
+func CTCLoss(scope *Scope, inputs tf.Output, labelsIndices tf.Output, labelsValues tf.Output, sequenceLength tf.Output, optional ...CTCLossAttr) (loss tf.Output, gradient tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CTCLoss",
+		Input: []tf.Input{
+			inputs, labelsIndices, labelsValues, sequenceLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // CaseAttr is an optional argument to Case.
 type CaseAttr func(optionalAttr)
 

@@ -513,3 +513,79 @@ def test_second_derivatives_of_lrn_and_max_pool3d_are_explicit_errors():
             g = inner.gradient(y, x)
         with pytest.raises(tx.errors.UnimplementedError, match=what):
             outer.gradient(g, x)
+
+
+def test_huge_sizes_are_errors_not_overflows():
+    i64 = lambda v: tx.constant(np.array(v, np.int64))  # noqa: E731
+    x = np.zeros((1, 4, 4, 1), np.float32)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="SpaceToBatchND.*too large"):
+        tx.nn.space_to_batch(x, i64([2 ** 40, 2]), i64([[0, 0], [0, 0]]))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="SpaceToBatchND.*too large"):
+        tx.nn.space_to_batch(x, i64([2, 2]), i64([[2 ** 62, 2 ** 62], [0, 0]]))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="BatchToSpaceND.*too large"):
+        tx.nn.batch_to_space(np.zeros((4, 4, 4, 1), np.float32), i64([2, 2]), i64([[2 ** 62, 2 ** 62], [0, 0]]))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="DepthToSpace.*too large"):
+        tx.nn.depth_to_space(x, 2 ** 40)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="Conv3D.*too large"):
+        tx.nn.conv3d(np.zeros((1, 4, 4, 4, 1)), np.zeros((2, 2, 2, 1, 1)), 1, "SAME", dilations=[1, 2 ** 40, 1, 1, 1])
+
+
+def _ctc_brute(logits, labels, label_length, logit_length, blank):
+    """Per-entry -log p over all alignments (brute force), batch-major logits [B, T, C]."""
+    import itertools
+    out = []
+    for b in range(logits.shape[0]):
+        t = int(logit_length[b])
+        lab = tuple(int(v) for v in labels[b, :label_length[b]])
+        x = logits[b, :t].astype(np.float64)
+        logp = x - scipy.special.logsumexp(x, axis=1, keepdims=True)
+        total = []
+        for path in itertools.product(range(logits.shape[2]), repeat=t):
+            col, prev = [], None
+            for k in path:
+                if k != blank and k != prev:
+                    col.append(k)
+                prev = k
+            if tuple(col) == lab:
+                total.append(sum(logp[i, k] for i, k in enumerate(path)))
+        out.append(-scipy.special.logsumexp(total))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("blank_index", [None, 3, -1, 1])
+def test_ctc_loss_matches_brute_force(blank_index):
+    logits = _r(2, 5, 4)  # batch-major
+    labels = np.array([[0, 2, 2], [1, 0, 0]], np.int32)
+    label_length, logit_length = np.array([3, 1], np.int32), np.array([5, 4], np.int32)
+    blank = 0 if blank_index is None else blank_index % 4
+    labels = np.where(labels >= blank, labels + 1, labels) if blank != 3 else labels  # labels avoid the blank
+    got = tx.nn.ctc_loss(labels, logits, label_length, logit_length, logits_time_major=False,
+                         blank_index=blank_index).numpy()
+    np.testing.assert_allclose(got, _ctc_brute(logits, labels, label_length, logit_length, blank), rtol=1e-10)
+    tm = tx.nn.ctc_loss(labels, logits.transpose(1, 0, 2), label_length, logit_length, blank_index=blank_index)
+    np.testing.assert_allclose(tm.numpy(), got, rtol=1e-12)
+
+
+def test_ctc_loss_gradient_matches_finite_differences():
+    labels = np.array([[0, 1, 1], [2, 0, 0]], np.int32)
+    lab_len, log_len = np.array([3, 2], np.int32), np.array([5, 4], np.int32)
+    _check_grad(lambda t: tx.nn.ctc_loss(labels, t, lab_len, log_len, blank_index=3), _r(5, 2, 4),
+                dy=np.array([0.7, -1.3]), rtol=1e-5, atol=1e-7)
+
+
+def test_ctc_loss_errors():
+    with pytest.raises(tx.errors.InvalidArgumentError, match="CTCLoss.*Not enough time"):
+        tx.nn.ctc_loss(np.array([[0, 1, 1, 2]], np.int32), _r(3, 1, 4), [4], [3], blank_index=3)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="CTCLoss.*sequence_length"):
+        tx.nn.ctc_loss(np.array([[0]], np.int32), _r(3, 1, 4), [1], [4], blank_index=3)
+    with pytest.raises(ValueError, match="blank_index"):
+        tx.nn.ctc_loss(np.array([[0]], np.int32), _r(3, 1, 4), [1], [3], blank_index=4)
+    x = tx.constant(_r(5, 1, 4))
+    with tx.GradientTape() as outer:
+        outer.watch(x)
+        with tx.GradientTape() as inner:
+            inner.watch(x)
+            loss = tx.nn.ctc_loss(np.array([[0, 1]], np.int32), x, [2], [5], blank_index=3)
+        g = inner.gradient(loss, x)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="second derivative of ctc_loss"):
+        outer.gradient(g, x)

@@ -205,3 +205,16 @@ def test_block_rearrangements():
 @pytest.mark.parametrize("args", [(5, 1.0, 1.0, 0.5), (2, 2.0, 0.5, 0.75), (0, 1.0, 1.0, 1.0)])
 def test_lrn(args):
     _compare(lambda t: tx.nn.lrn(t, *args), lambda t: tf.nn.lrn(t, *args), _r(2, 3, 3, 9), rtol=1e-4)
+
+
+@pytest.mark.parametrize("blank_index", [None, -1, 2])
+@pytest.mark.parametrize("time_major", [True, False])
+def test_ctc_loss(blank_index, time_major):
+    labels = np.array([[1, 3, 3, 4], [2, 1, 0, 0], [4, 0, 0, 0]], np.int32)
+    blank = {None: 0, -1: 5, 2: 2}[blank_index]
+    labels = np.where(labels == blank, (blank + 1) % 6 or 1, labels).astype(np.int32)  # no label is the blank
+    label_length, logit_length = np.array([4, 2, 1], np.int32), np.array([8, 6, 3], np.int32)
+    logits = _r(8, 3, 6) if time_major else _r(3, 8, 6)
+    _compare(lambda t: tx.nn.ctc_loss(labels, t, label_length, logit_length, time_major, blank_index=blank_index),
+             lambda t: tf.nn.ctc_loss(labels, t, label_length, logit_length, time_major, blank_index=blank_index),
+             logits, rtol=1e-4, atol=1e-5)

@@ -9,14 +9,14 @@ from tensorflux._src.nn_conv_ops import (atrous_conv2d, avg_pool, avg_pool1d, av
                                          convolution, depth_to_space, depthwise_conv2d, max_pool, max_pool1d,
                                          max_pool2d, max_pool3d, pool, separable_conv2d, space_to_batch,
                                          space_to_depth)
-from tensorflux._src.nn_ext_ops import (embedding_lookup, gelu, l2_normalize, local_response_normalization,
+from tensorflux._src.nn_ext_ops import (ctc_loss, embedding_lookup, gelu, l2_normalize, local_response_normalization,
                                         log_sigmoid, log_softmax, lrn, normalize_moments, silu, softmax, swish,
                                         weighted_cross_entropy_with_logits, weighted_moments)
 from tensorflux._src.gather_ops import top_k
 
 __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_normalization",
            "batch_to_space", "bias_add", "conv1d", "conv1d_transpose", "conv2d", "conv2d_transpose", "conv3d",
-           "conv3d_transpose", "convolution", "depth_to_space", "depthwise_conv2d", "dropout", "elu",
+           "conv3d_transpose", "convolution", "ctc_loss", "depth_to_space", "depthwise_conv2d", "dropout", "elu",
            "embedding_lookup", "fused_batch_norm", "gelu", "in_top_k", "l2_loss", "l2_normalize", "leaky_relu",
            "local_response_normalization", "log_sigmoid", "log_softmax", "lrn", "max_pool", "max_pool1d",
            "max_pool2d", "max_pool3d", "moments", "normalize_moments", "pool", "relu", "relu6", "selu",

@@ -2,6 +2,8 @@
 BatchToSpaceND, SpaceToDepth, DepthToSpace), LRN and LRNGrad, and the 3-D convolution and
 pooling ops with their gradient ops. References are float64 NumPy/SciPy."""
 
+import itertools
+
 import numpy as np
 import scipy.special
 
@@ -394,6 +396,99 @@ def _avg_pool3d_grad_samples():
     return out
 
 
+# ---------------------------------------------------------------------------- CTCLoss
+
+
+def _ctc_collapse(path, blank, merge):
+    out, prev = [], None
+    for k in path:
+        if k != blank and not (merge and k == prev):
+            out.append(k)
+        prev = k
+    return tuple(out)
+
+
+def _ctc_brute_loss(logits, label, blank, merge):
+    """-log of the summed probability of every alignment (all classes ** time paths) whose
+    collapse is `label`: independent of the forward-backward recursion."""
+    t, c = logits.shape
+    if t == 0:
+        return 0.0 if not label else np.inf
+    logp = logits - scipy.special.logsumexp(logits, axis=1, keepdims=True)
+    paths = np.array(list(itertools.product(range(c), repeat=t)))
+    keep = np.array([_ctc_collapse(p, blank, merge) == tuple(label) for p in paths])
+    if not keep.any():
+        return np.inf
+    return -scipy.special.logsumexp(logp[np.arange(t), paths[keep]].sum(axis=1))
+
+
+def _ctc_ref(inputs, labels_indices, labels_values, sequence_length, preprocess_collapse_repeated=False,
+             ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False):
+    x = inputs.astype(np.float64)
+    max_time, batch, classes = x.shape
+    blank = classes - 1
+    loss, grad = np.zeros(batch), np.zeros_like(x)
+    for b in range(batch):
+        label = [int(v) for (bi, _), v in zip(labels_indices, labels_values) if bi == b]
+        if len(label) > sequence_length[b]:
+            continue  # only reached with ignore_longer_outputs_than_inputs: zeros
+        if preprocess_collapse_repeated:
+            label = [k for i, k in enumerate(label) if i == 0 or label[i - 1] != k]
+        t = int(sequence_length[b])
+        f = lambda z: _ctc_brute_loss(z, label, blank, ctc_merge_repeated)  # noqa: E731
+        loss[b] = f(x[:t, b])
+        if np.isinf(loss[b]):  # no alignment: TensorFlow's gradient is the softmax itself
+            grad[:t, b] = scipy.special.softmax(x[:t, b], axis=1)
+            continue
+        for idx in np.ndindex(t, classes):  # the gradient by central differences of the brute-force loss
+            hi, lo = x[:t, b].copy(), x[:t, b].copy()
+            hi[idx] += 1e-5
+            lo[idx] -= 1e-5
+            grad[idx[0], b, idx[1]] = (f(hi) - f(lo)) / 2e-5
+    return loss.astype(inputs.dtype), grad.astype(inputs.dtype)
+
+
+def _ctc_sample(dt, labels, seq_len, attrs=None, max_time=5, classes=4, seed=0, note=""):
+    idx = np.array([[b, i] for b, lab in enumerate(labels) for i in range(len(lab))], np.int64).reshape(-1, 2)
+    vals = np.array([v for lab in labels for v in lab], np.int32)
+    return Sample({"inputs": rand((max_time, len(labels), classes), dt, seed=seed), "labels_indices": idx,
+                   "labels_values": vals, "sequence_length": np.array(seq_len, np.int32)}, attrs or {}, note=note)
+
+
+def _ctc_samples():
+    out = []
+    for dt in FLOATS:
+        out.append(_ctc_sample(dt, [[0, 1, 1], [2]], [5, 3], seed=1, note="repeat needs a blank"))
+    out.append(_ctc_sample(np.float64, [[0, 0], [1], [1, 2, 1]], [4, 2, 5], seed=2, note="three entries"))
+    out.append(_ctc_sample(np.float64, [[0, 1, 1], [0, 0]], [3, 2], seed=6, note="no time for the blank: inf"))
+    out.append(_ctc_sample(np.float64, [[1, 1, 0], [2, 2]], [3, 4], {"preprocess_collapse_repeated": True},
+                           seed=3, note="collapse repeated"))
+    out.append(_ctc_sample(np.float64, [[1, 1, 0], [0]], [3, 2], {"ctc_merge_repeated": False}, seed=4,
+                           note="no merging"))
+    out.append(_ctc_sample(np.float32, [[0, 1, 1, 2], [2]], [3, 3], {"ignore_longer_outputs_than_inputs": True},
+                           seed=5, note="too long ignored"))
+    return out
+
+
+def _ctc_error(labels, seq_len, match, idx=None, attrs=None):
+    s = _ctc_sample(np.float32, labels, seq_len, attrs)
+    if idx is not None:
+        s.inputs["labels_indices"] = np.array(idx, np.int64)
+    return ErrorSample(s.inputs, s.attrs, match=match, when="runtime")
+
+
+_CTC_ERRORS = [
+    _ctc_error([[0, 3], [1]], [5, 5], "num_classes - 1"),
+    _ctc_error([[0, 1], [1]], [5, 6], "sequence_length"),
+    _ctc_error([[0, 1, 1, 2], [1]], [3, 5], "Not enough time"),
+    _ctc_error([[0, 1], []], [5, 5], "Labels length is zero in batch 1"),
+    _ctc_error([[0, 1], [1]], [5, 5], "ordered", idx=[[0, 1], [0, 0], [1, 0]]),
+    _ctc_error([[0, 1], [1]], [5, 5], "batch index", idx=[[0, 0], [0, 1], [2, 0]]),
+    ErrorSample({"inputs": rand((5, 4)), "labels_indices": np.zeros((0, 2), np.int64),
+                 "labels_values": np.zeros((0,), np.int32), "sequence_length": np.array([5], np.int32)},
+                match="rank|3"),
+]
+
 _CONV3D_ERRORS = [
     ErrorSample({"input": rand((1, 4, 4, 4, 3)), "filter": rand((2, 2, 2, 2, 4))}, {"strides": S1, "padding": "SAME"},
                 match="depth|divisible"),
@@ -406,6 +501,8 @@ _CONV3D_ERRORS = [
 ]
 
 ENTRIES = [
+    OpEntry("CTCLoss", _ctc_samples(), ref=_ctc_ref, rtol=1e-5, atol=1e-5, errors=_CTC_ERRORS, grad_outputs=(0,),
+            grad_samples=[s for s in _ctc_samples() if s.inputs["inputs"].dtype == np.float64 and "inf" not in s.note]),
     _unary("Erfc", scipy.special.erfc, -4.0, 9.0, _ERFC_SPECIALS),
     _unary("Erfinv", scipy.special.erfinv, -0.999, 0.999, _ERFINV_SPECIALS, grad_range=(-0.9, 0.9), rtol=2e-5),
     OpEntry("SpaceToBatchND", _s2b_samples(), ref=_s2b_ref, constant_inputs=("block_shape", "paddings"),

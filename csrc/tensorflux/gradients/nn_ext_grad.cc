@@ -94,8 +94,22 @@ Status MaxPool3DGradGrad(GradContext& g) {
   return Unimplemented("the second derivative of MaxPool3D (MaxPool3DGradGrad) is not implemented");
 }
 
+// CTCLoss: d inputs = dloss[None, :, None] * gradient (the op's second output), which carries
+// no gradient itself (TensorFlow's message); the label and length inputs get none.
+Status CtcLossGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  AttrMap attrs;
+  attrs["message"] = AttrValue::String(
+      "Currently there is no way to take the second derivative of ctc_loss due to the fused implementation's "
+      "interaction with tf.gradients()");
+  GValue grad = o.Op1("PreventGradient", {g.output(1)}, attrs);
+  g.set_grad(0, o.Mul(o.Reshape(g.grad(0), o.Ints({1, -1, 1})), grad));
+  return Status::OK();
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("CTCLoss", CtcLossGrad);
 TX_REGISTER_GRADIENT("Conv3D", Conv3DGrad);
 TX_REGISTER_GRADIENT("Conv3DBackpropInputV2", Conv3DBackpropInputGrad);
 TX_REGISTER_GRADIENT("Conv3DBackpropFilterV2", Conv3DBackpropFilterGrad);

@@ -1,5 +1,5 @@
-// Block rearrangements (SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace) and local
-// response normalization (LRN, LRNGrad); signatures identical to TensorFlow's.
+// Block rearrangements (SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace), local
+// response normalization (LRN, LRNGrad) and CTCLoss; signatures identical to TensorFlow's.
 #include <string>
 #include <vector>
 
@@ -92,7 +92,42 @@ Status LRNGradShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// CTCLoss: inputs [max_time, batch, classes] -> loss [batch], gradient like inputs.
+Status CTCLossShape(InferenceContext* c) {
+  PartialShape in, idx, vals, len;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 3, "Input 'inputs'", &in));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, "Input 'labels_indices'", &idx));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, "Input 'labels_values'", &vals));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(3), 1, "Input 'sequence_length'", &len));
+  int64_t batch = in.known_rank() ? in.dim(1) : -1;
+  const int64_t len_b = len.known_rank() ? len.dim(0) : -1;
+  if (batch >= 0 && len_b >= 0 && batch != len_b)
+    return InvalidArgument("CTCLoss: sequence_length has ", len_b, " entries but inputs have batch size ", batch);
+  if (batch < 0) batch = len_b;
+  const int64_t rows = idx.known_rank() ? idx.dim(0) : -1, n = vals.known_rank() ? vals.dim(0) : -1;
+  if (rows >= 0 && n >= 0 && rows != n)
+    return InvalidArgument("CTCLoss: labels_indices has ", rows, " rows but labels_values has ", n, " values");
+  c->set_output(0, PartialShape({batch}));
+  c->set_output(1, in.known_rank() ? PartialShape({in.dim(0), batch, in.dim(2)}) : PartialShape::UnknownDims(3));
+  return Status::OK();
+}
+
 }  // namespace
+
+TX_REGISTER_OP("CTCLoss")
+    .Input("inputs: T")
+    .Input("labels_indices: int64")
+    .Input("labels_values: int32")
+    .Input("sequence_length: int32")
+    .Output("loss: T")
+    .Output("gradient: T")
+    .Attr("preprocess_collapse_repeated: bool = false")
+    .Attr("ctc_merge_repeated: bool = true")
+    .Attr("ignore_longer_outputs_than_inputs: bool = false")
+    .Attr("T: {float, double} = DT_FLOAT")
+    .SetShapeFn(CTCLossShape)
+    .Summary("Connectionist temporal classification loss of label sequences given per-step class logits, with "
+             "its gradient with respect to the logits.");
 
 TX_REGISTER_OP("SpaceToBatchND")
     .Input("input: T")

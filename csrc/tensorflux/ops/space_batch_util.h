@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 
 namespace tx {
 namespace space_batch {
+
+// Bound on paddings, crops and the block product, so the size arithmetic cannot overflow.
+constexpr int64_t kMaxSize = int64_t{1} << 40;
 
 // Output dims of SpaceToBatchND (`to_batch`) or BatchToSpaceND for input dims `in` (-1 where
 // unknown), `block` [M] and `pads` (paddings or crops, [M, 2] flattened); errors name the op.
@@ -30,11 +34,16 @@ inline Status Resolve(const char* op, const std::vector<int64_t>& in, const std:
     if (pads[2 * i] < 0 || pads[2 * i + 1] < 0)
       return InvalidArgument(op, ": ", pad_name, " must be non-negative, got [", pads[2 * i], ", ", pads[2 * i + 1],
                              "] for dimension ", i);
-    if (prod > (int64_t{1} << 40) / block[i]) return InvalidArgument(op, ": block_shape product is too large");
+    if (pads[2 * i] > kMaxSize || pads[2 * i + 1] > kMaxSize)
+      return InvalidArgument(op, ": ", pad_name, " [", pads[2 * i], ", ", pads[2 * i + 1], "] for dimension ", i,
+                             " are too large");
+    if (prod > kMaxSize / block[i]) return InvalidArgument(op, ": block_shape product is too large");
     prod *= block[i];
   }
   *out = in;
   if (to_batch) {
+    if (in[0] > std::numeric_limits<int64_t>::max() / prod)
+      return InvalidArgument(op, ": batch ", in[0], " times the block_shape product ", prod, " is too large");
     if (in[0] >= 0) (*out)[0] = in[0] * prod;
     for (int64_t i = 0; i < m; ++i) {
       const int64_t d = in[1 + i];
@@ -56,6 +65,8 @@ inline Status Resolve(const char* op, const std::vector<int64_t>& in, const std:
     for (int64_t i = 0; i < m; ++i) {
       const int64_t d = in[1 + i];
       if (d < 0) continue;
+      if (d > kMaxSize / block[i])
+        return InvalidArgument(op, ": input dimension ", i + 1, " (", d, ") times block_shape[", i, "] is too large");
       const int64_t full = d * block[i];
       if (pads[2 * i] + pads[2 * i + 1] > full)
         return InvalidArgument(op, ": crops [", pads[2 * i], ", ", pads[2 * i + 1], "] for dimension ", i + 1,
@@ -74,6 +85,9 @@ inline Status ResolveDepth(const char* op, const std::vector<int64_t>& in, int64
     return Unimplemented(op, ": data_format ", format, " is not supported (NHWC or NCHW)");
   if (in.size() != 4) return InvalidArgument(op, ": input must be 4-dimensional, got rank ", in.size());
   if (block < 2) return InvalidArgument(op, ": block_size must be >= 2, got ", block);
+  if (block > (int64_t{1} << 20)) return InvalidArgument(op, ": block_size ", block, " is too large");
+  for (int64_t d : in)
+    if (d > kMaxSize) return InvalidArgument(op, ": input dimension ", d, " is too large");
   const bool nchw = format == "NCHW";
   const int hd = nchw ? 2 : 1, wd = nchw ? 3 : 2, cd = nchw ? 1 : 3;
   *out = in;

@@ -29,8 +29,10 @@ inline Status ParseLayout(const char* op, const std::string& format, Layout* l) 
 // channel entries 1.
 inline Status CheckAttr5(const char* op, const char* name, const std::vector<int64_t>& v, const Layout& l) {
   if (v.size() != 5) return InvalidArgument(op, ": ", name, " must have 5 elements, got ", v.size());
-  for (int64_t x : v)
+  for (int64_t x : v) {
     if (x < 1) return InvalidArgument(op, ": ", name, " must all be >= 1, got ", x);
+    if (x > (int64_t{1} << 31)) return InvalidArgument(op, ": ", name, " value ", x, " is too large");
+  }
   if (v[l.n] != 1 || v[l.c] != 1)
     return Unimplemented(op, ": ", name, " in the batch and depth dimensions must be 1, got ", v[l.n], " and ",
                          v[l.c]);

@@ -162,8 +162,8 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
 def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
     """input / (bias + alpha * sum of squares over depth_radius neighbours on the last axis)^beta
     for a 4-D input (the LRN op)."""
-    return gen_ops.lrn(_t(input), depth_radius=int(depth_radius), bias=float(bias), alpha=float(alpha), beta=float(beta),
-                       name=name)
+    return gen_ops.lrn(_t(input), depth_radius=int(depth_radius), bias=float(bias), alpha=float(alpha),
+                       beta=float(beta), name=name)
 
 
 lrn = local_response_normalization
@@ -237,10 +237,57 @@ def embedding_lookup(params, ids, max_norm=None, name=None, partition_strategy="
         # An id outside its partition becomes index -1, so Gather reports it instead of reading
         # a neighbouring partition's row.
         valid = gen_ops.logical_and(gen_ops.greater_equal(local, gen_ops.zeros_like(local)), gen_ops.less(local, size))
-        index = gen_ops.select_v2(valid, math_ops.add(offset, local), gen_ops.fill(gen_ops.shape(ids, out_type=ids.dtype),
-                                                                                  _t(-1, dtype=ids.dtype)))
+        minus_one = gen_ops.fill(gen_ops.shape(ids, out_type=ids.dtype), _t(-1, dtype=ids.dtype))
+        index = gen_ops.select_v2(valid, math_ops.add(offset, local), minus_one)
         out = gen_ops.gather_v2(table, index, axis0, name=None if max_norm else name)
     if max_norm is not None:
         out = _clip_rows(out, max_norm, _rank(ids))
         out = array_ops.identity(out, name=name)
     return out
+
+
+def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
+             name=None):
+    """Connectionist temporal classification loss per batch entry, -log p(labels | logits), for
+    dense ``labels`` [batch, max_label_length] (the first label_length[b] entries count) and
+    ``logits`` [max_time, batch, classes] (or batch-major with ``logits_time_major=False``) of
+    which the first logit_length[b] steps count. ``blank_index`` (default 0, negative counts
+    from the end) is the blank class. Computed by the CTCLoss op, with repeated labels kept
+    apart by a blank (ctc_merge_repeated) as TensorFlow 2. SparseTensor labels and ``unique``
+    are not supported (tensorflux has no SparseTensor)."""
+    if unique is not None:
+        raise NotImplementedError("ctc_loss: the 'unique' argument is not supported")
+    logits = _t(logits)
+    labels = _t(labels)
+    if labels.dtype.name not in ("int32", "int64"):
+        raise TypeError("ctc_loss: labels must be int32 or int64, got %s" % labels.dtype.name)
+    if _rank(logits) != 3 or _rank(labels) != 2:
+        raise ValueError("ctc_loss: logits must be 3-D and labels 2-D, got shapes %s and %s"
+                         % (logits.shape, labels.shape))
+    if not logits_time_major:
+        logits = array_ops.transpose(logits, [1, 0, 2])
+    classes = logits.shape[2]
+    blank = 0 if blank_index is None else int(blank_index)
+    if classes is not None:
+        if blank < 0:
+            blank += classes
+        if not 0 <= blank < classes:
+            raise ValueError("ctc_loss: blank_index %r is out of range for %d classes" % (blank_index, classes))
+    elif blank < 0:
+        raise ValueError("ctc_loss: a negative blank_index needs a static number of classes")
+    labels = array_ops.cast(labels, "int32")
+    if classes is None or blank != classes - 1:
+        # The op's blank is the last class: move the blank there and renumber the labels above it.
+        logits = array_ops.concat([logits[:, :, :blank], logits[:, :, blank + 1:], logits[:, :, blank:blank + 1]],
+                                  2)
+        labels = gen_ops.select_v2(gen_ops.less(labels, _t(blank, dtype=labels.dtype)), labels,
+                                   math_ops.subtract(labels, _t(1, dtype=labels.dtype)))
+    label_length = array_ops.cast(_t(label_length), "int32")
+    positions = gen_ops.range(_t(0, dtype=labels.dtype), gen_ops.shape(labels)[1], _t(1, dtype=labels.dtype))
+    mask = gen_ops.less(array_ops.expand_dims(positions, 0), array_ops.expand_dims(label_length, 1))
+    indices = gen_ops.where(mask)
+    values = gen_ops.gather_nd(labels, indices)
+    loss, _ = gen_ops.ctc_loss(logits, indices, values, array_ops.cast(_t(logit_length), "int32"),
+                               preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+                               ignore_longer_outputs_than_inputs=False, name=name)
+    return loss

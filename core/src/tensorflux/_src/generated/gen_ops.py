@@ -446,6 +446,33 @@ def broadcast_to(input, shape, name=None):
     return _apply_op(_BROADCAST_TO, name, (input, shape), ())
 
 
+_CTCLossOutput = _collections.namedtuple('CTCLoss', ['loss', 'gradient'])
+_CTC_LOSS = _OpSig('CTCLoss',
+    inputs=(('inputs', 'T', 0, 0), ('labels_indices', '', 9, 0), ('labels_values', '', 3, 0), ('sequence_length', '', 3, 0)),
+    attrs=(('preprocess_collapse_repeated', 3), ('ctc_merge_repeated', 3), ('ignore_longer_outputs_than_inputs', 3)),
+    outputs=(('loss', False), ('gradient', False)),
+    type_defaults={'T': 1},
+    output_class=_CTCLossOutput)
+
+
+def ctc_loss(inputs, labels_indices, labels_values, sequence_length, preprocess_collapse_repeated=False, ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False, name=None):
+    r"""Connectionist temporal classification loss of label sequences given per-step class logits, with its gradient with respect to the logits.
+
+    Args:
+      inputs: A `Tensor` of type `T`.
+      labels_indices: A `Tensor` of type int64.
+      labels_values: A `Tensor` of type int32.
+      sequence_length: A `Tensor` of type int32.
+      preprocess_collapse_repeated: An attr of type `bool`, defaults to `False`.
+      ctc_merge_repeated: An attr of type `bool`, defaults to `True`.
+      ignore_longer_outputs_than_inputs: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (loss, gradient) of `Tensor`s.
+    """
+    return _apply_op(_CTC_LOSS, name, (inputs, labels_indices, labels_values, sequence_length), (preprocess_collapse_repeated, ctc_merge_repeated, ignore_longer_outputs_than_inputs))
+
+
 _CASE = _OpSig('Case',
     inputs=(('branch_index', '', 3, 0), ('input', 'Tin', 0, 2)),
     attrs=(('Tout', 20), ('branches', 24), ('output_shapes', 21)),
@@ -3935,6 +3962,7 @@ OP_WRAPPERS = {
     'BiasAddGrad': 'bias_add_grad',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
+    'CTCLoss': 'ctc_loss',
     'Case': 'case',
     'Cast': 'cast',
     'Ceil': 'ceil',
