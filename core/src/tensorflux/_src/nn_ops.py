@@ -72,36 +72,6 @@ def softsign(features, name=None):
     return gen_ops.softsign(features, name=name)
 
 
-def _check_last_axis(logits, axis, what):
-    if axis is None or axis == -1:
-        return
-    rank = logits.shape.rank if isinstance(logits, _TENSORS) else None
-    if rank is None or axis != rank - 1:
-        raise NotImplementedError("%s over an axis other than the last one (axis=%r) is not supported yet"
-                                  % (what, axis))
-
-
-def softmax(logits, axis=None, name=None):
-    """exp(logits) / sum(exp(logits)) over the last axis (``axis`` may only name the last one).
-
-    >>> np.round(tx.nn.softmax(tx.constant([[0.0, 0.0], [0.0, np.log(3.0)]])).numpy(), 4)
-    array([[0.5 , 0.5 ],
-           [0.25, 0.75]], dtype=float32)
-    """
-    _check_last_axis(logits, axis, "softmax")
-    return gen_ops.softmax(logits, name=name)
-
-
-def log_softmax(logits, axis=None, name=None):
-    """logits - log(sum(exp(logits))) over the last axis (``axis`` may only name the last one).
-
-    >>> tx.nn.log_softmax(tx.constant([0.0, 0.0])).numpy()
-    array([-0.6931472, -0.6931472], dtype=float32)
-    """
-    _check_last_axis(logits, axis, "log_softmax")
-    return gen_ops.log_softmax(logits, name=name)
-
-
 def bias_add(value, bias, data_format=None, name=None):
     """``value`` plus the 1-D ``bias`` along its channel dimension (last for "N...C" formats,
     the second for "NC..." formats).
@@ -120,16 +90,38 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Per-row cross-entropy of the label distributions against softmax(logits); rank-2 inputs
-    with classes on the last axis. Returns the loss only, like TensorFlow 2.
-
-    >>> logits = tx.constant([[0.0, 0.0, 0.0, 0.0]])
-    >>> tx.nn.softmax_cross_entropy_with_logits(labels=tx.constant([[0.0, 1.0, 0.0, 0.0]]), logits=logits).numpy()
-    array([1.3862944], dtype=float32)
-    """
-    _check_last_axis(logits, None if axis == -1 else axis, "softmax_cross_entropy_with_logits")
-    loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
-    return loss
+    """Cross-entropy of the label distributions against softmax(logits) along ``axis`` (classes;
+    default the last); the result has the logits' shape without that axis. Like TensorFlow 2,
+    the class axis is moved last and the outer dimensions flattened around the 2-D op; returns
+    the loss only."""
+    import numpy as np
+    from tensorflux._src import array_ops
+    from tensorflux._src.constant_op import constant, convert_to_tensor
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    rank = logits.shape.rank
+    if rank is None:
+        raise ValueError("softmax_cross_entropy_with_logits needs logits of known rank, got shape %s" % logits.shape)
+    if rank == 0:
+        raise ValueError("softmax_cross_entropy_with_logits: logits must have at least one dimension (the classes)")
+    axis = -1 if axis is None else axis
+    if not -rank <= axis < rank:
+        raise ValueError("softmax_cross_entropy_with_logits: axis %d is out of range for rank %d" % (axis, rank))
+    axis %= rank
+    if axis != rank - 1:
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        logits, labels = array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
+    if rank == 2:
+        loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
+        return loss
+    outer = gen_ops.slice(gen_ops.shape(logits), constant(np.array([0], np.int32)),
+                          constant(np.array([rank - 1], np.int32)))
+    flat = constant(np.array([-1], np.int32))
+    classes = gen_ops.slice(gen_ops.shape(logits), constant(np.array([rank - 1], np.int32)),
+                            constant(np.array([1], np.int32)))
+    to_2d = gen_ops.concat_v2([flat, classes], constant(np.array(0, np.int32)))
+    loss, _ = gen_ops.softmax_cross_entropy_with_logits(gen_ops.reshape(logits, to_2d), gen_ops.reshape(labels, to_2d))
+    return gen_ops.reshape(loss, outer, name=name)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -186,48 +178,6 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return gen_ops.conv2d(input, filters, strides=_expand(strides, 0, "strides"), padding=pad,
                           explicit_paddings=explicit, data_format=data_format,
                           dilations=_expand(dilations if dilations is not None else 1, 0, "dilations"), name=name)
-
-
-def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
-    """Depthwise 2-D convolution: each input channel with its own [KH, KW] filters
-    (``filter`` [KH, KW, C, multiplier]); only a [1, 1] rate (dilations) is supported.
-
-    >>> x = tx.ones([1, 3, 3, 2])
-    >>> w = tx.ones([2, 2, 2, 1])
-    >>> tx.nn.depthwise_conv2d(x, w, strides=[1, 1, 1, 1], padding="VALID").shape
-    TensorShape([1, 2, 2, 2])
-    """
-    if dilations is not None and list(dilations) not in ([1, 1], [1, 1, 1, 1]):
-        raise NotImplementedError("depthwise_conv2d supports only dilations [1, 1], got %r" % (dilations,))
-    pad, explicit = _padding(padding)
-    return gen_ops.depthwise_conv2d_native(input, filter, strides=_expand(strides, 0, "strides"), padding=pad,
-                                           explicit_paddings=explicit, data_format=data_format or "NHWC",
-                                           name=name)
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """Maximum over ``ksize`` windows moved by ``strides`` ("SAME", "VALID" or explicit pairs).
-
-    >>> x = tx.reshape(tx.range(16.0), [1, 4, 4, 1])
-    >>> tx.nn.max_pool2d(x, ksize=2, strides=2, padding="VALID")[0, :, :, 0].numpy()
-    array([[ 5.,  7.],
-           [13., 15.]], dtype=float32)
-    """
-    pad, explicit = _padding(padding)
-    return gen_ops.max_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
-                            padding=pad, explicit_paddings=explicit, data_format=data_format, name=name)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """Mean over ``ksize`` windows moved by ``strides``; padded positions are not counted.
-
-    >>> x = tx.reshape(tx.range(16.0), [1, 4, 4, 1])
-    >>> tx.nn.avg_pool2d(x, ksize=2, strides=2, padding="VALID")[0, :, :, 0].numpy()
-    array([[ 2.5,  4.5],
-           [10.5, 12.5]], dtype=float32)
-    """
-    return gen_ops.avg_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
-                            padding=padding.upper(), data_format=data_format, name=name)
 
 
 def l2_loss(t, name=None):
@@ -353,3 +303,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     neg_abs = gen_ops.select_v2(cond, gen_ops.neg(logits), logits)
     return gen_ops.add_v2(gen_ops.sub(relu_logits, gen_ops.mul(logits, labels)), gen_ops.log1p(gen_ops.exp(neg_abs)),
                           name=name)
+
+
+# Defined in the newer modules; re-exported here for callers of this module.
+from tensorflux._src.nn_ext_ops import log_softmax, softmax  # noqa: E402,F401
