@@ -1,0 +1,141 @@
+"""The loop operators of converted code (`ag__.while_stmt`, `ag__.for_stmt`): a Python loop, or
+one tx.while_loop whose loop variables are the statement's live written names (Note [AutoGraph
+state] in analysis.py) when the condition is a tensor or the iterable is a tensor (iterated along
+its first axis; tx.range gives a tensor, so `for i in tx.range(n)` is a graph loop too)."""
+
+from tensorflux._src.autograph.operators import (Undefined, UndefinedReturnValue, _check_same_structure, _leaf_dtype,
+                                                 _python_number_fits, _where, and_, is_tensor)
+from tensorflux._src.eager_tensor import EagerTensor
+from tensorflux._src.nest import flatten, pack_sequence_as
+
+
+def while_stmt(test, body, get_state, set_state, names, nloop):
+    """``while test(): body()``; a tx.while_loop over the first ``nloop`` of ``names`` when the
+    first evaluation of ``test()`` gives a tensor."""
+    where = _where()
+    first = test()
+    if is_tensor(first):
+        _tensor_loop(lambda _: test(), lambda _: body(), None, get_state, set_state, names, nloop, where, "while")
+        return
+    while first:
+        body()
+        first = test()
+
+
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop):
+    """``for x in iterable: body(x)``, stopping early when ``extra_test()`` (break/return flags)
+    is false; a tx.while_loop over the rows of ``iterable`` when it is a tensor."""
+    where = _where()
+    if is_tensor(iterable):
+        _tensor_for(iterable, extra_test, body, get_state, set_state, names, nloop, where)
+        return
+    if isinstance(iterable, EagerTensor):
+        iterable = [iterable[i] for i in range(len(iterable))]
+    for x in iterable:
+        if extra_test is not None and not extra_test():
+            break
+        body(x)
+
+
+def _tensor_for(x, extra_test, body, get_state, set_state, names, nloop, where):
+    from tensorflux._src import dtypes as _dtypes
+    from tensorflux._src.shape_ops import shape
+
+    if x.shape.rank == 0:
+        raise TypeError("Cannot iterate over a scalar tensor (for statement at %s)" % where)
+    n = x.shape.as_list()[0] if x.shape.rank is not None and x.shape.as_list()[0] is not None else None
+    if n is None:
+        n = shape(x, out_type=_dtypes.int32)[0]
+
+    def test(i):
+        more = i < n
+        return more if extra_test is None else and_(lambda: more, extra_test)
+
+    def step(i):
+        body(x[i])
+
+    _tensor_loop(test, step, 0, get_state, set_state, names, nloop, where, "for")
+
+
+def _check_defined(names, values, where, kind):
+    for name, v in zip(names, values):
+        if isinstance(v, UndefinedReturnValue):
+            raise NotImplementedError("a return statement cannot be placed inside this TensorFlow loop; this may "
+                                      "happen if a return statement depends on a static Python condition such as a "
+                                      "hyperparameter (%s statement at %s)" % (kind, where))
+        if isinstance(v, Undefined):
+            raise ValueError("'%s' must be defined before the loop (%s statement at %s)" % (name, kind, where))
+        if v is None:
+            raise ValueError("'%s' is not allowed to be None before the loop (%s statement at %s)"
+                             % (name, kind, where))
+        bad = [leaf for leaf in flatten(v) if _leaf_dtype(leaf) is None]
+        if bad:
+            raise TypeError("'%s' is a loop variable of a loop on a tensor (%s statement at %s): it must be a tensor, "
+                            "a number or a nested structure of them, got %r" % (name, kind, where, bad[0]))
+
+
+def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where, kind):
+    """One tx.while_loop: loop variables ``[counter] + state[:nloop]`` (no counter when None);
+    ``test(i)`` and ``step(i)`` run with the state set from the loop variables."""
+    from tensorflux._src.constant_op import convert_to_tensor
+    from tensorflux._src.while_loop import while_loop
+
+    init = tuple(get_state())
+    loop_names = names[:nloop]
+    _check_defined(loop_names, init[:nloop], where, kind)
+    rest = init[nloop:]
+    start = [pack_sequence_as(v, [convert_to_tensor(leaf) for leaf in flatten(v)]) for v in init[:nloop]]
+    has_counter = counter is not None
+    head = [convert_to_tensor(counter)] if has_counter else []
+    if not start and not has_counter:  # tx.while_loop needs a loop variable
+        head = [convert_to_tensor(0)]
+
+    def split(args):
+        args = list(args)
+        return (args[0] if head else None), args[len(head):]
+
+    def cond_fn(*args):
+        i, values = split(args)
+        set_state(tuple(values) + rest)
+        return test(i)
+
+    def body_fn(*args):
+        i, values = split(args)
+        set_state(tuple(values) + rest)
+        step(i)
+        new = tuple(get_state())[:nloop]
+        for name, before, after in zip(loop_names, start, new):
+            _check_iteration(name, before, after, where, kind)
+        return tuple(([i + 1] if has_counter else head) + list(new))
+
+    out = while_loop(cond_fn, body_fn, head + start)
+    set_state(tuple(out[len(head):]) + rest)
+
+
+def _check_iteration(name, before, after, where, kind):
+    """TensorFlow's checks of a loop variable after one iteration: defined, same structure,
+    dtype and shape."""
+    if isinstance(after, (Undefined, UndefinedReturnValue)) or after is None:
+        raise ValueError("'%s' is %s after one iteration of the loop (%s statement at %s)"
+                         % (name, "None" if after is None else "undefined", kind, where))
+    _check_same_structure(name, before, after, "before the loop", "after one iteration", where, "%s statement" % kind)
+    for a, b in zip(flatten(before), flatten(after)):
+        db = _leaf_dtype(b)
+        if db is None:
+            raise TypeError("'%s' must stay a tensor in the loop, got %r after one iteration (%s statement at %s)"
+                            % (name, b, kind, where))
+        if a.dtype != db and not _python_number_fits(b, a.dtype):
+            raise TypeError("'%s' has dtype %s before the loop, but dtype %s after one iteration (%s statement at %s)"
+                            % (name, a.dtype.name, db.name, kind, where))
+        shape_b = getattr(b, "shape", None)
+        if shape_b is not None and not _at_most_as_general(shape_b, a.shape):
+            raise ValueError("'%s' has shape %s before the loop, but shape %s after one iteration (%s statement at %s)."
+                             " A loop variable must keep its shape; use tx.while_loop with shape_invariants for a "
+                             "shape that varies." % (name, a.shape, shape_b, kind, where))
+
+
+def _at_most_as_general(shape, invariant):
+    from tensorflux._src.control_flow import shape_at_most_as_general
+    from tensorflux._src.tensor_shape import as_shape
+
+    return shape_at_most_as_general(as_shape(shape), invariant)

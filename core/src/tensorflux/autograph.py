@@ -1,0 +1,7 @@
+"""AutoGraph (``tx.autograph.*``, like ``tf.autograph``): how tx.function turns Python control
+flow on tensors into graph control flow (docs/autograph.md)."""
+
+from tensorflux._src.autograph.conversion import (ConversionError, do_not_convert, get_verbosity, set_verbosity,
+                                                   to_code, to_graph)
+
+__all__ = ["ConversionError", "do_not_convert", "get_verbosity", "set_verbosity", "to_code", "to_graph"]
