@@ -297,3 +297,17 @@ def test_gradient_through_converted_loop():
         y = tx.function(f)(x)
     assert float(y) == 16.0
     assert re.match(r"32(\.0*)?$", str(float(tape.gradient(y, x))))
+
+
+def test_docs_examples_run(tmp_path):
+    """Every python block of docs/autograph.md runs, from a file (AutoGraph needs the source)."""
+    import pathlib
+    import runpy
+
+    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "autograph.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+    assert len(blocks) >= 3
+    for i, block in enumerate(blocks):
+        path = tmp_path / ("autograph_doc_%d.py" % i)
+        path.write_text(block)
+        runpy.run_path(str(path), run_name="autograph_doc_%d" % i)

@@ -95,7 +95,7 @@ def _skip_reason(fn, top_level):
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return "generators and coroutines run unconverted"
-    module = (getattr(fn, "__module__", None) or "").split(".")[0]
+    module = (fn.__globals__.get("__name__") or "").split(".")[0]  # where it is defined (wraps() copies __module__)
     if module in _SKIPPED_PACKAGES:
         return "functions of %s are not converted" % module
     if not top_level and os.path.realpath(code.co_filename).startswith(_LIBRARY_DIRS):
@@ -146,15 +146,15 @@ def _describe(fn):
 
 def _parse(fn):
     """The function's definition as an AST with its real line and column numbers."""
-    lines, first = inspect.getsourcelines(fn)
+    lines, first = inspect.getsourcelines(fn.__code__)  # the code's own source, not that of a __wrapped__
     dedented = textwrap.dedent("".join(lines))
     indent = len(lines[0]) - len(lines[0].lstrip(" \t"))
     tree = ast.parse(dedented)
     if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.FunctionDef,)):
         raise ConversionError("its source is not one function definition")
     node = tree.body[0]
-    if node.name != fn.__name__:
-        raise ConversionError("its source defines %r, not %r" % (node.name, fn.__name__))
+    if node.name != fn.__code__.co_name:
+        raise ConversionError("its source defines %r, not %r" % (node.name, fn.__code__.co_name))
     for n in ast.walk(tree):
         if "lineno" in n._attributes and hasattr(n, "lineno"):
             n.lineno += first - 1
