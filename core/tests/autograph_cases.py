@@ -207,8 +207,31 @@ def _helper(x):
     return x
 
 
-def _as_np(v):
-    return np.asarray(v, np.float32)
+def ternary(x):
+    return x * 2.0 if x > 0 else -x
+
+
+def builtin_range_of_tensor(n):
+    s = 0
+    for j in range(n):
+        s += j * 2
+    return s
+
+
+def range_len_static(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * float(i + 1)
+    return s
+
+
+def nested_def(x):
+    def inner(y):
+        if y > 0:
+            y = y * 2.0
+        return y
+
+    return inner(x) + 1.0
 
 
 # (function, argument makers (called with the tensor module), op types the traced graph must have)
@@ -248,4 +271,9 @@ CASES = [
     (both_branches_create, [lambda t: t.constant([1.0, -3.0, 4.0])], {"If"}),
     (both_branches_create, [lambda t: t.constant([-1.0, -3.0, 2.0])], {"If"}),
     (called_helper, [lambda t: t.constant(2.0)], {"If"}),
+    (ternary, [lambda t: t.constant(-3.0)], {"If"}),
+    (ternary, [lambda t: t.constant(3.0)], {"If"}),
+    (builtin_range_of_tensor, [lambda t: t.constant(5)], {"While", "Range"}),
+    (range_len_static, [lambda t: t.constant([1.0, 2.0, 4.0])], set()),
+    (nested_def, [lambda t: t.constant(2.0)], {"If"}),
 ]

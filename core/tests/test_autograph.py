@@ -154,6 +154,33 @@ def test_return_inside_tensor_loop_is_refused():
         tx.function(f)(tx.constant([1.0, 3.0]))
 
 
+def test_python_loop_condition_turning_tensor_is_refused():
+    def f(x):
+        while True:
+            x = x - 1.0
+            if x < 0:
+                break
+        return x
+
+    with pytest.raises(NotImplementedError, match="started as non-Tensor, then changed to Tensor"):
+        tx.function(f)(tx.constant(2.5))
+
+
+def test_stateful_ops_in_converted_branches_and_loops():
+    v = tx.Variable(0.0)
+
+    @tx.function
+    def f(x):
+        if x > 0:  # a branch with no outputs: the If op still runs (stateful)
+            v.assign_add(x)
+        for _ in tx.range(2):
+            v.assign_add(1.0)
+        return v.read_value()
+
+    assert float(f(tx.constant(2.0))) == 4.0
+    assert float(f(tx.constant(-1.0))) == 6.0
+
+
 def test_error_traceback_shows_user_source_line():
     def f(x):
         if x > 0:

@@ -44,7 +44,7 @@ class _Runtime(types.SimpleNamespace):
 
 def _make_runtime():
     ns = {n: getattr(operators, n) for n in ("Undefined", "UndefinedReturnValue", "retval", "not_", "and_", "or_",
-                                             "if_stmt", "print_", "eq", "ne")}
+                                             "if_stmt", "if_exp", "print_", "eq", "ne")}
     ns.update(while_stmt=loops.while_stmt, for_stmt=loops.for_stmt, converted_call=converted_call)
     return _Runtime(**ns)
 
@@ -218,11 +218,15 @@ def _convert_function(fn):
 
 
 def converted_call(f, args, kwargs):
-    """Calls ``f(*args, **kwargs)`` from converted code: ``print`` becomes the AutoGraph print,
-    user functions are converted first."""
+    """Calls ``f(*args, **kwargs)`` from converted code: ``print``, ``range`` and ``len`` become
+    their AutoGraph forms (for tensors), user functions are converted first."""
     kwargs = kwargs or {}
     if f is builtins.print:
         return operators.print_(*args, **kwargs)
+    if f is builtins.range and not kwargs:
+        return operators.range_(*args)
+    if f is builtins.len and not kwargs and len(args) == 1:
+        return operators.len_(*args)
     if isinstance(f, (types.FunctionType, types.MethodType)):
         g = convert(f, top_level=False)
         if g is not None:

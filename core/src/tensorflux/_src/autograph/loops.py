@@ -9,6 +9,12 @@ from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.nest import flatten, pack_sequence_as
 
 
+_CHANGED_TO_TENSOR = ("The condition of %s loop started as non-Tensor, then changed to Tensor. This may happen either "
+                      "because variables changed type, or when a break or return statement inside the loop depends "
+                      "on a Tensor condition. In both cases, changing to a loop on a tensor (a tensor condition, "
+                      "tx.range) should remove the error. (%s statement at %s)")
+
+
 def while_stmt(test, body, get_state, set_state, names, nloop):
     """``while test(): body()``; a tx.while_loop over the first ``nloop`` of ``names`` when the
     first evaluation of ``test()`` gives a tensor."""
@@ -20,6 +26,8 @@ def while_stmt(test, body, get_state, set_state, names, nloop):
     while first:
         body()
         first = test()
+        if is_tensor(first):
+            raise NotImplementedError(_CHANGED_TO_TENSOR % ("while", "while", where))
 
 
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop):
@@ -32,8 +40,12 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop):
     if isinstance(iterable, EagerTensor):
         iterable = [iterable[i] for i in range(len(iterable))]
     for x in iterable:
-        if extra_test is not None and not extra_test():
-            break
+        if extra_test is not None:
+            more = extra_test()
+            if is_tensor(more):
+                raise NotImplementedError(_CHANGED_TO_TENSOR % ("for", "for", where))
+            if not more:
+                break
         body(x)
 
 

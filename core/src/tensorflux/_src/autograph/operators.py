@@ -97,6 +97,15 @@ def or_(a_fn, b_fn):
     return a if a else b_fn()
 
 
+def if_exp(cond, body_fn, orelse_fn):
+    """``body if cond else orelse``: a tx.cond when ``cond`` is a tensor."""
+    if is_tensor(cond):
+        from tensorflux._src.cond import cond as tx_cond
+
+        return tx_cond(cond, body_fn, orelse_fn)
+    return body_fn() if cond else orelse_fn()
+
+
 def eq(a, b):
     """``a == b``; element-wise (tx.equal) when either is a graph tensor, as TensorFlow 2's
     tensors compare."""
@@ -114,6 +123,29 @@ def ne(a, b):
 
         return not_equal(a, b)
     return a != b
+
+
+def range_(*args):
+    """``range(...)``; tx.range when an argument is a graph tensor (TensorFlow converts it so)."""
+    if any(is_tensor(a) for a in args):
+        from tensorflux._src.shape_ops import range as tx_range
+
+        return tx_range(*args)
+    return builtins.range(*args)
+
+
+def len_(x):
+    """``len(x)``; the size of the first axis of a graph tensor (a tensor when not static)."""
+    if is_tensor(x):
+        from tensorflux._src import dtypes
+        from tensorflux._src.shape_ops import shape
+
+        if x.shape.rank == 0:
+            raise TypeError("len() of a scalar tensor (%s)" % getattr(x, "name", x))
+        if x.shape.rank is not None and x.shape.as_list()[0] is not None:
+            return x.shape.as_list()[0]
+        return shape(x, out_type=dtypes.int32)[0]
+    return builtins.len(x)
 
 
 # --- print ---

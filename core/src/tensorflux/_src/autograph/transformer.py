@@ -4,7 +4,7 @@ Passes, per function definition (nested definitions too): jumps lowered (lowerin
 annotated (analysis.py), then every `if`/`while`/`for` becomes nested functions and one call of a
 runtime operator (operators.py) that decides at run time, from the type of the condition or
 iterable, between Python control flow and tx.cond / tx.while_loop (Note [AutoGraph state]).
-`not`/`and`/`or` become operator calls (lazy, as Python's), `==`/`!=` compare tensors element-wise
+`not`/`and`/`or` and `a if c else b` become operator calls (lazy, as Python's), `==`/`!=` compare tensors element-wise
 (TensorFlow 2's tensor equality; a graph Tensor's own `==` is identity), and every call goes through
 `ag__.converted_call` (user functions converted recursively, `print` dispatched). Generated
 statements carry the line of the statement they replace, so tracebacks show the user's lines.
@@ -58,6 +58,12 @@ class _Expressions(ast.NodeTransformer):
         if isinstance(node.op, ast.Not):
             return ast.copy_location(_call(_ag("not_"), [node.operand]), node)
         return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+            return node
+        return ast.copy_location(_call(_ag("if_exp"), [node.test, _lazy(node.body), _lazy(node.orelse)]), node)
 
     def visit_Compare(self, node):
         self.generic_visit(node)
