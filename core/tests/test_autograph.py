@@ -220,6 +220,19 @@ def test_recursive_conversion_and_library_functions_untouched():
     assert float(g(tx.constant(-1.0))) == 0.0
 
 
+def test_functions_passed_to_tx_while_loop_are_converted():
+    def body(i, acc):
+        if i % 2 == 0:
+            acc = acc + i
+        return i + 1, acc
+
+    @tx.function
+    def f(n):
+        return tx.while_loop(lambda i, acc: i < n, body, [0, 0])[1]
+
+    assert int(f(tx.constant(7))) == 0 + 2 + 4 + 6
+
+
 def test_do_not_convert():
     @tx.autograph.do_not_convert
     def helper(x):
@@ -296,6 +309,28 @@ def test_print_uses_tx_print_when_present(capsys):
     out = tx.function(f)(tx.constant(2.5))
     assert float(out) == 3.5
     assert "2.5" in capsys.readouterr().out
+
+
+def test_print_of_tensors_dispatches_to_tx_print(monkeypatch):
+    import sys
+
+    calls = []
+
+    def fake_print(*args, **kwargs):
+        calls.append((args, kwargs))
+        return tx.no_op()
+
+    monkeypatch.setattr(tx, "print", fake_print, raising=False)
+
+    def f(x):
+        print("x is", x, sep="=")
+        return x + 1.0
+
+    assert float(tx.function(f)(tx.constant(1.0))) == 2.0
+    assert len(calls) == 1
+    args, kwargs = calls[0]
+    assert args[0] == "x is" and isinstance(args[1], tx.Tensor)
+    assert kwargs == {"sep": "=", "output_stream": sys.stdout}
 
 
 def test_print_of_python_values_is_python_print(capsys):

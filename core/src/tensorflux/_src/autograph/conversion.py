@@ -228,10 +228,31 @@ def converted_call(f, args, kwargs):
     if f is builtins.len and not kwargs and len(args) == 1:
         return operators.len_(*args)
     if isinstance(f, (types.FunctionType, types.MethodType)):
-        g = convert(f, top_level=False)
-        if g is not None:
-            return g(*args, **kwargs)
+        if _is_control_flow_api(f):  # their Python functions are traced in a graph: convert them too
+            args = tuple(_converted_callables(a) for a in args)
+            kwargs = {k: _converted_callables(v) for k, v in kwargs.items()}
+        else:
+            g = convert(f, top_level=False)
+            if g is not None:
+                return g(*args, **kwargs)
     return f(*args, **kwargs)
+
+
+def _is_control_flow_api(f):
+    from tensorflux._src import cond, while_loop
+
+    return f in (cond.cond, cond.case, cond.switch_case, while_loop.while_loop)
+
+
+def _converted_callables(value):
+    """``value`` with the user functions in it (also in a list, tuple or dict) converted."""
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return convert(value, top_level=False) or value
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_converted_callables(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _converted_callables(v) for k, v in value.items()}
+    return value
 
 
 def to_code(entity):
