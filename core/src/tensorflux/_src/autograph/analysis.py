@@ -12,12 +12,7 @@ Liveness is computed backwards over statements; loops iterate to a fixed point.
 
 import ast
 
-# Scopes whose inner names belong to another function (their writes are not ours).
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
-
-
-def _walk_own_scope(node, include_self=False):
+def walk_own_scope(node, include_self=False):
     """The nodes under ``node`` that are in its own scope (nested functions, classes and
     comprehensions are not entered, though a def's decorators and defaults are)."""
     stack = [node] if include_self else list(ast.iter_child_nodes(node))
@@ -41,7 +36,7 @@ def writes(node):
     nodes = node if isinstance(node, list) else [node]
     out = set()
     for top in nodes:
-        for n in _walk_own_scope(top, include_self=True):
+        for n in walk_own_scope(top, include_self=True):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 out.add(n.id)
             elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -129,7 +124,7 @@ def _live_before(stmt, live):
 def declared(fn_node):
     """(global names, nonlocal names) a function declares in its own scope."""
     glob, nonloc = set(), set()
-    for n in _walk_own_scope(fn_node):
+    for n in walk_own_scope(fn_node):
         if isinstance(n, ast.Global):
             glob.update(n.names)
         elif isinstance(n, ast.Nonlocal):

@@ -117,7 +117,7 @@ class FunctionConverter:
         glob, nonloc = analysis.declared(fn)
         self._globals = glob
         state_names = set()
-        for n in analysis._walk_own_scope(fn):
+        for n in analysis.walk_own_scope(fn):
             if isinstance(n, (ast.If, ast.While, ast.For)):
                 n._ag_writes = analysis.writes(n.body + n.orelse)
                 if isinstance(n, ast.For):
@@ -228,7 +228,7 @@ class FunctionConverter:
 
     def _while(self, s):
         k = next(self._ids)
-        extra, flags = self._extra_test(s)
+        extra, _ = self._extra_test(s)
         test = s.test if extra is None else _call(_ag("and_"), [_lazy(extra), _lazy(s.test)])
         names, nloop = self._loop_names(s, analysis.reads(test))
         test_fn = _def("%sloop_test_%d" % (AG, k), [], [ast.Return(value=test)])
