@@ -373,3 +373,25 @@ def test_docs_examples_run(tmp_path):
         path = tmp_path / ("autograph_doc_%d.py" % i)
         path.write_text(block)
         runpy.run_path(str(path), run_name="autograph_doc_%d" % i)
+
+
+def test_set_loop_options_shape_invariants_and_maximum_iterations():
+    def grow(x):
+        while tx.reduce_sum(x) < 100.0:
+            tx.autograph.experimental.set_loop_options(shape_invariants=[(x, tx.TensorShape([None]))])
+            x = tx.concat([x, x], 0)
+        return x
+
+    out = tx.function(grow)(tx.constant([3.0]))
+    assert out.numpy().tolist() == [3.0] * 64
+
+    def count(n):
+        i = 0
+        while i < n:
+            tx.autograph.experimental.set_loop_options(maximum_iterations=4)
+            i += 1
+        return i
+
+    assert int(tx.function(count)(tx.constant(10))) == 4
+    assert "set_loop_options" not in tx.autograph.to_code(count).split("while_stmt")[0].split("def ag__loop_body")[1]
+    tx.autograph.experimental.set_loop_options(maximum_iterations=3)  # outside converted loops: nothing

@@ -85,3 +85,28 @@ def test_same_errors_as_tf_function(fn, arg, error, text):
         tf.function(_with_tf(fn))(tf.constant(arg))
     with pytest.raises(error, match=text):
         tx.function(fn)(tx.constant(arg))
+
+
+def _grow(x):
+    while tx.reduce_sum(x) < 100.0:
+        tx.autograph.experimental.set_loop_options(shape_invariants=[(x, tx.TensorShape([None]))])
+        x = tx.concat([x, x * 2.0], 0)
+    return x
+
+
+def _capped(n):
+    i = 0
+    s = 0.0
+    while i < n:
+        tx.autograph.experimental.set_loop_options(maximum_iterations=5)
+        s += 2.0
+        i += 1
+    return i, s
+
+
+@pytest.mark.parametrize("fn,arg", [(_grow, [3.0]), (_capped, 10), (_capped, 2)])
+def test_set_loop_options_like_tf(fn, arg):
+    got = tx.function(fn)(tx.constant(arg))
+    want = tf.function(_with_tf(fn))(tf.constant(arg))
+    for a, b in zip(_flat(got), _flat(want)):
+        np.testing.assert_allclose(a, b)

@@ -15,13 +15,23 @@ _CHANGED_TO_TENSOR = ("The condition of %s loop started as non-Tensor, then chan
                       "tx.range) should remove the error. (%s statement at %s)")
 
 
-def while_stmt(test, body, get_state, set_state, names, nloop):
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None):
+    """Options of the converted loop whose body calls this first (TensorFlow's
+    tf.autograph.experimental.set_loop_options): ``shape_invariants`` is a list of (loop variable,
+    TensorShape) pairs, ``maximum_iterations`` bounds the loop, ``parallel_iterations`` is recorded
+    on the While op, ``swap_memory`` is accepted. AutoGraph takes the call out of the loop body and
+    applies it to the tx.while_loop; anywhere else it does nothing."""
+    del parallel_iterations, swap_memory, maximum_iterations, shape_invariants
+
+
+def while_stmt(test, body, get_state, set_state, names, nloop, opts=None):
     """``while test(): body()``; a tx.while_loop over the first ``nloop`` of ``names`` when the
     first evaluation of ``test()`` gives a tensor."""
     where = _where()
     first = test()
     if is_tensor(first):
-        _tensor_loop(lambda _: test(), lambda _: body(), None, get_state, set_state, names, nloop, where, "while")
+        _tensor_loop(lambda _: test(), lambda _: body(), None, get_state, set_state, names, nloop, where, "while",
+                     opts)
         return
     while first:
         body()
@@ -30,12 +40,12 @@ def while_stmt(test, body, get_state, set_state, names, nloop):
             raise NotImplementedError(_CHANGED_TO_TENSOR % ("while", "while", where))
 
 
-def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop):
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop, opts=None):
     """``for x in iterable: body(x)``, stopping early when ``extra_test()`` (break/return flags)
     is false; a tx.while_loop over the rows of ``iterable`` when it is a tensor."""
     where = _where()
     if is_tensor(iterable):
-        _tensor_for(iterable, extra_test, body, get_state, set_state, names, nloop, where)
+        _tensor_for(iterable, extra_test, body, get_state, set_state, names, nloop, where, opts)
         return
     if isinstance(iterable, EagerTensor):
         iterable = [iterable[i] for i in range(len(iterable))]
@@ -49,7 +59,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop):
         body(x)
 
 
-def _tensor_for(x, extra_test, body, get_state, set_state, names, nloop, where):
+def _tensor_for(x, extra_test, body, get_state, set_state, names, nloop, where, opts):
     from tensorflux._src import dtypes as _dtypes
     from tensorflux._src.shape_ops import shape
 
@@ -66,7 +76,7 @@ def _tensor_for(x, extra_test, body, get_state, set_state, names, nloop, where):
     def step(i):
         body(x[i])
 
-    _tensor_loop(test, step, 0, get_state, set_state, names, nloop, where, "for")
+    _tensor_loop(test, step, 0, get_state, set_state, names, nloop, where, "for", opts)
 
 
 def _check_defined(names, values, where, kind):
@@ -86,9 +96,10 @@ def _check_defined(names, values, where, kind):
                             "a number or a nested structure of them, got %r" % (name, kind, where, bad[0]))
 
 
-def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where, kind):
+def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where, kind, opts):
     """One tx.while_loop: loop variables ``[counter] + state[:nloop]`` (no counter when None);
-    ``test(i)`` and ``step(i)`` run with the state set from the loop variables."""
+    ``test(i)`` and ``step(i)`` run with the state set from the loop variables; ``opts`` are the
+    loop's set_loop_options arguments."""
     from tensorflux._src.constant_op import convert_to_tensor
     from tensorflux._src.while_loop import while_loop
 
@@ -97,6 +108,8 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
     _check_defined(loop_names, init[:nloop], where, kind)
     rest = init[nloop:]
     start = [pack_sequence_as(v, [convert_to_tensor(leaf) for leaf in flatten(v)]) for v in init[:nloop]]
+    opts = dict(opts or {})
+    invariants = _shape_invariants(init[:nloop], start, opts.pop("shape_invariants", None) or ())
     has_counter = counter is not None
     head = [convert_to_tensor(counter)] if has_counter else []
     if not start and not has_counter:  # tx.while_loop needs a loop variable
@@ -116,22 +129,45 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
         set_state(tuple(values) + rest)
         step(i)
         new = tuple(get_state())[:nloop]
-        for name, before, after in zip(loop_names, start, new):
-            _check_iteration(name, before, after, where, kind)
+        for name, before, after, inv in zip(loop_names, start, new, invariants):
+            _check_iteration(name, before, after, inv, where, kind)
         return tuple(([i + 1] if has_counter else head) + list(new))
 
-    out = while_loop(cond_fn, body_fn, head + start)
+    from tensorflux._src.tensor_shape import TensorShape
+
+    out = while_loop(cond_fn, body_fn, head + start, shape_invariants=[TensorShape([])] * len(head) + invariants,
+                     maximum_iterations=opts.get("maximum_iterations"),
+                     parallel_iterations=opts.get("parallel_iterations") or 10)
     set_state(tuple(out[len(head):]) + rest)
 
 
-def _check_iteration(name, before, after, where, kind):
+def _shape_invariants(values, start, pairs):
+    """The shape invariant of each loop variable (the structure of its value, TensorShape
+    leaves): its own shape, or the shape set_loop_options gave for it (matched by identity)."""
+    from tensorflux._src.tensor_shape import as_shape
+
+    given = {}
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValueError("shape_invariants must be a list of (loop variable, shape) pairs, got %r" % (pair,))
+        given[id(pair[0])] = as_shape(pair[1])
+    out = []
+    for value, tensors in zip(values, start):
+        if id(value) in given and len(flatten(tensors)) == 1:
+            out.append(pack_sequence_as(tensors, [given[id(value)]]))
+        else:
+            out.append(pack_sequence_as(tensors, [t.shape for t in flatten(tensors)]))
+    return out
+
+
+def _check_iteration(name, before, after, invariant, where, kind):
     """TensorFlow's checks of a loop variable after one iteration: defined, same structure,
-    dtype and shape."""
+    dtype and shape (at least as specific as its invariant)."""
     if isinstance(after, (Undefined, UndefinedReturnValue)) or after is None:
         raise ValueError("'%s' is %s after one iteration of the loop (%s statement at %s)"
                          % (name, "None" if after is None else "undefined", kind, where))
     _check_same_structure(name, before, after, "before the loop", "after one iteration", where, "%s statement" % kind)
-    for a, b in zip(flatten(before), flatten(after)):
+    for a, b, inv in zip(flatten(before), flatten(after), flatten(invariant)):
         db = _leaf_dtype(b)
         if db is None:
             raise TypeError("'%s' must stay a tensor in the loop, got %r after one iteration (%s statement at %s)"
@@ -140,10 +176,10 @@ def _check_iteration(name, before, after, where, kind):
             raise TypeError("'%s' has dtype %s before the loop, but dtype %s after one iteration (%s statement at %s)"
                             % (name, a.dtype.name, db.name, kind, where))
         shape_b = getattr(b, "shape", None)
-        if shape_b is not None and not _at_most_as_general(shape_b, a.shape):
-            raise ValueError("'%s' has shape %s before the loop, but shape %s after one iteration (%s statement at %s)."
-                             " A loop variable must keep its shape; use tx.while_loop with shape_invariants for a "
-                             "shape that varies." % (name, a.shape, shape_b, kind, where))
+        if shape_b is not None and not _at_most_as_general(shape_b, inv):
+            raise ValueError("'%s' has shape %s before the loop, but shape %s after one iteration. Use "
+                             "tx.autograph.experimental.set_loop_options to set shape invariants. (%s statement at "
+                             "%s)" % (name, inv, shape_b, kind, where))
 
 
 def _at_most_as_general(shape, invariant):

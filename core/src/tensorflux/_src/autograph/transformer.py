@@ -226,22 +226,40 @@ class FunctionConverter:
         names = self._order(writes, live)
         return names, len(writes & live)
 
+    @staticmethod
+    def _loop_options(s):
+        """Takes the ``set_loop_options(...)`` calls out of the top of loop ``s``'s body; returns
+        their arguments as a dict expression (None when there are none)."""
+        keep, keywords = [], []
+        for stmt in s.body:
+            inner = _converted_target(stmt.value if isinstance(stmt, ast.Expr) else None)
+            if inner is not None and _attr_name(inner[0]) == "set_loop_options":
+                keywords.extend(inner[1])
+                continue
+            keep.append(stmt)
+        s.body = keep
+        if not keywords:
+            return ast.Constant(None)
+        return ast.Dict(keys=[ast.Constant(k.arg) for k in keywords], values=[k.value for k in keywords])
+
     def _while(self, s):
         k = next(self._ids)
         extra, _ = self._extra_test(s)
         test = s.test if extra is None else _call(_ag("and_"), [_lazy(extra), _lazy(s.test)])
         names, nloop = self._loop_names(s, analysis.reads(test))
+        opts = self._loop_options(s)
         test_fn = _def("%sloop_test_%d" % (AG, k), [], [ast.Return(value=test)])
         body = _def("%sloop_body_%d" % (AG, k), [], self._declare(s._ag_writes) + s.body)
         get, set_ = self._state_fns(k, names)
         call = ast.Expr(value=_call(_ag("while_stmt"), [_name(test_fn.name), _name(body.name), _name(get.name),
-                                                        _name(set_.name), _strs(names), ast.Constant(nloop)]))
+                                                        _name(set_.name), _strs(names), ast.Constant(nloop), opts]))
         return self._located([test_fn, body, get, set_, call], s)
 
     def _for(self, s):
         k = next(self._ids)
         extra, flags = self._extra_test(s)
         names, nloop = self._loop_names(s, flags)
+        opts = self._loop_options(s)
         nodes = []
         extra_name = ast.Constant(None)
         if extra is not None:
@@ -252,5 +270,26 @@ class FunctionConverter:
         body = _def("%sfor_body_%d" % (AG, k), [AG + "itr"], self._declare(s._ag_writes) + [bind] + s.body)
         get, set_ = self._state_fns(k, names)
         call = ast.Expr(value=_call(_ag("for_stmt"), [s.iter, extra_name, _name(body.name), _name(get.name),
-                                                      _name(set_.name), _strs(names), ast.Constant(nloop)]))
+                                                      _name(set_.name), _strs(names), ast.Constant(nloop), opts]))
         return self._located(nodes + [body, get, set_, call], s)
+
+
+def _converted_target(call):
+    """(function expression, keywords) of a call that _Expressions made ``ag__.converted_call(f,
+    args, kwargs)`` with no positional arguments, else None."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "converted_call"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == AG):
+        return None
+    f, args, kwargs = call.args
+    if not isinstance(args, ast.Tuple) or args.elts or not isinstance(kwargs, ast.Dict) or None in kwargs.keys:
+        return None
+    return f, [ast.keyword(arg=k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)]
+
+
+def _attr_name(expr):
+    """The last name of a dotted expression (``a.b.c`` -> "c")."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None

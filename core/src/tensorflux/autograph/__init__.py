@@ -3,5 +3,7 @@ flow on tensors into graph control flow (docs/autograph.md)."""
 
 from tensorflux._src.autograph.conversion import (ConversionError, do_not_convert, get_verbosity, set_verbosity,
                                                    to_code, to_graph)
+from tensorflux.autograph import experimental
 
-__all__ = ["ConversionError", "do_not_convert", "get_verbosity", "set_verbosity", "to_code", "to_graph"]
+__all__ = ["ConversionError", "do_not_convert", "experimental", "get_verbosity", "set_verbosity", "to_code",
+           "to_graph"]
