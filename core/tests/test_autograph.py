@@ -198,6 +198,7 @@ def test_error_traceback_shows_user_source_line():
                for fr in frames), frames
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert "in user code:" in notes and 'line %d' % raise_line in notes
+    assert 'raise RuntimeError("boom")' in notes
 
 
 def test_undefined_variable_use_is_clear():

@@ -3,6 +3,7 @@ compiled under the user's file name and line numbers, so tracebacks show the use
 an error leaving a tx.function trace gets a note listing the converted frames it passed through
 ("in user code: File ..., line N, in f"), as TensorFlow reports it."""
 
+import linecache
 import types
 import weakref
 
@@ -39,6 +40,9 @@ def annotate(exc):
     lines = ["in user code:"]
     for filename, line, name in frames:
         lines.append('    File "%s", line %d, in %s' % (filename, line, _display_name(name)))
+        text = linecache.getline(filename, line).strip()
+        if text:
+            lines.append("        " + text)
     try:
         exc.add_note("\n".join(lines))
         exc._tx_autograph_noted = True
