@@ -277,3 +277,26 @@ CASES = [
     (range_len_static, [lambda t: t.constant([1.0, 2.0, 4.0])], set()),
     (nested_def, [lambda t: t.constant(2.0)], {"If"}),
 ]
+
+
+class _Accumulator:
+    def __init__(self):
+        self.total = 0.0
+        self.steps = 0
+
+
+def attributes_as_variables(n):
+    acc = _Accumulator()
+    while acc.steps < n:
+        if acc.steps % 2 == 0:
+            acc.total += 1.5
+        else:
+            acc.total -= 0.5
+        acc.steps += 1
+    return acc.total, acc.steps
+
+
+CASES += [
+    (attributes_as_variables, [lambda t: t.constant(5)], {"While", "If"}),
+    (attributes_as_variables, [lambda t: t.constant(0)], {"While", "If"}),
+]

@@ -31,14 +31,27 @@ def walk_own_scope(node, include_self=False):
             stack.extend(ast.iter_child_nodes(n))
 
 
+def composite(node):
+    """The dotted name ("self.total") of an attribute chain on a name, else None: AutoGraph tracks
+    such attributes like variables."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id] + parts[::-1]) if isinstance(node, ast.Name) and parts else None
+
+
 def writes(node):
-    """Names ``node`` (a statement or list of statements) binds in its own scope."""
+    """Names (and dotted attribute names) ``node`` (a statement or list of statements) binds in its
+    own scope."""
     nodes = node if isinstance(node, list) else [node]
     out = set()
     for top in nodes:
         for n in walk_own_scope(top, include_self=True):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and composite(n):
+                out.add(composite(n))
             elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 out.add(n.name)
             elif isinstance(n, (ast.Import, ast.ImportFrom)):
@@ -59,16 +72,21 @@ def reads(node):
         for n in ast.walk(top):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 out.add(n.id)
-            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-                out.add(n.target.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and composite(n):
+                name = composite(n).split(".")
+                out.update(".".join(name[:k]) for k in range(2, len(name) + 1))
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, (ast.Name, ast.Attribute)):
+                out.add(n.target.id if isinstance(n.target, ast.Name) else composite(n.target))
     return out
 
 
 def _definitely_writes(stmt):
     """Names every execution of ``stmt`` binds (plain assignments only; conservative)."""
     if isinstance(stmt, ast.Assign):
-        return {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)
-                and isinstance(n.ctx, ast.Store)}
+        out = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+               and isinstance(n.ctx, ast.Store)}
+        return out | {composite(n) for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Attribute)
+                      and isinstance(n.ctx, ast.Store) and composite(n)}
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
         return {stmt.target.id}
     if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):

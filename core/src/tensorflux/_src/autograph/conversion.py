@@ -44,7 +44,7 @@ class _Runtime(types.SimpleNamespace):
 
 def _make_runtime():
     ns = {n: getattr(operators, n) for n in ("Undefined", "UndefinedReturnValue", "retval", "not_", "and_", "or_",
-                                             "if_stmt", "if_exp", "print_", "eq", "ne")}
+                                             "if_stmt", "if_exp", "print_", "eq", "ne", "get_attr", "set_attr")}
     ns.update(while_stmt=loops.while_stmt, for_stmt=loops.for_stmt, converted_call=converted_call)
     return _Runtime(**ns)
 

@@ -49,6 +49,21 @@ class UndefinedReturnValue:
     __slots__ = ()
 
 
+def get_attr(obj, attr, name):
+    """``obj.attr`` for the state of a converted statement; Undefined(``name``) when missing."""
+    try:
+        return getattr(obj, attr)
+    except AttributeError:
+        return Undefined(name)
+
+
+def set_attr(obj, attr, value):
+    """``obj.attr = value`` when restoring the state of a converted statement (an undefined value
+    leaves the attribute unset)."""
+    if not isinstance(value, Undefined):
+        setattr(obj, attr, value)
+
+
 def retval(value):
     """What a converted function returns: None when no `return` statement ran."""
     return None if isinstance(value, UndefinedReturnValue) else value

@@ -126,7 +126,7 @@ class FunctionConverter:
         body = [_Expressions().visit(s) if not isinstance(s, (ast.FunctionDef, ast.ClassDef)) else s
                 for s in fn.body]
         body = self._block(body)
-        undefined = sorted(state_names - analysis.parameters(fn) - glob - nonloc)
+        undefined = sorted(n for n in state_names - analysis.parameters(fn) - glob - nonloc if "." not in n)
         prelude = [ast.copy_location(ast.Assign(targets=[_name(n, True)], value=_call(_ag("Undefined"),
                                                                                       [ast.Constant(n)])), fn.body[0])
                    for n in undefined]
@@ -162,7 +162,7 @@ class FunctionConverter:
         return [s]
 
     def _declare(self, names):
-        names = sorted(names)
+        names = sorted(n for n in names if "." not in n)  # attributes ("self.x") need no declaration
         out = []
         local = [n for n in names if n not in self._globals]
         glob = [n for n in names if n in self._globals]
@@ -173,11 +173,25 @@ class FunctionConverter:
         return out
 
     def _state_fns(self, k, names):
-        """get_state / set_state definitions over ``names``."""
-        get = _def("%sget_state_%d" % (AG, k), [], [ast.Return(value=ast.Tuple(
-            elts=[_name(n) for n in names], ctx=ast.Load()))])
-        target = ast.Tuple(elts=[_name(n, True) for n in names], ctx=ast.Store())
-        set_body = self._declare(names) + ([ast.Assign(targets=[target], value=_name(AG + "vals"))] if names else [])
+        """get_state / set_state definitions over ``names`` (variables and dotted attributes)."""
+        values = []
+        for n in names:
+            if "." in n:
+                obj, attr = n.rsplit(".", 1)
+                values.append(_call(_ag("get_attr"), [ast.parse(obj, mode="eval").body, ast.Constant(attr),
+                                                      ast.Constant(n)]))
+            else:
+                values.append(_name(n))
+        get = _def("%sget_state_%d" % (AG, k), [], [ast.Return(value=ast.Tuple(elts=values, ctx=ast.Load()))])
+        set_body = self._declare(names)
+        for i, n in enumerate(names):
+            value = ast.Subscript(value=_name(AG + "vals"), slice=ast.Constant(i), ctx=ast.Load())
+            if "." in n:
+                obj, attr = n.rsplit(".", 1)
+                set_body.append(ast.Expr(value=_call(_ag("set_attr"), [ast.parse(obj, mode="eval").body,
+                                                                       ast.Constant(attr), value])))
+            else:
+                set_body.append(ast.Assign(targets=[_name(n, True)], value=value))
         set_ = _def("%sset_state_%d" % (AG, k), [AG + "vals"], set_body)
         return get, set_
 
