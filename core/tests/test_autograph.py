@@ -334,6 +334,17 @@ def test_print_of_tensors_dispatches_to_tx_print(monkeypatch):
     assert kwargs == {"sep": "=", "output_stream": sys.stdout}
 
 
+def test_autograph_trace_prints_at_trace_time(capsys):
+    def f(x):
+        tx.autograph.trace("tracing with", x.shape)
+        return x * 2.0
+
+    g = tx.function(f)
+    g(tx.constant([1.0, 2.0]))
+    g(tx.constant([3.0, 4.0]))
+    assert capsys.readouterr().out.count("tracing with") == 1
+
+
 def test_print_of_python_values_is_python_print(capsys):
     def f(x):
         print("tracing", 3)

@@ -71,6 +71,12 @@ def get_verbosity():
     return _verbosity[0]
 
 
+def trace(*args):
+    """Prints ``args`` (Python's print) when the code runs in Python, that is at trace time inside
+    tx.function (TensorFlow's tf.autograph.trace); tensors show as their symbolic description."""
+    print(*args)
+
+
 def do_not_convert(func=None):
     """Marks ``func`` to run as it is (never converted) when called from converted code or
     traced by tx.function; usable as a decorator."""
