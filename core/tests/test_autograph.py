@@ -407,3 +407,27 @@ def test_set_loop_options_shape_invariants_and_maximum_iterations():
     assert int(tx.function(count)(tx.constant(10))) == 4
     assert "set_loop_options" not in tx.autograph.to_code(count).split("while_stmt")[0].split("def ag__loop_body")[1]
     tx.autograph.experimental.set_loop_options(maximum_iterations=3)  # outside converted loops: nothing
+
+
+def test_for_over_tensor_of_unknown_length():
+    f = tx.function(cases.for_over_tensor, input_signature=[tx.TensorSpec([None], tx.float32)])
+    for n in (0, 1, 5):
+        xs = np.arange(n, dtype=np.float32)
+        assert float(f(tx.constant(xs))) == float(np.sum(xs * xs))
+
+
+def test_gradient_through_converted_cond():
+    def f(x):
+        if tx.reduce_sum(x) > 0:
+            y = x * x
+        else:
+            y = -3.0 * x
+        return tx.reduce_sum(y)
+
+    g = tx.function(f)
+    for value, want in (([1.0, 2.0], [2.0, 4.0]), ([-1.0, -2.0], [-3.0, -3.0])):
+        x = tx.constant(value)
+        with tx.GradientTape() as tape:
+            tape.watch(x)
+            y = g(x)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
