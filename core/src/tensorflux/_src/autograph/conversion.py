@@ -94,8 +94,8 @@ def _skip_reason(fn, top_level):
     """Why ``fn`` (a plain function) is not converted, or None."""
     if getattr(fn, _DO_NOT_CONVERT, False):
         return "it is marked do_not_convert"
-    if getattr(fn, _CONVERTED, False):
-        return "it is converted already"
+    if getattr(fn, _CONVERTED, False) or AG in fn.__code__.co_freevars:
+        return "it is converted already"  # (a function defined inside converted code is converted with it)
     if fn.__name__ == "<lambda>":
         return "lambdas run unconverted"
     code = fn.__code__
