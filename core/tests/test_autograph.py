@@ -431,3 +431,19 @@ def test_gradient_through_converted_cond():
             tape.watch(x)
             y = g(x)
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
+
+
+def test_function_without_source_runs_unconverted_and_is_reported(caplog):
+    namespace = {"tx": tx}
+    exec("def no_source(x, flag):\n    if flag:\n        x = x + 1.0\n    return x\n", namespace)
+    fn = namespace["no_source"]
+    with pytest.raises(tx.autograph.ConversionError, match="could not convert"):
+        tx.autograph.to_code(fn)
+    old = tx.autograph.get_verbosity()
+    tx.autograph.set_verbosity(1)
+    try:
+        with caplog.at_level("WARNING", logger="tensorflux.autograph"):
+            assert float(tx.function(fn)(tx.constant(1.0), True)) == 2.0  # Python bool: fine unconverted
+    finally:
+        tx.autograph.set_verbosity(old)
+    assert any("could not transform" in r.getMessage() for r in caplog.records)
