@@ -252,6 +252,7 @@ def test_to_code_and_to_graph():
     code = tx.autograph.to_code(cases.while_break_continue)
     assert "ag__.while_stmt" in code and "ag__.if_stmt" in code and "    break" not in code
     converted = tx.autograph.to_graph(cases.if_else_tensor)
+    assert tx.autograph.to_graph(converted) is converted
     assert float(converted(tx.constant(-4.0))) == 4.0  # eagerly: Python control flow
     with tx.Graph().as_default():
         out = converted(tx.placeholder(tx.float32, []))

@@ -121,6 +121,8 @@ def convert(fn, top_level=True, strict=False):
         if strict:
             raise ConversionError("%r is not a Python function" % (fn,))
         return None
+    if getattr(fn, _CONVERTED, False):
+        return fn
     try:
         hit = _cache.get(fn, False)
     except TypeError:
