@@ -98,7 +98,7 @@ def test_one_dimensional_index_gathers(sess):
     (np.s_[True], TypeError, "valid indices"),
     (np.s_["a"], TypeError, "valid indices"),
     (np.s_[0.5:2], TypeError, "slice start"),
-    (np.s_[np.array([True, False, True])], TypeError, "boolean"),
+    (np.s_[np.array([True, False])], ValueError, "mask's shape"),
     (np.s_[np.array([[0, 1]]), 0], TypeError, "valid indices"),
     (np.s_[[0, -4]], IndexError, "out of bounds"),
 ])

@@ -231,13 +231,27 @@ static void test_devices_and_policy(void) {
   TXE_TensorHandle* c = run_binary(ctx, "AddV2", a1, a1, s);
   CHECK_OK(s);
   CHECK(strstr(TXE_TensorHandleDeviceName(c, s), "CPU:1") != NULL);
-  /* An op pinned to a device that does not exist. */
+  /* An op pinned to a device that does not exist: CPU:0 under soft placement (the default), an
+   * error without it. */
+  CHECK(TXE_ContextGetSoftDevicePlacement(ctx) == 1);
   TXE_Op* op = TXE_NewOp(ctx, "AddV2", s);
+  TXE_OpSetDevice(op, "/device:GPU:0", s);
+  CHECK_OK(s);
+  TXE_DeleteOp(op);
+  TXE_TensorHandle* soft = TXE_TensorHandleCopyToDevice(a, ctx, "/device:CPU:7", s);
+  CHECK_OK(s);
+  CHECK(strstr(TXE_TensorHandleDeviceName(soft, s), "CPU:0") != NULL);
+  TXE_DeleteTensorHandle(soft);
+  TXE_ContextSetSoftDevicePlacement(ctx, 0, s);
+  CHECK_OK(s);
+  op = TXE_NewOp(ctx, "AddV2", s);
   TXE_OpSetDevice(op, "/device:GPU:0", s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "device");
   TXE_DeleteOp(op);
   TXE_TensorHandleCopyToDevice(a, ctx, "/device:CPU:7", s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "CPU:7");
+  TXE_ContextSetSoftDevicePlacement(NULL, 1, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "NULL");
   TXE_DeleteTensorHandle(c);
   TXE_DeleteTensorHandle(a1);
   TXE_DeleteTensorHandle(a);

@@ -218,7 +218,7 @@ TXE_TensorHandle* TXE_TensorHandleCopyToDevice(const TXE_TensorHandle* h, TXE_Co
     TX_RETURN_IF_ERROR(CheckHandle(h));
     if (ctx == nullptr) return tx::InvalidArgument("context is NULL");
     int device = -1;
-    TX_RETURN_IF_ERROR(ctx->ctx->FindDevice(device_name ? device_name : "", &device));
+    TX_RETURN_IF_ERROR(ctx->ctx->FindDevice(device_name ? device_name : "", &device, ctx->ctx->soft_placement()));
     out = new TXE_TensorHandle(*h);
     out->ctx = ctx;
     out->t.device = device < 0 ? 0 : device;

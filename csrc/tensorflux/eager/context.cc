@@ -62,6 +62,7 @@ void EagerContext::ClearCaches() {
   {
     std::lock_guard<std::mutex> l(mu_);
     old.swap(kernels_);
+    cache_generation_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

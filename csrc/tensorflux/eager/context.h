@@ -69,12 +69,15 @@ class EagerContext {
   std::shared_ptr<const CachedKernel> FindKernel(const std::string& key) const;
   // Caches `k` under `key` (keeps an entry another thread added first) and returns the cached one.
   std::shared_ptr<const CachedKernel> AddKernel(const std::string& key, std::shared_ptr<const CachedKernel> k);
-  // Drops every cached kernel (ops executing now keep theirs alive).
+  // Drops every cached kernel (ops executing now keep theirs alive); ops that kept their last
+  // kernel look it up again (the generation changes).
   void ClearCaches();
+  uint64_t cache_generation() const { return cache_generation_.load(std::memory_order_relaxed); }
   int64_t num_cached_kernels() const;
 
  private:
   std::atomic<bool> soft_placement_{true};
+  std::atomic<uint64_t> cache_generation_{1};
   std::vector<std::string> devices_;
   PlacementPolicy policy_;
   std::unique_ptr<ThreadPool> inter_op_, intra_op_;

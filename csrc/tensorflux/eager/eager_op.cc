@@ -223,7 +223,7 @@ Status EagerOp::BuildKernel(std::shared_ptr<const CachedKernel>* out) const {
 
 bool EagerOp::SameSignatureAsLast(int device) const {
   if (!last_ || reg_ != last_reg_ || device != last_device_ || num_inputs_ != static_cast<int>(last_dtypes_.size()) ||
-      groups_ != last_groups_ || attr_key_ != last_attr_key_)
+      groups_ != last_groups_ || attr_key_ != last_attr_key_ || last_generation_ != ctx_->cache_generation())
     return false;
   for (int i = 0; i < num_inputs_; ++i)
     if (tensors_[i].dtype() != last_dtypes_[i]) return false;
@@ -233,6 +233,7 @@ bool EagerOp::SameSignatureAsLast(int device) const {
 void EagerOp::RememberSignature(int device) {
   last_reg_ = reg_;
   last_device_ = device;
+  last_generation_ = ctx_->cache_generation();
   last_dtypes_.resize(num_inputs_);
   for (int i = 0; i < num_inputs_; ++i) last_dtypes_[i] = tensors_[i].dtype();
   last_groups_ = groups_;

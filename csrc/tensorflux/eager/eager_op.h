@@ -102,6 +102,7 @@ class EagerOp {
   // The signature last_ was found for: compared field by field before any key is built.
   const OpRegistration* last_reg_ = nullptr;
   int last_device_ = -1;
+  uint64_t last_generation_ = 0;  // the context's cache generation when last_ was found
   std::vector<DataType> last_dtypes_;
   std::vector<std::pair<int, bool>> last_groups_;
   std::string last_attr_key_;
