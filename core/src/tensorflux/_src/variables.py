@@ -106,6 +106,9 @@ class Variable(TensorLike):
         if not self._shape.is_compatible_with(init.shape):
             raise ValueError("Variable %s: initial value of shape %s is incompatible with shape %s"
                              % (base, init.shape, self._shape))
+        scope = _graph.get_default_graph().get_name_scope()
+        if scope:
+            base = scope + "/" + base  # names carry the enclosing name scope, as TensorFlow 2's
         self._name = base + ":0"
         # The eager context's variables are process-wide: the shared name must be unique.
         shared = "%s_%d" % (base, next(_eager_ids))

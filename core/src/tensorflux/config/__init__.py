@@ -1,0 +1,10 @@
+"""Process configuration (``tx.config``, like ``tf.config``): devices, threads, eager functions."""
+
+from tensorflux._src.config import (LogicalDevice, PhysicalDevice, functions_run_eagerly, get_visible_devices,
+                                    list_logical_devices, list_physical_devices, run_functions_eagerly,
+                                    set_visible_devices)
+from tensorflux.config import threading
+
+__all__ = ["LogicalDevice", "PhysicalDevice", "functions_run_eagerly", "get_visible_devices",
+           "list_logical_devices", "list_physical_devices", "run_functions_eagerly", "set_visible_devices",
+           "threading"]

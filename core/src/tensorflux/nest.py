@@ -1,0 +1,8 @@
+"""Nested structures (``tx.nest``, like ``tf.nest``): flatten, pack and map lists, tuples,
+namedtuples and dicts (dicts in sorted key order)."""
+
+from tensorflux._src.nest import (assert_same_structure, flatten, flatten_with_joined_string_paths,
+                                  flatten_with_paths, is_nested, map_structure, pack_sequence_as)
+
+__all__ = ["assert_same_structure", "flatten", "flatten_with_joined_string_paths", "flatten_with_paths",
+           "is_nested", "map_structure", "pack_sequence_as"]
