@@ -5,6 +5,8 @@ import pytest
 
 import tensorflux as tx
 
+pytestmark = pytest.mark.eager
+
 
 def _message(fn, *args, **kwargs):
     with pytest.raises(tx.errors.InvalidArgumentError) as info:

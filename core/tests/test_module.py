@@ -7,6 +7,8 @@ import pytest
 
 import tensorflux as tx
 
+pytestmark = pytest.mark.eager
+
 
 def _classes(base, variable):
     """The same module definitions over ``base`` (tx.Module or tf.Module) and ``variable``."""

@@ -10,6 +10,8 @@ import pytest
 import tensorflux as tx
 from tensorflux._src.logging_ops import format_tensor
 
+pytestmark = pytest.mark.eager
+
 
 def _printed(*inputs, **kwargs):
     buf = io.StringIO()

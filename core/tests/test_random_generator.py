@@ -7,6 +7,8 @@ from scipy import stats
 
 import tensorflux as tx
 
+pytestmark = pytest.mark.eager
+
 N = 20000
 
 

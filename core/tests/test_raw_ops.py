@@ -9,6 +9,8 @@ import tensorflux as tx
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.op_def_library import OpSig
 
+pytestmark = pytest.mark.eager
+
 
 def test_every_op_is_there():
     ops = {v.op_type for v in vars(gen_ops).values() if isinstance(v, OpSig)}

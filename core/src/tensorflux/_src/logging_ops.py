@@ -12,7 +12,6 @@ import numpy as np
 
 from tensorflux._src import context as _context
 from tensorflux._src import nest as _nest
-from tensorflux._src.operation import Tensor
 
 __all__ = ["print_v2", "format_tensor"]
 
@@ -112,9 +111,10 @@ class _Slot:
 
 
 def _is_tensor(x):
+    from tensorflux._src.eager_tensor import TENSOR_TYPES
     from tensorflux._src.variables import Variable
 
-    return isinstance(x, (Tensor, Variable)) or type(x).__name__ == "EagerTensor"
+    return isinstance(x, TENSOR_TYPES + (Variable,))
 
 
 def _open_stream(output_stream):

@@ -44,6 +44,8 @@ def _child_keys(s):
     """The path elements of ``s``'s children, in flattening order."""
     if _is_mapping(s):
         return _sorted_keys(s)
+    if _is_namedtuple(s):
+        return list(type(s)._fields)
     return list(range(len(s)))
 
 
@@ -184,8 +186,8 @@ def _paths(s, prefix, out):
 
 
 def flatten_with_paths(structure, expand_composites=False):
-    """``(path, leaf)`` pairs in flattening order; a path is the tuple of keys and indices leading
-    to the leaf."""
+    """``(path, leaf)`` pairs in flattening order; a path is the tuple of keys, namedtuple field
+    names and indices leading to the leaf."""
     del expand_composites
     out = []
     _paths(structure, (), out)

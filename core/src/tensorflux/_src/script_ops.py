@@ -53,7 +53,8 @@ def _wrap(func, convert_outputs):
 
     def host_callback(arrays):
         try:
-            return convert_outputs(func(arrays)), None
+            with _context.eager_scope():
+                return convert_outputs(func(arrays)), None
         except BaseException as e:  # noqa: B902 - every failure becomes the run's error
             return None, _error_of(e)
 
@@ -123,11 +124,11 @@ def _eager_outputs(tout, what):
     def convert(result):
         out = []
         for i, (v, dt) in enumerate(zip(_as_list(result, len(tout), what), tout)):
-            t = convert_to_tensor(v, dtype=dt) if not hasattr(v, "dtype") or v.dtype == dt else None
-            if t is None:
+            if hasattr(v, "dtype") and _dtypes.as_dtype(v.dtype) != dt:
                 raise ValueError("The %d-th value returned by %s has dtype %s, but Tout expects %s"
                                  % (i, what, _dtypes.as_dtype(v.dtype).name, dt.name))
-            out.append((dt.as_datatype_enum, np.ascontiguousarray(t.numpy())))
+            t = convert_to_tensor(v, dtype=dt)
+            out.append((dt.as_datatype_enum, np.asarray(t.numpy(), order="C")))
         return out
 
     return convert
@@ -135,7 +136,7 @@ def _eager_outputs(tout, what):
 
 def _numpy_outputs(tout, what):
     def convert(result):
-        return [(dt.as_datatype_enum, np.ascontiguousarray(np.asarray(v, dtype=dt.as_numpy_dtype)))
+        return [(dt.as_datatype_enum, np.asarray(v, dtype=dt.as_numpy_dtype, order="C"))
                 for v, dt in zip(_as_list(result, len(tout), what), tout)]
 
     return convert
@@ -146,8 +147,7 @@ def _eager_call(func):
     from tensorflux._src.constant_op import constant
 
     def call(arrays):
-        with _context.init_scope():
-            return func(*[constant(a) for a in arrays])
+        return func(*[constant(a) for a in arrays])
 
     return call
 
@@ -159,7 +159,7 @@ def _grad_callback(func, num_inputs, in_dtypes):
     from tensorflux._src.shape_ops import zeros_like
 
     def grad(arrays):
-        with _context.init_scope():
+        with _context.eager_scope():
             xs = [constant(a) for a in arrays[:num_inputs]]
             dys = [constant(a) for a in arrays[num_inputs:]]
             with GradientTape() as tape:
@@ -175,7 +175,7 @@ def _grad_callback(func, num_inputs, in_dtypes):
             out = []
             for x, g in zip(xs, grads):
                 g = zeros_like(x) if g is None else g
-                out.append((x.dtype.as_datatype_enum, np.ascontiguousarray(g.numpy())))
+                out.append((x.dtype.as_datatype_enum, np.asarray(g.numpy(), order="C")))
             return out, None
 
     def host_callback(arrays):
