@@ -49,8 +49,8 @@ def to_numpy(value, dtype=None, for_input=None):
         if arr.dtype == np.int64 and (arr.size == 0 or (arr.min() >= _INT32.min and arr.max() <= _INT32.max)):
             return arr.astype(np.int32)
         return arr
-    kind = arr.dtype.kind
-    if ((dtype.is_integer and kind in "fc") or (dtype.is_bool and kind != "b")
+    kind = arr.dtype.kind if arr.size else ""  # an empty list ([] is float64 to NumPy) fits any dtype
+    if ((dtype.is_integer and kind in ("f", "c")) or (dtype.is_bool and kind not in ("b", ""))
             or (dtype.is_floating and kind == "c") or not (dtype.is_numpy_compatible or dtype == _dtypes.bfloat16)):
         raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
     try:

@@ -22,7 +22,8 @@ def _format_float(v, digits, more_digits):
     if np.isinf(v):
         return "inf" if v > 0 else "-inf"
     s = "%.*g" % (digits, v)
-    if float(s) != float(v):
+    same = (lambda a, b: a == b) if digits > 6 else (lambda a, b: np.float32(a) == np.float32(b))
+    if not same(float(s), v):
         s = "%.*g" % (more_digits, v)
     return s
 
@@ -126,7 +127,23 @@ def _open_stream(output_stream):
         return lambda text: _append(path, text)
     if not hasattr(output_stream, "write"):
         raise ValueError("output_stream must have a write method, got %r" % (output_stream,))
-    return output_stream.write
+    # sys.stdout / sys.stderr (as bound when this module loaded, e.g. the default argument) mean the
+    # process's current ones when the op runs, so redirections (pytest's capsys) see the text.
+    if output_stream is _STDERR:
+        return lambda text: _write_flush(sys.stderr, text)
+    if output_stream is _STDOUT:
+        return lambda text: _write_flush(sys.stdout, text)
+    return lambda text: _write_flush(output_stream, text)
+
+
+_STDERR, _STDOUT = sys.stderr, sys.stdout
+
+
+def _write_flush(stream, text):
+    stream.write(text)
+    flush = getattr(stream, "flush", None)
+    if flush is not None:
+        flush()
 
 
 def _append(path, text):
@@ -167,9 +184,6 @@ def print_v2(*inputs, output_stream=sys.stderr, sep=" ", end="\n", summarize=3, 
             else:
                 parts.append(_format_structure(t, text))
         write(sep.join(parts) + end)
-        flush = getattr(output_stream, "flush", None)
-        if flush is not None:
-            flush()
 
     _, op = numpy_function_op(emit, tensors, [], stateful=True, name=name or "PrintV2")
     return op
