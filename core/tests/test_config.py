@@ -7,6 +7,8 @@ import pytest
 
 import tensorflux as tx
 
+pytestmark = pytest.mark.eager
+
 
 def test_devices():
     cpus = tx.config.list_physical_devices("CPU")
@@ -32,8 +34,6 @@ def test_set_visible_devices():
 
 _SCRIPT = """
 import tensorflux as tx
-
-pytestmark = pytest.mark.eager
 assert tx.config.threading.get_intra_op_parallelism_threads() == 0
 tx.config.threading.set_intra_op_parallelism_threads(1)
 tx.config.threading.set_inter_op_parallelism_threads(2)

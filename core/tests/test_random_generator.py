@@ -102,6 +102,7 @@ def test_inside_function_and_graph():
     np.testing.assert_array_equal(first[0].numpy(), ref.normal([4]).numpy())
     np.testing.assert_array_equal(first[1].numpy(), ref.uniform([2]).numpy())
     np.testing.assert_array_equal(second[0].numpy(), ref.normal([4]).numpy())
+    np.testing.assert_array_equal(second[1].numpy(), ref.uniform([2]).numpy())
     np.testing.assert_array_equal(g.state.numpy(), ref.state.numpy())
 
     with tx.Graph().as_default() as graph:

@@ -177,6 +177,8 @@ class Generator:
                 return out
             with _graph.control_dependencies([out]):
                 update = self._advance(multiply(count, constant(np.int64(_COUNTER_STRIDE))))
+            if update is None:  # a tx.function's eager state: its resource ordering sequences the draws
+                return out
             with _graph.control_dependencies([update]):
                 return identity(out)
 
@@ -281,6 +283,8 @@ def _seed_words(seed):
     arr = np.asarray(seed)
     if arr.shape != (2,) or arr.dtype.kind not in "iu":
         raise ValueError("seed must be a shape-[2] integer value, got %r" % (seed,))
+    if isinstance(seed, (list, tuple)) and np.all(np.abs(arr) < 2**31):
+        arr = arr.astype(np.int32)  # Python ints convert to int32 when they fit, as for tensors
     return arr
 
 
@@ -313,13 +317,17 @@ def stateless_split(seed, num=2):
 
 def stateless_fold_in(seed, data):
     """A new seed from ``seed`` (shape [2]) and the integer ``data``, as
-    tf.random.experimental.stateless_fold_in: [first full-range value of seed's stream, data]."""
+    tf.random.experimental.stateless_fold_in: [first full-range value of seed's stream, data], in
+    data's dtype (int32 for a Python int that fits)."""
     arr = _seed_words(seed)
-    dtype = np.int64 if arr.dtype.itemsize == 8 else np.int32
     if isinstance(data, _TENSORS):
+        dtype = np.int64 if data.dtype == _dtypes.int64 else np.int32
         data = _seed_words_scalar(data)
+    else:
+        data = int(data)
+        dtype = np.int32 if -2**31 <= data < 2**31 else np.int64
     first = _full_int_words(arr, 1, dtype)[0]
-    return constant(np.array([first, int(data)], dtype))
+    return constant(np.array([first, data], dtype))
 
 
 def _seed_words_scalar(t):
