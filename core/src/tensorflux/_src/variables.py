@@ -125,7 +125,10 @@ class Variable(TensorLike):
     def __del__(self):
         if self._eager and self._handle is not None:
             try:
-                gen_ops.destroy_resource_op(self._handle, ignore_lookup_error=True)
+                # __del__ may run at any point (a gc pass while a tx.function is traced): destroy
+                # eagerly, never inside whatever graph is the default one then.
+                with _context.eager_scope():
+                    gen_ops.destroy_resource_op(self._handle, ignore_lookup_error=True)
             except Exception:  # noqa: BLE001 - interpreter shutdown: the context may be gone
                 pass
 
