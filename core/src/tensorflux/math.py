@@ -20,3 +20,7 @@ __all__ = [
     "squared_difference", "subtract", "tan", "tanh", "truediv",
     "argmax", "argmin", "cumsum", "reduce_all", "reduce_any", "reduce_max", "reduce_min", "reduce_prod", "top_k",
 ]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

@@ -12,3 +12,7 @@ __all__ = ["avg_pool2d", "batch_normalization", "bias_add", "conv2d", "depthwise
            "relu6", "selu", "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
            "softplus", "softsign",
            "sparse_softmax_cross_entropy_with_logits", "top_k"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

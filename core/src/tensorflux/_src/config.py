@@ -14,8 +14,9 @@ from tensorflux._src import function as _function
 
 __all__ = ["LogicalDevice", "PhysicalDevice", "functions_run_eagerly", "get_inter_op_parallelism_threads",
            "get_intra_op_parallelism_threads", "get_visible_devices", "list_logical_devices",
-           "list_physical_devices", "run_functions_eagerly", "set_inter_op_parallelism_threads",
-           "set_intra_op_parallelism_threads", "set_visible_devices"]
+           "get_soft_device_placement", "list_physical_devices", "run_functions_eagerly",
+           "set_inter_op_parallelism_threads", "set_intra_op_parallelism_threads", "set_soft_device_placement",
+           "set_visible_devices"]
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 PhysicalDevice.__doc__ = "A device of the machine: ``name`` ('/physical_device:CPU:0') and ``device_type``."
@@ -99,5 +100,7 @@ def set_inter_op_parallelism_threads(num_threads):
     _set_threads("inter_op_threads", "Inter op parallelism", num_threads)
 
 
+get_soft_device_placement = _context.get_soft_device_placement
+set_soft_device_placement = _context.set_soft_device_placement
 run_functions_eagerly = _function.run_functions_eagerly
 functions_run_eagerly = _function.functions_run_eagerly

@@ -10,3 +10,7 @@ from tensorflux.random import experimental
 __all__ = ["Algorithm", "Generator", "categorical", "get_global_generator", "normal",
            "set_global_generator", "set_seed", "shuffle", "stateless_normal", "stateless_truncated_normal",
            "stateless_uniform", "truncated_normal", "uniform"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)
