@@ -64,14 +64,15 @@ def test_threading_in_a_fresh_process():
 
 def test_soft_device_placement():
     assert tx.config.get_soft_device_placement() is True
+    a = tx.constant(1.0)
     with tx.device("/GPU:0"):
-        assert float(tx.constant(1.0) + 1.0) == 2.0  # no GPU: runs on the CPU
+        assert float(tx.add(a, a)) == 2.0  # no GPU: runs on the CPU
     try:
         tx.config.set_soft_device_placement(False)
         assert tx.config.get_soft_device_placement() is False
         with pytest.raises(tx.errors.InvalidArgumentError, match="GPU"):
             with tx.device("/GPU:0"):
-                tx.constant(1.0) + 1.0
+                tx.add(a, a)
     finally:
         tx.config.set_soft_device_placement(True)
 

@@ -119,6 +119,21 @@ def init_scope():
         _stack.stack = saved
 
 
+@contextlib.contextmanager
+def eager_scope():
+    """Eager execution on this thread for the duration, whatever the thread's default graphs and
+    even when eager execution is disabled for the process: where host callbacks
+    (tx.py_function) run their Python function, as TensorFlow's EagerPyFunc does."""
+    saved, forced = _stack.stack, _tls.force_eager
+    _stack.stack = []
+    _tls.force_eager = True
+    try:
+        yield
+    finally:
+        _stack.stack = saved
+        _tls.force_eager = forced
+
+
 def executing_eagerly_outside_functions():
     """True when code outside any tx.function being traced runs eagerly: eager execution is
     enabled and every default graph of this thread is a function graph (TensorFlow 2's rule for
