@@ -152,7 +152,7 @@ def _eager_call(func):
     return call
 
 
-def _grad_callback(func, num_inputs, in_dtypes):
+def _grad_callback(func, num_inputs):
     """The gradient of ``func``: (inputs..., output gradients...) -> one gradient per input."""
     from tensorflux._src.backprop import GradientTape
     from tensorflux._src.constant_op import constant
@@ -184,7 +184,6 @@ def _grad_callback(func, num_inputs, in_dtypes):
         except BaseException as e:  # noqa: B902
             return None, _error_of(e)
 
-    del in_dtypes
     return host_callback
 
 
@@ -206,7 +205,7 @@ def py_function(func, inp, Tout, name=None):
     else:
         reg = _graph_registration(_graph.get_default_graph())
         reg.add(token, forward)
-        reg.add(token + _GRAD_SUFFIX, _grad_callback(func, len(inp), None))
+        reg.add(token + _GRAD_SUFFIX, _grad_callback(func, len(inp)))
         outs = gen_ops.eager_py_func(inp, token=token, Tout=tout, name=name)
     if returns_none:
         return None
@@ -239,7 +238,7 @@ def _eager_py_function(func, forward, token, inp, tout, name):
 
             dys = [zeros_like(o) if d is None else d for o, d in zip(outs, dys)]
             g_token = _new_token("pyfunc_grad")
-            _c.register_host_callback(g_token, _grad_callback(func, len(args), None))
+            _c.register_host_callback(g_token, _grad_callback(func, len(args)))
             try:
                 grads = gen_ops.eager_py_func(list(args) + dys, token=g_token, Tout=[a.dtype for a in args])
             finally:
