@@ -307,6 +307,56 @@ func Div(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// EagerPyFuncAttr is an optional argument to EagerPyFunc.
+type EagerPyFuncAttr func(optionalAttr)
+
+// EagerPyFuncIsAsync sets the optional is_async attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func EagerPyFuncIsAsync(value bool) EagerPyFuncAttr {
+	return func(m optionalAttr) {
+		m["is_async"] = value
+	}
+}
+
+// EagerPyFunc: Calls the host function registered under `token` with eager tensors; differentiable through it.
+//
+// Arguments:
+//
+//	input: a list of tensors with types `Tin`.
+//	token: an attr of type string (Go string).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//
+// Returns output (a list).
+func EagerPyFunc(scope *Scope, input []tf.Output, token string, tout []tf.DataType, optional ...EagerPyFuncAttr) (output []tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"token": token, "Tout": tout}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "EagerPyFunc",
+		Input: []tf.Input{
+			tf.OutputList(input),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	var idx int
+	var err error
+	if output, idx, err = makeOutputList(op, idx, "output"); err != nil {
+		scope.UpdateErr("EagerPyFunc", err)
+		return
+	}
+	return
+}
+
 // Elu: Exponential linear unit: features where positive, exp(features) - 1 elsewhere.
 //
 // Arguments:

@@ -1155,6 +1155,80 @@ func StatelessRandomNormalV2(scope *Scope, shape tf.Output, key tf.Output, count
 	return op.Output(0)
 }
 
+// StatelessRandomUniformFullIntV2Attr is an optional argument to StatelessRandomUniformFullIntV2.
+type StatelessRandomUniformFullIntV2Attr func(optionalAttr)
+
+// StatelessRandomUniformFullIntV2Dtype sets the optional dtype attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64, tf.Uint32, tf.Uint64.
+// If not specified, defaults to tf.Uint64.
+func StatelessRandomUniformFullIntV2Dtype(value tf.DataType) StatelessRandomUniformFullIntV2Attr {
+	return func(m optionalAttr) {
+		m["dtype"] = value
+	}
+}
+
+// StatelessRandomUniformFullIntV2: Integers over the dtype's whole range determined by (key, counter, alg) alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `Tshape`.
+//	key: a tensor of type tf.Uint64.
+//	counter: a tensor of type tf.Uint64.
+//	alg: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func StatelessRandomUniformFullIntV2(scope *Scope, shape tf.Output, key tf.Output, counter tf.Output, alg tf.Output, optional ...StatelessRandomUniformFullIntV2Attr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomUniformFullIntV2",
+		Input: []tf.Input{
+			shape, key, counter, alg,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomUniformIntV2: Uniform integers in [minval, maxval) determined by (key, counter, alg) alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `Tshape`.
+//	key: a tensor of type tf.Uint64.
+//	counter: a tensor of type tf.Uint64.
+//	alg: a tensor of type tf.Int32.
+//	minval: a tensor of type `dtype`.
+//	maxval: a tensor of type `dtype`.
+//
+// Returns output (one output).
+func StatelessRandomUniformIntV2(scope *Scope, shape tf.Output, key tf.Output, counter tf.Output, alg tf.Output, minval tf.Output, maxval tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomUniformIntV2",
+		Input: []tf.Input{
+			shape, key, counter, alg, minval, maxval,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // StatelessRandomUniformV2Attr is an optional argument to StatelessRandomUniformV2.
 type StatelessRandomUniformV2Attr func(optionalAttr)
 

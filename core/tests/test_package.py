@@ -41,7 +41,7 @@ def test_import_does_not_load_protobuf():
 def test_installed_files():
     pkg = pathlib.Path(tx._lib.c.__file__).parent
     assert (pkg / "libtensorflux.so").exists()
-    for name in ("c_api.h", "c_api_eager.h"):
+    for name in ("c_api.h", "c_api_eager.h", "c_api_callback.h"):
         header = pkg / "include" / "tensorflux" / "c" / name
         assert header.read_text() == (ROOT / "csrc" / "include" / "tensorflux" / "c" / name).read_text()
 

@@ -95,5 +95,6 @@ void InitSession(py::module_& m);
 void InitGradients(py::module_& m);
 void InitCheckpoint(py::module_& m);
 void InitFunctions(py::module_& m);
+void InitHostCallback(py::module_& m);
 
 }  // namespace txpy

@@ -48,6 +48,7 @@ struct OpSpec {
   std::vector<std::pair<std::string, int>> attrs;
   std::vector<std::pair<std::string, bool>> outputs;
   py::object output_class;
+  bool may_call_back = false;  // runs with the GIL released (Note [GIL and host callbacks])
   TXE_Op* op = nullptr;
   bool busy = false;
   ~OpSpec() { TXE_DeleteOp(op); }
@@ -59,9 +60,23 @@ OpSpec* SpecOf(PyObject* capsule) {
   return spec;
 }
 
+// Note [GIL and host callbacks]
+// Host-callback ops (PyFunc, EagerPyFunc) take the GIL inside their kernel, possibly on another
+// engine thread, and ops that run functions may contain them: those ops always run with the GIL
+// released, or the callback would wait forever for the GIL this thread holds.
+bool MayCallBack(const std::string& op_type) {
+  static const char* const kTypes[] = {"PyFunc", "PyFuncStateless", "EagerPyFunc", "PartitionedCall",
+                                       "StatefulPartitionedCall", "If", "StatelessIf", "While",
+                                       "StatelessWhile", "Case", "StatelessCase", "SymbolicGradient"};
+  for (const char* t : kTypes)
+    if (op_type == t) return true;
+  return false;
+}
+
 py::capsule MakeSpec(py::handle sig) {
   auto spec = std::make_unique<OpSpec>();
   spec->op_type = sig.attr("op_type").cast<std::string>();
+  spec->may_call_back = MayCallBack(spec->op_type);
   std::vector<std::string> type_attrs;
   py::dict defaults = sig.attr("type_defaults");
   for (auto item : sig.attr("inputs")) {
@@ -395,7 +410,7 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
   TXE_TensorHandle** out = small;
   int nout = 16;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (elements > kReleaseGilElements) {
+    if (elements > kReleaseGilElements || spec->may_call_back) {
       py::gil_scoped_release release;
       TXE_Execute(op, out, &nout, s.get());
     } else {

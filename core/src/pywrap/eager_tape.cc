@@ -49,8 +49,13 @@ py::list Gradient(py::handle tape, const py::list& targets, const py::list& sour
   }
   std::vector<TXE_TensorHandle*> results(src.size(), nullptr);
   Status s;
-  TXE_TapeGradient(TapeOf(tape), t.data(), static_cast<int>(t.size()), src.data(), static_cast<int>(src.size()),
-                   og.empty() ? nullptr : og.data(), unconnected, results.data(), s.get());
+  TXE_Tape* tp = TapeOf(tape);
+  {
+    // Gradient ops may call back into Python (EagerPyFunc: Note [GIL and host callbacks]).
+    py::gil_scoped_release release;
+    TXE_TapeGradient(tp, t.data(), static_cast<int>(t.size()), src.data(), static_cast<int>(src.size()),
+                     og.empty() ? nullptr : og.data(), unconnected, results.data(), s.get());
+  }
   s.Check();
   py::list out;
   for (TXE_TensorHandle* h : results) out.append(h == nullptr ? py::none() : WrapHandle(h));

@@ -174,6 +174,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitEagerExecute(m);
   InitEagerTape(m);
   InitFunctions(m);
+  InitHostCallback(m);
 }
 
 }  // namespace txpy

@@ -33,9 +33,14 @@ from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range,
                                        zeros, zeros_like)
 from tensorflux._src.tensor_shape import TensorShape
 from tensorflux._src.while_loop import while_loop
+from tensorflux._src.check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
+from tensorflux._src.logging_ops import print_v2 as print  # noqa: A001 (TensorFlow's name)
+from tensorflux._src.module import Module
+from tensorflux._src.script_ops import numpy_function, py_function
 from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
                                        variables_initializer)
-from tensorflux import autograph, compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
+from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
+                        nest, nn, optimizers, random, raw_ops, train)
 
 __version__ = _lib.c.version()
 
@@ -62,6 +67,9 @@ __all__ = [
     "boolean_mask",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
+    # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
+    "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
+    "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.

@@ -123,6 +123,42 @@ def _check_uniform_int(outputs, sample):
         assert _ks(u, lambda x: x) < _ks_bound(n) + 1.0 / span
 
 
+def _check_full_int(outputs, sample):
+    (out,) = outputs
+    dt = np.dtype(sample.attrs.get("dtype", tx.uint64).as_numpy_dtype)
+    _check_dtype_shape(out, sample, dt)
+    if out.size < 1000:
+        return
+    info = np.iinfo(dt)
+    u = (out.astype(np.float64).ravel() - float(info.min)) / (float(info.max) - float(info.min) + 1.0)
+    assert _ks(u, lambda x: x) < _ks_bound(u.size), _ks(u, lambda x: x)
+
+
+def _stateless_int_samples():
+    out = []
+    for dt, lo, hi in ((np.int32, -3, 7), (np.int64, -(2**40), 2**40 + 17), (np.uint32, 5, 2**32 - 1),
+                       (np.uint64, 0, 50)):
+        unsigned = np.dtype(dt).kind == "u"
+        out.append(Sample({**_stateless_inputs(_shape(N)), "minval": dt(lo), "maxval": dt(hi)}, {},
+                          note=np.dtype(dt).name + (" (TensorFlow has no CPU kernel)" if unsigned else ""),
+                          cross_check=not unsigned))
+    out.append(Sample({**_stateless_inputs(_shape(77, 13, dtype=np.int64), alg=3, key=(2**63 + 5,),
+                                           counter=(2**64 - 3, 1)), "minval": np.int32(0), "maxval": np.int32(10)},
+                      {}, note="auto alg, counter carry"))
+    out.append(Sample({**_stateless_inputs(_shape(0, 4)), "minval": np.int32(3), "maxval": np.int32(3)}, {},
+                      note="empty output, empty range"))
+    return out
+
+
+def _stateless_full_int_samples():
+    out = [Sample(_stateless_inputs(_shape(N)), {"dtype": dt}, note=dt.name)
+           for dt in (tx.int32, tx.int64, tx.uint32, tx.uint64)]
+    out.append(Sample(_stateless_inputs(_shape(5, 3, dtype=np.int64), alg=3, counter=(2**64 - 1, 7)), {},
+                      note="default uint64, counter carry"))
+    out.append(Sample(_stateless_inputs(_shape(0)), {"dtype": tx.int32}, note="empty"))
+    return out
+
+
 def _check_shuffle(outputs, sample):
     (out,) = outputs
     value = np.asarray(sample.inputs["value"])
@@ -243,5 +279,13 @@ ENTRIES = [
             rtol=1e-5, atol=1e-5),
     # The rejection sampler's candidate-to-element assignment is ours, not TensorFlow's.
     OpEntry("StatelessTruncatedNormalV2", _stateless_samples(), check=_check_truncated, cross_check=False,
+            errors=_BAD_STATELESS),
+    OpEntry("StatelessRandomUniformIntV2", _stateless_int_samples(), check=_check_uniform_int, errors=[
+        ErrorSample({**_stateless_inputs(_shape(4)), "minval": np.int32(5), "maxval": np.int32(5)},
+                    match="minval < maxval"),
+        ErrorSample({**_stateless_inputs(_shape(4)), "minval": np.array([1, 2], np.int32), "maxval": np.int32(5)},
+                    match="rank|scalar"),
+    ]),
+    OpEntry("StatelessRandomUniformFullIntV2", _stateless_full_int_samples(), check=_check_full_int,
             errors=_BAD_STATELESS),
 ]

@@ -65,6 +65,8 @@ TX_REGISTER_NO_GRADIENT("RandomShuffle");
 TX_REGISTER_NO_GRADIENT("Multinomial");
 TX_REGISTER_NO_GRADIENT("StatelessRandomUniformV2");
 TX_REGISTER_NO_GRADIENT("StatelessRandomNormalV2");
+TX_REGISTER_NO_GRADIENT("StatelessRandomUniformIntV2");
+TX_REGISTER_NO_GRADIENT("StatelessRandomUniformFullIntV2");
 TX_REGISTER_NO_GRADIENT("StatelessTruncatedNormalV2");
 
 // Assertions check values; nothing flows through them.

@@ -1,5 +1,6 @@
 // Stateless random ops (V2: explicit key, counter and algorithm): StatelessRandomUniformV2,
-// StatelessRandomNormalV2, StatelessTruncatedNormalV2 (signatures identical to TensorFlow's).
+// StatelessRandomNormalV2, StatelessTruncatedNormalV2, StatelessRandomUniformIntV2,
+// StatelessRandomUniformFullIntV2 (signatures identical to TensorFlow's).
 #include <cstdint>
 
 #include "tensorflux/framework/op_registry.h"
@@ -29,6 +30,14 @@ Status StatelessShape(InferenceContext* c) {
   }
   c->set_output(0, out);
   return Status::OK();
+}
+
+// StatelessShape, plus scalar minval and maxval (inputs 4 and 5).
+Status StatelessIntShape(InferenceContext* c) {
+  PartialShape s;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(4), 0, "Input 'minval'", &s));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(5), 0, "Input 'maxval'", &s));
+  return StatelessShape(c);
 }
 
 }  // namespace
@@ -65,5 +74,29 @@ TX_REGISTER_OP("StatelessTruncatedNormalV2")
     .Attr("Tshape: {int32, int64} = DT_INT32")
     .SetShapeFn(StatelessShape)
     .Summary("Standard normal values within two standard deviations, determined by (key, counter, alg) alone.");
+
+TX_REGISTER_OP("StatelessRandomUniformIntV2")
+    .Input("shape: Tshape")
+    .Input("key: uint64")
+    .Input("counter: uint64")
+    .Input("alg: int32")
+    .Input("minval: dtype")
+    .Input("maxval: dtype")
+    .Output("output: dtype")
+    .Attr("dtype: {int32, int64, uint32, uint64}")
+    .Attr("Tshape: {int32, int64} = DT_INT32")
+    .SetShapeFn(StatelessIntShape)
+    .Summary("Uniform integers in [minval, maxval) determined by (key, counter, alg) alone.");
+
+TX_REGISTER_OP("StatelessRandomUniformFullIntV2")
+    .Input("shape: Tshape")
+    .Input("key: uint64")
+    .Input("counter: uint64")
+    .Input("alg: int32")
+    .Output("output: dtype")
+    .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+    .Attr("Tshape: {int32, int64} = DT_INT32")
+    .SetShapeFn(StatelessShape)
+    .Summary("Integers over the dtype's whole range determined by (key, counter, alg) alone.");
 
 }  // namespace tx

@@ -29,6 +29,7 @@ _stack = _graph._default_graph_stack
 class _EagerThreadState(threading.local):
     def __init__(self):
         self.device = None  # canonical device request of the enclosing tx.device blocks, or None
+        self.force_eager = False  # inside eager_scope(): eager even when disabled for the process
 
 
 _tls = _EagerThreadState()
@@ -44,7 +45,7 @@ def executing_eagerly():
     ...
     False
     """
-    return not _stack.stack and not _eager_disabled
+    return not _stack.stack and (not _eager_disabled or _tls.force_eager)
 
 
 def ensure_initialized():
@@ -116,6 +117,21 @@ def init_scope():
         yield
     finally:
         _stack.stack = saved
+
+
+@contextlib.contextmanager
+def eager_scope():
+    """Eager execution on this thread for the duration, whatever the thread's default graphs and
+    even when eager execution is disabled for the process: where host callbacks
+    (tx.py_function) run their Python function, as TensorFlow's EagerPyFunc does."""
+    saved, forced = _stack.stack, _tls.force_eager
+    _stack.stack = []
+    _tls.force_eager = True
+    try:
+        yield
+    finally:
+        _stack.stack = saved
+        _tls.force_eager = forced
 
 
 def executing_eagerly_outside_functions():

@@ -194,7 +194,7 @@ def _fast_operator(sig, reverse, fallback):
     execute = _c.eager_execute
 
     def op(self, other):
-        if stack.stack or _context._eager_disabled:
+        if stack.stack or (_context._eager_disabled and not tls.force_eager):
             return fallback(self, other)
         spec = sig._spec or op_def_library.eager_spec(sig)
         return execute(spec, (other, self) if reverse else (self, other), (), tls.device)

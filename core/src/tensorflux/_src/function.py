@@ -25,6 +25,19 @@ from tensorflux._src.variables import Variable
 
 _c = lib.c
 _ids = itertools.count(1)
+# tx.config.run_functions_eagerly: when set, calling a tx.function eagerly calls its Python function.
+_state_run_eagerly = [False]
+
+
+def run_functions_eagerly(run_eagerly):
+    """Makes every tx.function called eagerly run its Python function directly (for debugging),
+    or, with False, trace and run as a graph again (TensorFlow's tf.config.run_functions_eagerly)."""
+    _state_run_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    """Whether tx.functions called eagerly run their Python function directly."""
+    return _state_run_eagerly[0]
 
 
 class TensorSpec:
@@ -299,6 +312,8 @@ class Function:
         return cf
 
     def __call__(self, *args, **kwargs):
+        if _state_run_eagerly[0] and _context.executing_eagerly():
+            return self._fn(*args, **kwargs)  # tx.config.run_functions_eagerly(True)
         key, specs, tensors = self._specs(args, kwargs)
         cf = self._concrete.get(key)
         if cf is None:

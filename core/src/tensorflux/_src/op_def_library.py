@@ -72,7 +72,7 @@ def apply_op(sig, name, args, attr_values):
     """Runs ``sig.op_type`` at once in eager mode (returning EagerTensors, or None for an op
     without outputs); in graph mode creates an operation and returns its output(s): a Tensor, a
     list or a namedtuple of them, or the Operation when the op has no outputs."""
-    if not _graph_stack.stack and not _context._eager_disabled:
+    if not _graph_stack.stack and (not _context._eager_disabled or _context._tls.force_eager):
         spec = sig._spec or eager_spec(sig)
         return _eager_execute(spec, args, attr_values, _context._tls.device)
     return _apply_graph_op(sig, name, args, attr_values)

@@ -113,6 +113,9 @@ class Variable(TensorLike):
         if not self._shape.is_compatible_with(init.shape):
             raise ValueError("Variable %s: initial value of shape %s is incompatible with shape %s"
                              % (base, init.shape, self._shape))
+        scope = _graph.get_default_graph().get_name_scope()
+        if scope:
+            base = scope + "/" + base  # names carry the enclosing name scope, as TensorFlow 2's
         self._name = base + ":0"
         # The eager context's variables are process-wide: the shared name must be unique.
         shared = "%s_%d" % (base, next(_eager_ids))
@@ -129,7 +132,10 @@ class Variable(TensorLike):
     def __del__(self):
         if self._eager and self._handle is not None:
             try:
-                gen_ops.destroy_resource_op(self._handle, ignore_lookup_error=True)
+                # __del__ may run at any point (a gc pass while a tx.function is traced): destroy
+                # eagerly, never inside whatever graph is the default one then.
+                with _context.eager_scope():
+                    gen_ops.destroy_resource_op(self._handle, ignore_lookup_error=True)
             except Exception:  # noqa: BLE001 - interpreter shutdown: the context may be gone
                 pass
 

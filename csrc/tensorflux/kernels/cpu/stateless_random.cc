@@ -1,4 +1,7 @@
-// CPU kernels for StatelessRandomUniformV2, StatelessRandomNormalV2, StatelessTruncatedNormalV2.
+// CPU kernels for StatelessRandomUniformV2, StatelessRandomNormalV2, StatelessTruncatedNormalV2,
+// StatelessRandomUniformIntV2 and StatelessRandomUniformFullIntV2.
+#include <type_traits>
+
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/philox.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -62,6 +65,101 @@ TX_REGISTER_KERNEL(KernelDefBuilder("StatelessTruncatedNormalV2").TypeConstraint
                    StatelessRandomOp<float, RandomDist::kTruncatedNormal>);
 TX_REGISTER_KERNEL(KernelDefBuilder("StatelessTruncatedNormalV2").TypeConstraint<double>("dtype"),
                    StatelessRandomOp<double, RandomDist::kTruncatedNormal>);
+
+// Note [Integer random streams]
+// As TensorFlow's Philox integer distributions: a 32-bit element is one word of its block (4 per
+// block), a 64-bit element two (2 per block, word 2j low and 2j+1 high). Full-range values are
+// the words themselves; a range [minval, maxval) takes minval + word % (maxval - minval).
+template <typename T>
+constexpr int64_t kIntsPerBlock = sizeof(T) == 4 ? 4 : 2;
+
+template <typename T>
+using UnsignedOf = std::make_unsigned_t<T>;
+
+template <typename T>
+UnsignedOf<T> Word(const PhiloxBlock& w, int64_t j) {
+  if constexpr (sizeof(T) == 4) {
+    return w[j];
+  } else {
+    return static_cast<uint64_t>(w[2 * j]) | (static_cast<uint64_t>(w[2 * j + 1]) << 32);
+  }
+}
+
+// Fills out[0, n) with the integer stream (Note [Integer random streams]); `range` 0 means the
+// full range of T, else values are lo + word % range.
+template <typename T>
+void FillInts(PhiloxKey key, PhiloxCounter base, T lo, UnsignedOf<T> range, T* out, int64_t n, ThreadPool* pool) {
+  constexpr int64_t per = kIntsPerBlock<T>;
+  const int64_t blocks = (n + per - 1) / per;
+  pool->ParallelFor(blocks, 40, [&](int64_t b, int64_t e) {
+    for (int64_t g = b; g < e; ++g) {
+      const PhiloxBlock w = Philox4x32(PhiloxAdd(base, static_cast<uint64_t>(g)), key);
+      for (int64_t j = 0; j < per && g * per + j < n; ++j) {
+        const UnsignedOf<T> x = Word<T>(w, j);
+        out[g * per + j] = range == 0 ? static_cast<T>(x)
+                                      : static_cast<T>(static_cast<UnsignedOf<T>>(lo) + x % range);
+      }
+    }
+  });
+}
+
+// StatelessRandomUniformFullIntV2: every value of the dtype equally likely.
+template <typename T>
+class StatelessRandomFullIntOp : public OpKernel {
+ public:
+  explicit StatelessRandomFullIntOp(OpKernelConstruction* c) : OpKernel(c) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    TensorShape shape;
+    TX_CTX_RETURN_IF_ERROR(ctx, RandomShapeFromTensor(ctx->input(0), &shape));
+    PhiloxKey key;
+    PhiloxCounter counter;
+    TX_CTX_RETURN_IF_ERROR(ctx, StreamFromInputs(ctx, &key, &counter));
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, shape, &out));
+    FillInts<T>(key, counter, T(0), 0, out->data<T>(), shape.num_elements(), ctx->intra_op_pool());
+  }
+};
+
+// StatelessRandomUniformIntV2: uniform integers in [minval, maxval) (scalars, minval < maxval
+// unless the output is empty).
+template <typename T>
+class StatelessRandomIntOp : public OpKernel {
+ public:
+  explicit StatelessRandomIntOp(OpKernelConstruction* c) : OpKernel(c) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    TensorShape shape;
+    TX_CTX_RETURN_IF_ERROR(ctx, RandomShapeFromTensor(ctx->input(0), &shape));
+    PhiloxKey key;
+    PhiloxCounter counter;
+    TX_CTX_RETURN_IF_ERROR(ctx, StreamFromInputs(ctx, &key, &counter));
+    const Tensor& lo_t = ctx->input(4);
+    const Tensor& hi_t = ctx->input(5);
+    if (lo_t.rank() != 0 || hi_t.rank() != 0)
+      return ctx->SetStatus(InvalidArgument("[", name(), "] minval and maxval must be scalars, got shapes ",
+                                            lo_t.shape().ToString(), " and ", hi_t.shape().ToString()));
+    const T lo = lo_t.data<T>()[0], hi = hi_t.data<T>()[0];
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, shape, &out));
+    if (shape.num_elements() == 0) return;
+    if (!(lo < hi))
+      return ctx->SetStatus(InvalidArgument("[", name(), "] Need minval < maxval, got ", lo, " >= ", hi));
+    const UnsignedOf<T> range = static_cast<UnsignedOf<T>>(hi) - static_cast<UnsignedOf<T>>(lo);
+    FillInts<T>(key, counter, lo, range, out->data<T>(), shape.num_elements(), ctx->intra_op_pool());
+  }
+};
+
+#define TX_REGISTER_STATELESS_INT(T)                                                                          \
+  TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomUniformFullIntV2").TypeConstraint<T>("dtype"),         \
+                     StatelessRandomFullIntOp<T>);                                                           \
+  TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomUniformIntV2").TypeConstraint<T>("dtype"),             \
+                     StatelessRandomIntOp<T>)
+TX_REGISTER_STATELESS_INT(int32_t);
+TX_REGISTER_STATELESS_INT(int64_t);
+TX_REGISTER_STATELESS_INT(uint32_t);
+TX_REGISTER_STATELESS_INT(uint64_t);
+#undef TX_REGISTER_STATELESS_INT
 
 }  // namespace
 }  // namespace cpu

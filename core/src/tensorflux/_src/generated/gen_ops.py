@@ -966,6 +966,27 @@ def div(x, y, name=None):
     return _apply_op(_DIV, name, (x, y), ())
 
 
+_EAGER_PY_FUNC = _OpSig('EagerPyFunc',
+    inputs=(('input', 'Tin', 0, 2),),
+    attrs=(('token', 0), ('Tout', 20), ('is_async', 3)),
+    outputs=(('output', True),))
+
+
+def eager_py_func(input, token, Tout, is_async=False, name=None):
+    r"""Calls the host function registered under `token` with eager tensors; differentiable through it.
+
+    Args:
+      input: A list of Tensors with types `Tin`.
+      token: An attr of type `string`.
+      Tout: An attr of type `list(type)`.
+      is_async: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_EAGER_PY_FUNC, name, (input,), (token, Tout, is_async))
+
+
 _ELU = _OpSig('Elu',
     inputs=(('features', 'T', 0, 0),),
     outputs=(('activations', False),))
@@ -2274,6 +2295,46 @@ def prod(input, axis, keep_dims=False, name=None):
     return _apply_op(_PROD, name, (input, axis), (keep_dims,))
 
 
+_PY_FUNC = _OpSig('PyFunc',
+    inputs=(('input', 'Tin', 0, 2),),
+    attrs=(('token', 0), ('Tout', 20)),
+    outputs=(('output', True),))
+
+
+def py_func(input, token, Tout, name=None):
+    r"""Calls the host function registered under `token` with NumPy-style inputs (stateful).
+
+    Args:
+      input: A list of Tensors with types `Tin`.
+      token: An attr of type `string`.
+      Tout: An attr of type `list(type)`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_PY_FUNC, name, (input,), (token, Tout))
+
+
+_PY_FUNC_STATELESS = _OpSig('PyFuncStateless',
+    inputs=(('input', 'Tin', 0, 2),),
+    attrs=(('token', 0), ('Tout', 20)),
+    outputs=(('output', True),))
+
+
+def py_func_stateless(input, token, Tout, name=None):
+    r"""Calls the host function registered under `token`; the function must be pure.
+
+    Args:
+      input: A list of Tensors with types `Tin`.
+      token: An attr of type `string`.
+      Tout: An attr of type `list(type)`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_PY_FUNC_STATELESS, name, (input,), (token, Tout))
+
+
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
     inputs=(('value', 'T', 0, 0),),
     attrs=(('seed', 1), ('seed2', 1)),
@@ -3451,6 +3512,52 @@ def stateless_random_normal_v2(shape, key, counter, alg, dtype=_dtypes.float32, 
     return _apply_op(_STATELESS_RANDOM_NORMAL_V2, name, (shape, key, counter, alg), (dtype,))
 
 
+_STATELESS_RANDOM_UNIFORM_FULL_INT_V2 = _OpSig('StatelessRandomUniformFullIntV2',
+    inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
+    attrs=(('dtype', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tshape': 3})
+
+
+def stateless_random_uniform_full_int_v2(shape, key, counter, alg, dtype=_dtypes.uint64, name=None):
+    r"""Integers over the dtype's whole range determined by (key, counter, alg) alone.
+
+    Args:
+      shape: A `Tensor` of type `Tshape`.
+      key: A `Tensor` of type uint64.
+      counter: A `Tensor` of type uint64.
+      alg: A `Tensor` of type int32.
+      dtype: An attr of type `type`, defaults to `_dtypes.uint64`, one of int32, int64, uint32, uint64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_UNIFORM_FULL_INT_V2, name, (shape, key, counter, alg), (dtype,))
+
+
+_STATELESS_RANDOM_UNIFORM_INT_V2 = _OpSig('StatelessRandomUniformIntV2',
+    inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0), ('minval', 'dtype', 0, 0), ('maxval', 'dtype', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tshape': 3})
+
+
+def stateless_random_uniform_int_v2(shape, key, counter, alg, minval, maxval, name=None):
+    r"""Uniform integers in [minval, maxval) determined by (key, counter, alg) alone.
+
+    Args:
+      shape: A `Tensor` of type `Tshape`.
+      key: A `Tensor` of type uint64.
+      counter: A `Tensor` of type uint64.
+      alg: A `Tensor` of type int32.
+      minval: A `Tensor` of type `dtype`.
+      maxval: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_UNIFORM_INT_V2, name, (shape, key, counter, alg, minval, maxval), ())
+
+
 _STATELESS_RANDOM_UNIFORM_V2 = _OpSig('StatelessRandomUniformV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -3986,6 +4093,7 @@ OP_WRAPPERS = {
     'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
     'DestroyResourceOp': 'destroy_resource_op',
     'Div': 'div',
+    'EagerPyFunc': 'eager_py_func',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
     'Equal': 'equal',
@@ -4053,6 +4161,8 @@ OP_WRAPPERS = {
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
     'Prod': 'prod',
+    'PyFunc': 'py_func',
+    'PyFuncStateless': 'py_func_stateless',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
@@ -4114,6 +4224,8 @@ OP_WRAPPERS = {
     'StatelessCase': 'stateless_case',
     'StatelessIf': 'stateless_if',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
+    'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
+    'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StatelessWhile': 'stateless_while',

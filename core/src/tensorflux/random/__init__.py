@@ -1,0 +1,16 @@
+"""Random sampling: ``tx.random.uniform``, ``normal``, ``truncated_normal``, ``shuffle``,
+``categorical``, the ``stateless_*`` variants and ``set_seed`` (seeds work like TensorFlow's), and
+``Generator`` with the global generator (state in a variable, TensorFlow 2's tf.random.Generator)."""
+
+from tensorflux._src.random_generator import Algorithm, Generator, get_global_generator, set_global_generator
+from tensorflux._src.random_ops import (categorical, normal, set_seed, shuffle, stateless_normal,
+                                        stateless_truncated_normal, stateless_uniform, truncated_normal, uniform)
+from tensorflux.random import experimental
+
+__all__ = ["Algorithm", "Generator", "categorical", "get_global_generator", "normal",
+           "set_global_generator", "set_seed", "shuffle", "stateless_normal", "stateless_truncated_normal",
+           "stateless_uniform", "truncated_normal", "uniform"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)
