@@ -10,6 +10,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
                                        tile, transpose, unstack)
 from tensorflux._src.backprop import GradientTape, custom_gradient
 from tensorflux._src.cond import case, cond, switch_case
+from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.function import TensorSpec, function
@@ -20,6 +21,8 @@ from tensorflux._src.graph import (Graph, control_dependencies, device, get_defa
 from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
 from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
 from tensorflux._src.importer import import_graph_def
+from tensorflux._src.linalg_norm import norm
+from tensorflux._src.linalg_ops import eye
 from tensorflux._src.math_ops import (abs, add, add_n, clip_by_value, cos, divide, equal, exp, floor, greater,
                                       greater_equal, less, less_equal, logical_and, logical_not, logical_or, matmul,
                                       maximum, minimum, multiply, negative, not_equal, pow, reduce_mean, reduce_sum,
@@ -57,6 +60,8 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
+    # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
+    "einsum", "eye", "norm", "tensordot",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
 ]
