@@ -264,6 +264,33 @@ func Div(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// Einsum: Tensor contraction over the labels of an equation such as 'bij,bjk->bik'.
+//
+// Arguments:
+//
+//	inputs: a list of `N` tensors of the same type.
+//	equation: an attr of type string (Go string).
+//
+// Returns output (one output).
+func Einsum(scope *Scope, inputs []tf.Output, equation string) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"equation": equation}
+	opspec := tf.OpSpec{
+		Type: "Einsum",
+		Input: []tf.Input{
+			tf.OutputList(inputs),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Elu: Exponential linear unit: features where positive, exp(features) - 1 elsewhere.
 //
 // Arguments:
@@ -1284,6 +1311,30 @@ func Log1p(scope *Scope, x tf.Output) (y tf.Output) {
 		return
 	}
 	return op.Output(0)
+}
+
+// LogMatrixDeterminant: Sign and log of the absolute determinant of each square matrix.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns sign (one output), logAbsDeterminant (one output).
+func LogMatrixDeterminant(scope *Scope, input tf.Output) (sign tf.Output, logAbsDeterminant tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LogMatrixDeterminant",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
 }
 
 // LogSoftmax: Log of the softmax over the last axis: x - max - log(sum(exp(x - max))).
