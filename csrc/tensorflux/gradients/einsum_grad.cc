@@ -29,6 +29,7 @@ GValue Einsum(GradScope& o, const std::vector<GValue>& inputs, const einsum::Equ
 // The gradient of operand `x` (labels `xl`) given `g_red`, the einsum of the output gradient into
 // the labels `red` (x's distinct labels that the output or the other operand use, in x's order).
 GValue Expand(GradScope& o, GValue x, const std::vector<int>& xl, GValue g_red, std::vector<int> red) {
+  if (!g_red.valid()) return GValue();
   const std::vector<int> ux = Unique(xl);
   const PartialShape xs = o.shape(x), gs = o.shape(g_red);
   const bool need_static = red != ux || Has(xl, kEllipsis);

@@ -26,6 +26,7 @@ bool StaticMatrixDims(GradScope& o, GValue x, const char* op, int64_t* m, int64_
 
 // x[..., :, c0:c0+len] (static rank required).
 GValue Columns(GradScope& o, GValue x, int64_t c0, int64_t len) {
+  if (!x.valid()) return GValue();
   const int r = o.Rank(x);
   std::vector<int64_t> begin(r, 0), size(r, -1);
   begin[r - 1] = c0;

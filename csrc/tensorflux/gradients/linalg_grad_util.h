@@ -14,11 +14,16 @@ inline GValue MatMul(GradScope& o, GValue a, GValue b, bool adj_a = false, bool 
   return o.Op1("BatchMatMulV2", {a, b}, {{"adj_x", BoolAttr(adj_a)}, {"adj_y", BoolAttr(adj_b)}});
 }
 
-// The transpose of the last two dims of x (its rank must be known statically).
+// The element type of x, or DT_INVALID for "no value" (after an earlier error).
+inline DataType DtypeOf(GradScope& o, GValue x) { return x.valid() ? o.dtype(x) : DT_INVALID; }
+
+// The transpose of the last two dims of x (an Einsum when its rank is not known statically).
 inline GValue Adjoint(GradScope& o, GValue x) {
+  if (!x.valid()) return GValue();
   const int r = o.Rank(x);
+  if (r < 0) return o.Op1("Einsum", {x}, {{"equation", StringAttr("...ij->...ji")}});
   if (r < 2) {
-    o.Fail(InvalidArgument("linear-algebra gradient: needs the static rank (>= 2) of a matrix operand"));
+    o.Fail(InvalidArgument("linear-algebra gradient: a matrix operand has rank ", r, " (needs >= 2)"));
     return GValue();
   }
   std::vector<int64_t> perm;
@@ -35,11 +40,11 @@ inline GValue BandPart(GradScope& o, GValue x, int64_t lower, int64_t upper) {
 
 // Square matrices with diagonal d (MatrixDiagV3, k = 0).
 inline GValue Diag(GradScope& o, GValue d) {
-  return o.Op1("MatrixDiagV3", {d, o.Int(0), o.Int(-1), o.Int(-1), o.Scalar(0, o.dtype(d))});
+  return o.Op1("MatrixDiagV3", {d, o.Int(0), o.Int(-1), o.Int(-1), o.Scalar(0, DtypeOf(o, d))});
 }
 
 // The main diagonal of each matrix.
-inline GValue DiagPart(GradScope& o, GValue x) { return o.Op1("MatrixDiagPartV3", {x, o.Int(0), o.Scalar(0, o.dtype(x))}); }
+inline GValue DiagPart(GradScope& o, GValue x) { return o.Op1("MatrixDiagPartV3", {x, o.Int(0), o.Scalar(0, DtypeOf(o, x))}); }
 
 // x with its main diagonal replaced by d.
 inline GValue SetDiag(GradScope& o, GValue x, GValue d) { return o.Op1("MatrixSetDiagV3", {x, d, o.Int(0)}); }
@@ -51,7 +56,7 @@ inline GValue CholeskySolve(GradScope& o, GValue l, GValue rhs) {
 }
 
 // x * s for a Python-style float constant s.
-inline GValue Scale(GradScope& o, GValue x, double s) { return o.Mul(x, o.Scalar(s, o.dtype(x))); }
+inline GValue Scale(GradScope& o, GValue x, double s) { return o.Mul(x, o.Scalar(s, DtypeOf(o, x))); }
 
 // adjoint(MatrixTriangularSolve(r, adjoint(x), lower=false)): x r^-H for upper-triangular r.
 inline GValue RightSolveUpperAdjoint(GradScope& o, GValue x, GValue r) {
@@ -61,7 +66,7 @@ inline GValue RightSolveUpperAdjoint(GradScope& o, GValue x, GValue r) {
 
 // 1/x where |x| is not tiny, ~0 where it is: x / (x^2 + 1e-20) (TensorFlow's _SafeReciprocal).
 inline GValue SafeReciprocal(GradScope& o, GValue x) {
-  return o.Div(x, o.Add(o.Square(x), o.Scalar(1e-20, o.dtype(x))));
+  return o.Div(x, o.Add(o.Square(x), o.Scalar(1e-20, DtypeOf(o, x))));
 }
 
 // F[..., i, j] = SafeReciprocal(v[j] - v[i]) with a zero diagonal, for spectral gradients.
