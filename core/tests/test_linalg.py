@@ -259,3 +259,23 @@ def test_graph_mode_gradients(dtype):
         close(got, ref, 1e-6)
     finally:
         tx.compat.v1.enable_eager_execution()
+
+
+def test_graph_mode_compositions():
+    """The Python compositions (while_loop in expm, SVD-based norms, chained einsum) in a graph."""
+    tx.compat.v1.disable_eager_execution()
+    try:
+        a_val, b_val = rnd(2, 4, 4), rnd(4, 3)
+        a = tx.placeholder(tx.float64, shape=(2, 4, 4))
+        b = tx.placeholder(tx.float64, shape=(4, 3))
+        outs = [tx.linalg.expm(a), tx.norm(a, ord=2, axis=[-2, -1]), tx.linalg.pinv(b),
+                tx.einsum("bij,jk,kl->bil", a, b, tx.constant(np.ones((3, 2)))), tx.linalg.trace(a)]
+        with tx.Session() as s:
+            got = s.run(outs, {a: a_val, b: b_val})
+        close(got[0], np.stack([scipy.linalg.expm(x) for x in a_val]), 1e-9)
+        close(got[1], np.linalg.norm(a_val, ord=2, axis=(-2, -1)))
+        close(got[2], np.linalg.pinv(b_val))
+        close(got[3], a_val @ b_val @ np.ones((3, 2)))
+        close(got[4], np.trace(a_val, axis1=-2, axis2=-1))
+    finally:
+        tx.compat.v1.enable_eager_execution()

@@ -1,8 +1,9 @@
 """Linear-algebra benchmarks (issue 15): solve, Cholesky and SVD of 512x512 matrices in float32 and
 float64, Tensorflux next to TensorFlow and NumPy/SciPy in one process run.
 
-Each Tensorflux and TensorFlow workload is one Session.run of a graph whose input is fed; NumPy and
-SciPy call LAPACK directly (their own OpenBLAS, with its own threads).
+Each Tensorflux and TensorFlow workload is one Session.run of a graph whose input is fed (both with
+2 intra-op threads); NumPy and SciPy call LAPACK directly, their OpenBLAS limited to the same 2
+threads (threadpoolctl, when installed).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import platform
 import numpy as np
 
 from harness import median_seconds, report
-from ops_bench import _run_tf, _run_tx
+from ops_bench import THREADS, _run_tf, _run_tx
 
 N = 512
 RNG = np.random.default_rng(0)
@@ -39,7 +40,13 @@ def _inputs(dt):
 def _row(title, build, numpy_fn, arrays, repeats):
     ours = _run_tx(build, arrays, repeats, 1)
     theirs = _run_tf(build, arrays, repeats, 1)
-    np_t = median_seconds(lambda: numpy_fn(*arrays), repeats=repeats)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        np_t = median_seconds(lambda: numpy_fn(*arrays), repeats=repeats)
+    else:
+        with threadpool_limits(limits=THREADS):
+            np_t = median_seconds(lambda: numpy_fn(*arrays), repeats=repeats)
     return report(title, "ms/run", 1e3, ours, {"tensorflow tf1 Session": theirs, "numpy/scipy": np_t})
 
 
