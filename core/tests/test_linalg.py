@@ -279,3 +279,15 @@ def test_graph_mode_compositions():
         close(got[4], np.trace(a_val, axis1=-2, axis2=-1))
     finally:
         tx.compat.v1.enable_eager_execution()
+
+
+def test_nan_inputs_follow_tensorflow():
+    nan = np.full((3, 3), np.nan)
+    assert np.isnan(tx.linalg.svd(nan)[0].numpy()).all()
+    assert np.isnan(tx.linalg.det(nan).numpy())
+    sign, logdet = tx.linalg.slogdet(nan)
+    assert np.isnan(sign.numpy()) and np.isnan(logdet.numpy())
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"Self-adjoint eigen decomposition was not successful"):
+        tx.linalg.eigh(nan)
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"Input is not invertible\."):
+        tx.linalg.inv(nan)

@@ -2,6 +2,7 @@
 // one matrix per task over the intra-op pool.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "tensorflux/kernels/cpu/blas.h"
@@ -123,8 +124,13 @@ class SvdOp : public OpKernel {
       }
       std::vector<T> work(ap + i * m * n, ap + (i + 1) * m * n);
       std::vector<T> vtm(uv_ ? static_cast<size_t>(vc * n) : 1), um(uv_ ? 0 : 1);
-      if (lapack::Gesdd(job, m, n, work.data(), s, uv_ ? u : um.data(), vtm.data()) != 0)
-        return InvalidArgument("Svd: the SVD algorithm did not converge");
+      if (lapack::Gesdd(job, m, n, work.data(), s, uv_ ? u : um.data(), vtm.data()) != 0) {
+        // No convergence (NaN or Inf in the input): NaN results, as TensorFlow gives.
+        std::fill(s, s + p, std::numeric_limits<T>::quiet_NaN());
+        if (uv_) std::fill(u, u + m * uc, std::numeric_limits<T>::quiet_NaN());
+        if (uv_) std::fill(v, v + n * vc, std::numeric_limits<T>::quiet_NaN());
+        return Status::OK();
+      }
       if (uv_) TransposeMatrix(vtm.data(), vc, n, v);
       return Status::OK();
     }));
@@ -161,7 +167,7 @@ class SelfAdjointEigOp : public OpKernel {
         v = buf.data();
       }
       if (lapack::Syevd(cv_, n, v, et->data<T>() + i * n) != 0)
-        return InvalidArgument("SelfAdjointEigV2: the eigen-decomposition did not converge");
+        return InvalidArgument("Self-adjoint eigen decomposition was not successful. The input might not be valid.");
       return Status::OK();
     }));
   }
@@ -222,8 +228,8 @@ class MatrixSolveLsOp : public OpKernel {
       const int64_t rows = std::max(m, n);
       std::vector<T> aw(a, a + m * n), bw(static_cast<size_t>(rows * k), T(0));
       std::memcpy(bw.data(), b, sizeof(T) * m * k);
-      if (lapack::Gelsd(m, n, k, aw.data(), bw.data()) != 0)
-        return InvalidArgument("MatrixSolveLs: the least-squares solver did not converge");
+      if (lapack::Gelsd(m, n, k, aw.data(), bw.data()) != 0)  // no convergence (NaN input): NaN results
+        std::fill(bw.begin(), bw.end(), std::numeric_limits<T>::quiet_NaN());
       std::memcpy(x, bw.data(), sizeof(T) * n * k);
       return Status::OK();
     }

@@ -114,6 +114,10 @@ void SignLogDet(int64_t n, const T* a, T* sign, T* logdet) {
   T s = T(1), l = T(0);
   for (int64_t i = 0; i < n; ++i) {
     const T d = lu[i * n + i];
+    if (std::isnan(d)) {
+      *sign = *logdet = std::numeric_limits<T>::quiet_NaN();
+      return;
+    }
     if (piv[i] != i + 1) s = -s;
     if (d < 0) s = -s;
     l += std::log(std::abs(d));
