@@ -1434,3 +1434,45 @@ func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	}
 	return op.Output(0)
 }
+
+// LuAttr is an optional argument to Lu.
+type LuAttr func(optionalAttr)
+
+// LuOutputIdxType sets the optional output_idx_type attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func LuOutputIdxType(value tf.DataType) LuAttr {
+	return func(m optionalAttr) {
+		m["output_idx_type"] = value
+	}
+}
+
+// Lu: LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns lu (one output), p (one output).
+func Lu(scope *Scope, input tf.Output, optional ...LuAttr) (lu tf.Output, p tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Lu",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}

@@ -144,6 +144,21 @@ def test_lstsq_pinv_rank_norms_trace():
     close(tx.linalg.global_norm([m, x]), np.sqrt(np.sum(m * m) + np.sum(x * x)))
 
 
+def test_lu_and_helpers():
+    a = wc(2, 4, 4)
+    packed, p = tx.linalg.lu(a)
+    ref_p, ref_l, ref_u = zip(*[scipy.linalg.lu(x) for x in a])
+    close(np.tril(packed.numpy(), -1) + np.eye(4), np.stack(ref_l))
+    close(np.triu(packed.numpy()), np.stack(ref_u))
+    close(tx.linalg.lu_reconstruct(packed, p), a)
+    b = rnd(2, 4, 3)
+    close(tx.linalg.lu_solve(packed, p, b), np.linalg.solve(a, b))
+    close(tx.linalg.lu_matrix_inverse(packed, p), np.linalg.inv(a))
+    assert tx.linalg.lu(a, output_idx_type=tx.int64).p.dtype == tx.int64
+    check_grad(lambda x: tx.linalg.lu(x).lu, wc(2, 3, 3))
+    check_grad(lambda x: tx.linalg.lu_solve(*tx.linalg.lu(x), tx.constant(np.ones((3, 2)))), wc(3, 3))
+
+
 def test_structure_helpers():
     d = rnd(2, 3)
     close(tx.linalg.diag(d), np.stack([np.diag(v) for v in d]))

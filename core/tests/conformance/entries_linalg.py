@@ -104,6 +104,26 @@ def _tri_samples():
 # --- decompositions -------------------------------------------------------------------------------
 
 
+def _lu_samples():
+    out = _per_dtype(lambda s, dt, i: {"input": well_conditioned(s, dt, i)}, SQUARE_SHAPES)
+    out.append(Sample({"input": np.array([[0.0, 1.0, 2.0], [3.0, 1.0, 0.0], [1.0, 5.0, 1.0]])},
+                      {"output_idx_type": np.int64}, note="pivoting, int64 p"))
+    return out
+
+
+def _lu_check(outputs, sample):
+    a = sample.inputs["input"]
+    packed, p = outputs
+    tol = 2e-4 if a.dtype == np.float32 else 1e-9
+    n = a.shape[-1]
+    lower = np.tril(packed, -1) + np.eye(n)
+    upper = np.triu(packed)
+    permuted = np.take_along_axis(a, p[..., :, None].astype(np.int64), axis=-2)
+    np.testing.assert_allclose(lower @ upper, permuted, rtol=tol, atol=tol)
+    assert p.dtype == np.dtype(sample.attrs.get("output_idx_type", np.int32))
+    np.testing.assert_array_equal(np.sort(p, axis=-1), np.broadcast_to(np.arange(n), p.shape))
+
+
 def _chol_samples():
     # Float32 only here: the kernel reads the lower triangle while the gradient is TensorFlow's
     # symmetric one, so finite differences per entry cannot check it (test_linalg.py does).
@@ -407,6 +427,7 @@ def _grad_samples():
             Sample({"matrix": wc((2, 3, 3)), "rhs": r((2, 3, 2), 1)}, {"lower": True}),
             Sample({"matrix": wc((3, 3)), "rhs": r((2, 3, 2), 1)}, {"lower": False, "adjoint": True}),
         ],
+        "Lu": [Sample({"input": wc((2, 3, 3))}), Sample({"input": r((4, 4)) + np.diag([0.1, 4, 0.2, 3])})],
         "Qr": [Sample({"input": r((4, 3))}), Sample({"input": r((2, 3, 3), 1)}), Sample({"input": r((3, 5), 2)})],
         "Svd": [Sample({"input": r((4, 3))}), Sample({"input": r((3, 3), 1)}), Sample({"input": r((2, 2, 4), 2)}),
                 Sample({"input": r((3, 4), 3)}, {"compute_uv": False})],
@@ -444,6 +465,9 @@ ENTRIES = [
                                 when="both"),
                     ErrorSample({"input": rand((2, 3))}, match=r"square")],
             grad_checked_by="test_linalg.py::test_cholesky_gradient_finite_differences"),
+    OpEntry("Lu", _lu_samples(), check=_lu_check, grad_needs_static_shapes=True,
+            errors=[ErrorSample({"input": np.ones((3, 3), np.float64)}, match=r"not invertible", when="both"),
+                    ErrorSample({"input": rand((3, 2))}, match=r"square")]),
     OpEntry("Qr", _qr_samples(), ref=_qr_ref, grad_needs_static_shapes=True, errors=[ErrorSample({"input": rand((3,))}, match=r"rank")]),
     OpEntry("Svd", _svd_samples(), check=_svd_check, cross_check=False, grad_needs_static_shapes=True,
             errors=[ErrorSample({"input": rand((3,))}, match=r"rank")]),

@@ -118,6 +118,30 @@ Status CholeskyGrad(GradContext& g) {
   return Status::OK();
 }
 
+// input[p] = L U: dA_p = L^-H (tril_strict(L^H dL) + triu(dU U^H)) U^-H, rows scattered back by p.
+Status LuGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue lu = g.output(0), p = g.output(1), dlu = g.grad(0);
+  const PartialShape s = o.shape(lu);
+  if (!s.known_rank() || s.rank() < 2 || s.dim(s.rank() - 1) < 0)
+    return Unimplemented("Lu gradient: needs the static matrix size, got shape ", s.ToString());
+  const int64_t n = s.dim(s.rank() - 1);
+  GValue l = SetDiag(o, BandPart(o, lu, -1, 0), o.OnesLike(DiagPart(o, lu)));
+  GValue u = BandPart(o, lu, 0, -1);
+  GValue dl = o.Sub(BandPart(o, dlu, -1, 0), BandPart(o, dlu, 0, 0));
+  GValue du = BandPart(o, dlu, 0, -1);
+  GValue ltdl = MatMul(o, l, dl, true, false);
+  GValue mid = o.Add(o.Sub(BandPart(o, ltdl, -1, 0), BandPart(o, ltdl, 0, 0)),
+                     BandPart(o, MatMul(o, du, u, false, true), 0, -1));
+  GValue x = o.Op1("MatrixTriangularSolve", {l, mid}, {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(true)}});
+  GValue dap = Adjoint(o, o.Op1("MatrixTriangularSolve", {u, Adjoint(o, x)},
+                                {{"lower", BoolAttr(false)}, {"adjoint", BoolAttr(false)}}));
+  const DataType dt = DtypeOf(o, dlu);
+  GValue perm = o.Op1("OneHot", {p, o.Int(n), o.Scalar(1, dt), o.Scalar(0, dt)}, {{"axis", IntAttr(-1)}});
+  g.set_grad(0, MatMul(o, perm, dap, true, false));
+  return Status::OK();
+}
+
 Status BandPartGrad(GradContext& g) {
   g.set_grad(0, g.ops().Op1("MatrixBandPart", {g.grad(0), g.input(1), g.input(2)}));
   return Status::OK();
@@ -164,6 +188,7 @@ TX_REGISTER_GRADIENT("MatrixDeterminant", DeterminantGrad);
 TX_REGISTER_GRADIENT("LogMatrixDeterminant", DeterminantGrad);
 TX_REGISTER_GRADIENT("MatrixTriangularSolve", TriangularSolveGrad);
 TX_REGISTER_GRADIENT("Cholesky", CholeskyGrad);
+TX_REGISTER_GRADIENT("Lu", LuGrad);
 TX_REGISTER_GRADIENT("MatrixBandPart", BandPartGrad);
 TX_REGISTER_GRADIENT("MatrixDiagV3", DiagV3Grad);
 TX_REGISTER_GRADIENT("MatrixDiagPartV3", DiagPartV3Grad);

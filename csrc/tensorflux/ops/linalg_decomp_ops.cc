@@ -1,5 +1,5 @@
 // Matrix decompositions and solvers (LAPACK-backed): MatrixSolve, MatrixInverse,
-// MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixTriangularSolve, Qr, Svd,
+// MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixTriangularSolve, Lu, Qr, Svd,
 // SelfAdjointEigV2 and MatrixSolveLs, with TensorFlow's OpDefs.
 #include <algorithm>
 #include <cstdint>
@@ -86,6 +86,13 @@ Status SolveShape(InferenceContext* c, bool broadcast) {
                              " must be equal");
   }
   c->set_output(0, Append(batch, {MergeDim(n, nr), r.dim(r.rank() - 1)}));
+  return Status::OK();
+}
+
+Status LuShape(InferenceContext* c) {
+  TX_RETURN_IF_ERROR(SquareSameShape(c));
+  PartialShape s = c->output(0);
+  c->set_output(1, s.known_rank() ? Append(Leading(s, 1), {}) : PartialShape::Unknown());
   return Status::OK();
 }
 
@@ -216,6 +223,15 @@ TX_REGISTER_OP("MatrixTriangularSolve")
     .Attr("T: {bfloat16, double, float, half, complex64, complex128}")
     .SetShapeFn([](InferenceContext* c) { return SolveShape(c, true); })
     .Summary("Solves triangular systems (batch dims broadcast); only the lower/upper triangle is read.");
+
+TX_REGISTER_OP("Lu")
+    .Input("input: T")
+    .Output("lu: T")
+    .Output("p: output_idx_type")
+    .Attr("T: {double, float, half, complex64, complex128}")
+    .Attr("output_idx_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(LuShape)
+    .Summary("LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).");
 
 TX_REGISTER_OP("Qr")
     .Input("input: T")

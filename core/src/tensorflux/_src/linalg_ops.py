@@ -180,3 +180,48 @@ def tensor_diag_part(input, name=None):  # noqa: A002
     half = dims[:len(dims) // 2]
     n = int(np.prod(half, dtype=np.int64))
     return reshape(diag_part(reshape(input, [n, n])), half, name=name)
+
+
+LuResult = collections.namedtuple("Lu", ["lu", "p"])
+
+
+def lu(input, output_idx_type=_dtypes.int32, name=None):  # noqa: A002
+    """``(lu, p)``: LU with partial pivoting, ``input[..., p, :] = L @ U`` with L (unit lower) and U
+    packed in ``lu``."""
+    packed, perm = gen_ops.lu(input, output_idx_type=_dtypes.as_dtype(output_idx_type), name=name)
+    return LuResult(packed, perm)
+
+
+def _lu_factors(lower_upper):
+    lower_upper = _t(lower_upper)
+    lower = set_diag(band_part(lower_upper, -1, 0), gen_ops.ones_like(diag_part(lower_upper)))
+    return lower, band_part(lower_upper, 0, -1)
+
+
+def _permutation_matrix(perm, lower_upper):
+    n = _t(lower_upper).shape.as_list()[-1]
+    if n is None:
+        raise ValueError("the LU helpers need the static matrix size")
+    dt = _t(lower_upper).dtype
+    return gen_ops.one_hot(perm, _t(n, _dtypes.int32), _t(1, dt), _t(0, dt))
+
+
+def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
+    """The matrix whose ``lu`` factorization is (lower_upper, perm)."""
+    lower, upper = _lu_factors(lower_upper)
+    return matmul(_permutation_matrix(perm, lower_upper), matmul(lower, upper), adjoint_a=True, name=name)
+
+
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
+    """X with ``A @ X = rhs`` from A's LU factorization (lower_upper, perm)."""
+    lower, upper = _lu_factors(lower_upper)
+    y = matmul(_permutation_matrix(perm, lower_upper), rhs)
+    z = triangular_solve(lower, y, lower=True)
+    return triangular_solve(upper, z, lower=False, name=name)
+
+
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
+    """A's inverse from its LU factorization (lower_upper, perm)."""
+    lower_upper = _t(lower_upper)
+    n = lower_upper.shape.as_list()[-1]
+    return lu_solve(lower_upper, perm, eye(n, dtype=lower_upper.dtype), name=name)

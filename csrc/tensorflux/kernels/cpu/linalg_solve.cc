@@ -1,9 +1,10 @@
-// CPU kernels for MatrixSolve, MatrixInverse, MatrixDeterminant, LogMatrixDeterminant and
+// CPU kernels for MatrixSolve, MatrixInverse, Lu, MatrixDeterminant, LogMatrixDeterminant and
 // MatrixTriangularSolve (float/double, LAPACK), one matrix per task over the intra-op pool.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "tensorflux/kernels/cpu/linalg_util.h"
@@ -98,6 +99,39 @@ class MatrixInverseOp : public OpKernel {
 
  private:
   bool adjoint_ = false;
+};
+
+// lu = L U packed (L unit lower) and p with input[..., p, :] = L U; singular input is an error.
+template <typename T, typename Index>
+class LuOp : public OpKernel {
+ public:
+  explicit LuOp(OpKernelConstruction* c) : OpKernel(c) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+    const Tensor& a = ctx->input(0);
+    if (a.rank() >= 2 && a.dim(a.rank() - 1) != a.dim(a.rank() - 2)) {
+      ctx->SetStatus(InvalidArgument("Input matrix must be square, got shape ", a.shape().ToString()));
+      return;
+    }
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckSquareMatrices(a, "Lu"));
+    const int64_t n = a.dim(a.rank() - 1);
+    Tensor *lut = nullptr, *pt = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, a.shape(), &lut));
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(1, ReplaceTail(a.shape(), 1, {}), &pt));
+    if (lut->num_elements() == 0) return;
+    const T* ap = a.data<T>();
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n, [&](int64_t i) -> Status {
+      T* lu = lut->data<T>() + i * n * n;
+      Index* perm = pt->data<Index>() + i * n;
+      std::memcpy(lu, ap + i * n * n, sizeof(T) * n * n);
+      std::vector<int32_t> piv(static_cast<size_t>(n));
+      if (lapack::Getrf(n, lu, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
+      for (int64_t r = 0; r < n; ++r) perm[r] = static_cast<Index>(r);
+      for (int64_t r = 0; r < n; ++r) std::swap(perm[r], perm[piv[r] - 1]);  // LAPACK's row swaps, in order
+      return Status::OK();
+    }));
+  }
 };
 
 // Sign and log|det| of one n x n matrix from its LU factors (sign 0 and -inf when singular).
@@ -237,6 +271,14 @@ class TriangularSolveOp : public OpKernel {
 
 TX_REGISTER_SOLVE_KERNELS(float)
 TX_REGISTER_SOLVE_KERNELS(double)
+
+#define TX_REGISTER_LU_KERNEL(T, Index)                                                                       \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Lu").TypeConstraint<T>("T").TypeConstraint<Index>("output_idx_type"), \
+                     LuOp<T, Index>);
+TX_REGISTER_LU_KERNEL(float, int32_t)
+TX_REGISTER_LU_KERNEL(float, int64_t)
+TX_REGISTER_LU_KERNEL(double, int32_t)
+TX_REGISTER_LU_KERNEL(double, int64_t)
 
 }  // namespace
 }  // namespace cpu

@@ -1532,6 +1532,27 @@ def logical_or(x, y, name=None):
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
 
 
+_LuOutput = _collections.namedtuple('Lu', ['lu', 'p'])
+_LU = _OpSig('Lu',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('output_idx_type', 4),),
+    outputs=(('lu', False), ('p', False)),
+    output_class=_LuOutput)
+
+
+def lu(input, output_idx_type=_dtypes.int32, name=None):
+    r"""LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      output_idx_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (lu, p) of `Tensor`s.
+    """
+    return _apply_op(_LU, name, (input,), (output_idx_type,))
+
+
 _MAT_MUL = _OpSig('MatMul',
     inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0)),
     attrs=(('transpose_a', 3), ('transpose_b', 3), ('grad_a', 3), ('grad_b', 3)),
@@ -3985,6 +4006,7 @@ OP_WRAPPERS = {
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
+    'Lu': 'lu',
     'MatMul': 'mat_mul',
     'MatrixBandPart': 'matrix_band_part',
     'MatrixDeterminant': 'matrix_determinant',
