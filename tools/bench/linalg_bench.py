@@ -2,8 +2,9 @@
 float64, Tensorflux next to TensorFlow and NumPy/SciPy in one process run.
 
 Each Tensorflux and TensorFlow workload is one Session.run of a graph whose input is fed (both with
-2 intra-op threads); NumPy and SciPy call LAPACK directly, their OpenBLAS limited to the same 2
-threads (threadpoolctl, when installed).
+2 intra-op threads; a single matrix is factored on one thread by both). NumPy and SciPy call LAPACK
+directly with their OpenBLAS limited to one thread (threadpoolctl, when installed): with two, its
+spinning workers collapsed on this shared machine (SVD 512 f64: 1.2 s on 2 threads, 0.26 s on 1).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import platform
 import numpy as np
 
 from harness import median_seconds, report
-from ops_bench import THREADS, _run_tf, _run_tx
+from ops_bench import _run_tf, _run_tx
 
 N = 512
 RNG = np.random.default_rng(0)
@@ -45,7 +46,7 @@ def _row(title, build, numpy_fn, arrays, repeats):
     except ImportError:
         np_t = median_seconds(lambda: numpy_fn(*arrays), repeats=repeats)
     else:
-        with threadpool_limits(limits=THREADS):
+        with threadpool_limits(limits=1):
             np_t = median_seconds(lambda: numpy_fn(*arrays), repeats=repeats)
     return report(title, "ms/run", 1e3, ours, {"tensorflow tf1 Session": theirs, "numpy/scipy": np_t})
 

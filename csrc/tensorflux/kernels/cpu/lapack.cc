@@ -13,6 +13,7 @@ namespace lapack {
 namespace {
 
 constexpr int kRow = LAPACK_ROW_MAJOR;
+constexpr int kCol = LAPACK_COL_MAJOR;
 
 lapack_int I(int64_t v) { return static_cast<lapack_int>(v); }
 
@@ -23,18 +24,42 @@ bool FitsInt(int64_t n) { return n <= std::numeric_limits<lapack_int>::max() / 2
 int Getrf(int64_t n, float* a, int32_t* ipiv) { return scipy_LAPACKE_sgetrf(kRow, I(n), I(n), a, I(n), ipiv); }
 int Getrf(int64_t n, double* a, int32_t* ipiv) { return scipy_LAPACKE_dgetrf(kRow, I(n), I(n), a, I(n), ipiv); }
 
-int Getrs(bool trans, int64_t n, int64_t nrhs, const float* lu, const int32_t* ipiv, float* b) {
-  return scipy_LAPACKE_sgetrs(kRow, trans ? 'T' : 'N', I(n), I(nrhs), lu, I(n), ipiv, b, I(nrhs));
+int GetrfT(int64_t n, float* a, int32_t* ipiv) { return scipy_LAPACKE_sgetrf(kCol, I(n), I(n), a, I(n), ipiv); }
+int GetrfT(int64_t n, double* a, int32_t* ipiv) { return scipy_LAPACKE_dgetrf(kCol, I(n), I(n), a, I(n), ipiv); }
+
+namespace {
+// The factors are of a^T: a x = b is (a^T)^T x = b (LAPACK trans 'T'); a^T x = b is trans 'N'.
+// Column-major b is b^T of the row-major buffer: one column needs no copy.
+template <typename T, typename F>
+int GetrsTImpl(bool adjoint, int64_t n, int64_t nrhs, const T* lu_t, const int32_t* ipiv, T* b, F getrs) {
+  const char trans = adjoint ? 'N' : 'T';
+  if (nrhs == 1) return getrs(kCol, trans, I(n), 1, lu_t, I(n), ipiv, b, I(n));
+  std::vector<T> cm(static_cast<size_t>(n * nrhs));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < nrhs; ++j) cm[j * n + i] = b[i * nrhs + j];
+  const int info = getrs(kCol, trans, I(n), I(nrhs), lu_t, I(n), ipiv, cm.data(), I(n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < nrhs; ++j) b[i * nrhs + j] = cm[j * n + i];
+  return info;
 }
-int Getrs(bool trans, int64_t n, int64_t nrhs, const double* lu, const int32_t* ipiv, double* b) {
-  return scipy_LAPACKE_dgetrs(kRow, trans ? 'T' : 'N', I(n), I(nrhs), lu, I(n), ipiv, b, I(nrhs));
+}  // namespace
+
+int GetrsT(bool adjoint, int64_t n, int64_t nrhs, const float* lu_t, const int32_t* ipiv, float* b) {
+  return GetrsTImpl(adjoint, n, nrhs, lu_t, ipiv, b, scipy_LAPACKE_sgetrs);
+}
+int GetrsT(bool adjoint, int64_t n, int64_t nrhs, const double* lu_t, const int32_t* ipiv, double* b) {
+  return GetrsTImpl(adjoint, n, nrhs, lu_t, ipiv, b, scipy_LAPACKE_dgetrs);
 }
 
-int Getri(int64_t n, float* lu, const int32_t* ipiv) { return scipy_LAPACKE_sgetri(kRow, I(n), lu, I(n), ipiv); }
-int Getri(int64_t n, double* lu, const int32_t* ipiv) { return scipy_LAPACKE_dgetri(kRow, I(n), lu, I(n), ipiv); }
+// (a^T)^-1 in column-major order is a^-1 in row-major order.
+int GetriT(int64_t n, float* lu_t, const int32_t* ipiv) { return scipy_LAPACKE_sgetri(kCol, I(n), lu_t, I(n), ipiv); }
+int GetriT(int64_t n, double* lu_t, const int32_t* ipiv) {
+  return scipy_LAPACKE_dgetri(kCol, I(n), lu_t, I(n), ipiv);
+}
 
-int PotrfLower(int64_t n, float* a) { return scipy_LAPACKE_spotrf(kRow, 'L', I(n), a, I(n)); }
-int PotrfLower(int64_t n, double* a) { return scipy_LAPACKE_dpotrf(kRow, 'L', I(n), a, I(n)); }
+// Row-major lower triangle = column-major upper triangle: potrf 'U' on the same buffer, no copies.
+int PotrfLower(int64_t n, float* a) { return scipy_LAPACKE_spotrf(kCol, 'U', I(n), a, I(n)); }
+int PotrfLower(int64_t n, double* a) { return scipy_LAPACKE_dpotrf(kCol, 'U', I(n), a, I(n)); }
 
 int Geqrf(int64_t m, int64_t n, float* a, float* tau) { return scipy_LAPACKE_sgeqrf(kRow, I(m), I(n), a, I(n), tau); }
 int Geqrf(int64_t m, int64_t n, double* a, double* tau) {

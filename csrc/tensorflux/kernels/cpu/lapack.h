@@ -14,12 +14,18 @@ bool FitsInt(int64_t n);
 // LU with partial pivoting of the n x n matrix a (in place); ipiv gets n 1-based pivots.
 int Getrf(int64_t n, float* a, int32_t* ipiv);
 int Getrf(int64_t n, double* a, int32_t* ipiv);
-// Solves a x = b (or a^T x = b when `trans`) from Getrf's factors; b is n x nrhs, overwritten.
-int Getrs(bool trans, int64_t n, int64_t nrhs, const float* lu, const int32_t* ipiv, float* b);
-int Getrs(bool trans, int64_t n, int64_t nrhs, const double* lu, const int32_t* ipiv, double* b);
-// The inverse from Getrf's factors, in place.
-int Getri(int64_t n, float* lu, const int32_t* ipiv);
-int Getri(int64_t n, double* lu, const int32_t* ipiv);
+// Note [Transposed LU]: LU of a^T in place, which is LAPACK's column-major LU of the row-major
+// buffer (no copies); its pivots' parity and U's diagonal give det(a), and the factors solve
+// with a or a^T through GetrsT and invert through GetriT.
+int GetrfT(int64_t n, float* a, int32_t* ipiv);
+int GetrfT(int64_t n, double* a, int32_t* ipiv);
+// Solves a x = b (or a^T x = b when `adjoint`) from GetrfT's factors of a; b is row-major
+// n x nrhs, overwritten.
+int GetrsT(bool adjoint, int64_t n, int64_t nrhs, const float* lu_t, const int32_t* ipiv, float* b);
+int GetrsT(bool adjoint, int64_t n, int64_t nrhs, const double* lu_t, const int32_t* ipiv, double* b);
+// a^-1 (row-major) in place from GetrfT's factors of a.
+int GetriT(int64_t n, float* lu_t, const int32_t* ipiv);
+int GetriT(int64_t n, double* lu_t, const int32_t* ipiv);
 // Cholesky: overwrites the lower triangle of a with L (a = L L^T), reading only the lower one.
 int PotrfLower(int64_t n, float* a);
 int PotrfLower(int64_t n, double* a);

@@ -54,10 +54,10 @@ class MatrixSolveOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * (n + k), [&](int64_t i) -> Status {
       std::vector<T> lu(ap + i * n * n, ap + (i + 1) * n * n);
       std::vector<int32_t> piv(static_cast<size_t>(n));
-      if (lapack::Getrf(n, lu.data(), piv.data()) != 0) return InvalidArgument(kNotInvertibleSolve);
+      if (lapack::GetrfT(n, lu.data(), piv.data()) != 0) return InvalidArgument(kNotInvertibleSolve);
       T* x = op + i * n * k;
       std::memcpy(x, bp + i * n * k, sizeof(T) * n * k);
-      if (lapack::Getrs(adjoint_, n, k, lu.data(), piv.data(), x) != 0) return Internal("MatrixSolve: getrs failed");
+      if (lapack::GetrsT(adjoint_, n, k, lu.data(), piv.data(), x) != 0) return Internal("MatrixSolve: getrs failed");
       return Status::OK();
     }));
   }
@@ -91,8 +91,8 @@ class MatrixInverseOp : public OpKernel {
       if (adjoint_) TransposeMatrix(ap + i * n * n, n, n, x);
       else std::memcpy(x, ap + i * n * n, sizeof(T) * n * n);
       std::vector<int32_t> piv(static_cast<size_t>(n));
-      if (lapack::Getrf(n, x, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
-      if (lapack::Getri(n, x, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
+      if (lapack::GetrfT(n, x, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
+      if (lapack::GetriT(n, x, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
       return Status::OK();
     }));
   }
@@ -139,7 +139,7 @@ template <typename T>
 void SignLogDet(int64_t n, const T* a, T* sign, T* logdet) {
   std::vector<T> lu(a, a + n * n);
   std::vector<int32_t> piv(static_cast<size_t>(n));
-  const int info = lapack::Getrf(n, lu.data(), piv.data());
+  const int info = lapack::GetrfT(n, lu.data(), piv.data());  // det(a^T) = det(a)
   if (info > 0) {
     *sign = T(0);
     *logdet = -std::numeric_limits<T>::infinity();
