@@ -76,6 +76,16 @@ CASES = [
 ]
 
 
+def test_signatures_match_tensorflow():
+    import inspect
+
+    names = [("linalg." + n, getattr(tx.linalg, n), getattr(tf.linalg, n)) for n in tx.linalg.__all__
+             if n != "matmul"]
+    names += [(n, getattr(tx, n), getattr(tf, n)) for n in ("einsum", "tensordot", "norm", "eye")]
+    for name, ours, theirs in names:
+        assert list(inspect.signature(ours).parameters) == list(inspect.signature(theirs).parameters), name
+
+
 def _ours(fn, x):
     return np.asarray(fn(tx, tx.constant(x)))
 

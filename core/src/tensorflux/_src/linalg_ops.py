@@ -141,8 +141,9 @@ def trace(x, name=None):
     return reduce_sum(diag_part(x), axis=-1, name=name)
 
 
-def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
-    """``a @ b`` for matrices ``a`` [..., M, N] and vectors ``b`` [..., N]."""
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
+    """``a @ b`` for matrices ``a`` [..., M, N] and vectors ``b`` [..., N] (the sparsity hints are
+    accepted for TensorFlow compatibility and ignored)."""
     out = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)
     return squeeze(out, axis=[-1], name=name)
 
