@@ -47,6 +47,11 @@ CASES = [
     ("lu_reconstruct", lambda m, x: m.linalg.lu_reconstruct(*m.linalg.lu(x)), lambda: rnd(2, 3, 3)),
     ("qr_r_abs", lambda m, x: m.abs(m.linalg.qr(x)[1]), lambda: rnd(2, 4, 3)),
     ("svd_s", lambda m, x: m.linalg.svd(x, compute_uv=False), lambda: rnd(2, 4, 3)),
+    # Products u[:, j] v[0, j] and |q|, |v| do not depend on the vectors' signs, which may differ.
+    ("svd_uv", lambda m, x: m.linalg.svd(x)[1] * m.linalg.svd(x)[2][..., :1, :], lambda: rnd(2, 4, 3)),
+    ("svd_uv_wide", lambda m, x: m.linalg.svd(x)[1][..., :1, :] * m.linalg.svd(x)[2], lambda: rnd(3, 5)),
+    ("qr_q_abs", lambda m, x: m.abs(m.linalg.qr(x)[0]), lambda: rnd(4, 3)),
+    ("eigh_v_abs", lambda m, x: m.abs(m.linalg.eigh(x + m.linalg.adjoint(x))[1]), lambda: rnd(2, 3, 3)),
     ("eigvalsh", lambda m, x: m.linalg.eigvalsh(x + m.linalg.adjoint(x)), lambda: rnd(2, 3, 3)),
     ("lstsq", lambda m, x: m.linalg.lstsq(x, np.ones((5, 2)), l2_regularizer=0.2), lambda: rnd(5, 3)),
     ("lstsq_wide", lambda m, x: m.linalg.lstsq(x, np.ones((3, 2)), l2_regularizer=0.2), lambda: rnd(3, 5)),
@@ -102,7 +107,7 @@ def test_values_match_tensorflow(name, fn, make):
 
 GRAD_CASES = [c for c in CASES if c[0] in {
     "solve", "inv_adjoint", "det", "slogdet", "logdet", "cholesky", "cholesky_solve", "triangular_solve",
-    "qr_r_abs", "svd_s", "eigvalsh", "lstsq", "lstsq_wide", "norm_fro", "norm_2", "trace", "diag", "diag_part",
+    "qr_r_abs", "qr_q_abs", "svd_s", "svd_uv", "svd_uv_wide", "eigh_v_abs", "eigvalsh", "lstsq", "lstsq_wide", "norm_fro", "norm_2", "trace", "diag", "diag_part",
     "set_diag", "band_part", "cross", "einsum", "einsum_3", "tensordot", "expm"}]
 
 
