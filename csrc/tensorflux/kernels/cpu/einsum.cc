@@ -45,6 +45,25 @@ template <typename T>
 void StridedSum(const T* src, const std::vector<int64_t>& out_dims, const std::vector<int64_t>& out_strides,
                 const std::vector<int64_t>& sum_dims, const std::vector<int64_t>& sum_strides, T* dst) {
   const int64_t n_out = Product(out_dims), n_sum = Product(sum_dims);
+  if (sum_dims.empty() && !out_dims.empty() && n_out > 0) {  // a permuted copy: rows of the last dim
+    const int r = static_cast<int>(out_dims.size());
+    const int64_t inner = out_dims[r - 1], step = out_strides[r - 1];
+    std::vector<int64_t> idx(r - 1, 0);
+    int64_t off = 0;
+    for (int64_t row = 0; row < n_out / inner; ++row) {
+      const T* s = src + off;
+      T* d = dst + row * inner;
+      if (step == 1) std::memcpy(d, s, sizeof(T) * inner);
+      else for (int64_t j = 0; j < inner; ++j) d[j] = s[j * step];
+      for (int a = r - 2; a >= 0; --a) {
+        off += out_strides[a];
+        if (++idx[a] < out_dims[a]) break;
+        off -= out_strides[a] * out_dims[a];
+        idx[a] = 0;
+      }
+    }
+    return;
+  }
   std::vector<int64_t> idx(out_dims.size(), 0), sidx(sum_dims.size(), 0);
   int64_t off = 0;
   for (int64_t o = 0; o < n_out; ++o) {
