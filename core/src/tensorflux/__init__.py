@@ -5,14 +5,16 @@ The public API is exactly the names listed in ``__all__`` (plus the ``debugging`
 """
 
 from tensorflux._src import lib as _lib
+from tensorflux._src.module_getattr import missing_attribute_error as _missing_attribute_error
 from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, identity, newaxis, no_op, pad,
                                        placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
                                        tile, transpose, unstack)
 from tensorflux._src.backprop import GradientTape, custom_gradient
+from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
-from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
+from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
                                     float64, int8, int16, int32, int64, resource, uint8, uint16, uint32, uint64)
@@ -60,6 +62,7 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
+    "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
@@ -78,7 +81,7 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
-    raise AttributeError("module 'tensorflux' has no attribute %r" % name)
+    raise _missing_attribute_error(__name__, name)
 
 
 def __dir__():

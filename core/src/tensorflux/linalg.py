@@ -20,3 +20,7 @@ __all__ = [
     "matrix_transpose", "matvec", "norm", "normalize", "pinv", "qr", "set_diag", "slogdet", "solve", "svd",
     "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve",
 ]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)
