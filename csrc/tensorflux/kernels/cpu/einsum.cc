@@ -289,8 +289,16 @@ class EinsumOp : public OpKernel {
       std::memcpy(o, z.data, sizeof(T) * out->num_elements());
       return;
     }
-    if (out_labels.size() != out_unique.size()) std::fill(o, o + out->num_elements(), T(0));
-    // Walk z in its own (contiguous-stride) order, writing through the output strides.
+    if (out_labels.size() == out_unique.size()) {  // a permutation: gather rows of z in output order
+      std::vector<int64_t> gather_strides;
+      for (int l : out_labels)
+        for (size_t a = 0; a < z.labels.size(); ++a)
+          if (z.labels[a] == l) gather_strides.push_back(z.strides[a]);
+      StridedSum(z.data, out->shape().dims(), gather_strides, {}, {}, o);
+      return;
+    }
+    std::fill(o, o + out->num_elements(), T(0));
+    // Repeated output labels: walk z in its own order, writing onto the output's diagonals.
     const int64_t total = Product(zdims);
     std::vector<int64_t> idx(zdims.size(), 0);
     int64_t src = 0, dst = 0;
