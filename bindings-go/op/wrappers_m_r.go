@@ -77,6 +77,372 @@ func MatMul(scope *Scope, a tf.Output, b tf.Output, optional ...MatMulAttr) (pro
 	return op.Output(0)
 }
 
+// MatrixBandPart: Keeps a central band of each matrix (num_lower/num_upper < 0 keep a whole triangle), zeroing the rest.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	numLower: a tensor of type `Tindex`.
+//	numUpper: a tensor of type `Tindex`.
+//
+// Returns band (one output).
+func MatrixBandPart(scope *Scope, input tf.Output, numLower tf.Output, numUpper tf.Output) (band tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixBandPart",
+		Input: []tf.Input{
+			input, numLower, numUpper,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixDeterminant: The determinant of each square matrix.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func MatrixDeterminant(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixDeterminant",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixDiagPartV3Attr is an optional argument to MatrixDiagPartV3.
+type MatrixDiagPartV3Attr func(optionalAttr)
+
+// MatrixDiagPartV3Align sets the optional align attribute to value.
+//
+// value: an attr of type string (Go string), one of "LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT".
+// If not specified, defaults to "RIGHT_LEFT".
+func MatrixDiagPartV3Align(value string) MatrixDiagPartV3Attr {
+	return func(m optionalAttr) {
+		m["align"] = value
+	}
+}
+
+// MatrixDiagPartV3: The diagonals k[0]..k[1] of each matrix, packed and padded with padding_value.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	k: a tensor of type tf.Int32.
+//	paddingValue: a tensor of type `T`.
+//
+// Returns diagonal (one output).
+func MatrixDiagPartV3(scope *Scope, input tf.Output, k tf.Output, paddingValue tf.Output, optional ...MatrixDiagPartV3Attr) (diagonal tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixDiagPartV3",
+		Input: []tf.Input{
+			input, k, paddingValue,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixDiagV3Attr is an optional argument to MatrixDiagV3.
+type MatrixDiagV3Attr func(optionalAttr)
+
+// MatrixDiagV3Align sets the optional align attribute to value.
+//
+// value: an attr of type string (Go string), one of "LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT".
+// If not specified, defaults to "RIGHT_LEFT".
+func MatrixDiagV3Align(value string) MatrixDiagV3Attr {
+	return func(m optionalAttr) {
+		m["align"] = value
+	}
+}
+
+// MatrixDiagV3: Matrices whose diagonals k[0]..k[1] are `diagonal` and the rest is padding_value.
+//
+// Arguments:
+//
+//	diagonal: a tensor of type `T`.
+//	k: a tensor of type tf.Int32.
+//	numRows: a tensor of type tf.Int32.
+//	numCols: a tensor of type tf.Int32.
+//	paddingValue: a tensor of type `T`.
+//
+// Returns output (one output).
+func MatrixDiagV3(scope *Scope, diagonal tf.Output, k tf.Output, numRows tf.Output, numCols tf.Output, paddingValue tf.Output, optional ...MatrixDiagV3Attr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixDiagV3",
+		Input: []tf.Input{
+			diagonal, k, numRows, numCols, paddingValue,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixInverseAttr is an optional argument to MatrixInverse.
+type MatrixInverseAttr func(optionalAttr)
+
+// MatrixInverseAdjoint sets the optional adjoint attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func MatrixInverseAdjoint(value bool) MatrixInverseAttr {
+	return func(m optionalAttr) {
+		m["adjoint"] = value
+	}
+}
+
+// MatrixInverse: The inverse (of the adjoint, when adjoint) of each square matrix.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func MatrixInverse(scope *Scope, input tf.Output, optional ...MatrixInverseAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixInverse",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixSetDiagV3Attr is an optional argument to MatrixSetDiagV3.
+type MatrixSetDiagV3Attr func(optionalAttr)
+
+// MatrixSetDiagV3Align sets the optional align attribute to value.
+//
+// value: an attr of type string (Go string), one of "LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT".
+// If not specified, defaults to "RIGHT_LEFT".
+func MatrixSetDiagV3Align(value string) MatrixSetDiagV3Attr {
+	return func(m optionalAttr) {
+		m["align"] = value
+	}
+}
+
+// MatrixSetDiagV3: `input` with its diagonals k[0]..k[1] replaced by `diagonal`.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	diagonal: a tensor of type `T`.
+//	k: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func MatrixSetDiagV3(scope *Scope, input tf.Output, diagonal tf.Output, k tf.Output, optional ...MatrixSetDiagV3Attr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixSetDiagV3",
+		Input: []tf.Input{
+			input, diagonal, k,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixSolveAttr is an optional argument to MatrixSolve.
+type MatrixSolveAttr func(optionalAttr)
+
+// MatrixSolveAdjoint sets the optional adjoint attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func MatrixSolveAdjoint(value bool) MatrixSolveAttr {
+	return func(m optionalAttr) {
+		m["adjoint"] = value
+	}
+}
+
+// MatrixSolve: Solves matrix * output = rhs (adjoint(matrix) when adjoint) for each batch item.
+//
+// Arguments:
+//
+//	matrix: a tensor of type `T`.
+//	rhs: a tensor of type `T`.
+//
+// Returns output (one output).
+func MatrixSolve(scope *Scope, matrix tf.Output, rhs tf.Output, optional ...MatrixSolveAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixSolve",
+		Input: []tf.Input{
+			matrix, rhs,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixSolveLsAttr is an optional argument to MatrixSolveLs.
+type MatrixSolveLsAttr func(optionalAttr)
+
+// MatrixSolveLsFast sets the optional fast attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func MatrixSolveLsFast(value bool) MatrixSolveLsAttr {
+	return func(m optionalAttr) {
+		m["fast"] = value
+	}
+}
+
+// MatrixSolveLs: Regularized least-squares solutions of matrix * output = rhs.
+//
+// Arguments:
+//
+//	matrix: a tensor of type `T`.
+//	rhs: a tensor of type `T`.
+//	l2Regularizer: a tensor of type tf.Double.
+//
+// Returns output (one output).
+func MatrixSolveLs(scope *Scope, matrix tf.Output, rhs tf.Output, l2Regularizer tf.Output, optional ...MatrixSolveLsAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixSolveLs",
+		Input: []tf.Input{
+			matrix, rhs, l2Regularizer,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MatrixTriangularSolveAttr is an optional argument to MatrixTriangularSolve.
+type MatrixTriangularSolveAttr func(optionalAttr)
+
+// MatrixTriangularSolveLower sets the optional lower attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func MatrixTriangularSolveLower(value bool) MatrixTriangularSolveAttr {
+	return func(m optionalAttr) {
+		m["lower"] = value
+	}
+}
+
+// MatrixTriangularSolveAdjoint sets the optional adjoint attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func MatrixTriangularSolveAdjoint(value bool) MatrixTriangularSolveAttr {
+	return func(m optionalAttr) {
+		m["adjoint"] = value
+	}
+}
+
+// MatrixTriangularSolve: Solves triangular systems (batch dims broadcast); only the lower/upper triangle is read.
+//
+// Arguments:
+//
+//	matrix: a tensor of type `T`.
+//	rhs: a tensor of type `T`.
+//
+// Returns output (one output).
+func MatrixTriangularSolve(scope *Scope, matrix tf.Output, rhs tf.Output, optional ...MatrixTriangularSolveAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MatrixTriangularSolve",
+		Input: []tf.Input{
+			matrix, rhs,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // MaxAttr is an optional argument to Max.
 type MaxAttr func(optionalAttr)
 
@@ -1065,58 +1431,38 @@ func Prod(scope *Scope, input tf.Output, axis tf.Output, optional ...ProdAttr) (
 	return op.Output(0)
 }
 
-// PyFunc: Calls the host function registered under `token` with NumPy-style inputs (stateful).
+// QrAttr is an optional argument to Qr.
+type QrAttr func(optionalAttr)
+
+// QrFullMatrices sets the optional full_matrices attribute to value.
 //
-// Arguments:
-//
-//	input: a list of tensors with types `Tin`.
-//	token: an attr of type string (Go string).
-//	tout: an attr of type list(type) (Go []tf.DataType).
-//
-// Returns output (a list).
-func PyFunc(scope *Scope, input []tf.Output, token string, tout []tf.DataType) (output []tf.Output) {
-	if scope.Err() != nil {
-		return
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func QrFullMatrices(value bool) QrAttr {
+	return func(m optionalAttr) {
+		m["full_matrices"] = value
 	}
-	attrs := map[string]interface{}{"token": token, "Tout": tout}
-	opspec := tf.OpSpec{
-		Type: "PyFunc",
-		Input: []tf.Input{
-			tf.OutputList(input),
-		},
-		Attrs: attrs,
-	}
-	op := scope.AddOperation(opspec)
-	if op == nil {
-		return
-	}
-	var idx int
-	var err error
-	if output, idx, err = makeOutputList(op, idx, "output"); err != nil {
-		scope.UpdateErr("PyFunc", err)
-		return
-	}
-	return
 }
 
-// PyFuncStateless: Calls the host function registered under `token`; the function must be pure.
+// Qr: QR decomposition of each matrix: input = q r, q orthonormal columns, r upper triangular.
 //
 // Arguments:
 //
-//	input: a list of tensors with types `Tin`.
-//	token: an attr of type string (Go string).
-//	tout: an attr of type list(type) (Go []tf.DataType).
+//	input: a tensor of type `T`.
 //
-// Returns output (a list).
-func PyFuncStateless(scope *Scope, input []tf.Output, token string, tout []tf.DataType) (output []tf.Output) {
+// Returns q (one output), r (one output).
+func Qr(scope *Scope, input tf.Output, optional ...QrAttr) (q tf.Output, r tf.Output) {
 	if scope.Err() != nil {
 		return
 	}
-	attrs := map[string]interface{}{"token": token, "Tout": tout}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
 	opspec := tf.OpSpec{
-		Type: "PyFuncStateless",
+		Type: "Qr",
 		Input: []tf.Input{
-			tf.OutputList(input),
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -1124,13 +1470,7 @@ func PyFuncStateless(scope *Scope, input []tf.Output, token string, tout []tf.Da
 	if op == nil {
 		return
 	}
-	var idx int
-	var err error
-	if output, idx, err = makeOutputList(op, idx, "output"); err != nil {
-		scope.UpdateErr("PyFuncStateless", err)
-		return
-	}
-	return
+	return op.Output(0), op.Output(1)
 }
 
 // RandomShuffleAttr is an optional argument to RandomShuffle.

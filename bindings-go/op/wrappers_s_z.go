@@ -74,6 +74,48 @@ func SelectV2(scope *Scope, condition tf.Output, t tf.Output, e tf.Output) (outp
 	return op.Output(0)
 }
 
+// SelfAdjointEigV2Attr is an optional argument to SelfAdjointEigV2.
+type SelfAdjointEigV2Attr func(optionalAttr)
+
+// SelfAdjointEigV2ComputeV sets the optional compute_v attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func SelfAdjointEigV2ComputeV(value bool) SelfAdjointEigV2Attr {
+	return func(m optionalAttr) {
+		m["compute_v"] = value
+	}
+}
+
+// SelfAdjointEigV2: Eigenvalues (ascending) and eigenvectors (columns) of self-adjoint matrices (lower triangle).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns e (one output), v (one output).
+func SelfAdjointEigV2(scope *Scope, input tf.Output, optional ...SelfAdjointEigV2Attr) (e tf.Output, v tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SelfAdjointEigV2",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // Selu: Scaled exponential linear unit: scale * (x if x > 0 else alpha * (exp(x) - 1)).
 //
 // Arguments:
@@ -1640,6 +1682,58 @@ func Sum(scope *Scope, input tf.Output, axis tf.Output, optional ...SumAttr) (ou
 		return
 	}
 	return op.Output(0)
+}
+
+// SvdAttr is an optional argument to Svd.
+type SvdAttr func(optionalAttr)
+
+// SvdComputeUv sets the optional compute_uv attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func SvdComputeUv(value bool) SvdAttr {
+	return func(m optionalAttr) {
+		m["compute_uv"] = value
+	}
+}
+
+// SvdFullMatrices sets the optional full_matrices attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SvdFullMatrices(value bool) SvdAttr {
+	return func(m optionalAttr) {
+		m["full_matrices"] = value
+	}
+}
+
+// Svd: Singular values (descending) and vectors: input = u diag(s) v^H.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns s (one output), u (one output), v (one output).
+func Svd(scope *Scope, input tf.Output, optional ...SvdAttr) (s tf.Output, u tf.Output, v tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Svd",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
 }
 
 // Tan: Returns tan(x) elementwise.

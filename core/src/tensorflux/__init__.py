@@ -14,6 +14,7 @@ from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
+from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
                                     float64, int8, int16, int32, int64, resource, uint8, uint16, uint32, uint64)
@@ -22,6 +23,8 @@ from tensorflux._src.graph import (Graph, control_dependencies, device, get_defa
 from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
 from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
 from tensorflux._src.importer import import_graph_def
+from tensorflux._src.linalg_norm import norm
+from tensorflux._src.linalg_ops import eye
 from tensorflux._src.math_ops import (abs, add, add_n, clip_by_value, cos, divide, equal, exp, floor, greater,
                                       greater_equal, less, less_equal, logical_and, logical_not, logical_or, matmul,
                                       maximum, minimum, multiply, negative, not_equal, pow, reduce_mean, reduce_sum,
@@ -65,6 +68,8 @@ __all__ = [
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
     "boolean_mask",
+    # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
+    "einsum", "eye", "norm", "tensordot",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).

@@ -91,6 +91,9 @@ class OpEntry:
     # For ops without float64 kernels: "file.py::test_name" of the test in core/tests that checks
     # the gradient another way (against a float64 composite, TensorFlow, ...).
     grad_checked_by: str = ""
+    # True when the gradient needs static matrix dimensions (as TensorFlow's QR/SVD gradients do):
+    # the "runtime" gradient check, whose inputs have unknown shapes, is skipped.
+    grad_needs_static_shapes: bool = False
 
 
 def signatures() -> dict:
