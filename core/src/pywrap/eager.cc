@@ -176,6 +176,14 @@ void InitEager(py::module_& m) {
   });
   m.def("eager_num_cached_kernels", [] { return TXE_ContextNumCachedKernels(EagerContext()); });
   m.def("eager_clear_caches", [] { TXE_ContextClearCaches(EagerContext()); });
+  m.def("eager_num_functions", [] { return g_context == nullptr ? 0 : TXE_ContextNumFunctions(EagerContext()); },
+        "Number of functions in the eager context's library.");
+  m.def("eager_remove_function", [](const std::string& name) {
+    if (g_context == nullptr) return;
+    Status status;
+    TXE_ContextRemoveFunction(EagerContext(), name.c_str(), status.get());
+    status.Check();
+  }, py::arg("name"), "Removes a function from the eager context's library (TXE_ContextRemoveFunction).");
   m.def("eager_from_numpy", [](py::array arr, int dt) { return EagerFromArray(static_cast<TX_DataType>(dt), arr); },
         "A new EagerTensor holding a copy of `arr` as data type `dt`.");
   m.def("eager_copy_to_device", [](py::handle t, const std::string& device) {

@@ -58,11 +58,12 @@ __all__ = [
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
-    "GraphDef", "ConfigProto",
+    "GraphDef", "ConfigProto", "RunOptions",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
-_LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto")}
+_LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto"),
+               "RunOptions": ("config_pb2", "RunOptions")}
 
 
 def __getattr__(name):

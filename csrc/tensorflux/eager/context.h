@@ -63,8 +63,11 @@ class EagerContext {
   std::shared_ptr<const CachedKernel> FindKernel(const std::string& key) const;
   // Caches `k` under `key` (keeps an entry another thread added first) and returns the cached one.
   std::shared_ptr<const CachedKernel> AddKernel(const std::string& key, std::shared_ptr<const CachedKernel> k);
-  // Drops every cached kernel (ops executing now keep theirs alive).
+  // Drops every cached kernel and instantiated function body (ops executing now keep theirs alive).
   void ClearCaches();
+  // Removes function `name` from the library with its instantiated bodies and the cached kernels
+  // that call it (ops executing now keep theirs); NotFound when absent.
+  Status RemoveFunction(const std::string& name);
   int64_t num_cached_kernels() const;
 
  private:
