@@ -178,6 +178,9 @@ void InitEager(py::module_& m) {
   m.def("eager_clear_caches", [] { TXE_ContextClearCaches(EagerContext()); });
   m.def("eager_num_functions", [] { return g_context == nullptr ? 0 : TXE_ContextNumFunctions(EagerContext()); },
         "Number of functions in the eager context's library.");
+  m.def("eager_has_function", [](const std::string& name) {
+    return g_context != nullptr && TXE_ContextHasFunction(EagerContext(), name.c_str()) != 0;
+  }, py::arg("name"), "Whether the eager context's library has the function.");
   m.def("eager_remove_function", [](const std::string& name) {
     if (g_context == nullptr) return;
     Status status;

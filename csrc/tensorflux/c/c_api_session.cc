@@ -34,21 +34,24 @@ tx::Status ParseConfig(const std::string& bytes, tx::SessionOptions* out) {
 }
 
 // Reads the RunOptions fields the engine uses (timeout_in_ms, field 2); other fields are skipped.
-tx::Status ParseRunOptions(const TX_Buffer* buf, tx::RunOptions* out) {
-  if (buf == nullptr || buf->length == 0) return tx::Status::OK();
-  if (buf->data == nullptr) return tx::InvalidArgument("invalid RunOptions: the buffer's data is NULL");
-  tx::wire::Reader r(std::string(static_cast<const char*>(buf->data), buf->length));
+tx::Status ReadRunOptions(const std::string& bytes, tx::RunOptions* out) {
+  tx::wire::Reader r(bytes);
   while (!r.done()) {
     int field = 0;
     tx::wire::WireType type;
-    TX_RETURN_IF_ERROR(r.ReadTag(&field, &type).WithPrefix("invalid RunOptions: "));
-    if (field == 2) {
-      TX_RETURN_IF_ERROR(r.ReadInt64(type, &out->timeout_in_ms).WithPrefix("invalid RunOptions: "));
-    } else {
-      TX_RETURN_IF_ERROR(r.Skip(type).WithPrefix("invalid RunOptions: "));
-    }
+    TX_RETURN_IF_ERROR(r.ReadTag(&field, &type));
+    TX_RETURN_IF_ERROR(field == 2 ? r.ReadInt64(type, &out->timeout_in_ms) : r.Skip(type));
   }
   return tx::Status::OK();
+}
+
+// Parses the run_options buffer of TX_SessionRun (NULL or empty: defaults); INVALID_ARGUMENT when malformed.
+tx::Status ParseRunOptions(const TX_Buffer* buf, tx::RunOptions* out) {
+  if (buf == nullptr || buf->length == 0) return tx::Status::OK();
+  if (buf->data == nullptr) return tx::InvalidArgument("invalid RunOptions: the buffer's data is NULL");
+  const std::string bytes(static_cast<const char*>(buf->data), buf->length);  // outlives the reader
+  tx::Status s = ReadRunOptions(bytes, out);
+  return s.ok() ? s : tx::InvalidArgument("invalid RunOptions: ", s.message());
 }
 
 // Checks an endpoint given to TX_SessionRun and converts it.
