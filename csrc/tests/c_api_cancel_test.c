@@ -1,11 +1,14 @@
 /* Stopping runs from plain C (Note [Cancellation]): a While that never ends is stopped by a
  * RunOptions deadline (DEADLINE_EXCEEDED, the session still usable), by TX_Cancel from another
  * thread, by TX_CloseSession and by TX_DeleteSession (CANCELLED, the call returning only once the
- * run has ended); malformed RunOptions are refused. An alarm turns a run that cannot be stopped into
+ * run has ended); malformed RunOptions are refused; an eager While (TXE_ExecuteWithCancellation)
+ * stops on TX_Cancel and the context stays usable. An alarm turns a run that cannot be stopped into
  * a failed test instead of a hang. */
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
+
+#include <tensorflux/c/c_api_eager.h>
 
 #include "c_api_test_util.h"
 
@@ -196,6 +199,94 @@ static void test_delete_waits_for_runs(void) {
   TX_DeleteStatus(s);
 }
 
+/* An eager While over forever_cond / forever_body on `init`, run on another thread with a flag. */
+typedef struct EagerRunner {
+  TXE_Op* op;
+  TX_Cancellation* flag;
+  TX_Status* status;
+  TXE_TensorHandle* out;
+  pthread_t thread;
+} EagerRunner;
+
+static void* run_eager(void* arg) {
+  EagerRunner* r = (EagerRunner*)arg;
+  int n = 1;
+  TXE_ExecuteWithCancellation(r->op, &r->out, &n, r->flag, r->status);
+  return NULL;
+}
+
+static TXE_Op* eager_while(TXE_Context* ctx, TXE_TensorHandle* init, TX_Status* s) {
+  TXE_Op* op = TXE_NewOp(ctx, "While", s);
+  TXE_OpAddInputList(op, &init, 1, s);
+  const TX_DataType t[1] = {TX_INT32};
+  TXE_OpSetAttrTypeList(op, "T", t, 1);
+  TXE_OpSetAttrFunctionName(op, "cond", "forever_cond", strlen("forever_cond"));
+  TXE_OpSetAttrFunctionName(op, "body", "forever_body", strlen("forever_body"));
+  return op;
+}
+
+static void test_eager_cancel(void) {
+  TX_Status* s = TX_NewStatus();
+  TX_Graph* g = forever_graph(s); /* only for its functions */
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  CHECK_OK(s);
+  TX_Function* fns[2];
+  int nf = TX_GraphGetFunctions(g, fns, 2, s);
+  CHECK_OK(s);
+  CHECK(nf == 2);
+  for (int k = 0; k < nf; ++k) {
+    TXE_ContextAddFunction(ctx, fns[k], s);
+    CHECK_OK(s);
+    TX_DeleteFunction(fns[k]);
+  }
+  const int32_t zero = 0, minus = -1;
+  TX_Tensor* zt = int32_tensor(NULL, 0, &zero);
+  TX_Tensor* mt = int32_tensor(NULL, 0, &minus);
+  TXE_TensorHandle* z = TXE_NewTensorHandle(zt, s);
+  TXE_TensorHandle* m = TXE_NewTensorHandle(mt, s);
+  CHECK_OK(s);
+
+  EagerRunner r = {eager_while(ctx, z, s), TX_NewCancellation(), TX_NewStatus(), NULL, 0};
+  CHECK_OK(s);
+  CHECK(pthread_create(&r.thread, NULL, run_eager, &r) == 0);
+  usleep(50 * 1000);
+  TX_Cancel(r.flag);
+  pthread_join(r.thread, NULL);
+  CHECK_ERR(r.status, TX_CANCELLED, "the run was cancelled");
+  CHECK(r.out == NULL);
+
+  /* A flag that is already cancelled stops a loop before it runs; the context still runs ops. */
+  TXE_Op* again = eager_while(ctx, m, s);
+  TXE_TensorHandle* out = NULL;
+  int n = 1;
+  TXE_ExecuteWithCancellation(again, &out, &n, r.flag, s);
+  CHECK_ERR(s, TX_CANCELLED, "the run was cancelled");
+  TXE_Op* add = TXE_NewOp(ctx, "AddV2", s);
+  TXE_OpAddInput(add, m, s);
+  TXE_OpAddInput(add, m, s);
+  n = 1;
+  TXE_ExecuteWithCancellation(add, &out, &n, NULL, s);
+  CHECK_OK(s);
+  CHECK(n == 1 && out != NULL);
+  TX_Tensor* v = TXE_TensorHandleResolve(out, s);
+  CHECK_OK(s);
+  CHECK(v != NULL && *(const int32_t*)TX_TensorData(v) == -2);
+  TX_DeleteTensor(v);
+  TXE_DeleteTensorHandle(out);
+  TXE_DeleteOp(add);
+  TXE_DeleteOp(again);
+  TXE_DeleteOp(r.op);
+  TX_DeleteStatus(r.status);
+  TX_DeleteCancellation(r.flag);
+  TXE_DeleteTensorHandle(z);
+  TXE_DeleteTensorHandle(m);
+  TX_DeleteTensor(zt);
+  TX_DeleteTensor(mt);
+  TXE_DeleteContext(ctx);
+  TX_DeleteGraph(g);
+  TX_DeleteStatus(s);
+}
+
 int main(void) {
   alarm(kHangSeconds); /* a run that cannot be stopped fails the test (SIGALRM) instead of hanging */
   static const TestCase tests[] = {
@@ -203,6 +294,7 @@ int main(void) {
       {"cancel", test_cancel},
       {"close_stops_runs", test_close_stops_runs},
       {"delete_waits_for_runs", test_delete_waits_for_runs},
+      {"eager_cancel", test_eager_cancel},
   };
   return run_tests(tests, (int)(sizeof(tests) / sizeof(tests[0])));
 }
