@@ -72,11 +72,15 @@ def test_retracing_is_bounded_and_warns(caplog):
         traces.append(x.shape)
         return x + 1.0
 
+    gc.collect()
+    before = _num_functions()
     with caplog.at_level(logging.WARNING, logger="tensorflux"):
         for n in range(1, 81):
             f(tx.zeros([n]))
+    gc.collect()
     assert len(traces) == 80 and f.experimental_get_tracing_count() == 80
     assert len(f._concrete) == 64  # Note [Retracing]: the oldest traces were dropped
+    assert _num_functions() - before <= 65  # and their engine functions freed
     warnings = [r.getMessage() for r in caplog.records if "triggered tf.function retracing" in r.getMessage()]
     assert len(warnings) == 2  # at most twice per Python function
     assert warnings[0].startswith("5 out of the last 5 calls to ")
