@@ -140,9 +140,18 @@ def test_ctrl_c_interrupts_a_session_run():
         except KeyboardInterrupt:
             print("interrupted")
         print("usable", sess.run(finite))
+        # A handler the program installs later (signal.signal replaces ours) is wrapped again.
+        import time
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        time.sleep(0.1)
+        interrupt_soon()
+        try:
+            sess.run(endless)
+        except KeyboardInterrupt:
+            print("interrupted again")
     """)
     assert rc == 0, err
-    assert out.split("\n")[:2] == ["interrupted", "usable 7"]
+    assert out.split("\n")[:3] == ["interrupted", "usable 7", "interrupted again"]
 
 
 def test_ctrl_c_interrupts_an_eager_function_call():

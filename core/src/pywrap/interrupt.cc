@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 
 namespace txpy {
 namespace {
@@ -12,6 +13,11 @@ TX_Cancellation* g_flag = nullptr;      // the main thread's flag; never freed (
 std::atomic<bool> g_armed{false};       // a main-thread call is running with g_flag
 struct sigaction g_previous;            // the handler ours displaced
 unsigned long g_main_thread = 0;        // PyThread ident of the main thread
+// Whether OnSigint was in front at the last check, and when that was: re-checking (a sigaction
+// call) at most every kRecheck keeps the syscall off the path of back-to-back short runs.
+bool g_installed = false;
+std::chrono::steady_clock::time_point g_checked;  // the epoch at first: the first call checks
+constexpr std::chrono::milliseconds kRecheck{50};
 
 void OnSigint(int sig, siginfo_t* info, void* uctx) {
   if (g_armed.load(std::memory_order_relaxed)) TX_Cancel(g_flag);
@@ -47,7 +53,12 @@ TX_Cancellation* InterruptFlag() {
   }
   if (g_flag == nullptr || PyThread_get_thread_ident() != g_main_thread) return nullptr;
   if (g_armed.load(std::memory_order_relaxed)) return nullptr;  // a nested call: the outer one is armed
-  return EnsureHandler() ? g_flag : nullptr;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - g_checked >= kRecheck) {
+    g_installed = EnsureHandler();
+    g_checked = now;
+  }
+  return g_installed ? g_flag : nullptr;
 }
 
 InterruptScope::InterruptScope(TX_Cancellation* flag) : flag_(flag) {

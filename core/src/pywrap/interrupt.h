@@ -13,7 +13,8 @@
 // async-signal-safe) and then calls the handler it displaced, so Python still sees the signal. The
 // run stops at its next kernel or loop iteration with CANCELLED; the binding then lets Python handle
 // the pending signal (PyErr_CheckSignals), which raises KeyboardInterrupt from the call. When the
-// program replaces the handler later (signal.signal), the next call puts ours in front again; when
+// program replaces the handler later (signal.signal), a later call puts ours in front again (the
+// check, a sigaction call, runs at most every 50 ms, to keep it off the path of short runs); when
 // SIGINT is ignored or has its default action, nothing is installed. Threads other than the main
 // thread never see KeyboardInterrupt in Python, so their runs are not interruptible this way.
 
