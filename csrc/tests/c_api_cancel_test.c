@@ -125,6 +125,13 @@ static void test_deadline(void) {
   CHECK_OK(s);
   CHECK(out != NULL && *(const int32_t*)TX_TensorData(out) == 5);
   TX_DeleteTensor(out);
+  /* The largest deadline is no deadline in practice (not an overflow into the past). */
+  const unsigned char max_opts[10] = {0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+  TX_Buffer max_buf = {max_opts, sizeof(max_opts), NULL};
+  TX_SessionRun(sess, &max_buf, NULL, NULL, 0, &f, &out, 1, NULL, 0, NULL, s);
+  CHECK_OK(s);
+  CHECK(out != NULL && *(const int32_t*)TX_TensorData(out) == 5);
+  TX_DeleteTensor(out);
   /* Malformed RunOptions: a truncated varint. */
   const unsigned char bad[2] = {0x10, 0x80};
   TX_Buffer bad_buf = {bad, sizeof(bad), NULL};

@@ -38,8 +38,11 @@ Tensor OwnedResult(const Tensor& t) {
 // Cancels a run's token with DEADLINE_EXCEEDED unless destroyed (the run ended) first.
 class DeadlineTimer {
  public:
+  // Deadlines beyond ~30 years are treated as that (steady_clock nanoseconds would overflow).
+  static constexpr int64_t kMaxTimeoutMs = int64_t{1} << 40;
+
   DeadlineTimer(CancellationToken* token, int64_t timeout_ms)
-      : deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms)),
+      : deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min(timeout_ms, kMaxTimeoutMs))),
         thread_([this, token] {
           std::unique_lock<std::mutex> l(mu_);
           if (!cv_.wait_until(l, deadline_, [&] { return done_; })) token->Cancel(CancellationToken::kDeadlineExceeded);
@@ -187,8 +190,7 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
     if (run_opts.timeout_in_ms > 0) timer = std::make_unique<DeadlineTimer>(token, run_opts.timeout_in_ms);
     Status s = plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get(), token);
     timer.reset();
-    // A run that finished every kernel before it noticed the cancellation still succeeds.
-    TX_RETURN_IF_ERROR(s);
+    TX_RETURN_IF_ERROR(s);  // a run whose kernels all finished before a cancellation succeeds
   }
   outputs->reserve(raw.size());
   for (Tensor& t : raw) {
