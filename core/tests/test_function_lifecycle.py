@@ -64,6 +64,21 @@ def test_a_tape_keeps_the_functions_it_differentiates():
     assert float(tape.gradient(y, x)) == 6.0
 
 
+def test_gradient_functions_of_discarded_functions_are_freed():
+    gc.collect()
+    before = _num_functions()
+    x = tx.constant(2.0)
+    for k in range(1, 21):
+        f = tx.function(lambda v, k=k: v * v * float(k))
+        with tx.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        assert float(tape.gradient(y, x)) == 4.0 * k  # generates "<f>_grad_<hash>" in the context
+        del f, tape, y
+    gc.collect()
+    assert _num_functions() - before <= 2
+
+
 def test_retracing_is_bounded_and_warns(caplog):
     traces = []
 

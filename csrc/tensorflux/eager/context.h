@@ -65,8 +65,9 @@ class EagerContext {
   std::shared_ptr<const CachedKernel> AddKernel(const std::string& key, std::shared_ptr<const CachedKernel> k);
   // Drops every cached kernel and instantiated function body (ops executing now keep theirs alive).
   void ClearCaches();
-  // Removes function `name` from the library with its instantiated bodies and the cached kernels
-  // that call it (ops executing now keep theirs); NotFound when absent.
+  // Removes function `name` from the library with its instantiated bodies, the cached kernels
+  // that call it (ops executing now keep theirs) and the gradient functions generated for it
+  // ("<name>_grad_<hash>"); NotFound when absent.
   Status RemoveFunction(const std::string& name);
   int64_t num_cached_kernels() const;
 

@@ -67,8 +67,9 @@ TX_CAPI_EXPORT extern void TXE_ContextAddFunctionWithGradient(TXE_Context* ctx, 
 TX_CAPI_EXPORT extern void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size,
                                                     TX_Status* status);
 /* Removes function `name` from the context's library (TensorFlow's TFE_ContextRemoveFunction),
- * freeing its definition, gradient entry, instantiated bodies and the cached kernels of call ops
- * that call it; ops executing now keep what they use until they end. NOT_FOUND when absent.
+ * freeing its definition, gradient entry, instantiated bodies, the cached kernels of call ops that
+ * call it, and the gradient functions tapes generated for it ("<name>_grad_<hash>"); ops executing
+ * now keep what they use until they end. NOT_FOUND when absent.
  * Remove a function only after the functions that call it. */
 TX_CAPI_EXPORT extern void TXE_ContextRemoveFunction(TXE_Context* ctx, const char* name, TX_Status* status);
 /* Number of functions in the context's library (for checking that discarded functions are freed). */
