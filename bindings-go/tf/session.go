@@ -22,8 +22,9 @@ type SessionOptions struct {
 
 // Session runs a graph (a TX_Session). Run may be called from several goroutines at once.
 type Session struct {
-	mu sync.RWMutex // Run holds it shared, Close exclusively
-	c  *C.TX_Session
+	mu      sync.RWMutex // Run holds it shared; Close takes it exclusively to free the session
+	closeMu sync.Mutex   // serializes Close calls
+	c       *C.TX_Session
 	g  *Graph
 }
 
@@ -110,18 +111,25 @@ func (s *Session) Run(feeds map[Output]*Tensor, fetches []Output, targets []*Ope
 	return out, nil
 }
 
-// Close closes and frees the session after the runs in progress end; later runs fail with
-// Cancelled. Closing twice is a no-op.
+// Close closes and frees the session. Runs in progress are cancelled: each returns a Cancelled
+// error at its next kernel or loop iteration, and Close returns once they have. Later runs fail
+// with Cancelled. Closing twice is a no-op.
 func (s *Session) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.c == nil {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	s.mu.RLock()
+	c := s.c
+	s.mu.RUnlock()
+	if c == nil {
 		return nil
 	}
 	st := newStatus()
 	defer st.done()
-	C.TX_CloseSession(s.c, st.c)
+	// Without s.mu: runs in progress hold it shared until the engine has stopped them.
+	C.TX_CloseSession(c, st.c)
 	err := st.err()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	C.TX_DeleteSession(s.c, st.c)
 	if err == nil {
 		err = st.err()

@@ -1,6 +1,6 @@
 /* The eager C API from plain C: ops executed one at a time, kernel caching, attrs, list inputs,
- * multiple outputs, devices and placement policies, eager variables, and the error paths (the
- * context stays usable after each). */
+ * multiple outputs, devices and placement policies, eager variables, removing functions and
+ * clearing caches, and the error paths (the context stays usable after each). */
 #include <tensorflux/c/c_api_eager.h>
 
 #include "c_api_test_util.h"
@@ -308,8 +308,79 @@ static void test_eager_variable(void) {
   TX_DeleteStatus(s);
 }
 
+/* Calls function `name` (float x -> float) on `x` with StatefulPartitionedCall. */
+static TXE_TensorHandle* call_function(TXE_Context* ctx, const char* name, TXE_TensorHandle* x, TX_Status* s) {
+  TXE_Op* op = TXE_NewOp(ctx, "StatefulPartitionedCall", s);
+  TXE_OpAddInputList(op, &x, 1, s);
+  const TX_DataType f32[1] = {TX_FLOAT};
+  TXE_OpSetAttrTypeList(op, "Tin", f32, 1);
+  TXE_OpSetAttrTypeList(op, "Tout", f32, 1);
+  TXE_OpSetAttrFunctionName(op, "f", name, strlen(name));
+  TXE_TensorHandle* out = NULL;
+  int n = 1;
+  TXE_Execute(op, &out, &n, s);
+  TXE_DeleteOp(op);
+  return out;
+}
+
+/* TXE_ContextRemoveFunction frees a function with its cached call kernels; TXE_ContextClearCaches
+ * drops every cached kernel; calls of a removed function fail, other functions still run. */
+static void test_remove_function(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  const char* names[2] = {"twice", "square"};
+  for (int k = 0; k < 2; ++k) {
+    TX_Graph* g = TX_NewGraph();
+    TX_Output x = out0(placeholder(g, "x", TX_FLOAT, NULL, -2, s));
+    TX_Output y = out0(binary(g, k == 0 ? "AddV2" : "Mul", "y", x, x, s));
+    TX_Function* f = TX_GraphToFunction(g, names[k], 0, -1, NULL, 1, &x, 1, &y, NULL, NULL, NULL, s);
+    CHECK_OK(s);
+    TXE_ContextAddFunction(ctx, f, s);
+    CHECK_OK(s);
+    TX_DeleteFunction(f);
+    TX_DeleteGraph(g);
+  }
+  CHECK(TXE_ContextNumFunctions(ctx) == 2);
+  const float three = 3;
+  TXE_TensorHandle* x = f32_handle(NULL, 0, &three, s);
+  TX_Tensor* keep = NULL;
+  for (int k = 0; k < 2; ++k) {
+    TXE_TensorHandle* y = call_function(ctx, names[k], x, s);
+    CHECK_OK(s);
+    const float* v = values(y, &keep, s);
+    CHECK(v != NULL && *v == (k == 0 ? 6.0f : 9.0f));
+    TX_DeleteTensor(keep);
+    TXE_DeleteTensorHandle(y);
+  }
+  const int64_t kernels = TXE_ContextNumCachedKernels(ctx);
+  CHECK(kernels >= 2);
+
+  TXE_ContextRemoveFunction(ctx, "twice", s);
+  CHECK_OK(s);
+  CHECK(!TXE_ContextHasFunction(ctx, "twice") && TXE_ContextHasFunction(ctx, "square"));
+  CHECK(TXE_ContextNumFunctions(ctx) == 1);
+  CHECK(TXE_ContextNumCachedKernels(ctx) == kernels - 1); /* the call kernel of twice went too */
+  TXE_ContextRemoveFunction(ctx, "twice", s);
+  CHECK_ERR(s, TX_NOT_FOUND, "function 'twice' is not in the library");
+  CHECK(call_function(ctx, "twice", x, s) == NULL);
+  CHECK(TX_GetCode(s) != TX_OK);
+
+  TXE_ContextClearCaches(ctx);
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 0);
+  TXE_TensorHandle* y = call_function(ctx, "square", x, s); /* instantiated again */
+  CHECK_OK(s);
+  const float* v = values(y, &keep, s);
+  CHECK(v != NULL && *v == 9.0f);
+  TX_DeleteTensor(keep);
+  TXE_DeleteTensorHandle(y);
+  TXE_DeleteTensorHandle(x);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
 int main(void) {
   test_add_and_cache();
+  test_remove_function();
   test_attrs_lists_and_outputs();
   test_errors_keep_context_usable();
   test_devices_and_policy();

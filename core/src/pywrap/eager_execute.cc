@@ -19,6 +19,7 @@
 #include <pybind11/stl.h>
 
 #include "eager_tensor.h"
+#include "interrupt.h"
 
 namespace txpy {
 namespace {
@@ -51,6 +52,7 @@ struct OpSpec {
   bool may_call_back = false;  // runs with the GIL released (Note [GIL and host callbacks])
   TXE_Op* op = nullptr;
   bool busy = false;
+  bool runs_functions = false;  // a call or control-flow op: may run long (Note [Interrupting runs])
   ~OpSpec() { TXE_DeleteOp(op); }
 };
 
@@ -77,6 +79,9 @@ py::capsule MakeSpec(py::handle sig) {
   auto spec = std::make_unique<OpSpec>();
   spec->op_type = sig.attr("op_type").cast<std::string>();
   spec->may_call_back = MayCallBack(spec->op_type);
+  static const char* const kFunctionOps[] = {"PartitionedCall", "StatefulPartitionedCall", "While", "StatelessWhile",
+                                             "If", "StatelessIf", "Case", "StatelessCase"};
+  for (const char* f : kFunctionOps) spec->runs_functions |= spec->op_type == f;
   std::vector<std::string> type_attrs;
   py::dict defaults = sig.attr("type_defaults");
   for (auto item : sig.attr("inputs")) {
@@ -410,7 +415,15 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
   TXE_TensorHandle** out = small;
   int nout = 16;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (elements > kReleaseGilElements || spec->may_call_back) {
+    if (spec->runs_functions) {  // may run long: without the GIL, and Ctrl-C cancels it
+      TX_Cancellation* interrupt = InterruptFlag();
+      {
+        InterruptScope armed(interrupt);
+        py::gil_scoped_release release;
+        TXE_ExecuteWithCancellation(op, out, &nout, interrupt, s.get());
+      }
+      RaiseIfInterrupted(interrupt, s);
+    } else if (elements > kReleaseGilElements || spec->may_call_back) {
       py::gil_scoped_release release;
       TXE_Execute(op, out, &nout, s.get());
     } else {

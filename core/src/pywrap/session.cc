@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common.h"
+#include "interrupt.h"
 
 namespace txpy {
 namespace {
@@ -160,7 +161,9 @@ struct SessionHandle {
     status.Check();
   }
 
-  py::list Run(py::handle feeds, py::handle feed_values, py::handle fetches, py::handle targets) {
+  // `options`: None or a serialized RunOptions (bytes). Ctrl-C on the main thread cancels the run
+  // and raises KeyboardInterrupt (Note [Interrupting runs]).
+  py::list Run(py::handle feeds, py::handle feed_values, py::handle fetches, py::handle targets, py::handle options) {
     py::sequence feed_seq = py::reinterpret_borrow<py::sequence>(feeds);
     py::sequence value_seq = py::reinterpret_borrow<py::sequence>(feed_values);
     py::sequence fetch_seq = py::reinterpret_borrow<py::sequence>(fetches);
@@ -182,15 +185,28 @@ struct SessionHandle {
     target_ops.reserve(target_seq.size());
     for (auto t : target_seq) target_ops.push_back(ToOp(t.cast<std::uintptr_t>()));
 
+    TX_Buffer run_options{nullptr, 0, nullptr};
+    std::string options_bytes;
+    if (!options.is_none()) {
+      if (!PyBytes_Check(options.ptr())) ThrowTypeError("session_run: options must be bytes or None");
+      options_bytes = options.cast<std::string>();
+      run_options.data = options_bytes.data();
+      run_options.length = options_bytes.size();
+    }
+
     TensorList output_values;
     output_values.tensors.assign(nfetch, nullptr);
     Status status;
+    TX_Cancellation* interrupt = InterruptFlag();
     {
+      InterruptScope armed(interrupt);
       py::gil_scoped_release release;
-      TX_SessionRun(session, nullptr, inputs.data(), input_values.tensors.data(), static_cast<int>(nfeeds),
-                    outputs.data(), output_values.tensors.data(), static_cast<int>(nfetch), target_ops.data(),
-                    static_cast<int>(target_ops.size()), nullptr, status.get());
+      TX_SessionRunWithCancellation(session, options.is_none() ? nullptr : &run_options, interrupt, inputs.data(),
+                                    input_values.tensors.data(), static_cast<int>(nfeeds), outputs.data(),
+                                    output_values.tensors.data(), static_cast<int>(nfetch), target_ops.data(),
+                                    static_cast<int>(target_ops.size()), nullptr, status.get());
     }
+    RaiseIfInterrupted(interrupt, status);
     status.Check();
 
     py::list result(nfetch);
@@ -217,11 +233,10 @@ void InitSession(py::module_& m) {
       .def("close", &SessionHandle::Close);
   m.def(
       "session_run",
-      [](SessionHandle& s, py::handle feeds, py::handle values, py::handle fetches, py::handle targets) {
-        return s.Run(feeds, values, fetches, targets);
-      },
+      [](SessionHandle& s, py::handle feeds, py::handle values, py::handle fetches, py::handle targets,
+         py::handle options) { return s.Run(feeds, values, fetches, targets, options); },
       py::arg("session"), py::arg("feed_outputs"), py::arg("feed_arrays"), py::arg("fetch_outputs"),
-      py::arg("target_ops"),
+      py::arg("target_ops"), py::arg("options") = py::none(),
       "Runs with feeds [(op, index)] and their values, fetches [(op, index)] and target ops; returns "
       "the fetched values as NumPy arrays (Note [Feeding NumPy arrays without copying]).");
 }

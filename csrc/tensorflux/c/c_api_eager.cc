@@ -133,6 +133,15 @@ void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size,
   TX_DeleteFunction(f);
 }
 
+void TXE_ContextRemoveFunction(TXE_Context* ctx, const char* name, TX_Status* status) {
+  Guard(status, [&]() -> tx::Status {
+    if (ctx == nullptr || name == nullptr) return tx::InvalidArgument("context or function name is NULL");
+    return ctx->ctx->RemoveFunction(name);
+  });
+}
+
+int TXE_ContextNumFunctions(const TXE_Context* ctx) { return ctx ? ctx->ctx->library().size() : 0; }
+
 unsigned char TXE_ContextHasFunction(TXE_Context* ctx, const char* name) {
   return ctx != nullptr && name != nullptr && ctx->ctx->library().Find(name) != nullptr ? 1 : 0;
 }
@@ -417,6 +426,11 @@ void TXE_OpSetAttrShapeList(TXE_Op* op, const char* attr_name, const int64_t** d
 }
 
 void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_Status* status) {
+  TXE_ExecuteWithCancellation(op, retvals, num_retvals, nullptr, status);
+}
+
+void TXE_ExecuteWithCancellation(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals,
+                                 TX_Cancellation* cancellation, TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     if (op == nullptr || num_retvals == nullptr) return tx::InvalidArgument("op or num_retvals is NULL");
     if (!op->error.ok()) {
@@ -426,7 +440,8 @@ void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_St
     }
     std::vector<tx::EagerTensor>& outs = op->outputs;
     // Too little room is reported before the kernel runs, so the caller may retry.
-    TX_RETURN_IF_ERROR(op->op.Execute(&outs, retvals == nullptr ? 0 : std::max(*num_retvals, 0)));
+    TX_RETURN_IF_ERROR(op->op.Execute(&outs, retvals == nullptr ? 0 : std::max(*num_retvals, 0),
+                                      cancellation != nullptr ? &cancellation->token : nullptr));
     const int n = static_cast<int>(outs.size());
     for (int i = 0; i < n; ++i) retvals[i] = new TXE_TensorHandle{std::move(outs[i]), op->ctx};
     outs.clear();

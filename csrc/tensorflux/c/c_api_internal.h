@@ -67,6 +67,10 @@ struct TX_Session {
   std::unique_ptr<tx::Session> session;
 };
 
+struct TX_Cancellation {
+  tx::CancellationToken token;
+};
+
 namespace tx {
 namespace capi {
 

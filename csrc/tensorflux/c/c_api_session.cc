@@ -33,6 +33,27 @@ tx::Status ParseConfig(const std::string& bytes, tx::SessionOptions* out) {
   return tx::Status::OK();
 }
 
+// Reads the RunOptions fields the engine uses (timeout_in_ms, field 2); other fields are skipped.
+tx::Status ReadRunOptions(const std::string& bytes, tx::RunOptions* out) {
+  tx::wire::Reader r(bytes);
+  while (!r.done()) {
+    int field = 0;
+    tx::wire::WireType type;
+    TX_RETURN_IF_ERROR(r.ReadTag(&field, &type));
+    TX_RETURN_IF_ERROR(field == 2 ? r.ReadInt64(type, &out->timeout_in_ms) : r.Skip(type));
+  }
+  return tx::Status::OK();
+}
+
+// Parses the run_options buffer of TX_SessionRun (NULL or empty: defaults); INVALID_ARGUMENT when malformed.
+tx::Status ParseRunOptions(const TX_Buffer* buf, tx::RunOptions* out) {
+  if (buf == nullptr || buf->length == 0) return tx::Status::OK();
+  if (buf->data == nullptr) return tx::InvalidArgument("invalid RunOptions: the buffer's data is NULL");
+  const std::string bytes(static_cast<const char*>(buf->data), buf->length);  // outlives the reader
+  tx::Status s = ReadRunOptions(bytes, out);
+  return s.ok() ? s : tx::InvalidArgument("invalid RunOptions: ", s.message());
+}
+
 // Checks an endpoint given to TX_SessionRun and converts it.
 tx::Status ToEndpoint(const tx::Graph* graph, TX_Output out, const std::string& what, tx::Endpoint* e) {
   TX_RETURN_IF_ERROR(CheckOutput(graph, out, what.c_str()));
@@ -40,7 +61,8 @@ tx::Status ToEndpoint(const tx::Graph* graph, TX_Output out, const std::string& 
   return tx::Status::OK();
 }
 
-tx::Status Run(TX_Session* session, const TX_Output* inputs, TX_Tensor* const* input_values, int ninputs,
+tx::Status Run(TX_Session* session, const TX_Buffer* run_options, TX_Cancellation* cancellation,
+               const TX_Output* inputs, TX_Tensor* const* input_values, int ninputs,
                const TX_Output* outputs, TX_Tensor** output_values, int noutputs,
                const TX_Operation* const* target_opers, int ntargets) {
   if (session == nullptr) return tx::InvalidArgument("session is NULL");
@@ -52,6 +74,8 @@ tx::Status Run(TX_Session* session, const TX_Output* inputs, TX_Tensor* const* i
     return tx::InvalidArgument("outputs or output_values is NULL");
   if (ntargets > 0 && target_opers == nullptr) return tx::InvalidArgument("target_opers is NULL");
   const tx::Graph* graph = session->session->graph().get();
+  tx::RunOptions run_opts;
+  TX_RETURN_IF_ERROR(ParseRunOptions(run_options, &run_opts));
 
   std::vector<std::pair<tx::Endpoint, tx::Tensor>> feeds(static_cast<size_t>(ninputs));
   for (int i = 0; i < ninputs; ++i) {
@@ -71,7 +95,8 @@ tx::Status Run(TX_Session* session, const TX_Output* inputs, TX_Tensor* const* i
   }
 
   std::vector<tx::Tensor> results;
-  TX_RETURN_IF_ERROR(session->session->Run(feeds, fetches, targets, &results));
+  TX_RETURN_IF_ERROR(session->session->Run(feeds, fetches, targets, &results, run_opts,
+                                           cancellation != nullptr ? &cancellation->token : nullptr));
   if (results.size() != fetches.size())
     return tx::Internal("session returned ", results.size(), " tensors for ", fetches.size(), " fetches");
   // Wrap all results before handing any out, so a failed allocation leaves every output NULL.
@@ -128,8 +153,39 @@ void TX_SessionRun(TX_Session* session, const TX_Buffer* run_options, const TX_O
   if (output_values != nullptr)
     for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
   Guard(status, [&] {
-    return Run(session, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers, ntargets);
+    return Run(session, run_options, nullptr, inputs, input_values, ninputs, outputs, output_values, noutputs,
+               target_opers, ntargets);
   });
+}
+
+void TX_SessionRunWithCancellation(TX_Session* session, const TX_Buffer* run_options, TX_Cancellation* cancellation,
+                                   const TX_Output* inputs, TX_Tensor* const* input_values, int ninputs,
+                                   const TX_Output* outputs, TX_Tensor** output_values, int noutputs,
+                                   const TX_Operation* const* target_opers, int ntargets, TX_Buffer* run_metadata,
+                                   TX_Status* status) {
+  (void)run_metadata;
+  if (output_values != nullptr)
+    for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
+  Guard(status, [&] {
+    return Run(session, run_options, cancellation, inputs, input_values, ninputs, outputs, output_values, noutputs,
+               target_opers, ntargets);
+  });
+}
+
+TX_Cancellation* TX_NewCancellation(void) { return new (std::nothrow) TX_Cancellation; }
+
+void TX_DeleteCancellation(TX_Cancellation* cancellation) { delete cancellation; }
+
+void TX_Cancel(TX_Cancellation* cancellation) {
+  if (cancellation != nullptr) cancellation->token.Cancel(tx::CancellationToken::kCancelled);
+}
+
+void TX_ResetCancellation(TX_Cancellation* cancellation) {
+  if (cancellation != nullptr) cancellation->token.Reset();
+}
+
+unsigned char TX_CancellationIsCancelled(const TX_Cancellation* cancellation) {
+  return cancellation != nullptr && cancellation->token.cancelled() ? 1 : 0;
 }
 
 void TX_CloseSession(TX_Session* session, TX_Status* status) {

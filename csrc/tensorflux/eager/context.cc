@@ -64,6 +64,45 @@ void EagerContext::ClearCaches() {
     old.swap(kernels_);
     cache_generation_.fetch_add(1, std::memory_order_relaxed);
   }
+  library_->ClearBodies();
+}
+
+namespace {
+
+// True when one of `node`'s func or list(func) attrs names `function`.
+bool CallsFunction(const Node& node, const std::string& function) {
+  for (const auto& kv : node.attrs()) {
+    const AttrValue& a = kv.second;
+    if (a.kind == AttrValue::Kind::kFunc && a.func != nullptr && a.func->name == function) return true;
+    if (a.kind == AttrValue::Kind::kList)
+      for (const NameAttrList& f : a.list.func)
+        if (f.name == function) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status EagerContext::RemoveFunction(const std::string& name) {
+  TX_RETURN_IF_ERROR(library_->RemoveFunction(name));
+  {
+    std::vector<std::shared_ptr<const CachedKernel>> dropped;  // freed outside the lock
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto it = kernels_.begin(); it != kernels_.end();) {
+      if (it->second->node != nullptr && CallsFunction(*it->second->node, name)) {
+        dropped.push_back(std::move(it->second));
+        it = kernels_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // The gradient functions a tape generated for it ("<name>_grad_<hash>", Note [Function
+  // gradients]) serve only its calls, so they go too (and theirs, recursively).
+  const std::string generated = name + "_grad_";
+  for (const std::string& other : library_->Names())
+    if (other.compare(0, generated.size(), generated) == 0) (void)RemoveFunction(other);  // NotFound: gone already
+  return Status::OK();
 }
 
 int64_t EagerContext::num_cached_kernels() const {

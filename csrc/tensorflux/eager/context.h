@@ -69,10 +69,14 @@ class EagerContext {
   std::shared_ptr<const CachedKernel> FindKernel(const std::string& key) const;
   // Caches `k` under `key` (keeps an entry another thread added first) and returns the cached one.
   std::shared_ptr<const CachedKernel> AddKernel(const std::string& key, std::shared_ptr<const CachedKernel> k);
-  // Drops every cached kernel (ops executing now keep theirs alive); ops that kept their last
-  // kernel look it up again (the generation changes).
+  // Drops every cached kernel and instantiated function body (ops executing now keep theirs
+  // alive); ops that kept their last kernel look it up again (the generation changes).
   void ClearCaches();
   uint64_t cache_generation() const { return cache_generation_.load(std::memory_order_relaxed); }
+  // Removes function `name` from the library with its instantiated bodies, the cached kernels
+  // that call it (ops executing now keep theirs) and the gradient functions generated for it
+  // ("<name>_grad_<hash>"); NotFound when absent.
+  Status RemoveFunction(const std::string& name);
   int64_t num_cached_kernels() const;
 
  private:

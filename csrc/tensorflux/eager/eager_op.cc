@@ -264,7 +264,7 @@ Status EagerOp::KernelFor(int device, std::shared_ptr<const CachedKernel>* out) 
   return Status::OK();
 }
 
-Status EagerOp::Execute(std::vector<EagerTensor>* outputs, int max_outputs) {
+Status EagerOp::Execute(std::vector<EagerTensor>* outputs, int max_outputs, const CancellationToken* cancel) {
   outputs->clear();
   if (reg_ == nullptr) return FailedPrecondition("TXE_Execute: the op has no type (a failed TXE_OpReset?)");
   int device = 0;
@@ -289,6 +289,8 @@ Status EagerOp::Execute(std::vector<EagerTensor>* outputs, int max_outputs) {
   if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
   OpKernelContext kctx(node, tensors_.data(), out, ctx_->intra_op_pool());
   kctx.set_resource_manager(ctx_->resources());
+  kctx.set_cancellation(cancel);
+  if (cancel != nullptr && cancel->cancelled()) return EagerError(cancel->status(), op_name_);
   k->kernel->Compute(&kctx);
   s = kctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {

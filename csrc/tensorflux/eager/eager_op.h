@@ -70,8 +70,9 @@ class EagerOp {
   const Node* last_node() const { return last_ ? last_->node : nullptr; }
 
   // Runs the op and sets its outputs. Errors end with " [Op:<name>]"; the op stays usable. With
-  // `max_outputs` >= 0, an op with more outputs fails before its kernel runs.
-  Status Execute(std::vector<EagerTensor>* outputs, int max_outputs = -1);
+  // `max_outputs` >= 0, an op with more outputs fails before its kernel runs. A function call or
+  // loop stops at its next kernel or iteration once `cancel` (may be null) is cancelled.
+  Status Execute(std::vector<EagerTensor>* outputs, int max_outputs = -1, const CancellationToken* cancel = nullptr);
 
  private:
   Status KernelFor(int device, std::shared_ptr<const CachedKernel>* out);

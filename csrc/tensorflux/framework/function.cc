@@ -186,6 +186,23 @@ void FunctionLibrary::Remove(const Added& added) {
   if (!added.functions.empty()) bodies_.clear();
 }
 
+Status FunctionLibrary::RemoveFunction(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (functions_.erase(name) == 0) return NotFound("function '", name, "' is not in the library");
+  gradients_.erase(name);
+  // Body keys start with the function's name and a NUL (GetFunctionBody).
+  const std::string prefix = name + '\0';
+  for (auto it = bodies_.lower_bound(prefix); it != bodies_.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
+    it = bodies_.erase(it);
+  return Status::OK();
+}
+
+void FunctionLibrary::ClearBodies() {
+  std::map<std::string, std::shared_ptr<const FunctionBody>> old;
+  std::lock_guard<std::mutex> l(mu_);
+  old.swap(bodies_);
+}
+
 std::shared_ptr<const FunctionDef> FunctionLibrary::Find(const std::string& name) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = functions_.find(name);

@@ -95,6 +95,12 @@ class FunctionLibrary {
   // failed ImportGraphDef uses this, before any node has called the functions.
   void Remove(const Added& added);
 
+  // Removes function `name`, its gradient entry and the bodies instantiated from it (kernels keep
+  // the bodies they hold); NotFound when absent. Functions that call it must be removed first.
+  Status RemoveFunction(const std::string& name);
+  // Empties the body cache (Note [Library caches]); kernels keep the bodies they hold.
+  void ClearBodies();
+
   // The function named `name`, or nullptr.
   std::shared_ptr<const FunctionDef> Find(const std::string& name) const;
   // The gradient function recorded for `fn`, or "".

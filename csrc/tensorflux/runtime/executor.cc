@@ -59,6 +59,7 @@ struct RunState {
   std::atomic<int> inflight{0};
   std::atomic<bool> failed{false};
   ResourceMgr* resources = nullptr;
+  const CancellationToken* cancel = nullptr;
   std::mutex mu;
   std::condition_variable cv;
   Status status;  // guarded by mu
@@ -217,6 +218,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
   OpKernelContext ctx(pn.node, in, out, intra_op);
   ctx.set_resource_manager(rs->resources);
   ctx.set_inter_op_pool(inter_op);
+  ctx.set_cancellation(rs->cancel);
   pn.kernel->Compute(&ctx);
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
@@ -228,6 +230,12 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
     }
   }
   if (!s.ok()) {
+    // A kernel that stopped because the run was cancelled reports the token's status as is.
+    if (rs->cancel != nullptr && rs->cancel->cancelled() &&
+        (s.code() == Code::kCancelled || s.code() == Code::kDeadlineExceeded)) {
+      rs->Fail(rs->cancel->status());
+      return;
+    }
     const std::string prefix = "[" + pn.node->name() + "]";
     rs->Fail(s.message().rfind(prefix, 0) == 0 ? s : s.WithPrefix(prefix + " "));
     return;
@@ -246,6 +254,10 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
     int n = stack.back();
     stack.pop_back();
     if (rs->failed.load(std::memory_order_acquire)) continue;
+    if (rs->cancel != nullptr && rs->cancel->cancelled()) {  // Note [Cancellation]
+      rs->Fail(rs->cancel->status());
+      continue;
+    }
     RunNode(rs, n, inter_op, intra_op);
     if (rs->failed.load(std::memory_order_acquire)) continue;
     bool kept_expensive = false;
@@ -269,9 +281,11 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
 }
 
 Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-                          std::vector<Tensor>* outputs, ResourceMgr* resources) const {
+                          std::vector<Tensor>* outputs, ResourceMgr* resources,
+                          const CancellationToken* cancel) const {
   RunState rs(num_nodes(), num_slots_);
   rs.resources = resources;
+  rs.cancel = cancel;
   for (int p = 0; p < num_nodes(); ++p) rs.pending[p].store(nodes_[p].initial_pending, std::memory_order_relaxed);
   for (int s = 0; s < num_slots_; ++s) rs.reads[s].store(slot_reads_[s], std::memory_order_relaxed);
   for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = feed_values[i];

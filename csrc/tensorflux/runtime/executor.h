@@ -12,6 +12,7 @@
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/core/thread_pool.h"
 #include "tensorflux/framework/graph.h"
+#include "tensorflux/runtime/cancellation.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -33,9 +34,12 @@ class ExecutionPlan {
 
   // Runs the plan with `feed_values` (in the order of Build's feeds) and returns the fetched
   // tensors. Cheap nodes run inline on the calling thread; independent expensive nodes are
-  // spread over `inter_op`. Kernels see `resources` (may be null). Safe to call concurrently.
+  // spread over `inter_op`. Kernels see `resources` (may be null). Once `cancel` (may be null) is
+  // cancelled no further kernel starts and its status is returned (Note [Cancellation]). Safe to
+  // call concurrently.
   Status Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-             std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr) const;
+             std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
+             const CancellationToken* cancel = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 

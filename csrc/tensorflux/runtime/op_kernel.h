@@ -12,6 +12,7 @@
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/core/thread_pool.h"
 #include "tensorflux/framework/graph.h"
+#include "tensorflux/runtime/cancellation.h"
 
 namespace tx {
 
@@ -88,6 +89,11 @@ class OpKernelContext {
   // The running session's resource variables; nullptr when run outside a session.
   ResourceMgr* resource_manager() const { return resources_; }
   void set_resource_manager(ResourceMgr* r) { resources_ = r; }
+  // The running run's cancellation token (Note [Cancellation]), or nullptr when it cannot be cancelled.
+  const CancellationToken* cancellation() const { return cancellation_; }
+  void set_cancellation(const CancellationToken* c) { cancellation_ = c; }
+  // True when the run was cancelled: loop kernels check it at every iteration.
+  bool cancelled() const { return cancellation_ != nullptr && cancellation_->cancelled(); }
 
   // Records a failure; the first one wins. Kernels return right after setting it.
   void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
@@ -100,6 +106,7 @@ class OpKernelContext {
   ThreadPool* intra_op_;
   ThreadPool* inter_op_ = nullptr;
   ResourceMgr* resources_ = nullptr;
+  const CancellationToken* cancellation_ = nullptr;
   Status status_;
 };
 

@@ -1,7 +1,9 @@
 #include "tensorflux/runtime/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/runtime/executor.h"
@@ -33,6 +35,35 @@ Tensor OwnedResult(const Tensor& t) {
   return copy;
 }
 
+// Cancels a run's token with DEADLINE_EXCEEDED unless destroyed (the run ended) first.
+class DeadlineTimer {
+ public:
+  // Deadlines beyond ~30 years are treated as that (steady_clock nanoseconds would overflow).
+  static constexpr int64_t kMaxTimeoutMs = int64_t{1} << 40;
+
+  DeadlineTimer(CancellationToken* token, int64_t timeout_ms)
+      : deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(std::min(timeout_ms, kMaxTimeoutMs))),
+        thread_([this, token] {
+          std::unique_lock<std::mutex> l(mu_);
+          if (!cv_.wait_until(l, deadline_, [&] { return done_; })) token->Cancel(CancellationToken::kDeadlineExceeded);
+        }) {}
+  ~DeadlineTimer() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  const std::chrono::steady_clock::time_point deadline_;
+  std::thread thread_;  // last: starts after the members it reads
+};
+
 }  // namespace
 
 Session::Session(std::shared_ptr<Graph> graph, const SessionOptions& opts) : graph_(std::move(graph)), opts_(opts) {
@@ -48,15 +79,28 @@ Session::Session(std::shared_ptr<Graph> graph, const SessionOptions& opts) : gra
 Session::~Session() { Close(); }
 
 Status Session::Close() {
-  std::lock_guard<std::mutex> l(mu_);
+  std::unique_lock<std::mutex> l(mu_);
   closed_ = true;
+  for (CancellationToken* t : running_) t->Cancel(CancellationToken::kSessionClosed);
+  runs_done_.wait(l, [&] { return running_.empty(); });  // each stops at its next kernel or iteration
   plans_.clear();
   resources_->Clear();
   return Status::OK();
 }
 
+void Session::EndRun(CancellationToken* token) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = std::find(running_.begin(), running_.end(), token);
+  if (it != running_.end()) {
+    *it = running_.back();
+    running_.pop_back();
+  }
+  if (running_.empty()) runs_done_.notify_all();
+}
+
 Status Session::GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
-                        const std::vector<Node*>& targets, std::shared_ptr<ExecutionPlan>* plan) {
+                        const std::vector<Node*>& targets, CancellationToken* token, bool* registered,
+                        std::shared_ptr<ExecutionPlan>* plan) {
   std::string key;
   key.reserve(16 * (feeds.size() + fetches.size() + targets.size()) + 24);
   AppendKey(&key, static_cast<int64_t>(feeds.size()));
@@ -73,6 +117,8 @@ Status Session::GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, c
   {
     std::lock_guard<std::mutex> l(mu_);
     if (closed_) return Cancelled("session is closed");
+    running_.push_back(token);
+    *registered = true;
     auto it = plans_.find(key);
     if (it != plans_.end()) {
       *plan = it->second;
@@ -87,7 +133,7 @@ Status Session::GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, c
   popts.allow_soft_placement = opts_.allow_soft_placement;
   TX_RETURN_IF_ERROR(ExecutionPlan::Build(*graph_, feed_eps, fetches, targets, popts, &built));
   std::lock_guard<std::mutex> l(mu_);
-  if (closed_) return Cancelled("session is closed");
+  if (closed_) return token->status();
   auto& slot = plans_[key];
   if (!slot) slot = std::shared_ptr<ExecutionPlan>(std::move(built));
   *plan = slot;
@@ -95,7 +141,8 @@ Status Session::GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, c
 }
 
 Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
-                    const std::vector<Node*>& targets, std::vector<Tensor>* outputs) {
+                    const std::vector<Node*>& targets, std::vector<Tensor>* outputs, const RunOptions& run_opts,
+                    CancellationToken* cancel) {
   outputs->clear();
   const Graph& g = *graph_;
   std::vector<Tensor> feed_values;
@@ -127,10 +174,24 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
     if (t == nullptr) return InvalidArgument("a target refers to a null operation");
     if (t->graph() != &g) return InvalidArgument("[", t->name(), "] the target belongs to another graph");
   }
-  std::shared_ptr<ExecutionPlan> plan;
-  TX_RETURN_IF_ERROR(GetPlan(feeds, fetches, targets, &plan));
+  CancellationToken own_token;
+  CancellationToken* token = cancel != nullptr ? cancel : &own_token;
+  token->set_timeout_ms(run_opts.timeout_in_ms);
   std::vector<Tensor> raw;
-  TX_RETURN_IF_ERROR(plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get()));
+  {
+    bool registered = false;
+    struct Unregister {
+      Session* s; CancellationToken* t; bool* on;
+      ~Unregister() { if (*on) s->EndRun(t); }
+    } unregister{this, token, &registered};
+    std::shared_ptr<ExecutionPlan> plan;
+    TX_RETURN_IF_ERROR(GetPlan(feeds, fetches, targets, token, &registered, &plan));
+    std::unique_ptr<DeadlineTimer> timer;
+    if (run_opts.timeout_in_ms > 0) timer = std::make_unique<DeadlineTimer>(token, run_opts.timeout_in_ms);
+    Status s = plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get(), token);
+    timer.reset();
+    TX_RETURN_IF_ERROR(s);  // a run whose kernels all finished before a cancellation succeeds
+  }
   outputs->reserve(raw.size());
   for (Tensor& t : raw) {
     Tensor owned = OwnedResult(t);

@@ -1,6 +1,7 @@
 // Session: runs pruned subgraphs of a Graph with cached, prepared plans.
 #pragma once
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,11 +13,17 @@
 #include "tensorflux/core/tensor.h"
 #include "tensorflux/core/thread_pool.h"
 #include "tensorflux/framework/graph.h"
+#include "tensorflux/runtime/cancellation.h"
 
 namespace tx {
 
 class ExecutionPlan;
 class ResourceMgr;
+
+// Per-run options (TensorFlow's RunOptions fields the engine reads).
+struct RunOptions {
+  int64_t timeout_in_ms = 0;  // > 0: the run fails with DEADLINE_EXCEEDED after this long
+};
 
 struct SessionOptions {
   int inter_op_threads = 0;  // 0: number of cores
@@ -32,12 +39,16 @@ class Session {
   ~Session();
 
   // Feeds replace the values of the given endpoints; fetches are returned in order; targets
-  // are run for their side effects. Errors name the node: "[layer1/MatMul] ...".
+  // are run for their side effects. Errors name the node: "[layer1/MatMul] ...". The run stops
+  // at its next kernel or loop iteration with `cancel`'s status once `cancel` (may be null) is
+  // cancelled, the session is closed, or `run_opts.timeout_in_ms` passes (Note [Cancellation]).
   Status Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
-             const std::vector<Node*>& targets, std::vector<Tensor>* outputs);
+             const std::vector<Node*>& targets, std::vector<Tensor>* outputs, const RunOptions& run_opts = {},
+             CancellationToken* cancel = nullptr);
 
-  // Releases resources (plans and resource variables); later Run calls fail with Cancelled
-  // ("session is closed").
+  // Cancels the runs in flight (they fail with CANCELLED), waits for them to end, and releases
+  // resources (plans and resource variables); later Run calls fail with CANCELLED ("session is
+  // closed"). Must not be called from inside a run of this session.
   Status Close();
 
   const std::shared_ptr<Graph>& graph() const { return graph_; }
@@ -45,15 +56,23 @@ class Session {
   int intra_op_threads() const { return intra_op_->num_threads() + 1; }
 
  private:
+  // Registers `token` as a run in flight (fails when closed; *registered tells whether it was) and
+  // returns the plan for the signature, built on first use.
   Status GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
-                 const std::vector<Node*>& targets, std::shared_ptr<ExecutionPlan>* plan);
+                 const std::vector<Node*>& targets, CancellationToken* token, bool* registered,
+                 std::shared_ptr<ExecutionPlan>* plan);
 
   std::shared_ptr<Graph> graph_;
   SessionOptions opts_;
   std::unique_ptr<ThreadPool> inter_op_;
   std::unique_ptr<ThreadPool> intra_op_;
   std::unique_ptr<ResourceMgr> resources_;  // variables live as long as the session
+  // Unregisters a run's token; wakes Close when it was the last run in flight.
+  void EndRun(CancellationToken* token);
+
   std::mutex mu_;
+  std::condition_variable runs_done_;  // signalled when running_ becomes empty
+  std::vector<CancellationToken*> running_;  // tokens of the runs in flight (guarded by mu_)
   bool closed_ = false;
   std::unordered_map<std::string, std::shared_ptr<ExecutionPlan>> plans_;  // Note [Plan cache]
 };

@@ -67,6 +67,9 @@ class GradientTape:
         self._tape = None
         self._recording = False
         self._graph = None  # set when entered while building a graph (a tx.function being traced)
+        # Engine functions called while recording, kept in the context's library for gradient()
+        # (Note [Freeing context functions] in functions.py).
+        self._functions = []
 
     def __enter__(self):
         if not _context.executing_eagerly():

@@ -8,8 +8,11 @@ order (each op touching a resource depends on the previous op touching it) and a
 of the function, so updates happen even when no output depends on them (Note [Function state]).
 """
 
+import collections
 import itertools
+import logging
 import threading
+import weakref
 
 import numpy as np
 
@@ -38,6 +41,62 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     """Whether tx.functions called eagerly run their Python function directly."""
     return _state_run_eagerly[0]
+_logger = logging.getLogger("tensorflux")
+_backprop = None  # tensorflux._src.backprop, imported on first use (it imports this module)
+
+# Note [Retracing]
+# A Function keeps at most _MAX_TRACES concrete functions; tracing one more drops the least recently
+# called one (its engine function and plans are freed once nothing else references it). Like
+# TensorFlow, frequent retracing of one Python function is reported: when _RETRACE_THRESHOLD of the
+# last _RETRACE_HISTORY calls traced, a warning is logged, at most _RETRACE_MAX_WARNINGS times per
+# Python function (counted across the tx.function objects made from it, so re-creating a tx.function
+# in a loop is caught too).
+_MAX_TRACES = 64
+_RETRACE_HISTORY = 10
+_RETRACE_THRESHOLD = 5
+_RETRACE_MAX_WARNINGS = 2
+
+
+class _RetraceMonitor:
+    """Counts recent calls and how many of them traced, for one Python function."""
+
+    __slots__ = ("calls", "warnings", "__weakref__")
+
+    def __init__(self):
+        self.calls = collections.deque(maxlen=_RETRACE_HISTORY)  # True for a call that traced
+        self.warnings = 0
+
+    def record(self, traced, name):
+        self.calls.append(traced)
+        if not traced or self.warnings >= _RETRACE_MAX_WARNINGS:
+            return
+        n = sum(self.calls)
+        if n >= _RETRACE_THRESHOLD:
+            self.warnings += 1
+            _logger.warning(
+                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is expensive and the "
+                "excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, "
+                "(2) passing tensors with different shapes, (3) passing Python objects instead of tensors. For "
+                "(1), please define your @tf.function outside of the loop. For (2), @tf.function has "
+                "reduce_retracing=True option that can avoid unnecessary retracing. For (3), please refer to "
+                "https://www.tensorflow.org/guide/function#controlling_retracing and "
+                "https://www.tensorflow.org/api_docs/python/tf/function for more details.", n, len(self.calls), name)
+
+
+_monitors = weakref.WeakKeyDictionary()  # Python function -> _RetraceMonitor
+_monitors_lock = threading.Lock()
+
+
+def _monitor_for(python_function):
+    key = getattr(python_function, "__func__", python_function)
+    with _monitors_lock:
+        try:
+            m = _monitors.get(key)
+            if m is None:
+                m = _monitors[key] = _RetraceMonitor()
+        except TypeError:  # not weak-referenceable: no monitoring
+            m = _RetraceMonitor()
+    return m
 
 
 class TensorSpec:
@@ -180,13 +239,18 @@ class ConcreteFunction:
     def _call_flat(self, flat_args):
         from tensorflux._src.generated import gen_ops
 
-        if self.graph.variables and _context.executing_eagerly():
-            from tensorflux._src import backprop
-
-            # Reads inside the call are not executed eagerly: watch the captured variables on the
-            # recording tapes, as their reads would have.
-            for tape in backprop._tls.active:
-                if tape._watch_accessed and tape._recording:
+        if _context.executing_eagerly():
+            global _backprop
+            if _backprop is None:
+                from tensorflux._src import backprop as _backprop
+            for tape in _backprop._tls.active:
+                if not tape._recording:
+                    continue
+                # The tape's gradient() needs the function in the context's library.
+                tape._functions.append(self._func)
+                # Reads inside the call are not executed eagerly: watch the captured variables on the
+                # recording tapes, as their reads would have.
+                if tape._watch_accessed and self.graph.variables:
                     tape.watch([v for v in self.graph.variables if v.trainable])
         args = list(flat_args) + self.captured_inputs
         # The function object as the `f` attr: its definition goes to the calling graph's library or
@@ -236,8 +300,11 @@ class Function:
         self._signature = None if input_signature is None else [s if isinstance(s, TensorSpec) else TensorSpec(*s)
                                                                  for s in flatten(list(input_signature))]
         self._reduce_retracing = bool(reduce_retracing)
-        self._concrete = {}   # signature key -> ConcreteFunction
+        self._concrete = collections.OrderedDict()  # signature key -> ConcreteFunction, least recent first
         self._relaxed = {}    # (structure key) -> relaxed specs (reduce_retracing)
+        self._lock = threading.RLock()  # held while tracing and caching a signature, not while running
+        self._monitor = _monitor_for(python_function)
+        self._traces = 0
         self.__doc__ = getattr(python_function, "__doc__", None)
         self.__name__ = self._name
         self.__wrapped__ = python_function
@@ -301,23 +368,17 @@ class Function:
         if any(isinstance(a, TensorSpec) for a in flatten([list(args), kwargs])):
             specs = [a for a in flatten([list(args), kwargs]) if isinstance(a, TensorSpec)]
             key = ("specs", tuple(specs), repr(pack_sequence_as([list(args), kwargs], ["*"] * len(flatten([list(args), kwargs])))))
-            cf = self._concrete.get(key)
-            if cf is None:
-                cf = self._concrete[key] = self._trace(args, kwargs, specs, spec_args=True)
-            return cf
+            return self._lookup(key, args, kwargs, specs, spec_args=True)[0]
         key, specs, _ = self._specs(args, kwargs)
-        cf = self._concrete.get(key)
-        if cf is None:
-            cf = self._concrete[key] = self._trace(args, kwargs, specs)
-        return cf
+        return self._lookup(key, args, kwargs, specs)[0]
 
     def __call__(self, *args, **kwargs):
         if _state_run_eagerly[0] and _context.executing_eagerly():
             return self._fn(*args, **kwargs)  # tx.config.run_functions_eagerly(True)
         key, specs, tensors = self._specs(args, kwargs)
-        cf = self._concrete.get(key)
-        if cf is None:
-            cf = self._concrete[key] = self._trace(args, kwargs, specs)
+        cf, traced = self._lookup(key, args, kwargs, specs)
+        if _context.executing_eagerly():
+            self._monitor.record(traced, self._fn)
         return cf._call_flat(tensors)
 
     @property
@@ -335,9 +396,31 @@ class Function:
 
             self._converted = conversion.convert(self._fn) or False
         return self._converted or self._fn
+    def _lookup(self, key, args, kwargs, specs, spec_args=False):
+        """(the ConcreteFunction for `key`, whether this call traced it). Concurrent first calls of
+        one signature trace once: the lock covers tracing and caching, not running."""
+        cf = self._concrete.get(key)
+        if cf is not None:
+            if len(self._concrete) > 1:
+                try:
+                    self._concrete.move_to_end(key)
+                except KeyError:  # evicted by another thread meanwhile
+                    pass
+            return cf, False
+        with self._lock:
+            cf = self._concrete.get(key)
+            if cf is not None:
+                return cf, False
+            cf = self._trace(args, kwargs, specs, spec_args=spec_args)
+            self._traces += 1
+            self._concrete[key] = cf
+            while len(self._concrete) > _MAX_TRACES:  # Note [Retracing]
+                self._concrete.popitem(last=False)
+        return cf, True
 
     def experimental_get_tracing_count(self):
-        return len(self._concrete)
+        """How many times this function was traced (TensorFlow's count, evicted traces included)."""
+        return self._traces
 
     def _trace(self, args, kwargs, specs, spec_args=False):
         from tensorflux._src.array_ops import identity, placeholder

@@ -6,11 +6,47 @@ it as one op); it is private and carries no compatibility promise. Everything go
 API (TX_GraphToFunction, TX_GraphCopyFunction, ...).
 """
 
+import collections
+import threading
+
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
 from tensorflux._src.generated import gen_ops
 
 _c = lib.c
+
+# Note [Freeing context functions]
+# The eager context's library holds every function added to it (and, derived from it, instantiated
+# bodies, plans and call kernels), so functions must leave it when Python no longer uses them, or
+# each discarded tx.function would keep its engine memory for the life of the process. Several
+# Function objects may add the same name (a function and the wrappers of it listed as another
+# function's dependencies), so the names in the context are counted: each Function that added one
+# holds a count, released when it is garbage-collected; at zero the name is removed
+# (TXE_ContextRemoveFunction, which also drops its bodies and cached kernels). A function's
+# dependencies are Functions it references, so they are released after it. Releases run from
+# __del__, which may fire inside the lock's own critical section (a collection triggered there),
+# so they are queued and applied whenever the lock is free.
+_context_counts = collections.Counter()
+_pending_release = collections.deque()
+_context_lock = threading.Lock()
+
+
+def _release_pending():
+    """Applies queued releases of context function names, unless another release is running."""
+    if not _context_lock.acquire(blocking=False):
+        return
+    try:
+        while _pending_release:
+            name = _pending_release.popleft()
+            _context_counts[name] -= 1
+            if _context_counts[name] <= 0:
+                del _context_counts[name]
+                try:
+                    _c.eager_remove_function(name)
+                except Exception:  # noqa: BLE001 - already removed, or the process is exiting
+                    pass
+    finally:
+        _context_lock.release()
 
 
 class Function:
@@ -76,8 +112,20 @@ class Function:
             dep.add_to_context()
         if self._grad is not None:
             self._grad.add_to_context()
-        _c.eager_add_function(self._h, self._grad._h if self._grad is not None else None)
-        self._in_context = True
+        with _context_lock:
+            _c.eager_add_function(self._h, self._grad._h if self._grad is not None else None)
+            _context_counts[self.name] += 1
+            self._in_context = True
+        _release_pending()
+
+    def __del__(self):
+        # Note [Freeing context functions]
+        if getattr(self, "_in_context", False):
+            try:
+                _pending_release.append(self.name)
+                _release_pending()
+            except Exception:  # noqa: BLE001 - interpreter teardown
+                pass
 
     def __repr__(self):
         return "<tx Function %r>" % self.name

@@ -60,6 +60,16 @@ def _structure_key(fetches):
                     "list, tuple, namedtuple or dict of them." % (fetches, t))
 
 
+def _run_options_bytes(options):
+    """A serialized RunOptions from a RunOptions message (ours or TensorFlow's) or bytes."""
+    if isinstance(options, bytes):
+        return options
+    serialize = getattr(options, "SerializeToString", None)
+    if serialize is None:
+        raise TypeError("options must be a RunOptions or its serialized bytes, not %r" % (type(options).__name__,))
+    return serialize()
+
+
 class _FetchPlan:
     __slots__ = ("fetches", "targets", "build", "leaves")
 
@@ -181,8 +191,12 @@ class Session:
         a list, tuple, namedtuple or dict nesting them; the result has the same structure, with
         NumPy arrays for tensors and None for operations. ``feed_dict`` maps Tensors (or "x:0"
         names) to values (arrays, scalars, nested lists) converted to the tensor's dtype; fed
-        arrays of that dtype are used without copying. ``options`` and ``run_metadata`` are
-        accepted for compatibility and not used yet."""
+        arrays of that dtype are used without copying. ``options`` is a ``tx.RunOptions`` (or
+        TensorFlow's, or its serialized bytes): with ``timeout_in_ms`` > 0 a run still going after
+        that long stops at its next kernel or loop iteration with DeadlineExceededError, and the
+        session stays usable. ``close()`` from another thread stops a run the same way with
+        CancelledError, and Ctrl-C (on the main thread) with KeyboardInterrupt. ``run_metadata`` is
+        accepted for compatibility and not filled."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         key = _leaf_key(fetches) if type(fetches) in _LEAVES else _structure_key(fetches)
@@ -199,8 +213,10 @@ class Session:
                 values.append(v)
         else:
             feeds = values = ()
+        if options is not None:
+            options = _run_options_bytes(options)
         try:
-            results = _c.session_run(self._h, feeds, values, plan.fetches, plan.targets)
+            results = _c.session_run(self._h, feeds, values, plan.fetches, plan.targets, options)
         except errors.OpError as e:
             errors.attach_op(e, self._graph)
             raise
@@ -222,7 +238,9 @@ class Session:
         return t._pair
 
     def close(self):
-        """Closes the session; later ``run`` calls raise RuntimeError."""
+        """Closes the session; later ``run`` calls raise RuntimeError. Runs in flight in other
+        threads stop at their next kernel or loop iteration with CancelledError; ``close`` returns
+        once they have ended."""
         if not self._closed:
             self._closed = True
             self._h.close()

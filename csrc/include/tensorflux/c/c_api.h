@@ -494,15 +494,50 @@ TX_CAPI_EXPORT extern TX_Session* TX_NewSession(TX_Graph* graph, const TX_Sessio
  * TX_DeleteTensor), and `target_opers` run for their side effects. Fetched tensors never share
  * memory with engine data that outlives the run (a Const's value) nor with each other, so the
  * caller may write into them; one may share memory with a fed tensor's caller-owned data (e.g.
- * an Identity of a placeholder). On error every output_values[i] is NULL. `run_options` and `run_metadata` may be NULL (not yet used). */
+ * an Identity of a placeholder). On error every output_values[i] is NULL.
+ * `run_options` (may be NULL) is a serialized TensorFlow RunOptions: `timeout_in_ms` (field 2) > 0
+ * makes the run fail with TX_DEADLINE_EXCEEDED once that many milliseconds have passed; other
+ * fields are ignored. `run_metadata` may be NULL (not written).
+ * Stopping runs: a run checks for cancellation before each kernel and at every iteration of a
+ * loop (While) or function call, so a deadline, TX_CloseSession/TX_DeleteSession, or TX_Cancel
+ * (TX_SessionRunWithCancellation) stops it at the next kernel or iteration, releasing the
+ * intermediate tensors it held; a kernel already computing finishes first. A run stopped by a
+ * deadline or TX_Cancel leaves the session usable. */
 TX_CAPI_EXPORT extern void TX_SessionRun(TX_Session* session, const TX_Buffer* run_options, const TX_Output* inputs,
                                          TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs,
                                          TX_Tensor** output_values, int noutputs,
                                          const TX_Operation* const* target_opers, int ntargets,
                                          TX_Buffer* run_metadata, TX_Status* status);
-/* Closes the session: later runs fail with TX_CANCELLED. */
+
+/* A cancellation flag for runs (sessions: TX_SessionRunWithCancellation; eager:
+ * TXE_ExecuteWithCancellation). Thread-safe. */
+typedef struct TX_Cancellation TX_Cancellation;
+/* A new, uncancelled flag; caller owns it (TX_DeleteCancellation), NULL when out of memory. */
+TX_CAPI_EXPORT extern TX_Cancellation* TX_NewCancellation(void);
+/* Frees the flag; no run may still use it. NULL is ignored. */
+TX_CAPI_EXPORT extern void TX_DeleteCancellation(TX_Cancellation* cancellation);
+/* Cancels the runs using the flag: each fails with TX_CANCELLED ("the run was cancelled") at its
+ * next kernel or loop iteration, and runs started with it later fail at once, until
+ * TX_ResetCancellation. Lock-free and async-signal-safe (callable from a signal handler). */
+TX_CAPI_EXPORT extern void TX_Cancel(TX_Cancellation* cancellation);
+/* Makes a cancelled flag usable for new runs; call it only while no run uses the flag. */
+TX_CAPI_EXPORT extern void TX_ResetCancellation(TX_Cancellation* cancellation);
+/* 1 when the flag is cancelled (by TX_Cancel, a deadline, or the session closing during the run). */
+TX_CAPI_EXPORT extern unsigned char TX_CancellationIsCancelled(const TX_Cancellation* cancellation);
+/* TX_SessionRun that also stops when `cancellation` (borrowed; may be NULL) is cancelled. A
+ * deadline or the session closing cancels the flag too (use one flag per run at a time). */
+TX_CAPI_EXPORT extern void TX_SessionRunWithCancellation(
+    TX_Session* session, const TX_Buffer* run_options, TX_Cancellation* cancellation, const TX_Output* inputs,
+    TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs, TX_Tensor** output_values, int noutputs,
+    const TX_Operation* const* target_opers, int ntargets, TX_Buffer* run_metadata, TX_Status* status);
+/* Closes the session: runs in flight are cancelled (each fails with TX_CANCELLED, "the session was
+ * closed during the run", at its next kernel or loop iteration) and this call returns once they
+ * have ended; later runs fail with TX_CANCELLED ("session is closed"). Must not be called from a
+ * kernel of a run of this session. */
 TX_CAPI_EXPORT extern void TX_CloseSession(TX_Session* session, TX_Status* status);
-/* Frees the session (closing it if needed). */
+/* Frees the session, closing it first if needed (so it cancels the runs in flight and waits for
+ * them to end before freeing anything they use). Calling TX_SessionRun concurrently with, or after,
+ * TX_DeleteSession is an error of the caller. */
 TX_CAPI_EXPORT extern void TX_DeleteSession(TX_Session* session, TX_Status* status);
 
 /* ---------------------------------------------------------------------------------------------

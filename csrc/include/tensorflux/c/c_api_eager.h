@@ -54,7 +54,8 @@ TX_CAPI_EXPORT extern unsigned char TXE_ContextGetSoftDevicePlacement(const TXE_
 /* Number of devices, and the full name of device `index` (owned by the context). */
 TX_CAPI_EXPORT extern int TXE_ContextNumDevices(const TXE_Context* ctx);
 TX_CAPI_EXPORT extern const char* TXE_ContextDeviceName(const TXE_Context* ctx, int index, TX_Status* status);
-/* Drops the cached kernels (the next execution of each signature instantiates its kernel again). */
+/* Drops the cached kernels and the instantiated function bodies (the next execution of each
+ * signature instantiates them again); ops executing now keep what they use until they end. */
 TX_CAPI_EXPORT extern void TXE_ContextClearCaches(TXE_Context* ctx);
 /* Number of kernels cached by the context (one per op signature executed so far). */
 TX_CAPI_EXPORT extern int64_t TXE_ContextNumCachedKernels(const TXE_Context* ctx);
@@ -71,6 +72,14 @@ TX_CAPI_EXPORT extern void TXE_ContextAddFunctionWithGradient(TXE_Context* ctx, 
 /* Adds a serialized FunctionDef (`proto`, `size` bytes; copied) like TXE_ContextAddFunction. */
 TX_CAPI_EXPORT extern void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size,
                                                     TX_Status* status);
+/* Removes function `name` from the context's library (TensorFlow's TFE_ContextRemoveFunction),
+ * freeing its definition, gradient entry, instantiated bodies, the cached kernels of call ops that
+ * call it, and the gradient functions tapes generated for it ("<name>_grad_<hash>"); ops executing
+ * now keep what they use until they end. NOT_FOUND when absent.
+ * Remove a function only after the functions that call it. */
+TX_CAPI_EXPORT extern void TXE_ContextRemoveFunction(TXE_Context* ctx, const char* name, TX_Status* status);
+/* Number of functions in the context's library (for checking that discarded functions are freed). */
+TX_CAPI_EXPORT extern int TXE_ContextNumFunctions(const TXE_Context* ctx);
 /* 1 when the context's library has a function named `name`. */
 TX_CAPI_EXPORT extern unsigned char TXE_ContextHasFunction(TXE_Context* ctx, const char* name);
 
@@ -166,6 +175,12 @@ TX_CAPI_EXPORT extern void TXE_OpSetAttrShapeList(TXE_Op* op, const char* attr_n
  * INVALID_ARGUMENT before the op runs (retry with more). On other errors nothing is returned,
  * the message ends with " [Op:<type>]" and the op and context stay usable. */
 TX_CAPI_EXPORT extern void TXE_Execute(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals, TX_Status* status);
+/* TXE_Execute that stops early once `cancellation` (borrowed; may be NULL; TX_Cancel) is cancelled:
+ * a function call (PartitionedCall, StatefulPartitionedCall) or loop (While) checks it before each
+ * kernel of its body and at every iteration, and fails with TX_CANCELLED ("the run was cancelled
+ * [Op:<type>]"); an op started with a cancelled flag fails before it runs. The context stays usable. */
+TX_CAPI_EXPORT extern void TXE_ExecuteWithCancellation(TXE_Op* op, TXE_TensorHandle** retvals, int* num_retvals,
+                                                       TX_Cancellation* cancellation, TX_Status* status);
 
 /* The number of tensors output argument `output_name` produced in the op's last successful
  * TXE_Execute (1 for a single tensor); -1 and an error before any execution or for an unknown

@@ -101,6 +101,8 @@ class WhileOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     std::vector<Tensor> vars = InputsFrom(ctx, 0), pred, next;
     for (;;) {
+      // Every iteration checks for cancellation, so even a loop of no kernels stops (Note [Cancellation]).
+      if (ctx->cancelled()) return ctx->SetStatus(ctx->cancellation()->status());
       Status s = cond_.Run(ctx, vars, &pred, /*use_inter_op=*/false);
       bool go = false;
       if (s.ok()) s = ToBool(pred[0], &go).WithPrefix("[" + name() + "] cond function '" + cond_.body().function + "': ");
