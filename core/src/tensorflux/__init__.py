@@ -33,6 +33,15 @@ from tensorflux._src.tensor_shape import TensorShape
 from tensorflux._src.while_loop import while_loop
 from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
                                        variables_initializer)
+# Math, array and higher-order functions beyond the core set (see tx.math for the rest).
+from tensorflux._src.array_ext import (eye, linspace, meshgrid, repeat, roll, searchsorted, sequence_mask,
+                                       tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
+                                       unique, unique_with_counts)
+from tensorflux._src.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from tensorflux._src.sort_ops import argsort, sort
+from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, scalar_mul, sinh
+from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
+from tensorflux._src.reduce_ops import cumsum
 from tensorflux import compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
 
 __version__ = _lib.c.version()
@@ -59,6 +68,13 @@ __all__ = [
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
+]
+
+__all__ += [
+    "acos", "acosh", "argsort", "asin", "asinh", "atan", "atan2", "atanh", "clip_by_global_norm", "clip_by_norm",
+    "cosh", "cumsum", "eye", "foldl", "foldr", "linspace", "map_fn", "meshgrid", "reduce_logsumexp", "repeat",
+    "roll", "scalar_mul", "scan", "searchsorted", "sequence_mask", "sinh", "sort", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "unique", "unique_with_counts", "vectorized_map",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.

@@ -20,3 +20,28 @@ __all__ = [
     "squared_difference", "subtract", "tan", "tanh", "truediv",
     "argmax", "argmin", "cumsum", "reduce_all", "reduce_any", "reduce_max", "reduce_min", "reduce_prod", "top_k",
 ]
+
+# Special functions, statistics, segment reductions and sorting (tensorflux._src.special_math,
+# stat_ops, segment_ops, array_ext, sort_ops).
+from tensorflux._src.array_ext import invert_permutation
+from tensorflux._src.nn_ops import in_top_k, log_softmax, softplus
+from tensorflux._src.segment_ops import (unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
+                                         unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum)
+from tensorflux._src.special_math import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, digamma,
+                                          divide_no_nan, is_inf, lgamma, log_sigmoid, multiply_no_nan, nextafter,
+                                          polygamma, reciprocal_no_nan, rint, scalar_mul, sinh, xdivy, xlog1py,
+                                          xlogy, zeta)
+from tensorflux._src.stat_ops import (accumulate_n, bincount, confusion_matrix, count_nonzero, cumprod,
+                                      cumulative_logsumexp, l2_normalize, polyval, reduce_euclidean_norm,
+                                      reduce_logsumexp, reduce_std, reduce_variance)
+
+__all__ += [
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma", "divide_no_nan", "is_inf",
+    "lgamma", "log_sigmoid", "multiply_no_nan", "nextafter", "polygamma", "reciprocal_no_nan", "rint",
+    "scalar_mul", "sinh", "xdivy", "xlog1py", "xlogy", "zeta",
+    "accumulate_n", "bincount", "confusion_matrix", "count_nonzero", "cumprod", "cumulative_logsumexp", "l2_normalize", "polyval",
+    "reduce_euclidean_norm", "reduce_logsumexp", "reduce_std", "reduce_variance",
+    "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
+    "unsorted_segment_sqrt_n", "unsorted_segment_sum",
+    "in_top_k", "invert_permutation", "log_softmax", "softplus",
+]

@@ -25,6 +25,40 @@ def abs(x, name=None):
     return _apply_op(_ABS, name, (x,), ())
 
 
+_ACOS = _OpSig('Acos',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def acos(x, name=None):
+    r"""Returns the inverse cosine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ACOS, name, (x,), ())
+
+
+_ACOSH = _OpSig('Acosh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def acosh(x, name=None):
+    r"""Returns the inverse hyperbolic cosine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ACOSH, name, (x,), ())
+
+
 _ADD = _OpSig('Add',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -162,6 +196,40 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name=None):
     return _apply_op(_ARG_MIN, name, (input, dimension), (output_type,))
 
 
+_ASIN = _OpSig('Asin',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def asin(x, name=None):
+    r"""Returns the inverse sine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ASIN, name, (x,), ())
+
+
+_ASINH = _OpSig('Asinh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def asinh(x, name=None):
+    r"""Returns the inverse hyperbolic sine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ASINH, name, (x,), ())
+
+
 _ASSERT_ = _OpSig('Assert',
     inputs=(('condition', '', 10, 0), ('data', 'T', 0, 2)),
     attrs=(('summarize', 1),))
@@ -232,6 +300,58 @@ def assign_variable_op(resource, value, validate_shape=False, name=None):
     Returns: the created `Operation`.
     """
     return _apply_op(_ASSIGN_VARIABLE_OP, name, (resource, value), (validate_shape,))
+
+
+_ATAN = _OpSig('Atan',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def atan(x, name=None):
+    r"""Returns the inverse tangent of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ATAN, name, (x,), ())
+
+
+_ATAN2 = _OpSig('Atan2',
+    inputs=(('y', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def atan2(y, x, name=None):
+    r"""Returns the angle of the point (x, y) from the positive x axis, elementwise.
+
+    Args:
+      y: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ATAN2, name, (y, x), ())
+
+
+_ATANH = _OpSig('Atanh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def atanh(x, name=None):
+    r"""Returns the inverse hyperbolic tangent of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ATANH, name, (x,), ())
 
 
 _AVG_POOL = _OpSig('AvgPool',
@@ -339,6 +459,25 @@ def bias_add_grad(out_backprop, data_format='NHWC', name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_BIAS_ADD_GRAD, name, (out_backprop,), (data_format,))
+
+
+_BINCOUNT = _OpSig('Bincount',
+    inputs=(('arr', '', 3, 0), ('size', '', 3, 0), ('weights', 'T', 0, 0)),
+    outputs=(('bins', False),))
+
+
+def bincount(arr, size, weights, name=None):
+    r"""Counts each value of arr in [0, size), or sums its weights (weights empty: counts).
+
+    Args:
+      arr: A `Tensor` of type int32.
+      size: A `Tensor` of type int32.
+      weights: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BINCOUNT, name, (arr, size, weights), ())
 
 
 _BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
@@ -628,6 +767,23 @@ def cos(x, name=None):
     return _apply_op(_COS, name, (x,), ())
 
 
+_COSH = _OpSig('Cosh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def cosh(x, name=None):
+    r"""Returns the hyperbolic cosine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COSH, name, (x,), ())
+
+
 _CUMPROD = _OpSig('Cumprod',
     inputs=(('x', 'T', 0, 0), ('axis', 'Tidx', 0, 0)),
     attrs=(('exclusive', 3), ('reverse', 3)),
@@ -670,6 +826,27 @@ def cumsum(x, axis, exclusive=False, reverse=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CUMSUM, name, (x, axis), (exclusive, reverse))
+
+
+_DENSE_BINCOUNT = _OpSig('DenseBincount',
+    inputs=(('input', 'Tidx', 0, 0), ('size', 'Tidx', 0, 0), ('weights', 'T', 0, 0)),
+    attrs=(('binary_output', 3),),
+    outputs=(('output', False),))
+
+
+def dense_bincount(input, size, weights, binary_output=False, name=None):
+    r"""Bincount of a 1-D input or of each row of a 2-D input; binary_output gives 1 for present values.
+
+    Args:
+      input: A `Tensor` of type `Tidx`.
+      size: A `Tensor` of type `Tidx`.
+      weights: A `Tensor` of type `T`.
+      binary_output: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DENSE_BINCOUNT, name, (input, size, weights), (binary_output,))
 
 
 _DEPTHWISE_CONV2D_NATIVE = _OpSig('DepthwiseConv2dNative',
@@ -764,6 +941,23 @@ def destroy_resource_op(resource, ignore_lookup_error=True, name=None):
     return _apply_op(_DESTROY_RESOURCE_OP, name, (resource,), (ignore_lookup_error,))
 
 
+_DIGAMMA = _OpSig('Digamma',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def digamma(x, name=None):
+    r"""Returns psi(x), the derivative of lgamma, elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DIGAMMA, name, (x,), ())
+
+
 _DIV = _OpSig('Div',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -780,6 +974,24 @@ def div(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_DIV, name, (x, y), ())
+
+
+_DIV_NO_NAN = _OpSig('DivNoNan',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def div_no_nan(x, y, name=None):
+    r"""Returns x / y elementwise, 0 where y == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DIV_NO_NAN, name, (x, y), ())
 
 
 _ELU = _OpSig('Elu',
@@ -1244,6 +1456,23 @@ def is_finite(x, name=None):
     return _apply_op(_IS_FINITE, name, (x,), ())
 
 
+_IS_INF = _OpSig('IsInf',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def is_inf(x, name=None):
+    r"""Returns whether x is +inf or -inf elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IS_INF, name, (x,), ())
+
+
 _IS_NAN = _OpSig('IsNan',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1353,6 +1582,23 @@ def less_equal(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LESS_EQUAL, name, (x, y), ())
+
+
+_LGAMMA = _OpSig('Lgamma',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def lgamma(x, name=None):
+    r"""Returns log |Gamma(x)| elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LGAMMA, name, (x,), ())
 
 
 _LOG = _OpSig('Log',
@@ -1691,6 +1937,24 @@ def mul(x, y, name=None):
     return _apply_op(_MUL, name, (x, y), ())
 
 
+_MUL_NO_NAN = _OpSig('MulNoNan',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def mul_no_nan(x, y, name=None):
+    r"""Returns x * y elementwise, 0 where y == 0 even if x is infinite or NaN.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MUL_NO_NAN, name, (x, y), ())
+
+
 _MULTINOMIAL = _OpSig('Multinomial',
     inputs=(('logits', 'T', 0, 0), ('num_samples', '', 3, 0)),
     attrs=(('seed', 1), ('seed2', 1), ('output_dtype', 4)),
@@ -1728,6 +1992,24 @@ def neg(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_NEG, name, (x,), ())
+
+
+_NEXT_AFTER = _OpSig('NextAfter',
+    inputs=(('x1', 'T', 0, 0), ('x2', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def next_after(x1, x2, name=None):
+    r"""Returns the next representable value after x1 in the direction of x2, elementwise.
+
+    Args:
+      x1: A `Tensor` of type `T`.
+      x2: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NEXT_AFTER, name, (x1, x2), ())
 
 
 _NO_OP = _OpSig('NoOp')
@@ -1901,6 +2183,24 @@ def placeholder(dtype, shape=None, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_PLACEHOLDER, name, (), (dtype, shape))
+
+
+_POLYGAMMA = _OpSig('Polygamma',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def polygamma(a, x, name=None):
+    r"""Returns the a-th derivative of digamma at x elementwise (a a non-negative integer).
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_POLYGAMMA, name, (a, x), ())
 
 
 _POW = _OpSig('Pow',
@@ -2403,6 +2703,23 @@ def reverse_v2(tensor, axis, name=None):
     return _apply_op(_REVERSE_V2, name, (tensor, axis), ())
 
 
+_RINT = _OpSig('Rint',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def rint(x, name=None):
+    r"""Returns the integer nearest to x elementwise, halves to even.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RINT, name, (x,), ())
+
+
 _ROUND = _OpSig('Round',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -2616,6 +2933,23 @@ def sin(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SIN, name, (x,), ())
+
+
+_SINH = _OpSig('Sinh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def sinh(x, name=None):
+    r"""Returns the hyperbolic sine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SINH, name, (x,), ())
 
 
 _SIZE = _OpSig('Size',
@@ -3431,6 +3765,48 @@ def truncated_normal(shape, dtype, seed=0, seed2=0, name=None):
     return _apply_op(_TRUNCATED_NORMAL, name, (shape,), (dtype, seed, seed2))
 
 
+_UniqueOutput = _collections.namedtuple('Unique', ['y', 'idx'])
+_UNIQUE = _OpSig('Unique',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('out_idx', 4),),
+    outputs=(('y', False), ('idx', False)),
+    output_class=_UniqueOutput)
+
+
+def unique(x, out_idx=_dtypes.int32, name=None):
+    r"""The distinct values of a 1-D x in order of first appearance, and x's index into them.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      out_idx: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (y, idx) of `Tensor`s.
+    """
+    return _apply_op(_UNIQUE, name, (x,), (out_idx,))
+
+
+_UniqueWithCountsOutput = _collections.namedtuple('UniqueWithCounts', ['y', 'idx', 'count'])
+_UNIQUE_WITH_COUNTS = _OpSig('UniqueWithCounts',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('out_idx', 4),),
+    outputs=(('y', False), ('idx', False), ('count', False)),
+    output_class=_UniqueWithCountsOutput)
+
+
+def unique_with_counts(x, out_idx=_dtypes.int32, name=None):
+    r"""Unique, plus how many times each distinct value occurs in x.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      out_idx: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (y, idx, count) of `Tensor`s.
+    """
+    return _apply_op(_UNIQUE_WITH_COUNTS, name, (x,), (out_idx,))
+
+
 _UNPACK = _OpSig('Unpack',
     inputs=(('value', 'T', 0, 0),),
     attrs=(('num', 1), ('axis', 1)),
@@ -3550,6 +3926,60 @@ def while_(input, cond, body, output_shapes=[], parallel_iterations=10, name=Non
     return _apply_op(_WHILE_, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
+_XDIVY = _OpSig('Xdivy',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def xdivy(x, y, name=None):
+    r"""Returns x / y elementwise, 0 where x == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_XDIVY, name, (x, y), ())
+
+
+_XLOG1PY = _OpSig('Xlog1py',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def xlog1py(x, y, name=None):
+    r"""Returns x * log1p(y) elementwise, 0 where x == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_XLOG1PY, name, (x, y), ())
+
+
+_XLOGY = _OpSig('Xlogy',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def xlogy(x, y, name=None):
+    r"""Returns x * log(y) elementwise, 0 where x == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_XLOGY, name, (x, y), ())
+
+
 _ZEROS_LIKE = _OpSig('ZerosLike',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -3565,6 +3995,24 @@ def zeros_like(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ZEROS_LIKE, name, (x,), ())
+
+
+_ZETA = _OpSig('Zeta',
+    inputs=(('x', 'T', 0, 0), ('q', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def zeta(x, q, name=None):
+    r"""Returns the Hurwitz zeta function sum_k (q + k)^-x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      q: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ZETA, name, (x, q), ())
 
 
 ___ARG = _OpSig('_Arg',
@@ -3588,6 +4036,8 @@ def __arg(T, index, name=None):
 # Op type -> wrapper name.
 OP_WRAPPERS = {
     'Abs': 'abs',
+    'Acos': 'acos',
+    'Acosh': 'acosh',
     'Add': 'add',
     'AddN': 'add_n',
     'AddV2': 'add_v2',
@@ -3595,15 +4045,21 @@ OP_WRAPPERS = {
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
+    'Asin': 'asin',
+    'Asinh': 'asinh',
     'Assert': 'assert_',
     'AssignAddVariableOp': 'assign_add_variable_op',
     'AssignSubVariableOp': 'assign_sub_variable_op',
     'AssignVariableOp': 'assign_variable_op',
+    'Atan': 'atan',
+    'Atan2': 'atan2',
+    'Atanh': 'atanh',
     'AvgPool': 'avg_pool',
     'AvgPoolGrad': 'avg_pool_grad',
     'BatchMatMulV2': 'batch_mat_mul_v2',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
+    'Bincount': 'bincount',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
     'Case': 'case',
@@ -3618,13 +4074,17 @@ OP_WRAPPERS = {
     'Conv2DBackpropFilter': 'conv2d_backprop_filter',
     'Conv2DBackpropInput': 'conv2d_backprop_input',
     'Cos': 'cos',
+    'Cosh': 'cosh',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
+    'DenseBincount': 'dense_bincount',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'DepthwiseConv2dNativeBackpropFilter': 'depthwise_conv2d_native_backprop_filter',
     'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
     'DestroyResourceOp': 'destroy_resource_op',
+    'Digamma': 'digamma',
     'Div': 'div',
+    'DivNoNan': 'div_no_nan',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
     'Equal': 'equal',
@@ -3649,12 +4109,14 @@ OP_WRAPPERS = {
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
+    'IsInf': 'is_inf',
     'IsNan': 'is_nan',
     'L2Loss': 'l2_loss',
     'LeakyRelu': 'leaky_relu',
     'LeakyReluGrad': 'leaky_relu_grad',
     'Less': 'less',
     'LessEqual': 'less_equal',
+    'Lgamma': 'lgamma',
     'Log': 'log',
     'Log1p': 'log1p',
     'LogSoftmax': 'log_softmax',
@@ -3672,8 +4134,10 @@ OP_WRAPPERS = {
     'MirrorPad': 'mirror_pad',
     'MirrorPadGrad': 'mirror_pad_grad',
     'Mul': 'mul',
+    'MulNoNan': 'mul_no_nan',
     'Multinomial': 'multinomial',
     'Neg': 'neg',
+    'NextAfter': 'next_after',
     'NoOp': 'no_op',
     'NotEqual': 'not_equal',
     'OneHot': 'one_hot',
@@ -3683,6 +4147,7 @@ OP_WRAPPERS = {
     'PadV2': 'pad_v2',
     'PartitionedCall': 'partitioned_call',
     'Placeholder': 'placeholder',
+    'Polygamma': 'polygamma',
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
     'Prod': 'prod',
@@ -3708,6 +4173,7 @@ OP_WRAPPERS = {
     'ResourceApplyRMSProp': 'resource_apply_rms_prop',
     'ResourceGather': 'resource_gather',
     'ReverseV2': 'reverse_v2',
+    'Rint': 'rint',
     'Round': 'round',
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
@@ -3720,6 +4186,7 @@ OP_WRAPPERS = {
     'SigmoidGrad': 'sigmoid_grad',
     'Sign': 'sign',
     'Sin': 'sin',
+    'Sinh': 'sinh',
     'Size': 'size',
     'Slice': 'slice',
     'Snapshot': 'snapshot',
@@ -3761,12 +4228,18 @@ OP_WRAPPERS = {
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
     'TruncatedNormal': 'truncated_normal',
+    'Unique': 'unique',
+    'UniqueWithCounts': 'unique_with_counts',
     'Unpack': 'unpack',
     'UnsortedSegmentSum': 'unsorted_segment_sum',
     'VarHandleOp': 'var_handle_op',
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
     'While': 'while_',
+    'Xdivy': 'xdivy',
+    'Xlog1py': 'xlog1py',
+    'Xlogy': 'xlogy',
     'ZerosLike': 'zeros_like',
+    'Zeta': 'zeta',
     '_Arg': '__arg',
 }

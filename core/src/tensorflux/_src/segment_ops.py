@@ -1,0 +1,106 @@
+"""Segment reductions over unsorted segment ids (``tx.math.unsorted_segment_*``): sum is the
+UnsortedSegmentSum op; mean, sqrt_n, max, min and prod are built on it, so out-of-range ids fail
+there (naming UnsortedSegmentSum) and negative ids are dropped, as in TensorFlow.
+
+max, min and prod reduce a [num_segments, N, ...] masked copy of the data (memory grows with
+num_segments times the data size); empty segments give the lowest value (max), the highest
+value (min) or 1 (prod), as TensorFlow's kernels do."""
+
+import numpy as np
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src.array_ops import cast, concat, expand_dims, reshape, transpose
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.graph import name_scope
+from tensorflux._src.shape_ops import shape as _shape
+
+
+def _tensor(x, dtype=None):
+    return x if isinstance(x, _TENSORS) else convert_to_tensor(x, dtype=dtype)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """out[s] = sum of data[i] over the i with segment_ids[i] == s (ids index the leading
+    dimensions of data; negative ids are dropped; ids >= num_segments are an error)."""
+    return gen_ops.unsorted_segment_sum(data, segment_ids, num_segments, name=name or "UnsortedSegmentSum")
+
+
+def _counts(data, segment_ids, num_segments):
+    """How many elements each segment gets, shaped [num_segments, 1, ...] to broadcast against the sums."""
+    data, ids = _tensor(data), _tensor(segment_ids)
+    ones = gen_ops.fill(_shape(ids), convert_to_tensor(1, dtype=data.dtype))
+    counts = gen_ops.unsorted_segment_sum(ones, ids, num_segments)
+    if data.shape.rank is None or ids.shape.rank is None:
+        raise ValueError("unsorted segment reductions need the ranks of data and segment_ids")
+    extra = data.shape.rank - ids.shape.rank
+    return reshape(counts, concat([_shape(counts), convert_to_tensor(np.ones(extra, np.int32))], 0)) \
+        if extra else counts
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """The mean of each segment (sum / max(count, 1): empty segments give 0)."""
+    with name_scope(name or "UnsortedSegmentMean"):
+        data = _tensor(data)
+        n = _counts(data, segment_ids, num_segments)
+        n = gen_ops.maximum(n, gen_ops.ones_like(n))
+        return gen_ops.real_div(gen_ops.unsorted_segment_sum(data, segment_ids, num_segments), n)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Each segment's sum divided by sqrt(its element count) (empty segments give 0)."""
+    with name_scope(name or "UnsortedSegmentSqrtN"):
+        data = _tensor(data)
+        n = _counts(data, segment_ids, num_segments)
+        n = gen_ops.maximum(n, gen_ops.ones_like(n))
+        return gen_ops.real_div(gen_ops.unsorted_segment_sum(data, segment_ids, num_segments), gen_ops.sqrt(n))
+
+
+def _masked_reduce(data, segment_ids, num_segments, kind):
+    data, ids = _tensor(data), _tensor(segment_ids)
+    if data.shape.rank is None or ids.shape.rank is None:
+        raise ValueError("unsorted_segment_%s needs the ranks of data and segment_ids" % kind)
+    # Validates the ids (an error naming UnsortedSegmentSum) and finds the empty segments.
+    counts = _counts(data, ids, num_segments)
+    dt = data.dtype.as_numpy_dtype
+    # `fill` masks out other segments' elements; `empty` is what an empty segment gives.
+    if kind == "prod":
+        fill = empty = np.ones((), dt)
+    else:
+        info = np.finfo(dt) if np.dtype(dt).kind == "f" else np.iinfo(dt)
+        empty = np.array(info.min if kind == "max" else info.max, dt)
+        fill = np.array(-np.inf if kind == "max" else np.inf, dt) if np.dtype(dt).kind == "f" else empty
+    fill, empty = convert_to_tensor(fill), convert_to_tensor(empty)
+    k = ids.shape.rank
+    inner = gen_ops.strided_slice(_shape(data), [k], [0], [1], end_mask=1)
+    flat_ids = reshape(ids, [-1])
+    flat = reshape(data, concat([convert_to_tensor([-1], dtype=_dtypes.int32), inner], 0))
+    num = cast(_tensor(num_segments), _dtypes.int32)
+    mask = gen_ops.one_hot(flat_ids, num, convert_to_tensor(True), convert_to_tensor(False), axis=0)  # [S, N]
+    extra = data.shape.rank - k
+    mask = reshape(mask, concat([_shape(mask), convert_to_tensor(np.ones(extra, np.int32))], 0))
+    masked = gen_ops.select_v2(mask, expand_dims(flat, 0), fill)
+    reduce = {"max": gen_ops.max, "min": gen_ops.min, "prod": gen_ops.prod}[kind]
+    out = reduce(masked, convert_to_tensor([1], dtype=_dtypes.int32), keep_dims=False)
+    if kind == "prod":
+        return out
+    return gen_ops.select_v2(gen_ops.greater(counts, gen_ops.zeros_like(counts)), out, empty)
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    """The maximum of each segment (empty segments give the dtype's lowest value)."""
+    with name_scope(name or "UnsortedSegmentMax"):
+        return _masked_reduce(data, segment_ids, num_segments, "max")
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    """The minimum of each segment (empty segments give the dtype's highest value)."""
+    with name_scope(name or "UnsortedSegmentMin"):
+        return _masked_reduce(data, segment_ids, num_segments, "min")
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    """The product of each segment (empty segments give 1)."""
+    with name_scope(name or "UnsortedSegmentProd"):
+        return _masked_reduce(data, segment_ids, num_segments, "prod")
