@@ -223,21 +223,23 @@ def invert_permutation(x, name=None):
 
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     """``tensor`` with ``updates`` added at ``indices`` (duplicates accumulate)."""
-    return gen_ops.tensor_scatter_add(tensor, indices, updates, name=name or "TensorScatterAdd")
+    tensor = _tensor(tensor)
+    return gen_ops.tensor_scatter_add(tensor, indices, _tensor(updates, tensor.dtype), name=name or "TensorScatterAdd")
 
 
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     """``tensor`` with ``updates`` subtracted at ``indices`` (duplicates accumulate)."""
     with name_scope(name or "TensorScatterSub"):
-        return gen_ops.tensor_scatter_add(tensor, indices, gen_ops.neg(_tensor(updates)))
+        tensor = _tensor(tensor)
+        return gen_ops.tensor_scatter_add(tensor, indices, gen_ops.neg(_tensor(updates, tensor.dtype)))
 
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """``tensor`` with the slices at ``indices`` replaced by ``updates``. Indices must be unique
     (TensorFlow leaves the winner among duplicates unspecified; here duplicates add up)."""
     with name_scope(name or "TensorScatterUpdate"):
-        tensor, updates = _tensor(tensor), _tensor(updates)
-        indices = _tensor(indices)
+        tensor = _tensor(tensor)
+        updates, indices = _tensor(updates, tensor.dtype), _tensor(indices)
         shape = _shape(tensor, out_type=indices.dtype)
         hit = scatter_nd(indices, gen_ops.ones_like(updates), shape)
         kept = gen_ops.select_v2(gen_ops.greater(hit, gen_ops.zeros_like(hit)), gen_ops.zeros_like(tensor), tensor)
