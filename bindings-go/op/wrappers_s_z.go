@@ -48,6 +48,131 @@ func ScatterNd(scope *Scope, indices tf.Output, updates tf.Output, shape tf.Outp
 	return op.Output(0)
 }
 
+// SegmentMax: The maximum of each segment's rows (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentMax(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentMax",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentMean: Averages the rows of data in each segment (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentMean(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentMean",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentMin: The minimum of each segment's rows (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentMin(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentMin",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentProd: Multiplies the rows of data in each segment (empty: 1).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentProd(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentProd",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentSum: Sums the rows of data in each segment (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentSum(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentSum",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // SelectV2: Picks t where condition holds and e elsewhere, broadcasting all three inputs together.
 //
 // Arguments:
@@ -1628,6 +1753,182 @@ func TensorScatterAdd(scope *Scope, tensor tf.Output, indices tf.Output, updates
 	}
 	opspec := tf.OpSpec{
 		Type: "TensorScatterAdd",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterMaxAttr is an optional argument to TensorScatterMax.
+type TensorScatterMaxAttr func(optionalAttr)
+
+// TensorScatterMaxBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterMaxBadIndicesPolicy(value string) TensorScatterMaxAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterMax: A copy of tensor with each indexed slice the elementwise maximum of it and its updates.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterMax(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterMaxAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterMax",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterMinAttr is an optional argument to TensorScatterMin.
+type TensorScatterMinAttr func(optionalAttr)
+
+// TensorScatterMinBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterMinBadIndicesPolicy(value string) TensorScatterMinAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterMin: A copy of tensor with each indexed slice the elementwise minimum of it and its updates.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterMin(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterMinAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterMin",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterSubAttr is an optional argument to TensorScatterSub.
+type TensorScatterSubAttr func(optionalAttr)
+
+// TensorScatterSubBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterSubBadIndicesPolicy(value string) TensorScatterSubAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterSub: A copy of tensor with the update slices subtracted at the index tuples.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterSub(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterSubAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterSub",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterUpdateAttr is an optional argument to TensorScatterUpdate.
+type TensorScatterUpdateAttr func(optionalAttr)
+
+// TensorScatterUpdateBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterUpdateBadIndicesPolicy(value string) TensorScatterUpdateAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterUpdate: A copy of tensor with the slices at the index tuples replaced by the updates.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterUpdate(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterUpdateAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterUpdate",
 		Input: []tf.Input{
 			tensor, indices, updates,
 		},

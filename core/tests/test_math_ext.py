@@ -537,3 +537,35 @@ def test_bincount_and_confusion_matrix(mode):
     expected = np.zeros((4, 4))
     np.add.at(expected, (labels, preds), np.arange(5.0))
     np.testing.assert_array_equal(cm, expected)
+
+
+def test_sorted_segment_reductions(mode):
+    data = np.array([[1.0, 2.0], [3.0, -4.0], [5.0, 6.0], [0.5, 0.25]])
+    ids = np.array([0, 0, 2, 2])
+    got = run({k: getattr(tx.math, "segment_" + k)(data, ids) for k in ("sum", "mean", "max", "min", "prod")})
+    np.testing.assert_array_equal(got["sum"], [[4, -2], [0, 0], [5.5, 6.25]])
+    np.testing.assert_array_equal(got["mean"], [[2, -1], [0, 0], [2.75, 3.125]])
+    np.testing.assert_array_equal(got["max"], [[3, 2], [0, 0], [5, 6]])
+    np.testing.assert_array_equal(got["min"], [[1, -4], [0, 0], [0.5, 0.25]])
+    np.testing.assert_array_equal(got["prod"], [[3, -8], [1, 1], [2.5, 1.5]])
+    (g,) = grad(lambda t: tx.math.segment_prod(t, tx.constant(ids)), data)
+    np.testing.assert_allclose(g, [[3, -4], [1, 2], [0.5, 0.25], [5, 6]])
+    for bad, match in (([0, 2, 1, 3], "not increasing"), ([-1, 0, 0, 0], ">= 0")):
+        ids_t = tx.constant(np.array(bad)) if mode == "eager" else tx.compat.v1.placeholder(tx.int64, [4])
+        with pytest.raises(tx.errors.InvalidArgumentError, match=match) as info:
+            out = tx.math.segment_sum(data, ids_t)
+            if mode == "graph":
+                with tx.Session() as s:
+                    s.run(out, {ids_t: np.array(bad)})
+        assert "SegmentSum" in str(info.value)
+
+
+def test_tensor_scatter_nd_min_max(mode):
+    t = np.array([[1.0, 5.0], [3.0, -1.0], [0.0, 2.0]])
+    idx = np.array([[0], [2], [0]])
+    up = np.array([[2.0, 4.0], [-1.0, 3.0], [0.5, 6.0]])
+    got = run([tx.tensor_scatter_nd_min(t, idx, up), tx.tensor_scatter_nd_max(t, idx, up)])
+    np.testing.assert_array_equal(got[0], [[0.5, 4.0], [3.0, -1.0], [-1.0, 2.0]])
+    np.testing.assert_array_equal(got[1], [[2.0, 6.0], [3.0, -1.0], [0.0, 3.0]])
+    with pytest.raises(tx.errors.InvalidArgumentError, match="TensorScatterMax"):
+        run(tx.tensor_scatter_nd_max(t, np.array([[7]]), up[:1]))

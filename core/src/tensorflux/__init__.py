@@ -35,8 +35,8 @@ from tensorflux._src.variables import (Variable, global_variables, global_variab
                                        variables_initializer)
 # Math, array and higher-order functions beyond the core set (see tx.math for the rest).
 from tensorflux._src.array_ext import (eye, linspace, meshgrid, repeat, roll, searchsorted, sequence_mask,
-                                       tensor_scatter_nd_add, tensor_scatter_nd_sub, tensor_scatter_nd_update,
-                                       unique, unique_with_counts)
+                                       tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+                                       tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts)
 from tensorflux._src.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tensorflux._src.sort_ops import argsort, sort
 from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, scalar_mul, sinh
@@ -74,7 +74,8 @@ __all__ += [
     "acos", "acosh", "argsort", "asin", "asinh", "atan", "atan2", "atanh", "clip_by_global_norm", "clip_by_norm",
     "cosh", "cumsum", "eye", "foldl", "foldr", "linspace", "map_fn", "meshgrid", "reduce_logsumexp", "repeat",
     "roll", "scalar_mul", "scan", "searchsorted", "sequence_mask", "sinh", "sort", "tensor_scatter_nd_add",
-    "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "unique", "unique_with_counts", "vectorized_map",
+    "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
+    "unique", "unique_with_counts", "vectorized_map",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.

@@ -25,7 +25,8 @@ __all__ = [
 # stat_ops, segment_ops, array_ext, sort_ops).
 from tensorflux._src.array_ext import invert_permutation
 from tensorflux._src.nn_ops import in_top_k, log_softmax, softplus
-from tensorflux._src.segment_ops import (unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
+from tensorflux._src.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
+                                         unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
                                          unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum)
 from tensorflux._src.special_math import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, digamma,
                                           divide_no_nan, is_inf, lgamma, log_sigmoid, multiply_no_nan, nextafter,
@@ -39,8 +40,10 @@ __all__ += [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma", "divide_no_nan", "is_inf",
     "lgamma", "log_sigmoid", "multiply_no_nan", "nextafter", "polygamma", "reciprocal_no_nan", "rint",
     "scalar_mul", "sinh", "xdivy", "xlog1py", "xlogy", "zeta",
-    "accumulate_n", "bincount", "confusion_matrix", "count_nonzero", "cumprod", "cumulative_logsumexp", "l2_normalize", "polyval",
+    "accumulate_n", "bincount", "confusion_matrix", "count_nonzero", "cumprod", "cumulative_logsumexp",
+    "l2_normalize", "polyval",
     "reduce_euclidean_norm", "reduce_logsumexp", "reduce_std", "reduce_variance",
+    "segment_max", "segment_mean", "segment_min", "segment_prod", "segment_sum",
     "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
     "unsorted_segment_sqrt_n", "unsorted_segment_sum",
     "in_top_k", "invert_permutation", "log_softmax", "softplus",

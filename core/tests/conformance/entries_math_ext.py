@@ -1,6 +1,8 @@
 """Conformance entries: inverse and hyperbolic trigonometry, Rint and IsInf, the gamma family
 (Lgamma, Digamma, Polygamma, Zeta) and the binary maps with special-value rules (Atan2, Xlogy,
-Xlog1py, Xdivy, DivNoNan, MulNoNan, NextAfter), Unique, UniqueWithCounts, Bincount and DenseBincount."""
+Xlog1py, Xdivy, DivNoNan, MulNoNan, NextAfter), Unique, UniqueWithCounts, Bincount, DenseBincount and
+the sorted segment reductions (SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd) and
+TensorScatterUpdate, TensorScatterSub, TensorScatterMin, TensorScatterMax."""
 
 import numpy as np
 import scipy.special as sp
@@ -260,3 +262,101 @@ ENTRIES += [
         ErrorSample({"input": np.zeros((2, 2, 2), np.int32), "size": np.array(3, np.int32),
                      "weights": np.zeros((0,), np.float32)}, match="1 or 2-dimensional")]),
 ]
+
+
+def _segment_ref(kind):
+    def ref(data, segment_ids):
+        n = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        out = np.full((n,) + data.shape[1:], 1 if kind == "prod" else 0, data.dtype)
+        for s in range(n):
+            rows = data[segment_ids == s]
+            if len(rows):
+                fn = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}.get(kind)
+                if kind == "mean":
+                    total = np.sum(rows, axis=0)
+                    out[s] = total / len(rows) if data.dtype.kind == "f" else np.fix(total / len(rows))
+                else:
+                    out[s] = fn(rows, axis=0)
+        return out
+    return ref
+
+
+def _segment_samples():
+    out = []
+    ids_list = [np.array([0, 0, 1, 3, 3, 3], np.int32), np.array([2, 2, 2, 2, 4, 5], np.int64)]
+    for dt in (np.float32, np.float64, np.int32, np.int64):
+        for k, ids in enumerate(ids_list):
+            for shape in ((6,), (6, 3)):
+                out.append(Sample({"data": rand(shape, dt, -3, 3, seed=k), "segment_ids": ids},
+                                  note=f"{shape} ids{k} {np.dtype(dt).name}"))
+    out.append(Sample({"data": np.zeros((0, 2), np.float32), "segment_ids": np.zeros((0,), np.int32)}, note="empty"))
+    return out
+
+
+def _segment_grad_samples():
+    # Distinct values (no ties for max/min; a zero for prod's special case in the second sample).
+    a = np.array([[0.5, -1.2], [1.7, 2.2], [-0.3, 0.9], [1.1, -2.1], [2.6, 0.4]])
+    b = np.array([[0.0, 1.3], [1.5, -0.7], [-1.1, 0.0], [0.8, 1.9], [2.4, -0.6]])
+    return [Sample({"data": a, "segment_ids": np.array([0, 0, 1, 1, 3], np.int32)}, note="grad"),
+            Sample({"data": b, "segment_ids": np.array([0, 0, 0, 2, 2], np.int64)}, note="grad zeros")]
+
+
+_SEGMENT_ERRORS = [
+    ErrorSample({"data": rand((4,)), "segment_ids": np.array([0, 2, 1, 3], np.int32)}, match="not increasing"),
+    ErrorSample({"data": rand((3,)), "segment_ids": np.array([-1, 0, 0], np.int32)}, match=">= 0"),
+    ErrorSample({"data": rand((3,)), "segment_ids": np.array([0, 0], np.int32)}, match="size|dimension 0"),
+]
+ENTRIES += [OpEntry(op, _segment_samples(), ref=_segment_ref(kind), errors=_SEGMENT_ERRORS, rtol=1e-5, atol=1e-5,
+                    grad_samples=_segment_grad_samples(), grad_inputs=["data"])
+            for op, kind in (("SegmentSum", "sum"), ("SegmentMean", "mean"), ("SegmentMax", "max"),
+                             ("SegmentMin", "min"), ("SegmentProd", "prod"))]
+
+
+def _scatter_ref(kind):
+    def ref(tensor, indices, updates, bad_indices_policy=""):
+        out = tensor.copy()
+        n = indices.shape[-1]
+        flat_idx = indices.reshape(-1, n)
+        flat_up = updates.reshape((flat_idx.shape[0],) + tensor.shape[n:])
+        for t, (ix, up) in enumerate(zip(flat_idx, flat_up)):
+            key = tuple(int(v) for v in ix)
+            if kind == "update":
+                out[key] = up
+            elif kind == "sub":
+                out[key] = out[key] - up
+            elif kind == "min":
+                out[key] = np.minimum(out[key], up)
+            else:
+                out[key] = np.maximum(out[key], up)
+        return out
+    return ref
+
+
+def _scatter_samples(kind):
+    out = []
+    dts = (np.float32, np.float64, np.int32, np.int64) + ((np.bool_,) if kind == "update" else ())
+    for dt in dts:
+        for it in (np.int32, np.int64):
+            # Slices of rows (n = 1) with a duplicate, and single elements (n = 2).
+            out.append(Sample({"tensor": rand((4, 3), dt, seed=1), "indices": np.array([[2], [0], [2]], it),
+                               "updates": rand((3, 3), dt, seed=2)}, note=f"rows {np.dtype(dt).name}"))
+            out.append(Sample({"tensor": rand((4, 3), dt, seed=3), "indices": np.array([[1, 2], [3, 0]], it),
+                               "updates": rand((2,), dt, seed=4)}, note=f"elements {np.dtype(dt).name}"))
+    out.append(Sample({"tensor": rand((3,), np.float32), "indices": np.zeros((0, 1), np.int32),
+                       "updates": np.zeros((0,), np.float32)}, note="no updates"))
+    return out
+
+
+def _scatter_grad_samples():
+    # Distinct values, so min / max pick one input per element.
+    t = np.array([[0.3, -1.1, 2.2], [1.4, 0.6, -0.2], [-2.5, 1.9, 0.8], [0.1, -0.7, 1.2]])
+    u = np.array([[1.0, -2.0, 0.45], [-0.35, 0.75, 2.6]])
+    return [Sample({"tensor": t, "indices": np.array([[2], [0]], np.int32), "updates": u}, note="grad rows")]
+
+
+_SCATTER_OOB = ErrorSample({"tensor": rand((3, 2)), "indices": np.array([[5]], np.int32),
+                            "updates": rand((1, 2))}, match="does not index into")
+ENTRIES += [OpEntry(op, _scatter_samples(kind), ref=_scatter_ref(kind), errors=[_SCATTER_OOB],
+                    grad_samples=_scatter_grad_samples(), grad_inputs=["tensor", "updates"])
+            for op, kind in (("TensorScatterUpdate", "update"), ("TensorScatterSub", "sub"),
+                             ("TensorScatterMin", "min"), ("TensorScatterMax", "max"))]

@@ -1,6 +1,6 @@
 """Array constructors and rearrangements (TensorFlow's composites unless noted): roll, repeat,
-linspace, eye, meshgrid, sequence_mask, searchsorted, unique / unique_with_counts and
-invert_permutation (ops), and the tensor_scatter_nd_* family beyond TensorScatterAdd."""
+linspace, eye, meshgrid, sequence_mask, searchsorted; and over ops: unique / unique_with_counts,
+invert_permutation and the tensor_scatter_nd_* family."""
 
 import numpy as np
 
@@ -8,7 +8,7 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.array_ops import broadcast_to, cast, concat, expand_dims, reshape
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
-from tensorflux._src.gather_ops import gather, scatter_nd
+from tensorflux._src.gather_ops import gather
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.math_ops import reduce_sum
@@ -229,18 +229,25 @@ def tensor_scatter_nd_add(tensor, indices, updates, name=None):
 
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     """``tensor`` with ``updates`` subtracted at ``indices`` (duplicates accumulate)."""
-    with name_scope(name or "TensorScatterSub"):
-        tensor = _tensor(tensor)
-        return gen_ops.tensor_scatter_add(tensor, indices, gen_ops.neg(_tensor(updates, tensor.dtype)))
+    tensor = _tensor(tensor)
+    return gen_ops.tensor_scatter_sub(tensor, indices, _tensor(updates, tensor.dtype), name=name or "TensorScatterSub")
 
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
-    """``tensor`` with the slices at ``indices`` replaced by ``updates``. Indices must be unique
-    (TensorFlow leaves the winner among duplicates unspecified; here duplicates add up)."""
-    with name_scope(name or "TensorScatterUpdate"):
-        tensor = _tensor(tensor)
-        updates, indices = _tensor(updates, tensor.dtype), _tensor(indices)
-        shape = _shape(tensor, out_type=indices.dtype)
-        hit = scatter_nd(indices, gen_ops.ones_like(updates), shape)
-        kept = gen_ops.select_v2(gen_ops.greater(hit, gen_ops.zeros_like(hit)), gen_ops.zeros_like(tensor), tensor)
-        return gen_ops.tensor_scatter_add(kept, indices, updates)
+    """``tensor`` with the slices at ``indices`` replaced by ``updates`` (for duplicate indices the
+    last update wins; TensorFlow leaves that choice unspecified)."""
+    tensor = _tensor(tensor)
+    return gen_ops.tensor_scatter_update(tensor, indices, _tensor(updates, tensor.dtype),
+                                         name=name or "TensorScatterUpdate")
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """``tensor`` with each slice at ``indices`` replaced by its element-wise minimum with the update."""
+    tensor = _tensor(tensor)
+    return gen_ops.tensor_scatter_min(tensor, indices, _tensor(updates, tensor.dtype), name=name or "TensorScatterMin")
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """``tensor`` with each slice at ``indices`` replaced by its element-wise maximum with the update."""
+    tensor = _tensor(tensor)
+    return gen_ops.tensor_scatter_max(tensor, indices, _tensor(updates, tensor.dtype), name=name or "TensorScatterMax")

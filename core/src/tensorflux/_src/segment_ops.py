@@ -1,5 +1,5 @@
-"""Segment reductions over unsorted segment ids (``tx.math.unsorted_segment_*``): sum is the
-UnsortedSegmentSum op; mean, sqrt_n, max, min and prod are built on it, so out-of-range ids fail
+"""Segment reductions: ``tx.math.segment_*`` over sorted ids are the Segment* ops; of the
+``tx.math.unsorted_segment_*`` reductions over unsorted ids, sum is the UnsortedSegmentSum op; mean, sqrt_n, max, min and prod are built on it, so out-of-range ids fail
 there (naming UnsortedSegmentSum) and negative ids are dropped, as in TensorFlow.
 
 max, min and prod reduce a [num_segments, N, ...] masked copy of the data (memory grows with
@@ -104,3 +104,30 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """The product of each segment (empty segments give 1)."""
     with name_scope(name or "UnsortedSegmentProd"):
         return _masked_reduce(data, segment_ids, num_segments, "prod")
+
+
+def segment_sum(data, segment_ids, name=None):
+    """out[s] = sum of the data rows with segment id s; ids are a 1-D, non-negative,
+    non-decreasing tensor with one id per row (anything else is an error naming the op);
+    segments no row names give 0."""
+    return gen_ops.segment_sum(data, segment_ids, name=name or "SegmentSum")
+
+
+def segment_mean(data, segment_ids, name=None):
+    """The mean of each segment's rows (sorted ids as in segment_sum; empty segments give 0)."""
+    return gen_ops.segment_mean(data, segment_ids, name=name or "SegmentMean")
+
+
+def segment_max(data, segment_ids, name=None):
+    """The maximum of each segment's rows (sorted ids as in segment_sum; empty segments give 0)."""
+    return gen_ops.segment_max(data, segment_ids, name=name or "SegmentMax")
+
+
+def segment_min(data, segment_ids, name=None):
+    """The minimum of each segment's rows (sorted ids as in segment_sum; empty segments give 0)."""
+    return gen_ops.segment_min(data, segment_ids, name=name or "SegmentMin")
+
+
+def segment_prod(data, segment_ids, name=None):
+    """The product of each segment's rows (sorted ids as in segment_sum; empty segments give 1)."""
+    return gen_ops.segment_prod(data, segment_ids, name=name or "SegmentProd")

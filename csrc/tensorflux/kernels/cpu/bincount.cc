@@ -84,13 +84,14 @@ class BincountOp : public OpKernel {
 
 template <typename T>
 void RegisterFor() {
-  KernelRegistry::Global()->Register(KernelDefBuilder("Bincount").TypeConstraint("T", DataTypeOf<T>::value).Build(
+  constexpr DataType t = DataTypeOf<T>::value;
+  KernelRegistry::Global()->Register(KernelDefBuilder("Bincount").TypeConstraint("T", t).Build(
       [](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int32_t, T, false>(c); }));
   KernelRegistry::Global()->Register(
-      KernelDefBuilder("DenseBincount").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tidx", DT_INT32).Build(
+      KernelDefBuilder("DenseBincount").TypeConstraint("T", t).TypeConstraint("Tidx", DT_INT32).Build(
           [](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int32_t, T, true>(c); }));
   KernelRegistry::Global()->Register(
-      KernelDefBuilder("DenseBincount").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tidx", DT_INT64).Build(
+      KernelDefBuilder("DenseBincount").TypeConstraint("T", t).TypeConstraint("Tidx", DT_INT64).Build(
           [](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int64_t, T, true>(c); }));
 }
 

@@ -77,12 +77,14 @@ template <typename T>
 void RegisterFor() {
   auto reg = [](auto out_tag) {
     using O = decltype(out_tag);
-    KernelRegistry::Global()->Register(
-        KernelDefBuilder("Unique").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("out_idx", DataTypeOf<O>::value).Build(
-            [](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, false>(c); }));
-    KernelRegistry::Global()->Register(
-        KernelDefBuilder("UniqueWithCounts").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("out_idx", DataTypeOf<O>::value).Build(
-            [](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, true>(c); }));
+    auto builder = [](const char* op) {
+      return KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("out_idx",
+                                                                                          DataTypeOf<O>::value);
+    };
+    KernelRegistry::Global()->Register(builder("Unique").Build(
+        [](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, false>(c); }));
+    KernelRegistry::Global()->Register(builder("UniqueWithCounts").Build(
+        [](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, true>(c); }));
   };
   reg(int32_t{});
   reg(int64_t{});

@@ -2793,6 +2793,96 @@ def scatter_nd(indices, updates, shape, bad_indices_policy='', name=None):
     return _apply_op(_SCATTER_ND, name, (indices, updates, shape), (bad_indices_policy,))
 
 
+_SEGMENT_MAX = _OpSig('SegmentMax',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_max(data, segment_ids, name=None):
+    r"""The maximum of each segment's rows (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_MAX, name, (data, segment_ids), ())
+
+
+_SEGMENT_MEAN = _OpSig('SegmentMean',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_mean(data, segment_ids, name=None):
+    r"""Averages the rows of data in each segment (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_MEAN, name, (data, segment_ids), ())
+
+
+_SEGMENT_MIN = _OpSig('SegmentMin',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_min(data, segment_ids, name=None):
+    r"""The minimum of each segment's rows (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_MIN, name, (data, segment_ids), ())
+
+
+_SEGMENT_PROD = _OpSig('SegmentProd',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_prod(data, segment_ids, name=None):
+    r"""Multiplies the rows of data in each segment (empty: 1).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_PROD, name, (data, segment_ids), ())
+
+
+_SEGMENT_SUM = _OpSig('SegmentSum',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_sum(data, segment_ids, name=None):
+    r"""Sums the rows of data in each segment (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_SUM, name, (data, segment_ids), ())
+
+
 _SELECT_V2 = _OpSig('SelectV2',
     inputs=(('condition', '', 10, 0), ('t', 'T', 0, 0), ('e', 'T', 0, 0)),
     outputs=(('output', False),))
@@ -3682,6 +3772,90 @@ def tensor_scatter_add(tensor, indices, updates, bad_indices_policy='', name=Non
     return _apply_op(_TENSOR_SCATTER_ADD, name, (tensor, indices, updates), (bad_indices_policy,))
 
 
+_TENSOR_SCATTER_MAX = _OpSig('TensorScatterMax',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_max(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with each indexed slice the elementwise maximum of it and its updates.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_MAX, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_MIN = _OpSig('TensorScatterMin',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_min(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with each indexed slice the elementwise minimum of it and its updates.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_MIN, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_SUB = _OpSig('TensorScatterSub',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_sub(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with the update slices subtracted at the index tuples.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_SUB, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_UPDATE = _OpSig('TensorScatterUpdate',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_update(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with the slices at the index tuples replaced by the updates.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_UPDATE, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
 _TILE = _OpSig('Tile',
     inputs=(('input', 'T', 0, 0), ('multiples', 'Tmultiples', 0, 0)),
     outputs=(('output', False),),
@@ -4178,6 +4352,11 @@ OP_WRAPPERS = {
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
     'ScatterNd': 'scatter_nd',
+    'SegmentMax': 'segment_max',
+    'SegmentMean': 'segment_mean',
+    'SegmentMin': 'segment_min',
+    'SegmentProd': 'segment_prod',
+    'SegmentSum': 'segment_sum',
     'SelectV2': 'select_v2',
     'Selu': 'selu',
     'SeluGrad': 'selu_grad',
@@ -4224,6 +4403,10 @@ OP_WRAPPERS = {
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
     'TensorScatterAdd': 'tensor_scatter_add',
+    'TensorScatterMax': 'tensor_scatter_max',
+    'TensorScatterMin': 'tensor_scatter_min',
+    'TensorScatterSub': 'tensor_scatter_sub',
+    'TensorScatterUpdate': 'tensor_scatter_update',
     'Tile': 'tile',
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
