@@ -1379,6 +1379,32 @@ func Lgamma(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// LinSpace: num evenly spaced values from start to stop inclusive.
+//
+// Arguments:
+//
+//	start: a tensor of type `T`.
+//	stop: a tensor of type `T`.
+//	num: a tensor of type `Tidx`.
+//
+// Returns output (one output).
+func LinSpace(scope *Scope, start tf.Output, stop tf.Output, num tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LinSpace",
+		Input: []tf.Input{
+			start, stop, num,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Log: Returns the natural logarithm of x elementwise.
 //
 // Arguments:
@@ -1517,6 +1543,49 @@ func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 		Input: []tf.Input{
 			x, y,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// LowerBoundAttr is an optional argument to LowerBound.
+type LowerBoundAttr func(optionalAttr)
+
+// LowerBoundOutType sets the optional out_type attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func LowerBoundOutType(value tf.DataType) LowerBoundAttr {
+	return func(m optionalAttr) {
+		m["out_type"] = value
+	}
+}
+
+// LowerBound: For each row, the first index of sorted_inputs whose element is not less than each value.
+//
+// Arguments:
+//
+//	sortedInputs: a tensor of type `T`.
+//	values: a tensor of type `T`.
+//
+// Returns output (one output).
+func LowerBound(scope *Scope, sortedInputs tf.Output, values tf.Output, optional ...LowerBoundAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "LowerBound",
+		Input: []tf.Input{
+			sortedInputs, values,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

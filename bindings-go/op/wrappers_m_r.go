@@ -1883,6 +1883,32 @@ func Rint(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// Roll: Shifts elements along each axis by shift, wrapping around (repeated axes add their shifts).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	shift: a tensor of type `Tshift`.
+//	axis: a tensor of type `Taxis`.
+//
+// Returns output (one output).
+func Roll(scope *Scope, input tf.Output, shift tf.Output, axis tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Roll",
+		Input: []tf.Input{
+			input, shift, axis,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Round: Rounds x to the nearest integer elementwise, halves to even (banker's rounding).
 //
 // Arguments:

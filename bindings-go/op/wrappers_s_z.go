@@ -650,6 +650,138 @@ func SoftsignGrad(scope *Scope, gradients tf.Output, features tf.Output) (backpr
 	return op.Output(0)
 }
 
+// SparseSegmentMeanAttr is an optional argument to SparseSegmentMean.
+type SparseSegmentMeanAttr func(optionalAttr)
+
+// SparseSegmentMeanSparseGradient sets the optional sparse_gradient attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseSegmentMeanSparseGradient(value bool) SparseSegmentMeanAttr {
+	return func(m optionalAttr) {
+		m["sparse_gradient"] = value
+	}
+}
+
+// SparseSegmentMean: Averages the rows data[indices[k]] with segment id s (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	indices: a tensor of type `Tidx`.
+//	segmentIds: a tensor of type `Tsegmentids`.
+//
+// Returns output (one output).
+func SparseSegmentMean(scope *Scope, data tf.Output, indices tf.Output, segmentIds tf.Output, optional ...SparseSegmentMeanAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSegmentMean",
+		Input: []tf.Input{
+			data, indices, segmentIds,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseSegmentSqrtNAttr is an optional argument to SparseSegmentSqrtN.
+type SparseSegmentSqrtNAttr func(optionalAttr)
+
+// SparseSegmentSqrtNSparseGradient sets the optional sparse_gradient attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseSegmentSqrtNSparseGradient(value bool) SparseSegmentSqrtNAttr {
+	return func(m optionalAttr) {
+		m["sparse_gradient"] = value
+	}
+}
+
+// SparseSegmentSqrtN: Sums the rows data[indices[k]] with segment id s over sqrt(count) (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	indices: a tensor of type `Tidx`.
+//	segmentIds: a tensor of type `Tsegmentids`.
+//
+// Returns output (one output).
+func SparseSegmentSqrtN(scope *Scope, data tf.Output, indices tf.Output, segmentIds tf.Output, optional ...SparseSegmentSqrtNAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSegmentSqrtN",
+		Input: []tf.Input{
+			data, indices, segmentIds,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseSegmentSumAttr is an optional argument to SparseSegmentSum.
+type SparseSegmentSumAttr func(optionalAttr)
+
+// SparseSegmentSumSparseGradient sets the optional sparse_gradient attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseSegmentSumSparseGradient(value bool) SparseSegmentSumAttr {
+	return func(m optionalAttr) {
+		m["sparse_gradient"] = value
+	}
+}
+
+// SparseSegmentSum: Sums the rows data[indices[k]] with segment id s into output row s (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	indices: a tensor of type `Tidx`.
+//	segmentIds: a tensor of type `Tsegmentids`.
+//
+// Returns output (one output).
+func SparseSegmentSum(scope *Scope, data tf.Output, indices tf.Output, segmentIds tf.Output, optional ...SparseSegmentSumAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSegmentSum",
+		Input: []tf.Input{
+			data, indices, segmentIds,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // SparseSoftmaxCrossEntropyWithLogits: Per-row cross-entropy of class indices against softmax(features), and its gradient.
 //
 // Arguments:
@@ -2248,6 +2380,49 @@ func UnsortedSegmentSum(scope *Scope, data tf.Output, segmentIds tf.Output, numS
 		Input: []tf.Input{
 			data, segmentIds, numSegments,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// UpperBoundAttr is an optional argument to UpperBound.
+type UpperBoundAttr func(optionalAttr)
+
+// UpperBoundOutType sets the optional out_type attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func UpperBoundOutType(value tf.DataType) UpperBoundAttr {
+	return func(m optionalAttr) {
+		m["out_type"] = value
+	}
+}
+
+// UpperBound: For each row, the first index of sorted_inputs whose element is greater than each value.
+//
+// Arguments:
+//
+//	sortedInputs: a tensor of type `T`.
+//	values: a tensor of type `T`.
+//
+// Returns output (one output).
+func UpperBound(scope *Scope, sortedInputs tf.Output, values tf.Output, optional ...UpperBoundAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "UpperBound",
+		Input: []tf.Input{
+			sortedInputs, values,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

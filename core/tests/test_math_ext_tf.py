@@ -82,6 +82,13 @@ CASES = {
                                    for k in ("sum", "mean", "sqrt_n", "max", "min", "prod")],
     "unsorted_segment_int": lambda m: [getattr(m.math, "unsorted_segment_" + k)(INTS, [1, -1, 1, 0], 3)
                                        for k in ("sum", "max", "min", "prod")],
+    "segment": lambda m: [getattr(m.math, "segment_" + k)(POS, [0, 0, 2]) for k in ("sum", "mean", "max", "min",
+                                                                                       "prod")],
+    "sparse_segment": lambda m: [getattr(m.sparse, "segment_" + k)(POS, [2, 0, 2, 1], [0, 0, 1, 3])
+                                 for k in ("sum", "mean", "sqrt_n")] + [
+        m.sparse.segment_sum(POS, [2, 0], [0, 1], num_segments=4)],
+    "tensor_scatter_nd_min_max": lambda m: [m.tensor_scatter_nd_min(POS, [[0], [2], [0]], POS * 0.5 + 1),
+                                            m.tensor_scatter_nd_max(INTS, [[1, 1], [3, 0]], [7, -9])],
     "map_fn": lambda m: m.map_fn(lambda r: m.reduce_sum(r * r), X),
     "scan": lambda m: [m.scan(lambda a, e: a * 0.5 + e, X), m.scan(lambda a, e: a + e, X, reverse=True)],
     "foldl": lambda m: m.foldl(lambda a, e: a * 0.5 + e, X),
@@ -110,6 +117,11 @@ def test_gradients_match_tensorflow():
         "segment_max": lambda m, x: m.math.unsorted_segment_max(x, [0, 1, 0, 1], 2),
         "map_fn": lambda m, x: m.map_fn(lambda r: m.reduce_sum(r * r * r), x),
         "scan": lambda m, x: m.scan(lambda a, e: a * e, x),
+        "segment_prod": lambda m, x: m.math.segment_prod(x, [0, 0, 1, 1]),
+        "segment_max": lambda m, x: m.math.segment_max(x, [0, 0, 0, 2]),
+        "sparse_segment_sqrt_n": lambda m, x: m.sparse.segment_sqrt_n(x, [3, 1, 1], [0, 0, 2]),
+        "scatter_max": lambda m, x: m.tensor_scatter_nd_max(x, [[1], [3]], x[:2] * 0.5),
+        "scatter_update": lambda m, x: m.tensor_scatter_nd_update(x * x, [[1], [3]], x[:2] * 3.0),
     }
     x = RNG.uniform(-1.0, 1.0, size=(4, 5))
     for name, fn in fns.items():

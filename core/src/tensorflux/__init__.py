@@ -42,6 +42,7 @@ from tensorflux._src.sort_ops import argsort, sort
 from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, scalar_mul, sinh
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
 from tensorflux._src.reduce_ops import cumsum
+from tensorflux import sparse
 from tensorflux import compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
 
 __version__ = _lib.c.version()
@@ -75,7 +76,7 @@ __all__ += [
     "cosh", "cumsum", "eye", "foldl", "foldr", "linspace", "map_fn", "meshgrid", "reduce_logsumexp", "repeat",
     "roll", "scalar_mul", "scan", "searchsorted", "sequence_mask", "sinh", "sort", "tensor_scatter_nd_add",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
-    "unique", "unique_with_counts", "vectorized_map",
+    "unique", "unique_with_counts", "vectorized_map", "sparse",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.

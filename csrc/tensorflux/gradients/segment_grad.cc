@@ -1,5 +1,6 @@
-// Gradients of the sorted segment reductions (TensorFlow's formulas): each data row gets its
-// segment's output gradient, gathered by segment id, times d output / d row. segment_ids get none.
+// Gradients of the sorted segment reductions and the sparse segment reductions (TensorFlow's
+// formulas): each data row gets its segment's output gradient, gathered by segment id, times
+// d output / d row. Indices and segment ids get none.
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
@@ -50,8 +51,30 @@ Status SegmentProdGrad(GradContext& g) {
   return Status::OK();
 }
 
+// SparseSegment{Sum,Mean,SqrtN}(data, indices, segment_ids): row indices[k] of data gets the
+// gradient of output row segment_ids[k] (divided by the segment's count, or its square root),
+// summed over k by UnsortedSegmentSum into data's rows.
+template <int kScale>  // 0: sum, 1: mean, 2: sqrt_n
+Status SparseSegmentGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue data = g.input(0), indices = g.input(1), ids = g.input(2);
+  GValue dz = g.grad(0);
+  if (kScale != 0) {
+    // Per-element counts in the output's shape: SparseSegmentSum of ones.
+    GValue counts = o.Op1("SparseSegmentSum", {o.OnesLike(data), indices, ids});
+    dz = o.Div(dz, kScale == 1 ? counts : o.Op1("Sqrt", {counts}));
+  }
+  GValue rows = o.Op1("GatherV2", {dz, ids, o.Int(0)});
+  GValue n = o.Op1("GatherV2", {o.ShapeOf(data), o.Int(0), o.Int(0)});
+  g.set_grad(0, o.Op1("UnsortedSegmentSum", {rows, indices, n}));
+  return Status::OK();
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("SparseSegmentSum", SparseSegmentGrad<0>);
+TX_REGISTER_GRADIENT("SparseSegmentMean", SparseSegmentGrad<1>);
+TX_REGISTER_GRADIENT("SparseSegmentSqrtN", SparseSegmentGrad<2>);
 TX_REGISTER_GRADIENT("SegmentSum", SegmentSumGrad);
 TX_REGISTER_GRADIENT("SegmentMean", SegmentMeanGrad);
 TX_REGISTER_GRADIENT("SegmentMax", SegmentMinOrMaxGrad);

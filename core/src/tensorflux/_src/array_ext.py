@@ -1,6 +1,6 @@
-"""Array constructors and rearrangements (TensorFlow's composites unless noted): roll, repeat,
-linspace, eye, meshgrid, sequence_mask, searchsorted; and over ops: unique / unique_with_counts,
-invert_permutation and the tensor_scatter_nd_* family."""
+"""Array constructors and rearrangements: repeat, linspace, eye, meshgrid and sequence_mask are
+compositions (as in TensorFlow); roll (Roll), searchsorted (LowerBound / UpperBound), unique /
+unique_with_counts, invert_permutation and the tensor_scatter_nd_* family are ops."""
 
 import numpy as np
 
@@ -23,16 +23,6 @@ def _tensor(x, dtype=None):
     return x if isinstance(x, _TENSORS) else convert_to_tensor(x, dtype=dtype)
 
 
-def _as_int_list(v, what):
-    """A Python int or sequence of ints as a list (tensors are rejected: these must be static)."""
-    if isinstance(v, _TENSORS):
-        raise TypeError("%s must be a Python int or list of ints here, got a Tensor" % what)
-    arr = np.asarray(v)
-    if arr.dtype.kind not in "iu":
-        raise TypeError("%s must be integers, got %r" % (what, v))
-    return [int(a) for a in arr.reshape(-1)]
-
-
 def _static_rank(x, fn):
     rank = x.shape.rank
     if rank is None:
@@ -47,29 +37,10 @@ def _normalize_axis(axis, rank, fn):
 
 
 def roll(input, shift, axis, name=None):  # noqa: A002 (TensorFlow's name)
-    """Elements shifted by ``shift`` along ``axis`` (ints or equal-length lists of ints; shifts may
-    be negative and larger than the dimension), wrapping around: out[(i + shift) % n] = x[i]."""
-    with name_scope(name or "Roll"):
-        x = _tensor(input)
-        rank = _static_rank(x, "roll")
-        axes = _as_int_list(axis, "roll: axis")
-        if isinstance(shift, _TENSORS):
-            shifts = None if shift.shape.rank == 0 and len(axes) == 1 else []
-        else:
-            shifts = _as_int_list(shift, "roll: shift")
-            if len(shifts) != len(axes):
-                raise ValueError("roll: shift and axis must have the same length, got %d and %d"
-                                 % (len(shifts), len(axes)))
-        for k, ax in enumerate(axes):
-            ax = _normalize_axis(ax, rank, "roll")
-            n = gen_ops.strided_slice(_shape(x), [ax], [ax + 1], [1], shrink_axis_mask=1)
-            s = shift if shifts is None else convert_to_tensor(shifts[k], dtype=_dtypes.int32)
-            s = cast(s, _dtypes.int32)
-            # Source index of output i: (i - shift) mod n (an empty dimension has nothing to move).
-            safe_n = gen_ops.maximum(n, convert_to_tensor(1, dtype=_dtypes.int32))
-            index = gen_ops.floor_mod(gen_ops.sub(_range(n), s), safe_n)
-            x = gather(x, index, axis=ax)
-        return x
+    """Elements shifted by ``shift`` along ``axis`` (ints or equal-length lists/tensors; shifts may
+    be negative or larger than the dimension; a repeated axis adds its shifts), wrapping around:
+    out[(i + shift) % n] = x[i] (the Roll op)."""
+    return gen_ops.roll(input, shift, axis, name=name or "Roll")
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002 (TensorFlow's name)
@@ -188,8 +159,8 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
 
 def searchsorted(sorted_sequence, values, side="left", out_type=_dtypes.int32, name=None):
     """For each value, the index in the last axis of ``sorted_sequence`` at which it would be
-    inserted to keep it sorted: before equal elements for ``side="left"``, after them for
-    "right". Leading dimensions of both inputs must match."""
+    inserted to keep it sorted: before equal elements for ``side="left"`` (the LowerBound op),
+    after them for "right" (UpperBound). Leading dimensions of both inputs must match."""
     if side not in ("left", "right"):
         raise ValueError("searchsorted: side must be 'left' or 'right', got %r" % (side,))
     with name_scope(name or "searchsorted"):
@@ -199,10 +170,13 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dtypes.int32, n
         if seq.shape.rank is not None and vals.shape.rank is not None and seq.shape.rank != vals.shape.rank:
             raise ValueError("searchsorted: sorted_sequence and values must have the same rank, got %d and %d"
                              % (seq.shape.rank, vals.shape.rank))
-        compare = gen_ops.less if side == "left" else gen_ops.less_equal
-        # [..., M, 1] vs [..., 1, N]: count sequence elements before each value.
-        before = compare(expand_dims(seq, -2), expand_dims(vals, -1))
-        return reduce_sum(cast(before, out_type), axis=-1)
+        last = convert_to_tensor([-1], dtype=_dtypes.int32)
+        n = gen_ops.strided_slice(_shape(seq), [-1], [0], [1], end_mask=1)
+        m = gen_ops.strided_slice(_shape(vals), [-1], [0], [1], end_mask=1)
+        seq2 = reshape(seq, concat([last, n], 0))
+        vals2 = reshape(vals, concat([last, m], 0))
+        bound = gen_ops.lower_bound if side == "left" else gen_ops.upper_bound
+        return reshape(bound(seq2, vals2, out_type=_dtypes.as_dtype(out_type)), _shape(vals))
 
 
 def unique(x, out_idx=_dtypes.int32, name=None):

@@ -1,9 +1,11 @@
-"""Segment reductions: ``tx.math.segment_*`` over sorted ids are the Segment* ops; of the
-``tx.math.unsorted_segment_*`` reductions over unsorted ids, sum is the UnsortedSegmentSum op; mean, sqrt_n, max, min and prod are built on it, so out-of-range ids fail
-there (naming UnsortedSegmentSum) and negative ids are dropped, as in TensorFlow.
+"""Segment reductions: ``tx.math.segment_*`` over sorted ids are the Segment* ops and
+``tx.math.sparse_segment_*`` the SparseSegment* ops. Of ``tx.math.unsorted_segment_*`` over
+unsorted ids, sum is the UnsortedSegmentSum op; mean, sqrt_n, max, min and prod are built on it,
+so out-of-range ids fail there (naming UnsortedSegmentSum) and negative ids are dropped, as in
+TensorFlow.
 
-max, min and prod reduce a [num_segments, N, ...] masked copy of the data (memory grows with
-num_segments times the data size); empty segments give the lowest value (max), the highest
+Unsorted max, min and prod reduce a [num_segments, N, ...] masked copy of the data (memory grows
+with num_segments times the data size); empty segments give the lowest value (max), the highest
 value (min) or 1 (prod), as TensorFlow's kernels do."""
 
 import numpy as np
@@ -131,3 +133,38 @@ def segment_min(data, segment_ids, name=None):
 def segment_prod(data, segment_ids, name=None):
     """The product of each segment's rows (sorted ids as in segment_sum; empty segments give 1)."""
     return gen_ops.segment_prod(data, segment_ids, name=name or "SegmentProd")
+
+
+def _sparse_segment(gen_fn, op_name, data, indices, segment_ids, num_segments, name):
+    with name_scope(name or op_name):
+        out = gen_fn(data, indices, segment_ids)
+        if num_segments is None:
+            return out
+        # Rows past the last segment id are empty segments: zeros up to num_segments.
+        if out.shape.rank is None:
+            raise ValueError("%s with num_segments needs the rank of data" % op_name)
+        rows = gen_ops.strided_slice(_shape(out), [0], [1], [1], shrink_axis_mask=1)
+        extra = gen_ops.sub(cast(_tensor(num_segments), _dtypes.int32), rows)
+        first = gen_ops.pack([convert_to_tensor(0, dtype=_dtypes.int32), extra], axis=0)
+        paddings = gen_ops.pack([first] + [convert_to_tensor([0, 0], dtype=_dtypes.int32)] * (out.shape.rank - 1),
+                                axis=0)
+        return gen_ops.pad(out, paddings)
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+    """out[s] = sum of data[indices[k]] over the k with segment_ids[k] == s (segment ids sorted,
+    one per index); ``num_segments`` pads the result with empty (zero) segments."""
+    return _sparse_segment(gen_ops.sparse_segment_sum, "SparseSegmentSum", data, indices, segment_ids, num_segments,
+                           name)
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+    """The mean of data[indices[k]] over each segment (as sparse_segment_sum; empty segments give 0)."""
+    return _sparse_segment(gen_ops.sparse_segment_mean, "SparseSegmentMean", data, indices, segment_ids,
+                           num_segments, name)
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+    """Each segment's sum of data[indices[k]] divided by sqrt(its count) (empty segments give 0)."""
+    return _sparse_segment(gen_ops.sparse_segment_sqrt_n, "SparseSegmentSqrtN", data, indices, segment_ids,
+                           num_segments, name)

@@ -1601,6 +1601,26 @@ def lgamma(x, name=None):
     return _apply_op(_LGAMMA, name, (x,), ())
 
 
+_LIN_SPACE = _OpSig('LinSpace',
+    inputs=(('start', 'T', 0, 0), ('stop', 'T', 0, 0), ('num', 'Tidx', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3})
+
+
+def lin_space(start, stop, num, name=None):
+    r"""num evenly spaced values from start to stop inclusive.
+
+    Args:
+      start: A `Tensor` of type `T`.
+      stop: A `Tensor` of type `T`.
+      num: A `Tensor` of type `Tidx`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LIN_SPACE, name, (start, stop, num), ())
+
+
 _LOG = _OpSig('Log',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1703,6 +1723,26 @@ def logical_or(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
+
+
+_LOWER_BOUND = _OpSig('LowerBound',
+    inputs=(('sorted_inputs', 'T', 0, 0), ('values', 'T', 0, 0)),
+    attrs=(('out_type', 4),),
+    outputs=(('output', False),))
+
+
+def lower_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
+    r"""For each row, the first index of sorted_inputs whose element is not less than each value.
+
+    Args:
+      sorted_inputs: A `Tensor` of type `T`.
+      values: A `Tensor` of type `T`.
+      out_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LOWER_BOUND, name, (sorted_inputs, values), (out_type,))
 
 
 _MAT_MUL = _OpSig('MatMul',
@@ -2720,6 +2760,25 @@ def rint(x, name=None):
     return _apply_op(_RINT, name, (x,), ())
 
 
+_ROLL = _OpSig('Roll',
+    inputs=(('input', 'T', 0, 0), ('shift', 'Tshift', 0, 0), ('axis', 'Taxis', 0, 0)),
+    outputs=(('output', False),))
+
+
+def roll(input, shift, axis, name=None):
+    r"""Shifts elements along each axis by shift, wrapping around (repeated axes add their shifts).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      shift: A `Tensor` of type `Tshift`.
+      axis: A `Tensor` of type `Taxis`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ROLL, name, (input, shift, axis), ())
+
+
 _ROUND = _OpSig('Round',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -3202,6 +3261,72 @@ def softsign_grad(gradients, features, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SOFTSIGN_GRAD, name, (gradients, features), ())
+
+
+_SPARSE_SEGMENT_MEAN = _OpSig('SparseSegmentMean',
+    inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
+    attrs=(('sparse_gradient', 3),),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3, 'Tsegmentids': 3})
+
+
+def sparse_segment_mean(data, indices, segment_ids, sparse_gradient=False, name=None):
+    r"""Averages the rows data[indices[k]] with segment id s (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tidx`.
+      segment_ids: A `Tensor` of type `Tsegmentids`.
+      sparse_gradient: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SEGMENT_MEAN, name, (data, indices, segment_ids), (sparse_gradient,))
+
+
+_SPARSE_SEGMENT_SQRT_N = _OpSig('SparseSegmentSqrtN',
+    inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
+    attrs=(('sparse_gradient', 3),),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3, 'Tsegmentids': 3})
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, sparse_gradient=False, name=None):
+    r"""Sums the rows data[indices[k]] with segment id s over sqrt(count) (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tidx`.
+      segment_ids: A `Tensor` of type `Tsegmentids`.
+      sparse_gradient: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SEGMENT_SQRT_N, name, (data, indices, segment_ids), (sparse_gradient,))
+
+
+_SPARSE_SEGMENT_SUM = _OpSig('SparseSegmentSum',
+    inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
+    attrs=(('sparse_gradient', 3),),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3, 'Tsegmentids': 3})
+
+
+def sparse_segment_sum(data, indices, segment_ids, sparse_gradient=False, name=None):
+    r"""Sums the rows data[indices[k]] with segment id s into output row s (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tidx`.
+      segment_ids: A `Tensor` of type `Tsegmentids`.
+      sparse_gradient: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SEGMENT_SUM, name, (data, indices, segment_ids), (sparse_gradient,))
 
 
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
@@ -4021,6 +4146,26 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     return _apply_op(_UNSORTED_SEGMENT_SUM, name, (data, segment_ids, num_segments), ())
 
 
+_UPPER_BOUND = _OpSig('UpperBound',
+    inputs=(('sorted_inputs', 'T', 0, 0), ('values', 'T', 0, 0)),
+    attrs=(('out_type', 4),),
+    outputs=(('output', False),))
+
+
+def upper_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
+    r"""For each row, the first index of sorted_inputs whose element is greater than each value.
+
+    Args:
+      sorted_inputs: A `Tensor` of type `T`.
+      values: A `Tensor` of type `T`.
+      out_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UPPER_BOUND, name, (sorted_inputs, values), (out_type,))
+
+
 _VAR_HANDLE_OP = _OpSig('VarHandleOp',
     attrs=(('dtype', 4), ('shape', 5), ('container', 0), ('shared_name', 0), ('debug_name', 0), ('allowed_devices', 16)),
     outputs=(('resource', False),))
@@ -4291,12 +4436,14 @@ OP_WRAPPERS = {
     'Less': 'less',
     'LessEqual': 'less_equal',
     'Lgamma': 'lgamma',
+    'LinSpace': 'lin_space',
     'Log': 'log',
     'Log1p': 'log1p',
     'LogSoftmax': 'log_softmax',
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
+    'LowerBound': 'lower_bound',
     'MatMul': 'mat_mul',
     'Max': 'max',
     'MaxPool': 'max_pool',
@@ -4348,6 +4495,7 @@ OP_WRAPPERS = {
     'ResourceGather': 'resource_gather',
     'ReverseV2': 'reverse_v2',
     'Rint': 'rint',
+    'Roll': 'roll',
     'Round': 'round',
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
@@ -4375,6 +4523,9 @@ OP_WRAPPERS = {
     'SoftplusGrad': 'softplus_grad',
     'Softsign': 'softsign',
     'SoftsignGrad': 'softsign_grad',
+    'SparseSegmentMean': 'sparse_segment_mean',
+    'SparseSegmentSqrtN': 'sparse_segment_sqrt_n',
+    'SparseSegmentSum': 'sparse_segment_sum',
     'SparseSoftmaxCrossEntropyWithLogits': 'sparse_softmax_cross_entropy_with_logits',
     'Split': 'split',
     'SplitV': 'split_v',
@@ -4415,6 +4566,7 @@ OP_WRAPPERS = {
     'UniqueWithCounts': 'unique_with_counts',
     'Unpack': 'unpack',
     'UnsortedSegmentSum': 'unsorted_segment_sum',
+    'UpperBound': 'upper_bound',
     'VarHandleOp': 'var_handle_op',
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
