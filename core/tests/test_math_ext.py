@@ -585,3 +585,76 @@ def test_sparse_segment_reductions(mode):
     np.testing.assert_allclose(g, [[0.5, 0.5], [0, 0], [1.5, 1.5]])
     with pytest.raises(tx.errors.InvalidArgumentError, match="SparseSegmentSum"):
         run(tx.sparse.segment_sum(data, np.array([0, 9, 2]), ids))
+
+
+# Masking, partitioning and index arithmetic.
+
+def test_boolean_mask(mode):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    m2 = np.array([[True, False, True], [False, False, True]])
+    m1 = np.array([True, False, True, True])
+    got = run([tx.boolean_mask(x, m2), tx.boolean_mask(x, m1, axis=2), tx.boolean_mask(x, m1, axis=-1)])
+    np.testing.assert_array_equal(got[0], x[m2])
+    np.testing.assert_array_equal(got[1], x[:, :, m1])
+    np.testing.assert_array_equal(got[2], x[:, :, m1])
+    (g,) = grad(lambda t: tx.boolean_mask(t, tx.constant(m2)) * 2.0, x)
+    np.testing.assert_array_equal(g, 2.0 * np.broadcast_to(m2[..., None], x.shape))
+    with pytest.raises(ValueError, match="incompatible"):
+        tx.boolean_mask(x, np.array([True, False, True]))
+    with pytest.raises(TypeError, match="bool"):
+        tx.boolean_mask(x, np.array([1, 0]))
+
+
+def test_dynamic_partition_and_stitch(mode):
+    data = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    parts = np.array([1, 0, 1, 2])
+    got = run(tx.dynamic_partition(data, parts, 3))
+    for i in range(3):
+        np.testing.assert_array_equal(got[i], data[parts == i])
+    idx = [np.array([0, 3]), np.array([[1], [2]]), np.array([3])]
+    vals = [np.array([[1.0], [2.0]]), np.array([[[3.0]], [[4.0]]]), np.array([[9.0]])]
+    np.testing.assert_array_equal(run(tx.dynamic_stitch(idx, vals)), [[1.0], [3.0], [4.0], [9.0]])
+
+
+def test_unravel_index_reverse_sequence_histograms(mode):
+    np.testing.assert_array_equal(run(tx.unravel_index([5, 7, 0], [3, 4])), np.unravel_index([5, 7, 0], (3, 4)))
+    np.testing.assert_array_equal(run(tx.unravel_index(22, [2, 3, 4])), np.unravel_index(22, (2, 3, 4)))
+    x = np.arange(12).reshape(2, 3, 2)
+    got = run(tx.reverse_sequence(x, [2, 3], seq_axis=1, batch_axis=0))
+    expected = x.copy()
+    expected[0, :2] = x[0, 1::-1]
+    expected[1] = x[1, ::-1]
+    np.testing.assert_array_equal(got, expected)
+    got = run(tx.reverse_sequence(x.transpose(1, 0, 2), [2, 3], seq_axis=0, batch_axis=1))
+    np.testing.assert_array_equal(got, expected.transpose(1, 0, 2))
+    v = np.array([-1.0, 0.0, 0.5, 1.0, 5.0, 0.3])
+    got = run([tx.histogram_fixed_width_bins(v, [0.0, 1.0], nbins=4), tx.histogram_fixed_width(v, [0.0, 1.0], 4)])
+    np.testing.assert_array_equal(got[0], [0, 0, 2, 3, 3, 1])
+    np.testing.assert_array_equal(got[1], [2, 1, 1, 2])
+
+
+def test_truncating_division(mode):
+    a, b = np.array([-7, 7, -7, 7]), np.array([2, 2, -2, -2])
+    got = run([tx.truncatediv(a, b), tx.truncatemod(a, b), tx.truncatediv(a * 1.0, b * 1.0),
+               tx.truncatemod(a * 1.0, b * 1.0), tx.realdiv(a * 1.0, b * 1.0)])
+    np.testing.assert_array_equal(got[0], np.trunc(a / b).astype(int))
+    np.testing.assert_array_equal(got[1], np.fmod(a, b))
+    np.testing.assert_array_equal(got[2], np.trunc(a / b))
+    np.testing.assert_array_equal(got[3], np.fmod(a * 1.0, b * 1.0))
+    np.testing.assert_array_equal(got[4], a / b)
+
+
+def test_lbeta_monotonicity_zero_fraction_approx_k(mode):
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(run(tx.math.lbeta(x)), sp.betaln(x[:, 0], x[:, 1]), rtol=1e-12)
+    got = run([tx.math.is_non_decreasing([1, 1, 2]), tx.math.is_strictly_increasing([1, 1, 2]),
+               tx.math.is_strictly_increasing([[1, 2], [3, 4]]), tx.math.is_non_decreasing([5]),
+               tx.math.zero_fraction(np.array([0.0, 1.0, 0.0, 2.0]))])
+    assert got[:4] == [True, False, True, True]
+    assert got[4] == 0.5 and got[4].dtype == np.float32
+    v = np.array([[1.0, 5.0, 3.0], [4.0, 0.0, 2.0]])
+    mx, mi = run([list(tx.math.approx_max_k(v, 2)), list(tx.math.approx_min_k(v, 1, reduction_dimension=0))])
+    np.testing.assert_array_equal(mx[0], [[5, 3], [4, 2]])
+    np.testing.assert_array_equal(mx[1], [[1, 2], [0, 2]])
+    np.testing.assert_array_equal(mi[0], [[1, 0, 2]])
+    np.testing.assert_array_equal(mi[1], [[0, 1, 1]])

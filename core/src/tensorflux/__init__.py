@@ -38,6 +38,9 @@ from tensorflux._src.array_ext import (eye, linspace, meshgrid, repeat, roll, se
                                        tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
                                        tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts)
 from tensorflux._src.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from tensorflux._src.index_ext import (boolean_mask, dynamic_partition, dynamic_stitch, histogram_fixed_width,
+                                       histogram_fixed_width_bins, realdiv, reverse_sequence, truncatediv,
+                                       truncatemod, unravel_index)
 from tensorflux._src.sort_ops import argsort, sort
 from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, scalar_mul, sinh
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
@@ -77,6 +80,8 @@ __all__ += [
     "roll", "scalar_mul", "scan", "searchsorted", "sequence_mask", "sinh", "sort", "tensor_scatter_nd_add",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
     "unique", "unique_with_counts", "vectorized_map", "sparse",
+    "boolean_mask", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
+    "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.

@@ -24,7 +24,7 @@ __all__ = [
 # Special functions, statistics, segment reductions and sorting (tensorflux._src.special_math,
 # stat_ops, segment_ops, array_ext, sort_ops).
 from tensorflux._src.array_ext import invert_permutation
-from tensorflux._src.nn_ops import in_top_k, log_softmax, softplus
+from tensorflux._src.nn_ops import in_top_k, log_softmax, softmax, softplus, softsign
 from tensorflux._src.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
                                          unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
                                          unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum)
@@ -32,9 +32,10 @@ from tensorflux._src.special_math import (acos, acosh, asin, asinh, atan, atan2,
                                           divide_no_nan, is_inf, lgamma, log_sigmoid, multiply_no_nan, nextafter,
                                           polygamma, reciprocal_no_nan, rint, scalar_mul, sinh, xdivy, xlog1py,
                                           xlogy, zeta)
-from tensorflux._src.stat_ops import (accumulate_n, bincount, confusion_matrix, count_nonzero, cumprod,
-                                      cumulative_logsumexp, l2_normalize, polyval, reduce_euclidean_norm,
-                                      reduce_logsumexp, reduce_std, reduce_variance)
+from tensorflux._src.stat_ops import (accumulate_n, approx_max_k, approx_min_k, bincount, confusion_matrix,
+                                      count_nonzero, cumprod, cumulative_logsumexp, is_non_decreasing,
+                                      is_strictly_increasing, l2_normalize, lbeta, polyval, reduce_euclidean_norm,
+                                      reduce_logsumexp, reduce_std, reduce_variance, zero_fraction)
 
 __all__ += [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma", "divide_no_nan", "is_inf",
@@ -46,5 +47,6 @@ __all__ += [
     "segment_max", "segment_mean", "segment_min", "segment_prod", "segment_sum",
     "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod",
     "unsorted_segment_sqrt_n", "unsorted_segment_sum",
-    "in_top_k", "invert_permutation", "log_softmax", "softplus",
+    "in_top_k", "invert_permutation", "log_softmax", "softmax", "softplus", "softsign",
+    "approx_max_k", "approx_min_k", "is_non_decreasing", "is_strictly_increasing", "lbeta", "zero_fraction",
 ]

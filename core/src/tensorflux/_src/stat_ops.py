@@ -232,3 +232,72 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         values = gen_ops.ones_like(cast(labels, dtype)) if weights is None else cast(reshape(_tensor(weights), [-1]),
                                                                                    dtype)
         return gen_ops.scatter_nd(indices, values, gen_ops.pack([n, n], axis=0))
+
+
+def lbeta(x, name=None):
+    """log |Beta(x)| over the last axis: sum(lgamma(x)) - lgamma(sum(x))."""
+    with name_scope(name or "lbeta"):
+        x = _tensor(x)
+        return gen_ops.sub(reduce_sum(gen_ops.lgamma(x), axis=-1), gen_ops.lgamma(reduce_sum(x, axis=-1)))
+
+
+def _monotone(x, strict, name):
+    with name_scope(name):
+        flat = reshape(_tensor(x), [-1])
+        head = gen_ops.strided_slice(flat, [0], [-1], [1])
+        tail = gen_ops.strided_slice(flat, [1], [0], [1], end_mask=1)
+        cmp = gen_ops.greater(tail, head) if strict else gen_ops.greater_equal(tail, head)
+        return _reduction(gen_ops.all, cmp, None, False, None)
+
+
+def is_non_decreasing(x, name=None):
+    """Whether the elements of x (flattened) never decrease; true for fewer than two elements."""
+    return _monotone(x, False, name or "is_non_decreasing")
+
+
+def is_strictly_increasing(x, name=None):
+    """Whether the elements of x (flattened) strictly increase; true for fewer than two elements."""
+    return _monotone(x, True, name or "is_strictly_increasing")
+
+
+def zero_fraction(value, name=None):
+    """The fraction of elements of ``value`` equal to zero, as float32."""
+    with name_scope(name or "zero_fraction"):
+        value = _tensor(value)
+        return reduce_mean(cast(gen_ops.equal(value, _zero(value)), _dtypes.float32))
+
+
+def _approx_k(operand, k, reduction_dimension, largest, name):
+    from tensorflux._src.array_ops import transpose
+
+    with name_scope(name):
+        x = _tensor(operand)
+        rank = x.shape.rank
+        if rank is None:
+            raise ValueError("%s needs the rank of operand" % name)
+        dim = reduction_dimension % rank
+        perm = None
+        if dim != rank - 1:
+            perm = list(range(rank))
+            perm[dim], perm[rank - 1] = rank - 1, dim
+            x = transpose(x, perm)
+        key = x if largest else gen_ops.neg(x)
+        values, indices = gen_ops.top_kv2(key, convert_to_tensor(int(k), dtype=_dtypes.int32), sorted=True)
+        if not largest:
+            values = gen_ops.neg(values)
+        if perm is not None:
+            values, indices = transpose(values, perm), transpose(indices, perm)
+        return values, indices
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """(values, indices) of the k largest entries along ``reduction_dimension``. Computed exactly
+    (top_k), which meets every ``recall_target``."""
+    return _approx_k(operand, k, reduction_dimension, True, name or "ApproxMaxK")
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """(values, indices) of the k smallest entries along ``reduction_dimension``, computed exactly."""
+    return _approx_k(operand, k, reduction_dimension, False, name or "ApproxMinK")
