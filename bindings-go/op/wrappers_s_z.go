@@ -2362,6 +2362,84 @@ func Unpack(scope *Scope, value tf.Output, num int64, optional ...UnpackAttr) (o
 	return
 }
 
+// UnsortedSegmentMax: The maximum of the slices of data sharing a segment id (empty: the lowest value).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//	numSegments: a tensor of type `Tnumsegments`.
+//
+// Returns output (one output).
+func UnsortedSegmentMax(scope *Scope, data tf.Output, segmentIds tf.Output, numSegments tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "UnsortedSegmentMax",
+		Input: []tf.Input{
+			data, segmentIds, numSegments,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// UnsortedSegmentMin: The minimum of the slices of data sharing a segment id (empty: the highest value).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//	numSegments: a tensor of type `Tnumsegments`.
+//
+// Returns output (one output).
+func UnsortedSegmentMin(scope *Scope, data tf.Output, segmentIds tf.Output, numSegments tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "UnsortedSegmentMin",
+		Input: []tf.Input{
+			data, segmentIds, numSegments,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// UnsortedSegmentProd: The product of the slices of data sharing a segment id (empty: 1).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//	numSegments: a tensor of type `Tnumsegments`.
+//
+// Returns output (one output).
+func UnsortedSegmentProd(scope *Scope, data tf.Output, segmentIds tf.Output, numSegments tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "UnsortedSegmentProd",
+		Input: []tf.Input{
+			data, segmentIds, numSegments,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // UnsortedSegmentSum: Sums the slices of data sharing a segment id (negative ids are dropped, empty segments are 0).
 //
 // Arguments:

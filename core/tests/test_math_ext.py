@@ -423,7 +423,7 @@ def test_unsorted_segment_max_gradient_and_bad_ids(mode):
     data = np.array([1.0, 5.0, 3.0, 2.0])
     (g,) = grad(lambda t: tx.math.unsorted_segment_max(t, tx.constant([0, 0, 1, 1]), 2), data)
     np.testing.assert_array_equal(g, [0, 1, 1, 0])
-    with pytest.raises(tx.errors.InvalidArgumentError, match="UnsortedSegmentSum"):
+    with pytest.raises(tx.errors.InvalidArgumentError, match="UnsortedSegmentMax"):
         run(tx.math.unsorted_segment_max(data, np.array([0, 5, 1, 1]), 2))
     with pytest.raises(tx.errors.InvalidArgumentError, match="UnsortedSegmentSum"):
         run(tx.math.unsorted_segment_mean(data, np.array([0, 2, 1, 1]), 2))
@@ -460,9 +460,10 @@ def test_map_fn_gradient_and_captures(mode):
 
 def test_scan_foldl_foldr(mode):
     x = np.array([1.0, 2.0, 3.0, 4.0])
-    got = run([tx.scan(lambda a, e: a + e, x), tx.scan(lambda a, e: a * e, x, initializer=tx.constant(2.0, dtype=tx.float64)),
+    two, ten = tx.constant(2.0, dtype=tx.float64), tx.constant(10.0, dtype=tx.float64)
+    got = run([tx.scan(lambda a, e: a + e, x), tx.scan(lambda a, e: a * e, x, initializer=two),
                tx.scan(lambda a, e: a + e, x, reverse=True), tx.foldl(lambda a, e: a - e, x),
-               tx.foldr(lambda a, e: a - e, x), tx.foldl(lambda a, e: a + e, x, initializer=tx.constant(10.0, dtype=tx.float64))])
+               tx.foldr(lambda a, e: a - e, x), tx.foldl(lambda a, e: a + e, x, initializer=ten)])
     np.testing.assert_array_equal(got[0], np.cumsum(x))
     np.testing.assert_array_equal(got[1], 2 * np.cumprod(x))
     np.testing.assert_array_equal(got[2], np.cumsum(x[::-1])[::-1])

@@ -1,5 +1,6 @@
 """Conformance entries: Roll, LinSpace, LowerBound, UpperBound and the sparse segment reductions
-(SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN)."""
+(SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN) and the unsorted ones beyond sum
+(UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd)."""
 
 import numpy as np
 
@@ -85,18 +86,18 @@ def _sparse_segment_grad_samples():
 
 
 _SPARSE_ERRORS = [
-    ErrorSample({"data": rand((3, 2)), "indices": np.array([0, 5], np.int32), "segment_ids": np.array([0, 1], np.int32)},
-                match="out of range"),
-    ErrorSample({"data": rand((3, 2)), "indices": np.array([0, 1], np.int32), "segment_ids": np.array([1, 0], np.int32)},
-                match="not increasing"),
-    ErrorSample({"data": rand((3, 2)), "indices": np.array([0, 1], np.int32), "segment_ids": np.array([0], np.int32)},
-                match="same size"),
+    ErrorSample({"data": rand((3, 2)), "indices": np.array([0, 5], np.int32),
+                 "segment_ids": np.array([0, 1], np.int32)}, match="out of range"),
+    ErrorSample({"data": rand((3, 2)), "indices": np.array([0, 1], np.int32),
+                 "segment_ids": np.array([1, 0], np.int32)}, match="not increasing"),
+    ErrorSample({"data": rand((3, 2)), "indices": np.array([0, 1], np.int32),
+                 "segment_ids": np.array([0], np.int32)}, match="same size"),
 ]
 
 ENTRIES = [
     OpEntry("Roll", _roll_samples(), ref=_roll_ref,
-            errors=[ErrorSample({"input": rand((3,)), "shift": np.array([1], np.int32), "axis": np.array([1], np.int32)},
-                                match="out of range"),
+            errors=[ErrorSample({"input": rand((3,)), "shift": np.array([1], np.int32),
+                                 "axis": np.array([1], np.int32)}, match="out of range"),
                     ErrorSample({"input": rand((3,)), "shift": np.array([1, 2], np.int32),
                                  "axis": np.array([0], np.int32)}, match="same size"),
                     ErrorSample({"input": rand(()), "shift": np.array([], np.int32), "axis": np.array([], np.int32)},
@@ -123,3 +124,54 @@ ENTRIES = [
             ref=_sparse_segment_ref("sqrt_n"), errors=_SPARSE_ERRORS, rtol=1e-5, atol=1e-6,
             grad_samples=_sparse_segment_grad_samples(), grad_inputs=["data"]),
 ]
+
+
+def _unsorted_ref(kind):
+    def ref(data, segment_ids, num_segments):
+        n = int(num_segments)
+        k = segment_ids.ndim
+        flat = data.reshape((-1,) + data.shape[k:])
+        ids = segment_ids.reshape(-1)
+        if kind == "prod":
+            empty = 1
+        else:
+            info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
+            empty = info.min if kind == "max" else info.max
+        out = np.full((n,) + data.shape[k:], empty, data.dtype)
+        for s in range(n):
+            rows = flat[ids == s]
+            if len(rows):
+                out[s] = {"max": np.max, "min": np.min, "prod": np.prod}[kind](rows, axis=0)
+        return out
+    return ref
+
+
+def _unsorted_samples():
+    out = []
+    for dt in (np.float32, np.float64, np.int32, np.int64):
+        for it in (np.int32, np.int64):
+            ids = np.array([0, 2, 0, -1, 2, 1], it)
+            out.append(Sample({"data": rand((6, 2), dt, -4, 4, seed=1), "segment_ids": ids,
+                               "num_segments": np.array(4, np.int32)}, note=f"rows, a dropped id {np.dtype(dt).name}"))
+            ids = np.array([[1, 0, 1], [2, 2, 0]], it)
+            out.append(Sample({"data": rand((2, 3), dt, -4, 4, seed=2), "segment_ids": ids,
+                               "num_segments": np.array(3, np.int64)}, note=f"2-D ids {np.dtype(dt).name}"))
+    out.append(Sample({"data": np.zeros((0, 2), np.float32), "segment_ids": np.zeros((0,), np.int32),
+                       "num_segments": np.array(2, np.int32)}, note="no rows"))
+    return out
+
+
+def _unsorted_grad_samples():
+    data = np.array([[0.3, -1.1], [1.4, 0.6], [-2.5, 1.9], [0.8, -0.7], [1.2, 2.2]])
+    zeros = np.array([[0.0, -1.1], [1.4, 0.0], [-2.5, 1.9], [0.0, -0.7], [1.2, 2.2]])
+    ids = np.array([1, 0, 1, -1, 1], np.int32)
+    return [Sample({"data": data, "segment_ids": ids, "num_segments": np.array(3, np.int32)}, note="grad"),
+            Sample({"data": zeros, "segment_ids": ids, "num_segments": np.array(3, np.int32)}, note="grad zeros")]
+
+
+_UNSORTED_ERRORS = [ErrorSample({"data": rand((3,)), "segment_ids": np.array([0, 3, 1], np.int32),
+                                 "num_segments": np.array(2, np.int32)}, match="out of range")]
+ENTRIES += [OpEntry(op, _unsorted_samples(), ref=_unsorted_ref(kind), errors=_UNSORTED_ERRORS,
+                    grad_samples=_unsorted_grad_samples(), grad_inputs=["data"], rtol=1e-5, atol=1e-5)
+            for op, kind in (("UnsortedSegmentMax", "max"), ("UnsortedSegmentMin", "min"),
+                             ("UnsortedSegmentProd", "prod"))]

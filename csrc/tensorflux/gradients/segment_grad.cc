@@ -70,8 +70,60 @@ Status SparseSegmentGrad(GradContext& g) {
   return Status::OK();
 }
 
+// Note [Unsorted segment gradients]
+// Rows with a negative segment id were dropped by the forward op: they gather row 0 (ids clipped
+// at 0) and are then masked to zero by `kept`, shaped ids.shape + [1, ...] so that SelectV2
+// broadcasts it over the row (TensorFlow's _GatherDropNegatives).
+struct Gathered {
+  GValue rows;  // x[max(ids, 0)]
+  GValue kept;  // ids >= 0, broadcastable against rows
+};
+Gathered GatherDropNegatives(GradContext& g, GValue x) {
+  GradScope& o = g.ops();
+  GValue ids = g.input(1);
+  const DataType it = o.dtype(ids);
+  GValue rows = o.Op1("GatherV2", {x, o.Op1("Maximum", {ids, o.Scalar(0.0, it)}), o.Int(0)});
+  GValue extra = o.Sub(o.Op1("Rank", {rows}), o.Op1("Rank", {ids}));
+  GValue ones = o.Op1("Fill", {o.ExpandDims(extra, 0), o.Int(1)});
+  GValue shape = o.Op("ConcatV2", {{o.ShapeOf(ids), ones}, {o.Int(0)}})[0];
+  GValue kept = o.Reshape(o.Op1("GreaterEqual", {ids, o.Scalar(0.0, it)}), shape);
+  return {o.Select(kept, rows, o.ZerosLike(rows)), kept};
+}
+
+// UnsortedSegmentMax / Min: the rows equal to their segment's result share its gradient equally.
+Status UnsortedSegmentMinOrMaxGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue data = g.input(0);
+  const DataType t = o.dtype(data);
+  Gathered out = GatherDropNegatives(g, g.output(0));
+  GValue selected = o.Op1("LogicalAnd", {o.Op1("Equal", {data, out.rows}), out.kept});
+  GValue num_selected = o.Op1("UnsortedSegmentSum", {o.Cast(selected, t), g.input(1), g.input(2)});
+  Gathered shared = GatherDropNegatives(g, o.Div(g.grad(0), num_selected));
+  g.set_grad(0, o.Select(selected, shared.rows, o.ZerosLike(shared.rows)));
+  return Status::OK();
+}
+
+// UnsortedSegmentProd: as SegmentProd's gradient (zeros handled apart), with dropped rows.
+Status UnsortedSegmentProdGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue data = g.input(0), ids = g.input(1), n = g.input(2);
+  const DataType t = o.dtype(data);
+  GValue is_zero = o.Op1("Equal", {data, o.Scalar(0.0, t)});
+  GValue num_zeros = o.Op1("UnsortedSegmentSum", {o.Cast(is_zero, t), ids, n});
+  GValue grad = o.Select(o.Op1("Greater", {num_zeros, o.Scalar(1.0, t)}), o.ZerosLike(g.grad(0)), g.grad(0));
+  GValue non_zero_data = o.Select(is_zero, o.OnesLike(data), data);
+  GValue non_zero_prod = o.Op1("UnsortedSegmentProd", {non_zero_data, ids, n});
+  GValue by_element = o.Div(GatherDropNegatives(g, g.output(0)).rows, non_zero_data);
+  GValue partial = o.Select(is_zero, GatherDropNegatives(g, non_zero_prod).rows, by_element);
+  g.set_grad(0, o.Mul(GatherDropNegatives(g, grad).rows, partial));
+  return Status::OK();
+}
+
 }  // namespace
 
+TX_REGISTER_GRADIENT("UnsortedSegmentMax", UnsortedSegmentMinOrMaxGrad);
+TX_REGISTER_GRADIENT("UnsortedSegmentMin", UnsortedSegmentMinOrMaxGrad);
+TX_REGISTER_GRADIENT("UnsortedSegmentProd", UnsortedSegmentProdGrad);
 TX_REGISTER_GRADIENT("SparseSegmentSum", SparseSegmentGrad<0>);
 TX_REGISTER_GRADIENT("SparseSegmentMean", SparseSegmentGrad<1>);
 TX_REGISTER_GRADIENT("SparseSegmentSqrtN", SparseSegmentGrad<2>);

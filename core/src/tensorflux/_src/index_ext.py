@@ -81,7 +81,8 @@ def dynamic_stitch(indices, data, name=None):
             vals.append(reshape(d, concat([_i32([-1]), rest], 0)))
         all_idx = concat(idx, 0) if len(idx) > 1 else idx[0]
         all_vals = concat(vals, 0) if len(vals) > 1 else vals[0]
-        rows = gen_ops.add_v2(gen_ops.max(all_idx, _i32([0]), keep_dims=False), convert_to_tensor(1, dtype=_dtypes.int64))
+        top = gen_ops.max(all_idx, _i32([0]), keep_dims=False)
+        rows = gen_ops.add_v2(top, convert_to_tensor(1, dtype=_dtypes.int64))
         rest = cast(gen_ops.strided_slice(_shape(all_vals), [1], [0], [1], end_mask=1), _dtypes.int64)
         base = gen_ops.fill(concat([reshape(rows, [1]), rest], 0), convert_to_tensor(0, dtype=all_vals.dtype))
         return gen_ops.tensor_scatter_update(base, expand_dims(all_idx, 1), all_vals)

@@ -1,17 +1,13 @@
-"""Segment reductions: ``tx.math.segment_*`` over sorted ids are the Segment* ops and
-``tx.math.sparse_segment_*`` the SparseSegment* ops. Of ``tx.math.unsorted_segment_*`` over
-unsorted ids, sum is the UnsortedSegmentSum op; mean, sqrt_n, max, min and prod are built on it,
-so out-of-range ids fail there (naming UnsortedSegmentSum) and negative ids are dropped, as in
-TensorFlow.
-
-Unsorted max, min and prod reduce a [num_segments, N, ...] masked copy of the data (memory grows
-with num_segments times the data size); empty segments give the lowest value (max), the highest
-value (min) or 1 (prod), as TensorFlow's kernels do."""
+"""Segment reductions: ``tx.math.segment_*`` over sorted ids are the Segment* ops,
+``tx.sparse.segment_*`` the SparseSegment* ops, and ``tx.math.unsorted_segment_{sum,max,min,prod}``
+the UnsortedSegment* ops (negative ids are dropped, ids >= num_segments are errors naming the op);
+unsorted_segment_mean and unsorted_segment_sqrt_n divide UnsortedSegmentSum by the counts, as
+TensorFlow does."""
 
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src.array_ops import cast, concat, expand_dims, reshape, transpose
+from tensorflux._src.array_ops import cast, concat, reshape
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
@@ -59,53 +55,19 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
         return gen_ops.real_div(gen_ops.unsorted_segment_sum(data, segment_ids, num_segments), gen_ops.sqrt(n))
 
 
-def _masked_reduce(data, segment_ids, num_segments, kind):
-    data, ids = _tensor(data), _tensor(segment_ids)
-    if data.shape.rank is None or ids.shape.rank is None:
-        raise ValueError("unsorted_segment_%s needs the ranks of data and segment_ids" % kind)
-    # Validates the ids (an error naming UnsortedSegmentSum) and finds the empty segments.
-    counts = _counts(data, ids, num_segments)
-    dt = data.dtype.as_numpy_dtype
-    # `fill` masks out other segments' elements; `empty` is what an empty segment gives.
-    if kind == "prod":
-        fill = empty = np.ones((), dt)
-    else:
-        info = np.finfo(dt) if np.dtype(dt).kind == "f" else np.iinfo(dt)
-        empty = np.array(info.min if kind == "max" else info.max, dt)
-        fill = np.array(-np.inf if kind == "max" else np.inf, dt) if np.dtype(dt).kind == "f" else empty
-    fill, empty = convert_to_tensor(fill), convert_to_tensor(empty)
-    k = ids.shape.rank
-    inner = gen_ops.strided_slice(_shape(data), [k], [0], [1], end_mask=1)
-    flat_ids = reshape(ids, [-1])
-    flat = reshape(data, concat([convert_to_tensor([-1], dtype=_dtypes.int32), inner], 0))
-    num = cast(_tensor(num_segments), _dtypes.int32)
-    mask = gen_ops.one_hot(flat_ids, num, convert_to_tensor(True), convert_to_tensor(False), axis=0)  # [S, N]
-    extra = data.shape.rank - k
-    mask = reshape(mask, concat([_shape(mask), convert_to_tensor(np.ones(extra, np.int32))], 0))
-    masked = gen_ops.select_v2(mask, expand_dims(flat, 0), fill)
-    reduce = {"max": gen_ops.max, "min": gen_ops.min, "prod": gen_ops.prod}[kind]
-    out = reduce(masked, convert_to_tensor([1], dtype=_dtypes.int32), keep_dims=False)
-    if kind == "prod":
-        return out
-    return gen_ops.select_v2(gen_ops.greater(counts, gen_ops.zeros_like(counts)), out, empty)
-
-
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """The maximum of each segment (empty segments give the dtype's lowest value)."""
-    with name_scope(name or "UnsortedSegmentMax"):
-        return _masked_reduce(data, segment_ids, num_segments, "max")
+    return gen_ops.unsorted_segment_max(data, segment_ids, num_segments, name=name or "UnsortedSegmentMax")
 
 
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """The minimum of each segment (empty segments give the dtype's highest value)."""
-    with name_scope(name or "UnsortedSegmentMin"):
-        return _masked_reduce(data, segment_ids, num_segments, "min")
+    return gen_ops.unsorted_segment_min(data, segment_ids, num_segments, name=name or "UnsortedSegmentMin")
 
 
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """The product of each segment (empty segments give 1)."""
-    with name_scope(name or "UnsortedSegmentProd"):
-        return _masked_reduce(data, segment_ids, num_segments, "prod")
+    return gen_ops.unsorted_segment_prod(data, segment_ids, num_segments, name=name or "UnsortedSegmentProd")
 
 
 def segment_sum(data, segment_ids, name=None):

@@ -4126,6 +4126,66 @@ def unpack(value, num, axis=0, name=None):
     return _apply_op(_UNPACK, name, (value,), (num, axis))
 
 
+_UNSORTED_SEGMENT_MAX = _OpSig('UnsortedSegmentMax',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    r"""The maximum of the slices of data sharing a segment id (empty: the lowest value).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_MAX, name, (data, segment_ids, num_segments), ())
+
+
+_UNSORTED_SEGMENT_MIN = _OpSig('UnsortedSegmentMin',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    r"""The minimum of the slices of data sharing a segment id (empty: the highest value).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_MIN, name, (data, segment_ids, num_segments), ())
+
+
+_UNSORTED_SEGMENT_PROD = _OpSig('UnsortedSegmentProd',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    r"""The product of the slices of data sharing a segment id (empty: 1).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_PROD, name, (data, segment_ids, num_segments), ())
+
+
 _UNSORTED_SEGMENT_SUM = _OpSig('UnsortedSegmentSum',
     inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
     outputs=(('output', False),),
@@ -4565,6 +4625,9 @@ OP_WRAPPERS = {
     'Unique': 'unique',
     'UniqueWithCounts': 'unique_with_counts',
     'Unpack': 'unpack',
+    'UnsortedSegmentMax': 'unsorted_segment_max',
+    'UnsortedSegmentMin': 'unsorted_segment_min',
+    'UnsortedSegmentProd': 'unsorted_segment_prod',
     'UnsortedSegmentSum': 'unsorted_segment_sum',
     'UpperBound': 'upper_bound',
     'VarHandleOp': 'var_handle_op',
