@@ -68,8 +68,13 @@ TX_REGISTER_OP_FROM(BinaryMap("DivNoNan", "x", "y", "z", "half, float, bfloat16,
                               "Returns x / y elementwise, 0 where y == 0."));
 TX_REGISTER_OP_FROM(BinaryMap("MulNoNan", "x", "y", "z", kFloatComplex,
                               "Returns x * y elementwise, 0 where y == 0 even if x is infinite or NaN."));
-TX_REGISTER_OP_FROM(BinaryMap("NextAfter", "x1", "x2", "output", "double, float",
-                              "Returns the next representable value after x1 in the direction of x2, elementwise."));
+TX_REGISTER_OP("NextAfter")
+    .Input("x1: T")
+    .Input("x2: T")
+    .Output("output: T")
+    .Attr("T: {double, float} = DT_FLOAT")
+    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .Summary("Returns the next representable value after x1 in the direction of x2, elementwise.");
 TX_REGISTER_OP_FROM(BinaryMap("Zeta", "x", "q", "z", "float, double",
                               "Returns the Hurwitz zeta function sum_k (q + k)^-x elementwise."));
 TX_REGISTER_OP_FROM(BinaryMap("Polygamma", "a", "x", "z", "float, double",
