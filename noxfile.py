@@ -58,6 +58,7 @@ def tests(session: nox.Session) -> None:
     session.run("python", "tools/gen_protos.py", "--check")
     session.run("python", "tools/gen_python_ops.py", "--check")
     session.run("python", "tools/gen_go_ops.py", "--check")
+    session.run("python", "tools/api_coverage.py", "--check")  # skips itself where TensorFlow is absent
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", external=True)
     session.run("python", "-m", "pytest", "-q", "core/tests", *session.posargs)
 
@@ -85,6 +86,14 @@ def generate(session: nox.Session) -> None:
     install_core(session)
     session.run("python", "tools/gen_protos.py")
     session.run("python", "tools/gen_python_ops.py")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Builds the HTML API reference from the docstrings (Sphinx autodoc) into core/build/docs/html."""
+    session.install("sphinx>=7")
+    install_core(session)
+    session.run("python", "-m", "sphinx", "-b", "html", "-q", "docs/api", str(ROOT / "core" / "build" / "docs" / "html"))
 
 
 @nox.session

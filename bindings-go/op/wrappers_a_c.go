@@ -608,6 +608,97 @@ func AvgPool(scope *Scope, value tf.Output, ksize []int64, strides []int64, padd
 	return op.Output(0)
 }
 
+// AvgPool3DAttr is an optional argument to AvgPool3D.
+type AvgPool3DAttr func(optionalAttr)
+
+// AvgPool3DDataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func AvgPool3DDataFormat(value string) AvgPool3DAttr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// AvgPool3D: Mean over sliding 3-D windows of a 5-D input; padded positions are not counted.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	ksize: an attr of type list(int) (Go []int64), at least 5.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func AvgPool3D(scope *Scope, input tf.Output, ksize []int64, strides []int64, padding string, optional ...AvgPool3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"ksize": ksize, "strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "AvgPool3D",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// AvgPool3DGradAttr is an optional argument to AvgPool3DGrad.
+type AvgPool3DGradAttr func(optionalAttr)
+
+// AvgPool3DGradDataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func AvgPool3DGradDataFormat(value string) AvgPool3DGradAttr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// AvgPool3DGrad: Gradient of AvgPool3D with respect to its input.
+//
+// Arguments:
+//
+//	origInputShape: a tensor of type tf.Int32.
+//	grad: a tensor of type `T`.
+//	ksize: an attr of type list(int) (Go []int64), at least 5.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func AvgPool3DGrad(scope *Scope, origInputShape tf.Output, grad tf.Output, ksize []int64, strides []int64, padding string, optional ...AvgPool3DGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"ksize": ksize, "strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "AvgPool3DGrad",
+		Input: []tf.Input{
+			origInputShape, grad,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // AvgPoolGradAttr is an optional argument to AvgPoolGrad.
 type AvgPoolGradAttr func(optionalAttr)
 
@@ -719,6 +810,32 @@ func BatchMatMulV2(scope *Scope, x tf.Output, y tf.Output, optional ...BatchMatM
 			x, y,
 		},
 		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// BatchToSpaceND: Moves blocks of the batch dimension back into the spatial dimensions and crops them.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	blockShape: a tensor of type `Tblock_shape`.
+//	crops: a tensor of type `Tcrops`.
+//
+// Returns output (one output).
+func BatchToSpaceND(scope *Scope, input tf.Output, blockShape tf.Output, crops tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "BatchToSpaceND",
+		Input: []tf.Input{
+			input, blockShape, crops,
+		},
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -886,6 +1003,71 @@ func BroadcastTo(scope *Scope, input tf.Output, shape tf.Output) (output tf.Outp
 		return
 	}
 	return op.Output(0)
+}
+
+// CTCLossAttr is an optional argument to CTCLoss.
+type CTCLossAttr func(optionalAttr)
+
+// CTCLossPreprocessCollapseRepeated sets the optional preprocess_collapse_repeated attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func CTCLossPreprocessCollapseRepeated(value bool) CTCLossAttr {
+	return func(m optionalAttr) {
+		m["preprocess_collapse_repeated"] = value
+	}
+}
+
+// CTCLossCtcMergeRepeated sets the optional ctc_merge_repeated attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func CTCLossCtcMergeRepeated(value bool) CTCLossAttr {
+	return func(m optionalAttr) {
+		m["ctc_merge_repeated"] = value
+	}
+}
+
+// CTCLossIgnoreLongerOutputsThanInputs sets the optional ignore_longer_outputs_than_inputs attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func CTCLossIgnoreLongerOutputsThanInputs(value bool) CTCLossAttr {
+	return func(m optionalAttr) {
+		m["ignore_longer_outputs_than_inputs"] = value
+	}
+}
+
+// CTCLoss: Connectionist temporal classification loss of label sequences given per-step class logits, with its gradient with respect to the logits.
+//
+// Arguments:
+//
+//	inputs: a tensor of type `T`.
+//	labelsIndices: a tensor of type tf.Int64.
+//	labelsValues: a tensor of type tf.Int32.
+//	sequenceLength: a tensor of type tf.Int32.
+//
+// Returns loss (one output), gradient (one output).
+func CTCLoss(scope *Scope, inputs tf.Output, labelsIndices tf.Output, labelsValues tf.Output, sequenceLength tf.Output, optional ...CTCLossAttr) (loss tf.Output, gradient tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CTCLoss",
+		Input: []tf.Input{
+			inputs, labelsIndices, labelsValues, sequenceLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
 }
 
 // CaseAttr is an optional argument to Case.
@@ -1330,6 +1512,173 @@ func Conv2DBackpropInput(scope *Scope, inputSizes tf.Output, filter tf.Output, o
 	}
 	opspec := tf.OpSpec{
 		Type: "Conv2DBackpropInput",
+		Input: []tf.Input{
+			inputSizes, filter, outBackprop,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Conv3DAttr is an optional argument to Conv3D.
+type Conv3DAttr func(optionalAttr)
+
+// Conv3DDataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func Conv3DDataFormat(value string) Conv3DAttr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// Conv3DDilations sets the optional dilations attribute to value.
+//
+// value: an attr of type list(int) (Go []int64).
+// If not specified, defaults to [1, 1, 1, 1, 1].
+func Conv3DDilations(value []int64) Conv3DAttr {
+	return func(m optionalAttr) {
+		m["dilations"] = value
+	}
+}
+
+// Conv3D: 3-D convolution of a 5-D input with a [depth, height, width, in_depth, out_depth] filter.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	filter: a tensor of type `T`.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func Conv3D(scope *Scope, input tf.Output, filter tf.Output, strides []int64, padding string, optional ...Conv3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Conv3D",
+		Input: []tf.Input{
+			input, filter,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Conv3DBackpropFilterV2Attr is an optional argument to Conv3DBackpropFilterV2.
+type Conv3DBackpropFilterV2Attr func(optionalAttr)
+
+// Conv3DBackpropFilterV2DataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func Conv3DBackpropFilterV2DataFormat(value string) Conv3DBackpropFilterV2Attr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// Conv3DBackpropFilterV2Dilations sets the optional dilations attribute to value.
+//
+// value: an attr of type list(int) (Go []int64).
+// If not specified, defaults to [1, 1, 1, 1, 1].
+func Conv3DBackpropFilterV2Dilations(value []int64) Conv3DBackpropFilterV2Attr {
+	return func(m optionalAttr) {
+		m["dilations"] = value
+	}
+}
+
+// Conv3DBackpropFilterV2: Gradient of Conv3D with respect to its filter.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	filterSizes: a tensor of type tf.Int32.
+//	outBackprop: a tensor of type `T`.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func Conv3DBackpropFilterV2(scope *Scope, input tf.Output, filterSizes tf.Output, outBackprop tf.Output, strides []int64, padding string, optional ...Conv3DBackpropFilterV2Attr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Conv3DBackpropFilterV2",
+		Input: []tf.Input{
+			input, filterSizes, outBackprop,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Conv3DBackpropInputV2Attr is an optional argument to Conv3DBackpropInputV2.
+type Conv3DBackpropInputV2Attr func(optionalAttr)
+
+// Conv3DBackpropInputV2DataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func Conv3DBackpropInputV2DataFormat(value string) Conv3DBackpropInputV2Attr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// Conv3DBackpropInputV2Dilations sets the optional dilations attribute to value.
+//
+// value: an attr of type list(int) (Go []int64).
+// If not specified, defaults to [1, 1, 1, 1, 1].
+func Conv3DBackpropInputV2Dilations(value []int64) Conv3DBackpropInputV2Attr {
+	return func(m optionalAttr) {
+		m["dilations"] = value
+	}
+}
+
+// Conv3DBackpropInputV2: Gradient of Conv3D with respect to its input.
+//
+// Arguments:
+//
+//	inputSizes: a tensor of type `Tshape`.
+//	filter: a tensor of type `T`.
+//	outBackprop: a tensor of type `T`.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func Conv3DBackpropInputV2(scope *Scope, inputSizes tf.Output, filter tf.Output, outBackprop tf.Output, strides []int64, padding string, optional ...Conv3DBackpropInputV2Attr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Conv3DBackpropInputV2",
 		Input: []tf.Input{
 			inputSizes, filter, outBackprop,
 		},

@@ -175,6 +175,98 @@ func MaxPool(scope *Scope, input tf.Output, ksize []int64, strides []int64, padd
 	return op.Output(0)
 }
 
+// MaxPool3DAttr is an optional argument to MaxPool3D.
+type MaxPool3DAttr func(optionalAttr)
+
+// MaxPool3DDataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func MaxPool3DDataFormat(value string) MaxPool3DAttr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// MaxPool3D: Maximum over sliding 3-D windows of a 5-D input.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	ksize: an attr of type list(int) (Go []int64), at least 5.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func MaxPool3D(scope *Scope, input tf.Output, ksize []int64, strides []int64, padding string, optional ...MaxPool3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"ksize": ksize, "strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MaxPool3D",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// MaxPool3DGradAttr is an optional argument to MaxPool3DGrad.
+type MaxPool3DGradAttr func(optionalAttr)
+
+// MaxPool3DGradDataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NDHWC", "NCDHW".
+// If not specified, defaults to "NDHWC".
+func MaxPool3DGradDataFormat(value string) MaxPool3DGradAttr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// MaxPool3DGrad: Gradient of MaxPool3D with respect to its input.
+//
+// Arguments:
+//
+//	origInput: a tensor of type `TInput`.
+//	origOutput: a tensor of type `TInput`.
+//	grad: a tensor of type `T`.
+//	ksize: an attr of type list(int) (Go []int64), at least 5.
+//	strides: an attr of type list(int) (Go []int64), at least 5.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns output (one output).
+func MaxPool3DGrad(scope *Scope, origInput tf.Output, origOutput tf.Output, grad tf.Output, ksize []int64, strides []int64, padding string, optional ...MaxPool3DGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"ksize": ksize, "strides": strides, "padding": padding}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "MaxPool3DGrad",
+		Input: []tf.Input{
+			origInput, origOutput, grad,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // MaxPoolGradAttr is an optional argument to MaxPoolGrad.
 type MaxPoolGradAttr func(optionalAttr)
 

@@ -650,6 +650,75 @@ func SoftsignGrad(scope *Scope, gradients tf.Output, features tf.Output) (backpr
 	return op.Output(0)
 }
 
+// SpaceToBatchND: Pads the spatial dimensions and moves blocks of them into the batch dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	blockShape: a tensor of type `Tblock_shape`.
+//	paddings: a tensor of type `Tpaddings`.
+//
+// Returns output (one output).
+func SpaceToBatchND(scope *Scope, input tf.Output, blockShape tf.Output, paddings tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SpaceToBatchND",
+		Input: []tf.Input{
+			input, blockShape, paddings,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SpaceToDepthAttr is an optional argument to SpaceToDepth.
+type SpaceToDepthAttr func(optionalAttr)
+
+// SpaceToDepthDataFormat sets the optional data_format attribute to value.
+//
+// value: an attr of type string (Go string), one of "NHWC", "NCHW", "NCHW_VECT_C".
+// If not specified, defaults to "NHWC".
+func SpaceToDepthDataFormat(value string) SpaceToDepthAttr {
+	return func(m optionalAttr) {
+		m["data_format"] = value
+	}
+}
+
+// SpaceToDepth: Moves block_size x block_size spatial blocks into the depth dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	blockSize: an attr of type int (Go int64), at least 2.
+//
+// Returns output (one output).
+func SpaceToDepth(scope *Scope, input tf.Output, blockSize int64, optional ...SpaceToDepthAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"block_size": blockSize}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SpaceToDepth",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // SparseSegmentMeanAttr is an optional argument to SparseSegmentMean.
 type SparseSegmentMeanAttr func(optionalAttr)
 

@@ -69,7 +69,7 @@ def test_restore_in_a_new_graph_continues_identically(tmp_path):
 def test_mismatches_are_reported_and_nothing_is_assigned(tmp_path):
     path = str(tmp_path / "bad.safetensors")
     tx.train.save_safetensors({"model/dense/kernel": np.zeros((3, 3), np.float32),
-                               "extra": np.zeros(2, np.float32)}, path)
+                               "model/dense/bias": np.zeros(2, np.float64), "extra": np.zeros(2, np.float32)}, path)
     with tx.Graph().as_default():
         w, b, _ = _model()
         ckpt = tx.train.Checkpoint(model=[w, b])
@@ -79,10 +79,29 @@ def test_mismatches_are_reported_and_nothing_is_assigned(tmp_path):
             with pytest.raises(ValueError) as info:
                 ckpt.restore(path, session=s)
             msg = str(info.value)
-            assert "missing from the file: model/dense/bias" in msg
-            assert "not tracked by this checkpoint: extra" in msg
             assert "model/dense/kernel: file has shape [3, 3]" in msg
+            assert "model/dense/bias: file has dtype float64" in msg
             np.testing.assert_array_equal(s.run(w), before)
+
+
+def test_partial_restore_reports_through_its_status(tmp_path):
+    path = str(tmp_path / "partial.safetensors")
+    tx.train.save_safetensors({"model/dense/kernel": np.full((4, 3), 2.0, np.float32),
+                               "extra": np.zeros(2, np.float32)}, path)
+    with tx.Graph().as_default():
+        w, b, _ = _model()
+        ckpt = tx.train.Checkpoint(model=[w, b])
+        with tx.Session() as s:
+            s.run(tx.global_variables_initializer())
+            status = ckpt.restore(path, session=s)
+            np.testing.assert_array_equal(s.run(w), np.full((4, 3), 2.0, np.float32))
+            with pytest.raises(AssertionError) as info:
+                status.assert_consumed()
+            assert "tracked but not in the file: model/dense/bias" in str(info.value)
+            assert "in the file but not tracked: extra" in str(info.value)
+            with pytest.raises(AssertionError, match="model/dense/bias"):
+                status.assert_existing_objects_matched()
+            assert status.expect_partial() is status and status.assert_nontrivial_match() is status
 
 
 def test_corrupt_file_is_data_loss(tmp_path):

@@ -588,23 +588,7 @@ def test_sparse_segment_reductions(mode):
         run(tx.sparse.segment_sum(data, np.array([0, 9, 2]), ids))
 
 
-# Masking, partitioning and index arithmetic.
-
-def test_boolean_mask(mode):
-    x = np.arange(24.0).reshape(2, 3, 4)
-    m2 = np.array([[True, False, True], [False, False, True]])
-    m1 = np.array([True, False, True, True])
-    got = run([tx.boolean_mask(x, m2), tx.boolean_mask(x, m1, axis=2), tx.boolean_mask(x, m1, axis=-1)])
-    np.testing.assert_array_equal(got[0], x[m2])
-    np.testing.assert_array_equal(got[1], x[:, :, m1])
-    np.testing.assert_array_equal(got[2], x[:, :, m1])
-    (g,) = grad(lambda t: tx.boolean_mask(t, tx.constant(m2)) * 2.0, x)
-    np.testing.assert_array_equal(g, 2.0 * np.broadcast_to(m2[..., None], x.shape))
-    with pytest.raises(ValueError, match="incompatible"):
-        tx.boolean_mask(x, np.array([True, False, True]))
-    with pytest.raises(TypeError, match="bool"):
-        tx.boolean_mask(x, np.array([1, 0]))
-
+# Partitioning and index arithmetic.
 
 def test_dynamic_partition_and_stitch(mode):
     data = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])

@@ -138,8 +138,8 @@ def test_nn(sess, ab):
     e = np.exp(A - A.max(axis=-1, keepdims=True))
     np.testing.assert_allclose(sess.run(tx.nn.softmax(a)), e / e.sum(axis=-1, keepdims=True), rtol=1e-6)
     np.testing.assert_allclose(sess.run(tx.nn.softmax(a, axis=1)), e / e.sum(axis=-1, keepdims=True), rtol=1e-6)
-    with pytest.raises(NotImplementedError):
-        tx.nn.softmax(a, axis=0)
+    e0 = np.exp(A - A.max(axis=0, keepdims=True))
+    np.testing.assert_allclose(sess.run(tx.nn.softmax(a, axis=0)), e0 / e0.sum(axis=0, keepdims=True), rtol=1e-6)
     bias = np.array([1.0, 2.0, 3.0], np.float32)
     out = tx.nn.bias_add(a, bias)
     assert out.op.type == "BiasAdd" and out.op.get_attr("data_format") == b"NHWC"

@@ -176,6 +176,12 @@ void InitEager(py::module_& m) {
   });
   m.def("eager_num_cached_kernels", [] { return TXE_ContextNumCachedKernels(EagerContext()); });
   m.def("eager_clear_caches", [] { TXE_ContextClearCaches(EagerContext()); });
+  m.def("eager_set_soft_placement", [](bool on) {
+    Status s;
+    TXE_ContextSetSoftDevicePlacement(EagerContext(), on ? 1 : 0, s.get());
+    s.Check();
+  });
+  m.def("eager_soft_placement", [] { return TXE_ContextGetSoftDevicePlacement(EagerContext()) != 0; });
   m.def("eager_from_numpy", [](py::array arr, int dt) { return EagerFromArray(static_cast<TX_DataType>(dt), arr); },
         "A new EagerTensor holding a copy of `arr` as data type `dt`.");
   m.def("eager_copy_to_device", [](py::handle t, const std::string& device) {

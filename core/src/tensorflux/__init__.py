@@ -5,10 +5,12 @@ The public API is exactly the names listed in ``__all__`` (plus the ``debugging`
 """
 
 from tensorflux._src import lib as _lib
+from tensorflux._src.module_getattr import missing_attribute_error as _missing_attribute_error
 from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, identity, newaxis, no_op, pad,
                                        placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
                                        tile, transpose, unstack)
 from tensorflux._src.backprop import GradientTape, custom_gradient
+from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.context import executing_eagerly
@@ -38,7 +40,7 @@ from tensorflux._src.array_ext import (eye, linspace, meshgrid, repeat, roll, se
                                        tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
                                        tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts)
 from tensorflux._src.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
-from tensorflux._src.index_ext import (boolean_mask, dynamic_partition, dynamic_stitch, histogram_fixed_width,
+from tensorflux._src.index_ext import (dynamic_partition, dynamic_stitch, histogram_fixed_width,
                                        histogram_fixed_width_bins, realdiv, reverse_sequence, truncatediv,
                                        truncatemod, unravel_index)
 from tensorflux._src.sort_ops import argsort, sort
@@ -70,6 +72,7 @@ __all__ = [
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_prod", "reverse", "scatter_nd", "shape", "size", "slice", "split", "squeeze", "stack",
     "stop_gradient", "strided_slice", "tile", "transpose", "unstack", "where", "zeros", "zeros_like",
+    "boolean_mask",
     "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto",
 ]
@@ -80,7 +83,7 @@ __all__ += [
     "roll", "scalar_mul", "scan", "searchsorted", "sequence_mask", "sinh", "sort", "tensor_scatter_nd_add",
     "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
     "unique", "unique_with_counts", "vectorized_map", "sparse",
-    "boolean_mask", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
+    "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
     "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
 ]
 
@@ -96,7 +99,7 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
-    raise AttributeError("module 'tensorflux' has no attribute %r" % name)
+    raise _missing_attribute_error(__name__, name)
 
 
 def __dir__():

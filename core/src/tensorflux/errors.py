@@ -20,3 +20,7 @@ __all__ = [
     "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
     "error_code_from_exception_type", "exception_type_from_error_code",
 ]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

@@ -11,3 +11,7 @@ __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform",
            "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "VarianceScaling", "Zeros", "constant",
            "get", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "lecun_normal", "ones", "orthogonal",
            "random_normal", "random_uniform", "truncated_normal", "variance_scaling", "zeros"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

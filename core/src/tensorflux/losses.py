@@ -5,3 +5,7 @@ from tensorflux._src.losses import (binary_crossentropy, categorical_crossentrop
 
 __all__ = ["binary_crossentropy", "categorical_crossentropy", "huber", "mean_squared_error", "mse",
            "sparse_categorical_crossentropy"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

@@ -9,16 +9,17 @@ from tensorflux._src.math_ops import (abs, add, add_n, ceil, cos, divide, equal,
                                       rsqrt, sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tan, tanh,
                                       truediv)
 from tensorflux._src.gather_ops import top_k
+from tensorflux._src.nn_ext_ops import erfc, erfinv, log_sigmoid
 from tensorflux._src.reduce_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_max, reduce_min,
                                         reduce_prod)
 
 __all__ = [
-    "abs", "add", "add_n", "ceil", "cos", "divide", "equal", "erf", "exp", "expm1", "floor", "floordiv", "floormod",
-    "greater", "greater_equal", "is_finite", "is_nan", "less", "less_equal", "log", "log1p", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
-    "pow", "reciprocal", "reduce_mean", "reduce_sum", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square",
-    "squared_difference", "subtract", "tan", "tanh", "truediv",
-    "argmax", "argmin", "cumsum", "reduce_all", "reduce_any", "reduce_max", "reduce_min", "reduce_prod", "top_k",
+    "abs", "add", "add_n", "ceil", "cos", "divide", "equal", "erf", "erfc", "erfinv", "exp", "expm1", "floor",
+    "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_nan", "less", "less_equal", "log", "log1p",
+    "log_sigmoid", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply",
+    "negative", "not_equal", "pow", "reciprocal", "reduce_mean", "reduce_sum", "round", "rsqrt", "sigmoid", "sign",
+    "sin", "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "truediv", "argmax", "argmin", "cumsum",
+    "reduce_all", "reduce_any", "reduce_max", "reduce_min", "reduce_prod", "top_k"
 ]
 
 # Special functions, statistics, segment reductions and sorting (tensorflux._src.special_math,
@@ -29,7 +30,7 @@ from tensorflux._src.segment_ops import (segment_max, segment_mean, segment_min,
                                          unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
                                          unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum)
 from tensorflux._src.special_math import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, digamma,
-                                          divide_no_nan, is_inf, lgamma, log_sigmoid, multiply_no_nan, nextafter,
+                                          divide_no_nan, is_inf, lgamma, multiply_no_nan, nextafter,
                                           polygamma, reciprocal_no_nan, rint, scalar_mul, sinh, xdivy, xlog1py,
                                           xlogy, zeta)
 from tensorflux._src.stat_ops import (accumulate_n, approx_max_k, approx_min_k, bincount, confusion_matrix,
@@ -39,7 +40,7 @@ from tensorflux._src.stat_ops import (accumulate_n, approx_max_k, approx_min_k, 
 
 __all__ += [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma", "divide_no_nan", "is_inf",
-    "lgamma", "log_sigmoid", "multiply_no_nan", "nextafter", "polygamma", "reciprocal_no_nan", "rint",
+    "lgamma", "multiply_no_nan", "nextafter", "polygamma", "reciprocal_no_nan", "rint",
     "scalar_mul", "sinh", "xdivy", "xlog1py", "xlogy", "zeta",
     "accumulate_n", "bincount", "confusion_matrix", "count_nonzero", "cumprod", "cumulative_logsumexp",
     "l2_normalize", "polyval",
@@ -50,3 +51,7 @@ __all__ += [
     "in_top_k", "invert_permutation", "log_softmax", "softmax", "softplus", "softsign",
     "approx_max_k", "approx_min_k", "is_non_decreasing", "is_strictly_increasing", "lbeta", "zero_fraction",
 ]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

@@ -6,3 +6,7 @@ from tensorflux._src.random_ops import (categorical, normal, set_seed, shuffle, 
 
 __all__ = ["categorical", "normal", "set_seed", "shuffle", "stateless_normal", "stateless_truncated_normal",
            "stateless_uniform", "truncated_normal", "uniform"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

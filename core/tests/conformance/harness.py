@@ -85,6 +85,9 @@ class OpEntry:
     grad_inputs: Optional[Sequence[str]] = None
     grad_rtol: float = 1e-5
     grad_atol: float = 1e-6
+    # The outputs to differentiate (default: every float64 output); e.g. CTCLoss's second output
+    # is itself a gradient, through which TensorFlow (and the engine) pass none.
+    grad_outputs: Optional[Sequence[int]] = None
     # For ops without float64 kernels: "file.py::test_name" of the test in core/tests that checks
     # the gradient another way (against a float64 composite, TensorFlow, ...).
     grad_checked_by: str = ""

@@ -88,6 +88,19 @@ const char* TXE_ContextDeviceName(const TXE_Context* ctx, int index, TX_Status* 
   return ctx->ctx->device_name(index).c_str();
 }
 
+void TXE_ContextSetSoftDevicePlacement(TXE_Context* ctx, unsigned char enable, TX_Status* status) {
+  if (ctx == nullptr) {
+    Set(status, tx::InvalidArgument("TXE_ContextSetSoftDevicePlacement: ctx is NULL"));
+    return;
+  }
+  ctx->ctx->set_soft_placement(enable != 0);
+  SetOk(status);
+}
+
+unsigned char TXE_ContextGetSoftDevicePlacement(const TXE_Context* ctx) {
+  return ctx != nullptr && ctx->ctx->soft_placement() ? 1 : 0;
+}
+
 void TXE_ContextClearCaches(TXE_Context* ctx) {
   if (ctx != nullptr) ctx->ctx->ClearCaches();
 }

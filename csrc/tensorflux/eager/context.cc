@@ -25,7 +25,7 @@ EagerContext::~EagerContext() {
   resources_->Clear();
 }
 
-Status EagerContext::FindDevice(const std::string& request, int* index) const {
+Status EagerContext::FindDevice(const std::string& request, int* index, bool soft) const {
   *index = -1;
   if (request.empty()) return Status::OK();
   DeviceSpec spec;
@@ -33,6 +33,10 @@ Status EagerContext::FindDevice(const std::string& request, int* index) const {
   const bool local = (spec.job.empty() || spec.job == "localhost") && spec.replica <= 0 && spec.task <= 0;
   if (local && (spec.type.empty() || spec.type == "CPU") && spec.id < num_devices()) {
     *index = spec.id < 0 ? 0 : spec.id;
+    return Status::OK();
+  }
+  if (soft) {
+    *index = 0;
     return Status::OK();
   }
   std::string names;

@@ -2,6 +2,7 @@
 // manager holding eager variables, and the cache of instantiated kernels (Note [Eager kernel cache]).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -46,8 +47,13 @@ class EagerContext {
   // The full name of device `index`, e.g. "/job:localhost/replica:0/task:0/device:CPU:0".
   const std::string& device_name(int index) const { return devices_[index]; }
   // Resolves a device request ("", "/cpu:1", "/device:CPU:0", full names) to a device index;
-  // "" yields -1 (no preference). InvalidArgument names the request and the devices there are.
-  Status FindDevice(const std::string& request, int* index) const;
+  // "" yields -1 (no preference). InvalidArgument names the request and the devices there are,
+  // unless `soft` (soft placement): then a request no device satisfies yields device 0.
+  Status FindDevice(const std::string& request, int* index, bool soft = false) const;
+
+  // Soft device placement (TensorFlow's default, on): ops requesting an absent device run on CPU:0.
+  bool soft_placement() const { return soft_placement_.load(std::memory_order_relaxed); }
+  void set_soft_placement(bool on) { soft_placement_.store(on, std::memory_order_relaxed); }
 
   PlacementPolicy policy() const { return policy_; }
   // The functions call ops executed eagerly may call (TXE_ContextAddFunction); shared with the
@@ -68,6 +74,7 @@ class EagerContext {
   int64_t num_cached_kernels() const;
 
  private:
+  std::atomic<bool> soft_placement_{true};
   std::vector<std::string> devices_;
   PlacementPolicy policy_;
   std::unique_ptr<ThreadPool> inter_op_, intra_op_;

@@ -119,7 +119,7 @@ Status EagerOp::SetDevice(const char* device) {
   const std::string request = device ? device : "";
   if (request == device_request_ && (device_ >= 0 || request.empty())) return Status::OK();
   int index = -1;
-  TX_RETURN_IF_ERROR(ctx_->FindDevice(request, &index));
+  TX_RETURN_IF_ERROR(ctx_->FindDevice(request, &index, ctx_->soft_placement()));
   device_request_ = request;
   device_ = index;
   return Status::OK();

@@ -43,6 +43,18 @@ Status ErfGrad(GradContext& g) {
   GValue x = g.input(0);
   return Times(g, o.Mul(o.Scalar(2.0 / std::sqrt(M_PI), o.dtype(x)), o.Op1("Exp", {o.Neg(o.Square(x))})));
 }
+// d erfc(x) = -2/sqrt(pi) exp(-x^2).
+Status ErfcGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0);
+  return Times(g, o.Mul(o.Scalar(-2.0 / std::sqrt(M_PI), o.dtype(x)), o.Op1("Exp", {o.Neg(o.Square(x))})));
+}
+// d erfinv(x) = sqrt(pi)/2 exp(erfinv(x)^2).
+Status ErfinvGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue y = g.output(0);
+  return Times(g, o.Mul(o.Scalar(std::sqrt(M_PI) / 2.0, o.dtype(y)), o.Op1("Exp", {o.Square(y)})));
+}
 
 // Ops whose derivative is a fused op of (y, dz): Sqrt -> SqrtGrad(y, dz), etc.
 template <const char* kGradOp>
@@ -110,6 +122,8 @@ TX_REGISTER_GRADIENT("Sin", SinGrad);
 TX_REGISTER_GRADIENT("Cos", CosGrad);
 TX_REGISTER_GRADIENT("Tan", TanGrad);
 TX_REGISTER_GRADIENT("Erf", ErfGrad);
+TX_REGISTER_GRADIENT("Erfc", ErfcGrad);
+TX_REGISTER_GRADIENT("Erfinv", ErfinvGrad);
 TX_REGISTER_GRADIENT("Sqrt", FusedOutputGrad<kSqrtGrad>);
 TX_REGISTER_GRADIENT("Rsqrt", FusedOutputGrad<kRsqrtGrad>);
 TX_REGISTER_GRADIENT("Reciprocal", FusedOutputGrad<kReciprocalGrad>);

@@ -159,6 +159,8 @@ TX_REGISTER_OP_FROM(Unary("Tan", kFloatComplex, "Returns tan(x) elementwise."));
 TX_REGISTER_OP_FROM(Unary("Tanh", kFloatComplex, "Returns the hyperbolic tangent of x elementwise."));
 TX_REGISTER_OP_FROM(Unary("Sigmoid", kFloatComplex, "Returns 1 / (1 + exp(-x)) elementwise."));
 TX_REGISTER_OP_FROM(Unary("Erf", kFloats, "Returns the Gauss error function of x elementwise."));
+TX_REGISTER_OP_FROM(Unary("Erfc", kFloats, "Returns the complementary error function 1 - erf(x) elementwise."));
+TX_REGISTER_OP_FROM(Unary("Erfinv", kFloats, "Returns the inverse error function of x elementwise (NaN outside [-1, 1])."));
 TX_REGISTER_OP_FROM(Unary("Floor", kFloats, "Returns the largest integer not greater than x elementwise."));
 TX_REGISTER_OP_FROM(Unary("Ceil", kFloats, "Returns the smallest integer not less than x elementwise."));
 TX_REGISTER_OP_FROM(Unary("Round", kSignedNumeric,

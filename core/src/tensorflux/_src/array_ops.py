@@ -23,7 +23,14 @@ newaxis = None
 
 def placeholder(dtype, shape=None, name=None):
     """A tensor whose value must be fed when running (``Session.run(..., feed_dict={p: value})``).
-    ``shape`` may be None (any shape) or contain None for unknown dimensions. Graph mode only."""
+    ``shape`` may be None (any shape) or contain None for unknown dimensions. Graph mode only.
+
+    >>> with tx.Graph().as_default():
+    ...     p = tx.placeholder(tx.float32, shape=[None, 3])
+    ...     p.shape
+    ...
+    TensorShape([None, 3])
+    """
     from tensorflux._src import context
 
     if context.executing_eagerly():
@@ -33,17 +40,32 @@ def placeholder(dtype, shape=None, name=None):
 
 
 def identity(input, name=None):  # noqa: A002 (TensorFlow's argument name)
-    """A tensor with the same value as ``input``."""
+    """A tensor with the same value as ``input``.
+
+    >>> tx.identity(tx.constant([1, 2])).numpy()
+    array([1, 2], dtype=int32)
+    """
     return gen_ops.identity(input, name=name)
 
 
 def reshape(tensor, shape, name=None):
-    """``tensor`` with its elements in a new ``shape`` (one dimension may be -1)."""
+    """``tensor`` with its elements in a new ``shape`` (one dimension may be -1).
+
+    >>> tx.reshape(tx.range(6), [2, 3]).numpy()
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
+    >>> tx.reshape(tx.range(6), [-1, 2]).shape
+    TensorShape([3, 2])
+    """
     return gen_ops.reshape(tensor, shape, name=name)
 
 
 def cast(x, dtype, name=None):
-    """``x`` converted element-wise to ``dtype`` (``x`` itself when it already has it)."""
+    """``x`` converted element-wise to ``dtype`` (``x`` itself when it already has it).
+
+    >>> tx.cast(tx.constant([1.7, -1.7]), tx.int32).numpy()
+    array([ 1, -1], dtype=int32)
+    """
     dtype = _dtypes.as_dtype(dtype)
     if isinstance(x, _TENSORS) and x.dtype == dtype:
         return x
@@ -75,7 +97,15 @@ def _int_vector(values):
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """``a`` with its dimensions permuted: output dimension i is input dimension ``perm[i]``
-    (default: the dimensions reversed). ``conjugate`` is a no-op for real dtypes."""
+    (default: the dimensions reversed). ``conjugate`` is a no-op for real dtypes.
+
+    >>> tx.transpose(tx.constant([[1, 2, 3], [4, 5, 6]])).numpy()
+    array([[1, 4],
+           [2, 5],
+           [3, 6]], dtype=int32)
+    >>> tx.transpose(tx.zeros([2, 3, 4]), perm=[2, 0, 1]).shape
+    TensorShape([4, 2, 3])
+    """
     a = _tensor(a)
     if conjugate and a.dtype.is_complex:
         raise NotImplementedError("transpose(conjugate=True) of complex tensors needs the Conj op (not available)")
@@ -92,7 +122,15 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
 
 
 def concat(values, axis, name="concat"):
-    """The tensors in ``values`` joined along dimension ``axis`` (negative counts from the end)."""
+    """The tensors in ``values`` joined along dimension ``axis`` (negative counts from the end).
+
+    >>> a, b = tx.constant([[1, 2]]), tx.constant([[3, 4]])
+    >>> tx.concat([a, b], axis=0).numpy()
+    array([[1, 2],
+           [3, 4]], dtype=int32)
+    >>> tx.concat([a, b], axis=1).numpy()
+    array([[1, 2, 3, 4]], dtype=int32)
+    """
     values = list(values)
     if not values:
         raise ValueError("concat needs at least one tensor")
@@ -103,7 +141,13 @@ def concat(values, axis, name="concat"):
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """``value`` cut along ``axis`` into ``num_or_size_splits`` equal pieces (an int), or into
-    pieces of the given sizes (a list or 1-D tensor; one size may be -1). Returns a list."""
+    pieces of the given sizes (a list or 1-D tensor; one size may be -1). Returns a list.
+
+    >>> [t.numpy() for t in tx.split(tx.range(6), 3)]
+    [array([0, 1], dtype=int32), array([2, 3], dtype=int32), array([4, 5], dtype=int32)]
+    >>> [t.shape for t in tx.split(tx.zeros([4, 5]), [1, 4], axis=1)]
+    [TensorShape([4, 1]), TensorShape([4, 4])]
+    """
     if isinstance(num_or_size_splits, numbers.Integral) and not isinstance(num_or_size_splits, bool):
         return gen_ops.split(axis, value, num_split=int(num_or_size_splits), name=name)
     sizes = num_or_size_splits
@@ -123,7 +167,12 @@ builtins_slice = builtins.slice
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001 (TensorFlow's name)
-    """The block of ``input_`` of ``size`` (-1: to the end) starting at ``begin``."""
+    """The block of ``input_`` of ``size`` (-1: to the end) starting at ``begin``.
+
+    >>> tx.slice(tx.constant([[1, 2, 3], [4, 5, 6]]), begin=[0, 1], size=[2, 2]).numpy()
+    array([[2, 3],
+           [5, 6]], dtype=int32)
+    """
     if not isinstance(begin, _TENSORS):
         begin = _int_vector(begin)
     if not isinstance(size, _TENSORS):
@@ -133,7 +182,13 @@ def slice(input_, begin, size, name=None):  # noqa: A001 (TensorFlow's name)
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                   shrink_axis_mask=0, name=None):
-    """The StridedSlice op: ``input_[begin:end:strides]`` per dimension, with masks as in TensorFlow."""
+    """The StridedSlice op: ``input_[begin:end:strides]`` per dimension, with masks as in TensorFlow.
+
+    >>> tx.strided_slice(tx.range(10), [1], [8], [3]).numpy()
+    array([1, 4, 7], dtype=int32)
+    >>> tx.range(10)[1:8:3].numpy()
+    array([1, 4, 7], dtype=int32)
+    """
     if strides is None:
         n = begin.shape.as_list()[0] if isinstance(begin, _TENSORS) else len(begin)
         strides = np.ones([n], np.int32 if not isinstance(begin, _TENSORS) else begin.dtype.as_numpy_dtype)
@@ -151,7 +206,12 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """``tensor`` padded by ``paddings[i] = [before, after]`` in dimension i: with
     ``constant_values`` (CONSTANT), or mirrored at the edges (REFLECT without the edge element,
-    SYMMETRIC with it). ``mode`` is case-insensitive."""
+    SYMMETRIC with it). ``mode`` is case-insensitive.
+
+    >>> tx.pad(tx.constant([[1, 2]]), [[1, 0], [0, 1]]).numpy()
+    array([[0, 0, 0],
+           [1, 2, 0]], dtype=int32)
+    """
     mode = str(mode).upper()
     tensor = _tensor(tensor)
     if not isinstance(paddings, _TENSORS):
@@ -168,19 +228,36 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 
 def tile(input, multiples, name=None):  # noqa: A002 (TensorFlow's argument name)
-    """``input`` repeated ``multiples[i]`` times along each dimension i."""
+    """``input`` repeated ``multiples[i]`` times along each dimension i.
+
+    >>> tx.tile(tx.constant([[1, 2]]), [2, 2]).numpy()
+    array([[1, 2, 1, 2],
+           [1, 2, 1, 2]], dtype=int32)
+    """
     if not isinstance(multiples, _TENSORS):
         multiples = _int_vector(multiples)
     return gen_ops.tile(input, multiples, name=name)
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002 (TensorFlow's argument name)
-    """``input`` with a dimension of size 1 inserted at ``axis`` (negative counts from the end)."""
+    """``input`` with a dimension of size 1 inserted at ``axis`` (negative counts from the end).
+
+    >>> tx.expand_dims(tx.constant([1, 2]), axis=0).shape
+    TensorShape([1, 2])
+    >>> tx.expand_dims(tx.constant([1, 2]), axis=-1).shape
+    TensorShape([2, 1])
+    """
     return gen_ops.expand_dims(input, axis, name=name)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002 (TensorFlow's argument name)
-    """``input`` without dimensions of size 1 (only those in ``axis``, an int or list, when given)."""
+    """``input`` without dimensions of size 1 (only those in ``axis``, an int or list, when given).
+
+    >>> tx.squeeze(tx.zeros([1, 3, 1])).shape
+    TensorShape([3])
+    >>> tx.squeeze(tx.zeros([1, 3, 1]), axis=[0]).shape
+    TensorShape([3, 1])
+    """
     if axis is None:
         axis = []
     elif isinstance(axis, numbers.Integral):
@@ -191,7 +268,12 @@ def squeeze(input, axis=None, name=None):  # noqa: A002 (TensorFlow's argument n
 
 
 def stack(values, axis=0, name="stack"):
-    """The tensors in ``values`` (all of one shape) stacked along a new dimension ``axis``."""
+    """The tensors in ``values`` (all of one shape) stacked along a new dimension ``axis``.
+
+    >>> tx.stack([tx.constant([1, 2]), tx.constant([3, 4])], axis=1).numpy()
+    array([[1, 3],
+           [2, 4]], dtype=int32)
+    """
     values = list(values)
     if not values:
         raise ValueError("stack needs at least one tensor")
@@ -200,7 +282,11 @@ def stack(values, axis=0, name="stack"):
 
 def unstack(value, num=None, axis=0, name="unstack"):
     """The list of slices of ``value`` along ``axis`` (that dimension removed); ``num`` defaults
-    to the dimension's static size."""
+    to the dimension's static size.
+
+    >>> [t.numpy() for t in tx.unstack(tx.constant([[1, 2], [3, 4]]))]
+    [array([1, 2], dtype=int32), array([3, 4], dtype=int32)]
+    """
     value = _tensor(value)
     if num is None:
         rank = value.shape.rank
@@ -215,14 +301,24 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 
 def reverse(tensor, axis, name=None):
-    """``tensor`` with the order of elements reversed along each dimension in ``axis``."""
+    """``tensor`` with the order of elements reversed along each dimension in ``axis``.
+
+    >>> tx.reverse(tx.constant([[1, 2], [3, 4]]), axis=[1]).numpy()
+    array([[2, 1],
+           [4, 3]], dtype=int32)
+    """
     if not isinstance(axis, _TENSORS):
         axis = _int_vector(axis)
     return gen_ops.reverse_v2(tensor, axis, name=name)
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002 (TensorFlow's argument name)
-    """``input`` repeated to ``shape`` with NumPy broadcasting rules."""
+    """``input`` repeated to ``shape`` with NumPy broadcasting rules.
+
+    >>> tx.broadcast_to(tx.constant([1, 2]), [2, 2]).numpy()
+    array([[1, 2],
+           [1, 2]], dtype=int32)
+    """
     if not isinstance(shape, _TENSORS):
         shape = _int_vector(shape)
     return gen_ops.broadcast_to(input, shape, name=name)
@@ -282,10 +378,29 @@ def slice_helper(tensor, slice_spec):
     scalar int tensors) select and drop a dimension, slices keep it (steps may be negative),
     ``...`` stands for the remaining dimensions, ``None`` inserts a dimension of size 1. A lone
     1-D integer index (tensor, array or list) gathers rows of the first axis."""
+    if _is_bool_mask(slice_spec):
+        from tensorflux._src.boolean_mask import boolean_mask
+
+        return boolean_mask(tensor, slice_spec)
     if not isinstance(slice_spec, tuple):
         gathered = _gather_index(tensor, slice_spec)
         if gathered is not None:
             return gathered
+    b, e, st, masks = strided_slice_spec(slice_spec)
+    return gen_ops.strided_slice(tensor, b, e, st, name="strided_slice", **masks)
+
+
+def _is_bool_mask(spec):
+    """Whether ``spec`` is a whole boolean mask index (``a[a > 1.5]``), as TensorFlow accepts."""
+    if isinstance(spec, _TENSORS):
+        return spec.dtype == _dtypes.bool
+    return isinstance(spec, np.ndarray) and spec.dtype == np.bool_
+
+
+def strided_slice_spec(slice_spec):
+    """The StridedSlice arguments of ``x[slice_spec]``: (begin, end, strides, masks) with masks the
+    op's five mask attrs by name (NumPy basic indexing, see `slice_helper`)."""
+    if not isinstance(slice_spec, tuple):
         slice_spec = (slice_spec,)
     if len(slice_spec) > 64:
         raise IndexError("too many indices: %d (at most 64)" % len(slice_spec))
@@ -354,6 +469,5 @@ def slice_helper(tensor, slice_spec):
         b, e, st = _int_vector(begin), _int_vector(end), _int_vector(strides)
         if b.dtype != e.dtype or b.dtype != st.dtype:
             b, e, st = b.astype(np.int64), e.astype(np.int64), st.astype(np.int64)
-    return gen_ops.strided_slice(tensor, b, e, st, begin_mask=begin_mask, end_mask=end_mask,
-                                 ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
-                                 shrink_axis_mask=shrink_axis_mask, name="strided_slice")
+    return b, e, st, dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                          new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)

@@ -50,7 +50,16 @@ class GradientTape:
     them, as TensorFlow's tf.GradientTape: trainable Variables read inside are watched
     automatically (``watch_accessed_variables``), other tensors with `watch`. A non-persistent tape
     computes one gradient; ``persistent=True`` allows several (and `jacobian`). Tapes nest: an
-    outer tape records the gradient computation of an inner one, which gives higher derivatives."""
+    outer tape records the gradient computation of an inner one, which gives higher derivatives.
+
+    >>> x = tx.constant(3.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    ...
+    >>> float(tape.gradient(y, x))
+    6.0
+    """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)
@@ -70,7 +79,10 @@ class GradientTape:
         self._graph = None
         if self._tape is None:
             _context.ensure_initialized()
-            self._tape = _c.tape_new(self._persistent, self._watch_accessed)
+            # Note [Tape persistence]: the engine's tape is always persistent, so that jacobian can
+            # take one gradient per target element from a non-persistent tape (TensorFlow does it
+            # in one vectorized pass); the one-gradient rule of non-persistent tapes is kept here.
+            self._tape = _c.tape_new(True, self._watch_accessed)
         else:
             _c.tape_set_recording(self._tape, True)
         self._recording = True
@@ -80,14 +92,19 @@ class GradientTape:
     def __exit__(self, exc_type, exc, tb):
         if self._graph is not None:
             return False
-        if self._recording:
+        if self._recording and self._tape is not None:
             _c.tape_set_recording(self._tape, False)
             self._recording = False
         if self in _tls.active:
             _tls.active.remove(self)
         return False
 
+    _used = False
+
     def _require(self):
+        if self._used:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients (or "
+                               "jacobians)")
         if self._tape is None:
             raise RuntimeError("This GradientTape was never entered: use `with tx.GradientTape() as tape:`.")
         return self._tape
@@ -122,7 +139,8 @@ class GradientTape:
         """Forgets everything recorded so far (the tape keeps recording)."""
         was = self._recording
         self._tape = None
-        self._tape = _c.tape_new(self._persistent, self._watch_accessed)
+        self._used = False
+        self._tape = _c.tape_new(True, self._watch_accessed)
         if not was:
             _c.tape_set_recording(self._tape, False)
 
@@ -134,10 +152,12 @@ class GradientTape:
 
             found = getattr(self._graph, "variables", None)
             return [v for v in found if v.trainable] if found is not None else trainable_variables(self._graph)
+        if self._used:
+            return list(self._watched_after_use)
         out = []
         for i in _c.tape_watched_variable_ids(self._require()):
             v = _variables_by_handle_id.get(i)
-            if v is not None and v.trainable and v not in out:
+            if v is not None and v.trainable and not any(w is v for w in out):
                 out.append(v)
         return out
 
@@ -146,9 +166,33 @@ class GradientTape:
         are summed) with respect to ``sources`` (tensors or Variables, nested), in the structure of
         ``sources``; None for a source the target does not depend on (or zeros with
         ``unconnected_gradients=tx.UnconnectedGradients.ZERO``)."""
-        tape = self._require()
+        self._require()
         if self._graph is not None:
             return self._symbolic_gradient(target, sources, output_gradients, unconnected_gradients)
+        with self._one_use():
+            return self._eager_gradient(target, sources, output_gradients, unconnected_gradients)
+
+    @contextlib.contextmanager
+    def _one_use(self):
+        """Around a gradient or jacobian: a non-persistent tape stops recording, and is used up
+        (its records freed) afterwards (Note [Tape persistence])."""
+        if self._persistent:
+            yield
+            return
+        if self._recording:
+            _c.tape_set_recording(self._tape, False)
+            self._recording = False
+        try:
+            yield
+        finally:
+            self._watched_after_use = self.watched_variables()
+            self._used = True
+            self._tape = None
+            if self in _tls.active:
+                _tls.active.remove(self)
+
+    def _eager_gradient(self, target, sources, output_gradients, unconnected_gradients):
+        tape = self._tape
         targets = flatten(target)
         for t in targets:
             if not isinstance(t, EagerTensor):
@@ -182,59 +226,76 @@ class GradientTape:
             grads = gradients(flatten(target), srcs, grad_ys=grad_ys, unconnected_gradients=unconnected_gradients)
         return pack_sequence_as(sources, grads)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE):
-        """d target[i...] / d source[j...] for each source: shape target.shape + source.shape. One
-        gradient per target element, so the tape must be persistent when target has more than one."""
-        from tensorflux._src import array_ops
+    def _cotangent_gradients(self, target, sources, cotangents, unconnected_gradients):
+        """For each NumPy cotangent (shaped like ``target``), the gradients of sum(target *
+        cotangent) with respect to each of ``sources`` (a list): eagerly from the tape, or in the
+        graph being traced (one gradient subgraph each). A non-persistent tape is used up after."""
         from tensorflux._src.constant_op import constant
 
-        if self._graph is not None:
-            raise NotImplementedError("GradientTape.jacobian inside tx.function is not supported yet")
-        n = target._num_elements
-        if n > 1 and not self._persistent:
-            raise RuntimeError("GradientTape.jacobian of a target with %d elements needs persistent=True" % n)
-        flat_sources = flatten(sources)
-        rows = [[] for _ in flat_sources]
-        tshape = list(target._shape_tuple())
-        for i in range(n):
-            onehot = np.zeros(n, dtype=target.dtype.as_numpy_dtype)
-            onehot[i] = 1
-            grads = self.gradient(target, flat_sources, output_gradients=[constant(onehot.reshape(tshape))],
-                                  unconnected_gradients=unconnected_gradients)
-            for k, g in enumerate(grads):
-                rows[k].append(g)
+        self._require()
         out = []
-        for s, gs in zip(flat_sources, rows):
-            sshape = list(s.shape.as_list())
+        if self._graph is not None:
+            for c in cotangents:
+                out.append(self._symbolic_gradient(target, sources, [constant(c)], unconnected_gradients))
+            return out
+        with self._one_use():
+            for c in cotangents:
+                out.append(self._eager_gradient(target, sources, [constant(c)], unconnected_gradients))
+        return out
+
+    @staticmethod
+    def _static_shape(target, what):
+        shape = target.shape
+        if not shape.is_fully_defined():
+            raise ValueError("GradientTape.%s inside tx.function needs a target of static shape, got %s (%s)"
+                             % (what, shape, getattr(target, "name", "target")))
+        return shape.as_list()
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...] for each of ``sources`` (nested): shape target.shape +
+        source.shape, None where the target does not depend on a source. One gradient per target
+        element (inside tx.function, one gradient subgraph each: keep targets small there)."""
+        from tensorflux._src import array_ops
+
+        tshape = self._static_shape(target, "jacobian")
+        n = int(np.prod(tshape, dtype=np.int64))
+        flat_sources = flatten(sources)
+        eye = np.eye(n, dtype=target.dtype.as_numpy_dtype)
+        rows = self._cotangent_gradients(target, flat_sources, [eye[i].reshape(tshape) for i in range(n)],
+                                         unconnected_gradients)
+        out = []
+        for k, s in enumerate(flat_sources):
+            gs = [r[k] for r in rows]
+            if n == 0:
+                from tensorflux._src.shape_ops import zeros
+
+                out.append(zeros(tshape + s.shape.as_list(), dtype=target.dtype))
+                continue
             if any(g is None for g in gs):
                 out.append(None)
                 continue
-            out.append(array_ops.reshape(array_ops.stack(gs), tshape + sshape))
+            out.append(array_ops.reshape(array_ops.stack(gs), tshape + s.shape.as_list()))
         return pack_sequence_as(sources, out)
 
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE):
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
         """d target[b, i...] / d source[b, j...] for rows b independent of each other: shape
         [B] + target.shape[1:] + source.shape[1:]."""
         from tensorflux._src import array_ops
-        from tensorflux._src.constant_op import constant
 
-        if self._graph is not None:
-            raise NotImplementedError("GradientTape.batch_jacobian inside tx.function is not supported yet")
-        tshape = list(target._shape_tuple())
+        tshape = self._static_shape(target, "batch_jacobian")
         if not tshape:
             raise ValueError("batch_jacobian needs a target of rank >= 1")
         per_row = int(np.prod(tshape[1:], dtype=np.int64))
-        if per_row > 1 and not self._persistent:
-            raise RuntimeError("GradientTape.batch_jacobian with %d outputs per row needs persistent=True" % per_row)
-        cols = []
+        cotangents = []
         for j in range(per_row):
             onehot = np.zeros([tshape[0], per_row], dtype=target.dtype.as_numpy_dtype)
             onehot[:, j] = 1
-            (g,) = self.gradient(target, [source], output_gradients=[constant(onehot.reshape(tshape))],
-                                 unconnected_gradients=unconnected_gradients)
-            if g is None:
-                return None
-            cols.append(g)
+            cotangents.append(onehot.reshape(tshape))
+        cols = [g[0] for g in self._cotangent_gradients(target, [source], cotangents, unconnected_gradients)]
+        if not cols or any(g is None for g in cols):
+            return None
         sshape = list(source.shape.as_list())
         return array_ops.reshape(array_ops.stack(cols, axis=1), tshape + sshape[1:])
 
@@ -243,7 +304,21 @@ def custom_gradient(f):
     """Decorates ``f(*args) -> (outputs, grad_fn)`` so that gradients of the outputs are computed
     by ``grad_fn(*output_gradients)`` (returning one gradient per tensor argument) instead of by
     differentiating ``f``'s ops, as tf.custom_gradient. Works in eager mode (recorded on the
-    active tapes). Variables used inside ``f`` are not supported yet (pass their values)."""
+    active tapes). Variables used inside ``f`` are not supported yet (pass their values).
+
+    >>> @tx.custom_gradient
+    ... def clip_gradient(x):
+    ...     def grad(dy):
+    ...         return tx.clip_by_value(dy, -1.0, 1.0)
+    ...     return tx.identity(x), grad
+    >>> x = tx.constant(2.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = clip_gradient(x * 10.0)
+    ...
+    >>> float(tape.gradient(y, x))
+    10.0
+    """
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):

@@ -1,18 +1,21 @@
-"""`tx.train.Checkpoint` and `CheckpointManager`: all variables of a model, optimizer slots and
-step counters saved to one safetensors file (written and read by the engine's C API, so any
-front end can restore it; a tmp file renamed into place, so a crash never corrupts the last good
-checkpoint)."""
+"""`tx.train.Checkpoint`: the variables of the objects it tracks (Variables, optimizers, modules and
+other objects holding them, lists and dicts) saved by key to one safetensors file, written and read
+by the engine's C API so any front end can restore it; a tmp file renamed into place, so a crash
+never corrupts the last good checkpoint. TensorFlow 2's idioms: attribute access to tracked
+objects, numbered `save` shared with `CheckpointManager`, and `restore` returning a status."""
 
 import os
-import re
 
 import numpy as np
 
+from tensorflux._src import checkpoint_management as _management
+from tensorflux._src import context as _context
 from tensorflux._src import safetensors_io
 from tensorflux._src.session import get_default_session
 from tensorflux._src.variables import Variable
 
 FORMAT = "tensorflux-checkpoint-v1"
+_COUNTER_KEY = "save_counter"  # metadata entry: the number of the last numbered save
 
 
 def _var_name(v):
@@ -20,81 +23,233 @@ def _var_name(v):
     return v.name[:-2] if v._eager else v.op.name
 
 
-def _collect(prefix, obj, out):
-    """Adds {key: Variable} for ``obj``: a Variable, an optimizer (its variables()), or a
-    list/tuple/dict of those."""
+def _collect(prefix, obj, out, seen):
+    """Adds {key: Variable} for everything ``obj`` holds (Note [Checkpoint keys])."""
+    # Note [Checkpoint keys]: a Variable is saved under the path of attribute names, dict keys and
+    # list indices that leads to it from the checkpoint (``model/layers/0/kernel``). Two shapes
+    # keep the keys of earlier releases: an optimizer's variables are keyed by their names
+    # (``optimizer/<variable name>``), and so are the elements of a list holding only Variables.
     if isinstance(obj, Variable):
-        out[prefix] = obj
-    elif hasattr(obj, "variables") and callable(obj.variables):
-        for v in obj.variables():
-            out["%s/%s" % (prefix, _var_name(v))] = v
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            _collect("%s/%s" % (prefix, k), v, out)
+        out.setdefault(prefix, obj)
+        return
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, dict):
+        for k in sorted(obj, key=str):
+            _collect("%s/%s" % (prefix, k), obj[k], out, seen)
     elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            if not isinstance(v, Variable):
-                raise TypeError("Checkpoint: %s holds %r; lists may hold only Variables" % (prefix, v))
-            out["%s/%s" % (prefix, _var_name(v))] = v
+        by_name = bool(obj) and all(isinstance(v, Variable) for v in obj)
+        for i, v in enumerate(obj):
+            _collect("%s/%s" % (prefix, _var_name(v) if by_name else i), v, out, seen)
+    elif callable(getattr(obj, "variables", None)):  # an optimizer: variables() holds its slots
+        for v in obj.variables():
+            out.setdefault("%s/%s" % (prefix, _var_name(v)), v)
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+        for k in sorted(vars(obj)):
+            v = vars(obj)[k]
+            if _holds_variables(v):
+                _collect("%s/%s" % (prefix, k), v, out, seen)
     else:
-        raise TypeError("Checkpoint: cannot save %s of type %s (a Variable, an optimizer, or a list or dict of "
-                        "Variables)" % (prefix, type(obj).__name__))
+        raise TypeError("Checkpoint: cannot track %s of type %s (a Variable, an optimizer, an object holding "
+                        "them, or a list or dict of those)" % (prefix, type(obj).__name__))
+
+
+def _holds_variables(obj, depth=0):
+    """Whether an attribute value is worth walking: a Variable or a container or object that may
+    hold one (callables, modules of code and plain values are not)."""
+    if isinstance(obj, Variable):
+        return True
+    if isinstance(obj, (dict, list, tuple)):
+        return depth < 8 and any(_holds_variables(v, depth + 1) for v in (obj.values() if isinstance(obj, dict)
+                                                                           else obj))
+    if isinstance(obj, (str, bytes, int, float, complex, bool, np.ndarray, type)) or obj is None or callable(obj):
+        return False
+    return hasattr(obj, "__dict__") or callable(getattr(obj, "variables", None))
+
+
+class CheckpointLoadStatus:
+    """What `Checkpoint.restore` returns: which tracked variables the file matched, as
+    TensorFlow's load status (assert_consumed, assert_existing_objects_matched, expect_partial)."""
+
+    def __init__(self, path, unmatched_objects, unused_keys, matched_count):
+        self.save_path = path
+        self._unmatched = sorted(unmatched_objects)
+        self._unused = sorted(unused_keys)
+        self._matched_count = matched_count
+
+    def assert_consumed(self):
+        """Raises AssertionError unless every tracked variable was restored and every value in the
+        file was used; returns self."""
+        if self._unmatched or self._unused:
+            raise AssertionError("Checkpoint %s was not consumed exactly:%s%s" % (
+                self.save_path, _listing("tracked but not in the file", self._unmatched),
+                _listing("in the file but not tracked", self._unused)))
+        return self
+
+    def assert_existing_objects_matched(self):
+        """Raises AssertionError if a tracked variable had no value in the file; returns self."""
+        if self._unmatched:
+            raise AssertionError("Checkpoint %s does not match every tracked object:%s"
+                                 % (self.save_path, _listing("tracked but not in the file", self._unmatched)))
+        return self
+
+    def assert_nontrivial_match(self):
+        """Raises AssertionError if no tracked variable was restored; returns self."""
+        if not self._matched_count:
+            raise AssertionError("Checkpoint %s matched none of the tracked variables:%s"
+                                 % (self.save_path, _listing("tracked", self._unmatched)))
+        return self
+
+    def expect_partial(self):
+        """Declares that a partial restore is intended (nothing is reported); returns self."""
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Nothing to run: restoring already assigned the values (TensorFlow's graph-mode API)."""
+
+    def initialize_or_restore(self, session=None):
+        """Nothing to run: restoring already assigned the values (TensorFlow's graph-mode API)."""
+
+
+class InitializationOnlyStatus(CheckpointLoadStatus):
+    """What ``restore(None)`` returns: nothing was restored; ``initialize_or_restore`` runs the
+    tracked variables' initializers in graph mode."""
+
+    def __init__(self, variables):
+        super().__init__(None, [], [], 0)
+        self._variables = variables
+
+    def assert_consumed(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
+
+    assert_existing_objects_matched = assert_nontrivial_match = assert_consumed
+
+    def initialize_or_restore(self, session=None):
+        graph_vars = [v for v in self._variables.values() if not v._eager]
+        if graph_vars:
+            session = session or get_default_session()
+            if session is None:
+                raise ValueError("initialize_or_restore needs a session for graph variables: pass session=")
+            session.run([v.initializer for v in graph_vars])
+
+
+def _listing(title, keys):
+    return "\n  %s: %s" % (title, ", ".join(keys)) if keys else ""
 
 
 class Checkpoint:
-    """``Checkpoint(model=[w, b], optimizer=opt, step=step_var)``: saves and restores the named
-    objects' variables by key (``"model/dense/kernel"``, ``"optimizer/dense/kernel/Adam/..."``)."""
+    """``Checkpoint(model=..., optimizer=opt, step=step_var)``: saves and restores the variables of
+    the objects given by keyword (Note [Checkpoint keys]); tracked objects are attributes
+    (``ckpt.step``), and assigning an attribute tracks a new one.
 
-    def __init__(self, **objects):
-        if not objects:
-            raise ValueError("Checkpoint needs at least one object to track")
-        self._objects = objects
-        self._restore_ops = {}  # key -> (placeholder, assign op), built on first restore
-        self.save_counter = 0
+    >>> import tempfile
+    >>> ckpt = tx.train.Checkpoint(step=tx.Variable(1), w=tx.Variable([1.0, 2.0]))
+    >>> path = ckpt.save(tempfile.mkdtemp() + "/model")
+    >>> _ = ckpt.w.assign([0.0, 0.0])
+    >>> ckpt.restore(path).assert_consumed() is not None
+    True
+    >>> ckpt.w.numpy()
+    array([1., 2.], dtype=float32)
+    >>> int(ckpt.save_counter)
+    1
+    """
+
+    def __init__(self, root=None, **objects):
+        if root is not None:
+            objects["root"] = root
+        object.__setattr__(self, "_objects", dict(objects))
+        object.__setattr__(self, "_restore_ops", {})  # key -> (placeholder, assign op), built on first restore
+        object.__setattr__(self, "_counter", 0)
+        object.__setattr__(self, "_counter_var", None)
+
+    def __getattr__(self, name):
+        objects = self.__dict__.get("_objects", {})
+        if name in objects:
+            return objects[name]
+        raise AttributeError("'Checkpoint' object has no attribute %r (it tracks %s)" % (name, sorted(objects)))
+
+    def __setattr__(self, name, value):
+        if name.startswith("_") or name == "save_counter":
+            object.__setattr__(self, name, value)
+        else:
+            self._objects[name] = value
+
+    @property
+    def save_counter(self):
+        """The number of the last numbered save (`save`, `CheckpointManager.save`); restored from
+        the file. An int64 Variable when executing eagerly, as in TensorFlow; an int otherwise."""
+        if not _context.executing_eagerly_outside_functions():
+            return self._counter
+        if self._counter_var is None:
+            with _context.init_scope():
+                object.__setattr__(self, "_counter_var", Variable(np.int64(self._counter), trainable=False,
+                                                                  name="save_counter"))
+        return self._counter_var
+
+    def _set_counter(self, n):
+        object.__setattr__(self, "_counter", int(n))
+        if self._counter_var is not None:
+            with _context.init_scope():
+                self._counter_var.assign(np.int64(n), read_value=False)
 
     def _variables(self):
         out = {}
-        for name, obj in sorted(self._objects.items()):
-            _collect(name, obj, out)
+        seen = set()
+        for name in sorted(self._objects):
+            _collect(name, self._objects[name], out, seen)
         return out
 
     @staticmethod
     def _session(session):
         session = session or get_default_session()
         if session is None:
-            raise ValueError("Checkpoint needs a session: pass session= or use `with sess.as_default():`")
+            raise ValueError("Checkpoint needs a session for graph variables: pass session= or use "
+                             "`with sess.as_default():`")
         return session
 
     def write(self, path, session=None):
-        """Saves every tracked variable's current value to ``path``; returns ``path``. Eager
-        variables need no session."""
+        """Saves every tracked variable's current value to ``path`` (``.safetensors`` is appended
+        when missing); returns the path written. Eager variables need no session."""
+        path = _management.file_path(path)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         variables = self._variables()
-        if all(v._eager for v in variables.values()):
-            values = {k: np.asarray(v.numpy()) for k, v in variables.items()}
-        else:
-            values = self._session(session).run({k: v.value() for k, v in variables.items()})
-        safetensors_io.save_file(values, path, metadata={"format": FORMAT})
+        eager = [k for k, v in variables.items() if v._eager]
+        values = {k: np.asarray(variables[k].numpy()) for k in eager}
+        graph = {k: v.value() for k, v in variables.items() if not v._eager}
+        if graph:
+            values.update(self._session(session).run(graph))
+        safetensors_io.save_file(values, path, metadata={"format": FORMAT, _COUNTER_KEY: str(self._counter)})
         return path
 
     def save(self, file_prefix, session=None):
-        """Writes ``<file_prefix>-<n>.safetensors`` with n counting saves from 1; returns the path."""
-        self.save_counter += 1
-        return self.write("%s-%d.safetensors" % (file_prefix, self.save_counter), session)
+        """Writes ``<file_prefix>-<n>.safetensors``, n being the incremented `save_counter`, and
+        records it in the directory's ``checkpoint`` file for `latest_checkpoint`; returns the path."""
+        self._set_counter(self._counter + 1)
+        path = self.write("%s-%d" % (os.fspath(file_prefix), self._counter), session)
+        _management.record_latest(path, keep_previous=False)
+        return path
 
-    def restore(self, path, session=None):
-        """Assigns every tracked variable from ``path`` in one step. Nothing is assigned unless
-        the file holds exactly the tracked keys with matching shapes and dtypes; the error lists
-        every missing, unexpected or mismatched entry. Eager variables need no session."""
-        values = safetensors_io.load_file(path)
+    def read(self, save_path, session=None):
+        """Restores from ``save_path`` without touching `save_counter`; returns the load status."""
+        return self._restore(save_path, session, restore_counter=False)
+
+    def restore(self, save_path, session=None):
+        """Assigns the tracked variables the file holds (and `save_counter`); returns a
+        `CheckpointLoadStatus` telling what matched. ``None`` restores nothing (a fresh start).
+        A value whose dtype or shape does not fit its variable is a ValueError listing every
+        mismatch, and then nothing is assigned. Eager variables need no session."""
+        return self._restore(save_path, session, restore_counter=True)
+
+    def _restore(self, save_path, session, restore_counter):
         variables = self._variables()
-        eager = all(v._eager for v in variables.values())
-        session = None if eager else self._session(session)
+        if save_path is None:
+            return InitializationOnlyStatus(variables)
+        path = _management.file_path(save_path, must_exist=True)
+        values = safetensors_io.load_file(path)
+        matched = sorted(set(variables) & set(values))
         problems = []
-        for key in sorted(set(variables) - set(values)):
-            problems.append("missing from the file: %s" % key)
-        for key in sorted(set(values) - set(variables)):
-            problems.append("not tracked by this checkpoint: %s" % key)
-        for key in sorted(set(values) & set(variables)):
+        for key in matched:
             v, a = variables[key], values[key]
             if np.dtype(a.dtype) != np.dtype(v.dtype.as_numpy_dtype):
                 problems.append("%s: file has dtype %s, variable %s has %s" % (key, a.dtype, v.name, v.dtype.name))
@@ -103,12 +258,25 @@ class Checkpoint:
                                 % (key, list(a.shape), v.name, v.shape))
         if problems:
             raise ValueError("cannot restore %s:\n  %s" % (path, "\n  ".join(problems)))
-        if eager:
-            for key, v in variables.items():
-                v.assign(values[key], read_value=False)
-            return path
-        feeds, ops = {}, []
+        self._assign({k: variables[k] for k in matched}, values, session)
+        if restore_counter:
+            counter = safetensors_io.load_metadata(path).get(_COUNTER_KEY)
+            if counter is not None and counter.isdigit():
+                self._set_counter(int(counter))
+        return CheckpointLoadStatus(path, set(variables) - set(values), set(values) - set(variables), len(matched))
+
+    def _assign(self, variables, values, session):
+        graph = {}
         for key, v in variables.items():
+            if v._eager:
+                v.assign(values[key], read_value=False)
+            else:
+                graph[key] = v
+        if not graph:
+            return
+        session = self._session(session)
+        feeds, ops = {}, []
+        for key, v in graph.items():
             if key not in self._restore_ops:
                 with v.graph.as_default(), v.graph.name_scope("restore"):
                     from tensorflux._src.array_ops import placeholder
@@ -118,53 +286,3 @@ class Checkpoint:
             feeds[ph] = values[key]
             ops.append(op)
         session.run(ops, feeds)
-        return path
-
-
-class CheckpointManager:
-    """Saves ``checkpoint`` as ``<directory>/ckpt-<n>.safetensors`` and keeps the newest
-    ``max_to_keep`` files."""
-
-    def __init__(self, checkpoint, directory, max_to_keep=5):
-        if max_to_keep is not None and max_to_keep < 1:
-            raise ValueError("max_to_keep must be >= 1 or None, got %r" % (max_to_keep,))
-        self.checkpoint = checkpoint
-        self.directory = os.fspath(directory)
-        self.max_to_keep = max_to_keep
-        os.makedirs(self.directory, exist_ok=True)
-
-    @property
-    def checkpoints(self):
-        """Existing checkpoint paths, oldest first."""
-        return _checkpoint_paths(self.directory)
-
-    @property
-    def latest_checkpoint(self):
-        paths = self.checkpoints
-        return paths[-1] if paths else None
-
-    def save(self, session=None):
-        """Writes the next checkpoint, deletes the oldest beyond max_to_keep; returns the path."""
-        paths = self.checkpoints
-        n = int(re.search(r"(\d+)\.safetensors$", paths[-1]).group(1)) + 1 if paths else 1
-        path = self.checkpoint.write(os.path.join(self.directory, "ckpt-%d.safetensors" % n), session)
-        if self.max_to_keep is not None:
-            for old in self.checkpoints[:-self.max_to_keep]:
-                os.remove(old)
-        return path
-
-
-def _checkpoint_paths(directory):
-    """The ``ckpt-<n>.safetensors`` files in ``directory``, by increasing n."""
-    found = []
-    for name in os.listdir(directory):
-        m = re.fullmatch(r"ckpt-(\d+)\.safetensors", name)
-        if m:
-            found.append((int(m.group(1)), os.path.join(directory, name)))
-    return [p for _, p in sorted(found)]
-
-
-def latest_checkpoint(directory):
-    """The newest ``ckpt-<n>.safetensors`` in ``directory``, or None."""
-    paths = _checkpoint_paths(directory) if os.path.isdir(directory) else []
-    return paths[-1] if paths else None

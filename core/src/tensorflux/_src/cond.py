@@ -30,6 +30,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     shape compatible with both branches'. Executing eagerly only the chosen function runs; in a
     graph both are traced and one If op runs the chosen one. A Python bool ``pred`` is refused in
     a graph (as in TensorFlow).
+
+    >>> x = tx.constant(3.0)
+    >>> float(tx.cond(x > 0.0, lambda: x * 2.0, lambda: -x))
+    6.0
     """
     if true_fn is None:
         raise TypeError("cond(): 'true_fn' argument required")
@@ -55,6 +59,10 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     ``branch_fns`` is a list of callables, a dict from int to callable, or a list of (int,
     callable) pairs; the keys must be 0 .. n-1. An index out of range runs ``default`` (when given)
     or the branch with the largest key. All branches return the same structure and dtypes.
+
+    >>> branches = [lambda: tx.constant(10), lambda: tx.constant(20)]
+    >>> int(tx.switch_case(tx.constant(1), branches))
+    20
     """
     fns = _branch_list(branch_fns, default)
     if _context.executing_eagerly():
@@ -81,6 +89,11 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     InvalidArgumentError at run time; with ``exclusive=True`` more than one true predicate is. In a
     graph the predicates select a branch of one Case op (the errors are Assert ops it depends on).
     ``strict`` is accepted for TensorFlow compatibility (structures are always kept).
+
+    >>> x = tx.constant(5)
+    >>> branches = [(x < 0, lambda: tx.constant(-1)), (x < 10, lambda: tx.constant(1))]
+    >>> int(tx.case(branches, default=lambda: tx.constant(2)))
+    1
     """
     preds, fns = _case_pairs(pred_fn_pairs, exclusive)
     if default is not None and not callable(default):

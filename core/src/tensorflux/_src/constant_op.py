@@ -50,6 +50,8 @@ def to_numpy(value, dtype=None, for_input=None):
             return arr.astype(np.int32)
         return arr
     kind = arr.dtype.kind
+    if arr.size == 0 and kind == "f" and (dtype.is_numpy_compatible or dtype == _dtypes.bfloat16):
+        return np.zeros(arr.shape, dtype.as_numpy_dtype)  # [] (NumPy says float64) fits any dtype
     if ((dtype.is_integer and kind in "fc") or (dtype.is_bool and kind != "b")
             or (dtype.is_floating and kind == "c") or not (dtype.is_numpy_compatible or dtype == _dtypes.bfloat16)):
         raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
@@ -74,7 +76,16 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
     Python floats become float32 and ints int32 (int64 when too large), like TensorFlow; with
     ``dtype`` the value is converted to it. With ``shape`` a scalar is broadcast to that shape,
-    and a value with that many elements is reshaped to it."""
+    and a value with that many elements is reshaped to it.
+
+    >>> tx.constant([1.0, 2.0])
+    <tx.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    >>> tx.constant(7, shape=[2, 2]).numpy()
+    array([[7, 7],
+           [7, 7]], dtype=int32)
+    >>> tx.constant([1, 2], dtype=tx.int64).dtype
+    tx.int64
+    """
     arr = to_numpy(value, dtype)
     if shape is not None:
         dims = as_shape(shape).as_list()
@@ -95,7 +106,13 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 
 def convert_to_tensor(value, dtype=None, name=None):
-    """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it."""
+    """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it.
+
+    >>> tx.convert_to_tensor(np.array([1, 2], np.int64)).dtype
+    tx.int64
+    >>> tx.convert_to_tensor(2.5)
+    <tx.Tensor: shape=(), dtype=float32, numpy=array(2.5, dtype=float32)>
+    """
     if isinstance(value, TensorLike):
         value = value._as_eager_tensor() if _context.executing_eagerly() else value._as_graph_element()
     if isinstance(value, (Tensor, _eager_tensor.EagerTensor)):

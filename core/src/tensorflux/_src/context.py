@@ -35,7 +35,15 @@ _tls = _EagerThreadState()
 
 
 def executing_eagerly():
-    """True when ops run at once (no default graph on this thread and eager execution enabled)."""
+    """True when ops run at once (no default graph on this thread and eager execution enabled).
+
+    >>> tx.executing_eagerly()
+    True
+    >>> with tx.Graph().as_default():
+    ...     print(tx.executing_eagerly())
+    ...
+    False
+    """
     return not _stack.stack and not _eager_disabled
 
 
@@ -110,9 +118,38 @@ def init_scope():
         _stack.stack = saved
 
 
+def executing_eagerly_outside_functions():
+    """True when code outside any tx.function being traced runs eagerly: eager execution is
+    enabled and every default graph of this thread is a function graph (TensorFlow 2's rule for
+    == on tensors, Note [Tensor equality])."""
+    if _eager_disabled:
+        return False
+    stack = _stack.stack
+    return not stack or getattr(stack[0], "_is_function_graph", False)
+
+
 def inside_function():
     """True while a tx.function is being traced on this thread (its graph is the default one)."""
     return bool(_stack.stack) and getattr(_stack.stack[-1], "_is_function_graph", False)
+
+
+def clear_kernel_cache():
+    """Drops the eager context's cached kernels (and so the state of stateful random kernels)."""
+    if _c.eager_initialized():
+        _c.eager_clear_caches()
+
+
+def set_soft_device_placement(enabled):
+    """Turns soft device placement on (the default) or off: with it, an op requesting a device
+    there is none of (``tx.device("/GPU:0")`` on a CPU-only machine) runs on the CPU."""
+    ensure_initialized()
+    _c.eager_set_soft_placement(bool(enabled))
+
+
+def get_soft_device_placement():
+    """Whether soft device placement is on (see `set_soft_device_placement`)."""
+    ensure_initialized()
+    return _c.eager_soft_placement()
 
 
 def list_devices():

@@ -165,7 +165,15 @@ _BY_NUMPY = {np.dtype(d._np): d for d in _ALL if d._np is not None}
 
 def as_dtype(type_value):
     """Converts a DType, enum value, name (``"float32"``), NumPy dtype or type, or Python type
-    (float -> float32, int -> int64, bool -> bool) into a DType; raises TypeError otherwise."""
+    (float -> float32, int -> int64, bool -> bool) into a DType; raises TypeError otherwise.
+
+    >>> tx.as_dtype("float32")
+    tx.float32
+    >>> tx.as_dtype(np.int64)
+    tx.int64
+    >>> tx.as_dtype(tx.float16).size
+    2
+    """
     if isinstance(type_value, DType):
         return type_value
     if type_value is None:  # np.dtype(None) would mean float64

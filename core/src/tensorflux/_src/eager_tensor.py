@@ -7,7 +7,7 @@ import numpy as np
 from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import lib
-from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality
 from tensorflux._src.tensor_shape import TensorShape
 
 _c = lib.c
@@ -18,8 +18,9 @@ class EagerTensor(_c.EagerTensorBase):
 
     __slots__ = ()
     # NumPy must defer to our operators (x_np + tensor -> EagerTensor.__radd__).
+    # NumPy ufuncs (np.sin(t)) convert the tensor through __array__ and return NumPy arrays, as in
+    # TensorFlow; binary operators with an ndarray still defer to ours (a Tensor comes back).
     __array_priority__ = 100
-    __array_ufunc__ = None
 
     @property
     def dtype(self):
@@ -52,6 +53,16 @@ class EagerTensor(_c.EagerTensorBase):
         a = self._numpy()
         a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
         return a.copy() if copy else a
+
+    # Tensors are immutable: copies are the tensor itself; pickling stores the value and dtype.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return _from_pickle, (np.array(self._numpy()), self._dtype_enum)
 
     def __dlpack__(self, stream=None, **kwargs):
         return np.array(self._numpy(), copy=True).__dlpack__(**kwargs)
@@ -115,24 +126,16 @@ class EagerTensor(_c.EagerTensorBase):
     __hash__ = None
 
     def __eq__(self, other):
-        from tensorflux._src import math_ops
-
-        try:
-            return math_ops.equal(self, other)
-        except (TypeError, ValueError):
-            return NotImplemented
+        return _elementwise_equality("equal", self, other)
 
     def __ne__(self, other):
-        from tensorflux._src import math_ops
-
-        try:
-            return math_ops.not_equal(self, other)
-        except (TypeError, ValueError):
-            return NotImplemented
+        return _elementwise_equality("not_equal", self, other)
 
     def ref(self):
         """A hashable reference to this tensor (identity-based), for dict keys and sets."""
-        return _TensorRef(self)
+        return TensorRef(self)
+
+    experimental_ref = ref
 
     def _graph_only(self, what):
         raise AttributeError("Tensor.%s is undefined when eager execution is enabled." % what)
@@ -142,24 +145,13 @@ class EagerTensor(_c.EagerTensorBase):
     name = property(lambda self: self._graph_only("name"))
 
 
-class _TensorRef:
-    __slots__ = ("_t",)
-
-    def __init__(self, t):
-        self._t = t
-
-    def deref(self):
-        return self._t
-
-    def __hash__(self):
-        return id(self._t)
-
-    def __eq__(self, other):
-        return isinstance(other, _TensorRef) and other._t is self._t
-
-
 def _np_repr(a):
     return repr(a) if isinstance(a, np.ndarray) else repr(np.asarray(a))
+
+
+def _from_pickle(arr, dtype_enum):
+    """An EagerTensor rebuilt by pickle from its value and dtype enum."""
+    return from_numpy(arr, _dtypes._BY_ENUM[dtype_enum])
 
 
 def from_numpy(arr, dtype):

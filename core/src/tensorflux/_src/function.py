@@ -19,7 +19,7 @@ from tensorflux._src import graph as _graph
 from tensorflux._src import lib
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.operation import Tensor
+from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
 from tensorflux._src.variables import Variable
 
@@ -28,7 +28,12 @@ _ids = itertools.count(1)
 
 
 class TensorSpec:
-    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``)."""
+    """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``).
+
+    >>> spec = tx.TensorSpec([None, 3], tx.float32, name="x")
+    >>> spec.shape, spec.dtype
+    (TensorShape([None, 3]), tx.float32)
+    """
 
     __slots__ = ("shape", "dtype", "name")
 
@@ -88,7 +93,7 @@ class FuncGraph(_graph.Graph):
         var = backprop._variables_by_handle_id.get(key)
         if var is not None:
             self._resource_shapes[ph._pair] = var.shape
-            if var not in self.variables:
+            if not any(v is var for v in self.variables):
                 self.variables.append(var)
         return ph
 
@@ -325,7 +330,9 @@ class Function:
                     continue
                 if isinstance(o, Variable):
                     o = o.read_value()
-                elif isinstance(o, (EagerTensor, np.ndarray, float, int, bool, np.generic)):
+                elif isinstance(o, TensorLike):
+                    o = o._as_graph_element()
+                if isinstance(o, (EagerTensor, np.ndarray, float, int, bool, np.generic)):
                     o = convert_to_tensor(o)
                 if not isinstance(o, Tensor):
                     raise TypeError("%s returned %r; a tx.function returns tensors, Variables, None, numbers and "
@@ -350,7 +357,15 @@ def function(func=None, input_signature=None, reduce_retracing=False, jit_compil
     """Compiles ``func`` into engine functions: called with tensors, it runs as one call op (traced
     once per input signature). Usable as ``@tx.function`` or ``@tx.function(input_signature=...)``.
     Python control flow on tensor values inside raises an error pointing to tx.cond and
-    tx.while_loop (automatic conversion, TensorFlow's autograph, is not done)."""
+    tx.while_loop (automatic conversion, TensorFlow's autograph, is not done).
+
+    >>> @tx.function
+    ... def f(x):
+    ...     return tx.reduce_sum(x * x)
+    ...
+    >>> float(f(tx.constant([1.0, 2.0, 3.0])))
+    14.0
+    """
     if experimental_relax_shapes is not None:
         reduce_retracing = experimental_relax_shapes
     if func is None:

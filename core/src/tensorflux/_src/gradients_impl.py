@@ -39,6 +39,15 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     always summed with AddN (``aggregation_method`` is accepted for TensorFlow compatibility and
     has no other choice to make); ``gate_gradients`` is accepted and unnecessary, because the
     engine never reads a partially computed gradient.
+
+    >>> with tx.Graph().as_default():
+    ...     x = tx.placeholder(tx.float32, [2])
+    ...     y = tx.reduce_sum(x * x)
+    ...     (dx,) = tx.gradients(y, [x])
+    ...     with tx.Session() as sess:
+    ...         print(sess.run(dx, feed_dict={x: [1.0, 3.0]}))
+    ...
+    [2. 6.]
     """
     del gate_gradients, aggregation_method
     ys = _as_list(ys)

@@ -36,7 +36,18 @@ class _Controller:
 
 class Graph:
     """A dataflow graph. Operations are added by op functions (``tx.matmul``, ...) while the
-    graph is the default one (``with g.as_default():``)."""
+    graph is the default one (``with g.as_default():``).
+
+    >>> g = tx.Graph()
+    >>> with g.as_default():
+    ...     c = tx.constant(5.0, name="c")
+    ...     d = tx.multiply(c, 2.0, name="d")
+    ...
+    >>> [op.name for op in g.get_operations()]
+    ['c', 'd/y', 'd']
+    >>> d.graph is g
+    True
+    """
 
     def __init__(self):
         self._h = _c.Graph()
@@ -374,7 +385,15 @@ def reset_default_graph():
 
 
 def name_scope(name):
-    """``get_default_graph().name_scope(name)``: hierarchical op names ("layer1/MatMul")."""
+    """``get_default_graph().name_scope(name)``: hierarchical op names ("layer1/MatMul").
+
+    >>> with tx.Graph().as_default():
+    ...     with tx.name_scope("layer1"):
+    ...         w = tx.constant(1.0, name="w")
+    ...     w.name
+    ...
+    'layer1/w:0'
+    """
     return get_default_graph().name_scope(name)
 
 
@@ -389,7 +408,19 @@ def device(device_name):
 
 def control_dependencies(control_inputs):
     """``get_default_graph().control_dependencies(control_inputs)``; in eager mode a no-op (ops
-    run in program order), as in TensorFlow."""
+    run in program order), as in TensorFlow.
+
+    >>> with tx.Graph().as_default():
+    ...     v = tx.Variable(0, name="counter")
+    ...     inc = v.assign_add(1)
+    ...     with tx.control_dependencies([inc]):
+    ...         out = tx.identity(v.read_value())
+    ...     with tx.Session() as sess:
+    ...         sess.run(tx.global_variables_initializer())
+    ...         print(sess.run(out), sess.run(out))
+    ...
+    1 2
+    """
     from tensorflux._src import context
 
     if context.executing_eagerly():

@@ -1,11 +1,12 @@
-"""Masking, partitioning and index arithmetic built from other ops (TensorFlow's names and
-semantics): boolean_mask, dynamic_partition, dynamic_stitch, unravel_index, reverse_sequence,
+"""Partitioning and index arithmetic built from other ops (TensorFlow's names and semantics):
+dynamic_partition (over boolean_mask), dynamic_stitch, unravel_index, reverse_sequence,
 histogram_fixed_width(_bins), and truncating division (truncatediv, truncatemod, realdiv)."""
 
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.array_ops import cast, concat, expand_dims, reshape
+from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.gather_ops import gather
@@ -21,37 +22,6 @@ def _tensor(x, dtype=None):
 
 def _i32(v):
     return convert_to_tensor(np.asarray(v, np.int32))
-
-
-def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
-    """The slices of ``tensor`` where the K-D bool ``mask`` is true: dimensions axis..axis+K-1 of
-    ``tensor`` (which must match mask's shape) become one dimension holding the selected slices."""
-    with name_scope(name):
-        tensor, mask = _tensor(tensor), _tensor(mask)
-        if mask.dtype != _dtypes.bool:
-            raise TypeError("boolean_mask: mask must be a bool tensor, got %s" % mask.dtype.name)
-        k = mask.shape.rank
-        if k is None:
-            raise ValueError("boolean_mask: the rank of mask must be known statically")
-        if k == 0:
-            raise ValueError("boolean_mask: mask cannot be a scalar")
-        axis = 0 if axis is None else int(axis)
-        rank = tensor.shape.rank
-        if rank is not None:
-            if axis < 0:
-                axis += rank
-            if not 0 <= axis <= rank - k:
-                raise ValueError("boolean_mask: mask of rank %d does not fit tensor of rank %d at axis %d"
-                                 % (k, rank, axis))
-            if not tensor.shape[axis:axis + k].is_compatible_with(mask.shape):
-                raise ValueError("boolean_mask: shapes %s and %s are incompatible" % (tensor.shape[axis:axis + k],
-                                                                                      mask.shape))
-        shape = _shape(tensor)
-        lead = gen_ops.strided_slice(shape, [0], [axis], [1]) if axis else _i32([])
-        rest = gen_ops.strided_slice(shape, [axis + k], [0], [1], end_mask=1)
-        flat = reshape(tensor, concat([lead, _i32([-1]), rest], 0))
-        picked = reshape(gen_ops.where(reshape(mask, [-1])), [-1])
-        return gather(flat, picked, axis=axis)
 
 
 def dynamic_partition(data, partitions, num_partitions, name=None):

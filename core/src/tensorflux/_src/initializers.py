@@ -44,17 +44,33 @@ class Initializer:
 
 
 class Zeros(Initializer):
+    """Every element 0.
+
+    >>> tx.initializers.Zeros()([2]).numpy()
+    array([0., 0.], dtype=float32)
+    """
+
     def __call__(self, shape, dtype=_dtypes.float32):
         return gen_ops.fill(constant(_dims(shape), dtype=_dtypes.int64), constant(0, dtype=_dtypes.as_dtype(dtype)))
 
 
 class Ones(Initializer):
+    """Every element 1.
+
+    >>> tx.initializers.Ones()([2], dtype=tx.int32).numpy()
+    array([1, 1], dtype=int32)
+    """
+
     def __call__(self, shape, dtype=_dtypes.float32):
         return gen_ops.fill(constant(_dims(shape), dtype=_dtypes.int64), constant(1, dtype=_dtypes.as_dtype(dtype)))
 
 
 class Constant(Initializer):
-    """Every element ``value`` (a scalar), or ``value`` itself when it has the requested shape."""
+    """Every element ``value`` (a scalar), or ``value`` itself when it has the requested shape.
+
+    >>> tx.initializers.Constant(0.5)([3]).numpy()
+    array([0.5, 0.5, 0.5], dtype=float32)
+    """
 
     def __init__(self, value=0):
         self.value = value
@@ -90,6 +106,16 @@ class _Random(Initializer):
 
 
 class RandomUniform(_Random):
+    """Uniform in [minval, maxval); the same values for the same ``seed`` (stateless when seeded).
+
+    >>> init = tx.initializers.RandomUniform(minval=0.0, maxval=1.0, seed=1)
+    >>> x = init([100])
+    >>> bool(tx.reduce_all((x >= 0.0) & (x < 1.0)))
+    True
+    >>> bool(tx.reduce_all(init([100]) == x))
+    True
+    """
+
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
@@ -150,6 +176,14 @@ class VarianceScaling(_Random):
 
 
 def GlorotUniform(seed=None):  # noqa: N802 (Keras's class-like name)
+    """Uniform in [-limit, limit] with limit = sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio).
+
+    >>> w = tx.initializers.GlorotUniform(seed=0)([64, 10])
+    >>> w.shape
+    TensorShape([64, 10])
+    >>> bool(tx.reduce_max(tx.abs(w)) <= np.sqrt(6.0 / (64 + 10)))
+    True
+    """
     return VarianceScaling(1.0, "fan_avg", "uniform", seed)
 
 
@@ -175,6 +209,10 @@ class Orthogonal(_Random):
     The engine has no QR op yet, so the matrix is computed here with NumPy (QR of a Gaussian
     matrix, signs fixed by R's diagonal) from ``seed`` (a random seed when None) and embedded
     as a constant.
+
+    >>> q = tx.initializers.Orthogonal(seed=0)([4, 4])
+    >>> np.allclose(tx.matmul(q, q, transpose_a=True).numpy(), np.eye(4), atol=1e-5)
+    True
     """
 
     def __init__(self, gain=1.0, seed=None):
@@ -199,7 +237,11 @@ class Orthogonal(_Random):
 
 
 def get(identifier):
-    """An initializer from a name ("glorot_uniform", "zeros", ...) or an initializer itself."""
+    """An initializer from a name ("glorot_uniform", "zeros", ...) or an initializer itself.
+
+    >>> type(tx.initializers.get("glorot_uniform")).__name__
+    'VarianceScaling'
+    """
     if isinstance(identifier, Initializer) or callable(identifier):
         return identifier
     table = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_uniform": RandomUniform,

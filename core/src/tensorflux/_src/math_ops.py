@@ -14,17 +14,32 @@ from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 
 def add(x, y, name=None):
-    """x + y element-wise, with broadcasting (the AddV2 op)."""
+    """x + y element-wise, with broadcasting (the AddV2 op).
+
+    >>> tx.add(tx.constant([1, 2]), 10).numpy()
+    array([11, 12], dtype=int32)
+    >>> (tx.constant([1.0, 2.0]) + tx.constant([[10.0], [20.0]])).numpy()
+    array([[11., 12.],
+           [21., 22.]], dtype=float32)
+    """
     return gen_ops.add_v2(x, y, name=name or "Add")
 
 
 def subtract(x, y, name=None):
-    """x - y element-wise, with broadcasting."""
+    """x - y element-wise, with broadcasting.
+
+    >>> tx.subtract(tx.constant([5, 7]), tx.constant([1, 2])).numpy()
+    array([4, 5], dtype=int32)
+    """
     return gen_ops.sub(x, y, name=name or "Sub")
 
 
 def multiply(x, y, name=None):
-    """x * y element-wise, with broadcasting."""
+    """x * y element-wise, with broadcasting.
+
+    >>> tx.multiply(tx.constant([1.0, 2.0]), tx.constant([3.0, 4.0])).numpy()
+    array([3., 8.], dtype=float32)
+    """
     return gen_ops.mul(x, y, name=name or "Mul")
 
 
@@ -35,7 +50,11 @@ _TRUEDIV_FLOAT = {_dtypes.int8: _dtypes.float32, _dtypes.uint8: _dtypes.float32,
 
 
 def divide(x, y, name=None):
-    """x / y element-wise (true division: integers are first cast to float, like TensorFlow)."""
+    """x / y element-wise (true division: integers are first cast to float, like TensorFlow).
+
+    >>> tx.divide(tx.constant([1.0, 3.0]), 2.0).numpy()
+    array([0.5, 1.5], dtype=float32)
+    """
     name = name or "truediv"
     if not isinstance(x, _TENSORS):
         x = convert_to_tensor(x, dtype=y.dtype if isinstance(y, _TENSORS) else None, name="x")
@@ -53,12 +72,20 @@ truediv = divide
 
 
 def floordiv(x, y, name=None):
-    """floor(x / y) element-wise: integers round toward -inf; integer division by zero is an error."""
+    """floor(x / y) element-wise: integers round toward -inf; integer division by zero is an error.
+
+    >>> tx.math.floordiv(tx.constant([7, -7]), 2).numpy()
+    array([ 3, -4], dtype=int32)
+    """
     return gen_ops.floor_div(x, y, name=name or "floordiv")
 
 
 def floormod(x, y, name=None):
-    """x - floordiv(x, y) * y element-wise: the remainder has y's sign (Python's ``%``)."""
+    """x - floordiv(x, y) * y element-wise: the remainder has y's sign (Python's ``%``).
+
+    >>> tx.math.floormod(tx.constant([7, -7]), 3).numpy()
+    array([1, 2], dtype=int32)
+    """
     return gen_ops.floor_mod(x, y, name=name or "FloorMod")
 
 
@@ -66,7 +93,11 @@ mod = floormod
 
 
 def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
-    """x ** y element-wise; integer tensors reject negative exponents."""
+    """x ** y element-wise; integer tensors reject negative exponents.
+
+    >>> tx.pow(tx.constant([2.0, 3.0]), 2.0).numpy()
+    array([4., 9.], dtype=float32)
+    """
     return gen_ops.pow(x, y, name=name or "Pow")
 
 
@@ -123,13 +154,21 @@ logical_not = _unary(gen_ops.logical_not, "LogicalNot", "NOT x element-wise for 
 
 
 def negative(x, name=None):
-    """-x element-wise (integers wrap: -MIN == MIN)."""
+    """-x element-wise (integers wrap: -MIN == MIN).
+
+    >>> tx.negative(tx.constant([1, -2])).numpy()
+    array([-1,  2], dtype=int32)
+    """
     return gen_ops.neg(x, name=name or "Neg")
 
 
 def round(x, name=None):  # noqa: A001 - TensorFlow's name
     """x rounded to the nearest integer element-wise, halves to even ("banker's rounding", like
-    TensorFlow and NumPy); integer tensors are returned unchanged."""
+    TensorFlow and NumPy); integer tensors are returned unchanged.
+
+    >>> tx.round(tx.constant([0.5, 1.5, 2.5, -0.5])).numpy()
+    array([ 0.,  2.,  2., -0.], dtype=float32)
+    """
     if not isinstance(x, _TENSORS):
         x = convert_to_tensor(x)
     if x.dtype.is_integer:
@@ -138,12 +177,20 @@ def round(x, name=None):  # noqa: A001 - TensorFlow's name
 
 
 def equal(x, y, name=None):
-    """x == y element-wise, with broadcasting (a bool Tensor)."""
+    """x == y element-wise, with broadcasting (a bool Tensor).
+
+    >>> tx.equal(tx.constant([1, 2, 3]), tx.constant([1, 0, 3])).numpy()
+    array([ True, False,  True])
+    """
     return gen_ops.equal(x, y, name=name or "Equal")
 
 
 def not_equal(x, y, name=None):
-    """x != y element-wise, with broadcasting (a bool Tensor)."""
+    """x != y element-wise, with broadcasting (a bool Tensor).
+
+    >>> tx.not_equal(tx.constant([1, 2]), 2).numpy()
+    array([ True, False])
+    """
     return gen_ops.not_equal(x, y, name=name or "NotEqual")
 
 
@@ -153,7 +200,11 @@ def logical_xor(x, y, name=None):
 
 
 def add_n(inputs, name=None):
-    """The element-wise sum of a list of Tensors of one shape and dtype."""
+    """The element-wise sum of a list of Tensors of one shape and dtype.
+
+    >>> tx.add_n([tx.constant([1, 2]), tx.constant([10, 20]), tx.constant([100, 200])]).numpy()
+    array([111, 222], dtype=int32)
+    """
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError("add_n expects a non-empty list of Tensors, got %r" % (inputs,))
     if len(inputs) == 1 and isinstance(inputs[0], Tensor) and name is None:
@@ -163,13 +214,29 @@ def add_n(inputs, name=None):
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """max(min(t, clip_value_max), clip_value_min) element-wise, of ``t``'s shape; the clip values
-    may be scalars or any shape that broadcasts to ``t``'s (the ClipByValue op)."""
+    may be scalars or any shape that broadcasts to ``t``'s (the ClipByValue op).
+
+    >>> tx.clip_by_value(tx.constant([-2.0, 0.5, 3.0]), 0.0, 1.0).numpy()
+    array([0. , 0.5, 1. ], dtype=float32)
+    """
     return gen_ops.clip_by_value(t, clip_value_min, clip_value_max, name=name or "clip_by_value")
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
     """The matrix product of ``a`` and ``b`` (each optionally transposed, or adjoint, first); inputs of
-    rank > 2 (or unknown rank) multiply over their last two dims with broadcast batch dims."""
+    rank > 2 (or unknown rank) multiply over their last two dims with broadcast batch dims.
+
+    >>> a = tx.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> tx.matmul(a, tx.ones([2, 1])).numpy()
+    array([[3.],
+           [7.]], dtype=float32)
+    >>> tx.matmul(a, a, transpose_b=True).numpy()
+    array([[ 5., 11.],
+           [11., 25.]], dtype=float32)
+    >>> (a @ a).numpy()
+    array([[ 7., 10.],
+           [15., 22.]], dtype=float32)
+    """
     if transpose_a is True and adjoint_a is True or transpose_b is True and adjoint_b is True:
         raise ValueError("Only one of transpose_x and adjoint_x can be True for each input")
     # Real dtypes only here, so the adjoint is the transpose.
@@ -202,12 +269,26 @@ def _reduction(gen_fn, input_tensor, axis, keepdims, name):
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    """The sum over ``axis`` (an int, a list of ints or a Tensor; None: all axes)."""
+    """The sum over ``axis`` (an int, a list of ints or a Tensor; None: all axes).
+
+    >>> x = tx.constant([[1, 2, 3], [4, 5, 6]])
+    >>> int(tx.reduce_sum(x))
+    21
+    >>> tx.reduce_sum(x, axis=0).numpy()
+    array([5, 7, 9], dtype=int32)
+    >>> tx.reduce_sum(x, axis=1, keepdims=True).numpy()
+    array([[ 6],
+           [15]], dtype=int32)
+    """
     return _reduction(gen_ops.sum, input_tensor, axis, keepdims, name)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """The mean over ``axis`` (an int, a list of ints or a Tensor; None: all axes)."""
+    """The mean over ``axis`` (an int, a list of ints or a Tensor; None: all axes).
+
+    >>> tx.reduce_mean(tx.constant([[1.0, 2.0], [3.0, 5.0]]), axis=1).numpy()
+    array([1.5, 4. ], dtype=float32)
+    """
     return _reduction(gen_ops.mean, input_tensor, axis, keepdims, name)
 
 

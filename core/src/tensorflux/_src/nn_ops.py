@@ -10,64 +10,76 @@ TOP_LEVEL = []
 
 
 def relu(features, name=None):
-    """max(features, 0) element-wise."""
+    """max(features, 0) element-wise.
+
+    >>> tx.nn.relu(tx.constant([-1.0, 0.0, 2.0])).numpy()
+    array([0., 0., 2.], dtype=float32)
+    """
     return gen_ops.relu(features, name=name)
 
 
 def relu6(features, name=None):
-    """min(max(features, 0), 6) element-wise."""
+    """min(max(features, 0), 6) element-wise.
+
+    >>> tx.nn.relu6(tx.constant([-1.0, 3.0, 8.0])).numpy()
+    array([0., 3., 6.], dtype=float32)
+    """
     return gen_ops.relu6(features, name=name)
 
 
 def elu(features, name=None):
-    """features where positive, exp(features) - 1 elsewhere."""
+    """features where positive, exp(features) - 1 elsewhere.
+
+    >>> tx.nn.elu(tx.constant([0.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
+    """
     return gen_ops.elu(features, name=name)
 
 
 def selu(features, name=None):
-    """Scaled ELU with TensorFlow's constants (scale 1.0507..., alpha 1.6732...)."""
+    """Scaled ELU with TensorFlow's constants (scale 1.0507..., alpha 1.6732...).
+
+    >>> tx.nn.selu(tx.constant([0.0, 1.0])).numpy()
+    array([0.      , 1.050701], dtype=float32)
+    """
     return gen_ops.selu(features, name=name)
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """features where positive, alpha * features elsewhere."""
+    """features where positive, alpha * features elsewhere.
+
+    >>> tx.nn.leaky_relu(tx.constant([-10.0, 5.0]), alpha=0.1).numpy()
+    array([-1.,  5.], dtype=float32)
+    """
     return gen_ops.leaky_relu(features, alpha=float(alpha), name=name)
 
 
 def softplus(features, name=None):
-    """log(exp(features) + 1) element-wise, without overflow."""
+    """log(exp(features) + 1) element-wise, without overflow.
+
+    >>> tx.nn.softplus(tx.constant([0.0])).numpy()
+    array([0.6931472], dtype=float32)
+    """
     return gen_ops.softplus(features, name=name)
 
 
 def softsign(features, name=None):
-    """features / (abs(features) + 1) element-wise."""
+    """features / (abs(features) + 1) element-wise.
+
+    >>> tx.nn.softsign(tx.constant([-1.0, 3.0])).numpy()
+    array([-0.5 ,  0.75], dtype=float32)
+    """
     return gen_ops.softsign(features, name=name)
-
-
-def _check_last_axis(logits, axis, what):
-    if axis is None or axis == -1:
-        return
-    rank = logits.shape.rank if isinstance(logits, _TENSORS) else None
-    if rank is None or axis != rank - 1:
-        raise NotImplementedError("%s over an axis other than the last one (axis=%r) is not supported yet"
-                                  % (what, axis))
-
-
-def softmax(logits, axis=None, name=None):
-    """exp(logits) / sum(exp(logits)) over the last axis (``axis`` may only name the last one)."""
-    _check_last_axis(logits, axis, "softmax")
-    return gen_ops.softmax(logits, name=name)
-
-
-def log_softmax(logits, axis=None, name=None):
-    """logits - log(sum(exp(logits))) over the last axis (``axis`` may only name the last one)."""
-    _check_last_axis(logits, axis, "log_softmax")
-    return gen_ops.log_softmax(logits, name=name)
 
 
 def bias_add(value, bias, data_format=None, name=None):
     """``value`` plus the 1-D ``bias`` along its channel dimension (last for "N...C" formats,
-    the second for "NC..." formats)."""
+    the second for "NC..." formats).
+
+    >>> tx.nn.bias_add(tx.zeros([2, 3]), tx.constant([1.0, 2.0, 3.0])).numpy()
+    array([[1., 2., 3.],
+           [1., 2., 3.]], dtype=float32)
+    """
     if data_format is None or (data_format.startswith("N") and data_format.endswith("C")):
         data_format = "NHWC"
     elif data_format.startswith("NC"):
@@ -78,16 +90,48 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Per-row cross-entropy of the label distributions against softmax(logits); rank-2 inputs
-    with classes on the last axis. Returns the loss only, like TensorFlow 2."""
-    _check_last_axis(logits, None if axis == -1 else axis, "softmax_cross_entropy_with_logits")
-    loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
-    return loss
+    """Cross-entropy of the label distributions against softmax(logits) along ``axis`` (classes;
+    default the last); the result has the logits' shape without that axis. Like TensorFlow 2,
+    the class axis is moved last and the outer dimensions flattened around the 2-D op; returns
+    the loss only."""
+    import numpy as np
+    from tensorflux._src import array_ops
+    from tensorflux._src.constant_op import constant, convert_to_tensor
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
+    rank = logits.shape.rank
+    if rank is None:
+        raise ValueError("softmax_cross_entropy_with_logits needs logits of known rank, got shape %s" % logits.shape)
+    if rank == 0:
+        raise ValueError("softmax_cross_entropy_with_logits: logits must have at least one dimension (the classes)")
+    axis = -1 if axis is None else axis
+    if not -rank <= axis < rank:
+        raise ValueError("softmax_cross_entropy_with_logits: axis %d is out of range for rank %d" % (axis, rank))
+    axis %= rank
+    if axis != rank - 1:
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        logits, labels = array_ops.transpose(logits, perm), array_ops.transpose(labels, perm)
+    if rank == 2:
+        loss, _ = gen_ops.softmax_cross_entropy_with_logits(logits, labels, name=name)
+        return loss
+    outer = gen_ops.slice(gen_ops.shape(logits), constant(np.array([0], np.int32)),
+                          constant(np.array([rank - 1], np.int32)))
+    flat = constant(np.array([-1], np.int32))
+    classes = gen_ops.slice(gen_ops.shape(logits), constant(np.array([rank - 1], np.int32)),
+                            constant(np.array([1], np.int32)))
+    to_2d = gen_ops.concat_v2([flat, classes], constant(np.array(0, np.int32)))
+    loss, _ = gen_ops.softmax_cross_entropy_with_logits(gen_ops.reshape(logits, to_2d), gen_ops.reshape(labels, to_2d))
+    return gen_ops.reshape(loss, outer, name=name)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Per-row cross-entropy of integer class labels [batch] against softmax(logits [batch, classes]);
-    a label outside [0, classes) is an InvalidArgumentError."""
+    a label outside [0, classes) is an InvalidArgumentError.
+
+    >>> logits = tx.constant([[0.0, 0.0], [0.0, 0.0]])
+    >>> tx.nn.sparse_softmax_cross_entropy_with_logits(labels=tx.constant([0, 1]), logits=logits).numpy()
+    array([0.6931472, 0.6931472], dtype=float32)
+    """
     loss, _ = gen_ops.sparse_softmax_cross_entropy_with_logits(logits, labels, name=name)
     return loss
 
@@ -118,44 +162,39 @@ def _padding(padding):
 
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
     """2-D convolution of ``input`` [N, H, W, C] with ``filters`` [KH, KW, C, O]; ``padding`` is
-    "SAME", "VALID" or 4 explicit [before, after] pairs."""
+    "SAME", "VALID" or 4 explicit [before, after] pairs.
+
+    >>> image = tx.ones([1, 4, 4, 1])
+    >>> kernel = tx.ones([3, 3, 1, 2])
+    >>> tx.nn.conv2d(image, kernel, strides=1, padding="VALID").shape
+    TensorShape([1, 2, 2, 2])
+    >>> tx.nn.conv2d(image, kernel, strides=1, padding="SAME")[0, :, :, 0].numpy()
+    array([[4., 6., 6., 4.],
+           [6., 9., 9., 6.],
+           [6., 9., 9., 6.],
+           [4., 6., 6., 4.]], dtype=float32)
+    """
     pad, explicit = _padding(padding)
     return gen_ops.conv2d(input, filters, strides=_expand(strides, 0, "strides"), padding=pad,
                           explicit_paddings=explicit, data_format=data_format,
                           dilations=_expand(dilations if dilations is not None else 1, 0, "dilations"), name=name)
 
 
-def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):  # noqa: A002
-    """Depthwise 2-D convolution: each input channel with its own [KH, KW] filters
-    (``filter`` [KH, KW, C, multiplier]); only a [1, 1] rate (dilations) is supported."""
-    if dilations is not None and list(dilations) not in ([1, 1], [1, 1, 1, 1]):
-        raise NotImplementedError("depthwise_conv2d supports only dilations [1, 1], got %r" % (dilations,))
-    pad, explicit = _padding(padding)
-    return gen_ops.depthwise_conv2d_native(input, filter, strides=_expand(strides, 0, "strides"), padding=pad,
-                                           explicit_paddings=explicit, data_format=data_format or "NHWC",
-                                           name=name)
-
-
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """Maximum over ``ksize`` windows moved by ``strides`` ("SAME", "VALID" or explicit pairs)."""
-    pad, explicit = _padding(padding)
-    return gen_ops.max_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
-                            padding=pad, explicit_paddings=explicit, data_format=data_format, name=name)
-
-
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """Mean over ``ksize`` windows moved by ``strides``; padded positions are not counted."""
-    return gen_ops.avg_pool(input, ksize=_expand(ksize, 0, "ksize"), strides=_expand(strides, 0, "strides"),
-                            padding=padding.upper(), data_format=data_format, name=name)
-
-
 def l2_loss(t, name=None):
-    """sum(t ** 2) / 2 as a scalar."""
+    """sum(t ** 2) / 2 as a scalar.
+
+    >>> float(tx.nn.l2_loss(tx.constant([3.0, 4.0])))
+    12.5
+    """
     return gen_ops.l2_loss(t, name=name)
 
 
 def in_top_k(targets, predictions, k, name=None):
-    """Whether targets[i] is among the k largest predictions[i] (ties count as in)."""
+    """Whether targets[i] is among the k largest predictions[i] (ties count as in).
+
+    >>> tx.nn.in_top_k(targets=tx.constant([1, 0]), predictions=tx.constant([[0.1, 0.9], [0.6, 0.4]]), k=1).numpy()
+    array([ True,  True])
+    """
     return gen_ops.in_top_kv2(predictions, targets, k, name=name)
 
 
@@ -184,7 +223,13 @@ def _rsqrt(x):
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, with broadcasting;
-    offset and scale may be None."""
+    offset and scale may be None.
+
+    >>> x = tx.constant([[1.0], [3.0]])
+    >>> tx.nn.batch_normalization(x, mean=2.0, variance=1.0, offset=0.0, scale=1.0, variance_epsilon=0.0).numpy()
+    array([[-1.],
+           [ 1.]], dtype=float32)
+    """
     inv = _rsqrt(math_ops.add(variance, variance_epsilon))
     if scale is not None:
         inv = math_ops.multiply(inv, scale)
@@ -195,7 +240,12 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
-    """(mean, variance) of ``x`` over ``axes`` (variance is the biased mean of squared deviations)."""
+    """(mean, variance) of ``x`` over ``axes`` (variance is the biased mean of squared deviations).
+
+    >>> mean, variance = tx.nn.moments(tx.constant([1.0, 2.0, 3.0, 6.0]), axes=[0])
+    >>> float(mean), float(variance)
+    (3.0, 3.5)
+    """
     del shift  # accepted for TensorFlow compatibility; unused, as in TF 2
     axes = list(axes)
     mean = math_ops.reduce_mean(x, axis=axes, keepdims=True)
@@ -209,7 +259,13 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeroes each element with probability ``rate`` and scales the rest by 1 / (1 - rate);
-    ``noise_shape`` (broadcastable to x's shape) shares one draw across broadcast dimensions."""
+    ``noise_shape`` (broadcastable to x's shape) shares one draw across broadcast dimensions.
+
+    >>> x = tx.ones([1000])
+    >>> y = tx.nn.dropout(x, rate=0.5, seed=1)
+    >>> sorted(set(y.numpy().tolist()))
+    [0.0, 2.0]
+    """
     from tensorflux._src import array_ops, constant_op
     import numpy as np
     if isinstance(rate, (int, float)) and not 0 <= rate < 1:
@@ -228,7 +284,11 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Element-wise logistic loss of `labels` (probabilities) against sigmoid(logits), computed as
-    max(x, 0) - x * z + log(1 + exp(-|x|)) so it neither overflows nor loses precision."""
+    max(x, 0) - x * z + log(1 + exp(-|x|)) so it neither overflows nor loses precision.
+
+    >>> tx.nn.sigmoid_cross_entropy_with_logits(labels=tx.constant([1.0, 0.0]), logits=tx.constant([0.0, 0.0])).numpy()
+    array([0.6931472, 0.6931472], dtype=float32)
+    """
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits needs both labels and logits")
     from tensorflux._src.constant_op import convert_to_tensor
@@ -243,3 +303,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     neg_abs = gen_ops.select_v2(cond, gen_ops.neg(logits), logits)
     return gen_ops.add_v2(gen_ops.sub(relu_logits, gen_ops.mul(logits, labels)), gen_ops.log1p(gen_ops.exp(neg_abs)),
                           name=name)
+
+
+# Defined in the newer modules; re-exported here for callers of this module.
+from tensorflux._src.nn_ext_ops import log_softmax, softmax  # noqa: E402,F401

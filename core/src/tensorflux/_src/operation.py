@@ -224,9 +224,9 @@ class Tensor:
 
     def __bool__(self):
         raise TypeError("Using a symbolic tx.Tensor (%s) as a Python bool is not allowed: its value is only "
-                        "known when the graph runs. Inside tx.function, Python `if`/`while` on a tensor cannot be "
-                        "traced: use tx.cond / tx.while_loop (or compute the condition outside the function)."
-                        % self.name)
+                        "known when the graph runs. Inside tx.function, AutoGraph converts Python `if`/`while` on "
+                        "a tensor written directly in the function; elsewhere (or with autograph=False) use "
+                        "tx.cond / tx.while_loop." % self.name)
 
     def __iter__(self):
         raise TypeError("Iterating over a symbolic tx.Tensor (%s) is not allowed: its value is only known when "
@@ -244,4 +244,83 @@ class Tensor:
 
         return slice_helper(self, slice_spec)
 
-    __hash__ = object.__hash__
+    # Note [Tensor equality]: TensorFlow 2's rule. Where code runs eagerly outside functions (the
+    # default), == and != on a tensor of a function graph are element-wise ops and the tensor is
+    # unhashable (use ref()); in TensorFlow 1 style graphs (a tx.Graph made the default, or eager
+    # execution disabled) they compare identity and tensors hash by identity.
+    def __eq__(self, other):
+        if _uses_equality(self):
+            return _elementwise_equality("equal", self, other)
+        return self is other
+
+    def __ne__(self, other):
+        if _uses_equality(self):
+            return _elementwise_equality("not_equal", self, other)
+        return self is not other
+
+    def __hash__(self):
+        if _uses_equality(self):
+            raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+        return id(self)
+
+    def ref(self):
+        """A hashable reference to this tensor (by identity), for dict keys and sets; ``deref()``
+        gives the tensor back."""
+        return TensorRef(self)
+
+    experimental_ref = ref
+
+
+class TensorRef:
+    """What `Tensor.ref()` returns: hashes and compares by the identity of the tensor it wraps."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    def deref(self):
+        """The tensor this reference wraps."""
+        return self._t
+
+    def __hash__(self):
+        return id(self._t)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorRef) and other._t is self._t
+
+    def __repr__(self):
+        return "<Reference wrapping %r>" % (self._t,)
+
+
+def _uses_equality(t):
+    """Note [Tensor equality]: True where == on ``t`` is element-wise (``t`` is eager, or belongs
+    to a function graph while code outside functions runs eagerly)."""
+    from tensorflux._src import context
+
+    if not context.executing_eagerly_outside_functions():
+        return False
+    g = getattr(t, "graph", None) if isinstance(t, Tensor) else None
+    return g is None or getattr(g, "_is_function_graph", False)
+
+
+def _elementwise_equality(op_name, x, y):
+    """``x == y`` / ``x != y`` as TensorFlow's operators compute them: None compares unequal;
+    shapes that do not broadcast give a False (True for !=) scalar instead of an error."""
+    if y is None:
+        return op_name == "not_equal"
+    from tensorflux._src.constant_op import convert_to_tensor
+    from tensorflux._src.generated import gen_ops
+
+    try:
+        if not isinstance(y, (Tensor, TensorLike)) and not _is_eager(y):
+            y = convert_to_tensor(y, dtype=x.dtype)
+    except (TypeError, ValueError):
+        return NotImplemented
+    return getattr(gen_ops, op_name)(x, y, incompatible_shape_error=False)
+
+
+def _is_eager(x):
+    from tensorflux._src.eager_tensor import EagerTensor
+
+    return isinstance(x, EagerTensor)

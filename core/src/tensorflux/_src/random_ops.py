@@ -6,7 +6,9 @@ Note [Seeds]: every stateful random op carries a (seed, seed2) pair derived like
 seed, op seed); with only a graph seed, the op seed is the graph's operation count when the op is
 made (so a program rebuilt identically gets identical values); with only an op seed, the graph
 seed is DEFAULT_GRAPH_SEED; with neither, (0, 0), which the kernel replaces by a seed from the OS.
-An explicit (0, 0) pair becomes (0, 2**31 - 1) so that it stays deterministic.
+An explicit (0, 0) pair becomes (0, 2**31 - 1) so that it stays deterministic. Eagerly (TensorFlow
+2), the global seed lives in the process, op seeds without one are drawn from a generator seeded
+by it, and setting it drops the cached kernels, so the same seed repeats the same values.
 
 Note [Stateless seeds]: the stateless ops take ``seed``, a shape-[2] integer, and derive the
 Philox key and counter from it as TensorFlow's StatelessRandomGetKeyCounter does: the two seeds,
@@ -19,6 +21,7 @@ Seeds must be known when the graph is built (Python/NumPy values or Const tensor
 """
 
 import numbers
+import random as pyrandom
 
 import numpy as np
 
@@ -33,17 +36,46 @@ _MAXINT32 = 2**31 - 1
 _ALG_PHILOX = 1
 
 
-def set_seed(seed):
-    """Sets the default graph's seed, from which ops made afterwards derive their seeds (Note [Seeds]).
+class _EagerSeed:
+    """The global seed of eager execution and the generator of op seeds drawn from it."""
 
-    ``None`` clears it."""
+    seed = None
+    rng = None
+
+
+def set_seed(seed):
+    """Sets the global seed, from which random ops made afterwards derive their seeds (Note
+    [Seeds]); ``None`` clears it. Eagerly, as in TensorFlow 2, it also restarts the sequences:
+    the same seed gives the same random values again.
+
+    >>> tx.random.set_seed(42)
+    >>> a = tx.random.uniform([3])
+    >>> tx.random.set_seed(42)
+    >>> bool(tx.reduce_all(a == tx.random.uniform([3])))
+    True
+    """
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        _EagerSeed.seed = None if seed is None else int(seed)
+        _EagerSeed.rng = None if seed is None else pyrandom.Random(int(seed))
+        context.clear_kernel_cache()  # stateful random kernels restart from their seeds
+        return
     _graph.get_default_graph().seed = None if seed is None else int(seed)
 
 
 def get_seed(op_seed):
-    """The (seed, seed2) pair for an op made now in the default graph (Note [Seeds])."""
-    g = _graph.get_default_graph()
-    graph_seed = getattr(g, "seed", None)
+    """The (seed, seed2) pair for an op made now in the default graph, or eagerly (Note [Seeds])."""
+    from tensorflux._src import context
+
+    if context.executing_eagerly():
+        graph_seed = _EagerSeed.seed
+        if graph_seed is not None and op_seed is None:
+            op_seed = _EagerSeed.rng.randint(0, _MAXINT32)
+        g = None
+    else:
+        g = _graph.get_default_graph()
+        graph_seed = getattr(g, "seed", None)
     if graph_seed is not None:
         seeds = (graph_seed, int(op_seed) if op_seed is not None else g.version)
     elif op_seed is not None:

@@ -41,6 +41,12 @@ def save_file(tensors, path, metadata=None):
 
     Raises TypeError for non-string names or metadata and unsupported dtypes, and
     ``tx.errors.InvalidArgumentError`` for names the format rejects (empty, ``"__metadata__"``).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.safetensors")
+    >>> tx.train.save_safetensors({"a": np.arange(3, dtype=np.float32)}, path)
+    >>> tx.train.load_safetensors(path)["a"]
+    array([0., 1., 2.], dtype=float32)
     """
     if not hasattr(tensors, "items"):
         raise TypeError("tensors must be a mapping of names to arrays, not %s" % type(tensors).__name__)

@@ -38,11 +38,18 @@ def _none(results):
     return None
 
 
+def _leaf_key(f):
+    """The cache key of one fetch or feed: a name by value, a tensor, operation or variable by
+    identity (tensors of function graphs are unhashable, Note [Tensor equality]); the caches keep
+    the objects alive, so an identity is never reused while its entry exists."""
+    return f if type(f) is str else id(f)
+
+
 def _structure_key(fetches):
     """A hashable key equal for fetch arguments of the same structure and elements."""
     t = type(fetches)
     if t in _LEAVES or isinstance(fetches, _LEAVES):
-        return fetches
+        return _leaf_key(fetches)
     if t is list:
         return (list,) + tuple(_structure_key(f) for f in fetches)
     if isinstance(fetches, tuple):
@@ -54,14 +61,16 @@ def _structure_key(fetches):
 
 
 class _FetchPlan:
-    __slots__ = ("fetches", "targets", "build")
+    __slots__ = ("fetches", "targets", "build", "leaves")
 
     def __init__(self, graph, fetches):
         self.fetches = []
         self.targets = []
+        self.leaves = []  # the fetched objects, alive while the plan is cached (its key holds their ids)
         index = {}
 
         def leaf(f):
+            self.leaves.append(f)
             try:
                 el = graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
             except TypeError as e:
@@ -73,9 +82,9 @@ class _FetchPlan:
                 if el._h not in self.targets:
                     self.targets.append(el._h)
                 return _none
-            i = index.get(el)
+            i = index.get(el._pair)
             if i is None:
-                i = index[el] = len(self.fetches)
+                i = index[el._pair] = len(self.fetches)
                 self.fetches.append(el._pair)
             return operator.itemgetter(i)
 
@@ -110,7 +119,20 @@ class Session:
     ``config`` is a ``tensorflux.proto.config_pb2.ConfigProto`` (``tx.ConfigProto``), its
     serialized bytes, or a dict of its fields; ``inter_op_parallelism_threads`` /
     ``intra_op_parallelism_threads`` override its thread counts (0 = one per core). Many threads
-    may call ``run`` at once."""
+    may call ``run`` at once.
+
+    >>> with tx.Graph().as_default() as g:
+    ...     x = tx.placeholder(tx.float32, [None], name="x")
+    ...     y = x * 2.0
+    ...
+    >>> with tx.Session(graph=g) as sess:
+    ...     print(sess.run(y, feed_dict={x: [1.0, 2.0]}))
+    ...     y_value, total = sess.run([y, tx.reduce_sum(y)], feed_dict={x: [3.0, 4.0]})
+    ...     print(y_value, float(total))
+    ...
+    [2. 4.]
+    [6. 8.] 14.0
+    """
 
     def __init__(self, target="", graph=None, config=None, *, inter_op_parallelism_threads=None,
                  intra_op_parallelism_threads=None):
@@ -163,7 +185,7 @@ class Session:
         accepted for compatibility and not used yet."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        key = fetches if type(fetches) in _LEAVES else _structure_key(fetches)
+        key = _leaf_key(fetches) if type(fetches) in _LEAVES else _structure_key(fetches)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plan(fetches, key)
@@ -171,9 +193,8 @@ class Session:
             feeds, values = [], []
             cache = self._feeds
             for k, v in feed_dict.items():
-                pair = cache.get(k)
-                if pair is None:
-                    pair = self._feed_pair(k)
+                hit = cache.get(_leaf_key(k))
+                pair = hit[1] if hit is not None else self._feed_pair(k)
                 feeds.append(pair)
                 values.append(v)
         else:
@@ -197,7 +218,7 @@ class Session:
             t = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
         except (TypeError, ValueError, KeyError) as e:
             raise TypeError("Cannot interpret feed_dict key as Tensor: %s" % (e.args[0] if e.args else e)) from None
-        self._feeds[key] = t._pair
+        self._feeds[_leaf_key(key)] = (key, t._pair)
         return t._pair
 
     def close(self):

@@ -26,18 +26,31 @@ def _shape_tensor(shape):
 
 
 def fill(dims, value, name=None):
-    """A tensor of shape ``dims`` filled with the scalar ``value``."""
+    """A tensor of shape ``dims`` filled with the scalar ``value``.
+
+    >>> tx.fill([2, 2], 9.0).numpy()
+    array([[9., 9.],
+           [9., 9.]], dtype=float32)
+    """
     return gen_ops.fill(_shape_tensor(dims), value, name=name)
 
 
 def zeros(shape, dtype=_dtypes.float32, name=None):
-    """A tensor of ``shape`` and ``dtype`` holding zeros."""
+    """A tensor of ``shape`` and ``dtype`` holding zeros.
+
+    >>> tx.zeros([3])
+    <tx.Tensor: shape=(3,), dtype=float32, numpy=array([0., 0., 0.], dtype=float32)>
+    """
     dtype = _dtypes.as_dtype(dtype)
     return gen_ops.fill(_shape_tensor(shape), constant(0, dtype=dtype), name=name or "zeros")
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
-    """A tensor of ``shape`` and ``dtype`` holding ones."""
+    """A tensor of ``shape`` and ``dtype`` holding ones.
+
+    >>> tx.ones([2], dtype=tx.int32).numpy()
+    array([1, 1], dtype=int32)
+    """
     dtype = _dtypes.as_dtype(dtype)
     return gen_ops.fill(_shape_tensor(shape), constant(1, dtype=dtype), name=name or "ones")
 
@@ -51,7 +64,12 @@ def _shape_of(x):
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
-    """Zeros with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
+    """Zeros with the shape of ``input`` (and its dtype unless ``dtype`` is given).
+
+    >>> tx.zeros_like(tx.constant([[1, 2], [3, 4]])).numpy()
+    array([[0, 0],
+           [0, 0]], dtype=int32)
+    """
     x = input if isinstance(input, _TENSORS) else convert_to_tensor(input)
     if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
         return gen_ops.fill(_shape_of(x), constant(0, dtype=_dtypes.as_dtype(dtype)), name=name or "zeros_like")
@@ -59,7 +77,11 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
-    """Ones with the shape of ``input`` (and its dtype unless ``dtype`` is given)."""
+    """Ones with the shape of ``input`` (and its dtype unless ``dtype`` is given).
+
+    >>> tx.ones_like(tx.constant([1.5, 2.5])).numpy()
+    array([1., 1.], dtype=float32)
+    """
     x = input if isinstance(input, _TENSORS) else convert_to_tensor(input)
     if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
         return gen_ops.fill(_shape_of(x), constant(1, dtype=_dtypes.as_dtype(dtype)), name=name or "ones_like")
@@ -67,7 +89,13 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (TensorFlow's name)
-    """start, start + delta, ... below ``limit`` (``range(n)`` counts from 0), like TensorFlow's tf.range."""
+    """start, start + delta, ... below ``limit`` (``range(n)`` counts from 0), like TensorFlow's tf.range.
+
+    >>> tx.range(5).numpy()
+    array([0, 1, 2, 3, 4], dtype=int32)
+    >>> tx.range(1.0, 2.0, 0.25).numpy()
+    array([1.  , 1.25, 1.5 , 1.75], dtype=float32)
+    """
     if limit is None:
         start, limit = 0, start
     values = [start, limit, delta]
@@ -86,30 +114,65 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 (
 
 
 def shape(input, out_type=_dtypes.int32, name=None):  # noqa: A002 (TensorFlow's name)
-    """The dimensions of ``input`` as a 1-D tensor."""
+    """The dimensions of ``input`` as a 1-D tensor.
+
+    >>> tx.shape(tx.zeros([2, 3])).numpy()
+    array([2, 3], dtype=int32)
+    """
     return gen_ops.shape(input, out_type=_dtypes.as_dtype(out_type), name=name)
 
 
 def size(input, out_type=_dtypes.int32, name=None):  # noqa: A002 (TensorFlow's name)
-    """The number of elements of ``input``, as a scalar tensor."""
+    """The number of elements of ``input``, as a scalar tensor.
+
+    >>> int(tx.size(tx.zeros([2, 3])))
+    6
+    """
     return gen_ops.size(input, out_type=_dtypes.as_dtype(out_type), name=name)
 
 
 def rank(input, name=None):  # noqa: A002 (TensorFlow's name)
-    """The number of dimensions of ``input``, as an int32 scalar tensor."""
+    """The number of dimensions of ``input``, as an int32 scalar tensor.
+
+    >>> int(tx.rank(tx.zeros([2, 3])))
+    2
+    """
     return gen_ops.rank(input, name=name)
 
 
 def identity_n(input, name=None):  # noqa: A002 (TensorFlow's name)
-    """Each tensor of the list ``input``, unchanged."""
+    """Each tensor of the list ``input``, unchanged.
+
+    >>> [t.numpy().tolist() for t in tx.identity_n([tx.constant(1), tx.constant([2, 3])])]
+    [1, [2, 3]]
+    """
     return gen_ops.identity_n(list(input), name=name)
 
 
 def stop_gradient(input, name=None):  # noqa: A002 (TensorFlow's name)
-    """``input`` unchanged; gradients are not propagated through it."""
+    """``input`` unchanged; gradients are not propagated through it.
+
+    >>> x = tx.constant(2.0)
+    >>> with tx.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * tx.stop_gradient(x)
+    ...
+    >>> float(tape.gradient(y, x))
+    2.0
+    """
     return gen_ops.stop_gradient(input, name=name)
 
 
 def check_numerics(tensor, message, name=None):
-    """``tensor`` unchanged; running it fails with ``message`` when it holds an Inf or a NaN."""
+    """``tensor`` unchanged; running it fails with ``message`` when it holds an Inf or a NaN.
+
+    >>> tx.debugging.check_numerics(tx.constant([1.0, 2.0]), "ok").numpy()
+    array([1., 2.], dtype=float32)
+    >>> try:
+    ...     tx.debugging.check_numerics(tx.constant([1.0, np.nan]), "bad values")
+    ... except tx.errors.InvalidArgumentError as e:
+    ...     print("bad values" in str(e))
+    ...
+    True
+    """
     return gen_ops.check_numerics(tensor, message=message, name=name)

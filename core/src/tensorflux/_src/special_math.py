@@ -47,11 +47,6 @@ def reciprocal_no_nan(x, name=None):
     return gen_ops.div_no_nan(one, x, name=name or "reciprocal_no_nan")
 
 
-def log_sigmoid(x, name=None):
-    """log(sigmoid(x)) element-wise, computed as -softplus(-x) so that it stays finite."""
-    return gen_ops.neg(gen_ops.softplus(gen_ops.neg(x)), name=name or "LogSigmoid")
-
-
 def scalar_mul(scalar, x, name=None):
     """scalar * x, the scalar taking x's dtype."""
     x = x if isinstance(x, _TENSORS) else convert_to_tensor(x)

@@ -22,7 +22,14 @@ def _dim(d):
 
 
 class TensorShape:
-    """A static shape: ``dims`` is None (unknown rank) or a tuple of ints and None (unknown)."""
+    """A static shape: ``dims`` is None (unknown rank) or a tuple of ints and None (unknown).
+
+    >>> s = tx.TensorShape([None, 3])
+    >>> s.rank, s.as_list()
+    (2, [None, 3])
+    >>> s.is_compatible_with([5, 3])
+    True
+    """
 
     __slots__ = ("_dims",)
 

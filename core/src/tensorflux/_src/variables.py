@@ -7,8 +7,9 @@ from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality
 from tensorflux._src.tensor_shape import as_shape
+from tensorflux._src.variable_slice import VariableSlice
 
 
 def _collections(g):
@@ -47,6 +48,12 @@ class Variable(TensorLike):
     graph. The variable is used wherever a tensor is expected (its value is read when the consuming
     op runs); `assign`, `assign_add` and `assign_sub` update it. Reading an uninitialized variable
     fails with FailedPreconditionError naming it.
+
+    >>> v = tx.Variable([1.0, 2.0])
+    >>> v.assign_add([10.0, 10.0]).numpy()
+    array([11., 12.], dtype=float32)
+    >>> (v * 2.0).numpy()
+    array([22., 24.], dtype=float32)
     """
 
     __array_priority__ = 100
@@ -266,17 +273,55 @@ class Variable(TensorLike):
         return _session_for(session, self._value).run(self._value)
 
 
-def _forward_operators():
-    """Arithmetic, comparisons and indexing on a Variable act on its value."""
+def forward_operators(cls):
+    """Arithmetic, comparisons and Python conversions on ``cls`` (a Variable or a slice of one)
+    act on its value (``self._as_tensor()``)."""
     names = ["add", "sub", "mul", "truediv", "matmul", "floordiv", "mod", "pow", "and", "or", "xor"]
     for n in names:
         for dunder in ("__%s__" % n, "__r%s__" % n):  # looked up on the value at call time
-            setattr(Variable, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
-    for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__getitem__"):
-        setattr(Variable, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
+            setattr(cls, dunder, (lambda d: lambda self, other: getattr(self._as_tensor(), d)(other))(dunder))
+    for dunder in ("__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__bool__", "__int__",
+                   "__float__", "__complex__", "__index__", "__iter__", "__getitem__", "__len__"):
+        setattr(cls, dunder, (lambda d: lambda self, *a: getattr(self._as_tensor(), d)(*a))(dunder))
 
 
-_forward_operators()
+def _variable_getitem(self, spec):
+    """``v[spec]``: the slice's value, which can also assign into the slice (``v[0].assign(x)``)."""
+    return VariableSlice(self, spec, self._as_tensor()[spec])
+
+
+def _equality():
+    """== and != on a Variable follow Note [Tensor equality] (element-wise where code outside
+    functions runs eagerly, then unhashable: use ref())."""
+
+    def __eq__(self, other):
+        if _context.executing_eagerly_outside_functions():
+            return _elementwise_equality("equal", self._as_tensor(), other)
+        return self is other
+
+    def __ne__(self, other):
+        if _context.executing_eagerly_outside_functions():
+            return _elementwise_equality("not_equal", self._as_tensor(), other)
+        return self is not other
+
+    def __hash__(self):
+        if _context.executing_eagerly_outside_functions():
+            raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        return id(self)
+
+    def ref(self):
+        """A hashable reference to this variable (by identity); ``deref()`` gives it back."""
+        return TensorRef(self)
+
+    Variable.__eq__, Variable.__ne__, Variable.__hash__ = __eq__, __ne__, __hash__
+    Variable.ref = Variable.experimental_ref = ref
+
+
+forward_operators(Variable)
+del Variable.__len__  # a Variable has no len(), as in TensorFlow
+Variable.__getitem__ = _variable_getitem
+_equality()
+forward_operators(VariableSlice)
 
 
 def global_variables(graph=None):
@@ -298,6 +343,15 @@ def variables_initializer(var_list, name="init"):
 
 
 def global_variables_initializer():
-    """An operation that initializes every variable of the default graph."""
+    """An operation that initializes every variable of the default graph.
+
+    >>> with tx.Graph().as_default():
+    ...     v = tx.Variable([1.0, 2.0])
+    ...     with tx.Session() as sess:
+    ...         sess.run(tx.global_variables_initializer())
+    ...         print(sess.run(v))
+    ...
+    [1. 2.]
+    """
     return variables_initializer(global_variables(), name="init")
 

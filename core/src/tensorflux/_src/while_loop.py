@@ -36,6 +36,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     ``maximum_iterations`` the loop also stops after that many iterations. ``back_prop=False``
     stops gradients at the results; ``parallel_iterations`` is recorded on the While op (iterations
     run one after another); ``swap_memory`` is accepted and ignored.
+
+    >>> i, total = tx.while_loop(lambda i, t: i < 5, lambda i, t: (i + 1, t + i), [0, 0])
+    >>> int(i), int(total)
+    (5, 10)
     """
     if not callable(cond):
         raise TypeError("'cond' must be callable.")

@@ -17,7 +17,12 @@ __all__ = ["from_dlpack", "to_dlpack"]
 
 
 def to_dlpack(tensor):
-    """A DLPack capsule holding (a copy of) eager ``tensor``'s value."""
+    """A DLPack capsule holding (a copy of) eager ``tensor``'s value.
+
+    >>> capsule = tx.experimental.dlpack.to_dlpack(tx.constant([1.0, 2.0]))
+    >>> tx.experimental.dlpack.from_dlpack(capsule).numpy()
+    array([1., 2.], dtype=float32)
+    """
     if not isinstance(tensor, EagerTensor):
         raise TypeError("to_dlpack expects an eager tensor, got %r" % (tensor,))
     return tensor.__dlpack__()
@@ -36,7 +41,11 @@ class _Capsule:
 
 def from_dlpack(obj):
     """An eager tensor with the value of ``obj``: an object implementing ``__dlpack__`` (a PyTorch
-    or JAX array, a NumPy array, an eager tensor) or a DLPack capsule of host memory."""
+    or JAX array, a NumPy array, an eager tensor) or a DLPack capsule of host memory.
+
+    >>> tx.experimental.dlpack.from_dlpack(np.arange(3, dtype=np.float32)).numpy()
+    array([0., 1., 2.], dtype=float32)
+    """
     source = obj if hasattr(obj, "__dlpack__") else _Capsule(obj)
     arr = np.from_dlpack(source)
     return from_numpy(np.ascontiguousarray(arr), as_dtype(arr.dtype))

@@ -12,3 +12,7 @@ __all__ = ["Adagrad", "Adam", "AdamW", "GradientTransformation", "Optimizer", "R
            "adamw", "add_decayed_weights", "chain", "clip", "clip_by_global_norm", "rmsprop", "scale",
            "scale_by_adam", "scale_by_learning_rate", "scale_by_rms", "scale_by_rss", "scale_by_schedule",
            "schedules", "sgd", "trace"]
+
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
+
+__getattr__ = _module_getattr(__name__)

@@ -45,6 +45,12 @@ TX_CAPI_EXPORT extern void TXE_ContextOptionsSetNumCpuDevices(TXE_ContextOptions
  * is borrowed. */
 TX_CAPI_EXPORT extern TXE_Context* TXE_NewContext(const TXE_ContextOptions* options, TX_Status* status);
 TX_CAPI_EXPORT extern void TXE_DeleteContext(TXE_Context* ctx);
+/* Soft device placement (on by default, as in TensorFlow 2): an op requesting a device the context
+ * does not have (e.g. "/GPU:0" without a GPU) runs on CPU:0 instead of failing with
+ * INVALID_ARGUMENT. Copies to a named device (TXE_TensorHandleCopyToDevice) are never softened. */
+TX_CAPI_EXPORT extern void TXE_ContextSetSoftDevicePlacement(TXE_Context* ctx, unsigned char enable,
+                                                             TX_Status* status);
+TX_CAPI_EXPORT extern unsigned char TXE_ContextGetSoftDevicePlacement(const TXE_Context* ctx);
 /* Number of devices, and the full name of device `index` (owned by the context). */
 TX_CAPI_EXPORT extern int TXE_ContextNumDevices(const TXE_Context* ctx);
 TX_CAPI_EXPORT extern const char* TXE_ContextDeviceName(const TXE_Context* ctx, int index, TX_Status* status);

@@ -1,12 +1,14 @@
 // CPU kernels for the elementwise unary ops: Relu, Neg, Abs, Sign, Square, Sqrt, Rsqrt,
 // Reciprocal, Floor, Ceil, Round, IsNan, IsFinite, LogicalNot, and the transcendental maps (Exp,
-// Expm1, Log, Log1p, Sin, Cos, Tan, Tanh, Sigmoid, Erf), which run on vec_math.h for float32.
+// Expm1, Log, Log1p, Sin, Cos, Tan, Tanh, Sigmoid, Erf, Erfc, Erfinv), which run on vec_math.h for float32.
 //
 // This file is built without errno and trapping semantics (nothing here reads errno or enables FP
 // traps), so gcc vectorizes floor and ceil and inlines sqrt instead of calling libm per element. The pragma
 // comes first so that every function in the file, inline ones from headers too, shares it.
 #pragma GCC optimize("no-math-errno", "no-trapping-math")
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "tensorflux/kernels/cpu/binary_functors.h"
@@ -80,6 +82,34 @@ struct LogicalNotFn : Map<LogicalNotFn> {
   static bool Apply(bool x) { return !x; }
 };
 
+// erfinv(y) in double: Giles' float fit as the start, then Newton steps on erf (on log erfc in
+// the tails, where 1 - |y| is exact and erf's slope vanishes) until the step is below 1 ulp.
+double ErfinvDouble(double y) {
+  const double ay = std::fabs(y);
+  if (!(ay <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+  if (ay == 1.0) return std::copysign(std::numeric_limits<double>::infinity(), y);
+  if (ay == 0.0) return y;
+  // Below 1 in float too (and above float's smallest normal), so the start is finite and non-zero.
+  float start = std::min(std::max(static_cast<float>(ay), 1e-30f), 0.99999994f);
+  vec::Map<vec::Fn::kErfinv>(&start, &start, 1);
+  double x = start;
+  const double kTwoOverSqrtPi = 1.1283791670955126;
+  const double tail = 1.0 - ay;  // exact for ay >= 0.5
+  for (int it = 0; it < 16; ++it) {
+    double step;
+    if (ay > 0.5) {
+      const double c = std::erfc(x);
+      // d/dx log erfc(x) = -2/sqrt(pi) exp(-x^2) / erfc(x).
+      step = (std::log(c) - std::log(tail)) / (-kTwoOverSqrtPi * std::exp(-x * x) / c);
+    } else {
+      step = (std::erf(x) - ay) / (kTwoOverSqrtPi * std::exp(-x * x));
+    }
+    x -= step;
+    if (std::fabs(step) <= 1e-16 * x) break;
+  }
+  return std::copysign(x, y);
+}
+
 // A transcendental map: vec_math's vector version for float, libm (or VecExp) for double.
 #define TX_VEC_FN(NAME, VEC, DOUBLE_EXPR, COST)                                            \
   struct NAME {                                                                            \
@@ -102,6 +132,8 @@ TX_VEC_FN(TanFn, vec::Fn::kTan, std::tan(v), 16);
 TX_VEC_FN(TanhFn, vec::Fn::kTanh, std::tanh(v), 16);
 TX_VEC_FN(SigmoidFn, vec::Fn::kSigmoid, 1.0 / (1.0 + VecExp(-v)), 8);
 TX_VEC_FN(ErfFn, vec::Fn::kErf, std::erf(v), 16);
+TX_VEC_FN(ErfcFn, vec::Fn::kErfc, std::erfc(v), 16);
+TX_VEC_FN(ErfinvFn, vec::Fn::kErfinv, ErfinvDouble(v), 24);
 TX_VEC_FN(SqrtFn, vec::Fn::kSqrt, std::sqrt(v), 1);
 TX_VEC_FN(RsqrtFn, vec::Fn::kRsqrt, 1.0 / std::sqrt(v), 2);
 #undef TX_VEC_FN
@@ -139,6 +171,8 @@ TX_REGISTER_UNARY_FLOATS("Tan", TanFn);
 TX_REGISTER_UNARY_FLOATS("Tanh", TanhFn);
 TX_REGISTER_UNARY_FLOATS("Sigmoid", SigmoidFn);
 TX_REGISTER_UNARY_FLOATS("Erf", ErfFn);
+TX_REGISTER_UNARY_FLOATS("Erfc", ErfcFn);
+TX_REGISTER_UNARY_FLOATS("Erfinv", ErfinvFn);
 TX_REGISTER_UNARY("IsNan", IsNanFn, float, bool);
 TX_REGISTER_UNARY("IsNan", IsNanFn, double, bool);
 TX_REGISTER_UNARY("IsFinite", IsFiniteFn, float, bool);

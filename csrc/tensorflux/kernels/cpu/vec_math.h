@@ -1,6 +1,6 @@
 // Vectorized math for the elementwise kernels, written so gcc emits SIMD code without
 // -ffast-math: exp() and max() for float and double, and float32 exp, expm1, log, log1p, tanh,
-// sigmoid, erf, sin, cos, tan, sqrt and rsqrt over arrays on AVX2 or AVX-512 vectors
+// sigmoid, erf, erfc, erfinv, sin, cos, tan, sqrt and rsqrt over arrays on AVX2 or AVX-512 vectors
 // (Note [Vector float32]).
 #pragma once
 
@@ -187,7 +187,7 @@ template <typename F>
 using UintOf = typename Lanes<kLanes<F>>::U;
 
 // The functions Map applies.
-enum class Fn { kExp, kExpm1, kLog, kLog1p, kTanh, kSigmoid, kErf, kSin, kCos, kTan, kSqrt, kRsqrt };
+enum class Fn { kExp, kExpm1, kLog, kLog1p, kTanh, kSigmoid, kErf, kErfc, kErfinv, kSin, kCos, kTan, kSqrt, kRsqrt };
 
 #define TX_VEC_INLINE inline __attribute__((always_inline))
 #pragma GCC push_options

@@ -376,6 +376,51 @@ def avg_pool(value, ksize, strides, padding, data_format='NHWC', name=None):
     return _apply_op(_AVG_POOL, name, (value,), (ksize, strides, padding, data_format))
 
 
+_AVG_POOL3D = _OpSig('AvgPool3D',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
+    outputs=(('output', False),))
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format='NDHWC', name=None):
+    r"""Mean over sliding 3-D windows of a 5-D input; padded positions are not counted.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      ksize: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_AVG_POOL3D, name, (input,), (ksize, strides, padding, data_format))
+
+
+_AVG_POOL3D_GRAD = _OpSig('AvgPool3DGrad',
+    inputs=(('orig_input_shape', '', 3, 0), ('grad', 'T', 0, 0)),
+    attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
+    outputs=(('output', False),))
+
+
+def avg_pool3d_grad(orig_input_shape, grad, ksize, strides, padding, data_format='NDHWC', name=None):
+    r"""Gradient of AvgPool3D with respect to its input.
+
+    Args:
+      orig_input_shape: A `Tensor` of type int32.
+      grad: A `Tensor` of type `T`.
+      ksize: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_AVG_POOL3D_GRAD, name, (orig_input_shape, grad), (ksize, strides, padding, data_format))
+
+
 _AVG_POOL_GRAD = _OpSig('AvgPoolGrad',
     inputs=(('orig_input_shape', '', 3, 0), ('grad', 'T', 0, 0)),
     attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
@@ -420,6 +465,26 @@ def batch_mat_mul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False,
     Returns: a `Tensor`.
     """
     return _apply_op(_BATCH_MAT_MUL_V2, name, (x, y), (adj_x, adj_y, grad_x, grad_y))
+
+
+_BATCH_TO_SPACE_ND = _OpSig('BatchToSpaceND',
+    inputs=(('input', 'T', 0, 0), ('block_shape', 'Tblock_shape', 0, 0), ('crops', 'Tcrops', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tblock_shape': 3, 'Tcrops': 3})
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None):
+    r"""Moves blocks of the batch dimension back into the spatial dimensions and crops them.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      block_shape: A `Tensor` of type `Tblock_shape`.
+      crops: A `Tensor` of type `Tcrops`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BATCH_TO_SPACE_ND, name, (input, block_shape, crops), ())
 
 
 _BIAS_ADD = _OpSig('BiasAdd',
@@ -518,6 +583,33 @@ def broadcast_to(input, shape, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_BROADCAST_TO, name, (input, shape), ())
+
+
+_CTCLossOutput = _collections.namedtuple('CTCLoss', ['loss', 'gradient'])
+_CTC_LOSS = _OpSig('CTCLoss',
+    inputs=(('inputs', 'T', 0, 0), ('labels_indices', '', 9, 0), ('labels_values', '', 3, 0), ('sequence_length', '', 3, 0)),
+    attrs=(('preprocess_collapse_repeated', 3), ('ctc_merge_repeated', 3), ('ignore_longer_outputs_than_inputs', 3)),
+    outputs=(('loss', False), ('gradient', False)),
+    type_defaults={'T': 1},
+    output_class=_CTCLossOutput)
+
+
+def ctc_loss(inputs, labels_indices, labels_values, sequence_length, preprocess_collapse_repeated=False, ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False, name=None):
+    r"""Connectionist temporal classification loss of label sequences given per-step class logits, with its gradient with respect to the logits.
+
+    Args:
+      inputs: A `Tensor` of type `T`.
+      labels_indices: A `Tensor` of type int64.
+      labels_values: A `Tensor` of type int32.
+      sequence_length: A `Tensor` of type int32.
+      preprocess_collapse_repeated: An attr of type `bool`, defaults to `False`.
+      ctc_merge_repeated: An attr of type `bool`, defaults to `True`.
+      ignore_longer_outputs_than_inputs: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (loss, gradient) of `Tensor`s.
+    """
+    return _apply_op(_CTC_LOSS, name, (inputs, labels_indices, labels_values, sequence_length), (preprocess_collapse_repeated, ctc_merge_repeated, ignore_longer_outputs_than_inputs))
 
 
 _CASE = _OpSig('Case',
@@ -750,6 +842,78 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, u
     return _apply_op(_CONV2D_BACKPROP_INPUT, name, (input_sizes, filter, out_backprop), (strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format, dilations))
 
 
+_CONV3D = _OpSig('Conv3D',
+    inputs=(('input', 'T', 0, 0), ('filter', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),))
+
+
+def conv3d(input, filter, strides, padding, data_format='NDHWC', dilations=[1, 1, 1, 1, 1], name=None):
+    r"""3-D convolution of a 5-D input with a [depth, height, width, in_depth, out_depth] filter.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      filter: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONV3D, name, (input, filter), (strides, padding, data_format, dilations))
+
+
+_CONV3D_BACKPROP_FILTER_V2 = _OpSig('Conv3DBackpropFilterV2',
+    inputs=(('input', 'T', 0, 0), ('filter_sizes', '', 3, 0), ('out_backprop', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),))
+
+
+def conv3d_backprop_filter_v2(input, filter_sizes, out_backprop, strides, padding, data_format='NDHWC', dilations=[1, 1, 1, 1, 1], name=None):
+    r"""Gradient of Conv3D with respect to its filter.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      filter_sizes: A `Tensor` of type int32.
+      out_backprop: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONV3D_BACKPROP_FILTER_V2, name, (input, filter_sizes, out_backprop), (strides, padding, data_format, dilations))
+
+
+_CONV3D_BACKPROP_INPUT_V2 = _OpSig('Conv3DBackpropInputV2',
+    inputs=(('input_sizes', 'Tshape', 0, 0), ('filter', 'T', 0, 0), ('out_backprop', 'T', 0, 0)),
+    attrs=(('strides', 17), ('padding', 0), ('data_format', 0), ('dilations', 17)),
+    outputs=(('output', False),),
+    type_defaults={'Tshape': 3})
+
+
+def conv3d_backprop_input_v2(input_sizes, filter, out_backprop, strides, padding, data_format='NDHWC', dilations=[1, 1, 1, 1, 1], name=None):
+    r"""Gradient of Conv3D with respect to its input.
+
+    Args:
+      input_sizes: A `Tensor` of type `Tshape`.
+      filter: A `Tensor` of type `T`.
+      out_backprop: A `Tensor` of type `T`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      dilations: An attr of type `list(int)`, defaults to `[1, 1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONV3D_BACKPROP_INPUT_V2, name, (input_sizes, filter, out_backprop), (strides, padding, data_format, dilations))
+
+
 _COS = _OpSig('Cos',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -847,6 +1011,26 @@ def dense_bincount(input, size, weights, binary_output=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_DENSE_BINCOUNT, name, (input, size, weights), (binary_output,))
+
+
+_DEPTH_TO_SPACE = _OpSig('DepthToSpace',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('block_size', 1), ('data_format', 0)),
+    outputs=(('output', False),))
+
+
+def depth_to_space(input, block_size, data_format='NHWC', name=None):
+    r"""Moves depth into block_size x block_size spatial blocks (the inverse of SpaceToDepth).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      block_size: An attr of type `int`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW, NCHW_VECT_C.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DEPTH_TO_SPACE, name, (input,), (block_size, data_format))
 
 
 _DEPTHWISE_CONV2D_NATIVE = _OpSig('DepthwiseConv2dNative',
@@ -1064,6 +1248,40 @@ def erf(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ERF, name, (x,), ())
+
+
+_ERFC = _OpSig('Erfc',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def erfc(x, name=None):
+    r"""Returns the complementary error function 1 - erf(x) elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ERFC, name, (x,), ())
+
+
+_ERFINV = _OpSig('Erfinv',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def erfinv(x, name=None):
+    r"""Returns the inverse error function of x elementwise (NaN outside [-1, 1]).
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ERFINV, name, (x,), ())
 
 
 _EXP = _OpSig('Exp',
@@ -1507,6 +1725,54 @@ def l2_loss(t, name=None):
     return _apply_op(_L2_LOSS, name, (t,), ())
 
 
+_LRN = _OpSig('LRN',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('depth_radius', 1), ('bias', 2), ('alpha', 2), ('beta', 2)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):
+    r"""Local response normalization: input / (bias + alpha * sum of squares over a depth window)^beta.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      depth_radius: An attr of type `int`, defaults to `5`.
+      bias: An attr of type `float`, defaults to `1.0`.
+      alpha: An attr of type `float`, defaults to `1.0`.
+      beta: An attr of type `float`, defaults to `0.5`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LRN, name, (input,), (depth_radius, bias, alpha, beta))
+
+
+_LRN_GRAD = _OpSig('LRNGrad',
+    inputs=(('input_grads', 'T', 0, 0), ('input_image', 'T', 0, 0), ('output_image', 'T', 0, 0)),
+    attrs=(('depth_radius', 1), ('bias', 2), ('alpha', 2), ('beta', 2)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def lrn_grad(input_grads, input_image, output_image, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):
+    r"""Gradient of LRN with respect to its input.
+
+    Args:
+      input_grads: A `Tensor` of type `T`.
+      input_image: A `Tensor` of type `T`.
+      output_image: A `Tensor` of type `T`.
+      depth_radius: An attr of type `int`, defaults to `5`.
+      bias: An attr of type `float`, defaults to `1.0`.
+      alpha: An attr of type `float`, defaults to `1.0`.
+      beta: An attr of type `float`, defaults to `0.5`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LRN_GRAD, name, (input_grads, input_image, output_image), (depth_radius, bias, alpha, beta))
+
+
 _LEAKY_RELU = _OpSig('LeakyRelu',
     inputs=(('features', 'T', 0, 0),),
     attrs=(('alpha', 2),),
@@ -1813,6 +2079,53 @@ def max_pool(input, ksize, strides, padding, explicit_paddings=[], data_format='
     return _apply_op(_MAX_POOL, name, (input,), (ksize, strides, padding, explicit_paddings, data_format))
 
 
+_MAX_POOL3D = _OpSig('MaxPool3D',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
+    outputs=(('output', False),))
+
+
+def max_pool3d(input, ksize, strides, padding, data_format='NDHWC', name=None):
+    r"""Maximum over sliding 3-D windows of a 5-D input.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      ksize: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MAX_POOL3D, name, (input,), (ksize, strides, padding, data_format))
+
+
+_MAX_POOL3D_GRAD = _OpSig('MaxPool3DGrad',
+    inputs=(('orig_input', 'TInput', 0, 0), ('orig_output', 'TInput', 0, 0), ('grad', 'T', 0, 0)),
+    attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('data_format', 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1, 'TInput': 1})
+
+
+def max_pool3d_grad(orig_input, orig_output, grad, ksize, strides, padding, data_format='NDHWC', name=None):
+    r"""Gradient of MaxPool3D with respect to its input.
+
+    Args:
+      orig_input: A `Tensor` of type `TInput`.
+      orig_output: A `Tensor` of type `TInput`.
+      grad: A `Tensor` of type `T`.
+      ksize: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      data_format: An attr of type `string`, defaults to `'NDHWC'`, one of NDHWC, NCDHW.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MAX_POOL3D_GRAD, name, (orig_input, orig_output, grad), (ksize, strides, padding, data_format))
+
+
 _MAX_POOL_GRAD = _OpSig('MaxPoolGrad',
     inputs=(('orig_input', 'T', 0, 0), ('orig_output', 'T', 0, 0), ('grad', 'T', 0, 0)),
     attrs=(('ksize', 17), ('strides', 17), ('padding', 0), ('explicit_paddings', 17), ('data_format', 0)),
@@ -2036,7 +2349,8 @@ def neg(x, name=None):
 
 _NEXT_AFTER = _OpSig('NextAfter',
     inputs=(('x1', 'T', 0, 0), ('x2', 'T', 0, 0)),
-    outputs=(('output', False),))
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
 
 
 def next_after(x1, x2, name=None):
@@ -3263,6 +3577,46 @@ def softsign_grad(gradients, features, name=None):
     return _apply_op(_SOFTSIGN_GRAD, name, (gradients, features), ())
 
 
+_SPACE_TO_BATCH_ND = _OpSig('SpaceToBatchND',
+    inputs=(('input', 'T', 0, 0), ('block_shape', 'Tblock_shape', 0, 0), ('paddings', 'Tpaddings', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tblock_shape': 3, 'Tpaddings': 3})
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):
+    r"""Pads the spatial dimensions and moves blocks of them into the batch dimension.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      block_shape: A `Tensor` of type `Tblock_shape`.
+      paddings: A `Tensor` of type `Tpaddings`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPACE_TO_BATCH_ND, name, (input, block_shape, paddings), ())
+
+
+_SPACE_TO_DEPTH = _OpSig('SpaceToDepth',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('block_size', 1), ('data_format', 0)),
+    outputs=(('output', False),))
+
+
+def space_to_depth(input, block_size, data_format='NHWC', name=None):
+    r"""Moves block_size x block_size spatial blocks into the depth dimension.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      block_size: An attr of type `int`.
+      data_format: An attr of type `string`, defaults to `'NHWC'`, one of NHWC, NCHW, NCHW_VECT_C.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPACE_TO_DEPTH, name, (input,), (block_size, data_format))
+
+
 _SPARSE_SEGMENT_MEAN = _OpSig('SparseSegmentMean',
     inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
     attrs=(('sparse_gradient', 3),),
@@ -4434,13 +4788,17 @@ OP_WRAPPERS = {
     'Atan2': 'atan2',
     'Atanh': 'atanh',
     'AvgPool': 'avg_pool',
+    'AvgPool3D': 'avg_pool3d',
+    'AvgPool3DGrad': 'avg_pool3d_grad',
     'AvgPoolGrad': 'avg_pool_grad',
     'BatchMatMulV2': 'batch_mat_mul_v2',
+    'BatchToSpaceND': 'batch_to_space_nd',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
     'Bincount': 'bincount',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
+    'CTCLoss': 'ctc_loss',
     'Case': 'case',
     'Cast': 'cast',
     'Ceil': 'ceil',
@@ -4452,11 +4810,15 @@ OP_WRAPPERS = {
     'Conv2D': 'conv2d',
     'Conv2DBackpropFilter': 'conv2d_backprop_filter',
     'Conv2DBackpropInput': 'conv2d_backprop_input',
+    'Conv3D': 'conv3d',
+    'Conv3DBackpropFilterV2': 'conv3d_backprop_filter_v2',
+    'Conv3DBackpropInputV2': 'conv3d_backprop_input_v2',
     'Cos': 'cos',
     'Cosh': 'cosh',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
     'DenseBincount': 'dense_bincount',
+    'DepthToSpace': 'depth_to_space',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'DepthwiseConv2dNativeBackpropFilter': 'depthwise_conv2d_native_backprop_filter',
     'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
@@ -4468,6 +4830,8 @@ OP_WRAPPERS = {
     'EluGrad': 'elu_grad',
     'Equal': 'equal',
     'Erf': 'erf',
+    'Erfc': 'erfc',
+    'Erfinv': 'erfinv',
     'Exp': 'exp',
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
@@ -4491,6 +4855,8 @@ OP_WRAPPERS = {
     'IsInf': 'is_inf',
     'IsNan': 'is_nan',
     'L2Loss': 'l2_loss',
+    'LRN': 'lrn',
+    'LRNGrad': 'lrn_grad',
     'LeakyRelu': 'leaky_relu',
     'LeakyReluGrad': 'leaky_relu_grad',
     'Less': 'less',
@@ -4507,6 +4873,8 @@ OP_WRAPPERS = {
     'MatMul': 'mat_mul',
     'Max': 'max',
     'MaxPool': 'max_pool',
+    'MaxPool3D': 'max_pool3d',
+    'MaxPool3DGrad': 'max_pool3d_grad',
     'MaxPoolGrad': 'max_pool_grad',
     'Maximum': 'maximum',
     'Mean': 'mean',
@@ -4583,6 +4951,8 @@ OP_WRAPPERS = {
     'SoftplusGrad': 'softplus_grad',
     'Softsign': 'softsign',
     'SoftsignGrad': 'softsign_grad',
+    'SpaceToBatchND': 'space_to_batch_nd',
+    'SpaceToDepth': 'space_to_depth',
     'SparseSegmentMean': 'sparse_segment_mean',
     'SparseSegmentSqrtN': 'sparse_segment_sqrt_n',
     'SparseSegmentSum': 'sparse_segment_sum',

@@ -176,7 +176,14 @@ def sgd(learning_rate=0.01, momentum=0.0, nesterov=False):
 
 def SGD(learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):  # noqa: N802 (Keras's name)
     """Gradient descent with optional (Nesterov) momentum, fused (ResourceApplyGradientDescent /
-    ResourceApplyMomentum)."""
+    ResourceApplyMomentum).
+
+    >>> w = tx.Variable([1.0, -2.0])
+    >>> opt = tx.optimizers.SGD(learning_rate=0.1)
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * w), var_list=[w])
+    >>> w.numpy()
+    array([ 0.8, -1.6], dtype=float32)
+    """
     def fused(var, grad, slots, step):
         lr = _lr(learning_rate, step, var.dtype)
         if not momentum:
@@ -191,7 +198,17 @@ def adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
 
 
 def Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam"):  # noqa: N802
-    """Adam, fused (ResourceApplyAdam)."""
+    """Adam, fused (ResourceApplyAdam).
+
+    >>> w = tx.Variable([1.0, -2.0])
+    >>> opt = tx.optimizers.Adam(learning_rate=0.1)
+    >>> with tx.GradientTape() as tape:
+    ...     loss = tx.reduce_sum(w * w)
+    ...
+    >>> _ = opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    >>> np.round(w.numpy(), 4)
+    array([ 0.9, -1.9], dtype=float32)
+    """
     def fused(var, grad, slots, step):
         dt = var.dtype
         t = math_ops.cast(step, dt) + 1.0
@@ -209,7 +226,14 @@ def adamw(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, eps
 
 def AdamW(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, mask=None,  # noqa: N802
           name="AdamW"):
-    """Adam with decoupled weight decay (no fused kernel: runs as ops)."""
+    """Adam with decoupled weight decay (no fused kernel: runs as ops).
+
+    >>> w = tx.Variable([1.0])
+    >>> opt = tx.optimizers.AdamW(learning_rate=0.1, weight_decay=0.5)
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * 0.0), var_list=[w])
+    >>> np.round(w.numpy(), 4)
+    array([0.95], dtype=float32)
+    """
     return Optimizer(adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon, mask), name=name)
 
 
@@ -221,7 +245,13 @@ def rmsprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7):
 
 def RMSprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, name="RMSprop"):  # noqa: N802
     """RMSprop with optional momentum, fused (ResourceApplyRMSProp) when momentum is used; plain
-    RMSprop runs as ops (its fused kernel needs a momentum slot)."""
+    RMSprop runs as ops (its fused kernel needs a momentum slot).
+
+    >>> w = tx.Variable([1.0])
+    >>> _ = tx.optimizers.RMSprop(learning_rate=0.01).minimize(lambda: tx.reduce_sum(w * w), var_list=[w])
+    >>> bool(w.numpy()[0] < 1.0)
+    True
+    """
     def fused(var, grad, slots, step):
         dt = var.dtype
         return gen_ops.resource_apply_rms_prop(var.handle, slots["0_scale_by_rms/nu"].handle,

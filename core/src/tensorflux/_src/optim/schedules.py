@@ -12,7 +12,12 @@ def _step(step):
 
 
 def exponential_decay(initial_learning_rate, decay_steps, decay_rate, staircase=False):
-    """lr * decay_rate ^ (step / decay_steps) (the exponent floored with ``staircase``)."""
+    """lr * decay_rate ^ (step / decay_steps) (the exponent floored with ``staircase``).
+
+    >>> lr = tx.optimizers.schedules.exponential_decay(0.1, decay_steps=10, decay_rate=0.5)
+    >>> [round(float(lr(step)), 4) for step in (0, 10, 20)]
+    [0.1, 0.05, 0.025]
+    """
     if decay_steps <= 0:
         raise ValueError("exponential_decay: decay_steps must be positive, got %r" % (decay_steps,))
 
@@ -26,7 +31,12 @@ def exponential_decay(initial_learning_rate, decay_steps, decay_rate, staircase=
 
 def cosine_decay(initial_learning_rate, decay_steps, alpha=0.0, warmup_steps=0, warmup_target=None):
     """Linear warmup from ``initial_learning_rate`` to ``warmup_target`` over ``warmup_steps``
-    (none by default), then cosine decay of the peak to ``alpha * peak`` over ``decay_steps``."""
+    (none by default), then cosine decay of the peak to ``alpha * peak`` over ``decay_steps``.
+
+    >>> lr = tx.optimizers.schedules.cosine_decay(1.0, decay_steps=100)
+    >>> [round(float(lr(step)), 4) for step in (0, 50, 100)]
+    [1.0, 0.5, 0.0]
+    """
     if decay_steps <= 0:
         raise ValueError("cosine_decay: decay_steps must be positive, got %r" % (decay_steps,))
     peak = initial_learning_rate if warmup_target is None else warmup_target
@@ -44,7 +54,12 @@ def cosine_decay(initial_learning_rate, decay_steps, alpha=0.0, warmup_steps=0, 
 
 
 def piecewise_constant(boundaries, values):
-    """values[i] while boundaries[i-1] <= step < boundaries[i] (len(values) = len(boundaries) + 1)."""
+    """values[i] while boundaries[i-1] <= step < boundaries[i] (len(values) = len(boundaries) + 1).
+
+    >>> lr = tx.optimizers.schedules.piecewise_constant([100, 200], [1.0, 0.5, 0.1])
+    >>> [round(float(lr(step)), 4) for step in (0, 150, 250)]
+    [1.0, 0.5, 0.1]
+    """
     if len(values) != len(boundaries) + 1:
         raise ValueError("piecewise_constant: need len(values) == len(boundaries) + 1, got %d and %d"
                          % (len(values), len(boundaries)))
@@ -61,7 +76,12 @@ def piecewise_constant(boundaries, values):
 
 
 def polynomial_decay(initial_learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0):
-    """(lr - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end."""
+    """(lr - end) * (1 - min(step, decay_steps) / decay_steps) ^ power + end.
+
+    >>> lr = tx.optimizers.schedules.polynomial_decay(1.0, decay_steps=10, end_learning_rate=0.0)
+    >>> [round(float(lr(step)), 4) for step in (0, 5, 10, 20)]
+    [1.0, 0.5, 0.0, 0.0]
+    """
     if decay_steps <= 0:
         raise ValueError("polynomial_decay: decay_steps must be positive, got %r" % (decay_steps,))
 

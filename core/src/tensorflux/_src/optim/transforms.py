@@ -50,7 +50,15 @@ def _f(step, dtype):
 
 
 def chain(*transforms):
-    """Applies ``transforms`` in order; slot names are prefixed "<index>_<name>/" to stay distinct."""
+    """Applies ``transforms`` in order; slot names are prefixed "<index>_<name>/" to stay distinct.
+
+    >>> opt = tx.optimizers.Optimizer(tx.optimizers.chain(
+    ...     tx.optimizers.clip_by_global_norm(1.0), tx.optimizers.scale_by_learning_rate(0.5)))
+    >>> w = tx.Variable([3.0, 4.0])
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * w), var_list=[w])
+    >>> w.numpy()
+    array([2.7, 3.6], dtype=float32)
+    """
     transforms = [t for t in transforms if t is not None]
     slots = {}
     for i, t in enumerate(transforms):
@@ -70,7 +78,14 @@ def chain(*transforms):
 
 
 def scale(factor):
-    """Multiplies updates by a constant ``factor``."""
+    """Multiplies updates by a constant ``factor``.
+
+    >>> w = tx.Variable([1.0])
+    >>> opt = tx.optimizers.Optimizer(tx.optimizers.scale(-0.5))
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * w), var_list=[w])
+    >>> w.numpy()
+    array([0.], dtype=float32)
+    """
     def update(updates, slots, params, step):
         return [u * math_ops.cast(factor, u.dtype) for u in updates], []
     return GradientTransformation("scale", {}, update)
@@ -96,7 +111,16 @@ def _assign(var, value):
 
 
 def trace(decay, nesterov=False):
-    """Momentum: t = decay * t + u; updates become t (or u + decay * t with nesterov)."""
+    """Momentum: t = decay * t + u; updates become t (or u + decay * t with nesterov).
+
+    >>> w = tx.Variable([0.0])
+    >>> opt = tx.optimizers.Optimizer(tx.optimizers.chain(tx.optimizers.trace(0.5), tx.optimizers.scale(-1.0)))
+    >>> for _ in range(2):
+    ...     _ = opt.minimize(lambda: tx.reduce_sum(w), var_list=[w])
+    ...
+    >>> w.numpy()
+    array([-2.5], dtype=float32)
+    """
     def update(updates, slots, params, step):
         out, ops = [], []
         for u, s in zip(updates, slots):
@@ -168,7 +192,15 @@ def add_decayed_weights(weight_decay, mask=None):
 
 
 def clip_by_global_norm(max_norm):
-    """Rescales all updates together so their global L2 norm is at most ``max_norm``."""
+    """Rescales all updates together so their global L2 norm is at most ``max_norm``.
+
+    >>> w = tx.Variable([0.0, 0.0])
+    >>> clip = tx.optimizers.clip_by_global_norm(1.0)
+    >>> opt = tx.optimizers.Optimizer(tx.optimizers.chain(clip, tx.optimizers.scale(-1.0)))
+    >>> _ = opt.minimize(lambda: tx.reduce_sum(w * tx.constant([3.0, 4.0])), var_list=[w])
+    >>> np.round(w.numpy(), 4)
+    array([-0.6, -0.8], dtype=float32)
+    """
     def update(updates, slots, params, step):
         if not updates:
             return updates, []
