@@ -22,9 +22,10 @@ def test_public_names_are_the_allow_list():
     # "proto" (the generated messages) appears once tensorflux.proto has been imported.
     assert public - {"GraphDef", "ConfigProto", "proto"} <= set(tx.__all__)
     assert set(tx.errors.__all__) <= set(dir(tx.errors))
-    for module in (tx.debugging, tx.linalg, tx.math, tx.nn, tx.random):
+    for module in (tx.autograph, tx.autograph.experimental, tx.debugging, tx.linalg, tx.math, tx.nn, tx.random):
         for name in module.__all__:
-            assert callable(getattr(module, name)), f"{module.__name__}.{name}"
+            value = getattr(module, name)
+            assert callable(value) or value is getattr(module, "experimental", None), f"{module.__name__}.{name}"
     with pytest.raises(AttributeError):
         tx.not_a_thing
 

@@ -183,14 +183,14 @@ def test_called_inside_a_graph_adds_a_call_op():
 
 
 def test_errors():
-    @tx.function
     def branchy(x):
         if x > 0:
             return x
         return -x
 
-    with pytest.raises(TypeError, match="tx.cond"):
-        branchy(tx.constant(1.0))
+    with pytest.raises(TypeError, match="tx.cond"):  # Python control flow on a tensor without AutoGraph
+        tx.function(branchy, autograph=False)(tx.constant(1.0))
+    assert float(tx.function(branchy)(tx.constant(-2.0))) == 2.0  # AutoGraph (the default) converts it
 
     @tx.function
     def bad_return(x):

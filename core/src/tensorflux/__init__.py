@@ -1,6 +1,6 @@
 """Tensorflux: describe a dataflow graph in Python, run it in the C++ engine.
 
-The public API is exactly the names listed in ``__all__`` (plus the ``debugging``, ``errors``,
+The public API is exactly the names listed in ``__all__`` (plus the ``autograph``, ``debugging``, ``errors``,
 ``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
 """
 
@@ -48,14 +48,14 @@ from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, 
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
-from tensorflux import compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
+from tensorflux import autograph, compat, debugging, errors, experimental, initializers, linalg, losses, math, nn, optimizers, random, train
 
 __version__ = _lib.c.version()
 
 __all__ = [
     "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape", "Variable",
     "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
-    "executing_eagerly", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
+    "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
     # Control flow.
     "case", "cond", "switch_case", "while_loop",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",

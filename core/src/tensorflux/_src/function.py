@@ -215,8 +215,10 @@ _state = _FunctionState()
 class Function:
     """A Python function compiled into engine functions, one per input signature."""
 
-    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None):
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None, autograph=True):
         self._fn = python_function
+        self._autograph = bool(autograph)
+        self._converted = None  # the AutoGraph form of python_function (False: not convertible)
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = None if input_signature is None else [s if isinstance(s, TensorSpec) else TensorSpec(*s)
                                                                  for s in flatten(list(input_signature))]
@@ -230,7 +232,8 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        bound = Function(self._fn.__get__(instance, owner), self._signature, self._reduce_retracing, self._name)
+        bound = Function(self._fn.__get__(instance, owner), self._signature, self._reduce_retracing, self._name,
+                         self._autograph)
         cache = instance.__dict__.setdefault("_tx_function_cache", {})
         return cache.setdefault(id(self), bound)
 
@@ -302,6 +305,22 @@ class Function:
             cf = self._concrete[key] = self._trace(args, kwargs, specs)
         return cf._call_flat(tensors)
 
+    @property
+    def python_function(self):
+        """The Python function this tx.function traces (unconverted)."""
+        return self._fn
+
+    def _traced_function(self):
+        """What tracing calls: the AutoGraph conversion of the Python function (Python control flow
+        on tensors becomes graph control flow, docs/autograph.md), or the function itself."""
+        if not self._autograph:
+            return self._fn
+        if self._converted is None:
+            from tensorflux._src.autograph import conversion
+
+            self._converted = conversion.convert(self._fn) or False
+        return self._converted or self._fn
+
     def experimental_get_tracing_count(self):
         return len(self._concrete)
 
@@ -319,8 +338,15 @@ class Function:
                       for a in leaves]
             call_args, call_kwargs = pack_sequence_as([list(args), kwargs], traced)
             _state.tracing.append(self)
+            fn = self._traced_function()
             try:
-                result = self._fn(*call_args, **call_kwargs)
+                result = fn(*call_args, **call_kwargs)
+            except Exception as e:
+                if fn is not self._fn:
+                    from tensorflux._src.autograph import errors as _ag_errors
+
+                    _ag_errors.annotate(e)
+                raise
             finally:
                 _state.tracing.pop()
             flat_out = []
@@ -356,8 +382,9 @@ def function(func=None, input_signature=None, reduce_retracing=False, jit_compil
              experimental_relax_shapes=None, name=None):
     """Compiles ``func`` into engine functions: called with tensors, it runs as one call op (traced
     once per input signature). Usable as ``@tx.function`` or ``@tx.function(input_signature=...)``.
-    Python control flow on tensor values inside raises an error pointing to tx.cond and
-    tx.while_loop (automatic conversion, TensorFlow's autograph, is not done).
+    With ``autograph=True`` (the default) Python ``if``/``while``/``for`` on tensors inside become
+    tx.cond / tx.while_loop (docs/autograph.md); with ``autograph=False`` the function is traced as
+    written, and Python control flow on a symbolic tensor raises an error.
 
     >>> @tx.function
     ... def f(x):
@@ -369,5 +396,5 @@ def function(func=None, input_signature=None, reduce_retracing=False, jit_compil
     if experimental_relax_shapes is not None:
         reduce_retracing = experimental_relax_shapes
     if func is None:
-        return lambda f: Function(f, input_signature, reduce_retracing, name)
-    return Function(func, input_signature, reduce_retracing, name)
+        return lambda f: Function(f, input_signature, reduce_retracing, name, autograph)
+    return Function(func, input_signature, reduce_retracing, name, autograph)

@@ -26,6 +26,8 @@ TF_NAMESPACE_OF = {
     "tensorflux.initializers": "tf.keras.initializers",
     "tensorflux.losses": "tf.keras.losses",
     "tensorflux.optimizers": "tf.keras.optimizers",
+    "tensorflux.autograph": "tf.autograph",
+    "tensorflux.autograph.experimental": "tf.autograph.experimental",
 }
 
 

@@ -168,4 +168,10 @@ sparse_categorical_crossentropy squared_hinge tversky
 Adadelta Adafactor Adagrad Adam AdamW Adamax Ftrl Lamb Lion LossScaleOptimizer MultiOptimizer Muon Nadam
 Optimizer OptimizerMap RMSprop SGD ScheduleFreeAdamW deserialize get serialize
 """.split()),
+    "tf.autograph": frozenset("""
+set_verbosity to_code to_graph trace
+""".split()),
+    "tf.autograph.experimental": frozenset("""
+Feature do_not_convert set_loop_options
+""".split()),
 }
