@@ -2431,7 +2431,7 @@ func Unpack(scope *Scope, value tf.Output, num int64, optional ...UnpackAttr) (o
 	return
 }
 
-// UnsortedSegmentMax: The maximum of the slices of data sharing a segment id (empty: the lowest value).
+// UnsortedSegmentMax: The maximum of the slices of data sharing a segment id (empty: lowest value).
 //
 // Arguments:
 //
@@ -2457,7 +2457,7 @@ func UnsortedSegmentMax(scope *Scope, data tf.Output, segmentIds tf.Output, numS
 	return op.Output(0)
 }
 
-// UnsortedSegmentMin: The minimum of the slices of data sharing a segment id (empty: the highest value).
+// UnsortedSegmentMin: The minimum of the slices of data sharing a segment id (empty: highest value).
 //
 // Arguments:
 //

@@ -643,3 +643,22 @@ def test_lbeta_monotonicity_zero_fraction_approx_k(mode):
     np.testing.assert_array_equal(mx[1], [[1, 2], [0, 2]])
     np.testing.assert_array_equal(mi[0], [[1, 0, 2]])
     np.testing.assert_array_equal(mi[1], [[0, 1, 1]])
+
+
+def test_bessel_functions_and_inverse_normal(mode):
+    x = np.array([-800.0, -30.0, -3.0, -0.5, 0.0, 0.5, 3.0, 30.0, 600.0])
+    got = run([tx.math.bessel_i0e(x), tx.math.bessel_i1e(x)])
+    np.testing.assert_allclose(got[0], sp.i0e(x), rtol=1e-12)
+    np.testing.assert_allclose(got[1], sp.i1e(x), rtol=1e-12)
+    small = np.array([-3.0, 0.0, 1.0, 20.0])
+    got = run([tx.math.bessel_i0(small), tx.math.bessel_i1(small)])
+    np.testing.assert_allclose(got[0], sp.i0(small), rtol=1e-12)
+    np.testing.assert_allclose(got[1], sp.i1(small), rtol=1e-12)
+    g0, = grad(tx.math.bessel_i0e, x[1:-1])
+    g1, = grad(tx.math.bessel_i1e, np.array([-2.0, 0.0, 1.5]))
+    np.testing.assert_allclose(g0, numeric_grad(sp.i0e, x[1:-1])[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(g1, [numeric_grad(sp.i1e, np.array([v]))[0][0] for v in (-2.0, 0.0, 1.5)], rtol=1e-5)
+    p = np.array([1e-6, 0.01, 0.3, 0.5, 0.9, 0.999])
+    got = run([tx.math.ndtri(p), tx.math.erfcinv(p)])
+    np.testing.assert_allclose(got[0], sp.ndtri(p), rtol=1e-9)
+    np.testing.assert_allclose(got[1], sp.erfcinv(p), rtol=1e-9)

@@ -29,7 +29,8 @@ from tensorflux._src.nn_ops import in_top_k, log_softmax, softmax, softplus, sof
 from tensorflux._src.segment_ops import (segment_max, segment_mean, segment_min, segment_prod, segment_sum,
                                          unsorted_segment_max, unsorted_segment_mean, unsorted_segment_min,
                                          unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum)
-from tensorflux._src.special_math import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, digamma,
+from tensorflux._src.special_math import (acos, acosh, asin, asinh, atan, atan2, atanh, bessel_i0, bessel_i0e,
+                                          bessel_i1, bessel_i1e, cosh, digamma, erfcinv, ndtri,
                                           divide_no_nan, is_inf, lgamma, multiply_no_nan, nextafter,
                                           polygamma, reciprocal_no_nan, rint, scalar_mul, sinh, xdivy, xlog1py,
                                           xlogy, zeta)
@@ -42,6 +43,7 @@ __all__ += [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma", "divide_no_nan", "is_inf",
     "lgamma", "multiply_no_nan", "nextafter", "polygamma", "reciprocal_no_nan", "rint",
     "scalar_mul", "sinh", "xdivy", "xlog1py", "xlogy", "zeta",
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "erfcinv", "ndtri",
     "accumulate_n", "bincount", "confusion_matrix", "count_nonzero", "cumprod", "cumulative_logsumexp",
     "l2_normalize", "polyval",
     "reduce_euclidean_norm", "reduce_logsumexp", "reduce_std", "reduce_variance",

@@ -1,5 +1,5 @@
 """Conformance entries: inverse and hyperbolic trigonometry, Rint and IsInf, the gamma family
-(Lgamma, Digamma, Polygamma, Zeta) and the binary maps with special-value rules (Atan2, Xlogy,
+(Lgamma, Digamma, Polygamma, Zeta), BesselI0e, BesselI1e and the binary maps with special-value rules (Atan2, Xlogy,
 Xlog1py, Xdivy, DivNoNan, MulNoNan, NextAfter), Unique, UniqueWithCounts, Bincount, DenseBincount and
 the sorted segment reductions (SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd) and
 TensorScatterUpdate, TensorScatterSub, TensorScatterMin, TensorScatterMax."""
@@ -138,6 +138,10 @@ ENTRIES = [
     # TensorFlow's lgamma(-inf) is +inf (SciPy's gammaln gives -inf).
     _unary("Lgamma", lambda x: np.where(x == -np.inf, np.inf, sp.gammaln(x)), low=0.1, high=8.0, rtol=1e-5, atol=1e-5),
     _unary("Digamma", sp.psi, low=0.2, high=8.0, specials=_no_poles(_SPECIALS), rtol=1e-5, atol=1e-5),
+    _unary("BesselI0e", sp.i0e, low=-30.0, high=30.0, rtol=1e-5, atol=1e-7,
+           specials=np.array([_NAN, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 600.0, -800.0, 1e30], np.float32)),
+    _unary("BesselI1e", sp.i1e, low=-30.0, high=30.0, rtol=1e-5, atol=1e-7,
+           specials=np.array([_NAN, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 600.0, -800.0, 1e30], np.float32)),
     _binary("Atan2", _ref64(np.arctan2), _uniform(-3, 3), _uniform(-3, 3), names=("y", "x")),
     _binary("Xlogy", _ref64(_xlogy), _with_zeros(-3, 3), _uniform(0.1, 3), extra=[_ZERO_X],
             grad_gen=(_uniform(-3, 3), _uniform(0.5, 3))),

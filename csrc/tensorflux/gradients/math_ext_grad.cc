@@ -56,6 +56,23 @@ Status DigammaGrad(GradContext& g) {
   return Times(g, o.Op1("Polygamma", {One(o, x), x}));
 }
 
+// d i0e(x) = i1e(x) - sign(x) i0e(x).
+Status BesselI0eGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0);
+  return Times(g, o.Sub(o.Op1("BesselI1e", {x}), o.Mul(o.Op1("Sign", {x}), g.output(0))));
+}
+// d i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), whose limit at x = 0 is 1/2.
+Status BesselI1eGrad(GradContext& g) {
+  GradScope& o = g.ops();
+  GValue x = g.input(0), y = g.output(0);
+  const DataType t = o.dtype(x);
+  GValue zero = o.Op1("Equal", {x, o.Scalar(0.0, t)});
+  GValue safe_x = o.Select(zero, o.OnesLike(x), x);
+  GValue d = o.Sub(o.Op1("BesselI0e", {x}), o.Mul(y, o.Add(o.Op1("Sign", {x}), o.Reciprocal(safe_x))));
+  return Times(g, o.Select(zero, o.Add(o.ZerosLike(x), o.Scalar(0.5, t)), d));
+}
+
 // z = atan2(y, x): dy = dz x / (x^2 + y^2), dx = -dz y / (x^2 + y^2).
 Status Atan2Grad(GradContext& g) {
   GradScope& o = g.ops();
@@ -140,6 +157,8 @@ TX_REGISTER_GRADIENT("Acosh", AcoshGrad);
 TX_REGISTER_GRADIENT("Atanh", AtanhGrad);
 TX_REGISTER_GRADIENT("Lgamma", LgammaGrad);
 TX_REGISTER_GRADIENT("Digamma", DigammaGrad);
+TX_REGISTER_GRADIENT("BesselI0e", BesselI0eGrad);
+TX_REGISTER_GRADIENT("BesselI1e", BesselI1eGrad);
 TX_REGISTER_GRADIENT("Atan2", Atan2Grad);
 TX_REGISTER_GRADIENT("Xlogy", XlogyGrad);
 TX_REGISTER_GRADIENT("Xlog1py", Xlog1pyGrad);

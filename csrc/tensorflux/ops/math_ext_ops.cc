@@ -1,7 +1,8 @@
 // Elementwise math beyond the basic set (signatures identical to TensorFlow's): inverse and
 // hyperbolic trigonometry, Rint and IsInf, the gamma family (Lgamma, Digamma, Polygamma, Zeta),
-// and binary maps with special-value rules (Atan2, Xlogy, Xlog1py, Xdivy, DivNoNan, MulNoNan,
-// NextAfter), all with NumPy broadcasting for two inputs.
+// the scaled Bessel functions BesselI0e and BesselI1e, and binary maps with special-value rules
+// (Atan2, Xlogy, Xlog1py, Xdivy, DivNoNan, MulNoNan, NextAfter), all with NumPy broadcasting for
+// two inputs.
 #include <string>
 
 #include "tensorflux/framework/op_registry.h"
@@ -50,6 +51,10 @@ TX_REGISTER_OP_FROM(UnaryMap("Atanh", kFloatComplex, "Returns the inverse hyperb
 TX_REGISTER_OP_FROM(UnaryMap("Rint", kFloats, "Returns the integer nearest to x elementwise, halves to even."));
 TX_REGISTER_OP_FROM(UnaryMap("Lgamma", kFloats, "Returns log |Gamma(x)| elementwise."));
 TX_REGISTER_OP_FROM(UnaryMap("Digamma", kFloats, "Returns psi(x), the derivative of lgamma, elementwise."));
+TX_REGISTER_OP_FROM(UnaryMap("BesselI0e", kFloats,
+                             "Returns exp(-|x|) I0(x), the scaled modified Bessel function of order 0."));
+TX_REGISTER_OP_FROM(UnaryMap("BesselI1e", kFloats,
+                             "Returns exp(-|x|) I1(x), the scaled modified Bessel function of order 1."));
 
 TX_REGISTER_OP("IsInf")
     .Input("x: T")

@@ -55,9 +55,9 @@ OpDefBuilder UnsortedSegment(const char* name, const char* types, const char* su
 }  // namespace
 
 TX_REGISTER_OP_FROM(UnsortedSegment("UnsortedSegmentMax", "realnumbertype",
-                                    "The maximum of the slices of data sharing a segment id (empty: the lowest value)."));
+                                    "The maximum of the slices of data sharing a segment id (empty: lowest value)."));
 TX_REGISTER_OP_FROM(UnsortedSegment("UnsortedSegmentMin", "realnumbertype",
-                                    "The minimum of the slices of data sharing a segment id (empty: the highest value)."));
+                                    "The minimum of the slices of data sharing a segment id (empty: highest value)."));
 TX_REGISTER_OP_FROM(UnsortedSegment("UnsortedSegmentProd", "numbertype",
                                     "The product of the slices of data sharing a segment id (empty: 1)."));
 

@@ -1,9 +1,11 @@
 """Element-wise special math for ``tx.math``: inverse and hyperbolic trigonometry, the gamma
-family, the "no NaN" divisions and products, and predicates (thin over the generated wrappers)."""
+family, modified Bessel functions, the "no NaN" divisions and products, predicates (thin over the
+generated wrappers), and ndtri / erfcinv over Erfinv."""
 
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.graph import name_scope
 from tensorflux._src.math_ops import _binary, _unary
 
 asin = _unary(gen_ops.asin, "Asin", "The inverse sine of x element-wise (NaN outside [-1, 1]).")
@@ -54,3 +56,41 @@ def scalar_mul(scalar, x, name=None):
     if s.shape.rank not in (None, 0):
         raise ValueError("scalar_mul: 'scalar' must be a 0-D value, got shape %s" % (s.shape,))
     return gen_ops.mul(s, x, name=name or "scalar_mul")
+
+
+bessel_i0e = _unary(gen_ops.bessel_i0e, "BesselI0e",
+                    "exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0, element-wise.")
+bessel_i1e = _unary(gen_ops.bessel_i1e, "BesselI1e",
+                    "exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1, element-wise.")
+
+
+def bessel_i0(x, name=None):
+    """I0(x), the modified Bessel function of order 0: exp(|x|) * bessel_i0e(x) (as TensorFlow)."""
+    with name_scope(name or "bessel_i0"):
+        return gen_ops.mul(gen_ops.exp(gen_ops.abs(x)), gen_ops.bessel_i0e(x))
+
+
+def bessel_i1(x, name=None):
+    """I1(x), the modified Bessel function of order 1: exp(|x|) * bessel_i1e(x) (as TensorFlow)."""
+    with name_scope(name or "bessel_i1"):
+        return gen_ops.mul(gen_ops.exp(gen_ops.abs(x)), gen_ops.bessel_i1e(x))
+
+
+_SQRT2 = 1.4142135623730951
+
+
+def ndtri(x, name=None):
+    """The inverse of the standard normal CDF, element-wise: sqrt(2) * erfinv(2x - 1) (so deep in
+    the tails, x below about 1e-8, the relative error grows as 2x - 1 rounds)."""
+    with name_scope(name or "ndtri"):
+        x = x if isinstance(x, _TENSORS) else convert_to_tensor(x)
+        two, one = convert_to_tensor(2, dtype=x.dtype), convert_to_tensor(1, dtype=x.dtype)
+        return gen_ops.mul(convert_to_tensor(_SQRT2, dtype=x.dtype),
+                           gen_ops.erfinv(gen_ops.sub(gen_ops.mul(two, x), one)))
+
+
+def erfcinv(x, name=None):
+    """The inverse of erfc, element-wise: erfinv(1 - x) (the same tail caveat as ndtri)."""
+    with name_scope(name or "erfcinv"):
+        x = x if isinstance(x, _TENSORS) else convert_to_tensor(x)
+        return gen_ops.erfinv(gen_ops.sub(convert_to_tensor(1, dtype=x.dtype), x))

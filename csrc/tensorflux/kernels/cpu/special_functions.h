@@ -1,5 +1,6 @@
 // Scalar special functions in double precision, with the domain conventions of TensorFlow's
-// kernels: digamma, the Hurwitz zeta function and polygamma. Float kernels call these and round.
+// kernels: digamma, the Hurwitz zeta function, polygamma and the exponentially scaled modified
+// Bessel functions of orders 0 and 1. Float kernels call these and round.
 #pragma once
 
 #include <cmath>
@@ -81,6 +82,40 @@ inline double Polygamma(double n, double x) {
   if (n == 0.0) return Digamma(x);
   const double sign = std::fmod(n, 2.0) == 0.0 ? -1.0 : 1.0;
   return sign * std::exp(std::lgamma(n + 1.0)) * Zeta(n + 1.0, x);
+}
+
+// The terms of the large-|x| expansion exp(-x) I_n(x) ~ (2 pi x)^-1/2 sum_k (-1)^k a_k(n) / x^k,
+// a_k(n) = prod_{j=1..k} (4n^2 - (2j-1)^2) / (8j); used above kBesselAsymptotic, where 12 terms
+// are exact to double precision and the direct form's exp(x) would overflow.
+constexpr double kBesselAsymptotic = 500.0;
+inline double BesselIeAsymptotic(int n, double x) {
+  double term = 1.0, sum = 1.0;
+  const double mu = 4.0 * n * n;
+  for (int k = 1; k <= 12; ++k) {
+    term *= -(mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (8.0 * k * x);
+    sum += term;
+  }
+  return sum / std::sqrt(2.0 * kPi * x);
+}
+
+// exp(-|x|) I_0(x), the exponentially scaled modified Bessel function of order 0 (even in x).
+inline double BesselI0e(double x) {
+  if (std::isnan(x)) return kNaN;
+  const double ax = std::fabs(x);
+  if (ax == kInf) return 0.0;
+  if (ax > kBesselAsymptotic) return BesselIeAsymptotic(0, ax);
+  return std::exp(-ax) * std::cyl_bessel_i(0.0, ax);
+}
+
+// exp(-|x|) I_1(x), the exponentially scaled modified Bessel function of order 1 (odd in x).
+inline double BesselI1e(double x) {
+  if (std::isnan(x)) return kNaN;
+  const double ax = std::fabs(x);
+  double r;
+  if (ax == kInf) r = 0.0;
+  else if (ax > kBesselAsymptotic) r = BesselIeAsymptotic(1, ax);
+  else r = std::exp(-ax) * std::cyl_bessel_i(1.0, ax);
+  return x < 0 ? -r : r;
 }
 
 }  // namespace special

@@ -1,5 +1,6 @@
 // CPU kernels for the inverse and hyperbolic trigonometric maps (Asin, Acos, Atan, Sinh, Cosh,
-// Asinh, Acosh, Atanh), Rint, IsInf and the gamma-family maps (Lgamma, Digamma), on float32
+// Asinh, Acosh, Atanh), Rint, IsInf, the gamma-family maps (Lgamma, Digamma) and the scaled
+// Bessel functions (BesselI0e, BesselI1e), on float32
 // and float64 through libm (special functions in double, rounded to float32).
 #include <cmath>
 
@@ -29,6 +30,8 @@ TX_LIBM_FN(AtanhFn, std::atanh(x), 16);
 TX_LIBM_FN(RintFn, std::nearbyint(x), 1);
 TX_LIBM_FN(LgammaFn, static_cast<T>(std::lgamma(static_cast<double>(x))), 32);
 TX_LIBM_FN(DigammaFn, static_cast<T>(special::Digamma(static_cast<double>(x))), 32);
+TX_LIBM_FN(BesselI0eFn, static_cast<T>(special::BesselI0e(static_cast<double>(x))), 64);
+TX_LIBM_FN(BesselI1eFn, static_cast<T>(special::BesselI1e(static_cast<double>(x))), 64);
 #undef TX_LIBM_FN
 
 struct IsInfFn : Map<IsInfFn> {
@@ -51,6 +54,8 @@ TX_REGISTER_FLOATS("Atanh", AtanhFn);
 TX_REGISTER_FLOATS("Rint", RintFn);
 TX_REGISTER_FLOATS("Lgamma", LgammaFn);
 TX_REGISTER_FLOATS("Digamma", DigammaFn);
+TX_REGISTER_FLOATS("BesselI0e", BesselI0eFn);
+TX_REGISTER_FLOATS("BesselI1e", BesselI1eFn);
 TX_REGISTER_KERNEL(KernelDefBuilder("IsInf").TypeConstraint<float>("T"), UnaryOp<float, IsInfFn, bool>);
 TX_REGISTER_KERNEL(KernelDefBuilder("IsInf").TypeConstraint<double>("T"), UnaryOp<double, IsInfFn, bool>);
 #undef TX_REGISTER_FLOATS

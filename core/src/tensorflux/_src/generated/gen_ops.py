@@ -487,6 +487,40 @@ def batch_to_space_nd(input, block_shape, crops, name=None):
     return _apply_op(_BATCH_TO_SPACE_ND, name, (input, block_shape, crops), ())
 
 
+_BESSEL_I0E = _OpSig('BesselI0e',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def bessel_i0e(x, name=None):
+    r"""Returns exp(-|x|) I0(x), the scaled modified Bessel function of order 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BESSEL_I0E, name, (x,), ())
+
+
+_BESSEL_I1E = _OpSig('BesselI1e',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def bessel_i1e(x, name=None):
+    r"""Returns exp(-|x|) I1(x), the scaled modified Bessel function of order 1.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BESSEL_I1E, name, (x,), ())
+
+
 _BIAS_ADD = _OpSig('BiasAdd',
     inputs=(('value', 'T', 0, 0), ('bias', 'T', 0, 0)),
     attrs=(('data_format', 0),),
@@ -4487,7 +4521,7 @@ _UNSORTED_SEGMENT_MAX = _OpSig('UnsortedSegmentMax',
 
 
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
-    r"""The maximum of the slices of data sharing a segment id (empty: the lowest value).
+    r"""The maximum of the slices of data sharing a segment id (empty: lowest value).
 
     Args:
       data: A `Tensor` of type `T`.
@@ -4507,7 +4541,7 @@ _UNSORTED_SEGMENT_MIN = _OpSig('UnsortedSegmentMin',
 
 
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
-    r"""The minimum of the slices of data sharing a segment id (empty: the highest value).
+    r"""The minimum of the slices of data sharing a segment id (empty: highest value).
 
     Args:
       data: A `Tensor` of type `T`.
@@ -4793,6 +4827,8 @@ OP_WRAPPERS = {
     'AvgPoolGrad': 'avg_pool_grad',
     'BatchMatMulV2': 'batch_mat_mul_v2',
     'BatchToSpaceND': 'batch_to_space_nd',
+    'BesselI0e': 'bessel_i0e',
+    'BesselI1e': 'bessel_i1e',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
     'Bincount': 'bincount',
