@@ -28,6 +28,54 @@ func Abs(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// Acos: Returns the inverse cosine of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Acos(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Acos",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Acosh: Returns the inverse hyperbolic cosine of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Acosh(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Acosh",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Add: Returns x + y elementwise, with NumPy broadcasting (the older form of AddV2).
 //
 // Arguments:
@@ -274,6 +322,54 @@ func ArgMin(scope *Scope, input tf.Output, dimension tf.Output, optional ...ArgM
 	return op.Output(0)
 }
 
+// Asin: Returns the inverse sine of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Asin(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Asin",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Asinh: Returns the inverse hyperbolic sine of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Asinh(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Asinh",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // AssertAttr is an optional argument to Assert.
 type AssertAttr func(optionalAttr)
 
@@ -392,6 +488,79 @@ func AssignVariableOp(scope *Scope, resource tf.Output, value tf.Output, optiona
 		Attrs: attrs,
 	}
 	return scope.AddOperation(opspec)
+}
+
+// Atan: Returns the inverse tangent of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Atan(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Atan",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Atan2: Returns the angle of the point (x, y) from the positive x axis, elementwise.
+//
+// Arguments:
+//
+//	y: a tensor of type `T`.
+//	x: a tensor of type `T`.
+//
+// Returns z (one output).
+func Atan2(scope *Scope, y tf.Output, x tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Atan2",
+		Input: []tf.Input{
+			y, x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Atanh: Returns the inverse hyperbolic tangent of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Atanh(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Atanh",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
 }
 
 // AvgPoolAttr is an optional argument to AvgPool.
@@ -675,6 +844,54 @@ func BatchToSpaceND(scope *Scope, input tf.Output, blockShape tf.Output, crops t
 	return op.Output(0)
 }
 
+// BesselI0e: Returns exp(-|x|) I0(x), the scaled modified Bessel function of order 0.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func BesselI0e(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "BesselI0e",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// BesselI1e: Returns exp(-|x|) I1(x), the scaled modified Bessel function of order 1.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func BesselI1e(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "BesselI1e",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // BiasAddAttr is an optional argument to BiasAdd.
 type BiasAddAttr func(optionalAttr)
 
@@ -752,6 +969,32 @@ func BiasAddGrad(scope *Scope, outBackprop tf.Output, optional ...BiasAddGradAtt
 			outBackprop,
 		},
 		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Bincount: Counts each value of arr in [0, size), or sums its weights (weights empty: counts).
+//
+// Arguments:
+//
+//	arr: a tensor of type tf.Int32.
+//	size: a tensor of type tf.Int32.
+//	weights: a tensor of type `T`.
+//
+// Returns bins (one output).
+func Bincount(scope *Scope, arr tf.Output, size tf.Output, weights tf.Output) (bins tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Bincount",
+		Input: []tf.Input{
+			arr, size, weights,
+		},
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -1012,30 +1255,6 @@ func CheckNumerics(scope *Scope, tensor tf.Output, message string) (output tf.Ou
 			tensor,
 		},
 		Attrs: attrs,
-	}
-	op := scope.AddOperation(opspec)
-	if op == nil {
-		return
-	}
-	return op.Output(0)
-}
-
-// Cholesky: Lower-triangular L with L L^H = input (only the lower triangle of input is read).
-//
-// Arguments:
-//
-//	input: a tensor of type `T`.
-//
-// Returns output (one output).
-func Cholesky(scope *Scope, input tf.Output) (output tf.Output) {
-	if scope.Err() != nil {
-		return
-	}
-	opspec := tf.OpSpec{
-		Type: "Cholesky",
-		Input: []tf.Input{
-			input,
-		},
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -1544,22 +1763,21 @@ func Cos(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
-// Cross: Pairwise cross products of the 3-vectors in the last dimension of a and b.
+// Cosh: Returns the hyperbolic cosine of x elementwise.
 //
 // Arguments:
 //
-//	a: a tensor of type `T`.
-//	b: a tensor of type `T`.
+//	x: a tensor of type `T`.
 //
-// Returns product (one output).
-func Cross(scope *Scope, a tf.Output, b tf.Output) (product tf.Output) {
+// Returns y (one output).
+func Cosh(scope *Scope, x tf.Output) (y tf.Output) {
 	if scope.Err() != nil {
 		return
 	}
 	opspec := tf.OpSpec{
-		Type: "Cross",
+		Type: "Cosh",
 		Input: []tf.Input{
-			a, b,
+			x,
 		},
 	}
 	op := scope.AddOperation(opspec)

@@ -4,6 +4,50 @@ package op
 
 import tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 
+// DenseBincountAttr is an optional argument to DenseBincount.
+type DenseBincountAttr func(optionalAttr)
+
+// DenseBincountBinaryOutput sets the optional binary_output attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func DenseBincountBinaryOutput(value bool) DenseBincountAttr {
+	return func(m optionalAttr) {
+		m["binary_output"] = value
+	}
+}
+
+// DenseBincount: Bincount of a 1-D input or of each row of a 2-D input; binary_output gives 1 for present values.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tidx`.
+//	size: a tensor of type `Tidx`.
+//	weights: a tensor of type `T`.
+//
+// Returns output (one output).
+func DenseBincount(scope *Scope, input tf.Output, size tf.Output, weights tf.Output, optional ...DenseBincountAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "DenseBincount",
+		Input: []tf.Input{
+			input, size, weights,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // DepthToSpaceAttr is an optional argument to DepthToSpace.
 type DepthToSpaceAttr func(optionalAttr)
 
@@ -282,6 +326,30 @@ func DestroyResourceOp(scope *Scope, resource tf.Output, optional ...DestroyReso
 	return scope.AddOperation(opspec)
 }
 
+// Digamma: Returns psi(x), the derivative of lgamma, elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Digamma(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Digamma",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Div: Returns x / y elementwise, with NumPy broadcasting (integers truncate toward zero).
 //
 // Arguments:
@@ -307,25 +375,23 @@ func Div(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
-// Einsum: Tensor contraction over the labels of an equation such as 'bij,bjk->bik'.
+// DivNoNan: Returns x / y elementwise, 0 where y == 0.
 //
 // Arguments:
 //
-//	inputs: a list of `N` tensors of the same type.
-//	equation: an attr of type string (Go string).
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
 //
-// Returns output (one output).
-func Einsum(scope *Scope, inputs []tf.Output, equation string) (output tf.Output) {
+// Returns z (one output).
+func DivNoNan(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	if scope.Err() != nil {
 		return
 	}
-	attrs := map[string]interface{}{"equation": equation}
 	opspec := tf.OpSpec{
-		Type: "Einsum",
+		Type: "DivNoNan",
 		Input: []tf.Input{
-			tf.OutputList(inputs),
+			x, y,
 		},
-		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -1173,6 +1239,30 @@ func IsFinite(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// IsInf: Returns whether x is +inf or -inf elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func IsInf(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "IsInf",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // IsNan: Returns whether x is NaN elementwise.
 //
 // Arguments:
@@ -1502,6 +1592,56 @@ func LessEqual(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// Lgamma: Returns log |Gamma(x)| elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Lgamma(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Lgamma",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// LinSpace: num evenly spaced values from start to stop inclusive.
+//
+// Arguments:
+//
+//	start: a tensor of type `T`.
+//	stop: a tensor of type `T`.
+//	num: a tensor of type `Tidx`.
+//
+// Returns output (one output).
+func LinSpace(scope *Scope, start tf.Output, stop tf.Output, num tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LinSpace",
+		Input: []tf.Input{
+			start, stop, num,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Log: Returns the natural logarithm of x elementwise.
 //
 // Arguments:
@@ -1548,30 +1688,6 @@ func Log1p(scope *Scope, x tf.Output) (y tf.Output) {
 		return
 	}
 	return op.Output(0)
-}
-
-// LogMatrixDeterminant: Sign and log of the absolute determinant of each square matrix.
-//
-// Arguments:
-//
-//	input: a tensor of type `T`.
-//
-// Returns sign (one output), logAbsDeterminant (one output).
-func LogMatrixDeterminant(scope *Scope, input tf.Output) (sign tf.Output, logAbsDeterminant tf.Output) {
-	if scope.Err() != nil {
-		return
-	}
-	opspec := tf.OpSpec{
-		Type: "LogMatrixDeterminant",
-		Input: []tf.Input{
-			input,
-		},
-	}
-	op := scope.AddOperation(opspec)
-	if op == nil {
-		return
-	}
-	return op.Output(0), op.Output(1)
 }
 
 // LogSoftmax: Log of the softmax over the last axis: x - max - log(sum(exp(x - max))).
@@ -1672,27 +1788,28 @@ func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
-// LuAttr is an optional argument to Lu.
-type LuAttr func(optionalAttr)
+// LowerBoundAttr is an optional argument to LowerBound.
+type LowerBoundAttr func(optionalAttr)
 
-// LuOutputIdxType sets the optional output_idx_type attribute to value.
+// LowerBoundOutType sets the optional out_type attribute to value.
 //
 // value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
 // If not specified, defaults to tf.Int32.
-func LuOutputIdxType(value tf.DataType) LuAttr {
+func LowerBoundOutType(value tf.DataType) LowerBoundAttr {
 	return func(m optionalAttr) {
-		m["output_idx_type"] = value
+		m["out_type"] = value
 	}
 }
 
-// Lu: LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).
+// LowerBound: For each row, the first index of sorted_inputs whose element is not less than each value.
 //
 // Arguments:
 //
-//	input: a tensor of type `T`.
+//	sortedInputs: a tensor of type `T`.
+//	values: a tensor of type `T`.
 //
-// Returns lu (one output), p (one output).
-func Lu(scope *Scope, input tf.Output, optional ...LuAttr) (lu tf.Output, p tf.Output) {
+// Returns output (one output).
+func LowerBound(scope *Scope, sortedInputs tf.Output, values tf.Output, optional ...LowerBoundAttr) (output tf.Output) {
 	if scope.Err() != nil {
 		return
 	}
@@ -1701,9 +1818,9 @@ func Lu(scope *Scope, input tf.Output, optional ...LuAttr) (lu tf.Output, p tf.O
 		a(attrs)
 	}
 	opspec := tf.OpSpec{
-		Type: "Lu",
+		Type: "LowerBound",
 		Input: []tf.Input{
-			input,
+			sortedInputs, values,
 		},
 		Attrs: attrs,
 	}
@@ -1711,5 +1828,5 @@ func Lu(scope *Scope, input tf.Output, optional ...LuAttr) (lu tf.Output, p tf.O
 	if op == nil {
 		return
 	}
-	return op.Output(0), op.Output(1)
+	return op.Output(0)
 }

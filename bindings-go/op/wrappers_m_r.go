@@ -907,6 +907,31 @@ func Mul(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// MulNoNan: Returns x * y elementwise, 0 where y == 0 even if x is infinite or NaN.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func MulNoNan(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "MulNoNan",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // MultinomialAttr is an optional argument to Multinomial.
 type MultinomialAttr func(optionalAttr)
 
@@ -985,6 +1010,31 @@ func Neg(scope *Scope, x tf.Output) (y tf.Output) {
 		Type: "Neg",
 		Input: []tf.Input{
 			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// NextAfter: Returns the next representable value after x1 in the direction of x2, elementwise.
+//
+// Arguments:
+//
+//	x1: a tensor of type `T`.
+//	x2: a tensor of type `T`.
+//
+// Returns output (one output).
+func NextAfter(scope *Scope, x1 tf.Output, x2 tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NextAfter",
+		Input: []tf.Input{
+			x1, x2,
 		},
 	}
 	op := scope.AddOperation(opspec)
@@ -1313,6 +1363,31 @@ func Placeholder(scope *Scope, dtype tf.DataType, optional ...PlaceholderAttr) (
 	opspec := tf.OpSpec{
 		Type:  "Placeholder",
 		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Polygamma: Returns the a-th derivative of digamma at x elementwise (a a non-negative integer).
+//
+// Arguments:
+//
+//	a: a tensor of type `T`.
+//	x: a tensor of type `T`.
+//
+// Returns z (one output).
+func Polygamma(scope *Scope, a tf.Output, x tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Polygamma",
+		Input: []tf.Input{
+			a, x,
+		},
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -2275,6 +2350,56 @@ func ReverseV2(scope *Scope, tensor tf.Output, axis tf.Output) (output tf.Output
 		Type: "ReverseV2",
 		Input: []tf.Input{
 			tensor, axis,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Rint: Returns the integer nearest to x elementwise, halves to even.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Rint(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Rint",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Roll: Shifts elements along each axis by shift, wrapping around (repeated axes add their shifts).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	shift: a tensor of type `Tshift`.
+//	axis: a tensor of type `Taxis`.
+//
+// Returns output (one output).
+func Roll(scope *Scope, input tf.Output, shift tf.Output, axis tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Roll",
+		Input: []tf.Input{
+			input, shift, axis,
 		},
 	}
 	op := scope.AddOperation(opspec)

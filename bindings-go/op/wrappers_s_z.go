@@ -48,6 +48,131 @@ func ScatterNd(scope *Scope, indices tf.Output, updates tf.Output, shape tf.Outp
 	return op.Output(0)
 }
 
+// SegmentMax: The maximum of each segment's rows (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentMax(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentMax",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentMean: Averages the rows of data in each segment (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentMean(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentMean",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentMin: The minimum of each segment's rows (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentMin(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentMin",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentProd: Multiplies the rows of data in each segment (empty: 1).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentProd(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentProd",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SegmentSum: Sums the rows of data in each segment (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//
+// Returns output (one output).
+func SegmentSum(scope *Scope, data tf.Output, segmentIds tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SegmentSum",
+		Input: []tf.Input{
+			data, segmentIds,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // SelectV2: Picks t where condition holds and e elsewhere, broadcasting all three inputs together.
 //
 // Arguments:
@@ -293,6 +418,30 @@ func Sin(scope *Scope, x tf.Output) (y tf.Output) {
 	}
 	opspec := tf.OpSpec{
 		Type: "Sin",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Sinh: Returns the hyperbolic sine of x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Sinh(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Sinh",
 		Input: []tf.Input{
 			x,
 		},
@@ -602,6 +751,138 @@ func SpaceToDepth(scope *Scope, input tf.Output, blockSize int64, optional ...Sp
 		Type: "SpaceToDepth",
 		Input: []tf.Input{
 			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseSegmentMeanAttr is an optional argument to SparseSegmentMean.
+type SparseSegmentMeanAttr func(optionalAttr)
+
+// SparseSegmentMeanSparseGradient sets the optional sparse_gradient attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseSegmentMeanSparseGradient(value bool) SparseSegmentMeanAttr {
+	return func(m optionalAttr) {
+		m["sparse_gradient"] = value
+	}
+}
+
+// SparseSegmentMean: Averages the rows data[indices[k]] with segment id s (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	indices: a tensor of type `Tidx`.
+//	segmentIds: a tensor of type `Tsegmentids`.
+//
+// Returns output (one output).
+func SparseSegmentMean(scope *Scope, data tf.Output, indices tf.Output, segmentIds tf.Output, optional ...SparseSegmentMeanAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSegmentMean",
+		Input: []tf.Input{
+			data, indices, segmentIds,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseSegmentSqrtNAttr is an optional argument to SparseSegmentSqrtN.
+type SparseSegmentSqrtNAttr func(optionalAttr)
+
+// SparseSegmentSqrtNSparseGradient sets the optional sparse_gradient attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseSegmentSqrtNSparseGradient(value bool) SparseSegmentSqrtNAttr {
+	return func(m optionalAttr) {
+		m["sparse_gradient"] = value
+	}
+}
+
+// SparseSegmentSqrtN: Sums the rows data[indices[k]] with segment id s over sqrt(count) (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	indices: a tensor of type `Tidx`.
+//	segmentIds: a tensor of type `Tsegmentids`.
+//
+// Returns output (one output).
+func SparseSegmentSqrtN(scope *Scope, data tf.Output, indices tf.Output, segmentIds tf.Output, optional ...SparseSegmentSqrtNAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSegmentSqrtN",
+		Input: []tf.Input{
+			data, indices, segmentIds,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseSegmentSumAttr is an optional argument to SparseSegmentSum.
+type SparseSegmentSumAttr func(optionalAttr)
+
+// SparseSegmentSumSparseGradient sets the optional sparse_gradient attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseSegmentSumSparseGradient(value bool) SparseSegmentSumAttr {
+	return func(m optionalAttr) {
+		m["sparse_gradient"] = value
+	}
+}
+
+// SparseSegmentSum: Sums the rows data[indices[k]] with segment id s into output row s (empty: 0).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	indices: a tensor of type `Tidx`.
+//	segmentIds: a tensor of type `Tsegmentids`.
+//
+// Returns output (one output).
+func SparseSegmentSum(scope *Scope, data tf.Output, indices tf.Output, segmentIds tf.Output, optional ...SparseSegmentSumAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSegmentSum",
+		Input: []tf.Input{
+			data, indices, segmentIds,
 		},
 		Attrs: attrs,
 	}
@@ -1853,6 +2134,182 @@ func TensorScatterAdd(scope *Scope, tensor tf.Output, indices tf.Output, updates
 	return op.Output(0)
 }
 
+// TensorScatterMaxAttr is an optional argument to TensorScatterMax.
+type TensorScatterMaxAttr func(optionalAttr)
+
+// TensorScatterMaxBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterMaxBadIndicesPolicy(value string) TensorScatterMaxAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterMax: A copy of tensor with each indexed slice the elementwise maximum of it and its updates.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterMax(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterMaxAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterMax",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterMinAttr is an optional argument to TensorScatterMin.
+type TensorScatterMinAttr func(optionalAttr)
+
+// TensorScatterMinBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterMinBadIndicesPolicy(value string) TensorScatterMinAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterMin: A copy of tensor with each indexed slice the elementwise minimum of it and its updates.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterMin(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterMinAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterMin",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterSubAttr is an optional argument to TensorScatterSub.
+type TensorScatterSubAttr func(optionalAttr)
+
+// TensorScatterSubBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterSubBadIndicesPolicy(value string) TensorScatterSubAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterSub: A copy of tensor with the update slices subtracted at the index tuples.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterSub(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterSubAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterSub",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorScatterUpdateAttr is an optional argument to TensorScatterUpdate.
+type TensorScatterUpdateAttr func(optionalAttr)
+
+// TensorScatterUpdateBadIndicesPolicy sets the optional bad_indices_policy attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func TensorScatterUpdateBadIndicesPolicy(value string) TensorScatterUpdateAttr {
+	return func(m optionalAttr) {
+		m["bad_indices_policy"] = value
+	}
+}
+
+// TensorScatterUpdate: A copy of tensor with the slices at the index tuples replaced by the updates.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `T`.
+//	indices: a tensor of type `Tindices`.
+//	updates: a tensor of type `T`.
+//
+// Returns output (one output).
+func TensorScatterUpdate(scope *Scope, tensor tf.Output, indices tf.Output, updates tf.Output, optional ...TensorScatterUpdateAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorScatterUpdate",
+		Input: []tf.Input{
+			tensor, indices, updates,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Tile: Repeats the input `multiples[i]` times along each dimension i.
 //
 // Arguments:
@@ -2009,6 +2466,90 @@ func TruncatedNormal(scope *Scope, shape tf.Output, dtype tf.DataType, optional 
 	return op.Output(0)
 }
 
+// UniqueAttr is an optional argument to Unique.
+type UniqueAttr func(optionalAttr)
+
+// UniqueOutIdx sets the optional out_idx attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func UniqueOutIdx(value tf.DataType) UniqueAttr {
+	return func(m optionalAttr) {
+		m["out_idx"] = value
+	}
+}
+
+// Unique: The distinct values of a 1-D x in order of first appearance, and x's index into them.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output), idx_ (one output).
+func Unique(scope *Scope, x tf.Output, optional ...UniqueAttr) (y tf.Output, idx_ tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Unique",
+		Input: []tf.Input{
+			x,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// UniqueWithCountsAttr is an optional argument to UniqueWithCounts.
+type UniqueWithCountsAttr func(optionalAttr)
+
+// UniqueWithCountsOutIdx sets the optional out_idx attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func UniqueWithCountsOutIdx(value tf.DataType) UniqueWithCountsAttr {
+	return func(m optionalAttr) {
+		m["out_idx"] = value
+	}
+}
+
+// UniqueWithCounts: Unique, plus how many times each distinct value occurs in x.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output), idx_ (one output), count (one output).
+func UniqueWithCounts(scope *Scope, x tf.Output, optional ...UniqueWithCountsAttr) (y tf.Output, idx_ tf.Output, count tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "UniqueWithCounts",
+		Input: []tf.Input{
+			x,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
 // UnpackAttr is an optional argument to Unpack.
 type UnpackAttr func(optionalAttr)
 
@@ -2058,6 +2599,84 @@ func Unpack(scope *Scope, value tf.Output, num int64, optional ...UnpackAttr) (o
 	return
 }
 
+// UnsortedSegmentMax: The maximum of the slices of data sharing a segment id (empty: lowest value).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//	numSegments: a tensor of type `Tnumsegments`.
+//
+// Returns output (one output).
+func UnsortedSegmentMax(scope *Scope, data tf.Output, segmentIds tf.Output, numSegments tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "UnsortedSegmentMax",
+		Input: []tf.Input{
+			data, segmentIds, numSegments,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// UnsortedSegmentMin: The minimum of the slices of data sharing a segment id (empty: highest value).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//	numSegments: a tensor of type `Tnumsegments`.
+//
+// Returns output (one output).
+func UnsortedSegmentMin(scope *Scope, data tf.Output, segmentIds tf.Output, numSegments tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "UnsortedSegmentMin",
+		Input: []tf.Input{
+			data, segmentIds, numSegments,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// UnsortedSegmentProd: The product of the slices of data sharing a segment id (empty: 1).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	segmentIds: a tensor of type `Tindices`.
+//	numSegments: a tensor of type `Tnumsegments`.
+//
+// Returns output (one output).
+func UnsortedSegmentProd(scope *Scope, data tf.Output, segmentIds tf.Output, numSegments tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "UnsortedSegmentProd",
+		Input: []tf.Input{
+			data, segmentIds, numSegments,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // UnsortedSegmentSum: Sums the slices of data sharing a segment id (negative ids are dropped, empty segments are 0).
 //
 // Arguments:
@@ -2076,6 +2695,49 @@ func UnsortedSegmentSum(scope *Scope, data tf.Output, segmentIds tf.Output, numS
 		Input: []tf.Input{
 			data, segmentIds, numSegments,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// UpperBoundAttr is an optional argument to UpperBound.
+type UpperBoundAttr func(optionalAttr)
+
+// UpperBoundOutType sets the optional out_type attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func UpperBoundOutType(value tf.DataType) UpperBoundAttr {
+	return func(m optionalAttr) {
+		m["out_type"] = value
+	}
+}
+
+// UpperBound: For each row, the first index of sorted_inputs whose element is greater than each value.
+//
+// Arguments:
+//
+//	sortedInputs: a tensor of type `T`.
+//	values: a tensor of type `T`.
+//
+// Returns output (one output).
+func UpperBound(scope *Scope, sortedInputs tf.Output, values tf.Output, optional ...UpperBoundAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "UpperBound",
+		Input: []tf.Input{
+			sortedInputs, values,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -2262,6 +2924,81 @@ func While(scope *Scope, input []tf.Output, cond *tf.Function, body *tf.Function
 	return
 }
 
+// Xdivy: Returns x / y elementwise, 0 where x == 0.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func Xdivy(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Xdivy",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Xlog1py: Returns x * log1p(y) elementwise, 0 where x == 0.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func Xlog1py(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Xlog1py",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Xlogy: Returns x * log(y) elementwise, 0 where x == 0.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func Xlogy(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Xlogy",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ZerosLike: A tensor of zeros (false for bool) with the shape and type of `x`.
 //
 // Arguments:
@@ -2277,6 +3014,31 @@ func ZerosLike(scope *Scope, x tf.Output) (y tf.Output) {
 		Type: "ZerosLike",
 		Input: []tf.Input{
 			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Zeta: Returns the Hurwitz zeta function sum_k (q + k)^-x elementwise.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	q: a tensor of type `T`.
+//
+// Returns z (one output).
+func Zeta(scope *Scope, x tf.Output, q tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Zeta",
+		Input: []tf.Input{
+			x, q,
 		},
 	}
 	op := scope.AddOperation(opspec)

@@ -42,6 +42,19 @@ from tensorflux._src.module import Module
 from tensorflux._src.script_ops import numpy_function, py_function
 from tensorflux._src.variables import (Variable, global_variables, global_variables_initializer, trainable_variables,
                                        variables_initializer)
+# Math, array and higher-order functions beyond the core set (see tx.math for the rest).
+from tensorflux._src.array_ext import (linspace, meshgrid, repeat, roll, searchsorted, sequence_mask,
+                                       tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+                                       tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts)
+from tensorflux._src.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from tensorflux._src.index_ext import (dynamic_partition, dynamic_stitch, histogram_fixed_width,
+                                       histogram_fixed_width_bins, realdiv, reverse_sequence, truncatediv,
+                                       truncatemod, unravel_index)
+from tensorflux._src.sort_ops import argsort, sort
+from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, scalar_mul, sinh
+from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
+from tensorflux._src.reduce_ops import cumsum
+from tensorflux import sparse
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
                         nest, nn, optimizers, random, raw_ops, train)
 
@@ -75,6 +88,16 @@ __all__ = [
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
     "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank",
+]
+
+__all__ += [
+    "acos", "acosh", "argsort", "asin", "asinh", "atan", "atan2", "atanh", "clip_by_global_norm", "clip_by_norm",
+    "cosh", "cumsum", "foldl", "foldr", "linspace", "map_fn", "meshgrid", "reduce_logsumexp", "repeat",
+    "roll", "scalar_mul", "scan", "searchsorted", "sequence_mask", "sinh", "sort", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_max", "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update",
+    "unique", "unique_with_counts", "vectorized_map", "sparse",
+    "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
+    "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
 ]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.

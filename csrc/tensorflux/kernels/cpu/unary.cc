@@ -12,25 +12,13 @@
 #include <type_traits>
 
 #include "tensorflux/kernels/cpu/binary_functors.h"
-#include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/unary_op.h"
 #include "tensorflux/kernels/cpu/vec_math.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
 namespace cpu {
 namespace {
-
-// Functors give Apply(x) for one element; Map<Fn> turns that into the array loop the kernel
-// calls (Fn::Run), and vectorized functors define Run for float themselves.
-template <typename Fn>
-struct Map {
-  static constexpr int64_t kCost = 1;
-  template <typename T, typename Out>
-  static void Run(const T* x, Out* y, int64_t n) {
-#pragma GCC ivdep
-    for (int64_t i = 0; i < n; ++i) y[i] = Fn::Apply(x[i]);
-  }
-};
 
 // max(x, 0); NaN stays NaN, as in TensorFlow.
 struct ReluFn : Map<ReluFn> {
@@ -149,28 +137,6 @@ TX_VEC_FN(ErfinvFn, vec::Fn::kErfinv, ErfinvDouble(v), 24);
 TX_VEC_FN(SqrtFn, vec::Fn::kSqrt, std::sqrt(v), 1);
 TX_VEC_FN(RsqrtFn, vec::Fn::kRsqrt, 1.0 / std::sqrt(v), 2);
 #undef TX_VEC_FN
-
-// y = Op(x) elementwise, written into x's buffer when it is held only here and Out is T.
-template <typename T, typename Op, typename Out = T>
-class UnaryOp : public OpKernel {
- public:
-  explicit UnaryOp(OpKernelConstruction* c) : OpKernel(c) {}
-  bool IsExpensive() const override { return false; }
-
-  void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    const Tensor& xt = ctx->input(0);
-    Tensor* out = nullptr;
-    if constexpr (std::is_same_v<T, Out>)
-      TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, xt.shape(), &out));
-    else
-      TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, xt.shape(), &out));
-    const T* x = xt.data<T>();
-    Out* y = out->data<Out>();
-    ParallelRange(ctx->intra_op_pool(), out->num_elements(), Op::kCost,
-                  [&](int64_t b, int64_t e) { Op::Run(x + b, y + b, e - b); });
-  }
-};
 
 #define TX_REGISTER_UNARY(OP, FN, T, ...) \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), UnaryOp<T, FN, ##__VA_ARGS__>)

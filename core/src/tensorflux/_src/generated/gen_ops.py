@@ -25,6 +25,40 @@ def abs(x, name=None):
     return _apply_op(_ABS, name, (x,), ())
 
 
+_ACOS = _OpSig('Acos',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def acos(x, name=None):
+    r"""Returns the inverse cosine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ACOS, name, (x,), ())
+
+
+_ACOSH = _OpSig('Acosh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def acosh(x, name=None):
+    r"""Returns the inverse hyperbolic cosine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ACOSH, name, (x,), ())
+
+
 _ADD = _OpSig('Add',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -162,6 +196,40 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name=None):
     return _apply_op(_ARG_MIN, name, (input, dimension), (output_type,))
 
 
+_ASIN = _OpSig('Asin',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def asin(x, name=None):
+    r"""Returns the inverse sine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ASIN, name, (x,), ())
+
+
+_ASINH = _OpSig('Asinh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def asinh(x, name=None):
+    r"""Returns the inverse hyperbolic sine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ASINH, name, (x,), ())
+
+
 _ASSERT_ = _OpSig('Assert',
     inputs=(('condition', '', 10, 0), ('data', 'T', 0, 2)),
     attrs=(('summarize', 1),))
@@ -232,6 +300,58 @@ def assign_variable_op(resource, value, validate_shape=False, name=None):
     Returns: the created `Operation`.
     """
     return _apply_op(_ASSIGN_VARIABLE_OP, name, (resource, value), (validate_shape,))
+
+
+_ATAN = _OpSig('Atan',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def atan(x, name=None):
+    r"""Returns the inverse tangent of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ATAN, name, (x,), ())
+
+
+_ATAN2 = _OpSig('Atan2',
+    inputs=(('y', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def atan2(y, x, name=None):
+    r"""Returns the angle of the point (x, y) from the positive x axis, elementwise.
+
+    Args:
+      y: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ATAN2, name, (y, x), ())
+
+
+_ATANH = _OpSig('Atanh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def atanh(x, name=None):
+    r"""Returns the inverse hyperbolic tangent of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ATANH, name, (x,), ())
 
 
 _AVG_POOL = _OpSig('AvgPool',
@@ -367,6 +487,40 @@ def batch_to_space_nd(input, block_shape, crops, name=None):
     return _apply_op(_BATCH_TO_SPACE_ND, name, (input, block_shape, crops), ())
 
 
+_BESSEL_I0E = _OpSig('BesselI0e',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def bessel_i0e(x, name=None):
+    r"""Returns exp(-|x|) I0(x), the scaled modified Bessel function of order 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BESSEL_I0E, name, (x,), ())
+
+
+_BESSEL_I1E = _OpSig('BesselI1e',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def bessel_i1e(x, name=None):
+    r"""Returns exp(-|x|) I1(x), the scaled modified Bessel function of order 1.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BESSEL_I1E, name, (x,), ())
+
+
 _BIAS_ADD = _OpSig('BiasAdd',
     inputs=(('value', 'T', 0, 0), ('bias', 'T', 0, 0)),
     attrs=(('data_format', 0),),
@@ -404,6 +558,25 @@ def bias_add_grad(out_backprop, data_format='NHWC', name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_BIAS_ADD_GRAD, name, (out_backprop,), (data_format,))
+
+
+_BINCOUNT = _OpSig('Bincount',
+    inputs=(('arr', '', 3, 0), ('size', '', 3, 0), ('weights', 'T', 0, 0)),
+    outputs=(('bins', False),))
+
+
+def bincount(arr, size, weights, name=None):
+    r"""Counts each value of arr in [0, size), or sums its weights (weights empty: counts).
+
+    Args:
+      arr: A `Tensor` of type int32.
+      size: A `Tensor` of type int32.
+      weights: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BINCOUNT, name, (arr, size, weights), ())
 
 
 _BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
@@ -549,23 +722,6 @@ def check_numerics(tensor, message, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CHECK_NUMERICS, name, (tensor,), (message,))
-
-
-_CHOLESKY = _OpSig('Cholesky',
-    inputs=(('input', 'T', 0, 0),),
-    outputs=(('output', False),))
-
-
-def cholesky(input, name=None):
-    r"""Lower-triangular L with L L^H = input (only the lower triangle of input is read).
-
-    Args:
-      input: A `Tensor` of type `T`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_CHOLESKY, name, (input,), ())
 
 
 _CLIP_BY_VALUE = _OpSig('ClipByValue',
@@ -809,22 +965,21 @@ def cos(x, name=None):
     return _apply_op(_COS, name, (x,), ())
 
 
-_CROSS = _OpSig('Cross',
-    inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0)),
-    outputs=(('product', False),))
+_COSH = _OpSig('Cosh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
 
 
-def cross(a, b, name=None):
-    r"""Pairwise cross products of the 3-vectors in the last dimension of a and b.
+def cosh(x, name=None):
+    r"""Returns the hyperbolic cosine of x elementwise.
 
     Args:
-      a: A `Tensor` of type `T`.
-      b: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
       name: A name for the operation (optional).
 
     Returns: a `Tensor`.
     """
-    return _apply_op(_CROSS, name, (a, b), ())
+    return _apply_op(_COSH, name, (x,), ())
 
 
 _CUMPROD = _OpSig('Cumprod',
@@ -869,6 +1024,27 @@ def cumsum(x, axis, exclusive=False, reverse=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CUMSUM, name, (x, axis), (exclusive, reverse))
+
+
+_DENSE_BINCOUNT = _OpSig('DenseBincount',
+    inputs=(('input', 'Tidx', 0, 0), ('size', 'Tidx', 0, 0), ('weights', 'T', 0, 0)),
+    attrs=(('binary_output', 3),),
+    outputs=(('output', False),))
+
+
+def dense_bincount(input, size, weights, binary_output=False, name=None):
+    r"""Bincount of a 1-D input or of each row of a 2-D input; binary_output gives 1 for present values.
+
+    Args:
+      input: A `Tensor` of type `Tidx`.
+      size: A `Tensor` of type `Tidx`.
+      weights: A `Tensor` of type `T`.
+      binary_output: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DENSE_BINCOUNT, name, (input, size, weights), (binary_output,))
 
 
 _DEPTH_TO_SPACE = _OpSig('DepthToSpace',
@@ -983,6 +1159,23 @@ def destroy_resource_op(resource, ignore_lookup_error=True, name=None):
     return _apply_op(_DESTROY_RESOURCE_OP, name, (resource,), (ignore_lookup_error,))
 
 
+_DIGAMMA = _OpSig('Digamma',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def digamma(x, name=None):
+    r"""Returns psi(x), the derivative of lgamma, elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DIGAMMA, name, (x,), ())
+
+
 _DIV = _OpSig('Div',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -1001,23 +1194,22 @@ def div(x, y, name=None):
     return _apply_op(_DIV, name, (x, y), ())
 
 
-_EINSUM = _OpSig('Einsum',
-    inputs=(('inputs', 'T', 0, 1),),
-    attrs=(('equation', 0),),
-    outputs=(('output', False),))
+_DIV_NO_NAN = _OpSig('DivNoNan',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
 
 
-def einsum(inputs, equation, name=None):
-    r"""Tensor contraction over the labels of an equation such as 'bij,bjk->bik'.
+def div_no_nan(x, y, name=None):
+    r"""Returns x / y elementwise, 0 where y == 0.
 
     Args:
-      inputs: A list of `N` Tensors of type T.
-      equation: An attr of type `string`.
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
       name: A name for the operation (optional).
 
     Returns: a `Tensor`.
     """
-    return _apply_op(_EINSUM, name, (inputs,), (equation,))
+    return _apply_op(_DIV_NO_NAN, name, (x, y), ())
 
 
 _ELU = _OpSig('Elu',
@@ -1516,6 +1708,23 @@ def is_finite(x, name=None):
     return _apply_op(_IS_FINITE, name, (x,), ())
 
 
+_IS_INF = _OpSig('IsInf',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def is_inf(x, name=None):
+    r"""Returns whether x is +inf or -inf elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IS_INF, name, (x,), ())
+
+
 _IS_NAN = _OpSig('IsNan',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1675,6 +1884,43 @@ def less_equal(x, y, name=None):
     return _apply_op(_LESS_EQUAL, name, (x, y), ())
 
 
+_LGAMMA = _OpSig('Lgamma',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def lgamma(x, name=None):
+    r"""Returns log |Gamma(x)| elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LGAMMA, name, (x,), ())
+
+
+_LIN_SPACE = _OpSig('LinSpace',
+    inputs=(('start', 'T', 0, 0), ('stop', 'T', 0, 0), ('num', 'Tidx', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3})
+
+
+def lin_space(start, stop, num, name=None):
+    r"""num evenly spaced values from start to stop inclusive.
+
+    Args:
+      start: A `Tensor` of type `T`.
+      stop: A `Tensor` of type `T`.
+      num: A `Tensor` of type `Tidx`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LIN_SPACE, name, (start, stop, num), ())
+
+
 _LOG = _OpSig('Log',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1707,25 +1953,6 @@ def log1p(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LOG1P, name, (x,), ())
-
-
-_LogMatrixDeterminantOutput = _collections.namedtuple('LogMatrixDeterminant', ['sign', 'log_abs_determinant'])
-_LOG_MATRIX_DETERMINANT = _OpSig('LogMatrixDeterminant',
-    inputs=(('input', 'T', 0, 0),),
-    outputs=(('sign', False), ('log_abs_determinant', False)),
-    output_class=_LogMatrixDeterminantOutput)
-
-
-def log_matrix_determinant(input, name=None):
-    r"""Sign and log of the absolute determinant of each square matrix.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (sign, log_abs_determinant) of `Tensor`s.
-    """
-    return _apply_op(_LOG_MATRIX_DETERMINANT, name, (input,), ())
 
 
 _LOG_SOFTMAX = _OpSig('LogSoftmax',
@@ -1798,25 +2025,24 @@ def logical_or(x, y, name=None):
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
 
 
-_LuOutput = _collections.namedtuple('Lu', ['lu', 'p'])
-_LU = _OpSig('Lu',
-    inputs=(('input', 'T', 0, 0),),
-    attrs=(('output_idx_type', 4),),
-    outputs=(('lu', False), ('p', False)),
-    output_class=_LuOutput)
+_LOWER_BOUND = _OpSig('LowerBound',
+    inputs=(('sorted_inputs', 'T', 0, 0), ('values', 'T', 0, 0)),
+    attrs=(('out_type', 4),),
+    outputs=(('output', False),))
 
 
-def lu(input, output_idx_type=_dtypes.int32, name=None):
-    r"""LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).
+def lower_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
+    r"""For each row, the first index of sorted_inputs whose element is not less than each value.
 
     Args:
-      input: A `Tensor` of type `T`.
-      output_idx_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      sorted_inputs: A `Tensor` of type `T`.
+      values: A `Tensor` of type `T`.
+      out_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
       name: A name for the operation (optional).
 
-    Returns: a namedtuple (lu, p) of `Tensor`s.
+    Returns: a `Tensor`.
     """
-    return _apply_op(_LU, name, (input,), (output_idx_type,))
+    return _apply_op(_LOWER_BOUND, name, (sorted_inputs, values), (out_type,))
 
 
 _MAT_MUL = _OpSig('MatMul',
@@ -1840,189 +2066,6 @@ def mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fal
     Returns: a `Tensor`.
     """
     return _apply_op(_MAT_MUL, name, (a, b), (transpose_a, transpose_b, grad_a, grad_b))
-
-
-_MATRIX_BAND_PART = _OpSig('MatrixBandPart',
-    inputs=(('input', 'T', 0, 0), ('num_lower', 'Tindex', 0, 0), ('num_upper', 'Tindex', 0, 0)),
-    outputs=(('band', False),),
-    type_defaults={'Tindex': 9})
-
-
-def matrix_band_part(input, num_lower, num_upper, name=None):
-    r"""Keeps a central band of each matrix (num_lower/num_upper < 0 keep a whole triangle), zeroing the rest.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      num_lower: A `Tensor` of type `Tindex`.
-      num_upper: A `Tensor` of type `Tindex`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_BAND_PART, name, (input, num_lower, num_upper), ())
-
-
-_MATRIX_DETERMINANT = _OpSig('MatrixDeterminant',
-    inputs=(('input', 'T', 0, 0),),
-    outputs=(('output', False),))
-
-
-def matrix_determinant(input, name=None):
-    r"""The determinant of each square matrix.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_DETERMINANT, name, (input,), ())
-
-
-_MATRIX_DIAG_PART_V3 = _OpSig('MatrixDiagPartV3',
-    inputs=(('input', 'T', 0, 0), ('k', '', 3, 0), ('padding_value', 'T', 0, 0)),
-    attrs=(('align', 0),),
-    outputs=(('diagonal', False),))
-
-
-def matrix_diag_part_v3(input, k, padding_value, align='RIGHT_LEFT', name=None):
-    r"""The diagonals k[0]..k[1] of each matrix, packed and padded with padding_value.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      k: A `Tensor` of type int32.
-      padding_value: A `Tensor` of type `T`.
-      align: An attr of type `string`, defaults to `'RIGHT_LEFT'`, one of LEFT_RIGHT, RIGHT_LEFT, LEFT_LEFT, RIGHT_RIGHT.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_DIAG_PART_V3, name, (input, k, padding_value), (align,))
-
-
-_MATRIX_DIAG_V3 = _OpSig('MatrixDiagV3',
-    inputs=(('diagonal', 'T', 0, 0), ('k', '', 3, 0), ('num_rows', '', 3, 0), ('num_cols', '', 3, 0), ('padding_value', 'T', 0, 0)),
-    attrs=(('align', 0),),
-    outputs=(('output', False),))
-
-
-def matrix_diag_v3(diagonal, k, num_rows, num_cols, padding_value, align='RIGHT_LEFT', name=None):
-    r"""Matrices whose diagonals k[0]..k[1] are `diagonal` and the rest is padding_value.
-
-    Args:
-      diagonal: A `Tensor` of type `T`.
-      k: A `Tensor` of type int32.
-      num_rows: A `Tensor` of type int32.
-      num_cols: A `Tensor` of type int32.
-      padding_value: A `Tensor` of type `T`.
-      align: An attr of type `string`, defaults to `'RIGHT_LEFT'`, one of LEFT_RIGHT, RIGHT_LEFT, LEFT_LEFT, RIGHT_RIGHT.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_DIAG_V3, name, (diagonal, k, num_rows, num_cols, padding_value), (align,))
-
-
-_MATRIX_INVERSE = _OpSig('MatrixInverse',
-    inputs=(('input', 'T', 0, 0),),
-    attrs=(('adjoint', 3),),
-    outputs=(('output', False),))
-
-
-def matrix_inverse(input, adjoint=False, name=None):
-    r"""The inverse (of the adjoint, when adjoint) of each square matrix.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      adjoint: An attr of type `bool`, defaults to `False`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_INVERSE, name, (input,), (adjoint,))
-
-
-_MATRIX_SET_DIAG_V3 = _OpSig('MatrixSetDiagV3',
-    inputs=(('input', 'T', 0, 0), ('diagonal', 'T', 0, 0), ('k', '', 3, 0)),
-    attrs=(('align', 0),),
-    outputs=(('output', False),))
-
-
-def matrix_set_diag_v3(input, diagonal, k, align='RIGHT_LEFT', name=None):
-    r"""`input` with its diagonals k[0]..k[1] replaced by `diagonal`.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      diagonal: A `Tensor` of type `T`.
-      k: A `Tensor` of type int32.
-      align: An attr of type `string`, defaults to `'RIGHT_LEFT'`, one of LEFT_RIGHT, RIGHT_LEFT, LEFT_LEFT, RIGHT_RIGHT.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_SET_DIAG_V3, name, (input, diagonal, k), (align,))
-
-
-_MATRIX_SOLVE = _OpSig('MatrixSolve',
-    inputs=(('matrix', 'T', 0, 0), ('rhs', 'T', 0, 0)),
-    attrs=(('adjoint', 3),),
-    outputs=(('output', False),))
-
-
-def matrix_solve(matrix, rhs, adjoint=False, name=None):
-    r"""Solves matrix * output = rhs (adjoint(matrix) when adjoint) for each batch item.
-
-    Args:
-      matrix: A `Tensor` of type `T`.
-      rhs: A `Tensor` of type `T`.
-      adjoint: An attr of type `bool`, defaults to `False`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_SOLVE, name, (matrix, rhs), (adjoint,))
-
-
-_MATRIX_SOLVE_LS = _OpSig('MatrixSolveLs',
-    inputs=(('matrix', 'T', 0, 0), ('rhs', 'T', 0, 0), ('l2_regularizer', '', 2, 0)),
-    attrs=(('fast', 3),),
-    outputs=(('output', False),))
-
-
-def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True, name=None):
-    r"""Regularized least-squares solutions of matrix * output = rhs.
-
-    Args:
-      matrix: A `Tensor` of type `T`.
-      rhs: A `Tensor` of type `T`.
-      l2_regularizer: A `Tensor` of type float64.
-      fast: An attr of type `bool`, defaults to `True`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_SOLVE_LS, name, (matrix, rhs, l2_regularizer), (fast,))
-
-
-_MATRIX_TRIANGULAR_SOLVE = _OpSig('MatrixTriangularSolve',
-    inputs=(('matrix', 'T', 0, 0), ('rhs', 'T', 0, 0)),
-    attrs=(('lower', 3), ('adjoint', 3)),
-    outputs=(('output', False),))
-
-
-def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
-    r"""Solves triangular systems (batch dims broadcast); only the lower/upper triangle is read.
-
-    Args:
-      matrix: A `Tensor` of type `T`.
-      rhs: A `Tensor` of type `T`.
-      lower: An attr of type `bool`, defaults to `True`.
-      adjoint: An attr of type `bool`, defaults to `False`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_MATRIX_TRIANGULAR_SOLVE, name, (matrix, rhs), (lower, adjoint))
 
 
 _MAX = _OpSig('Max',
@@ -2281,6 +2324,24 @@ def mul(x, y, name=None):
     return _apply_op(_MUL, name, (x, y), ())
 
 
+_MUL_NO_NAN = _OpSig('MulNoNan',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def mul_no_nan(x, y, name=None):
+    r"""Returns x * y elementwise, 0 where y == 0 even if x is infinite or NaN.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MUL_NO_NAN, name, (x, y), ())
+
+
 _MULTINOMIAL = _OpSig('Multinomial',
     inputs=(('logits', 'T', 0, 0), ('num_samples', '', 3, 0)),
     attrs=(('seed', 1), ('seed2', 1), ('output_dtype', 4)),
@@ -2318,6 +2379,25 @@ def neg(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_NEG, name, (x,), ())
+
+
+_NEXT_AFTER = _OpSig('NextAfter',
+    inputs=(('x1', 'T', 0, 0), ('x2', 'T', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def next_after(x1, x2, name=None):
+    r"""Returns the next representable value after x1 in the direction of x2, elementwise.
+
+    Args:
+      x1: A `Tensor` of type `T`.
+      x2: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NEXT_AFTER, name, (x1, x2), ())
 
 
 _NO_OP = _OpSig('NoOp')
@@ -2493,6 +2573,24 @@ def placeholder(dtype, shape=None, name=None):
     return _apply_op(_PLACEHOLDER, name, (), (dtype, shape))
 
 
+_POLYGAMMA = _OpSig('Polygamma',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def polygamma(a, x, name=None):
+    r"""Returns the a-th derivative of digamma at x elementwise (a a non-negative integer).
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_POLYGAMMA, name, (a, x), ())
+
+
 _POW = _OpSig('Pow',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -2549,27 +2647,6 @@ def prod(input, axis, keep_dims=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_PROD, name, (input, axis), (keep_dims,))
-
-
-_QrOutput = _collections.namedtuple('Qr', ['q', 'r'])
-_QR = _OpSig('Qr',
-    inputs=(('input', 'T', 0, 0),),
-    attrs=(('full_matrices', 3),),
-    outputs=(('q', False), ('r', False)),
-    output_class=_QrOutput)
-
-
-def qr(input, full_matrices=False, name=None):
-    r"""QR decomposition of each matrix: input = q r, q orthonormal columns, r upper triangular.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      full_matrices: An attr of type `bool`, defaults to `False`.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (q, r) of `Tensor`s.
-    """
-    return _apply_op(_QR, name, (input,), (full_matrices,))
 
 
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
@@ -3014,6 +3091,42 @@ def reverse_v2(tensor, axis, name=None):
     return _apply_op(_REVERSE_V2, name, (tensor, axis), ())
 
 
+_RINT = _OpSig('Rint',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def rint(x, name=None):
+    r"""Returns the integer nearest to x elementwise, halves to even.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RINT, name, (x,), ())
+
+
+_ROLL = _OpSig('Roll',
+    inputs=(('input', 'T', 0, 0), ('shift', 'Tshift', 0, 0), ('axis', 'Taxis', 0, 0)),
+    outputs=(('output', False),))
+
+
+def roll(input, shift, axis, name=None):
+    r"""Shifts elements along each axis by shift, wrapping around (repeated axes add their shifts).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      shift: A `Tensor` of type `Tshift`.
+      axis: A `Tensor` of type `Taxis`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ROLL, name, (input, shift, axis), ())
+
+
 _ROUND = _OpSig('Round',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -3087,6 +3200,96 @@ def scatter_nd(indices, updates, shape, bad_indices_policy='', name=None):
     return _apply_op(_SCATTER_ND, name, (indices, updates, shape), (bad_indices_policy,))
 
 
+_SEGMENT_MAX = _OpSig('SegmentMax',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_max(data, segment_ids, name=None):
+    r"""The maximum of each segment's rows (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_MAX, name, (data, segment_ids), ())
+
+
+_SEGMENT_MEAN = _OpSig('SegmentMean',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_mean(data, segment_ids, name=None):
+    r"""Averages the rows of data in each segment (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_MEAN, name, (data, segment_ids), ())
+
+
+_SEGMENT_MIN = _OpSig('SegmentMin',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_min(data, segment_ids, name=None):
+    r"""The minimum of each segment's rows (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_MIN, name, (data, segment_ids), ())
+
+
+_SEGMENT_PROD = _OpSig('SegmentProd',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_prod(data, segment_ids, name=None):
+    r"""Multiplies the rows of data in each segment (empty: 1).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_PROD, name, (data, segment_ids), ())
+
+
+_SEGMENT_SUM = _OpSig('SegmentSum',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0)),
+    outputs=(('output', False),))
+
+
+def segment_sum(data, segment_ids, name=None):
+    r"""Sums the rows of data in each segment (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SEGMENT_SUM, name, (data, segment_ids), ())
+
+
 _SELECT_V2 = _OpSig('SelectV2',
     inputs=(('condition', '', 10, 0), ('t', 'T', 0, 0), ('e', 'T', 0, 0)),
     outputs=(('output', False),))
@@ -3104,27 +3307,6 @@ def select_v2(condition, t, e, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SELECT_V2, name, (condition, t, e), ())
-
-
-_SelfAdjointEigV2Output = _collections.namedtuple('SelfAdjointEigV2', ['e', 'v'])
-_SELF_ADJOINT_EIG_V2 = _OpSig('SelfAdjointEigV2',
-    inputs=(('input', 'T', 0, 0),),
-    attrs=(('compute_v', 3),),
-    outputs=(('e', False), ('v', False)),
-    output_class=_SelfAdjointEigV2Output)
-
-
-def self_adjoint_eig_v2(input, compute_v=True, name=None):
-    r"""Eigenvalues (ascending) and eigenvectors (columns) of self-adjoint matrices (lower triangle).
-
-    Args:
-      input: A `Tensor` of type `T`.
-      compute_v: An attr of type `bool`, defaults to `True`.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (e, v) of `Tensor`s.
-    """
-    return _apply_op(_SELF_ADJOINT_EIG_V2, name, (input,), (compute_v,))
 
 
 _SELU = _OpSig('Selu',
@@ -3248,6 +3430,23 @@ def sin(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SIN, name, (x,), ())
+
+
+_SINH = _OpSig('Sinh',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def sinh(x, name=None):
+    r"""Returns the hyperbolic sine of x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SINH, name, (x,), ())
 
 
 _SIZE = _OpSig('Size',
@@ -3450,6 +3649,72 @@ def space_to_depth(input, block_size, data_format='NHWC', name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SPACE_TO_DEPTH, name, (input,), (block_size, data_format))
+
+
+_SPARSE_SEGMENT_MEAN = _OpSig('SparseSegmentMean',
+    inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
+    attrs=(('sparse_gradient', 3),),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3, 'Tsegmentids': 3})
+
+
+def sparse_segment_mean(data, indices, segment_ids, sparse_gradient=False, name=None):
+    r"""Averages the rows data[indices[k]] with segment id s (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tidx`.
+      segment_ids: A `Tensor` of type `Tsegmentids`.
+      sparse_gradient: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SEGMENT_MEAN, name, (data, indices, segment_ids), (sparse_gradient,))
+
+
+_SPARSE_SEGMENT_SQRT_N = _OpSig('SparseSegmentSqrtN',
+    inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
+    attrs=(('sparse_gradient', 3),),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3, 'Tsegmentids': 3})
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, sparse_gradient=False, name=None):
+    r"""Sums the rows data[indices[k]] with segment id s over sqrt(count) (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tidx`.
+      segment_ids: A `Tensor` of type `Tsegmentids`.
+      sparse_gradient: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SEGMENT_SQRT_N, name, (data, indices, segment_ids), (sparse_gradient,))
+
+
+_SPARSE_SEGMENT_SUM = _OpSig('SparseSegmentSum',
+    inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
+    attrs=(('sparse_gradient', 3),),
+    outputs=(('output', False),),
+    type_defaults={'Tidx': 3, 'Tsegmentids': 3})
+
+
+def sparse_segment_sum(data, indices, segment_ids, sparse_gradient=False, name=None):
+    r"""Sums the rows data[indices[k]] with segment id s into output row s (empty: 0).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tidx`.
+      segment_ids: A `Tensor` of type `Tsegmentids`.
+      sparse_gradient: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SEGMENT_SUM, name, (data, indices, segment_ids), (sparse_gradient,))
 
 
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
@@ -3947,28 +4212,6 @@ def sum(input, axis, keep_dims=False, name=None):
     return _apply_op(_SUM, name, (input, axis), (keep_dims,))
 
 
-_SvdOutput = _collections.namedtuple('Svd', ['s', 'u', 'v'])
-_SVD = _OpSig('Svd',
-    inputs=(('input', 'T', 0, 0),),
-    attrs=(('compute_uv', 3), ('full_matrices', 3)),
-    outputs=(('s', False), ('u', False), ('v', False)),
-    output_class=_SvdOutput)
-
-
-def svd(input, compute_uv=True, full_matrices=False, name=None):
-    r"""Singular values (descending) and vectors: input = u diag(s) v^H.
-
-    Args:
-      input: A `Tensor` of type `T`.
-      compute_uv: An attr of type `bool`, defaults to `True`.
-      full_matrices: An attr of type `bool`, defaults to `False`.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (s, u, v) of `Tensor`s.
-    """
-    return _apply_op(_SVD, name, (input,), (compute_uv, full_matrices))
-
-
 _TAN = _OpSig('Tan',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -4040,6 +4283,90 @@ def tensor_scatter_add(tensor, indices, updates, bad_indices_policy='', name=Non
     Returns: a `Tensor`.
     """
     return _apply_op(_TENSOR_SCATTER_ADD, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_MAX = _OpSig('TensorScatterMax',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_max(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with each indexed slice the elementwise maximum of it and its updates.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_MAX, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_MIN = _OpSig('TensorScatterMin',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_min(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with each indexed slice the elementwise minimum of it and its updates.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_MIN, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_SUB = _OpSig('TensorScatterSub',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_sub(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with the update slices subtracted at the index tuples.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_SUB, name, (tensor, indices, updates), (bad_indices_policy,))
+
+
+_TENSOR_SCATTER_UPDATE = _OpSig('TensorScatterUpdate',
+    inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
+    attrs=(('bad_indices_policy', 0),),
+    outputs=(('output', False),))
+
+
+def tensor_scatter_update(tensor, indices, updates, bad_indices_policy='', name=None):
+    r"""A copy of tensor with the slices at the index tuples replaced by the updates.
+
+    Args:
+      tensor: A `Tensor` of type `T`.
+      indices: A `Tensor` of type `Tindices`.
+      updates: A `Tensor` of type `T`.
+      bad_indices_policy: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_SCATTER_UPDATE, name, (tensor, indices, updates), (bad_indices_policy,))
 
 
 _TILE = _OpSig('Tile',
@@ -4125,6 +4452,48 @@ def truncated_normal(shape, dtype, seed=0, seed2=0, name=None):
     return _apply_op(_TRUNCATED_NORMAL, name, (shape,), (dtype, seed, seed2))
 
 
+_UniqueOutput = _collections.namedtuple('Unique', ['y', 'idx'])
+_UNIQUE = _OpSig('Unique',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('out_idx', 4),),
+    outputs=(('y', False), ('idx', False)),
+    output_class=_UniqueOutput)
+
+
+def unique(x, out_idx=_dtypes.int32, name=None):
+    r"""The distinct values of a 1-D x in order of first appearance, and x's index into them.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      out_idx: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (y, idx) of `Tensor`s.
+    """
+    return _apply_op(_UNIQUE, name, (x,), (out_idx,))
+
+
+_UniqueWithCountsOutput = _collections.namedtuple('UniqueWithCounts', ['y', 'idx', 'count'])
+_UNIQUE_WITH_COUNTS = _OpSig('UniqueWithCounts',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('out_idx', 4),),
+    outputs=(('y', False), ('idx', False), ('count', False)),
+    output_class=_UniqueWithCountsOutput)
+
+
+def unique_with_counts(x, out_idx=_dtypes.int32, name=None):
+    r"""Unique, plus how many times each distinct value occurs in x.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      out_idx: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (y, idx, count) of `Tensor`s.
+    """
+    return _apply_op(_UNIQUE_WITH_COUNTS, name, (x,), (out_idx,))
+
+
 _UNPACK = _OpSig('Unpack',
     inputs=(('value', 'T', 0, 0),),
     attrs=(('num', 1), ('axis', 1)),
@@ -4145,6 +4514,66 @@ def unpack(value, num, axis=0, name=None):
     return _apply_op(_UNPACK, name, (value,), (num, axis))
 
 
+_UNSORTED_SEGMENT_MAX = _OpSig('UnsortedSegmentMax',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    r"""The maximum of the slices of data sharing a segment id (empty: lowest value).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_MAX, name, (data, segment_ids, num_segments), ())
+
+
+_UNSORTED_SEGMENT_MIN = _OpSig('UnsortedSegmentMin',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    r"""The minimum of the slices of data sharing a segment id (empty: highest value).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_MIN, name, (data, segment_ids, num_segments), ())
+
+
+_UNSORTED_SEGMENT_PROD = _OpSig('UnsortedSegmentProd',
+    inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tnumsegments': 3})
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    r"""The product of the slices of data sharing a segment id (empty: 1).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      segment_ids: A `Tensor` of type `Tindices`.
+      num_segments: A `Tensor` of type `Tnumsegments`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UNSORTED_SEGMENT_PROD, name, (data, segment_ids, num_segments), ())
+
+
 _UNSORTED_SEGMENT_SUM = _OpSig('UnsortedSegmentSum',
     inputs=(('data', 'T', 0, 0), ('segment_ids', 'Tindices', 0, 0), ('num_segments', 'Tnumsegments', 0, 0)),
     outputs=(('output', False),),
@@ -4163,6 +4592,26 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_UNSORTED_SEGMENT_SUM, name, (data, segment_ids, num_segments), ())
+
+
+_UPPER_BOUND = _OpSig('UpperBound',
+    inputs=(('sorted_inputs', 'T', 0, 0), ('values', 'T', 0, 0)),
+    attrs=(('out_type', 4),),
+    outputs=(('output', False),))
+
+
+def upper_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
+    r"""For each row, the first index of sorted_inputs whose element is greater than each value.
+
+    Args:
+      sorted_inputs: A `Tensor` of type `T`.
+      values: A `Tensor` of type `T`.
+      out_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_UPPER_BOUND, name, (sorted_inputs, values), (out_type,))
 
 
 _VAR_HANDLE_OP = _OpSig('VarHandleOp',
@@ -4244,6 +4693,60 @@ def while_(input, cond, body, output_shapes=[], parallel_iterations=10, name=Non
     return _apply_op(_WHILE_, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
+_XDIVY = _OpSig('Xdivy',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def xdivy(x, y, name=None):
+    r"""Returns x / y elementwise, 0 where x == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_XDIVY, name, (x, y), ())
+
+
+_XLOG1PY = _OpSig('Xlog1py',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def xlog1py(x, y, name=None):
+    r"""Returns x * log1p(y) elementwise, 0 where x == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_XLOG1PY, name, (x, y), ())
+
+
+_XLOGY = _OpSig('Xlogy',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def xlogy(x, y, name=None):
+    r"""Returns x * log(y) elementwise, 0 where x == 0.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_XLOGY, name, (x, y), ())
+
+
 _ZEROS_LIKE = _OpSig('ZerosLike',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -4259,6 +4762,24 @@ def zeros_like(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ZEROS_LIKE, name, (x,), ())
+
+
+_ZETA = _OpSig('Zeta',
+    inputs=(('x', 'T', 0, 0), ('q', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def zeta(x, q, name=None):
+    r"""Returns the Hurwitz zeta function sum_k (q + k)^-x elementwise.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      q: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ZETA, name, (x, q), ())
 
 
 ___ARG = _OpSig('_Arg',
@@ -4282,6 +4803,8 @@ def __arg(T, index, name=None):
 # Op type -> wrapper name.
 OP_WRAPPERS = {
     'Abs': 'abs',
+    'Acos': 'acos',
+    'Acosh': 'acosh',
     'Add': 'add',
     'AddN': 'add_n',
     'AddV2': 'add_v2',
@@ -4289,18 +4812,26 @@ OP_WRAPPERS = {
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
+    'Asin': 'asin',
+    'Asinh': 'asinh',
     'Assert': 'assert_',
     'AssignAddVariableOp': 'assign_add_variable_op',
     'AssignSubVariableOp': 'assign_sub_variable_op',
     'AssignVariableOp': 'assign_variable_op',
+    'Atan': 'atan',
+    'Atan2': 'atan2',
+    'Atanh': 'atanh',
     'AvgPool': 'avg_pool',
     'AvgPool3D': 'avg_pool3d',
     'AvgPool3DGrad': 'avg_pool3d_grad',
     'AvgPoolGrad': 'avg_pool_grad',
     'BatchMatMulV2': 'batch_mat_mul_v2',
     'BatchToSpaceND': 'batch_to_space_nd',
+    'BesselI0e': 'bessel_i0e',
+    'BesselI1e': 'bessel_i1e',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
+    'Bincount': 'bincount',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
     'CTCLoss': 'ctc_loss',
@@ -4308,7 +4839,6 @@ OP_WRAPPERS = {
     'Cast': 'cast',
     'Ceil': 'ceil',
     'CheckNumerics': 'check_numerics',
-    'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
@@ -4320,16 +4850,18 @@ OP_WRAPPERS = {
     'Conv3DBackpropFilterV2': 'conv3d_backprop_filter_v2',
     'Conv3DBackpropInputV2': 'conv3d_backprop_input_v2',
     'Cos': 'cos',
-    'Cross': 'cross',
+    'Cosh': 'cosh',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
+    'DenseBincount': 'dense_bincount',
     'DepthToSpace': 'depth_to_space',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
     'DepthwiseConv2dNativeBackpropFilter': 'depthwise_conv2d_native_backprop_filter',
     'DepthwiseConv2dNativeBackpropInput': 'depthwise_conv2d_native_backprop_input',
     'DestroyResourceOp': 'destroy_resource_op',
+    'Digamma': 'digamma',
     'Div': 'div',
-    'Einsum': 'einsum',
+    'DivNoNan': 'div_no_nan',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
     'Equal': 'equal',
@@ -4356,6 +4888,7 @@ OP_WRAPPERS = {
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
+    'IsInf': 'is_inf',
     'IsNan': 'is_nan',
     'L2Loss': 'l2_loss',
     'LRN': 'lrn',
@@ -4364,24 +4897,16 @@ OP_WRAPPERS = {
     'LeakyReluGrad': 'leaky_relu_grad',
     'Less': 'less',
     'LessEqual': 'less_equal',
+    'Lgamma': 'lgamma',
+    'LinSpace': 'lin_space',
     'Log': 'log',
     'Log1p': 'log1p',
-    'LogMatrixDeterminant': 'log_matrix_determinant',
     'LogSoftmax': 'log_softmax',
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
-    'Lu': 'lu',
+    'LowerBound': 'lower_bound',
     'MatMul': 'mat_mul',
-    'MatrixBandPart': 'matrix_band_part',
-    'MatrixDeterminant': 'matrix_determinant',
-    'MatrixDiagPartV3': 'matrix_diag_part_v3',
-    'MatrixDiagV3': 'matrix_diag_v3',
-    'MatrixInverse': 'matrix_inverse',
-    'MatrixSetDiagV3': 'matrix_set_diag_v3',
-    'MatrixSolve': 'matrix_solve',
-    'MatrixSolveLs': 'matrix_solve_ls',
-    'MatrixTriangularSolve': 'matrix_triangular_solve',
     'Max': 'max',
     'MaxPool': 'max_pool',
     'MaxPool3D': 'max_pool3d',
@@ -4394,8 +4919,10 @@ OP_WRAPPERS = {
     'MirrorPad': 'mirror_pad',
     'MirrorPadGrad': 'mirror_pad_grad',
     'Mul': 'mul',
+    'MulNoNan': 'mul_no_nan',
     'Multinomial': 'multinomial',
     'Neg': 'neg',
+    'NextAfter': 'next_after',
     'NoOp': 'no_op',
     'NotEqual': 'not_equal',
     'OneHot': 'one_hot',
@@ -4405,10 +4932,10 @@ OP_WRAPPERS = {
     'PadV2': 'pad_v2',
     'PartitionedCall': 'partitioned_call',
     'Placeholder': 'placeholder',
+    'Polygamma': 'polygamma',
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
     'Prod': 'prod',
-    'Qr': 'qr',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
@@ -4431,12 +4958,18 @@ OP_WRAPPERS = {
     'ResourceApplyRMSProp': 'resource_apply_rms_prop',
     'ResourceGather': 'resource_gather',
     'ReverseV2': 'reverse_v2',
+    'Rint': 'rint',
+    'Roll': 'roll',
     'Round': 'round',
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
     'ScatterNd': 'scatter_nd',
+    'SegmentMax': 'segment_max',
+    'SegmentMean': 'segment_mean',
+    'SegmentMin': 'segment_min',
+    'SegmentProd': 'segment_prod',
+    'SegmentSum': 'segment_sum',
     'SelectV2': 'select_v2',
-    'SelfAdjointEigV2': 'self_adjoint_eig_v2',
     'Selu': 'selu',
     'SeluGrad': 'selu_grad',
     'Shape': 'shape',
@@ -4444,6 +4977,7 @@ OP_WRAPPERS = {
     'SigmoidGrad': 'sigmoid_grad',
     'Sign': 'sign',
     'Sin': 'sin',
+    'Sinh': 'sinh',
     'Size': 'size',
     'Slice': 'slice',
     'Snapshot': 'snapshot',
@@ -4455,6 +4989,9 @@ OP_WRAPPERS = {
     'SoftsignGrad': 'softsign_grad',
     'SpaceToBatchND': 'space_to_batch_nd',
     'SpaceToDepth': 'space_to_depth',
+    'SparseSegmentMean': 'sparse_segment_mean',
+    'SparseSegmentSqrtN': 'sparse_segment_sqrt_n',
+    'SparseSegmentSum': 'sparse_segment_sum',
     'SparseSoftmaxCrossEntropyWithLogits': 'sparse_softmax_cross_entropy_with_logits',
     'Split': 'split',
     'SplitV': 'split_v',
@@ -4479,21 +5016,34 @@ OP_WRAPPERS = {
     'StridedSliceGrad': 'strided_slice_grad',
     'Sub': 'sub',
     'Sum': 'sum',
-    'Svd': 'svd',
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
     'TensorScatterAdd': 'tensor_scatter_add',
+    'TensorScatterMax': 'tensor_scatter_max',
+    'TensorScatterMin': 'tensor_scatter_min',
+    'TensorScatterSub': 'tensor_scatter_sub',
+    'TensorScatterUpdate': 'tensor_scatter_update',
     'Tile': 'tile',
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
     'TruncatedNormal': 'truncated_normal',
+    'Unique': 'unique',
+    'UniqueWithCounts': 'unique_with_counts',
     'Unpack': 'unpack',
+    'UnsortedSegmentMax': 'unsorted_segment_max',
+    'UnsortedSegmentMin': 'unsorted_segment_min',
+    'UnsortedSegmentProd': 'unsorted_segment_prod',
     'UnsortedSegmentSum': 'unsorted_segment_sum',
+    'UpperBound': 'upper_bound',
     'VarHandleOp': 'var_handle_op',
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
     'While': 'while_',
+    'Xdivy': 'xdivy',
+    'Xlog1py': 'xlog1py',
+    'Xlogy': 'xlogy',
     'ZerosLike': 'zeros_like',
+    'Zeta': 'zeta',
     '_Arg': '__arg',
 }

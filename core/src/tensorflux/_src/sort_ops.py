@@ -1,0 +1,63 @@
+"""sort and argsort over TopKV2 (as TensorFlow builds them): the sorted axis is moved last, top_k
+takes all of it, and ascending order sorts a reversed key (-x for floats, ~x for signed integers,
+max - x for unsigned ones). top_k keeps equal keys in index order, so both sorts are stable."""
+
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src.array_ops import transpose
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.graph import name_scope
+from tensorflux._src.shape_ops import shape as _shape
+
+_UNSIGNED = (_dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64)
+_SIGNED_INTS = (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64)
+
+
+def _reverse_key(x):
+    """An order-reversing bijection of x's values (its own inverse)."""
+    if x.dtype in _UNSIGNED:
+        return gen_ops.sub(convert_to_tensor(x.dtype.max, dtype=x.dtype), x)
+    if x.dtype in _SIGNED_INTS:  # ~x == -x - 1, exact with wrapping arithmetic
+        return gen_ops.sub(gen_ops.neg(x), convert_to_tensor(1, dtype=x.dtype))
+    return gen_ops.neg(x)
+
+
+def _sort(values, axis, direction, want_indices, fn):
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError("%s: direction must be 'ASCENDING' or 'DESCENDING', got %r" % (fn, direction))
+    x = values if isinstance(values, _TENSORS) else convert_to_tensor(values)
+    rank = x.shape.rank
+    if rank is None:
+        raise ValueError("%s needs the rank of its input, which is unknown" % fn)
+    if rank == 0:
+        raise ValueError("%s: input must have rank >= 1, got a scalar" % fn)
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        raise ValueError("%s: axis must be a Python int in [%d, %d), got %r" % (fn, -rank, rank, axis))
+    axis %= rank
+    perm = None
+    if axis != rank - 1:
+        perm = list(range(rank))
+        perm[axis], perm[rank - 1] = rank - 1, axis
+        x = transpose(x, perm)
+    ascending = direction == "ASCENDING"
+    key = _reverse_key(x) if ascending else x
+    k = gen_ops.strided_slice(_shape(key), [-1], [0], [1], end_mask=1, shrink_axis_mask=1)
+    top, indices = gen_ops.top_kv2(key, k, sorted=True)
+    out = indices if want_indices else (_reverse_key(top) if ascending else top)
+    if perm is not None:
+        out = transpose(out, perm)  # a swap is its own inverse
+    return out
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """``values`` sorted along ``axis`` (a Python int), ascending or descending."""
+    with name_scope(name or "sort"):
+        return _sort(values, axis, direction, False, "sort")
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """The int32 indices that sort ``values`` along ``axis``; equal values keep their order (the
+    sort is always stable, which ``stable=True`` asks for)."""
+    with name_scope(name or "argsort"):
+        return _sort(values, axis, direction, True, "argsort")

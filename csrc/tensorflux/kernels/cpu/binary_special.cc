@@ -1,0 +1,54 @@
+// CPU kernels for the binary maps with special-value rules (Atan2, Xlogy, Xlog1py, Xdivy,
+// DivNoNan, MulNoNan, NextAfter) and the two-argument special functions (Zeta, Polygamma), on
+// float32 and float64 with NumPy broadcasting.
+#include <cmath>
+
+#include "tensorflux/kernels/cpu/binary_op.h"
+#include "tensorflux/kernels/cpu/special_functions.h"
+
+namespace tx {
+namespace cpu {
+namespace {
+
+// A floating-point binary map with a relative per-element cost.
+#define TX_FLOAT_BINARY_FN(NAME, EXPR, COST)           \
+  struct NAME {                                        \
+    static constexpr IntCheck kCheck = IntCheck::kNone; \
+    static constexpr int64_t kCost = COST;             \
+    template <typename T>                              \
+    static T Apply(T x, T y) { return EXPR; }          \
+  }
+// atan(x / y) in the quadrant of (y, x); here `x` is the op's first input (named y in the OpDef).
+TX_FLOAT_BINARY_FN(Atan2Fn, std::atan2(x, y), 16);
+// x * log(y), 0 where x == 0 (even when y is 0 or NaN).
+TX_FLOAT_BINARY_FN(XlogyFn, x == T(0) ? T(0) : x * std::log(y), 8);
+TX_FLOAT_BINARY_FN(Xlog1pyFn, x == T(0) ? T(0) : x * std::log1p(y), 16);
+TX_FLOAT_BINARY_FN(XdivyFn, x == T(0) ? T(0) : x / y, 4);
+// x / y, 0 where y == 0.
+TX_FLOAT_BINARY_FN(DivNoNanFn, y == T(0) ? T(0) : x / y, 4);
+// x * y, 0 where y == 0 (even when x is infinite or NaN).
+TX_FLOAT_BINARY_FN(MulNoNanFn, y == T(0) ? T(0) : x * y, 1);
+TX_FLOAT_BINARY_FN(NextAfterFn, std::nextafter(x, y), 4);
+TX_FLOAT_BINARY_FN(ZetaFn, static_cast<T>(special::Zeta(static_cast<double>(x), static_cast<double>(y))), 64);
+TX_FLOAT_BINARY_FN(PolygammaFn, static_cast<T>(special::Polygamma(static_cast<double>(x), static_cast<double>(y))),
+                   64);
+#undef TX_FLOAT_BINARY_FN
+
+#define TX_REGISTER_FLOATS(OP, FN)                                                               \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<float>("T"), BinaryOp<float, FN>);   \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<double>("T"), BinaryOp<double, FN>)
+
+TX_REGISTER_FLOATS("Atan2", Atan2Fn);
+TX_REGISTER_FLOATS("Xlogy", XlogyFn);
+TX_REGISTER_FLOATS("Xlog1py", Xlog1pyFn);
+TX_REGISTER_FLOATS("Xdivy", XdivyFn);
+TX_REGISTER_FLOATS("DivNoNan", DivNoNanFn);
+TX_REGISTER_FLOATS("MulNoNan", MulNoNanFn);
+TX_REGISTER_FLOATS("NextAfter", NextAfterFn);
+TX_REGISTER_FLOATS("Zeta", ZetaFn);
+TX_REGISTER_FLOATS("Polygamma", PolygammaFn);
+#undef TX_REGISTER_FLOATS
+
+}  // namespace
+}  // namespace cpu
+}  // namespace tx
