@@ -1263,6 +1263,30 @@ func CheckNumerics(scope *Scope, tensor tf.Output, message string) (output tf.Ou
 	return op.Output(0)
 }
 
+// Cholesky: Lower-triangular L with L L^H = input (only the lower triangle of input is read).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Cholesky(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Cholesky",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ClipByValue: Returns max(min(t, clip_value_max), clip_value_min) elementwise; the clip values broadcast to t.
 //
 // Arguments:
@@ -1778,6 +1802,31 @@ func Cosh(scope *Scope, x tf.Output) (y tf.Output) {
 		Type: "Cosh",
 		Input: []tf.Input{
 			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Cross: Pairwise cross products of the 3-vectors in the last dimension of a and b.
+//
+// Arguments:
+//
+//	a: a tensor of type `T`.
+//	b: a tensor of type `T`.
+//
+// Returns product (one output).
+func Cross(scope *Scope, a tf.Output, b tf.Output) (product tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Cross",
+		Input: []tf.Input{
+			a, b,
 		},
 	}
 	op := scope.AddOperation(opspec)

@@ -400,6 +400,83 @@ func DivNoNan(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// EagerPyFuncAttr is an optional argument to EagerPyFunc.
+type EagerPyFuncAttr func(optionalAttr)
+
+// EagerPyFuncIsAsync sets the optional is_async attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func EagerPyFuncIsAsync(value bool) EagerPyFuncAttr {
+	return func(m optionalAttr) {
+		m["is_async"] = value
+	}
+}
+
+// EagerPyFunc: Calls the host function registered under `token` with eager tensors; differentiable through it.
+//
+// Arguments:
+//
+//	input: a list of tensors with types `Tin`.
+//	token: an attr of type string (Go string).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//
+// Returns output (a list).
+func EagerPyFunc(scope *Scope, input []tf.Output, token string, tout []tf.DataType, optional ...EagerPyFuncAttr) (output []tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"token": token, "Tout": tout}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "EagerPyFunc",
+		Input: []tf.Input{
+			tf.OutputList(input),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	var idx int
+	var err error
+	if output, idx, err = makeOutputList(op, idx, "output"); err != nil {
+		scope.UpdateErr("EagerPyFunc", err)
+		return
+	}
+	return
+}
+
+// Einsum: Tensor contraction over the labels of an equation such as 'bij,bjk->bik'.
+//
+// Arguments:
+//
+//	inputs: a list of `N` tensors of the same type.
+//	equation: an attr of type string (Go string).
+//
+// Returns output (one output).
+func Einsum(scope *Scope, inputs []tf.Output, equation string) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"equation": equation}
+	opspec := tf.OpSpec{
+		Type: "Einsum",
+		Input: []tf.Input{
+			tf.OutputList(inputs),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Elu: Exponential linear unit: features where positive, exp(features) - 1 elsewhere.
 //
 // Arguments:
@@ -1690,6 +1767,30 @@ func Log1p(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// LogMatrixDeterminant: Sign and log of the absolute determinant of each square matrix.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns sign (one output), logAbsDeterminant (one output).
+func LogMatrixDeterminant(scope *Scope, input tf.Output) (sign tf.Output, logAbsDeterminant tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LogMatrixDeterminant",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // LogSoftmax: Log of the softmax over the last axis: x - max - log(sum(exp(x - max))).
 //
 // Arguments:
@@ -1829,4 +1930,46 @@ func LowerBound(scope *Scope, sortedInputs tf.Output, values tf.Output, optional
 		return
 	}
 	return op.Output(0)
+}
+
+// LuAttr is an optional argument to Lu.
+type LuAttr func(optionalAttr)
+
+// LuOutputIdxType sets the optional output_idx_type attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int32.
+func LuOutputIdxType(value tf.DataType) LuAttr {
+	return func(m optionalAttr) {
+		m["output_idx_type"] = value
+	}
+}
+
+// Lu: LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns lu (one output), p (one output).
+func Lu(scope *Scope, input tf.Output, optional ...LuAttr) (lu tf.Output, p tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Lu",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
 }

@@ -1506,6 +1506,74 @@ func Prod(scope *Scope, input tf.Output, axis tf.Output, optional ...ProdAttr) (
 	return op.Output(0)
 }
 
+// PyFunc: Calls the host function registered under `token` with NumPy-style inputs (stateful).
+//
+// Arguments:
+//
+//	input: a list of tensors with types `Tin`.
+//	token: an attr of type string (Go string).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//
+// Returns output (a list).
+func PyFunc(scope *Scope, input []tf.Output, token string, tout []tf.DataType) (output []tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"token": token, "Tout": tout}
+	opspec := tf.OpSpec{
+		Type: "PyFunc",
+		Input: []tf.Input{
+			tf.OutputList(input),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	var idx int
+	var err error
+	if output, idx, err = makeOutputList(op, idx, "output"); err != nil {
+		scope.UpdateErr("PyFunc", err)
+		return
+	}
+	return
+}
+
+// PyFuncStateless: Calls the host function registered under `token`; the function must be pure.
+//
+// Arguments:
+//
+//	input: a list of tensors with types `Tin`.
+//	token: an attr of type string (Go string).
+//	tout: an attr of type list(type) (Go []tf.DataType).
+//
+// Returns output (a list).
+func PyFuncStateless(scope *Scope, input []tf.Output, token string, tout []tf.DataType) (output []tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"token": token, "Tout": tout}
+	opspec := tf.OpSpec{
+		Type: "PyFuncStateless",
+		Input: []tf.Input{
+			tf.OutputList(input),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	var idx int
+	var err error
+	if output, idx, err = makeOutputList(op, idx, "output"); err != nil {
+		scope.UpdateErr("PyFuncStateless", err)
+		return
+	}
+	return
+}
+
 // QrAttr is an optional argument to Qr.
 type QrAttr func(optionalAttr)
 

@@ -724,6 +724,23 @@ def check_numerics(tensor, message, name=None):
     return _apply_op(_CHECK_NUMERICS, name, (tensor,), (message,))
 
 
+_CHOLESKY = _OpSig('Cholesky',
+    inputs=(('input', 'T', 0, 0),),
+    outputs=(('output', False),))
+
+
+def cholesky(input, name=None):
+    r"""Lower-triangular L with L L^H = input (only the lower triangle of input is read).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CHOLESKY, name, (input,), ())
+
+
 _CLIP_BY_VALUE = _OpSig('ClipByValue',
     inputs=(('t', 'T', 0, 0), ('clip_value_min', 'T', 0, 0), ('clip_value_max', 'T', 0, 0)),
     outputs=(('output', False),))
@@ -982,6 +999,24 @@ def cosh(x, name=None):
     return _apply_op(_COSH, name, (x,), ())
 
 
+_CROSS = _OpSig('Cross',
+    inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0)),
+    outputs=(('product', False),))
+
+
+def cross(a, b, name=None):
+    r"""Pairwise cross products of the 3-vectors in the last dimension of a and b.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      b: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROSS, name, (a, b), ())
+
+
 _CUMPROD = _OpSig('Cumprod',
     inputs=(('x', 'T', 0, 0), ('axis', 'Tidx', 0, 0)),
     attrs=(('exclusive', 3), ('reverse', 3)),
@@ -1210,6 +1245,46 @@ def div_no_nan(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_DIV_NO_NAN, name, (x, y), ())
+
+
+_EAGER_PY_FUNC = _OpSig('EagerPyFunc',
+    inputs=(('input', 'Tin', 0, 2),),
+    attrs=(('token', 0), ('Tout', 20), ('is_async', 3)),
+    outputs=(('output', True),))
+
+
+def eager_py_func(input, token, Tout, is_async=False, name=None):
+    r"""Calls the host function registered under `token` with eager tensors; differentiable through it.
+
+    Args:
+      input: A list of Tensors with types `Tin`.
+      token: An attr of type `string`.
+      Tout: An attr of type `list(type)`.
+      is_async: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_EAGER_PY_FUNC, name, (input,), (token, Tout, is_async))
+
+
+_EINSUM = _OpSig('Einsum',
+    inputs=(('inputs', 'T', 0, 1),),
+    attrs=(('equation', 0),),
+    outputs=(('output', False),))
+
+
+def einsum(inputs, equation, name=None):
+    r"""Tensor contraction over the labels of an equation such as 'bij,bjk->bik'.
+
+    Args:
+      inputs: A list of `N` Tensors of type T.
+      equation: An attr of type `string`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EINSUM, name, (inputs,), (equation,))
 
 
 _ELU = _OpSig('Elu',
@@ -1955,6 +2030,25 @@ def log1p(x, name=None):
     return _apply_op(_LOG1P, name, (x,), ())
 
 
+_LogMatrixDeterminantOutput = _collections.namedtuple('LogMatrixDeterminant', ['sign', 'log_abs_determinant'])
+_LOG_MATRIX_DETERMINANT = _OpSig('LogMatrixDeterminant',
+    inputs=(('input', 'T', 0, 0),),
+    outputs=(('sign', False), ('log_abs_determinant', False)),
+    output_class=_LogMatrixDeterminantOutput)
+
+
+def log_matrix_determinant(input, name=None):
+    r"""Sign and log of the absolute determinant of each square matrix.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (sign, log_abs_determinant) of `Tensor`s.
+    """
+    return _apply_op(_LOG_MATRIX_DETERMINANT, name, (input,), ())
+
+
 _LOG_SOFTMAX = _OpSig('LogSoftmax',
     inputs=(('logits', 'T', 0, 0),),
     outputs=(('logsoftmax', False),))
@@ -2045,6 +2139,27 @@ def lower_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
     return _apply_op(_LOWER_BOUND, name, (sorted_inputs, values), (out_type,))
 
 
+_LuOutput = _collections.namedtuple('Lu', ['lu', 'p'])
+_LU = _OpSig('Lu',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('output_idx_type', 4),),
+    outputs=(('lu', False), ('p', False)),
+    output_class=_LuOutput)
+
+
+def lu(input, output_idx_type=_dtypes.int32, name=None):
+    r"""LU with partial pivoting: input[..., p, :] = L U, packed in lu (L unit lower, U upper).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      output_idx_type: An attr of type `type`, defaults to `_dtypes.int32`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (lu, p) of `Tensor`s.
+    """
+    return _apply_op(_LU, name, (input,), (output_idx_type,))
+
+
 _MAT_MUL = _OpSig('MatMul',
     inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0)),
     attrs=(('transpose_a', 3), ('transpose_b', 3), ('grad_a', 3), ('grad_b', 3)),
@@ -2066,6 +2181,189 @@ def mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fal
     Returns: a `Tensor`.
     """
     return _apply_op(_MAT_MUL, name, (a, b), (transpose_a, transpose_b, grad_a, grad_b))
+
+
+_MATRIX_BAND_PART = _OpSig('MatrixBandPart',
+    inputs=(('input', 'T', 0, 0), ('num_lower', 'Tindex', 0, 0), ('num_upper', 'Tindex', 0, 0)),
+    outputs=(('band', False),),
+    type_defaults={'Tindex': 9})
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):
+    r"""Keeps a central band of each matrix (num_lower/num_upper < 0 keep a whole triangle), zeroing the rest.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      num_lower: A `Tensor` of type `Tindex`.
+      num_upper: A `Tensor` of type `Tindex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_BAND_PART, name, (input, num_lower, num_upper), ())
+
+
+_MATRIX_DETERMINANT = _OpSig('MatrixDeterminant',
+    inputs=(('input', 'T', 0, 0),),
+    outputs=(('output', False),))
+
+
+def matrix_determinant(input, name=None):
+    r"""The determinant of each square matrix.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_DETERMINANT, name, (input,), ())
+
+
+_MATRIX_DIAG_PART_V3 = _OpSig('MatrixDiagPartV3',
+    inputs=(('input', 'T', 0, 0), ('k', '', 3, 0), ('padding_value', 'T', 0, 0)),
+    attrs=(('align', 0),),
+    outputs=(('diagonal', False),))
+
+
+def matrix_diag_part_v3(input, k, padding_value, align='RIGHT_LEFT', name=None):
+    r"""The diagonals k[0]..k[1] of each matrix, packed and padded with padding_value.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      k: A `Tensor` of type int32.
+      padding_value: A `Tensor` of type `T`.
+      align: An attr of type `string`, defaults to `'RIGHT_LEFT'`, one of LEFT_RIGHT, RIGHT_LEFT, LEFT_LEFT, RIGHT_RIGHT.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_DIAG_PART_V3, name, (input, k, padding_value), (align,))
+
+
+_MATRIX_DIAG_V3 = _OpSig('MatrixDiagV3',
+    inputs=(('diagonal', 'T', 0, 0), ('k', '', 3, 0), ('num_rows', '', 3, 0), ('num_cols', '', 3, 0), ('padding_value', 'T', 0, 0)),
+    attrs=(('align', 0),),
+    outputs=(('output', False),))
+
+
+def matrix_diag_v3(diagonal, k, num_rows, num_cols, padding_value, align='RIGHT_LEFT', name=None):
+    r"""Matrices whose diagonals k[0]..k[1] are `diagonal` and the rest is padding_value.
+
+    Args:
+      diagonal: A `Tensor` of type `T`.
+      k: A `Tensor` of type int32.
+      num_rows: A `Tensor` of type int32.
+      num_cols: A `Tensor` of type int32.
+      padding_value: A `Tensor` of type `T`.
+      align: An attr of type `string`, defaults to `'RIGHT_LEFT'`, one of LEFT_RIGHT, RIGHT_LEFT, LEFT_LEFT, RIGHT_RIGHT.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_DIAG_V3, name, (diagonal, k, num_rows, num_cols, padding_value), (align,))
+
+
+_MATRIX_INVERSE = _OpSig('MatrixInverse',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('adjoint', 3),),
+    outputs=(('output', False),))
+
+
+def matrix_inverse(input, adjoint=False, name=None):
+    r"""The inverse (of the adjoint, when adjoint) of each square matrix.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      adjoint: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_INVERSE, name, (input,), (adjoint,))
+
+
+_MATRIX_SET_DIAG_V3 = _OpSig('MatrixSetDiagV3',
+    inputs=(('input', 'T', 0, 0), ('diagonal', 'T', 0, 0), ('k', '', 3, 0)),
+    attrs=(('align', 0),),
+    outputs=(('output', False),))
+
+
+def matrix_set_diag_v3(input, diagonal, k, align='RIGHT_LEFT', name=None):
+    r"""`input` with its diagonals k[0]..k[1] replaced by `diagonal`.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      diagonal: A `Tensor` of type `T`.
+      k: A `Tensor` of type int32.
+      align: An attr of type `string`, defaults to `'RIGHT_LEFT'`, one of LEFT_RIGHT, RIGHT_LEFT, LEFT_LEFT, RIGHT_RIGHT.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_SET_DIAG_V3, name, (input, diagonal, k), (align,))
+
+
+_MATRIX_SOLVE = _OpSig('MatrixSolve',
+    inputs=(('matrix', 'T', 0, 0), ('rhs', 'T', 0, 0)),
+    attrs=(('adjoint', 3),),
+    outputs=(('output', False),))
+
+
+def matrix_solve(matrix, rhs, adjoint=False, name=None):
+    r"""Solves matrix * output = rhs (adjoint(matrix) when adjoint) for each batch item.
+
+    Args:
+      matrix: A `Tensor` of type `T`.
+      rhs: A `Tensor` of type `T`.
+      adjoint: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_SOLVE, name, (matrix, rhs), (adjoint,))
+
+
+_MATRIX_SOLVE_LS = _OpSig('MatrixSolveLs',
+    inputs=(('matrix', 'T', 0, 0), ('rhs', 'T', 0, 0), ('l2_regularizer', '', 2, 0)),
+    attrs=(('fast', 3),),
+    outputs=(('output', False),))
+
+
+def matrix_solve_ls(matrix, rhs, l2_regularizer, fast=True, name=None):
+    r"""Regularized least-squares solutions of matrix * output = rhs.
+
+    Args:
+      matrix: A `Tensor` of type `T`.
+      rhs: A `Tensor` of type `T`.
+      l2_regularizer: A `Tensor` of type float64.
+      fast: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_SOLVE_LS, name, (matrix, rhs, l2_regularizer), (fast,))
+
+
+_MATRIX_TRIANGULAR_SOLVE = _OpSig('MatrixTriangularSolve',
+    inputs=(('matrix', 'T', 0, 0), ('rhs', 'T', 0, 0)),
+    attrs=(('lower', 3), ('adjoint', 3)),
+    outputs=(('output', False),))
+
+
+def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    r"""Solves triangular systems (batch dims broadcast); only the lower/upper triangle is read.
+
+    Args:
+      matrix: A `Tensor` of type `T`.
+      rhs: A `Tensor` of type `T`.
+      lower: An attr of type `bool`, defaults to `True`.
+      adjoint: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MATRIX_TRIANGULAR_SOLVE, name, (matrix, rhs), (lower, adjoint))
 
 
 _MAX = _OpSig('Max',
@@ -2647,6 +2945,67 @@ def prod(input, axis, keep_dims=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_PROD, name, (input, axis), (keep_dims,))
+
+
+_PY_FUNC = _OpSig('PyFunc',
+    inputs=(('input', 'Tin', 0, 2),),
+    attrs=(('token', 0), ('Tout', 20)),
+    outputs=(('output', True),))
+
+
+def py_func(input, token, Tout, name=None):
+    r"""Calls the host function registered under `token` with NumPy-style inputs (stateful).
+
+    Args:
+      input: A list of Tensors with types `Tin`.
+      token: An attr of type `string`.
+      Tout: An attr of type `list(type)`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_PY_FUNC, name, (input,), (token, Tout))
+
+
+_PY_FUNC_STATELESS = _OpSig('PyFuncStateless',
+    inputs=(('input', 'Tin', 0, 2),),
+    attrs=(('token', 0), ('Tout', 20)),
+    outputs=(('output', True),))
+
+
+def py_func_stateless(input, token, Tout, name=None):
+    r"""Calls the host function registered under `token`; the function must be pure.
+
+    Args:
+      input: A list of Tensors with types `Tin`.
+      token: An attr of type `string`.
+      Tout: An attr of type `list(type)`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(_PY_FUNC_STATELESS, name, (input,), (token, Tout))
+
+
+_QrOutput = _collections.namedtuple('Qr', ['q', 'r'])
+_QR = _OpSig('Qr',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('full_matrices', 3),),
+    outputs=(('q', False), ('r', False)),
+    output_class=_QrOutput)
+
+
+def qr(input, full_matrices=False, name=None):
+    r"""QR decomposition of each matrix: input = q r, q orthonormal columns, r upper triangular.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      full_matrices: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (q, r) of `Tensor`s.
+    """
+    return _apply_op(_QR, name, (input,), (full_matrices,))
 
 
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
@@ -3307,6 +3666,27 @@ def select_v2(condition, t, e, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SELECT_V2, name, (condition, t, e), ())
+
+
+_SelfAdjointEigV2Output = _collections.namedtuple('SelfAdjointEigV2', ['e', 'v'])
+_SELF_ADJOINT_EIG_V2 = _OpSig('SelfAdjointEigV2',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('compute_v', 3),),
+    outputs=(('e', False), ('v', False)),
+    output_class=_SelfAdjointEigV2Output)
+
+
+def self_adjoint_eig_v2(input, compute_v=True, name=None):
+    r"""Eigenvalues (ascending) and eigenvectors (columns) of self-adjoint matrices (lower triangle).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      compute_v: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (e, v) of `Tensor`s.
+    """
+    return _apply_op(_SELF_ADJOINT_EIG_V2, name, (input,), (compute_v,))
 
 
 _SELU = _OpSig('Selu',
@@ -4035,6 +4415,52 @@ def stateless_random_normal_v2(shape, key, counter, alg, dtype=_dtypes.float32, 
     return _apply_op(_STATELESS_RANDOM_NORMAL_V2, name, (shape, key, counter, alg), (dtype,))
 
 
+_STATELESS_RANDOM_UNIFORM_FULL_INT_V2 = _OpSig('StatelessRandomUniformFullIntV2',
+    inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
+    attrs=(('dtype', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tshape': 3})
+
+
+def stateless_random_uniform_full_int_v2(shape, key, counter, alg, dtype=_dtypes.uint64, name=None):
+    r"""Integers over the dtype's whole range determined by (key, counter, alg) alone.
+
+    Args:
+      shape: A `Tensor` of type `Tshape`.
+      key: A `Tensor` of type uint64.
+      counter: A `Tensor` of type uint64.
+      alg: A `Tensor` of type int32.
+      dtype: An attr of type `type`, defaults to `_dtypes.uint64`, one of int32, int64, uint32, uint64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_UNIFORM_FULL_INT_V2, name, (shape, key, counter, alg), (dtype,))
+
+
+_STATELESS_RANDOM_UNIFORM_INT_V2 = _OpSig('StatelessRandomUniformIntV2',
+    inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0), ('minval', 'dtype', 0, 0), ('maxval', 'dtype', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tshape': 3})
+
+
+def stateless_random_uniform_int_v2(shape, key, counter, alg, minval, maxval, name=None):
+    r"""Uniform integers in [minval, maxval) determined by (key, counter, alg) alone.
+
+    Args:
+      shape: A `Tensor` of type `Tshape`.
+      key: A `Tensor` of type uint64.
+      counter: A `Tensor` of type uint64.
+      alg: A `Tensor` of type int32.
+      minval: A `Tensor` of type `dtype`.
+      maxval: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_UNIFORM_INT_V2, name, (shape, key, counter, alg, minval, maxval), ())
+
+
 _STATELESS_RANDOM_UNIFORM_V2 = _OpSig('StatelessRandomUniformV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -4210,6 +4636,28 @@ def sum(input, axis, keep_dims=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SUM, name, (input, axis), (keep_dims,))
+
+
+_SvdOutput = _collections.namedtuple('Svd', ['s', 'u', 'v'])
+_SVD = _OpSig('Svd',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('compute_uv', 3), ('full_matrices', 3)),
+    outputs=(('s', False), ('u', False), ('v', False)),
+    output_class=_SvdOutput)
+
+
+def svd(input, compute_uv=True, full_matrices=False, name=None):
+    r"""Singular values (descending) and vectors: input = u diag(s) v^H.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      compute_uv: An attr of type `bool`, defaults to `True`.
+      full_matrices: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (s, u, v) of `Tensor`s.
+    """
+    return _apply_op(_SVD, name, (input,), (compute_uv, full_matrices))
 
 
 _TAN = _OpSig('Tan',
@@ -4839,6 +5287,7 @@ OP_WRAPPERS = {
     'Cast': 'cast',
     'Ceil': 'ceil',
     'CheckNumerics': 'check_numerics',
+    'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
@@ -4851,6 +5300,7 @@ OP_WRAPPERS = {
     'Conv3DBackpropInputV2': 'conv3d_backprop_input_v2',
     'Cos': 'cos',
     'Cosh': 'cosh',
+    'Cross': 'cross',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
     'DenseBincount': 'dense_bincount',
@@ -4862,6 +5312,8 @@ OP_WRAPPERS = {
     'Digamma': 'digamma',
     'Div': 'div',
     'DivNoNan': 'div_no_nan',
+    'EagerPyFunc': 'eager_py_func',
+    'Einsum': 'einsum',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
     'Equal': 'equal',
@@ -4901,12 +5353,23 @@ OP_WRAPPERS = {
     'LinSpace': 'lin_space',
     'Log': 'log',
     'Log1p': 'log1p',
+    'LogMatrixDeterminant': 'log_matrix_determinant',
     'LogSoftmax': 'log_softmax',
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
     'LowerBound': 'lower_bound',
+    'Lu': 'lu',
     'MatMul': 'mat_mul',
+    'MatrixBandPart': 'matrix_band_part',
+    'MatrixDeterminant': 'matrix_determinant',
+    'MatrixDiagPartV3': 'matrix_diag_part_v3',
+    'MatrixDiagV3': 'matrix_diag_v3',
+    'MatrixInverse': 'matrix_inverse',
+    'MatrixSetDiagV3': 'matrix_set_diag_v3',
+    'MatrixSolve': 'matrix_solve',
+    'MatrixSolveLs': 'matrix_solve_ls',
+    'MatrixTriangularSolve': 'matrix_triangular_solve',
     'Max': 'max',
     'MaxPool': 'max_pool',
     'MaxPool3D': 'max_pool3d',
@@ -4936,6 +5399,9 @@ OP_WRAPPERS = {
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
     'Prod': 'prod',
+    'PyFunc': 'py_func',
+    'PyFuncStateless': 'py_func_stateless',
+    'Qr': 'qr',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
@@ -4970,6 +5436,7 @@ OP_WRAPPERS = {
     'SegmentProd': 'segment_prod',
     'SegmentSum': 'segment_sum',
     'SelectV2': 'select_v2',
+    'SelfAdjointEigV2': 'self_adjoint_eig_v2',
     'Selu': 'selu',
     'SeluGrad': 'selu_grad',
     'Shape': 'shape',
@@ -5008,6 +5475,8 @@ OP_WRAPPERS = {
     'StatelessCase': 'stateless_case',
     'StatelessIf': 'stateless_if',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
+    'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
+    'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StatelessWhile': 'stateless_while',
@@ -5016,6 +5485,7 @@ OP_WRAPPERS = {
     'StridedSliceGrad': 'strided_slice_grad',
     'Sub': 'sub',
     'Sum': 'sum',
+    'Svd': 'svd',
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
