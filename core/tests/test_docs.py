@@ -35,7 +35,7 @@ def test_docstring_examples_pass():
         if failed:
             reports.append(report)
     assert not reports, "\n".join(reports)
-    assert attempted >= 250, "docstring examples went missing: %d found" % attempted
+    assert attempted >= 225, "docstring examples went missing: %d found" % attempted
 
 
 # The harness itself: fences, markers, line numbers in failures.

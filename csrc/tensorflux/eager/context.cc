@@ -35,10 +35,7 @@ Status EagerContext::FindDevice(const std::string& request, int* index, bool sof
     *index = spec.id < 0 ? 0 : spec.id;
     return Status::OK();
   }
-  if (soft) {
-    *index = 0;
-    return Status::OK();
-  }
+  if (soft) return Status::OK();  // -1: placed by the inputs (CPU:0 when there are none)
   std::string names;
   for (const auto& d : devices_) names += (names.empty() ? "" : ", ") + d;
   return InvalidArgument("Could not satisfy device specification '", request, "': the devices are ", names);

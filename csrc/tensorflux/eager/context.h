@@ -48,10 +48,11 @@ class EagerContext {
   const std::string& device_name(int index) const { return devices_[index]; }
   // Resolves a device request ("", "/cpu:1", "/device:CPU:0", full names) to a device index;
   // "" yields -1 (no preference). InvalidArgument names the request and the devices there are,
-  // unless `soft` (soft placement): then a request no device satisfies yields device 0.
+  // unless `soft` (soft placement): then a request no device satisfies yields -1 as "" does.
   Status FindDevice(const std::string& request, int* index, bool soft = false) const;
 
-  // Soft device placement (TensorFlow's default, on): ops requesting an absent device run on CPU:0.
+  // Soft device placement (TensorFlow's default, on): ops requesting an absent device run where
+  // their inputs are (CPU:0 without inputs).
   bool soft_placement() const { return soft_placement_.load(std::memory_order_relaxed); }
   void set_soft_placement(bool on) { soft_placement_.store(on, std::memory_order_relaxed); }
 

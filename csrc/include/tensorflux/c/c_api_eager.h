@@ -46,7 +46,8 @@ TX_CAPI_EXPORT extern void TXE_ContextOptionsSetNumCpuDevices(TXE_ContextOptions
 TX_CAPI_EXPORT extern TXE_Context* TXE_NewContext(const TXE_ContextOptions* options, TX_Status* status);
 TX_CAPI_EXPORT extern void TXE_DeleteContext(TXE_Context* ctx);
 /* Soft device placement (on by default, as in TensorFlow 2): an op requesting a device the context
- * does not have (e.g. "/GPU:0" without a GPU) runs on CPU:0 instead of failing with
+ * does not have (e.g. "/GPU:0" without a GPU) runs where its inputs are (CPU:0 without inputs)
+ * instead of failing with
  * INVALID_ARGUMENT; so does a copy to such a device (TXE_TensorHandleCopyToDevice). */
 TX_CAPI_EXPORT extern void TXE_ContextSetSoftDevicePlacement(TXE_Context* ctx, unsigned char enable,
                                                              TX_Status* status);
