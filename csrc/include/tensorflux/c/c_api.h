@@ -132,7 +132,16 @@ typedef enum TX_DataType {
 TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
 
 /* ---------------------------------------------------------------------------------------------
- * Tensors: dense, row-major, refcounted. */
+ * Tensors: dense, row-major, refcounted.
+ *
+ * Bool tensors: a TX_BOOL element is one byte, 0 (false) or 1 (true). A buffer may hold other
+ * bytes (memory wrapped by TX_NewTensor, bytes written through TX_TensorData): the engine reads
+ * every nonzero byte as true. Where it first reads a caller's tensor (TX_SessionRun feeds,
+ * TXE_NewTensorHandle, TX_SetAttrTensor(List), TXE_OpSetAttrTensor, TX_SaveSafetensors) it
+ * works on a 0/1 copy and never writes the caller's memory; decoded TensorProtos and safetensors
+ * files are normalised the same way, so every tensor the engine returns holds only 0 and 1.
+ * (Note [Canonical bool] in the engine's core/canonical_bool.h.)
+ * Writing into a tensor's memory after passing it to one of those functions is undefined. */
 
 typedef struct TX_Tensor TX_Tensor;
 
@@ -362,7 +371,8 @@ TX_CAPI_EXPORT extern void TX_OperationGetAttrTypeList(TX_Operation* oper, const
 /* Writes num_dims dims into `value`; num_dims must be the rank from the metadata's total_size. */
 TX_CAPI_EXPORT extern void TX_OperationGetAttrShape(TX_Operation* oper, const char* attr_name, int64_t* value,
                                                     int num_dims, TX_Status* status);
-/* Returns a tensor attr in *value; caller owns it (TX_DeleteTensor). */
+/* Returns a copy of a tensor attr in *value (writing into it leaves the operation's value, and what
+ * later runs compute from it, unchanged); caller owns it (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern void TX_OperationGetAttrTensor(TX_Operation* oper, const char* attr_name, TX_Tensor** value,
                                                      TX_Status* status);
 /* Writes the serialized AttrValue into `output_attr_value` (any kind). */
