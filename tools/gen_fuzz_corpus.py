@@ -27,13 +27,20 @@ def _function(name, op="Neg", callee=None):
     n = f.node_def.add()
     n.input.append("x")
     if callee:
-        n.name, n.op = "call", callee
-        f.ret["y"] = "call:y:0"
+        _call(n, "call", callee)
+        f.ret["y"] = "call:output:0"
     else:
         n.name, n.op = "body", op
         n.attr["T"].type = types_pb2.DT_FLOAT
         f.ret["y"] = "body:y:0"
     return f
+
+
+def _call(node, name, function):
+    node.name, node.op = name, "PartitionedCall"
+    node.attr["f"].func.name = function
+    node.attr["Tin"].list.type.append(types_pb2.DT_FLOAT)
+    node.attr["Tout"].list.type.append(types_pb2.DT_FLOAT)
 
 
 def graphdefs():
@@ -50,8 +57,8 @@ def graphdefs():
     p.name, p.op = "p", "Placeholder"
     p.attr["dtype"].type = types_pb2.DT_FLOAT
     c = gd.node.add()
-    c.name, c.op = "c", "outer"
     c.input.append("p")
+    _call(c, "c", "outer")
     yield "function_call", gd.SerializeToString()
 
 
@@ -72,6 +79,7 @@ def tensorprotos():
     t.tensor_shape.dim.add().size = 4
     yield "bool_raw", t.SerializeToString()
     t = tensor_pb2.TensorProto(dtype=types_pb2.DT_DOUBLE, double_val=[1.5, -2])
+    t.tensor_shape.dim.add().size = 2
     yield "double_vals", t.SerializeToString()
 
 

@@ -46,6 +46,9 @@ struct Frame {
   std::vector<std::string> callee_chain;
 };
 thread_local std::vector<Frame> t_instantiating;
+// The nesting error raised inside the outermost instantiation on this thread: every level returns
+// it as is, instead of prefixing "[call] function 'f<k>': " a hundred times.
+thread_local Status t_nesting_error;
 
 // Names kept of a chain of nested functions for error messages.
 constexpr size_t kChainNames = 6;
@@ -54,7 +57,10 @@ constexpr size_t kChainNames = 6;
 class RecursionGuard {
  public:
   explicit RecursionGuard(const std::string& name) { t_instantiating.push_back(Frame{name, 0, {}}); }
-  ~RecursionGuard() { t_instantiating.pop_back(); }
+  ~RecursionGuard() {
+    t_instantiating.pop_back();
+    if (t_instantiating.empty()) t_nesting_error = Status::OK();
+  }
 };
 
 // "a -> b -> c -> d -> ... (N functions)" from the outermost names of a chain of `total` functions.
@@ -71,8 +77,10 @@ Status NestingError(const std::vector<std::string>& inner, int inner_depth) {
   std::vector<std::string> names;
   for (const Frame& f : t_instantiating) names.push_back(f.name);
   names.insert(names.end(), inner.begin(), inner.end());
-  return InvalidArgument("function calls are nested deeper than the limit of ", kMaxFunctionNesting, ": ",
-                         ChainText(names, static_cast<int>(t_instantiating.size()) + inner_depth));
+  Status s = InvalidArgument("function calls are nested deeper than the limit of ", kMaxFunctionNesting, ": ",
+                             ChainText(names, static_cast<int>(t_instantiating.size()) + inner_depth));
+  if (!t_instantiating.empty()) t_nesting_error = s;
+  return s;
 }
 
 Status CheckRecursion(const std::string& name) {
@@ -361,6 +369,7 @@ Status InstantiateFunction(FunctionLibrary* library, const FunctionDef& f, const
   Instantiator inst(library, f, opts, body.get());
   Status s = inst.Run(call_attrs);
   if (!s.ok()) {
+    if (!t_nesting_error.ok()) return t_nesting_error;
     const std::string prefix = "function '" + f.name() + "': ";
     return s.message().rfind("function ", 0) == 0 ? s : s.WithPrefix(prefix);
   }
