@@ -101,6 +101,10 @@ def sanitize(session: nox.Session) -> None:
     env = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure",
                 env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
+    # A longer decoder fuzzing run (docs/fuzzing.md): 50k mutated inputs per target, about a minute.
+    session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", "-R", "fuzz_decoders_test",
+                env={"ASAN_OPTIONS": "detect_leaks=1", "TX_FUZZ_ITERATIONS": "50000", "TX_FUZZ_SEED": "2"},
+                external=True)
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
                 "core/tests/test_errors.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})

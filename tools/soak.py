@@ -3,7 +3,7 @@ and restores for a while and checks that the process's resident memory stays fla
 
 After a warm-up (caches, allocator pools and lazily built kernels fill up), RSS is sampled after
 every round; the test fails when the last sample exceeds the post-warm-up baseline by more than
-GROWTH_LIMIT_MB. A leak of even a few KB per round shows up over the default 600 rounds.
+GROWTH_LIMIT_MB. A leak of even a few KB per round shows up over the default 400 rounds.
 
     python tools/soak.py                 # the full run (minutes)
     python tools/soak.py --rounds 40     # a short smoke run
@@ -70,7 +70,7 @@ def session_round(i, directory):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=int, default=int(os.environ.get("TX_SOAK_ROUNDS", "600")))
+    p.add_argument("--rounds", type=int, default=int(os.environ.get("TX_SOAK_ROUNDS", "400")))
     p.add_argument("--warmup", type=int, default=None, help="rounds before the baseline (default: a fifth)")
     args = p.parse_args(argv)
     warmup = args.warmup if args.warmup is not None else max(5, args.rounds // 5)
