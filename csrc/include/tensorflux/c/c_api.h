@@ -193,7 +193,15 @@ typedef struct TX_Input {
 /* Returns a new empty graph; caller owns it (TX_DeleteGraph). */
 TX_CAPI_EXPORT extern TX_Graph* TX_NewGraph(void);
 /* Drops the caller's reference; the graph lives on while sessions created on it exist.
- * TX_Operation pointers of the graph stay valid as long as the graph lives. */
+ * TX_Operation pointers of the graph stay valid as long as the graph lives. Misuse, and what
+ * happens:
+ *  - an operation (or a TX_Output/TX_Input naming one) of another, live graph passed with this
+ *    graph or its session: an error status (TX_INVALID_ARGUMENT, "belongs to another graph");
+ *  - an operation used after its graph is gone (TX_DeleteGraph and every session on the graph
+ *    deleted): undefined behaviour, as in TensorFlow. Operations are plain pointers into the
+ *    graph; a check would need a global registry consulted on every call and could still be
+ *    fooled by a new operation at a reused address, so none is made. Keep the graph (or a
+ *    session on it) alive while its operations are in use. */
 TX_CAPI_EXPORT extern void TX_DeleteGraph(TX_Graph* g);
 
 /* Merges `dims` (borrowed; -1 = unknown dim; num_dims -1 = unknown rank) into the static shape of
