@@ -145,6 +145,22 @@ def test_deeply_nested_function_calls_are_an_error():
     assert len(str(info.value)) < 2000  # the chain is abbreviated
 
 
+def test_nesting_is_bounded_when_inner_bodies_were_cached_first():
+    # Calls of f149, f148, ... f0 in that order: each instantiation finds its callee's body cached,
+    # so the bound must come from the bodies' recorded nesting, not from the instantiation stack.
+    gd = _function_chain(150)
+    del gd.node[-1]
+    for i in reversed(range(150)):
+        c = gd.node.add()
+        c.input.append("x")
+        _call(c, "c%d" % i, "f%d" % i)
+    with tx.Graph().as_default():
+        with pytest.raises(tx.errors.InvalidArgumentError,
+                           match=r"\[c49\] function calls are nested deeper than the limit of 100: "
+                                 r"f49 -> f50 -> f51 -> f52 -> f53 -> f54 -> \.\.\. \(101 functions\)"):
+            tx.import_graph_def(gd, name="")
+
+
 def test_moderately_nested_function_calls_run():
     with tx.Graph().as_default():
         x, c = tx.import_graph_def(_function_chain(20), return_elements=["x:0", "c:0"], name="")
