@@ -4,6 +4,7 @@ function nesting and deep chains, thread exhaustion, FIFO and killed checkpoint 
 import json
 import os
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -272,9 +273,13 @@ def test_save_after_a_killed_save_removes_its_temporary(tmp_path):
     assert proc.returncode == -signal.SIGKILL
     assert [p.name for p in tmp_path.iterdir()] == [tmp[0].name]  # a stale temporary is left
     assert tmp[0].name.startswith("ckpt.safetensors.tmp-%d-" % proc.pid)
-    # The next save of the same path removes it; an unrelated live temporary stays.
-    live = tmp_path / ("ckpt.safetensors.tmp-%d-feedface" % os.getpid())
+    assert tmp[0].name.endswith("@" + socket.gethostname())
+    # The next save of the same path removes it; temporaries of a live process (this one) and of
+    # another host stay.
+    live = tmp_path / ("ckpt.safetensors.tmp-%d-feedface@%s" % (os.getpid(), socket.gethostname()))
+    elsewhere = tmp_path / ("ckpt.safetensors.tmp-%d-feedface@another-host" % proc.pid)
     live.write_bytes(b"")
+    elsewhere.write_bytes(b"")
     st.save_file({"w": np.arange(3.0)}, path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ckpt.safetensors", live.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ckpt.safetensors", live.name, elsewhere.name])
     np.testing.assert_array_equal(st.load_file(path)["w"], np.arange(3.0))

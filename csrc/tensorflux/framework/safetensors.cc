@@ -141,12 +141,21 @@ Status PlanFile(const std::vector<std::pair<std::string, Tensor>>& tensors, std:
   return Status::OK();
 }
 
-// The prefix of the temporary files of `path` written by process `pid`: "<path>.tmp-<pid>-".
+// The prefix of the temporary files of `path`; a temporary is "<path>.tmp-<pid>-<random>@<host>".
 std::string TempPrefix(const std::string& path) { return path + ".tmp-"; }
 
-// Removes "<path>.tmp-<pid>-*" files whose writer process no longer exists: a save that was killed
-// (SIGKILL, power loss) never reaches its cleanup. Temporaries of live processes, including this
-// one (another thread may be saving), are left alone. Best effort: errors are ignored.
+// This machine's name, which scopes the pids in temporary names (a shared directory may hold
+// temporaries of live processes elsewhere).
+std::string HostName() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof(host) - 1) != 0) return "unknown";
+  return host;
+}
+
+// Removes "<path>.tmp-<pid>-<random>@<host>" files of this host whose writer process no longer
+// exists: a save that was killed (SIGKILL, power loss) never reaches its cleanup. Temporaries of
+// live processes, including this one (another thread may be saving), of other hosts, and of other
+// naming schemes are left alone. Best effort: errors are ignored.
 void RemoveStaleTemporaries(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
@@ -154,6 +163,7 @@ void RemoveStaleTemporaries(const std::string& path) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return;
   const pid_t self = ::getpid();
+  const std::string host = "@" + HostName();
   while (struct dirent* e = ::readdir(d)) {
     const std::string_view name(e->d_name);
     if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
@@ -161,6 +171,7 @@ void RemoveStaleTemporaries(const std::string& path) {
     char* end = nullptr;
     const long pid = std::strtol(rest.c_str(), &end, 10);
     if (end == rest.c_str() || *end != '-' || pid <= 0 || pid == self) continue;
+    if (rest.size() < host.size() || rest.compare(rest.size() - host.size(), host.size(), host) != 0) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
     ::unlink((dir + "/" + std::string(name)).c_str());
   }
@@ -174,7 +185,7 @@ Status WriteAtomically(const std::string& path, const std::string& header,
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-    tmp = StrCat(TempPrefix(path), ::getpid(), "-", RandomSuffix());
+    tmp = StrCat(TempPrefix(path), ::getpid(), "-", RandomSuffix(), "@", HostName());
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) return IoError(errno, "cannot create temporary file", tmp);
   }
