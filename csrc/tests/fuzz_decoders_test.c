@@ -245,7 +245,7 @@ static void run_safetensors(const unsigned char* d, size_t n, TX_Status* s) {
 /* Bytes read as: dtype, num_dims (signed), dims (int64 each), a length delta; the constructors
  * must reject every inconsistent combination (and wrap or allocate the consistent ones). */
 static void run_tensor(const unsigned char* d, size_t n, TX_Status* s) {
-  (void)s;
+  TX_SetStatus(s, TX_INVALID_ARGUMENT, "rejected");
   if (n < 3) return;
   TX_DataType dt = (TX_DataType)d[0];
   int nd = (int)(signed char)d[1];
@@ -262,11 +262,15 @@ static void run_tensor(const unsigned char* d, size_t n, TX_Status* s) {
   if (len <= sizeof(memory)) {
     TX_Tensor* a = TX_NewTensor(dt, dims, nd, memory, len, NULL, NULL);
     CHECK(a == NULL || TX_TensorByteSize(a) == len);
+    if (a != NULL) TX_SetStatus(s, TX_OK, "");
     TX_DeleteTensor(a);
   }
   if (len <= (1u << 20)) {
     TX_Tensor* b = TX_AllocateTensor(dt, dims, nd, len);
-    if (b != NULL) memset(TX_TensorData(b), 0xAB, TX_TensorByteSize(b));
+    if (b != NULL) {
+      memset(TX_TensorData(b), 0xAB, TX_TensorByteSize(b));
+      TX_SetStatus(s, TX_OK, "");
+    }
     TX_DeleteTensor(b);
   }
 }
