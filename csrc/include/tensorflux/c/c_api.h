@@ -148,9 +148,10 @@ typedef struct TX_Tensor TX_Tensor;
 /* Wraps caller memory `data` of `len` bytes without copying. The tensor calls
  * `deallocator(data, len, deallocator_arg)` (if non-NULL) once it no longer needs the memory,
  * possibly from another thread; with a NULL deallocator the memory stays the caller's and must
- * outlive every use of the tensor (the engine never frees it). `dims` (borrowed) has `num_dims` entries. If `len` does not
- * equal the dtype size times the element count, a dim is negative, or the engine cannot store
- * `dtype` (e.g. TX_STRING), returns NULL after calling the deallocator. Caller owns the result (TX_DeleteTensor). */
+ * outlive every use of the tensor (the engine never frees it). `dims` (borrowed) has `num_dims`
+ * entries. If `len` does not equal the dtype size times the element count, a dim is negative, or
+ * the engine cannot store `dtype` (e.g. TX_STRING), returns NULL after calling the deallocator.
+ * Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data,
                                               size_t len,
                                               void (*deallocator)(void* data, size_t len, void* arg),
