@@ -112,9 +112,21 @@ def sanitize(session: nox.Session) -> None:
     env = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure",
                 env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
+    # A longer decoder fuzzing run (docs/fuzzing.md): 50k mutated inputs per target, about a minute.
+    session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", "-R", "fuzz_decoders_test",
+                env={"ASAN_OPTIONS": "detect_leaks=1", "TX_FUZZ_ITERATIONS": "50000", "TX_FUZZ_SEED": "2"},
+                external=True)
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
                 "core/tests/test_errors.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
+
+
+@nox.session
+def soak(session: nox.Session) -> None:
+    """Minutes of eager ops, tx.function retraces, sessions and checkpoints; fails if RSS grows
+    after warm-up (tools/soak.py; `-- --rounds N` shortens it). Not a default session."""
+    install_core(session)
+    session.run("python", "tools/soak.py", *session.posargs)
 
 
 @nox.session

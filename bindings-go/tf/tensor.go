@@ -164,6 +164,9 @@ func ReadTensor(dt DataType, shape []int64, r io.Reader) (*Tensor, error) {
 			t.Delete()
 			return nil, errorf(InvalidArgument, "reading %d bytes of a %v tensor of shape %v: %v", n, dt, shape, err)
 		}
+		if dt == Bool {
+			canonicalBools(buf)
+		}
 	}
 	return t, nil
 }
@@ -191,23 +194,78 @@ func (t *Tensor) DataType() DataType {
 // Shape is a copy of the dimensions.
 func (t *Tensor) Shape() []int64 { return append([]int64{}, t.shape...) }
 
+// canonicalBools rewrites nonzero bytes to 1: a Go bool must hold 0 or 1 (a byte 2 would read as
+// both b and !b). See "Bool tensors" in c_api.h.
+func canonicalBools(buf []byte) {
+	for i, b := range buf {
+		if b != 0 {
+			buf[i] = 1
+		}
+	}
+}
+
+// maxExtraSlices bounds the nested slices Value makes beyond one per element: a valid empty tensor
+// of shape [2^40, 0] would otherwise need 2^40 empty slices and kill the process.
+const maxExtraSlices = 1 << 20
+
+// checkSliceCount fails when the nested slices for shape would not fit in memory.
+func checkSliceCount(dt DataType, shape []int64) error {
+	elements, slices, level := int64(1), int64(0), int64(1)
+	for _, d := range shape {
+		elements *= d
+	}
+	for _, d := range shape[:len(shape)-1] {
+		if d != 0 && level > (elements+maxExtraSlices)/d {
+			return errorf(ResourceExhausted, "a %v tensor of shape %v is too large for nested Go slices (more than %d slices beyond its %d elements); read its bytes with WriteContentsTo", dt, shape, maxExtraSlices, elements)
+		}
+		level *= d
+		slices += level
+	}
+	if slices > elements+maxExtraSlices {
+		return errorf(ResourceExhausted, "a %v tensor of shape %v is too large for nested Go slices (%d slices for %d elements); read its bytes with WriteContentsTo", dt, shape, slices, elements)
+	}
+	return nil
+}
+
 // Value converts the tensor to a Go value: a scalar for rank 0, else nested slices of the
-// element type ([][]float32 for a float matrix). Nil for a deleted tensor or a type Go cannot hold
-// (resource, variant).
+// element type ([][]float32 for a float matrix). Nil for a deleted tensor, a type Go cannot hold
+// (resource, variant), or where TryValue gives an error.
 func (t *Tensor) Value() interface{} {
+	v, _ := t.TryValue()
+	return v
+}
+
+// TryValue is Value with the reason when there is no value: FailedPrecondition for a deleted
+// tensor, Unimplemented for a type Go cannot hold, ResourceExhausted for a shape whose nested
+// slices would not fit in memory (such as an empty tensor of shape [2^40, 0]).
+func (t *Tensor) TryValue() (interface{}, error) {
 	if t == nil || t.c == nil {
-		return nil
+		return nil, errorf(FailedPrecondition, "the tensor was deleted")
 	}
 	defer runtime.KeepAlive(t)
-	elem, ok := goTypes[t.DataType()]
+	dt := t.DataType()
+	elem, ok := goTypes[dt]
 	if !ok {
-		return nil
+		return nil, errorf(Unimplemented, "tensors of type %v have no Go value", dt)
+	}
+	if len(t.shape) > 1 {
+		if err := checkSliceCount(dt, t.shape); err != nil {
+			return nil, err
+		}
 	}
 	flat := t.flatView(elem)
-	if len(t.shape) == 0 {
-		return flat.Index(0).Interface()
+	if dt == Bool && flat.Len() > 0 {
+		// Read through a canonical copy: the engine's own tensors hold 0/1 already, but one made
+		// by TX_NewTensor over foreign memory may not.
+		b := make([]byte, flat.Len())
+		copy(b, unsafe.Slice((*byte)(C.TX_TensorData(t.c)), len(b)))
+		canonicalBools(b)
+		flat = reflect.ValueOf(unsafe.Slice((*bool)(unsafe.Pointer(&b[0])), len(b)))
 	}
-	return build(flat, elem, t.shape).Interface()
+	if len(t.shape) == 0 {
+		return flat.Index(0).Interface(), nil
+	}
+	return build(flat, elem, t.shape).Interface(), nil
 }
 
 // build makes a fresh nested slice of shape from the flat elements src.

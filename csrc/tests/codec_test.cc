@@ -369,6 +369,14 @@ TEST(TensorProtoErrors) {
   codec::SetMaxExpandedTensorBytes(limit);
 }
 
+TEST(TensorProtoBoolContentIsDecodedCanonical) {
+  // Note [Canonical bool]: bytes 2 and 255 decode as true (1).
+  Tensor t;
+  const std::string raw("\x00\x01\x02\xff", 4);
+  EXPECT_OK(ParseTensorProto(TensorBytes(DT_BOOL, {4}, [&](Writer& w) { w.WriteBytesField(4, raw); }), &t));
+  EXPECT_TRUE(Values<uint8_t>(t) == std::vector<uint8_t>({0, 1, 1, 1}));
+}
+
 TEST(TensorProtoGoldenBytesFromTensorFlow) {
   // tensor_util.make_tensor_proto(1.5, dtype=tf.float32, shape=[4])
   Tensor t;

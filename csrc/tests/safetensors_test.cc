@@ -322,6 +322,29 @@ TEST(ReaderReadsTensorsOnDemand) {
   EXPECT_TRUE((s1.ok() || s1.code() == Code::kDataLoss) && (s2.ok() || s2.code() == Code::kDataLoss));
 }
 
+TEST(BoolBytesAreReadCanonical) {
+  // Note [Canonical bool]: a BOOL byte other than 0/1 reads as 1.
+  const std::string path = PathFor("bools.safetensors");
+  const std::string header = R"({"m":{"dtype":"BOOL","shape":[4],"data_offsets":[0,4]}})";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  WriteBytes(path, bytes + header + std::string("\x00\x01\x02\xff", 4));
+  Named out;
+  EXPECT_OK(tx::ReadSafetensors(path, &out, nullptr));
+  EXPECT_TRUE(out.size() == 1 && std::memcmp(out[0].second.raw_data(), "\x00\x01\x01\x01", 4) == 0);
+}
+
+TEST(FifoIsRejectedWithoutBlocking) {
+  // Opening a FIFO for reading blocks until a writer appears unless opened non-blocking.
+  const std::string path = PathFor("fifo.safetensors");
+  ::unlink(path.c_str());
+  EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  Named out;
+  Status s = tx::ReadSafetensors(path, &out, nullptr);
+  EXPECT_TRUE(s.code() == Code::kFailedPrecondition && s.message().find("is not a regular file") != std::string::npos);
+  ::unlink(path.c_str());
+}
+
 TEST(FuzzTruncationsAndByteFlips) {
   const std::string path = PathFor("valid.safetensors");
   Named in = {{"weights", Filled(tx::DT_FLOAT, TensorShape({2, 3}))},

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/core/canonical_bool.h"
 #include "tensorflux/framework/safetensors.h"
 
 // An open safetensors file plus its metadata as an indexable list (sorted by key).
@@ -46,7 +47,9 @@ tx::Status CollectSaveArgs(const char* const* names, TX_Tensor* const* tensors, 
   for (int i = 0; i < n; ++i) {
     if (names[i] == nullptr) return tx::InvalidArgument("name #", i, " is NULL");
     if (tensors[i] == nullptr) return tx::InvalidArgument("tensor '", names[i], "' is NULL");
-    out->emplace_back(names[i], tensors[i]->tensor);
+    tx::Tensor value;
+    TX_RETURN_IF_ERROR(tx::CanonicalBool(tensors[i]->tensor, &value));  // Note [Canonical bool]
+    out->emplace_back(names[i], std::move(value));
   }
   for (int i = 0; i < nmeta; ++i) {
     if (meta_keys[i] == nullptr || meta_values[i] == nullptr)

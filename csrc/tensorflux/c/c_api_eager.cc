@@ -7,6 +7,7 @@
 
 #include "tensorflux/c/c_api_eager_internal.h"
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/core/canonical_bool.h"
 #include "tensorflux/eager/tape.h"
 #include "tensorflux/runtime/device.h"
 
@@ -152,8 +153,10 @@ TXE_TensorHandle* TXE_NewTensorHandle(const TX_Tensor* t, TX_Status* status) {
     if (t == nullptr) return tx::InvalidArgument("tensor is NULL");
     if (t->tensor.dtype() != tx::DT_RESOURCE && !t->tensor.initialized() && t->tensor.num_elements() > 0)
       return tx::InvalidArgument("tensor holds no data");
+    tx::Tensor value;
+    TX_RETURN_IF_ERROR(tx::CanonicalBool(t->tensor, &value));  // Note [Canonical bool]
     out = new TXE_TensorHandle;
-    out->t.tensor = t->tensor;
+    out->t.tensor = std::move(value);
     out->t.id = tx::NewEagerTensorId();
     return tx::Status::OK();
   });
@@ -364,7 +367,9 @@ void TXE_OpSetAttrFunctionName(TXE_Op* op, const char* attr_name, const char* da
 void TXE_OpSetAttrTensor(TXE_Op* op, const char* attr_name, TX_Tensor* tensor, TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     if (op == nullptr || tensor == nullptr) return tx::InvalidArgument("op or tensor is NULL");
-    SetOpAttr(op, attr_name, AttrValue::FromTensor(tensor->tensor));
+    tx::Tensor value;
+    TX_RETURN_IF_ERROR(tx::CanonicalBool(tensor->tensor, &value));  // Note [Canonical bool]
+    SetOpAttr(op, attr_name, AttrValue::FromTensor(value));
     return tx::Status::OK();
   });
 }

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,11 @@ inline Status FromException(std::exception_ptr e) {
     std::rethrow_exception(e);
   } catch (const std::bad_alloc&) {
     return ResourceExhausted("out of memory");
+  } catch (const std::system_error& ex) {
+    // Thread creation fails with EAGAIN (thread or process limit, address space); see ThreadPool.
+    if (ex.code() == std::errc::resource_unavailable_try_again || ex.code() == std::errc::not_enough_memory)
+      return ResourceExhausted(ex.what());
+    return Internal("unexpected exception: ", ex.what());
   } catch (const std::exception& ex) {
     return Internal("unexpected exception: ", ex.what());
   } catch (...) {

@@ -425,7 +425,15 @@ void TX_OperationGetAttrTensor(TX_Operation* oper, const char* attr_name, TX_Ten
   Guard(status, [&]() -> tx::Status {
     const AttrValue* v = nullptr;
     TX_RETURN_IF_ERROR(GetScalar(oper, attr_name, TX_ATTR_TENSOR, value, &v));
-    *value = new TX_Tensor{v->tensor};
+    // A copy: the caller may write into the result, and the Const keeps its value (c_api.h).
+    tx::Tensor copy;
+    if (v->tensor.initialized()) {
+      TX_RETURN_IF_ERROR(tx::Tensor::Allocate(v->tensor.dtype(), v->tensor.shape(), &copy));
+      if (v->tensor.byte_size() > 0) std::memcpy(copy.raw_data(), v->tensor.raw_data(), v->tensor.byte_size());
+    } else {
+      copy = v->tensor;
+    }
+    *value = new TX_Tensor{std::move(copy)};
     return tx::Status::OK();
   });
 }

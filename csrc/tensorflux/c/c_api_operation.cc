@@ -2,6 +2,7 @@
 // while building is reported by TX_FinishOperation, which hands the spec to Graph::AddNode (where
 // all OpDef validation and shape inference happen) and always consumes the description.
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/core/canonical_bool.h"
 
 using namespace tx::capi;
 
@@ -228,7 +229,9 @@ void TX_SetAttrShapeList(TX_OperationDescription* desc, const char* attr_name, c
 void TX_SetAttrTensor(TX_OperationDescription* desc, const char* attr_name, TX_Tensor* value, TX_Status* status) {
   Set(status, Build(desc, [&]() -> tx::Status {
     if (value == nullptr) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor is NULL");
-    return SetAttr(desc, attr_name, AttrValue::FromTensor(value->tensor));
+    tx::Tensor canonical;
+    TX_RETURN_IF_ERROR(tx::CanonicalBool(value->tensor, &canonical));  // Note [Canonical bool]
+    return SetAttr(desc, attr_name, AttrValue::FromTensor(canonical));
   }));
 }
 
@@ -240,7 +243,9 @@ void TX_SetAttrTensorList(TX_OperationDescription* desc, const char* attr_name, 
     for (int k = 0; k < num_values; ++k) {
       if (values[k] == nullptr)
         return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor ", k, " is NULL");
-      v.list.tensor.push_back(values[k]->tensor);
+      tx::Tensor canonical;
+      TX_RETURN_IF_ERROR(tx::CanonicalBool(values[k]->tensor, &canonical));  // Note [Canonical bool]
+      v.list.tensor.push_back(std::move(canonical));
     }
     return SetAttr(desc, attr_name, std::move(v));
   }));

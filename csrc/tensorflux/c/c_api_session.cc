@@ -1,6 +1,7 @@
 // C API: session options (incl. a serialized ConfigProto) and sessions. TX_SessionRun checks
 // every handle it is given, converts them to endpoints and tensors, and calls tx::Session::Run.
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/core/canonical_bool.h"
 #include "tensorflux/framework/proto_wire.h"
 
 using namespace tx::capi;
@@ -82,7 +83,8 @@ tx::Status Run(TX_Session* session, const TX_Buffer* run_options, TX_Cancellatio
     TX_RETURN_IF_ERROR(ToEndpoint(graph, inputs[i], "feed " + std::to_string(i), &feeds[i].first));
     if (input_values[i] == nullptr)
       return tx::InvalidArgument(Where(feeds[i].first.node), "value fed to output ", inputs[i].index, " is NULL");
-    feeds[i].second = input_values[i]->tensor;
+    // Note [Canonical bool]: a fed bool buffer with bytes other than 0/1 is read through a copy.
+    TX_RETURN_IF_ERROR(tx::CanonicalBool(input_values[i]->tensor, &feeds[i].second));
   }
   std::vector<tx::Endpoint> fetches(static_cast<size_t>(noutputs));
   for (int i = 0; i < noutputs; ++i)

@@ -17,6 +17,10 @@ bool MakeShape(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len,
   return n * elem == len;
 }
 
+// Stands in for a NULL deallocator: the memory stays the caller's (a Buffer without a deallocator
+// would be engine memory, returned to the engine's allocator).
+void KeepCallerMemory(void*, size_t, void*) {}
+
 }  // namespace
 
 extern "C" {
@@ -35,7 +39,7 @@ TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, vo
     // From here the buffer owns `data`: Buffer::Wrap only allocates the small Buffer object.
     tx::Buffer* b = nullptr;
     try {
-      b = tx::Buffer::Wrap(data, len, deallocator, deallocator_arg);
+      b = tx::Buffer::Wrap(data, len, deallocator != nullptr ? deallocator : KeepCallerMemory, deallocator_arg);
     } catch (...) {
       delete t;
       return give_back();

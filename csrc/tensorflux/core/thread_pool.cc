@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <string>
+#include <system_error>
 
 namespace tx {
 
@@ -18,8 +20,31 @@ int DefaultThreadCount() {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
+// When a thread cannot be started (EAGAIN: thread limit, address space), the started workers are
+// joined and std::system_error is rethrown naming the thread; the C API reports ResourceExhausted.
+// Members are destroyed without ~ThreadPool, so without the join the condition variable would be
+// destroyed under waiting threads (a hang in pthread_cond_destroy) and joinable threads abort.
 ThreadPool::ThreadPool(int num_threads) {
-  for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  auto stop_and_join = [this] {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  };
+  try {
+    workers_.reserve(static_cast<size_t>(num_threads > 0 ? num_threads : 0));
+    for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  } catch (const std::system_error& e) {
+    const size_t started = workers_.size();
+    stop_and_join();
+    throw std::system_error(e.code(), "cannot start worker thread " + std::to_string(started + 1) + " of " +
+                                          std::to_string(num_threads));
+  } catch (...) {
+    stop_and_join();
+    throw;
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -18,6 +18,15 @@
 // nested call node instantiates its own function while the outer one is being built. A
 // thread-local stack of the functions being instantiated turns recursion into an error instead
 // of endless instantiation.
+//
+// Note [Bounded nesting]
+// Instantiating, building and running a body recurses once per level of nested functions (a
+// call's shape function instantiates the callee, the call kernel builds and runs the callee's
+// plan), so a chain of thousands of functions would overflow the stack. Every body records its
+// nesting (1 + the deepest body it uses, learned as its nodes' shape functions fetch the bodies
+// they call through GetFunctionBody), and nesting beyond kMaxFunctionNesting is an error, whether
+// the chain is instantiated in one go or from bodies cached by earlier calls. Graphs of ordinary
+// nodes are walked iteratively and have no such limit.
 #include "tensorflux/framework/function_instantiate.h"
 
 #include <algorithm>
@@ -30,22 +39,71 @@
 namespace tx {
 namespace {
 
-thread_local std::vector<std::string> t_instantiating;
+// A function being instantiated on this thread, and the deepest body its nodes use so far.
+struct Frame {
+  std::string name;
+  int callee_nesting = 0;
+  std::vector<std::string> callee_chain;
+};
+thread_local std::vector<Frame> t_instantiating;
+// The nesting error raised inside the outermost instantiation on this thread: every level returns
+// it as is, instead of prefixing "[call] function 'f<k>': " a hundred times.
+thread_local Status t_nesting_error;
+
+// Names kept of a chain of nested functions for error messages.
+constexpr size_t kChainNames = 6;
 
 // Pushes a function on the thread's instantiation stack for the lifetime of the guard.
 class RecursionGuard {
  public:
-  explicit RecursionGuard(const std::string& name) { t_instantiating.push_back(name); }
-  ~RecursionGuard() { t_instantiating.pop_back(); }
+  explicit RecursionGuard(const std::string& name) { t_instantiating.push_back(Frame{name, 0, {}}); }
+  ~RecursionGuard() {
+    t_instantiating.pop_back();
+    if (t_instantiating.empty()) t_nesting_error = Status::OK();
+  }
 };
 
+// "a -> b -> c -> d -> ... (N functions)" from the outermost names of a chain of `total` functions.
+std::string ChainText(const std::vector<std::string>& names, int total) {
+  std::string text;
+  for (size_t i = 0; i < names.size() && i < kChainNames; ++i) text += (i ? " -> " : "") + names[i];
+  if (total > static_cast<int>(std::min(names.size(), kChainNames))) text += " -> ...";
+  return text + " (" + std::to_string(total) + " functions)";
+}
+
+// InvalidArgument for nesting `outer` (this thread's stack) plus `inner` (a body's chain) deeper
+// than the limit.
+Status NestingError(const std::vector<std::string>& inner, int inner_depth) {
+  std::vector<std::string> names;
+  for (const Frame& f : t_instantiating) names.push_back(f.name);
+  names.insert(names.end(), inner.begin(), inner.end());
+  Status s = InvalidArgument("function calls are nested deeper than the limit of ", kMaxFunctionNesting, ": ",
+                             ChainText(names, static_cast<int>(t_instantiating.size()) + inner_depth));
+  if (!t_instantiating.empty()) t_nesting_error = s;
+  return s;
+}
+
 Status CheckRecursion(const std::string& name) {
-  auto it = std::find(t_instantiating.begin(), t_instantiating.end(), name);
-  if (it == t_instantiating.end()) return Status::OK();
-  std::string chain;
-  for (; it != t_instantiating.end(); ++it) chain += *it + " -> ";
-  return InvalidArgument("function '", name, "' calls itself recursively (", chain, name,
-                         "); recursive functions are not supported");
+  auto it = std::find_if(t_instantiating.begin(), t_instantiating.end(), [&](const Frame& f) { return f.name == name; });
+  if (it != t_instantiating.end()) {
+    std::string chain;
+    for (; it != t_instantiating.end(); ++it) chain += it->name + " -> ";
+    return InvalidArgument("function '", name, "' calls itself recursively (", chain, name,
+                           "); recursive functions are not supported");
+  }
+  if (t_instantiating.size() >= static_cast<size_t>(kMaxFunctionNesting)) return NestingError({name}, 1);
+  return Status::OK();
+}
+
+// Records that the function being instantiated uses `body`; an error when that nests too deep.
+Status NoteCallee(const FunctionBody& body) {
+  if (static_cast<int>(t_instantiating.size()) + body.nesting > kMaxFunctionNesting)
+    return NestingError(body.deepest_chain, body.nesting);
+  if (!t_instantiating.empty() && body.nesting > t_instantiating.back().callee_nesting) {
+    t_instantiating.back().callee_nesting = body.nesting;
+    t_instantiating.back().callee_chain = body.deepest_chain;
+  }
+  return Status::OK();
 }
 
 // Replaces placeholders in `v` (and in the attrs of func values) with their bound values.
@@ -311,9 +369,15 @@ Status InstantiateFunction(FunctionLibrary* library, const FunctionDef& f, const
   Instantiator inst(library, f, opts, body.get());
   Status s = inst.Run(call_attrs);
   if (!s.ok()) {
+    if (!t_nesting_error.ok()) return t_nesting_error;
     const std::string prefix = "function '" + f.name() + "': ";
-    return s.message().rfind("function '", 0) == 0 ? s : s.WithPrefix(prefix);
+    return s.message().rfind("function ", 0) == 0 ? s : s.WithPrefix(prefix);
   }
+  const Frame& frame = t_instantiating.back();
+  body->nesting = 1 + frame.callee_nesting;
+  body->deepest_chain.push_back(f.name());
+  for (size_t i = 0; i < frame.callee_chain.size() && body->deepest_chain.size() < kChainNames; ++i)
+    body->deepest_chain.push_back(frame.callee_chain[i]);
   *out = std::move(body);
   return Status::OK();
 }
@@ -328,7 +392,7 @@ Status GetFunctionBody(FunctionLibrary* library, const std::string& name, const 
   for (const auto& kv : call_attrs) key += kv.first + '=' + SerializeAttrValue(kv.second) + '\0';
   for (const PartialShape& s : input_shapes) key += s.ToString() + ';';
   for (const auto& h : input_handles) key += std::to_string(h.dtype) + h.shape.ToString() + ';';
-  if ((*out = library->FindBody(key)) != nullptr) return Status::OK();
+  if ((*out = library->FindBody(key)) != nullptr) return NoteCallee(**out);
   TX_RETURN_IF_ERROR(CheckRecursion(name));
   InstantiateOptions opts;
   opts.input_shapes = input_shapes;
@@ -336,7 +400,7 @@ Status GetFunctionBody(FunctionLibrary* library, const std::string& name, const 
   std::unique_ptr<FunctionBody> body;
   TX_RETURN_IF_ERROR(InstantiateFunction(library, *f, call_attrs, opts, &body));
   *out = library->AddBody(key, std::shared_ptr<const FunctionBody>(std::move(body)));
-  return Status::OK();
+  return NoteCallee(**out);
 }
 
 Status GetCallBody(const Node& call, std::shared_ptr<const FunctionBody>* out) {

@@ -14,6 +14,11 @@
 namespace tx {
 
 // An instantiated function. Immutable once built; cached bodies are shared by every caller.
+// The deepest nesting of function bodies (calls, control-flow branches and loop bodies) a graph
+// may have; deeper nesting is InvalidArgument naming the limit and the chain of functions
+// (Note [Bounded nesting] in function_instantiate.cc).
+constexpr int kMaxFunctionNesting = 100;
+
 struct FunctionBody {
   std::string function;              // the FunctionDef's name
   std::unique_ptr<Graph> graph;      // one _Arg node per input argument, then the body nodes
@@ -22,6 +27,10 @@ struct FunctionBody {
   std::vector<Node*> control_rets;   // control_ret nodes (run even when no output needs them)
   std::vector<DataType> arg_types, ret_types;
   bool is_stateful = false;          // the signature's is_stateful
+  // Levels of bodies nested in this one, itself included (1: it calls no function), and the first
+  // names of its deepest chain of calls (for errors).
+  int nesting = 1;
+  std::vector<std::string> deepest_chain;
 };
 
 struct InstantiateOptions {

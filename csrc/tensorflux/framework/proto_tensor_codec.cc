@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "tensorflux/core/canonical_bool.h"
 #include "tensorflux/framework/proto_codec.h"
 
 namespace tx {
@@ -229,6 +230,7 @@ Status DecodeTensor(Reader& r, Tensor* out) {
     Tensor t;
     TX_RETURN_IF_ERROR(Tensor::Allocate(dt, ts, &t));
     std::memcpy(t.raw_data(), content.data(), content.size());
+    CanonicalizeBoolInPlace(t);  // Note [Canonical bool]
     *out = std::move(t);
     return Status::OK();
   }

@@ -1,17 +1,22 @@
 #include "tensorflux/framework/safetensors.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <atomic>
 #include <random>
 #include <set>
 #include <string_view>
+
+#include "tensorflux/core/canonical_bool.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors I/O assumes a little-endian host (the format stores little-endian data)"
@@ -136,13 +141,51 @@ Status PlanFile(const std::vector<std::pair<std::string, Tensor>>& tensors, std:
   return Status::OK();
 }
 
+// The prefix of the temporary files of `path`; a temporary is "<path>.tmp-<pid>-<random>@<host>".
+std::string TempPrefix(const std::string& path) { return path + ".tmp-"; }
+
+// This machine's name, which scopes the pids in temporary names (a shared directory may hold
+// temporaries of live processes elsewhere).
+std::string HostName() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof(host) - 1) != 0) return "unknown";
+  return host;
+}
+
+// Removes "<path>.tmp-<pid>-<random>@<host>" files of this host whose writer process no longer
+// exists: a save that was killed (SIGKILL, power loss) never reaches its cleanup. Temporaries of
+// live processes, including this one (another thread may be saving), of other hosts, and of other
+// naming schemes are left alone. Best effort: errors are ignored.
+void RemoveStaleTemporaries(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string prefix = TempPrefix(slash == std::string::npos ? path : path.substr(slash + 1));
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  const pid_t self = ::getpid();
+  const std::string host = "@" + HostName();
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+    const std::string rest(name.substr(prefix.size()));
+    char* end = nullptr;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (end == rest.c_str() || *end != '-' || pid <= 0 || pid == self) continue;
+    if (rest.size() < host.size() || rest.compare(rest.size() - host.size(), host.size(), host) != 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    ::unlink((dir + "/" + std::string(name)).c_str());
+  }
+  ::closedir(d);
+}
+
 // Writes the whole file to a new temporary file, fsyncs it and renames it over `path`.
 Status WriteAtomically(const std::string& path, const std::string& header,
                        const std::vector<const Tensor*>& data) {
+  RemoveStaleTemporaries(path);
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-    tmp = path + ".tmp-" + RandomSuffix();
+    tmp = StrCat(TempPrefix(path), ::getpid(), "-", RandomSuffix(), "@", HostName());
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) return IoError(errno, "cannot create temporary file", tmp);
   }
@@ -190,7 +233,9 @@ SafetensorsReader::~SafetensorsReader() { ::close(fd_); }
 Status SafetensorsReader::Open(const std::string& path, std::unique_ptr<SafetensorsReader>* out) {
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO (or a device) must not block before the regular-file check below;
+    // reads of a regular file ignore the flag.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return IoError(errno, "cannot open safetensors file", path);
   FdCloser closer(fd);
@@ -226,6 +271,7 @@ Status SafetensorsReader::ReadTensor(size_t i, Tensor* out) const {
   Tensor t;
   TX_RETURN_IF_ERROR(Tensor::Allocate(info.dtype, info.shape, &t));
   TX_RETURN_IF_ERROR(ReadAt(fd_, t.raw_data(), t.byte_size(), data_start_ + info.begin, path_));
+  CanonicalizeBoolInPlace(t);  // Note [Canonical bool]
   *out = std::move(t);
   return Status::OK();
 }

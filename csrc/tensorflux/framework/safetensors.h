@@ -15,9 +15,10 @@
 namespace tx {
 
 // Writes `tensors` (unique, non-empty names; dtypes the format holds) and `metadata` to `path`
-// atomically: the bytes go to "<path>.tmp-<random>", which is fsynced and then renamed over
+// atomically: the bytes go to "<path>.tmp-<pid>-<random>@<host>", which is fsynced and then renamed over
 // `path`, so a failure or crash never leaves a partial file at `path` (a previous file there stays
-// intact until the rename). InvalidArgument for bad arguments; I/O errors name the file.
+// intact until the rename). Temporaries of `path` left by a process that no longer exists (a save
+// killed midway) are removed first. InvalidArgument for bad arguments; I/O errors name the file.
 Status WriteSafetensors(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
                         const std::map<std::string, std::string>& metadata);
 

@@ -132,15 +132,26 @@ typedef enum TX_DataType {
 TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
 
 /* ---------------------------------------------------------------------------------------------
- * Tensors: dense, row-major, refcounted. */
+ * Tensors: dense, row-major, refcounted.
+ *
+ * Bool tensors: a TX_BOOL element is one byte, 0 (false) or 1 (true). A buffer may hold other
+ * bytes (memory wrapped by TX_NewTensor, bytes written through TX_TensorData): the engine reads
+ * every nonzero byte as true. Where it first reads a caller's tensor (TX_SessionRun feeds,
+ * TXE_NewTensorHandle, TX_SetAttrTensor(List), TXE_OpSetAttrTensor, TX_SaveSafetensors) it
+ * works on a 0/1 copy and never writes the caller's memory; decoded TensorProtos and safetensors
+ * files are normalised the same way, so every tensor the engine returns holds only 0 and 1.
+ * (Note [Canonical bool] in the engine's core/canonical_bool.h.)
+ * Writing into a tensor's memory after passing it to one of those functions is undefined. */
 
 typedef struct TX_Tensor TX_Tensor;
 
 /* Wraps caller memory `data` of `len` bytes without copying. The tensor calls
  * `deallocator(data, len, deallocator_arg)` (if non-NULL) once it no longer needs the memory,
- * possibly from another thread. `dims` (borrowed) has `num_dims` entries. If `len` does not
- * equal the dtype size times the element count, a dim is negative, or the engine cannot store
- * `dtype` (e.g. TX_STRING), returns NULL after calling the deallocator. Caller owns the result (TX_DeleteTensor). */
+ * possibly from another thread; with a NULL deallocator the memory stays the caller's and must
+ * outlive every use of the tensor (the engine never frees it). `dims` (borrowed) has `num_dims`
+ * entries. If `len` does not equal the dtype size times the element count, a dim is negative, or
+ * the engine cannot store `dtype` (e.g. TX_STRING), returns NULL after calling the deallocator.
+ * Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data,
                                               size_t len,
                                               void (*deallocator)(void* data, size_t len, void* arg),
@@ -184,7 +195,15 @@ typedef struct TX_Input {
 /* Returns a new empty graph; caller owns it (TX_DeleteGraph). */
 TX_CAPI_EXPORT extern TX_Graph* TX_NewGraph(void);
 /* Drops the caller's reference; the graph lives on while sessions created on it exist.
- * TX_Operation pointers of the graph stay valid as long as the graph lives. */
+ * TX_Operation pointers of the graph stay valid as long as the graph lives. Misuse, and what
+ * happens:
+ *  - an operation (or a TX_Output/TX_Input naming one) of another, live graph passed with this
+ *    graph or its session: an error status (TX_INVALID_ARGUMENT, "belongs to another graph");
+ *  - an operation used after its graph is gone (TX_DeleteGraph and every session on the graph
+ *    deleted): undefined behaviour, as in TensorFlow. Operations are plain pointers into the
+ *    graph; a check would need a global registry consulted on every call and could still be
+ *    fooled by a new operation at a reused address, so none is made. Keep the graph (or a
+ *    session on it) alive while its operations are in use. */
 TX_CAPI_EXPORT extern void TX_DeleteGraph(TX_Graph* g);
 
 /* Merges `dims` (borrowed; -1 = unknown dim; num_dims -1 = unknown rank) into the static shape of
@@ -362,7 +381,8 @@ TX_CAPI_EXPORT extern void TX_OperationGetAttrTypeList(TX_Operation* oper, const
 /* Writes num_dims dims into `value`; num_dims must be the rank from the metadata's total_size. */
 TX_CAPI_EXPORT extern void TX_OperationGetAttrShape(TX_Operation* oper, const char* attr_name, int64_t* value,
                                                     int num_dims, TX_Status* status);
-/* Returns a tensor attr in *value; caller owns it (TX_DeleteTensor). */
+/* Returns a copy of a tensor attr in *value (writing into it leaves the operation's value, and what
+ * later runs compute from it, unchanged); caller owns it (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern void TX_OperationGetAttrTensor(TX_Operation* oper, const char* attr_name, TX_Tensor** value,
                                                      TX_Status* status);
 /* Writes the serialized AttrValue into `output_attr_value` (any kind). */

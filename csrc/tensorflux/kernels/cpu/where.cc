@@ -99,7 +99,9 @@ TX_REGISTER_WHERE(DT_COMPLEX128, WhereOp<std::complex<double>>);
 TX_REGISTER_WHERE(DT_HALF, WhereOp<uint16_t, true>);
 TX_REGISTER_WHERE(DT_UINT32, WhereOp<uint32_t>);
 TX_REGISTER_WHERE(DT_UINT64, WhereOp<uint64_t>);
-TX_REGISTER_WHERE(DT_BOOL, WhereOp<bool>);
+// Bool elements are read as bytes: counting and writing then agree whatever a byte holds, even
+// though inputs are canonical (Note [Canonical bool] in core/tensor.h).
+TX_REGISTER_WHERE(DT_BOOL, WhereOp<uint8_t>);
 
 }  // namespace
 }  // namespace cpu

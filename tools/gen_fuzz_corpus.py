@@ -1,0 +1,114 @@
+"""Writes the seed corpus of csrc/tests/fuzz_decoders_test.c (csrc/tests/fuzz/corpus/<target>/):
+small valid inputs for each decoder. Run it after changing a seed; the files are checked in.
+
+    python tools/gen_fuzz_corpus.py
+"""
+
+import pathlib
+import struct
+import tempfile
+
+import numpy as np
+
+import tensorflux as tx
+from tensorflux._src import safetensors_io as st
+from tensorflux.proto import function_pb2, graph_pb2, tensor_pb2, types_pb2
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "csrc" / "tests" / "fuzz" / "corpus"
+
+
+def _function(name, op="Neg", callee=None):
+    f = function_pb2.FunctionDef()
+    f.signature.name = name
+    a = f.signature.input_arg.add()
+    a.name, a.type = "x", types_pb2.DT_FLOAT
+    o = f.signature.output_arg.add()
+    o.name, o.type = "y", types_pb2.DT_FLOAT
+    n = f.node_def.add()
+    n.input.append("x")
+    if callee:
+        _call(n, "call", callee)
+        f.ret["y"] = "call:output:0"
+    else:
+        n.name, n.op = "body", op
+        n.attr["T"].type = types_pb2.DT_FLOAT
+        f.ret["y"] = "body:y:0"
+    return f
+
+
+def _call(node, name, function):
+    node.name, node.op = name, "PartitionedCall"
+    node.attr["f"].func.name = function
+    node.attr["Tin"].list.type.append(types_pb2.DT_FLOAT)
+    node.attr["Tout"].list.type.append(types_pb2.DT_FLOAT)
+
+
+def graphdefs():
+    with tx.Graph().as_default() as g:
+        x = tx.placeholder(tx.float32, [None, 3], name="x")
+        w = tx.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+        y = tx.nn.relu(tx.matmul(x, w) + tx.constant([0.5, -0.5]), name="y")
+        tx.reduce_sum(y, axis=1, name="s")
+        tx.where(tx.greater(y, 0.0), name="w_idx")
+    yield "model", g.as_graph_def().SerializeToString()
+    gd = graph_pb2.GraphDef()
+    gd.library.function.extend([_function("outer", callee="inner"), _function("inner")])
+    p = gd.node.add()
+    p.name, p.op = "p", "Placeholder"
+    p.attr["dtype"].type = types_pb2.DT_FLOAT
+    c = gd.node.add()
+    c.input.append("p")
+    _call(c, "c", "outer")
+    yield "function_call", gd.SerializeToString()
+
+
+def functiondefs():
+    yield "neg", _function("neg").SerializeToString()
+    yield "square", _function("square", op="Square").SerializeToString()
+
+
+def tensorprotos():
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT)
+    t.tensor_shape.dim.add().size = 3
+    t.tensor_content = np.array([1, 2, 3], np.float32).tobytes()
+    yield "float_content", t.SerializeToString()
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_INT32, int_val=[7])
+    t.tensor_shape.dim.add().size = 4
+    yield "int_splat", t.SerializeToString()
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_BOOL, tensor_content=bytes([0, 1, 2, 255]))
+    t.tensor_shape.dim.add().size = 4
+    yield "bool_raw", t.SerializeToString()
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_DOUBLE, double_val=[1.5, -2])
+    t.tensor_shape.dim.add().size = 2
+    yield "double_vals", t.SerializeToString()
+
+
+def safetensors():
+    with tempfile.TemporaryDirectory() as d:
+        path = pathlib.Path(d) / "s.safetensors"
+        st.save_file({"w": np.arange(6, dtype=np.float32).reshape(2, 3), "m": np.array([True, False]),
+                      "step": np.array(3, np.int64)}, path, metadata={"k": "v"})
+        yield "mixed", path.read_bytes()
+        st.save_file({"e": np.zeros((0, 4), np.float16)}, path)
+        yield "empty", path.read_bytes()
+
+
+def tensors():
+    # dtype byte, num_dims byte, int64 dims, then a byte choosing an exact (multiple of 3) length.
+    yield "float_2x3", struct.pack("<Bbqq", 1, 2, 2, 3) + b"\x00"
+    yield "bool_scalar", struct.pack("<Bb", 10, 0) + b"\x00"
+    yield "int64_empty", struct.pack("<Bbqq", 9, 2, 0, 5) + b"\x03"
+
+
+def main():
+    for target, gen in [("graphdef", graphdefs), ("functiondef", functiondefs), ("tensorproto", tensorprotos),
+                        ("safetensors", safetensors), ("tensor", tensors)]:
+        d = ROOT / target
+        d.mkdir(parents=True, exist_ok=True)
+        for name, data in gen():
+            (d / name).write_bytes(data)
+            print(d / name, len(data))
+
+
+if __name__ == "__main__":
+    main()
