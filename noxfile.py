@@ -101,7 +101,7 @@ def docs(session: nox.Session) -> None:
 @nox.session
 def sanitize(session: nox.Session) -> None:
     """Builds the engine with ASan/UBSan; runs its C/C++ tests and the op conformance table under it."""
-    session.install(*BUILD_DEPS, "pytest>=8")
+    session.install(*BUILD_DEPS, "pytest>=8", "scipy")  # scipy: references of the conformance table
     build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
     session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
                 f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON",
