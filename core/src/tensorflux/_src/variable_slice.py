@@ -4,7 +4,6 @@
 import numpy as np
 
 from tensorflux._src import array_ops
-from tensorflux._src import context as _context
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import TensorLike
@@ -71,6 +70,5 @@ class VariableSlice(TensorLike):
         ones = gen_ops.fill(gen_ops.shape(current), np.int32(1))
         hit = gen_ops.strided_slice_grad(shape, begin, end, strides, ones, **masks)
         new = gen_ops.select_v2(gen_ops.greater(hit, np.int32(0)), placed, full)
-        result = var.assign(new, read_value=read_value, name=name)
-        return result if (read_value or not _context.executing_eagerly()) else None
+        return var.assign(new, read_value=read_value, name=name)
 
