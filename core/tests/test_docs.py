@@ -11,7 +11,7 @@ import tensorflux as tx
 pytestmark = pytest.mark.eager  # examples run as users run them: eagerly, the library default
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MARKDOWN_FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+MARKDOWN_FILES = [ROOT / "README.md", ROOT / "core" / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
