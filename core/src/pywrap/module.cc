@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "attr_kinds.h"
 #include "common.h"
 #include "eager_tensor.h"
 
@@ -164,6 +165,13 @@ PYBIND11_MODULE(_tx_c, m) {
   m.def("register_dtypes", &RegisterDtypes, py::arg("dtypes"), py::arg("resolver") = py::none(),
         "Registers {TX_DataType: numpy dtype} and a resolver for dtypes loaded lazily.");
   m.def("get_all_op_list", &AllOpList, "Serialized OpList of every registered op.");
+  m.attr("ATTR_KINDS") = py::dict(py::arg("string") = int(kString), py::arg("int") = int(kInt),
+                                  py::arg("float") = int(kFloat), py::arg("bool") = int(kBool),
+                                  py::arg("type") = int(kType), py::arg("shape") = int(kShape),
+                                  py::arg("tensor") = int(kTensor), py::arg("func") = int(kFunc),
+                                  py::arg("list") = int(kList), py::arg("proto") = int(kProto));
+  m.attr("INPUT_KINDS") = py::dict(py::arg("single") = int(kSingle), py::arg("number_list") = int(kNumberList),
+                                   py::arg("type_list") = int(kTypeList));
   InitGraph(m);
   InitOperation(m);
   InitImport(m);
