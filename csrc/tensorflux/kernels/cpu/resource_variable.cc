@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/resource_util.h"
 
 namespace tx {
@@ -95,9 +96,10 @@ class AssignVariableOp : public VarDtypeKernel {
       return;
     }
     Tensor stored = value;
-    if (!value.buffer()->owned()) {  // caller memory (a fed array) may change later: copy it
-      TX_CTX_RETURN_IF_ERROR(ctx, Tensor::Allocate(dtype_, value.shape(), &stored));
-      if (value.byte_size() > 0) std::memcpy(stored.raw_data(), value.raw_data(), value.byte_size());
+    // Caller memory (a fed array) may change later: copy it. Strings are engine-made and immutable
+    // (Note [Object element types]) although their buffers are not owned().
+    if (!value.buffer()->owned() && ObjectOpsFor(value.dtype()) == nullptr) {
+      TX_CTX_RETURN_IF_ERROR(ctx, DeepCopyTensor(value, &stored));
     }
     std::lock_guard<std::mutex> l(var->mu);
     var->value = std::move(stored);
@@ -170,7 +172,7 @@ class DestroyResourceOp : public OpKernel {
 };
 
 constexpr DataType kStoredTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16,  DT_INT32,     DT_INT64, DT_INT8,
-                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128};
+                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
 
 // Registers the dtype-agnostic kernels for every stored type at static-initialization time.
 struct RegisterVariableKernels {
