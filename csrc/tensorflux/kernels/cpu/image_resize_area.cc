@@ -30,8 +30,14 @@ struct Span {
   float start_weight = 0, end_weight = 0;
 };
 
+// An axis of one pixel resized with align_corners has scale 0: every output cell is that pixel.
 Span AxisSpan(int64_t o, float scale) {
   Span s;
+  if (scale == 0.0f) {
+    s.end = 1;
+    s.start_weight = s.end_weight = 1.0f;
+    return s;
+  }
   const float lo = static_cast<float>(o) * scale, hi = static_cast<float>(o + 1) * scale;
   s.start = static_cast<int64_t>(std::floor(lo));
   s.end = static_cast<int64_t>(std::ceil(hi));
@@ -57,8 +63,9 @@ class ResizeAreaOp : public OpKernel {
     std::vector<Span> xs;
     TX_CTX_RETURN_IF_ERROR(ctx, image::ResizeCache(kOp, &xs, g.out_w));
     for (int64_t x = 0; x < g.out_w; ++x) xs[x] = AxisSpan(x, g.w_scale);
-    // TensorFlow's scale: the float product, inverted in double.
-    const float norm = static_cast<float>(1.0 / (g.h_scale * g.w_scale));
+    // TensorFlow's scale: the float product, inverted in double (a zero scale counts as 1).
+    const float h_scale = g.h_scale == 0.0f ? 1.0f : g.h_scale, w_scale = g.w_scale == 0.0f ? 1.0f : g.w_scale;
+    const float norm = static_cast<float>(1.0 / (h_scale * w_scale));
     const T* in = ctx->input(0).data<T>();
     float* y = out->data<float>();
     const int64_t c = g.channels, in_row = g.in_w * c;
@@ -68,12 +75,12 @@ class ResizeAreaOp : public OpKernel {
       std::vector<const T*> rows;
       for (int64_t r = begin; r < end; ++r) {
         const int64_t b = r / g.out_h, oy = r % g.out_h;
+        const Span sy = AxisSpan(oy, g.h_scale);
         const float lo = static_cast<float>(oy) * g.h_scale, hi = static_cast<float>(oy + 1) * g.h_scale;
-        const int64_t y_start = static_cast<int64_t>(std::floor(lo)), y_end = static_cast<int64_t>(std::ceil(hi));
         y_weights.clear();
         rows.clear();
-        for (int64_t i = y_start; i < y_end; ++i) {
-          y_weights.push_back(CellWeight(i, lo, hi, g.h_scale));
+        for (int64_t i = sy.start; i < sy.end; ++i) {
+          y_weights.push_back(g.h_scale == 0.0f ? 1.0f : CellWeight(i, lo, hi, g.h_scale));
           rows.push_back(in + (b * g.in_h + Bound(i, g.in_h)) * in_row);
         }
         float* dst = y + r * g.out_w * c;
