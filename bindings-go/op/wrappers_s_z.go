@@ -4,6 +4,116 @@ package op
 
 import tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 
+// ScaleAndTranslateAttr is an optional argument to ScaleAndTranslate.
+type ScaleAndTranslateAttr func(optionalAttr)
+
+// ScaleAndTranslateKernelType sets the optional kernel_type attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "lanczos3".
+func ScaleAndTranslateKernelType(value string) ScaleAndTranslateAttr {
+	return func(m optionalAttr) {
+		m["kernel_type"] = value
+	}
+}
+
+// ScaleAndTranslateAntialias sets the optional antialias attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func ScaleAndTranslateAntialias(value bool) ScaleAndTranslateAttr {
+	return func(m optionalAttr) {
+		m["antialias"] = value
+	}
+}
+
+// ScaleAndTranslate: Resamples images to `size` through `scale` and `translation` with a reconstruction filter (widened when downscaling if antialias).
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//	scale: a tensor of type tf.Float.
+//	translation: a tensor of type tf.Float.
+//
+// Returns resizedImages (one output).
+func ScaleAndTranslate(scope *Scope, images tf.Output, size tf.Output, scale tf.Output, translation tf.Output, optional ...ScaleAndTranslateAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ScaleAndTranslate",
+		Input: []tf.Input{
+			images, size, scale, translation,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ScaleAndTranslateGradAttr is an optional argument to ScaleAndTranslateGrad.
+type ScaleAndTranslateGradAttr func(optionalAttr)
+
+// ScaleAndTranslateGradKernelType sets the optional kernel_type attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "lanczos3".
+func ScaleAndTranslateGradKernelType(value string) ScaleAndTranslateGradAttr {
+	return func(m optionalAttr) {
+		m["kernel_type"] = value
+	}
+}
+
+// ScaleAndTranslateGradAntialias sets the optional antialias attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func ScaleAndTranslateGradAntialias(value bool) ScaleAndTranslateGradAttr {
+	return func(m optionalAttr) {
+		m["antialias"] = value
+	}
+}
+
+// ScaleAndTranslateGrad: Gradient of ScaleAndTranslate with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type `T`.
+//	originalImage: a tensor of type `T`.
+//	scale: a tensor of type tf.Float.
+//	translation: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func ScaleAndTranslateGrad(scope *Scope, grads tf.Output, originalImage tf.Output, scale tf.Output, translation tf.Output, optional ...ScaleAndTranslateGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ScaleAndTranslateGrad",
+		Input: []tf.Input{
+			grads, originalImage, scale, translation,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ScatterNdAttr is an optional argument to ScatterNd.
 type ScatterNdAttr func(optionalAttr)
 
