@@ -14,6 +14,18 @@ from tensorflux._src.graph import name_scope
 from tensorflux._src.image_util import check, check_at_least_3d, is_tensor, to_tensor, with_dependencies
 
 
+# Dtypes whose clip/multiply/floordiv kernels every build has; other image dtypes compute in a
+# wider one (int64 for integers, float32 for float16) with the same results.
+_KERNEL_DTYPES = (dtypes.uint8, dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
+
+
+def _work(x):
+    """``x`` in a dtype with arithmetic kernels that represents its values (see _KERNEL_DTYPES)."""
+    if x.dtype in _KERNEL_DTYPES:
+        return x
+    return array_ops.cast(x, dtypes.int64 if x.dtype.is_integer else dtypes.float32)
+
+
 def _saturate_cast(value, dtype):
     """``value`` cast to ``dtype`` after clamping to the range both types represent (TensorFlow's
     saturate_cast for real types)."""
@@ -26,8 +38,16 @@ def _saturate_cast(value, dtype):
     hi = np_in(np.minimum(float(in_dtype.max), float(dtype.max)))
     if np.array([hi, dtype.max], dtype=promoted)[0] > np.array([hi, dtype.max], dtype=promoted)[1]:
         hi = np.nextafter(hi, np_in(0), dtype=np_in)
-    clipped = gen_ops.clip_by_value(value, to_tensor(lo, dtype=in_dtype), to_tensor(hi, dtype=in_dtype))
+    work = _work(value)
+    clipped = gen_ops.clip_by_value(work, to_tensor(lo, dtype=work.dtype), to_tensor(hi, dtype=work.dtype))
     return array_ops.cast(clipped, dtype)
+
+
+def _int_scale(x, fn, k, dtype):
+    """fn(x, k) for an integer ``x`` (computed in a dtype with kernels), cast to ``dtype`` with
+    wrap-around (two's-complement arithmetic gives the same bits either way)."""
+    work = _work(x)
+    return array_ops.cast(fn(work, to_tensor(k, dtype=work.dtype)), dtype)
 
 
 def convert_image_dtype(image, dtype, saturate=False, name=None):
@@ -50,15 +70,18 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
         if image.dtype.is_integer and dtype.is_integer:
             scale_in, scale_out = image.dtype.max, dtype.max
             if scale_in > scale_out:
-                scaled = math_ops.floordiv(image, to_tensor((scale_in + 1) // (scale_out + 1), dtype=image.dtype))
-                return _saturate_cast(scaled, dtype) if saturate else array_ops.cast(scaled, dtype)
+                k = (scale_in + 1) // (scale_out + 1)
+                if saturate:
+                    return _saturate_cast(_int_scale(image, math_ops.floordiv, k, image.dtype), dtype)
+                return _int_scale(image, math_ops.floordiv, k, dtype)
             cast = _saturate_cast(image, dtype) if saturate else array_ops.cast(image, dtype)
-            return math_ops.multiply(cast, to_tensor((scale_out + 1) // (scale_in + 1), dtype=dtype))
+            return _int_scale(cast, math_ops.multiply, (scale_out + 1) // (scale_in + 1), dtype)
         if image.dtype.is_floating and dtype.is_floating:
             return array_ops.cast(image, dtype)
         if image.dtype.is_integer:
             return math_ops.multiply(array_ops.cast(image, dtype), to_tensor(1.0 / image.dtype.max, dtype=dtype))
-        scaled = math_ops.multiply(image, to_tensor(dtype.max + 0.5, dtype=image.dtype))
+        work = _work(image)
+        scaled = math_ops.multiply(work, to_tensor(dtype.max + 0.5, dtype=work.dtype))
         return _saturate_cast(scaled, dtype) if saturate else array_ops.cast(scaled, dtype)
 
 
