@@ -12,7 +12,7 @@ from tensorflux._src import shape_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_util import (as_batch, check, check_at_least_3d, image_dims, is_tensor, static_rank,
-                                        static_value, to_tensor, unbatch, with_dependencies)
+                                        static_value, tile_channels, to_tensor, unbatch, with_dependencies)
 
 
 def _by_rank(image, f_rank3, f_rank4, what):
@@ -378,8 +378,7 @@ def sobel_edges(image):
     shape = shape_ops.shape(image)
     kernels = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]])
     kernels = np.expand_dims(np.transpose(kernels, (1, 2, 0)), -2)  # [3, 3, 1, 2]
-    filters = array_ops.tile(to_tensor(kernels.astype(image.dtype.as_numpy_dtype)),
-                             array_ops.stack([1, 1, shape[-1], 1]))
+    filters = tile_channels(to_tensor(kernels.astype(image.dtype.as_numpy_dtype)), image)
     padded = array_ops.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
     out = nn_conv_ops.depthwise_conv2d(padded, filters, [1, 1, 1, 1], "VALID")
     return array_ops.reshape(out, array_ops.concat([shape, [2]], 0))

@@ -7,7 +7,7 @@ from tensorflux._src import array_ops, cond as cond_ops, dtypes, math_ops, nn_co
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_color import convert_image_dtype
-from tensorflux._src.image_util import check, to_tensor, with_dependencies
+from tensorflux._src.image_util import check, tile_channels, to_tensor, with_dependencies
 from tensorflux._src.nn_ext_ops import softmax
 
 
@@ -49,17 +49,19 @@ def psnr(a, b, max_val, name=None):
 
 
 def _gaussian_kernel(size, sigma):
-    """A [size, size, 1, 1] Gaussian window summing to 1 (TensorFlow's _fspecial_gauss)."""
+    """A [size, size, 1, 1] Gaussian window summing to 1 (TensorFlow's _fspecial_gauss); ``size``
+    a Python int, so the window's shape is static."""
     coords = math_ops.cast(shape_ops.range(size), sigma.dtype)
     coords -= math_ops.cast(size - 1, sigma.dtype) / 2.0
     g = gen_ops.square(coords) * (-0.5 / gen_ops.square(sigma))
     g = array_ops.reshape(g, [1, -1]) + array_ops.reshape(g, [-1, 1])
     g = softmax(array_ops.reshape(g, [1, -1]))
-    return array_ops.reshape(g, array_ops.stack([size, size, 1, 1]))
+    return array_ops.reshape(g, [size, size, 1, 1])
 
 
 def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, return_index_map=False):
     """(ssim, contrast-structure) per channel; means over height and width unless return_index_map."""
+    filter_size = int(filter_size)
     size = to_tensor(filter_size, dtype=dtypes.int32)
     sigma = to_tensor(filter_sigma, dtype=img1.dtype)
     shape1, shape2 = shape_ops.shape(img1), shape_ops.shape(img2)
@@ -68,7 +70,7 @@ def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, re
     deps += check(reduce_ops.reduce_all(math_ops.greater_equal(shape2[-3:-1], size)), ValueError,
                   "images must be at least filter_size in height and width")
     img1 = with_dependencies(deps, img1)
-    kernel = array_ops.tile(_gaussian_kernel(size, sigma), array_ops.stack([1, 1, shape1[-1], 1]))
+    kernel = tile_channels(_gaussian_kernel(filter_size, sigma), img1)
 
     def reducer(x):
         shape = shape_ops.shape(x)

@@ -111,3 +111,14 @@ def check_at_least_3d(image):
         return []
     positive = reduce_ops.reduce_all(math_ops.greater(_shape(image)[-3:], 0))
     return check(positive, ValueError, "inner 3 dims of 'image.shape' must be > 0.")
+
+
+def tile_channels(kernel, image):
+    """A depthwise filter [kh, kw, 1, m] repeated for each channel of ``image`` (the last
+    dimension), keeping kh and kw static so depthwise_conv2d sees its window size."""
+    kh, kw, _, m = kernel.shape.as_list()
+    channels = image.shape.as_list()[-1] if image.shape.rank is not None else None
+    if channels is not None:
+        return array_ops.tile(kernel, [1, 1, channels, 1])
+    tiled = array_ops.tile(kernel, array_ops.stack([1, 1, _shape(image)[-1], 1]))
+    return array_ops.reshape(tiled, [kh, kw, -1, m])
