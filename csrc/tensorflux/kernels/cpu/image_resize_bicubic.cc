@@ -106,12 +106,23 @@ class ResizeBicubicOp : public OpKernel {
     const T* in = ctx->input(0).data<T>();
     float* y = out->data<float>();
     const int64_t c = g.channels, in_row = g.in_w * c;
+    // Each output row first interpolates its four source rows vertically, once per source column
+    // when the columns are reused (upsampling), then combines four columns per output pixel;
+    // the values are those of the per-pixel formula (the same products, the same order).
+    const bool per_column = g.in_w <= 4 * g.out_w;
     ParallelItems(ctx->intra_op_pool(), g.batch * g.out_h, g.out_w * c * 20, [&](int64_t begin, int64_t end) {
+      std::vector<float> mid(per_column ? in_row : 0);
       for (int64_t r = begin; r < end; ++r) {
         const int64_t b = r / g.out_h, oy = r % g.out_h;
         const Taps& ty = ys[oy];
         const T* rows[4];
         for (int j = 0; j < 4; ++j) rows[j] = in + (b * g.in_h + ty.idx[j]) * in_row;
+        auto vertical = [&](int64_t p) {
+          return Dot4(ty.w, static_cast<float>(rows[0][p]), static_cast<float>(rows[1][p]),
+                      static_cast<float>(rows[2][p]), static_cast<float>(rows[3][p]));
+        };
+        if (per_column)
+          for (int64_t p = 0; p < in_row; ++p) mid[p] = vertical(p);
         float* dst = y + r * g.out_w * c;
         for (int64_t ox = 0; ox < g.out_w; ++ox) {
           const Taps& tx = xs[ox];
@@ -119,8 +130,7 @@ class ResizeBicubicOp : public OpKernel {
             float col[4];
             for (int j = 0; j < 4; ++j) {
               const int64_t p = tx.idx[j] * c + k;
-              col[j] = Dot4(ty.w, static_cast<float>(rows[0][p]), static_cast<float>(rows[1][p]),
-                            static_cast<float>(rows[2][p]), static_cast<float>(rows[3][p]));
+              col[j] = per_column ? mid[p] : vertical(p);
             }
             dst[ox * c + k] = Dot4(tx.w, col[0], col[1], col[2], col[3]);
           }
