@@ -217,3 +217,32 @@ def test_functions_trace_into_tx_function():
     want = tf.image.central_crop(tf.image.rot90(tf.image.adjust_saturation(
         tf.image.flip_left_right(tf.image.resize(x, [8, 8], method="bicubic")), 1.3), 1), 0.5)
     _check(pipeline(tx.constant(x)).numpy(), want.numpy(), 1e-5, 2e-6)
+
+
+def test_combined_and_overlap_nms():
+    corner = RNG.uniform(-0.1, 1.0, (2, 25, 3, 2))
+    boxes = np.concatenate([corner, corner + RNG.uniform(0.05, 0.5, (2, 25, 3, 2))], -1).astype(np.float32)
+    scores = RNG.uniform(0, 1, (2, 25, 3)).astype(np.float32)
+    for pad, clip in ((False, True), (True, False)):
+        _both("combined_non_max_suppression", boxes, scores, 4, 9, 0.45, 0.2, pad_per_class=pad, clip_boxes=clip)
+        _both("combined_non_max_suppression", boxes[:, :, :1], scores, 6, 30, pad_per_class=pad, clip_boxes=clip)
+    overlaps = RNG.uniform(0, 1, (18, 18)).astype(np.float32)
+    _both("non_max_suppression_overlaps", overlaps, RNG.uniform(0, 1, 18).astype(np.float32), 9, 0.6, 0.1)
+
+
+def test_sample_distorted_bounding_box_matches_tensorflow():
+    for k in range(12):
+        size = np.array([20 + 13 * k, 90 - 5 * k, 3], np.int32)
+        lo = RNG.uniform(0, 0.5, (1, k % 3, 2))
+        boxes = np.concatenate([lo, lo + RNG.uniform(0.2, 0.5, (1, k % 3, 2))], -1).clip(0, 1).astype(np.float32)
+        kwargs = dict(min_object_covered=0.1 * (k % 4), aspect_ratio_range=(0.6, 1.8), area_range=(0.2, 0.95),
+                      max_attempts=5 + 10 * k, use_image_if_no_bounding_boxes=True)
+        _both("stateless_sample_distorted_bounding_box", size, boxes, [k, 11 - k], **kwargs)
+        # The stateful op with the same (seed, seed2) draws TensorFlow's crop too.
+        raw = dict(image_size=size, bounding_boxes=boxes, min_object_covered=np.float32(kwargs["min_object_covered"]),
+                   seed=3, seed2=k + 1, aspect_ratio_range=[0.6, 1.8], area_range=[0.2, 0.95],
+                   max_attempts=kwargs["max_attempts"], use_image_if_no_bounding_boxes=True)
+        want = tf.raw_ops.SampleDistortedBoundingBoxV2(**raw)
+        got = tx.raw_ops.SampleDistortedBoundingBoxV2(**raw)
+        for g, w in zip(got, want):
+            _check(g.numpy(), w.numpy())

@@ -177,6 +177,16 @@ TEST(ShapeFunctionsImage) {
       {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({2, 2, 2, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID"),
        "!ksizes must be [1, rows, cols, 1]"},
       {"DrawBoundingBoxesV2", {F({2, 5, 6, 3}), F({2, 7, 4}), F({3, 4})}, t, "[2,5,6,3]"},
+      {"NonMaxSuppressionWithOverlaps", {F({6, 6}), F({6}), I(kScalar), F(kScalar), F(kScalar)}, {}, "[?]"},
+      {"NonMaxSuppressionWithOverlaps", {F({6, 5}), F({6}), I(kScalar), F(kScalar), F(kScalar)}, {}, "!square"},
+      {"CombinedNonMaxSuppression", {F({2, 9, 1, 4}), F({2, 9, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
+       AttrMap{{"pad_per_class", AttrValue::Bool(false)}}, "[2,7,4]"},
+      {"CombinedNonMaxSuppression", {F({2, 9, 1, 4}), F({2, 8, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
+       AttrMap{{"pad_per_class", AttrValue::Bool(false)}}, "!disagree"},
+      {"StatelessSampleDistortedBoundingBox", {I({3}), F({1, 2, 4}), F(kScalar), I({2})},
+       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}}, "[3]"},
+      {"StatelessSampleDistortedBoundingBox", {I({4}), F({1, 2, 4}), F(kScalar), I({2})},
+       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}}, "!3 elements"},
   });
 }
 

@@ -188,6 +188,83 @@ def _nms_errors(version):
     return errs
 
 
+def _overlaps_samples():
+    out = []
+    for k, (n, max_out, thr, st) in enumerate([(12, 6, 0.5, -np.inf), (20, 20, 0.3, 0.4), (0, 3, 0.5, 0.0)]):
+        rng = np.random.default_rng(60 + k)
+        m = rng.uniform(0, 1, (n, n)).astype(np.float32)
+        out.append(Sample({"overlaps": m, "scores": rng.uniform(0, 1, n).astype(np.float32),
+                           "max_output_size": np.int32(max_out), "overlap_threshold": np.float32(thr),
+                           "score_threshold": np.float32(st)}, note=f"n={n}"))
+    return out
+
+
+def _overlaps_ref(overlaps, scores, max_output_size, overlap_threshold, score_threshold):
+    return ref.non_max_suppression(np.zeros((len(scores), 4)), scores, int(max_output_size), float(overlap_threshold),
+                                   float(score_threshold), overlaps=overlaps)[0]
+
+
+def _combined_samples():
+    out = []
+    for k, (q, classes, per_class, total) in enumerate([(1, 3, 4, 6), (3, 3, 2, 20), (1, 2, 10, 3)]):
+        rng = np.random.default_rng(70 + k)
+        corner = rng.uniform(-0.2, 1.0, (2, 15, q, 2))
+        boxes = np.concatenate([corner, corner + rng.uniform(0.05, 0.5, (2, 15, q, 2))], -1).astype(np.float32)
+        scores = rng.uniform(0, 1, (2, 15, classes)).astype(np.float32)
+        for pad, clip in ((False, True), (True, False)):
+            out.append(Sample({"boxes": boxes, "scores": scores, "max_output_size_per_class": np.int32(per_class),
+                               "max_total_size": np.int32(total), "iou_threshold": np.float32(0.4),
+                               "score_threshold": np.float32(0.1)}, {"pad_per_class": pad, "clip_boxes": clip},
+                              note=f"q={q} classes={classes} pad={pad} clip={clip}"))
+    return out
+
+
+def _combined_errors():
+    base = _combined_samples()[0].inputs
+    return [ErrorSample(dict(base, scores=base["scores"][:, :3]), match="disagree|match"),
+            ErrorSample(dict(base, boxes=base["boxes"][..., :3]), match="4 coordinates|\\[batch, num_boxes, q, 4\\]"),
+            ErrorSample(dict(base, max_total_size=np.int32(0)), match="max_total_size must be positive",
+                        when="runtime"),
+            ErrorSample(dict(base, iou_threshold=np.float32(-0.1)), match="iou_threshold must be in", when="runtime")]
+
+
+def _sample_box_inputs(k):
+    rng = np.random.default_rng(80 + k)
+    lo = rng.uniform(0, 0.5, (1, k % 3, 2))
+    boxes = np.concatenate([lo, lo + rng.uniform(0.2, 0.5, (1, k % 3, 2))], -1).clip(0, 1).astype(np.float32)
+    return {"image_size": np.array([30 + 17 * k, 50 + 9 * k, 3], [np.int32, np.int64, np.uint8][k % 3]),
+            "bounding_boxes": boxes, "min_object_covered": np.float32(0.1 * k)}
+
+
+def _sample_box_samples(stateless):
+    out = []
+    for k in range(6):
+        attrs = {"aspect_ratio_range": [0.5, 2.0], "area_range": [0.1 + 0.05 * k, 0.9], "max_attempts": 10 + 20 * k,
+                 "use_image_if_no_bounding_boxes": True}
+        inputs = _sample_box_inputs(k)
+        if stateless:
+            inputs["seed"] = np.array([k, 100 - 7 * k], [np.int32, np.int64][k % 2])
+        else:
+            attrs.update(seed=k + 1, seed2=3 * k + 2)
+        out.append(Sample(inputs, attrs, note=f"k={k}"))
+    return out
+
+
+def _check_sample_box(values, sample):
+    """The crop lies in the image, (begin, size) and the box agree; it covers enough of a box
+    or is the whole image (the fallback when no draw fits)."""
+    begin, size, box = (np.asarray(v) for v in values)
+    h, w = (int(v) for v in sample.inputs["image_size"][:2])
+    assert begin.shape == (3,) and size.shape == (3,) and box.shape == (1, 1, 4)
+    y, x, ch, cw = int(begin[0]), int(begin[1]), int(size[0]), int(size[1])
+    minus_one = np.array(-1).astype(size.dtype)  # "all channels", wrapped for uint8 as in TensorFlow
+    assert begin[2] == 0 and size[2] == minus_one and 0 <= y and 0 <= x and y + ch <= h and x + cw <= w
+    np.testing.assert_allclose(box[0, 0], [y / h, x / w, (y + ch) / h, (x + cw) / w], rtol=1e-6)
+    if (ch, cw) != (h, w):
+        lo, hi = sample.attrs["area_range"]
+        assert lo * h * w <= ch * cw <= hi * h * w
+
+
 # ---------------------------------------------------------------------------- color
 
 
@@ -271,6 +348,20 @@ ENTRIES = [
     OpEntry("NonMaxSuppressionV3", _nms_samples(3), ref=_nms_ref(3), errors=_nms_errors(3)),
     OpEntry("NonMaxSuppressionV4", _nms_samples(4), ref=_nms_ref(4), errors=_nms_errors(4)),
     OpEntry("NonMaxSuppressionV5", _nms_samples(5), ref=_nms_ref(5), rtol=1e-5, atol=1e-6, errors=_nms_errors(5)),
+    OpEntry("NonMaxSuppressionWithOverlaps", _overlaps_samples(), ref=_overlaps_ref,
+            errors=[ErrorSample(dict(_overlaps_samples()[0].inputs, overlaps=np.zeros((12, 11), np.float32)),
+                                match="square")]),
+    OpEntry("CombinedNonMaxSuppression", _combined_samples(), ref=ref.combined_non_max_suppression, rtol=1e-6,
+            errors=_combined_errors()),
+    OpEntry("SampleDistortedBoundingBoxV2", _sample_box_samples(False), check=_check_sample_box,
+            errors=[ErrorSample(dict(_sample_box_inputs(1), bounding_boxes=np.full((1, 1, 4), 1.5, np.float32)),
+                                {"seed": 1}, match="coordinates must be in \\[0, 1\\]", when="runtime"),
+                    ErrorSample(_sample_box_inputs(0), {"seed": 1}, match="no bounding boxes", when="runtime")]),
+    OpEntry("StatelessSampleDistortedBoundingBox", _sample_box_samples(True), check=_check_sample_box,
+            errors=[ErrorSample(dict(_sample_box_inputs(1), seed=np.array([1, 2, 3], np.int32)), match="seed"),
+                    ErrorSample(dict(_sample_box_inputs(1), seed=np.array([1, 2], np.int32)),
+                                {"area_range": [0.5, 1.5]}, match="area_range must be in \\(0, 1\\]",
+                                when="runtime")]),
     OpEntry("RGBToHSV", _color_samples((np.float32, np.float64)), ref=ref.rgb_to_hsv, rtol=1e-5, atol=1e-6,
             errors=_rgb_errors(), grad_samples=[Sample({"images": rand((2, 3, 3), np.float64, 0, 1, 30)})]),
     OpEntry("HSVToRGB", _hsv_samples(), ref=ref.hsv_to_rgb, rtol=1e-5, atol=1e-6, errors=_rgb_errors()),

@@ -218,9 +218,11 @@ def iou(a, b):
     return inter / (area_a + area_b - inter)
 
 
-def non_max_suppression(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma=0.0):
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma=0.0,
+                        overlaps=None):
     """(selected indices, their scores): greedy by score (ties: lower index first); with
-    soft_nms_sigma > 0 each selection multiplies the others' scores by exp(-0.5 iou^2 / sigma)."""
+    soft_nms_sigma > 0 each selection multiplies the others' scores by exp(-0.5 iou^2 / sigma).
+    ``overlaps`` [n, n] replaces the IoU of boxes (overlaps[candidate, selected])."""
     boxes = np.asarray(boxes, np.float64)
     live = {i: float(s) for i, s in enumerate(scores) if s > score_threshold}
     selected, selected_scores = [], []
@@ -230,7 +232,7 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold, score_thr
         selected.append(best)
         selected_scores.append(score)
         for i in list(live):
-            o = iou(boxes[i], boxes[best])
+            o = float(overlaps[i, best]) if overlaps is not None else iou(boxes[i], boxes[best])
             if soft_nms_sigma > 0:
                 live[i] *= math.exp(-0.5 * o * o / soft_nms_sigma)
                 if live[i] <= score_threshold:
@@ -319,3 +321,29 @@ def draw_bounding_boxes(images, boxes, colors=None):
                 if right < w:
                     out[b, y, right] = color
     return out
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
+                                 score_threshold, pad_per_class=False, clip_boxes=True):
+    """Per batch entry: NMS per class (boxes[:, :, class or 0]), the detections of all classes
+    sorted by score, the first max_total_size kept (boxes clipped to [0, 1]), zero-padded."""
+    batch, n, q, _ = boxes.shape
+    classes = scores.shape[2]
+    per_class = min(int(max_output_size_per_class), n)
+    k = min(int(max_total_size), int(max_output_size_per_class) * classes) if pad_per_class else int(max_total_size)
+    out_boxes, out_scores, out_classes = np.zeros((batch, k, 4)), np.zeros((batch, k)), np.zeros((batch, k))
+    valid = np.zeros(batch, np.int32)
+    for b in range(batch):
+        found = []
+        for c in range(classes):
+            cls_boxes = boxes[b, :, c if q > 1 else 0]
+            idx, sc = non_max_suppression(cls_boxes, scores[b, :, c], per_class, float(iou_threshold),
+                                          float(score_threshold))
+            found += [(float(s), c, cls_boxes[i]) for i, s in zip(idx, sc)]
+        found.sort(key=lambda d: -d[0])
+        found = found[:k]
+        valid[b] = len(found)
+        for j, (score, c, box) in enumerate(found):
+            out_boxes[b, j] = np.clip(box, 0, 1) if clip_boxes else box
+            out_scores[b, j], out_classes[b, j] = score, c
+    return out_boxes, out_scores, out_classes, valid

@@ -1,6 +1,7 @@
 // Image ops beside resizing: CropAndResize and its gradient ops, NonMaxSuppressionV3/V4/V5, the
 // color conversions and adjustments, ExtractImagePatches and DrawBoundingBoxes(V2); signatures
 // identical to TensorFlow's.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,85 @@ Status NmsShape(InferenceContext* c) {
   c->set_output(0, PartialShape({len}));
   if (op == "NonMaxSuppressionV5") c->set_output(1, PartialShape({len}));
   if (op != "NonMaxSuppressionV3") c->set_output(c->num_outputs() - 1, PartialShape::Scalar());
+  return Status::OK();
+}
+
+// NonMaxSuppressionWithOverlaps: overlaps [n, n], scores [n], three scalars -> indices [?].
+Status NmsOverlapsShape(InferenceContext* c) {
+  PartialShape overlaps, scores;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, "Input 'overlaps'", &overlaps));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, "Input 'scores'", &scores));
+  if (overlaps.dim(0) >= 0 && overlaps.dim(1) >= 0 && overlaps.dim(0) != overlaps.dim(1))
+    return InvalidArgument("NonMaxSuppressionWithOverlaps: overlaps must be square, got ", overlaps.ToString());
+  if (overlaps.dim(0) >= 0 && scores.dim(0) >= 0 && overlaps.dim(0) != scores.dim(0))
+    return InvalidArgument("NonMaxSuppressionWithOverlaps: overlaps has ", overlaps.dim(0), " rows but scores has ",
+                           scores.dim(0), " entries");
+  const char* names[] = {"max_output_size", "overlap_threshold", "score_threshold"};
+  for (int i = 2; i < 5; ++i)
+    TX_RETURN_IF_ERROR(image_util::Scalar(c, i, "NonMaxSuppressionWithOverlaps", names[i - 2]));
+  c->set_output(0, PartialShape({-1}));
+  return Status::OK();
+}
+
+// CombinedNonMaxSuppression: boxes [b, n, q, 4], scores [b, n, classes] -> [b, k, 4], [b, k],
+// [b, k], [b] with k = max_total_size (or fewer with pad_per_class), when constant.
+Status CombinedNmsShape(InferenceContext* c) {
+  constexpr const char* kOp = "CombinedNonMaxSuppression";
+  PartialShape boxes, scores;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, "Input 'boxes'", &boxes));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 3, "Input 'scores'", &scores));
+  if (boxes.dim(3) >= 0 && boxes.dim(3) != 4)
+    return InvalidArgument(kOp, ": boxes must have 4 coordinates in the last dimension, got ", boxes.ToString());
+  for (int d = 0; d < 2; ++d)
+    if (boxes.dim(d) >= 0 && scores.dim(d) >= 0 && boxes.dim(d) != scores.dim(d))
+      return InvalidArgument(kOp, ": boxes ", boxes.ToString(), " and scores ", scores.ToString(),
+                             " disagree in the batch or box dimension");
+  const char* names[] = {"max_output_size_per_class", "max_total_size", "iou_threshold", "score_threshold"};
+  for (int i = 2; i < 6; ++i) TX_RETURN_IF_ERROR(image_util::Scalar(c, i, kOp, names[i - 2]));
+  bool pad_per_class = false;
+  TX_RETURN_IF_ERROR(c->GetAttr("pad_per_class", &pad_per_class));
+  const Tensor *per_class = c->input_tensor(2), *total = c->input_tensor(3);
+  int64_t k = -1;
+  if (total != nullptr && total->dtype() == DT_INT32 && total->num_elements() == 1) {
+    k = total->data<int32_t>()[0];
+    if (pad_per_class) {
+      if (per_class != nullptr && per_class->dtype() == DT_INT32 && per_class->num_elements() == 1 &&
+          scores.dim(2) >= 0)
+        k = std::min<int64_t>(k, int64_t{per_class->data<int32_t>()[0]} * scores.dim(2));
+      else
+        k = -1;
+    }
+  }
+  const int64_t b = boxes.dim(0) >= 0 ? boxes.dim(0) : scores.dim(0);
+  c->set_output(0, PartialShape({b, k, 4}));
+  c->set_output(1, PartialShape({b, k}));
+  c->set_output(2, PartialShape({b, k}));
+  c->set_output(3, PartialShape({b}));
+  return Status::OK();
+}
+
+// (Stateless)SampleDistortedBoundingBox(V2): image_size [3], bounding_boxes [batch, n, 4],
+// min_object_covered [] (and seed [2]) -> begin [3], size [3], bboxes [1, 1, 4].
+Status SampleBoxShape(InferenceContext* c) {
+  const std::string& op = c->op_def().name;
+  PartialShape size, boxes;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "Input 'image_size'", &size));
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 3, "Input 'bounding_boxes'", &boxes));
+  if (size.dim(0) >= 0 && size.dim(0) != 3)
+    return InvalidArgument(op, ": image_size must have 3 elements (height, width, channels), got ", size.ToString());
+  if (boxes.dim(2) >= 0 && boxes.dim(2) != 4)
+    return InvalidArgument(op, ": bounding_boxes must have 4 coordinates in the last dimension, got ",
+                           boxes.ToString());
+  TX_RETURN_IF_ERROR(image_util::Scalar(c, 2, op.c_str(), "min_object_covered"));
+  if (c->num_inputs() == 4) {
+    PartialShape seed;
+    TX_RETURN_IF_ERROR(c->WithRank(c->input(3), 1, "Input 'seed'", &seed));
+    if (seed.dim(0) >= 0 && seed.dim(0) != 2)
+      return InvalidArgument(op, ": seed must have shape [2], got ", seed.ToString());
+  }
+  c->set_output(0, PartialShape({3}));
+  c->set_output(1, PartialShape({3}));
+  c->set_output(2, PartialShape({1, 1, 4}));
   return Status::OK();
 }
 
@@ -205,6 +285,68 @@ TX_REGISTER_OP("NonMaxSuppressionV5")
     .SetShapeFn(NmsShape)
     .Summary("Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores "
              "(Soft-NMS) instead of dropping the boxes.");
+
+TX_REGISTER_OP("NonMaxSuppressionWithOverlaps")
+    .Input("overlaps: float")
+    .Input("scores: float")
+    .Input("max_output_size: int32")
+    .Input("overlap_threshold: float")
+    .Input("score_threshold: float")
+    .Output("selected_indices: int32")
+    .SetShapeFn(NmsOverlapsShape)
+    .Summary("Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.");
+
+TX_REGISTER_OP("CombinedNonMaxSuppression")
+    .Input("boxes: float")
+    .Input("scores: float")
+    .Input("max_output_size_per_class: int32")
+    .Input("max_total_size: int32")
+    .Input("iou_threshold: float")
+    .Input("score_threshold: float")
+    .Output("nmsed_boxes: float")
+    .Output("nmsed_scores: float")
+    .Output("nmsed_classes: float")
+    .Output("valid_detections: int32")
+    .Attr("pad_per_class: bool = false")
+    .Attr("clip_boxes: bool = true")
+    .SetShapeFn(CombinedNmsShape)
+    .Summary("Non-max suppression per batch entry and class, then the best max_total_size detections of each "
+             "batch entry, zero-padded.");
+
+TX_REGISTER_OP("SampleDistortedBoundingBoxV2")
+    .Input("image_size: T")
+    .Input("bounding_boxes: float")
+    .Input("min_object_covered: float")
+    .Output("begin: T")
+    .Output("size: T")
+    .Output("bboxes: float")
+    .Attr("T: {uint8, int8, int16, int32, int64}")
+    .Attr("seed: int = 0")
+    .Attr("seed2: int = 0")
+    .Attr("aspect_ratio_range: list(float) = [0.75, 1.33]")
+    .Attr("area_range: list(float) = [0.05, 1]")
+    .Attr("max_attempts: int = 100")
+    .Attr("use_image_if_no_bounding_boxes: bool = false")
+    .SetIsStateful()
+    .SetShapeFn(SampleBoxShape)
+    .Summary("Samples a random crop of an image that covers enough of one of the bounding boxes.");
+
+TX_REGISTER_OP("StatelessSampleDistortedBoundingBox")
+    .Input("image_size: T")
+    .Input("bounding_boxes: float")
+    .Input("min_object_covered: float")
+    .Input("seed: Tseed")
+    .Output("begin: T")
+    .Output("size: T")
+    .Output("bboxes: float")
+    .Attr("T: {uint8, int8, int16, int32, int64}")
+    .Attr("Tseed: {int32, int64}")
+    .Attr("aspect_ratio_range: list(float) = [0.75, 1.33]")
+    .Attr("area_range: list(float) = [0.05, 1]")
+    .Attr("max_attempts: int = 100")
+    .Attr("use_image_if_no_bounding_boxes: bool = false")
+    .SetShapeFn(SampleBoxShape)
+    .Summary("SampleDistortedBoundingBoxV2 determined by `seed` (shape [2]) alone.");
 
 TX_REGISTER_OP("AdjustContrastv2")
     .Input("images: T")

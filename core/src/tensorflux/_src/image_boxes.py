@@ -1,7 +1,8 @@
 """``tx.image`` boxes: non-max suppression (plain, with scores and Soft-NMS, padded and
-batched) over the NonMaxSuppressionV3/V4/V5 ops, and drawing boxes."""
+batched, with given overlaps, combined over classes), drawing boxes, and sampling distorted
+bounding boxes (stateful and stateless)."""
 
-from tensorflux._src import array_ops, dtypes, shape_ops
+from tensorflux._src import array_ops, dtypes, random_ops, shape_ops
 from tensorflux._src.functional_ops import map_fn
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
@@ -110,3 +111,92 @@ def draw_bounding_boxes(images, boxes, colors, name=None):
         return gen_ops.draw_bounding_boxes(images, boxes, name=name)
     return gen_ops.draw_bounding_boxes_v2(images, boxes, to_tensor(colors, dtype=dtypes.float32), name=name)
 
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """non_max_suppression with a given [num_boxes, num_boxes] overlap matrix in place of IoU:
+    box j is skipped after box i is selected when overlaps[j, i] > overlap_threshold.
+
+    >>> overlaps = [[1.0, 0.9, 0.0], [0.9, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    >>> tx.image.non_max_suppression_overlaps(overlaps, [0.9, 0.8, 0.7], 3).numpy()
+    array([0, 2], dtype=int32)
+    """
+    with name_scope(name or "non_max_suppression_overlaps"):
+        return gen_ops.non_max_suppression_with_overlaps(
+            to_tensor(overlaps, dtype=dtypes.float32), to_tensor(scores, dtype=dtypes.float32),
+            to_tensor(max_output_size, dtype=dtypes.int32),
+            to_tensor(overlap_threshold, dtype=dtypes.float32, name="overlap_threshold"),
+            to_tensor(score_threshold, dtype=dtypes.float32, name="score_threshold"))
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """Non-max suppression per batch entry and class (boxes [batch, num_boxes, q, 4] with q = 1 or
+    num_classes, scores [batch, num_boxes, num_classes]), then the ``max_total_size`` best
+    detections of each batch entry: (nmsed_boxes [batch, k, 4], nmsed_scores [batch, k],
+    nmsed_classes [batch, k], valid_detections [batch]), zero past the valid ones. Boxes are
+    clipped to [0, 1] unless ``clip_boxes`` is False.
+
+    >>> boxes = tx.constant([[[[0.0, 0.0, 0.5, 0.5]], [[0.0, 0.0, 0.45, 0.5]], [[0.5, 0.5, 1.0, 1.0]]]])
+    >>> scores = tx.constant([[[0.9, 0.1], [0.8, 0.2], [0.1, 0.7]]])
+    >>> out = tx.image.combined_non_max_suppression(boxes, scores, 2, 3, score_threshold=0.15)
+    >>> out[2].numpy(), int(out[3][0])
+    (array([[0., 1., 1.]], dtype=float32), 3)
+    """
+    with name_scope(name or "combined_non_max_suppression"):
+        return gen_ops.combined_non_max_suppression(
+            to_tensor(boxes, dtype=dtypes.float32), to_tensor(scores, dtype=dtypes.float32),
+            to_tensor(max_output_size_per_class, dtype=dtypes.int32), to_tensor(max_total_size, dtype=dtypes.int32),
+            to_tensor(iou_threshold, dtype=dtypes.float32, name="iou_threshold"),
+            to_tensor(score_threshold, dtype=dtypes.float32, name="score_threshold"),
+            pad_per_class=pad_per_class, clip_boxes=clip_boxes)
+
+
+def _box_attrs(aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes):
+    """The sampling attrs, TensorFlow's defaults for those left None."""
+    return dict(aspect_ratio_range=list(aspect_ratio_range) if aspect_ratio_range is not None else [0.75, 1.33],
+                area_range=list(area_range) if area_range is not None else [0.05, 1.0],
+                max_attempts=100 if max_attempts is None else max_attempts,
+                use_image_if_no_bounding_boxes=bool(use_image_if_no_bounding_boxes))
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """A random crop of an image of ``image_size`` ([height, width, channels]) with an aspect
+    ratio in ``aspect_ratio_range`` and an area fraction in ``area_range`` that covers at least
+    ``min_object_covered`` of one of ``bounding_boxes`` ([batch, n, 4] normalized); the whole
+    image when ``max_attempts`` draws find none. Returns (begin, size) for ``tx.slice`` and the
+    crop as a box [1, 1, 4]. ``seed`` works as op seeds do (tx.random.set_seed).
+
+    >>> begin, size, box = tx.image.sample_distorted_bounding_box(
+    ...     [40, 60, 3], [[[0.1, 0.1, 0.9, 0.9]]], seed=3, min_object_covered=0.5)
+    >>> tx.slice(tx.zeros([40, 60, 3]), begin, size).shape.rank
+    3
+    """
+    seed1, seed2 = random_ops.get_seed(seed) if seed else (0, 0)
+    with name_scope(name or "sample_distorted_bounding_box"):
+        image_size = to_tensor(image_size)
+        return gen_ops.sample_distorted_bounding_box_v2(
+            image_size, to_tensor(bounding_boxes, dtype=dtypes.float32),
+            to_tensor(min_object_covered, dtype=dtypes.float32), seed=seed1, seed2=seed2,
+            **_box_attrs(aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
+
+
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed, min_object_covered=0.1,
+                                            aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                            use_image_if_no_bounding_boxes=None, name=None):
+    """sample_distorted_bounding_box determined by ``seed`` (shape [2]) alone: the crop
+    TensorFlow's stateless_sample_distorted_bounding_box picks for that seed.
+
+    >>> begin, size, box = tx.image.stateless_sample_distorted_bounding_box(
+    ...     [40, 60, 3], [[[0.1, 0.1, 0.9, 0.9]]], seed=[1, 2], min_object_covered=0.5)
+    >>> begin.numpy(), size.numpy()
+    (array([0, 3, 0], dtype=int32), array([39, 48, -1], dtype=int32))
+    """
+    with name_scope(name or "stateless_sample_distorted_bounding_box"):
+        return gen_ops.stateless_sample_distorted_bounding_box(
+            to_tensor(image_size), to_tensor(bounding_boxes, dtype=dtypes.float32),
+            to_tensor(min_object_covered, dtype=dtypes.float32), to_tensor(seed),
+            **_box_attrs(aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))

@@ -1,35 +1,23 @@
-// CPU kernels for NonMaxSuppressionV3/V4/V5: greedy selection of boxes by descending score,
-// dropping boxes whose IoU with a selected one exceeds the threshold, or (V5 with
-// soft_nms_sigma > 0) decaying their scores by exp(-0.5 * iou^2 / sigma), as TensorFlow does.
+// CPU kernels for NonMaxSuppressionV3/V4/V5 and NonMaxSuppressionWithOverlaps: greedy selection
+// of boxes by descending score, dropping boxes whose IoU (or given overlap) with a selected one
+// exceeds the threshold, or (V5 with soft_nms_sigma > 0) decaying their scores by
+// exp(-0.5 * iou^2 / sigma), as TensorFlow does. CombinedNonMaxSuppression is in
+// image_combined_nms.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <queue>
 #include <vector>
 
+#include "tensorflux/kernels/cpu/image_nms.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
 namespace cpu {
 namespace {
-
-// Intersection over union of boxes i and j ([y1, x1, y2, x2], corners in either order); 0 when
-// either box is empty.
-float IoU(const float* boxes, int64_t i, int64_t j) {
-  const float* a = boxes + i * 4;
-  const float* b = boxes + j * 4;
-  const float ay0 = std::min(a[0], a[2]), ax0 = std::min(a[1], a[3]), ay1 = std::max(a[0], a[2]),
-              ax1 = std::max(a[1], a[3]);
-  const float by0 = std::min(b[0], b[2]), bx0 = std::min(b[1], b[3]), by1 = std::max(b[0], b[2]),
-              bx1 = std::max(b[1], b[3]);
-  const float area_a = (ay1 - ay0) * (ax1 - ax0), area_b = (by1 - by0) * (bx1 - bx0);
-  if (area_a <= 0 || area_b <= 0) return 0.0f;
-  const float inter = std::max(std::min(ay1, by1) - std::max(ay0, by0), 0.0f) *
-                      std::max(std::min(ax1, bx1) - std::max(ax0, bx0), 0.0f);
-  return inter / (area_a + area_b - inter);
-}
 
 struct NmsResult {
   std::vector<int32_t> indices;
@@ -38,8 +26,8 @@ struct NmsResult {
 
 // TensorFlow's selection loop: a candidate is compared with the boxes selected since it was last
 // looked at (newest first); soft suppression lowers its score and requeues it.
-NmsResult Select(const float* boxes, const float* scores, int64_t n, int64_t max_out, float iou_threshold,
-                 float score_threshold, float soft_sigma) {
+NmsResult Select(const std::function<float(int64_t, int64_t)>& similarity, const float* scores, int64_t n,
+                 int64_t max_out, float iou_threshold, float score_threshold, float soft_sigma) {
   struct Candidate {
     int32_t index;
     float score;
@@ -60,7 +48,7 @@ NmsResult Select(const float* boxes, const float* scores, int64_t n, int64_t max
     const float original = c.score;
     bool hard_suppressed = false;
     for (int64_t j = static_cast<int64_t>(r.indices.size()) - 1; j >= c.checked_upto; --j) {
-      const float iou = IoU(boxes, c.index, r.indices[j]);
+      const float iou = similarity(c.index, r.indices[j]);
       const float weight = std::exp(scale * iou * iou);
       c.score *= (soft || iou <= iou_threshold) ? weight : 0.0f;
       if (!soft && iou > iou_threshold) {
@@ -135,7 +123,9 @@ class NonMaxSuppressionOp : public OpKernel {
       ctx->SetStatus(InvalidArgument(op, ": soft_nms_sigma must be >= 0, got ", sigma));
       return;
     }
-    NmsResult r = Select(boxes.data<float>(), scores.data<float>(), n, max_out, iou_threshold, score_threshold, sigma);
+    const float* box_data = boxes.data<float>();
+    NmsResult r = Select([box_data](int64_t i, int64_t j) { return image::IoU(box_data, i, j); }, scores.data<float>(),
+                         n, max_out, iou_threshold, score_threshold, sigma);
     // Padded outputs are allocated at max_output_size and zero-filled past the selection.
     const int64_t valid = static_cast<int64_t>(r.indices.size()), len = pad_ ? max_out : valid;
     Tensor* idx = nullptr;
@@ -158,6 +148,45 @@ class NonMaxSuppressionOp : public OpKernel {
   bool pad_ = false;
 };
 
+// The same selection with a given [n, n] similarity matrix instead of IoU (no range check on
+// the threshold, as in TensorFlow).
+class NonMaxSuppressionWithOverlapsOp : public OpKernel {
+ public:
+  explicit NonMaxSuppressionWithOverlapsOp(OpKernelConstruction* c) : OpKernel(c) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    constexpr const char* kOp = "NonMaxSuppressionWithOverlaps";
+    for (int i = 0; i < 5; ++i) TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, i, i == 2 ? DT_INT32 : DT_FLOAT));
+    const Tensor& overlaps = ctx->input(0);
+    const Tensor& scores = ctx->input(1);
+    const char* names[] = {"max_output_size", "overlap_threshold", "score_threshold"};
+    for (int i = 2; i < 5; ++i) TX_CTX_RETURN_IF_ERROR(ctx, CheckScalar(kOp, names[i - 2], ctx->input(i)));
+    if (overlaps.rank() != 2 || overlaps.dim(0) != overlaps.dim(1)) {
+      ctx->SetStatus(InvalidArgument(kOp, ": overlaps must be a square matrix, got shape ",
+                                     overlaps.shape().ToString()));
+      return;
+    }
+    const int64_t n = overlaps.dim(0);
+    if (scores.rank() != 1 || scores.dim(0) != n) {
+      ctx->SetStatus(InvalidArgument(kOp, ": scores must be 1-D with one entry per box (", n, "), got shape ",
+                                     scores.shape().ToString()));
+      return;
+    }
+    const int64_t max_out = ctx->input(2).data<int32_t>()[0];
+    if (max_out < 0) {
+      ctx->SetStatus(InvalidArgument(kOp, ": max_output_size must be non-negative, got ", max_out));
+      return;
+    }
+    const float* m = overlaps.data<float>();
+    NmsResult r = Select([m, n](int64_t i, int64_t j) { return m[i * n + j]; }, scores.data<float>(), n, max_out,
+                         ctx->input(3).data<float>()[0], ctx->input(4).data<float>()[0], 0.0f);
+    Tensor* idx = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({static_cast<int64_t>(r.indices.size())}), &idx));
+    std::copy(r.indices.begin(), r.indices.end(), idx->data<int32_t>());
+  }
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("NonMaxSuppressionWithOverlaps"), NonMaxSuppressionWithOverlapsOp);
 TX_REGISTER_KERNEL(KernelDefBuilder("NonMaxSuppressionV3").TypeConstraint<float>("T").TypeConstraint<float>(
                        "T_threshold"),
                    NonMaxSuppressionOp<Version::kV3>);

@@ -817,6 +817,33 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return _apply_op(_CLIP_BY_VALUE, name, (t, clip_value_min, clip_value_max), ())
 
 
+_CombinedNonMaxSuppressionOutput = _collections.namedtuple('CombinedNonMaxSuppression', ['nmsed_boxes', 'nmsed_scores', 'nmsed_classes', 'valid_detections'])
+_COMBINED_NON_MAX_SUPPRESSION = _OpSig('CombinedNonMaxSuppression',
+    inputs=(('boxes', '', 1, 0), ('scores', '', 1, 0), ('max_output_size_per_class', '', 3, 0), ('max_total_size', '', 3, 0), ('iou_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
+    attrs=(('pad_per_class', 3), ('clip_boxes', 3)),
+    outputs=(('nmsed_boxes', False), ('nmsed_scores', False), ('nmsed_classes', False), ('valid_detections', False)),
+    output_class=_CombinedNonMaxSuppressionOutput)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold, pad_per_class=False, clip_boxes=True, name=None):
+    r"""Non-max suppression per batch entry and class, then the best max_total_size detections of each batch entry, zero-padded.
+
+    Args:
+      boxes: A `Tensor` of type float32.
+      scores: A `Tensor` of type float32.
+      max_output_size_per_class: A `Tensor` of type int32.
+      max_total_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type float32.
+      score_threshold: A `Tensor` of type float32.
+      pad_per_class: An attr of type `bool`, defaults to `False`.
+      clip_boxes: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections) of `Tensor`s.
+    """
+    return _apply_op(_COMBINED_NON_MAX_SUPPRESSION, name, (boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold), (pad_per_class, clip_boxes))
+
+
 _CONCAT_OFFSET = _OpSig('ConcatOffset',
     inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
     outputs=(('offset', True),),
@@ -2991,6 +3018,27 @@ def non_max_suppression_v5(boxes, scores, max_output_size, iou_threshold, score_
     return _apply_op(_NON_MAX_SUPPRESSION_V5, name, (boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma), (pad_to_max_output_size,))
 
 
+_NON_MAX_SUPPRESSION_WITH_OVERLAPS = _OpSig('NonMaxSuppressionWithOverlaps',
+    inputs=(('overlaps', '', 1, 0), ('scores', '', 1, 0), ('max_output_size', '', 3, 0), ('overlap_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
+    outputs=(('selected_indices', False),))
+
+
+def non_max_suppression_with_overlaps(overlaps, scores, max_output_size, overlap_threshold, score_threshold, name=None):
+    r"""Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.
+
+    Args:
+      overlaps: A `Tensor` of type float32.
+      scores: A `Tensor` of type float32.
+      max_output_size: A `Tensor` of type int32.
+      overlap_threshold: A `Tensor` of type float32.
+      score_threshold: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_WITH_OVERLAPS, name, (overlaps, scores, max_output_size, overlap_threshold, score_threshold), ())
+
+
 _NOT_EQUAL = _OpSig('NotEqual',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     attrs=(('incompatible_shape_error', 3),),
@@ -3979,6 +4027,34 @@ def rsqrt_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RSQRT_GRAD, name, (y, dy), ())
+
+
+_SampleDistortedBoundingBoxV2Output = _collections.namedtuple('SampleDistortedBoundingBoxV2', ['begin', 'size', 'bboxes'])
+_SAMPLE_DISTORTED_BOUNDING_BOX_V2 = _OpSig('SampleDistortedBoundingBoxV2',
+    inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0)),
+    attrs=(('seed', 1), ('seed2', 1), ('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
+    outputs=(('begin', False), ('size', False), ('bboxes', False)),
+    output_class=_SampleDistortedBoundingBoxV2Output)
+
+
+def sample_distorted_bounding_box_v2(image_size, bounding_boxes, min_object_covered, seed=0, seed2=0, aspect_ratio_range=[0.75, 1.33], area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=False, name=None):
+    r"""Samples a random crop of an image that covers enough of one of the bounding boxes.
+
+    Args:
+      image_size: A `Tensor` of type `T`.
+      bounding_boxes: A `Tensor` of type float32.
+      min_object_covered: A `Tensor` of type float32.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      aspect_ratio_range: An attr of type `list(float)`, defaults to `[0.75, 1.33]`.
+      area_range: An attr of type `list(float)`, defaults to `[0.05, 1.0]`.
+      max_attempts: An attr of type `int`, defaults to `100`.
+      use_image_if_no_bounding_boxes: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (begin, size, bboxes) of `Tensor`s.
+    """
+    return _apply_op(_SAMPLE_DISTORTED_BOUNDING_BOX_V2, name, (image_size, bounding_boxes, min_object_covered), (seed, seed2, aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
 
 
 _SCALE_AND_TRANSLATE = _OpSig('ScaleAndTranslate',
@@ -4973,6 +5049,33 @@ def stateless_random_uniform_v2(shape, key, counter, alg, dtype=_dtypes.float32,
     return _apply_op(_STATELESS_RANDOM_UNIFORM_V2, name, (shape, key, counter, alg), (dtype,))
 
 
+_StatelessSampleDistortedBoundingBoxOutput = _collections.namedtuple('StatelessSampleDistortedBoundingBox', ['begin', 'size', 'bboxes'])
+_STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX = _OpSig('StatelessSampleDistortedBoundingBox',
+    inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0), ('seed', 'Tseed', 0, 0)),
+    attrs=(('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
+    outputs=(('begin', False), ('size', False), ('bboxes', False)),
+    output_class=_StatelessSampleDistortedBoundingBoxOutput)
+
+
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, min_object_covered, seed, aspect_ratio_range=[0.75, 1.33], area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=False, name=None):
+    r"""SampleDistortedBoundingBoxV2 determined by `seed` (shape [2]) alone.
+
+    Args:
+      image_size: A `Tensor` of type `T`.
+      bounding_boxes: A `Tensor` of type float32.
+      min_object_covered: A `Tensor` of type float32.
+      seed: A `Tensor` of type `Tseed`.
+      aspect_ratio_range: An attr of type `list(float)`, defaults to `[0.75, 1.33]`.
+      area_range: An attr of type `list(float)`, defaults to `[0.05, 1.0]`.
+      max_attempts: An attr of type `int`, defaults to `100`.
+      use_image_if_no_bounding_boxes: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (begin, size, bboxes) of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX, name, (image_size, bounding_boxes, min_object_covered, seed), (aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
+
+
 _STATELESS_TRUNCATED_NORMAL_V2 = _OpSig('StatelessTruncatedNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -5781,6 +5884,7 @@ OP_WRAPPERS = {
     'CheckNumerics': 'check_numerics',
     'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
+    'CombinedNonMaxSuppression': 'combined_non_max_suppression',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
     'Const': 'const',
@@ -5889,6 +5993,7 @@ OP_WRAPPERS = {
     'NonMaxSuppressionV3': 'non_max_suppression_v3',
     'NonMaxSuppressionV4': 'non_max_suppression_v4',
     'NonMaxSuppressionV5': 'non_max_suppression_v5',
+    'NonMaxSuppressionWithOverlaps': 'non_max_suppression_with_overlaps',
     'NotEqual': 'not_equal',
     'OneHot': 'one_hot',
     'OnesLike': 'ones_like',
@@ -5939,6 +6044,7 @@ OP_WRAPPERS = {
     'Round': 'round',
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
+    'SampleDistortedBoundingBoxV2': 'sample_distorted_bounding_box_v2',
     'ScaleAndTranslate': 'scale_and_translate',
     'ScaleAndTranslateGrad': 'scale_and_translate_grad',
     'ScatterNd': 'scatter_nd',
@@ -5990,6 +6096,7 @@ OP_WRAPPERS = {
     'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
     'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
+    'StatelessSampleDistortedBoundingBox': 'stateless_sample_distorted_bounding_box',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StatelessWhile': 'stateless_while',
     'StopGradient': 'stop_gradient',
