@@ -1388,6 +1388,63 @@ func ClipByValue(scope *Scope, t tf.Output, clipValueMin tf.Output, clipValueMax
 	return op.Output(0)
 }
 
+// CombinedNonMaxSuppressionAttr is an optional argument to CombinedNonMaxSuppression.
+type CombinedNonMaxSuppressionAttr func(optionalAttr)
+
+// CombinedNonMaxSuppressionPadPerClass sets the optional pad_per_class attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func CombinedNonMaxSuppressionPadPerClass(value bool) CombinedNonMaxSuppressionAttr {
+	return func(m optionalAttr) {
+		m["pad_per_class"] = value
+	}
+}
+
+// CombinedNonMaxSuppressionClipBoxes sets the optional clip_boxes attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func CombinedNonMaxSuppressionClipBoxes(value bool) CombinedNonMaxSuppressionAttr {
+	return func(m optionalAttr) {
+		m["clip_boxes"] = value
+	}
+}
+
+// CombinedNonMaxSuppression: Non-max suppression per batch entry and class, then the best max_total_size detections of each batch entry, zero-padded.
+//
+// Arguments:
+//
+//	boxes: a tensor of type tf.Float.
+//	scores: a tensor of type tf.Float.
+//	maxOutputSizePerClass: a tensor of type tf.Int32.
+//	maxTotalSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type tf.Float.
+//	scoreThreshold: a tensor of type tf.Float.
+//
+// Returns nmsedBoxes (one output), nmsedScores (one output), nmsedClasses (one output), validDetections (one output).
+func CombinedNonMaxSuppression(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSizePerClass tf.Output, maxTotalSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output, optional ...CombinedNonMaxSuppressionAttr) (nmsedBoxes tf.Output, nmsedScores tf.Output, nmsedClasses tf.Output, validDetections tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CombinedNonMaxSuppression",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSizePerClass, maxTotalSize, iouThreshold, scoreThreshold,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2), op.Output(3)
+}
+
 // ConcatOffset: Where each input of a concatenation along concat_dim starts in the result.
 //
 // Arguments:

@@ -1178,6 +1178,34 @@ func NonMaxSuppressionV5(scope *Scope, boxes tf.Output, scores tf.Output, maxOut
 	return op.Output(0), op.Output(1), op.Output(2)
 }
 
+// NonMaxSuppressionWithOverlaps: Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.
+//
+// Arguments:
+//
+//	overlaps: a tensor of type tf.Float.
+//	scores: a tensor of type tf.Float.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	overlapThreshold: a tensor of type tf.Float.
+//	scoreThreshold: a tensor of type tf.Float.
+//
+// Returns selectedIndices (one output).
+func NonMaxSuppressionWithOverlaps(scope *Scope, overlaps tf.Output, scores tf.Output, maxOutputSize tf.Output, overlapThreshold tf.Output, scoreThreshold tf.Output) (selectedIndices tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionWithOverlaps",
+		Input: []tf.Input{
+			overlaps, scores, maxOutputSize, overlapThreshold, scoreThreshold,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // NotEqualAttr is an optional argument to NotEqual.
 type NotEqualAttr func(optionalAttr)
 
