@@ -6,7 +6,6 @@ import colorsys
 import numpy as np
 import pytest
 import scipy.ndimage
-
 import tensorflux as tx
 from conformance import image_refs as ref
 

@@ -4,7 +4,6 @@ ops whose gradient is an explicit error (as TensorFlow defines none)."""
 
 import numpy as np
 import pytest
-
 import tensorflux as tx
 from tensorflux._src.generated import gen_ops
 

@@ -4,7 +4,6 @@ tf.GradientTape); the stateless random functions give TensorFlow's values for th
 
 import numpy as np
 import pytest
-
 import tensorflux as tx
 
 tf = pytest.importorskip("tensorflow")

@@ -5,10 +5,9 @@ TensorFlow in one process run. Each workload is one Session.run of a graph whose
 from __future__ import annotations
 
 import numpy as np
-
+from harness import report
 from linalg_bench import cpu_model
 from ops_bench import _run_tf, _run_tx
-from harness import report
 
 RNG = np.random.default_rng(0)
 

@@ -17,14 +17,13 @@ from tensorflux._src.image_color import (adjust_brightness, adjust_contrast, adj
                                          adjust_saturation, convert_image_dtype, grayscale_to_rgb, hsv_to_rgb,
                                          per_image_standardization, random_brightness, random_contrast, random_hue,
                                          random_saturation, rgb_to_grayscale, rgb_to_hsv, rgb_to_yiq, rgb_to_yuv,
-                                         stateless_random_brightness, stateless_random_contrast,
-                                         stateless_random_hue, stateless_random_saturation, yiq_to_rgb, yuv_to_rgb)
+                                         stateless_random_brightness, stateless_random_contrast, stateless_random_hue,
+                                         stateless_random_saturation, yiq_to_rgb, yuv_to_rgb)
 from tensorflux._src.image_geometry import (central_crop, crop_to_bounding_box, extract_patches, flip_left_right,
                                             flip_up_down, image_gradients, pad_to_bounding_box, random_crop,
-                                            random_flip_left_right, random_flip_up_down, resize_with_crop_or_pad,
-                                            rot90, sobel_edges, stateless_random_crop,
-                                            stateless_random_flip_left_right, stateless_random_flip_up_down,
-                                            total_variation, transpose)
+                                            random_flip_left_right, random_flip_up_down, resize_with_crop_or_pad, rot90,
+                                            sobel_edges, stateless_random_crop, stateless_random_flip_left_right,
+                                            stateless_random_flip_up_down, total_variation, transpose)
 from tensorflux._src.image_metrics import psnr, ssim, ssim_multiscale
 from tensorflux._src.image_resize import ResizeMethod, crop_and_resize, resize, resize_with_pad
 

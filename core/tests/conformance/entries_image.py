@@ -3,8 +3,8 @@ ops (RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustHue, AdjustSaturation), Extract
 DrawBoundingBoxes(V2), against the NumPy references of image_refs.py."""
 
 import numpy as np
-
 import tensorflux as tx
+
 from conformance import image_refs as ref
 from conformance.gen import rand
 from conformance.harness import ErrorSample, OpEntry, Sample

@@ -4,8 +4,8 @@ interpolation matrices of image_refs.py. The resizers output float32 whatever th
 so their gradients are checked with a finite-difference step fit for float32 (grad_eps)."""
 
 import numpy as np
-
 import tensorflux as tx
+
 from conformance import image_refs as ref
 from conformance.gen import rand
 from conformance.harness import ErrorSample, OpEntry, Sample

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tensorflux/gradients/array_grad_util.h"
+#include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
@@ -17,10 +18,8 @@ Status CropAndResizeGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue image = g.input(0), boxes = g.input(1), ind = g.input(2), dz = g.grad(0);
   const DataType dt = o.dtype(image);
-  AttrMap method;
-  method["method"] = g.attr("method");
   if (g.needs_grad(0) && IsFloating(dt)) {
-    AttrMap attrs = method;
+    AttrMap attrs = CarryAttrs(g, {"method"});
     attrs["T"] = TypeAttr(dt);
     g.set_grad(0, o.Op1("CropAndResizeGradImage", {dz, boxes, ind, o.ShapeOf(image)}, attrs));
   }
@@ -40,9 +39,8 @@ Status CropAndResizeGradImageGrad(GradContext& g) {
   GValue crop = s.known_rank() && s.dim(1) >= 0 && s.dim(2) >= 0
                     ? o.Ints({s.dim(1), s.dim(2)})
                     : o.Op1("Slice", {o.ShapeOf(grads), o.Ints({1}), o.Ints({2})});
-  AttrMap attrs;
-  attrs["method"] = g.attr("method");
-  g.set_grad(0, o.Op1("CropAndResize", {o.Cast(g.grad(0), DT_FLOAT), g.input(1), g.input(2), crop}, attrs));
+  g.set_grad(0, o.Op1("CropAndResize", {o.Cast(g.grad(0), DT_FLOAT), g.input(1), g.input(2), crop},
+                      CarryAttrs(g, {"method"})));
   return Status::OK();
 }
 
@@ -137,9 +135,7 @@ Status ExtractImagePatchesGrad(GradContext& g) {
   const SInt out_rows = dim(y, 1), out_cols = dim(y, 2), pixels = mul(rows, cols);
   GValue ids = o.Op1("Range", {o.Int(1, kIdx), o.Add(pixels.Get(o, kIdx), o.Int(1, kIdx)), o.Int(1, kIdx)});
   ids = o.Reshape(ids, ShapeVector(o, {SInt::Of(1), rows, cols, SInt::Of(1)}, kIdx));
-  AttrMap attrs;
-  for (const char* a : {"ksizes", "strides", "rates", "padding"}) attrs[a] = g.attr(a);
-  GValue patch_ids = o.Op1("ExtractImagePatches", {ids}, attrs);
+  GValue patch_ids = o.Op1("ExtractImagePatches", {ids}, CarryAttrs(g, {"ksizes", "strides", "rates", "padding"}));
   GValue segments = o.Sub(o.Reshape(patch_ids, o.Ints({-1}, kIdx)), o.Int(1, kIdx));
   GValue dz6 = o.Reshape(dz, ShapeVector(o, {batch, out_rows, out_cols, SInt::Of(ksizes[1]), SInt::Of(ksizes[2]),
                                              depth}, kIdx));

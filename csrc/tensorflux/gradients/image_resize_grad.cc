@@ -3,20 +3,12 @@
 // resize (second derivatives TensorFlow does not define).
 #include <initializer_list>
 
+#include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
 namespace {
 
-// The forward op's attrs named in `names`, for the op that computes its gradient.
-AttrMap Carry(GradContext& g, std::initializer_list<const char*> names) {
-  AttrMap attrs;
-  for (const char* n : names) {
-    auto it = g.attrs().find(n);
-    if (it != g.attrs().end()) attrs[n] = it->second;
-  }
-  return attrs;
-}
 constexpr std::initializer_list<const char*> kResizeAttrs = {"align_corners", "half_pixel_centers"};
 constexpr std::initializer_list<const char*> kFilterAttrs = {"kernel_type", "antialias"};
 
@@ -35,7 +27,7 @@ template <const char* kGradOp>
 Status InterpolationGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (IsFloating(o.dtype(g.input(0))))
-    g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(0)}, Carry(g, kResizeAttrs)));
+    g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(0)}, CarryAttrs(g, kResizeAttrs)));
   return Status::OK();
 }
 constexpr char kResizeBilinearGrad[] = "ResizeBilinearGrad";
@@ -43,7 +35,8 @@ constexpr char kResizeBicubicGrad[] = "ResizeBicubicGrad";
 
 Status ResizeNearestNeighborGradFn(GradContext& g) {
   GradScope& o = g.ops();
-  g.set_grad(0, o.Op1("ResizeNearestNeighborGrad", {g.grad(0), HeightWidth(o, g.input(0))}, Carry(g, kResizeAttrs)));
+  g.set_grad(0, o.Op1("ResizeNearestNeighborGrad", {g.grad(0), HeightWidth(o, g.input(0))},
+                      CarryAttrs(g, kResizeAttrs)));
   return Status::OK();
 }
 
@@ -54,7 +47,7 @@ Status ScaleAndTranslateGradFn(GradContext& g) {
   const DataType dt = o.dtype(g.input(0));
   if (!IsFloating(dt)) return Status::OK();
   GValue grad = o.Op1("ScaleAndTranslateGrad", {g.grad(0), o.Cast(g.input(0), DT_FLOAT), g.input(2), g.input(3)},
-                      Carry(g, kFilterAttrs));
+                      CarryAttrs(g, kFilterAttrs));
   g.set_grad(0, o.Cast(grad, dt));
   return Status::OK();
 }
@@ -72,7 +65,7 @@ Status InterpolationGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
     g.set_grad(0, o.Op1(kForwardOp, {o.Cast(g.grad(0), DT_FLOAT), HeightWidth(o, g.input(0))},
-                        Carry(g, kResizeAttrs)));
+                        CarryAttrs(g, kResizeAttrs)));
   return Status::OK();
 }
 constexpr char kResizeBilinear[] = "ResizeBilinear";
@@ -81,7 +74,7 @@ constexpr char kResizeBicubic[] = "ResizeBicubic";
 Status ResizeNearestNeighborGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
-    g.set_grad(0, o.Op1("ResizeNearestNeighbor", {g.grad(0), HeightWidth(o, g.input(0))}, Carry(g, kResizeAttrs)));
+    g.set_grad(0, o.Op1("ResizeNearestNeighbor", {g.grad(0), HeightWidth(o, g.input(0))}, CarryAttrs(g, kResizeAttrs)));
   return Status::OK();
 }
 
@@ -89,7 +82,7 @@ Status ScaleAndTranslateGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
     g.set_grad(0, o.Op1("ScaleAndTranslate", {g.grad(0), HeightWidth(o, g.input(0)), g.input(2), g.input(3)},
-                        Carry(g, kFilterAttrs)));
+                        CarryAttrs(g, kFilterAttrs)));
   return Status::OK();
 }
 

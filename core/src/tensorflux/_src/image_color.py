@@ -6,13 +6,11 @@ import functools
 
 import numpy as np
 
-from tensorflux._src import array_ops, dtypes, math_ops, random_ops, shape_ops, stat_ops
-from tensorflux._src import context, reduce_ops
+from tensorflux._src import array_ops, context, dtypes, math_ops, random_ops, reduce_ops, shape_ops, stat_ops
 from tensorflux._src.einsum_ops import tensordot
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_util import check, check_at_least_3d, is_tensor, to_tensor, with_dependencies
-
 
 # Dtypes whose clip/multiply/floordiv kernels every build has; other image dtypes compute in a
 # wider one (int64 for integers, float32 for float16) with the same results.

@@ -7,12 +7,12 @@ import functools
 
 import numpy as np
 
-from tensorflux._src import array_ops, cond as cond_ops, dtypes, math_ops, nn_conv_ops, random_ops, reduce_ops
-from tensorflux._src import shape_ops
+from tensorflux._src import array_ops, dtypes, math_ops, nn_conv_ops, random_ops, reduce_ops, shape_ops
+from tensorflux._src import cond as cond_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
-from tensorflux._src.image_util import (as_batch, check, check_at_least_3d, image_dims, is_tensor, static_rank,
-                                        static_value, tile_channels, to_tensor, unbatch, with_dependencies)
+from tensorflux._src.image_util import (as_batch, batch_for_target, check, check_at_least_3d, image_dims, is_tensor,
+                                        static_rank, static_value, tile_channels, to_tensor, unbatch, with_dependencies)
 
 
 def _by_rank(image, f_rank3, f_rank4, what):
@@ -274,12 +274,7 @@ def resize_with_crop_or_pad(image, target_height, target_width):
     TensorShape([2, 4, 3])
     """
     with name_scope("resize_image_with_crop_or_pad"):
-        image, batched = as_batch(to_tensor(image, name="image"))
-        deps = check_at_least_3d(image)
-        deps += check(target_width > 0, ValueError, "target_width must be > 0.")
-        deps += check(target_height > 0, ValueError, "target_height must be > 0.")
-        image = with_dependencies(deps, image)
-        _, height, width, _ = image_dims(image, 4)
+        image, batched, height, width = batch_for_target(image, target_height, target_width)
         width_diff, height_diff = target_width - width, target_height - height
         crop_w, pad_w = _max(-width_diff // 2, 0), _max(width_diff // 2, 0)
         crop_h, pad_h = _max(-height_diff // 2, 0), _max(height_diff // 2, 0)

@@ -3,7 +3,8 @@
 
 import numpy as np
 
-from tensorflux._src import array_ops, cond as cond_ops, dtypes, math_ops, nn_conv_ops, reduce_ops, shape_ops
+from tensorflux._src import array_ops, dtypes, math_ops, nn_conv_ops, reduce_ops, shape_ops
+from tensorflux._src import cond as cond_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_color import convert_image_dtype
@@ -150,7 +151,7 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
                     flat = [array_ops.reshape(x, array_ops.concat([[-1], t], 0)) for x, t in zip(imgs, tails)]
                     remainder = math_ops.floormod(tails[0], divisor_t)
                     need = reduce_ops.reduce_any(math_ops.not_equal(remainder, 0))
-                    padded = cond_ops.cond(need, lambda: pad(flat, remainder), lambda: flat)
+                    padded = cond_ops.cond(need, lambda f=flat, r=remainder: pad(f, r), lambda f=flat: f)
                     down = [nn_conv_ops.avg_pool(x, ksize=divisor, strides=divisor, padding="VALID") for x in padded]
                     tails = [shape_ops.shape(x)[1:] for x in down]
                     imgs = [array_ops.reshape(x, array_ops.concat([h, t], 0)) for x, h, t in zip(down, heads, tails)]

@@ -6,8 +6,7 @@ from tensorflux._src import array_ops, dtypes, math_ops, shape_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_geometry import pad_to_bounding_box
-from tensorflux._src.image_util import (as_batch, check, check_at_least_3d, image_dims, to_tensor, unbatch,
-                                        with_dependencies)
+from tensorflux._src.image_util import as_batch, batch_for_target, image_dims, to_tensor, unbatch
 
 
 class ResizeMethod:
@@ -109,12 +108,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     array([0., 0., 1., 1., 1., 1., 0., 0.], dtype=float32)
     """
     with name_scope("resize_image_with_pad"):
-        image, batched = as_batch(to_tensor(image, name="image"))
-        deps = check_at_least_3d(image)
-        deps += check(target_width > 0, ValueError, "target_width must be > 0.")
-        deps += check(target_height > 0, ValueError, "target_height must be > 0.")
-        image = with_dependencies(deps, image)
-        _, height, width, _ = image_dims(image, 4)
+        image, batched, height, width = batch_for_target(image, target_height, target_width)
         f_height, f_width = math_ops.cast(height, dtypes.float32), math_ops.cast(width, dtypes.float32)
         f_target_h = math_ops.cast(target_height, dtypes.float32)
         f_target_w = math_ops.cast(target_width, dtypes.float32)

@@ -122,3 +122,15 @@ def tile_channels(kernel, image):
         return array_ops.tile(kernel, [1, 1, channels, 1])
     tiled = array_ops.tile(kernel, array_ops.stack([1, 1, _shape(image)[-1], 1]))
     return array_ops.reshape(tiled, [kh, kw, -1, m])
+
+
+def batch_for_target(image, target_height, target_width):
+    """(4-D images, was_batched, height, width) for the functions that fit an image (or batch)
+    to a target size: the image checked (rank, non-empty) and both targets positive."""
+    image, batched = as_batch(to_tensor(image, name="image"))
+    deps = check_at_least_3d(image)
+    deps += check(target_width > 0, ValueError, "target_width must be > 0.")
+    deps += check(target_height > 0, ValueError, "target_height must be > 0.")
+    image = with_dependencies(deps, image)
+    _, height, width, _ = image_dims(image, 4)
+    return image, batched, height, width

@@ -30,33 +30,42 @@ Status ReadScalarFloat(OpKernelContext* ctx, int i, const char* op, const char* 
   return Status::OK();
 }
 
+// Writes fn(in + 3 i, out + 3 i) for each pixel i of input 0 (images [..., 3] of rank at least
+// `min_rank`) into output 0, reusing the input buffer when the op may (`in_place`).
+template <typename T, typename F>
+void MapPixels(OpKernelContext* ctx, const char* op, int min_rank, bool in_place, int64_t cost, const F& fn) {
+  TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
+  int64_t n = 0;
+  TX_CTX_RETURN_IF_ERROR(ctx, CheckRgb(op, ctx->input(0), min_rank, &n));
+  Tensor* out = nullptr;
+  const TensorShape& shape = ctx->input(0).shape();
+  TX_CTX_RETURN_IF_ERROR(ctx, in_place ? ctx->forward_input_or_allocate_output(0, 0, shape, &out)
+                                       : ctx->allocate_output(0, shape, &out));
+  const T* p = ctx->input(0).data<T>();
+  T* q = out->data<T>();
+  ParallelRange(ctx->intra_op_pool(), n, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) fn(p + 3 * i, q + 3 * i);
+  });
+}
+
 template <typename T>
 class RGBToHSVOp : public OpKernel {
  public:
   explicit RGBToHSVOp(OpKernelConstruction* c) : OpKernel(c) {}
 
   void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    int64_t n = 0;
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckRgb("RGBToHSV", ctx->input(0), 1, &n));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, ctx->input(0).shape(), &out));
-    const T* p = ctx->input(0).data<T>();
-    T* q = out->data<T>();
-    ParallelRange(ctx->intra_op_pool(), n, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const T r = p[3 * i], g = p[3 * i + 1], b = p[3 * i + 2];
-        const T v = std::max(r, std::max(g, b));
-        const T range = v - std::min(r, std::min(g, b));
-        const T s = v > T(0) ? range / v : T(0);
-        const T norm = (T(1) / range) * (T(1) / T(6));
-        T h = r == v ? norm * (g - b) : g == v ? norm * (b - r) + T(2) / T(6) : norm * (r - g) + T(4) / T(6);
-        if (!(range > T(0))) h = T(0);
-        if (h < T(0)) h = h + T(1);
-        q[3 * i] = h;
-        q[3 * i + 1] = s;
-        q[3 * i + 2] = v;
-      }
+    MapPixels<T>(ctx, "RGBToHSV", 1, true, 16, [](const T* p, T* q) {
+      const T r = p[0], g = p[1], b = p[2];
+      const T v = std::max(r, std::max(g, b));
+      const T range = v - std::min(r, std::min(g, b));
+      const T s = v > T(0) ? range / v : T(0);
+      const T norm = (T(1) / range) * (T(1) / T(6));
+      T h = r == v ? norm * (g - b) : g == v ? norm * (b - r) + T(2) / T(6) : norm * (r - g) + T(4) / T(6);
+      if (!(range > T(0))) h = T(0);
+      if (h < T(0)) h = h + T(1);
+      q[0] = h;
+      q[1] = s;
+      q[2] = v;
     });
   }
 };
@@ -67,26 +76,17 @@ class HSVToRGBOp : public OpKernel {
   explicit HSVToRGBOp(OpKernelConstruction* c) : OpKernel(c) {}
 
   void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    int64_t n = 0;
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckRgb("HSVToRGB", ctx->input(0), 1, &n));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, ctx->input(0).shape(), &out));
-    const T* p = ctx->input(0).data<T>();
-    T* q = out->data<T>();
-    auto clamp01 = [](T x) { return std::min(std::max(x, T(0)), T(1)); };
-    ParallelRange(ctx->intra_op_pool(), n, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const T h = p[3 * i], s = p[3 * i + 1], v = p[3 * i + 2];
-        const T dh = h * T(6);
-        const T dr = clamp01(std::abs(dh - T(3)) - T(1));
-        const T dg = clamp01(-std::abs(dh - T(2)) + T(2));
-        const T db = clamp01(-std::abs(dh - T(4)) + T(2));
-        const T one_s = -s + T(1);
-        q[3 * i] = (one_s + s * dr) * v;
-        q[3 * i + 1] = (one_s + s * dg) * v;
-        q[3 * i + 2] = (one_s + s * db) * v;
-      }
+    MapPixels<T>(ctx, "HSVToRGB", 1, true, 16, [](const T* p, T* q) {
+      auto clamp01 = [](T x) { return std::min(std::max(x, T(0)), T(1)); };
+      const T h = p[0], s = p[1], v = p[2];
+      const T dh = h * T(6);
+      const T dr = clamp01(std::abs(dh - T(3)) - T(1));
+      const T dg = clamp01(-std::abs(dh - T(2)) + T(2));
+      const T db = clamp01(-std::abs(dh - T(4)) + T(2));
+      const T one_s = -s + T(1);
+      q[0] = (one_s + s * dr) * v;
+      q[1] = (one_s + s * dg) * v;
+      q[2] = (one_s + s * db) * v;
     });
   }
 };
@@ -186,27 +186,18 @@ class AdjustHueOp : public OpKernel {
   explicit AdjustHueOp(OpKernelConstruction* c) : OpKernel(c) {}
 
   void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_FLOAT));
-    int64_t n = 0;
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckRgb("AdjustHue", ctx->input(0), 3, &n));
     float delta = 0;
     TX_CTX_RETURN_IF_ERROR(ctx, ReadScalarFloat(ctx, 1, "AdjustHue", "delta", &delta));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, ctx->input(0).shape(), &out));
-    const float* p = ctx->input(0).data<float>();
-    float* q = out->data<float>();
-    ParallelRange(ctx->intra_op_pool(), n, 24, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        float h, lo, hi;
-        RgbToHueRange(p[3 * i], p[3 * i + 1], p[3 * i + 2], &h, &lo, &hi);
-        h += delta * 6;
-        // Bring h back into [0, 6): delta is at most a few turns, so subtraction beats fmod.
-        if (std::isfinite(h)) {
-          while (h < 0) h += 6;
-          while (h >= 6) h -= 6;
-        }
-        HueRangeToRgb(h, lo, hi, q + 3 * i);
+    MapPixels<float>(ctx, "AdjustHue", 3, true, 24, [delta](const float* p, float* q) {
+      float h, lo, hi;
+      RgbToHueRange(p[0], p[1], p[2], &h, &lo, &hi);
+      h += delta * 6;
+      // Bring h back into [0, 6): delta is at most a few turns, so subtraction beats fmod.
+      if (std::isfinite(h)) {
+        while (h < 0) h += 6;
+        while (h >= 6) h -= 6;
       }
+      HueRangeToRgb(h, lo, hi, q);
     });
   }
 };
@@ -257,22 +248,13 @@ class AdjustSaturationOp : public OpKernel {
   explicit AdjustSaturationOp(OpKernelConstruction* c) : OpKernel(c) {}
 
   void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_FLOAT));
-    int64_t n = 0;
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckRgb("AdjustSaturation", ctx->input(0), 3, &n));
     float scale = 0;
     TX_CTX_RETURN_IF_ERROR(ctx, ReadScalarFloat(ctx, 1, "AdjustSaturation", "scale", &scale));
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, ctx->input(0).shape(), &out));
-    const float* p = ctx->input(0).data<float>();
-    float* q = out->data<float>();
-    ParallelRange(ctx->intra_op_pool(), n, 24, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        float h, s, v;
-        RgbToHsv(p[3 * i], p[3 * i + 1], p[3 * i + 2], &h, &s, &v);
-        s = std::min(1.0f, std::max(0.0f, s * scale));
-        HsvToRgb(h, s, v, q + 3 * i);
-      }
+    MapPixels<float>(ctx, "AdjustSaturation", 3, false, 24, [scale](const float* p, float* q) {
+      float h, s, v;
+      RgbToHsv(p[0], p[1], p[2], &h, &s, &v);
+      s = std::min(1.0f, std::max(0.0f, s * scale));
+      HsvToRgb(h, s, v, q);
     });
   }
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "tensorflux/kernels/cpu/image_resize_util.h"
@@ -48,6 +49,21 @@ struct Axis {
   bool inside(float v) const { return !(v < 0 || v > static_cast<float>(size - 1)); }
 };
 
+// Checks input i against dtypes[i] for each listed input.
+Status CheckInputs(const OpKernelContext* ctx, std::initializer_list<DataType> dtypes) {
+  int i = 0;
+  for (DataType dt : dtypes) TX_RETURN_IF_ERROR(CheckInput(ctx, i++, dt));
+  return Status::OK();
+}
+
+// The incoming gradient of a crop: [num_boxes, crop_height, crop_width, depth], crops non-empty.
+Status CheckCropGrads(const char* op, const Tensor& grads) {
+  if (grads.rank() != 4 || grads.dim(1) <= 0 || grads.dim(2) <= 0)
+    return InvalidArgument(op, ": grads must be 4-D [num_boxes, crop_height, crop_width, depth] with positive crop "
+                           "sizes, got shape ", grads.shape().ToString());
+  return Status::OK();
+}
+
 // Reads the method attr ("bilinear" or "nearest"; `bilinear_only` for the boxes gradient).
 Status ReadMethod(OpKernelConstruction* c, const char* op, bool bilinear_only, bool* nearest) {
   std::string method;
@@ -73,10 +89,7 @@ class CropAndResizeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     constexpr const char* kOp = "CropAndResize";
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_FLOAT));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DT_INT32));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 3, DT_INT32));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInputs(ctx, {DataTypeOf<T>::value, DT_FLOAT, DT_INT32, DT_INT32}));
     const Tensor& image = ctx->input(0);
     TX_CTX_RETURN_IF_ERROR(ctx, image::CheckImage4D(kOp, "image", image.shape(), /*need_channels=*/false));
     int64_t num_boxes = 0, ch = 0, cw = 0;
@@ -153,17 +166,10 @@ class CropAndResizeGradImageOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     constexpr const char* kOp = "CropAndResizeGradImage";
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_FLOAT));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_FLOAT));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DT_INT32));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 3, DT_INT32));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInputs(ctx, {DT_FLOAT, DT_FLOAT, DT_INT32, DT_INT32}));
     const Tensor& grads = ctx->input(0);
     const Tensor& size = ctx->input(3);
-    if (grads.rank() != 4 || grads.dim(1) <= 0 || grads.dim(2) <= 0) {
-      ctx->SetStatus(InvalidArgument(kOp, ": grads must be 4-D [num_boxes, crop_height, crop_width, depth] with "
-                                     "positive crop sizes, got shape ", grads.shape().ToString()));
-      return;
-    }
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckCropGrads(kOp, grads));
     if (size.rank() != 1 || size.dim(0) != 4) {
       ctx->SetStatus(InvalidArgument(kOp, ": image_size must be 1-D with 4 elements, got shape ",
                                      size.shape().ToString()));
@@ -247,17 +253,10 @@ class CropAndResizeGradBoxesOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     constexpr const char* kOp = "CropAndResizeGradBoxes";
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_FLOAT));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DT_FLOAT));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 3, DT_INT32));
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInputs(ctx, {DT_FLOAT, DataTypeOf<T>::value, DT_FLOAT, DT_INT32}));
     const Tensor& grads = ctx->input(0);
     const Tensor& image = ctx->input(1);
-    if (grads.rank() != 4 || grads.dim(1) <= 0 || grads.dim(2) <= 0) {
-      ctx->SetStatus(InvalidArgument(kOp, ": grads must be 4-D [num_boxes, crop_height, crop_width, depth] with "
-                                     "positive crop sizes, got shape ", grads.shape().ToString()));
-      return;
-    }
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckCropGrads(kOp, grads));
     TX_CTX_RETURN_IF_ERROR(ctx, image::CheckImage4D(kOp, "image", image.shape(), /*need_channels=*/false));
     if (image.dim(3) != grads.dim(3)) {
       ctx->SetStatus(InvalidArgument(kOp, ": image depth ", image.dim(3), " differs from grads depth ", grads.dim(3)));

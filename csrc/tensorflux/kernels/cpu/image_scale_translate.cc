@@ -207,6 +207,12 @@ struct FilterAttrs {
                              "lanczos5, gaussian, box, triangle, keyscubic, mitchellcubic)");
     return Status::OK();
   }
+  // The row and column spans of the forward resize `g` by scale s and translation t (row, col).
+  Status Spans2D(const char* op, const image::ResizeGeometry& g, const float s[2], const float t[2],
+                 Spans* rows, Spans* cols) const {
+    TX_RETURN_IF_ERROR(ComputeSpans(op, filter, g.out_w, g.in_w, s[1], t[1], antialias, cols));
+    return ComputeSpans(op, filter, g.out_h, g.in_h, s[0], t[0], antialias, rows);
+  }
 };
 
 Status ReadScaleTranslation(OpKernelContext* ctx, const char* op, float s[2], float t[2]) {
@@ -238,8 +244,7 @@ class ScaleAndTranslateOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, g.output_shape(), &out));
     if (out->num_elements() == 0) return;
     Spans rows, cols;
-    TX_CTX_RETURN_IF_ERROR(ctx, ComputeSpans(kOp, attrs_.filter, g.out_w, g.in_w, s[1], t[1], attrs_.antialias, &cols));
-    TX_CTX_RETURN_IF_ERROR(ctx, ComputeSpans(kOp, attrs_.filter, g.out_h, g.in_h, s[0], t[0], attrs_.antialias, &rows));
+    TX_CTX_RETURN_IF_ERROR(ctx, attrs_.Spans2D(kOp, g, s, t, &rows, &cols));
     Tensor mid;
     TX_CTX_RETURN_IF_ERROR(ctx, Tensor::Allocate(DT_FLOAT, TensorShape({g.batch, g.out_h, g.in_w, g.channels}), &mid));
     GatherSpans(ctx->intra_op_pool(), rows, cols, ctx->input(0).data<T>(), g.batch, g.in_h, g.in_w, g.out_h, g.out_w,
@@ -275,8 +280,7 @@ class ScaleAndTranslateGradOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({g.batch, g.in_h, g.in_w, g.channels}), &out));
     if (out->num_elements() == 0) return;
     Spans rows, cols, grad_rows, grad_cols;
-    TX_CTX_RETURN_IF_ERROR(ctx, ComputeSpans(kOp, attrs_.filter, g.out_w, g.in_w, s[1], t[1], attrs_.antialias, &cols));
-    TX_CTX_RETURN_IF_ERROR(ctx, ComputeSpans(kOp, attrs_.filter, g.out_h, g.in_h, s[0], t[0], attrs_.antialias, &rows));
+    TX_CTX_RETURN_IF_ERROR(ctx, attrs_.Spans2D(kOp, g, s, t, &rows, &cols));
     TransposeSpans(cols, g.out_w, g.in_w, &grad_cols);
     TransposeSpans(rows, g.out_h, g.in_h, &grad_rows);
     Tensor mid;
