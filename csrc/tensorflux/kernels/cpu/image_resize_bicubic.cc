@@ -121,19 +121,22 @@ class ResizeBicubicOp : public OpKernel {
           return Dot4(ty.w, static_cast<float>(rows[0][p]), static_cast<float>(rows[1][p]),
                       static_cast<float>(rows[2][p]), static_cast<float>(rows[3][p]));
         };
-        if (per_column)
-          for (int64_t p = 0; p < in_row; ++p) mid[p] = vertical(p);
         float* dst = y + r * g.out_w * c;
+        if (per_column) {
+          for (int64_t p = 0; p < in_row; ++p) mid[p] = vertical(p);
+          for (int64_t ox = 0; ox < g.out_w; ++ox) {
+            const Taps& tx = xs[ox];
+            const float *c0 = &mid[tx.idx[0] * c], *c1 = &mid[tx.idx[1] * c], *c2 = &mid[tx.idx[2] * c],
+                        *c3 = &mid[tx.idx[3] * c];
+            for (int64_t k = 0; k < c; ++k) dst[ox * c + k] = Dot4(tx.w, c0[k], c1[k], c2[k], c3[k]);
+          }
+          continue;
+        }
         for (int64_t ox = 0; ox < g.out_w; ++ox) {
           const Taps& tx = xs[ox];
-          for (int64_t k = 0; k < c; ++k) {
-            float col[4];
-            for (int j = 0; j < 4; ++j) {
-              const int64_t p = tx.idx[j] * c + k;
-              col[j] = per_column ? mid[p] : vertical(p);
-            }
-            dst[ox * c + k] = Dot4(tx.w, col[0], col[1], col[2], col[3]);
-          }
+          for (int64_t k = 0; k < c; ++k)
+            dst[ox * c + k] = Dot4(tx.w, vertical(tx.idx[0] * c + k), vertical(tx.idx[1] * c + k),
+                                   vertical(tx.idx[2] * c + k), vertical(tx.idx[3] * c + k));
         }
       }
     });
