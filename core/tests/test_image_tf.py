@@ -245,3 +245,28 @@ def test_sample_distorted_bounding_box_matches_tensorflow():
         got = tx.raw_ops.SampleDistortedBoundingBoxV2(**raw)
         for g, w in zip(got, want):
             _check(g.numpy(), w.numpy())
+
+
+def test_tensorflow_graph_with_image_ops_imports_and_runs():
+    """A TensorFlow GraphDef using the image ops (as a Keras Resizing layer or a detection head
+    writes them) imports here and gives TensorFlow's values."""
+    x = _img(2, 9, 11, 3)
+    with tf.Graph().as_default() as g:
+        images = tf.compat.v1.placeholder(tf.float32, [None, 9, 11, 3], name="images")
+        up = tf.image.resize(images, [16, 20])
+        small = tf.image.resize(up, [7, 5], method="bicubic", antialias=True)
+        near = tf.image.resize(images, [4, 4], method="nearest")
+        crops = tf.image.crop_and_resize(up, [[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0]], [1, 0], [5, 6])
+        hsv = tf.image.adjust_saturation(tf.image.adjust_hue(images, 0.2), 1.5)
+        out = tf.identity(tf.reduce_sum(small) + tf.reduce_sum(near) + tf.reduce_sum(crops) + tf.reduce_sum(hsv),
+                          name="out")
+        with tf.compat.v1.Session(graph=g) as s:
+            want = s.run([small, near, crops, hsv, out], {images: x})
+        names = [t.name for t in (small, near, crops, hsv, out)]
+        graph_def = g.as_graph_def()
+    with tx.Graph().as_default():
+        results = tx.import_graph_def(graph_def, return_elements=["images:0"] + names, name="tf")
+        with tx.Session() as s:
+            got = s.run(results[1:], {results[0]: x})
+    for gv, wv in zip(got, want):
+        np.testing.assert_allclose(gv, wv, rtol=1e-5, atol=1e-4)
