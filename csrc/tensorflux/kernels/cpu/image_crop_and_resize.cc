@@ -49,6 +49,31 @@ struct Axis {
   bool inside(float v) const { return !(v < 0 || v > static_cast<float>(size - 1)); }
 };
 
+// The two source pixels around coordinate v and the weight of the second (bilinear), and the
+// nearest one.
+struct Cell {
+  int64_t lo, hi, nearest;
+  float frac;
+  explicit Cell(float v)
+      : lo(static_cast<int64_t>(std::floor(v))), hi(static_cast<int64_t>(std::ceil(v))),
+        nearest(static_cast<int64_t>(std::round(v))), frac(v - static_cast<float>(lo)) {}
+};
+
+// Calls fn(y, x, cy, cx) for each crop position (y, x) of a box that samples inside the image,
+// with the source cells of its row and column coordinates.
+template <typename F>
+void ForEachInside(const Axis& ay, const Axis& ax, const F& fn) {
+  for (int64_t y = 0; y < ay.crop; ++y) {
+    const float in_y = ay.coord(y);
+    if (!ay.inside(in_y)) continue;
+    const Cell cy(in_y);
+    for (int64_t x = 0; x < ax.crop; ++x) {
+      const float in_x = ax.coord(x);
+      if (ax.inside(in_x)) fn(y, x, cy, Cell(in_x));
+    }
+  }
+}
+
 // Checks input i against dtypes[i] for each listed input.
 Status CheckInputs(const OpKernelContext* ctx, std::initializer_list<DataType> dtypes) {
   int i = 0;
@@ -112,40 +137,23 @@ class CropAndResizeOp : public OpKernel {
         const Axis ay(box[0], box[2], ch, h), ax(box[1], box[3], cw, w);
         const T* src = img + ind[b] * h * w * depth;
         float* dst = crops + b * ch * cw * depth;
-        for (int64_t y = 0; y < ch; ++y) {
-          const float in_y = ay.coord(y);
-          float* row = dst + y * cw * depth;
-          if (!ay.inside(in_y)) {
-            std::fill(row, row + cw * depth, extrapolation_);
-            continue;
+        std::fill(dst, dst + ch * cw * depth, extrapolation_);  // positions outside the image
+        ForEachInside(ay, ax, [&](int64_t y, int64_t x, const Cell& cy, const Cell& cx) {
+          float* px = dst + (y * cw + x) * depth;
+          if (nearest_) {
+            const T* p = src + (cy.nearest * w + cx.nearest) * depth;
+            for (int64_t d = 0; d < depth; ++d) px[d] = static_cast<float>(p[d]);
+            return;
           }
-          const int64_t top = static_cast<int64_t>(std::floor(in_y)), bottom = static_cast<int64_t>(std::ceil(in_y));
-          const float y_frac = in_y - static_cast<float>(top);
-          for (int64_t x = 0; x < cw; ++x) {
-            const float in_x = ax.coord(x);
-            float* px = row + x * depth;
-            if (!ax.inside(in_x)) {
-              std::fill(px, px + depth, extrapolation_);
-              continue;
-            }
-            if (nearest_) {
-              const int64_t ny = static_cast<int64_t>(std::round(in_y)), nx = static_cast<int64_t>(std::round(in_x));
-              const T* p = src + (ny * w + nx) * depth;
-              for (int64_t d = 0; d < depth; ++d) px[d] = static_cast<float>(p[d]);
-              continue;
-            }
-            const int64_t left = static_cast<int64_t>(std::floor(in_x)), right = static_cast<int64_t>(std::ceil(in_x));
-            const float x_frac = in_x - static_cast<float>(left);
-            const T *tl = src + (top * w + left) * depth, *tr = src + (top * w + right) * depth;
-            const T *bl = src + (bottom * w + left) * depth, *br = src + (bottom * w + right) * depth;
-            for (int64_t d = 0; d < depth; ++d) {
-              const float vtl = static_cast<float>(tl[d]), vtr = static_cast<float>(tr[d]);
-              const float vbl = static_cast<float>(bl[d]), vbr = static_cast<float>(br[d]);
-              const float t = vtl + (vtr - vtl) * x_frac, bo = vbl + (vbr - vbl) * x_frac;
-              px[d] = t + (bo - t) * y_frac;
-            }
+          const T *tl = src + (cy.lo * w + cx.lo) * depth, *tr = src + (cy.lo * w + cx.hi) * depth;
+          const T *bl = src + (cy.hi * w + cx.lo) * depth, *br = src + (cy.hi * w + cx.hi) * depth;
+          for (int64_t d = 0; d < depth; ++d) {
+            const float vtl = static_cast<float>(tl[d]), vtr = static_cast<float>(tr[d]);
+            const float vbl = static_cast<float>(bl[d]), vbr = static_cast<float>(br[d]);
+            const float t = vtl + (vtr - vtl) * cx.frac, bo = vbl + (vbr - vbl) * cx.frac;
+            px[d] = t + (bo - t) * cy.frac;
           }
-        }
+        });
       }
     });
   }
@@ -207,32 +215,21 @@ class CropAndResizeGradImageOp : public OpKernel {
         const float* box = boxes + b * 4;
         const Axis ay(box[0], box[2], ch, h), ax(box[1], box[3], cw, w);
         T* dst = dimg + ind[b] * h * w * depth;
-        for (int64_t y = 0; y < ch; ++y) {
-          const float in_y = ay.coord(y);
-          if (!ay.inside(in_y)) continue;
-          const int64_t top = static_cast<int64_t>(std::floor(in_y)), bottom = static_cast<int64_t>(std::ceil(in_y));
-          const float y_frac = in_y - static_cast<float>(top);
-          for (int64_t x = 0; x < cw; ++x) {
-            const float in_x = ax.coord(x);
-            if (!ax.inside(in_x)) continue;
-            const float* gp = g + ((b * ch + y) * cw + x) * depth;
-            if (nearest_) {
-              const int64_t ny = static_cast<int64_t>(std::round(in_y)), nx = static_cast<int64_t>(std::round(in_x));
-              T* p = dst + (ny * w + nx) * depth;
-              for (int64_t d = 0; d < depth; ++d) p[d] += static_cast<T>(gp[d]);
-              continue;
-            }
-            const int64_t left = static_cast<int64_t>(std::floor(in_x)), right = static_cast<int64_t>(std::ceil(in_x));
-            const float x_frac = in_x - static_cast<float>(left);
-            for (int64_t d = 0; d < depth; ++d) {
-              const float dtop = (1 - y_frac) * gp[d], dbottom = y_frac * gp[d];
-              dst[(top * w + left) * depth + d] += static_cast<T>((1 - x_frac) * dtop);
-              dst[(top * w + right) * depth + d] += static_cast<T>(x_frac * dtop);
-              dst[(bottom * w + left) * depth + d] += static_cast<T>((1 - x_frac) * dbottom);
-              dst[(bottom * w + right) * depth + d] += static_cast<T>(x_frac * dbottom);
-            }
+        ForEachInside(ay, ax, [&](int64_t y, int64_t x, const Cell& cy, const Cell& cx) {
+          const float* gp = g + ((b * ch + y) * cw + x) * depth;
+          if (nearest_) {
+            T* p = dst + (cy.nearest * w + cx.nearest) * depth;
+            for (int64_t d = 0; d < depth; ++d) p[d] += static_cast<T>(gp[d]);
+            return;
           }
-        }
+          for (int64_t d = 0; d < depth; ++d) {
+            const float dtop = (1 - cy.frac) * gp[d], dbottom = cy.frac * gp[d];
+            dst[(cy.lo * w + cx.lo) * depth + d] += static_cast<T>((1 - cx.frac) * dtop);
+            dst[(cy.lo * w + cx.hi) * depth + d] += static_cast<T>(cx.frac * dtop);
+            dst[(cy.hi * w + cx.lo) * depth + d] += static_cast<T>((1 - cx.frac) * dbottom);
+            dst[(cy.hi * w + cx.hi) * depth + d] += static_cast<T>(cx.frac * dbottom);
+          }
+        });
       }
     });
   }
@@ -285,41 +282,31 @@ class CropAndResizeGradBoxesOp : public OpKernel {
         float* db = dboxes + b * 4;
         const Axis ay(box[0], box[2], ch, h), ax(box[1], box[3], cw, w);
         const T* src = img + ind[b] * h * w * depth;
-        for (int64_t y = 0; y < ch; ++y) {
-          const float in_y = ay.coord(y);
-          if (!ay.inside(in_y)) continue;
-          const int64_t top = static_cast<int64_t>(std::floor(in_y)), bottom = static_cast<int64_t>(std::ceil(in_y));
-          const float y_frac = in_y - static_cast<float>(top);
-          for (int64_t x = 0; x < cw; ++x) {
-            const float in_x = ax.coord(x);
-            if (!ax.inside(in_x)) continue;
-            const int64_t left = static_cast<int64_t>(std::floor(in_x)), right = static_cast<int64_t>(std::ceil(in_x));
-            const float x_frac = in_x - static_cast<float>(left);
-            for (int64_t d = 0; d < depth; ++d) {
-              const float tl = static_cast<float>(src[(top * w + left) * depth + d]);
-              const float tr = static_cast<float>(src[(top * w + right) * depth + d]);
-              const float bl = static_cast<float>(src[(bottom * w + left) * depth + d]);
-              const float br = static_cast<float>(src[(bottom * w + right) * depth + d]);
-              const float top_grad = g[((b * ch + y) * cw + x) * depth + d];
-              const float grad_y = ((1 - x_frac) * (bl - tl) + x_frac * (br - tr)) * top_grad;
-              const float grad_x = ((1 - y_frac) * (tr - tl) + y_frac * (br - bl)) * top_grad;
-              if (ch > 1) {
-                db[0] += grad_y * (static_cast<float>(h - 1) - static_cast<float>(y) * h_ratio);
-                db[2] += grad_y * (static_cast<float>(y) * h_ratio);
-              } else {
-                db[0] = static_cast<float>(db[0] + grad_y * 0.5 * static_cast<double>(h - 1));
-                db[2] = static_cast<float>(db[2] + grad_y * 0.5 * static_cast<double>(h - 1));
-              }
-              if (cw > 1) {
-                db[1] += grad_x * (static_cast<float>(w - 1) - static_cast<float>(x) * w_ratio);
-                db[3] += grad_x * (static_cast<float>(x) * w_ratio);
-              } else {
-                db[1] = static_cast<float>(db[1] + grad_x * 0.5 * static_cast<double>(w - 1));
-                db[3] = static_cast<float>(db[3] + grad_x * 0.5 * static_cast<double>(w - 1));
-              }
+        ForEachInside(ay, ax, [&](int64_t y, int64_t x, const Cell& cy, const Cell& cx) {
+          for (int64_t d = 0; d < depth; ++d) {
+            const float tl = static_cast<float>(src[(cy.lo * w + cx.lo) * depth + d]);
+            const float tr = static_cast<float>(src[(cy.lo * w + cx.hi) * depth + d]);
+            const float bl = static_cast<float>(src[(cy.hi * w + cx.lo) * depth + d]);
+            const float br = static_cast<float>(src[(cy.hi * w + cx.hi) * depth + d]);
+            const float top_grad = g[((b * ch + y) * cw + x) * depth + d];
+            const float grad_y = ((1 - cx.frac) * (bl - tl) + cx.frac * (br - tr)) * top_grad;
+            const float grad_x = ((1 - cy.frac) * (tr - tl) + cy.frac * (br - bl)) * top_grad;
+            if (ch > 1) {
+              db[0] += grad_y * (static_cast<float>(h - 1) - static_cast<float>(y) * h_ratio);
+              db[2] += grad_y * (static_cast<float>(y) * h_ratio);
+            } else {
+              db[0] = static_cast<float>(db[0] + grad_y * 0.5 * static_cast<double>(h - 1));
+              db[2] = static_cast<float>(db[2] + grad_y * 0.5 * static_cast<double>(h - 1));
+            }
+            if (cw > 1) {
+              db[1] += grad_x * (static_cast<float>(w - 1) - static_cast<float>(x) * w_ratio);
+              db[3] += grad_x * (static_cast<float>(x) * w_ratio);
+            } else {
+              db[1] = static_cast<float>(db[1] + grad_x * 0.5 * static_cast<double>(w - 1));
+              db[3] = static_cast<float>(db[3] + grad_x * 0.5 * static_cast<double>(w - 1));
             }
           }
-        }
+        });
       }
     });
   }
