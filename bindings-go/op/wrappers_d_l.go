@@ -400,6 +400,57 @@ func DivNoNan(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// DrawBoundingBoxes: Draws the outlines of normalized boxes [y1, x1, y2, x2] over images in a default color table.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	boxes: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func DrawBoundingBoxes(scope *Scope, images tf.Output, boxes tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "DrawBoundingBoxes",
+		Input: []tf.Input{
+			images, boxes,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// DrawBoundingBoxesV2: Draws the outlines of normalized boxes [y1, x1, y2, x2] over images, box k in colors[k % n].
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	boxes: a tensor of type tf.Float.
+//	colors: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func DrawBoundingBoxesV2(scope *Scope, images tf.Output, boxes tf.Output, colors tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "DrawBoundingBoxesV2",
+		Input: []tf.Input{
+			images, boxes, colors,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // EagerPyFuncAttr is an optional argument to EagerPyFunc.
 type EagerPyFuncAttr func(optionalAttr)
 
@@ -706,6 +757,36 @@ func Expm1(scope *Scope, x tf.Output) (y tf.Output) {
 		Input: []tf.Input{
 			x,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ExtractImagePatches: Extracts the (dilated) ksizes patches of images [batch, rows, cols, depth] into the depth dimension.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	ksizes: an attr of type list(int) (Go []int64), at least 4.
+//	strides: an attr of type list(int) (Go []int64), at least 4.
+//	rates: an attr of type list(int) (Go []int64), at least 4.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns patches (one output).
+func ExtractImagePatches(scope *Scope, images tf.Output, ksizes []int64, strides []int64, rates []int64, padding string) (patches tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"ksizes": ksizes, "strides": strides, "rates": rates, "padding": padding}
+	opspec := tf.OpSpec{
+		Type: "ExtractImagePatches",
+		Input: []tf.Input{
+			images,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -1127,6 +1208,30 @@ func GreaterEqual(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 		Type: "GreaterEqual",
 		Input: []tf.Input{
 			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// HSVToRGB: Converts HSV pixels (last dimension 3, values in [0, 1]) to RGB.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//
+// Returns output (one output).
+func HSVToRGB(scope *Scope, images tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "HSVToRGB",
+		Input: []tf.Input{
+			images,
 		},
 	}
 	op := scope.AddOperation(opspec)

@@ -1057,6 +1057,155 @@ func NoOp(scope *Scope) (o *tf.Operation) {
 	return scope.AddOperation(opspec)
 }
 
+// NonMaxSuppressionV3: Greedily selects boxes by descending score, skipping those overlapping a selected box by more than iou_threshold.
+//
+// Arguments:
+//
+//	boxes: a tensor of type `T`.
+//	scores: a tensor of type `T`.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type `T_threshold`.
+//	scoreThreshold: a tensor of type `T_threshold`.
+//
+// Returns selectedIndices (one output).
+func NonMaxSuppressionV3(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output) (selectedIndices tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionV3",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSize, iouThreshold, scoreThreshold,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// NonMaxSuppressionV4Attr is an optional argument to NonMaxSuppressionV4.
+type NonMaxSuppressionV4Attr func(optionalAttr)
+
+// NonMaxSuppressionV4PadToMaxOutputSize sets the optional pad_to_max_output_size attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func NonMaxSuppressionV4PadToMaxOutputSize(value bool) NonMaxSuppressionV4Attr {
+	return func(m optionalAttr) {
+		m["pad_to_max_output_size"] = value
+	}
+}
+
+// NonMaxSuppressionV4: NonMaxSuppressionV3 that can pad the selection to max_output_size and counts the valid entries.
+//
+// Arguments:
+//
+//	boxes: a tensor of type `T`.
+//	scores: a tensor of type `T`.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type `T_threshold`.
+//	scoreThreshold: a tensor of type `T_threshold`.
+//
+// Returns selectedIndices (one output), validOutputs (one output).
+func NonMaxSuppressionV4(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output, optional ...NonMaxSuppressionV4Attr) (selectedIndices tf.Output, validOutputs tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionV4",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSize, iouThreshold, scoreThreshold,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// NonMaxSuppressionV5Attr is an optional argument to NonMaxSuppressionV5.
+type NonMaxSuppressionV5Attr func(optionalAttr)
+
+// NonMaxSuppressionV5PadToMaxOutputSize sets the optional pad_to_max_output_size attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func NonMaxSuppressionV5PadToMaxOutputSize(value bool) NonMaxSuppressionV5Attr {
+	return func(m optionalAttr) {
+		m["pad_to_max_output_size"] = value
+	}
+}
+
+// NonMaxSuppressionV5: Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores (Soft-NMS) instead of dropping the boxes.
+//
+// Arguments:
+//
+//	boxes: a tensor of type `T`.
+//	scores: a tensor of type `T`.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type `T`.
+//	scoreThreshold: a tensor of type `T`.
+//	softNmsSigma: a tensor of type `T`.
+//
+// Returns selectedIndices (one output), selectedScores (one output), validOutputs (one output).
+func NonMaxSuppressionV5(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output, softNmsSigma tf.Output, optional ...NonMaxSuppressionV5Attr) (selectedIndices tf.Output, selectedScores tf.Output, validOutputs tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionV5",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// NonMaxSuppressionWithOverlaps: Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.
+//
+// Arguments:
+//
+//	overlaps: a tensor of type tf.Float.
+//	scores: a tensor of type tf.Float.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	overlapThreshold: a tensor of type tf.Float.
+//	scoreThreshold: a tensor of type tf.Float.
+//
+// Returns selectedIndices (one output).
+func NonMaxSuppressionWithOverlaps(scope *Scope, overlaps tf.Output, scores tf.Output, maxOutputSize tf.Output, overlapThreshold tf.Output, scoreThreshold tf.Output) (selectedIndices tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionWithOverlaps",
+		Input: []tf.Input{
+			overlaps, scores, maxOutputSize, overlapThreshold, scoreThreshold,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // NotEqualAttr is an optional argument to NotEqual.
 type NotEqualAttr func(optionalAttr)
 
@@ -1616,6 +1765,30 @@ func Qr(scope *Scope, input tf.Output, optional ...QrAttr) (q tf.Output, r tf.Ou
 	return op.Output(0), op.Output(1)
 }
 
+// RGBToHSV: Converts RGB pixels (last dimension 3, values in [0, 1]) to hue, saturation and value in [0, 1].
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//
+// Returns output (one output).
+func RGBToHSV(scope *Scope, images tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "RGBToHSV",
+		Input: []tf.Input{
+			images,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // RandomShuffleAttr is an optional argument to RandomShuffle.
 type RandomShuffleAttr func(optionalAttr)
 
@@ -2094,6 +2267,367 @@ func Reshape(scope *Scope, tensor tf.Output, shape tf.Output) (output tf.Output)
 		Input: []tf.Input{
 			tensor, shape,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeAreaAttr is an optional argument to ResizeArea.
+type ResizeAreaAttr func(optionalAttr)
+
+// ResizeAreaAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeAreaAlignCorners(value bool) ResizeAreaAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeArea: Resizes images to `size` by area averaging: each output pixel is the mean of the input area it covers.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeArea(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeAreaAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeArea",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBicubicAttr is an optional argument to ResizeBicubic.
+type ResizeBicubicAttr func(optionalAttr)
+
+// ResizeBicubicAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicAlignCorners(value bool) ResizeBicubicAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBicubicHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicHalfPixelCenters(value bool) ResizeBicubicAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBicubic: Resizes images [batch, height, width, channels] to `size` by bicubic interpolation.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeBicubic(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeBicubicAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBicubic",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBicubicGradAttr is an optional argument to ResizeBicubicGrad.
+type ResizeBicubicGradAttr func(optionalAttr)
+
+// ResizeBicubicGradAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicGradAlignCorners(value bool) ResizeBicubicGradAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBicubicGradHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicGradHalfPixelCenters(value bool) ResizeBicubicGradAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBicubicGrad: Gradient of ResizeBicubic with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type tf.Float.
+//	originalImage: a tensor of type `T`.
+//
+// Returns output (one output).
+func ResizeBicubicGrad(scope *Scope, grads tf.Output, originalImage tf.Output, optional ...ResizeBicubicGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBicubicGrad",
+		Input: []tf.Input{
+			grads, originalImage,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBilinearAttr is an optional argument to ResizeBilinear.
+type ResizeBilinearAttr func(optionalAttr)
+
+// ResizeBilinearAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearAlignCorners(value bool) ResizeBilinearAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBilinearHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearHalfPixelCenters(value bool) ResizeBilinearAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBilinear: Resizes images [batch, height, width, channels] to `size` by bilinear interpolation.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeBilinear(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeBilinearAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBilinear",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBilinearGradAttr is an optional argument to ResizeBilinearGrad.
+type ResizeBilinearGradAttr func(optionalAttr)
+
+// ResizeBilinearGradAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearGradAlignCorners(value bool) ResizeBilinearGradAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBilinearGradHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearGradHalfPixelCenters(value bool) ResizeBilinearGradAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBilinearGrad: Gradient of ResizeBilinear with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type tf.Float.
+//	originalImage: a tensor of type `T`.
+//
+// Returns output (one output).
+func ResizeBilinearGrad(scope *Scope, grads tf.Output, originalImage tf.Output, optional ...ResizeBilinearGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBilinearGrad",
+		Input: []tf.Input{
+			grads, originalImage,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeNearestNeighborAttr is an optional argument to ResizeNearestNeighbor.
+type ResizeNearestNeighborAttr func(optionalAttr)
+
+// ResizeNearestNeighborAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborAlignCorners(value bool) ResizeNearestNeighborAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeNearestNeighborHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborHalfPixelCenters(value bool) ResizeNearestNeighborAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeNearestNeighbor: Resizes images [batch, height, width, channels] to `size` by nearest-neighbor sampling.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeNearestNeighbor(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeNearestNeighborAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeNearestNeighbor",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeNearestNeighborGradAttr is an optional argument to ResizeNearestNeighborGrad.
+type ResizeNearestNeighborGradAttr func(optionalAttr)
+
+// ResizeNearestNeighborGradAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborGradAlignCorners(value bool) ResizeNearestNeighborGradAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeNearestNeighborGradHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborGradHalfPixelCenters(value bool) ResizeNearestNeighborGradAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeNearestNeighborGrad: Gradient of ResizeNearestNeighbor: sums each gradient into the pixel it was copied from.
+//
+// Arguments:
+//
+//	grads: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func ResizeNearestNeighborGrad(scope *Scope, grads tf.Output, size tf.Output, optional ...ResizeNearestNeighborGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeNearestNeighborGrad",
+		Input: []tf.Input{
+			grads, size,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

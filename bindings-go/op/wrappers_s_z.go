@@ -4,6 +4,210 @@ package op
 
 import tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 
+// SampleDistortedBoundingBoxV2Attr is an optional argument to SampleDistortedBoundingBoxV2.
+type SampleDistortedBoundingBoxV2Attr func(optionalAttr)
+
+// SampleDistortedBoundingBoxV2Seed sets the optional seed attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 0.
+func SampleDistortedBoundingBoxV2Seed(value int64) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["seed"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2Seed2 sets the optional seed2 attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 0.
+func SampleDistortedBoundingBoxV2Seed2(value int64) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["seed2"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2AspectRatioRange sets the optional aspect_ratio_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.75, 1.33].
+func SampleDistortedBoundingBoxV2AspectRatioRange(value []float32) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["aspect_ratio_range"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2AreaRange sets the optional area_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.05, 1.0].
+func SampleDistortedBoundingBoxV2AreaRange(value []float32) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["area_range"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2MaxAttempts sets the optional max_attempts attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 100.
+func SampleDistortedBoundingBoxV2MaxAttempts(value int64) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["max_attempts"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2UseImageIfNoBoundingBoxes sets the optional use_image_if_no_bounding_boxes attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SampleDistortedBoundingBoxV2UseImageIfNoBoundingBoxes(value bool) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["use_image_if_no_bounding_boxes"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2: Samples a random crop of an image that covers enough of one of the bounding boxes.
+//
+// Arguments:
+//
+//	imageSize: a tensor of type `T`.
+//	boundingBoxes: a tensor of type tf.Float.
+//	minObjectCovered: a tensor of type tf.Float.
+//
+// Returns begin (one output), size (one output), bboxes (one output).
+func SampleDistortedBoundingBoxV2(scope *Scope, imageSize tf.Output, boundingBoxes tf.Output, minObjectCovered tf.Output, optional ...SampleDistortedBoundingBoxV2Attr) (begin tf.Output, size tf.Output, bboxes tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SampleDistortedBoundingBoxV2",
+		Input: []tf.Input{
+			imageSize, boundingBoxes, minObjectCovered,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// ScaleAndTranslateAttr is an optional argument to ScaleAndTranslate.
+type ScaleAndTranslateAttr func(optionalAttr)
+
+// ScaleAndTranslateKernelType sets the optional kernel_type attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "lanczos3".
+func ScaleAndTranslateKernelType(value string) ScaleAndTranslateAttr {
+	return func(m optionalAttr) {
+		m["kernel_type"] = value
+	}
+}
+
+// ScaleAndTranslateAntialias sets the optional antialias attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func ScaleAndTranslateAntialias(value bool) ScaleAndTranslateAttr {
+	return func(m optionalAttr) {
+		m["antialias"] = value
+	}
+}
+
+// ScaleAndTranslate: Resamples images to `size` through `scale` and `translation` with a reconstruction filter (widened when downscaling if antialias).
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//	scale: a tensor of type tf.Float.
+//	translation: a tensor of type tf.Float.
+//
+// Returns resizedImages (one output).
+func ScaleAndTranslate(scope *Scope, images tf.Output, size tf.Output, scale tf.Output, translation tf.Output, optional ...ScaleAndTranslateAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ScaleAndTranslate",
+		Input: []tf.Input{
+			images, size, scale, translation,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ScaleAndTranslateGradAttr is an optional argument to ScaleAndTranslateGrad.
+type ScaleAndTranslateGradAttr func(optionalAttr)
+
+// ScaleAndTranslateGradKernelType sets the optional kernel_type attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "lanczos3".
+func ScaleAndTranslateGradKernelType(value string) ScaleAndTranslateGradAttr {
+	return func(m optionalAttr) {
+		m["kernel_type"] = value
+	}
+}
+
+// ScaleAndTranslateGradAntialias sets the optional antialias attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func ScaleAndTranslateGradAntialias(value bool) ScaleAndTranslateGradAttr {
+	return func(m optionalAttr) {
+		m["antialias"] = value
+	}
+}
+
+// ScaleAndTranslateGrad: Gradient of ScaleAndTranslate with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type `T`.
+//	originalImage: a tensor of type `T`.
+//	scale: a tensor of type tf.Float.
+//	translation: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func ScaleAndTranslateGrad(scope *Scope, grads tf.Output, originalImage tf.Output, scale tf.Output, translation tf.Output, optional ...ScaleAndTranslateGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ScaleAndTranslateGrad",
+		Input: []tf.Input{
+			grads, originalImage, scale, translation,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ScatterNdAttr is an optional argument to ScatterNd.
 type ScatterNdAttr func(optionalAttr)
 
@@ -1595,6 +1799,81 @@ func StatelessRandomUniformV2(scope *Scope, shape tf.Output, key tf.Output, coun
 		return
 	}
 	return op.Output(0)
+}
+
+// StatelessSampleDistortedBoundingBoxAttr is an optional argument to StatelessSampleDistortedBoundingBox.
+type StatelessSampleDistortedBoundingBoxAttr func(optionalAttr)
+
+// StatelessSampleDistortedBoundingBoxAspectRatioRange sets the optional aspect_ratio_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.75, 1.33].
+func StatelessSampleDistortedBoundingBoxAspectRatioRange(value []float32) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["aspect_ratio_range"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBoxAreaRange sets the optional area_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.05, 1.0].
+func StatelessSampleDistortedBoundingBoxAreaRange(value []float32) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["area_range"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBoxMaxAttempts sets the optional max_attempts attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 100.
+func StatelessSampleDistortedBoundingBoxMaxAttempts(value int64) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["max_attempts"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBoxUseImageIfNoBoundingBoxes sets the optional use_image_if_no_bounding_boxes attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func StatelessSampleDistortedBoundingBoxUseImageIfNoBoundingBoxes(value bool) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["use_image_if_no_bounding_boxes"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBox: SampleDistortedBoundingBoxV2 determined by `seed` (shape [2]) alone.
+//
+// Arguments:
+//
+//	imageSize: a tensor of type `T`.
+//	boundingBoxes: a tensor of type tf.Float.
+//	minObjectCovered: a tensor of type tf.Float.
+//	seed: a tensor of type `Tseed`.
+//
+// Returns begin (one output), size (one output), bboxes (one output).
+func StatelessSampleDistortedBoundingBox(scope *Scope, imageSize tf.Output, boundingBoxes tf.Output, minObjectCovered tf.Output, seed tf.Output, optional ...StatelessSampleDistortedBoundingBoxAttr) (begin tf.Output, size tf.Output, bboxes tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessSampleDistortedBoundingBox",
+		Input: []tf.Input{
+			imageSize, boundingBoxes, minObjectCovered, seed,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
 }
 
 // StatelessTruncatedNormalV2Attr is an optional argument to StatelessTruncatedNormalV2.

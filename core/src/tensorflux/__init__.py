@@ -1,7 +1,7 @@
 """Tensorflux: describe a dataflow graph in Python, run it in the C++ engine.
 
 The public API is exactly the names listed in ``__all__`` (plus the ``autograph``, ``debugging``, ``errors``,
-``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
+``image``, ``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
 """
 
 from tensorflux._src import lib as _lib
@@ -55,8 +55,8 @@ from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, 
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
-from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
-                        nest, nn, optimizers, random, raw_ops, train)
+from tensorflux import (autograph, compat, config, debugging, errors, experimental, image, initializers, linalg, losses,
+                        math, nest, nn, optimizers, random, raw_ops, train)
 
 __version__ = _lib.c.version()
 
@@ -83,7 +83,7 @@ __all__ = [
     "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
-    "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
+    "debugging", "errors", "image", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto", "RunOptions",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",

@@ -39,15 +39,22 @@ def grad_samples(entry: harness.OpEntry) -> list:
 def _grad_inputs(entry: harness.OpEntry, sample: harness.Sample) -> list:
     """(arg name, list index or None) of each input to differentiate."""
     names = entry.grad_inputs
+    # With grad_eps, float32 inputs are differentiated too (their step is large enough for float32).
+    kinds = (np.float64, np.float32) if entry.grad_eps else (np.float64,)
     out = []
     for name, value in sample.inputs.items():
         if names is not None and name not in names:
             continue
         if isinstance(value, (list, tuple)):
-            out.extend((name, i) for i, v in enumerate(value) if np.asarray(v).dtype == np.float64)
-        elif np.asarray(value).dtype == np.float64:
+            out.extend((name, i) for i, v in enumerate(value) if np.asarray(v).dtype in kinds)
+        elif np.asarray(value).dtype in kinds:
             out.append((name, None))
     return out
+
+
+def _feed(phs, values):
+    """Placeholder -> value in the placeholder's dtype (float64 values feed float32 inputs)."""
+    return {ph: np.asarray(values[k], ph.dtype.as_numpy_dtype) for k, ph in phs.items()}
 
 
 def _build(entry, sample, wrt, mode):
@@ -58,7 +65,7 @@ def _build(entry, sample, wrt, mode):
     def make(name, idx, value):
         arr = np.asarray(value)
         if (name, idx) in wrt:
-            ph = tx.placeholder(tx.float64, shape=arr.shape if mode == "static" else None)
+            ph = tx.placeholder(tx.as_dtype(arr.dtype), shape=arr.shape if mode == "static" else None)
             phs[(name, idx)] = ph
             return ph
         return tx.constant(arr)
@@ -77,6 +84,7 @@ def _build(entry, sample, wrt, mode):
 
 def check(entry: harness.OpEntry, sample: harness.Sample, mode: str) -> None:
     wrt = _grad_inputs(entry, sample)
+    eps = entry.grad_eps or EPS
     assert wrt, f"{entry.op}: gradient sample has no float64 input to differentiate ({sample.note})"
     values = {key: np.array(sample.inputs[key[0]] if key[1] is None else sample.inputs[key[0]][key[1]],
                             dtype=np.float64) for key in wrt}
@@ -85,20 +93,23 @@ def check(entry: harness.OpEntry, sample: harness.Sample, mode: str) -> None:
     with g.as_default():
         outs, phs = _build(entry, sample, wrt, mode)
         with tx.Session(graph=g) as sess:
-            feed = {phs[k]: values[k] for k in wrt}
+            feed = _feed(phs, values)
             forward = sess.run(outs, feed)
-            diff = [i for i, (o, v) in enumerate(zip(outs, forward)) if o.dtype == tx.float64
+            # Float32 outputs of float64 inputs count when the entry sets grad_eps (ops whose
+            # outputs are float32 whatever the input type, such as the image resizers).
+            kinds = (tx.float64, tx.float32) if entry.grad_eps else (tx.float64,)
+            diff = [i for i, (o, v) in enumerate(zip(outs, forward)) if o.dtype in kinds
                     and (entry.grad_outputs is None or i in entry.grad_outputs)]
             assert diff, f"{entry.op}: no float64 output to differentiate"
             weights = {i: rng.standard_normal(np.shape(forward[i])) for i in diff}
             grads = tx.gradients([outs[i] for i in diff], [phs[k] for k in wrt],
-                                 grad_ys=[tx.constant(weights[i]) for i in diff])
+                                 grad_ys=[tx.constant(weights[i].astype(outs[i].dtype.as_numpy_dtype)) for i in diff])
             fetch = [gr for gr in grads if gr is not None]
             got = iter(sess.run(fetch, feed)) if fetch else iter(())
             analytic = [np.zeros_like(values[k]) if gr is None else next(got) for k, gr in zip(wrt, grads)]
 
             def outputs(feed_values):
-                return sess.run([outs[i] for i in diff], {phs[k]: feed_values[k] for k in wrt})
+                return sess.run([outs[i] for i in diff], _feed(phs, feed_values))
 
             for key, a in zip(wrt, analytic):
                 x = values[key]
@@ -112,13 +123,13 @@ def check(entry: harness.OpEntry, sample: harness.Sample, mode: str) -> None:
                     minus = dict(values)
                     xp = x.copy().reshape(-1)
                     xm = x.copy().reshape(-1)
-                    xp[idx] += EPS
-                    xm[idx] -= EPS
+                    xp[idx] += eps
+                    xm[idx] -= eps
                     plus[key] = xp.reshape(x.shape)
                     minus[key] = xm.reshape(x.shape)
                     # Differences per element before weighting: large unrelated outputs cancel exactly.
                     numeric[j] = sum(float(np.sum(weights[i] * (p - m)))
-                                     for i, p, m in zip(diff, outputs(plus), outputs(minus))) / (2 * EPS)
+                                     for i, p, m in zip(diff, outputs(plus), outputs(minus))) / (2 * eps)
                 np.testing.assert_allclose(np.asarray(a, np.float64).reshape(-1)[flat], numeric, rtol=entry.grad_rtol,
                                            atol=entry.grad_atol,
                                            err_msg=f"{entry.op} d/d{key} ({sample.note or 'sample'}, {mode})")

@@ -90,6 +90,9 @@ class OpEntry:
     grad_inputs: Optional[Sequence[str]] = None
     grad_rtol: float = 1e-5
     grad_atol: float = 1e-6
+    # The finite-difference step when it must differ from gradcheck.EPS; setting it also lets
+    # float32 outputs of float64 inputs be differentiated (ops that always output float32).
+    grad_eps: Optional[float] = None
     # The outputs to differentiate (default: every float64 output); e.g. CTCLoss's second output
     # is itself a gradient, through which TensorFlow (and the engine) pass none.
     grad_outputs: Optional[Sequence[int]] = None

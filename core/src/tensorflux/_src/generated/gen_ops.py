@@ -112,6 +112,63 @@ def add_v2(x, y, name=None):
     return _apply_op(_ADD_V2, name, (x, y), ())
 
 
+_ADJUST_CONTRASTV2 = _OpSig('AdjustContrastv2',
+    inputs=(('images', 'T', 0, 0), ('contrast_factor', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def adjust_contrastv2(images, contrast_factor, name=None):
+    r"""Scales each image channel's deviation from its mean by contrast_factor.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      contrast_factor: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ADJUST_CONTRASTV2, name, (images, contrast_factor), ())
+
+
+_ADJUST_HUE = _OpSig('AdjustHue',
+    inputs=(('images', 'T', 0, 0), ('delta', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def adjust_hue(images, delta, name=None):
+    r"""Rotates the hue of RGB images by delta (a fraction of the color wheel).
+
+    Args:
+      images: A `Tensor` of type `T`.
+      delta: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ADJUST_HUE, name, (images, delta), ())
+
+
+_ADJUST_SATURATION = _OpSig('AdjustSaturation',
+    inputs=(('images', 'T', 0, 0), ('scale', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def adjust_saturation(images, scale, name=None):
+    r"""Multiplies the saturation of RGB images by scale (clamped to [0, 1]).
+
+    Args:
+      images: A `Tensor` of type `T`.
+      scale: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ADJUST_SATURATION, name, (images, scale), ())
+
+
 _ALL = _OpSig('All',
     inputs=(('input', '', 10, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -760,6 +817,33 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return _apply_op(_CLIP_BY_VALUE, name, (t, clip_value_min, clip_value_max), ())
 
 
+_CombinedNonMaxSuppressionOutput = _collections.namedtuple('CombinedNonMaxSuppression', ['nmsed_boxes', 'nmsed_scores', 'nmsed_classes', 'valid_detections'])
+_COMBINED_NON_MAX_SUPPRESSION = _OpSig('CombinedNonMaxSuppression',
+    inputs=(('boxes', '', 1, 0), ('scores', '', 1, 0), ('max_output_size_per_class', '', 3, 0), ('max_total_size', '', 3, 0), ('iou_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
+    attrs=(('pad_per_class', 3), ('clip_boxes', 3)),
+    outputs=(('nmsed_boxes', False), ('nmsed_scores', False), ('nmsed_classes', False), ('valid_detections', False)),
+    output_class=_CombinedNonMaxSuppressionOutput)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold, pad_per_class=False, clip_boxes=True, name=None):
+    r"""Non-max suppression per batch entry and class, then the best max_total_size detections of each batch entry, zero-padded.
+
+    Args:
+      boxes: A `Tensor` of type float32.
+      scores: A `Tensor` of type float32.
+      max_output_size_per_class: A `Tensor` of type int32.
+      max_total_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type float32.
+      score_threshold: A `Tensor` of type float32.
+      pad_per_class: An attr of type `bool`, defaults to `False`.
+      clip_boxes: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections) of `Tensor`s.
+    """
+    return _apply_op(_COMBINED_NON_MAX_SUPPRESSION, name, (boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold), (pad_per_class, clip_boxes))
+
+
 _CONCAT_OFFSET = _OpSig('ConcatOffset',
     inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
     outputs=(('offset', True),),
@@ -997,6 +1081,74 @@ def cosh(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_COSH, name, (x,), ())
+
+
+_CROP_AND_RESIZE = _OpSig('CropAndResize',
+    inputs=(('image', 'T', 0, 0), ('boxes', '', 1, 0), ('box_ind', '', 3, 0), ('crop_size', '', 3, 0)),
+    attrs=(('method', 0), ('extrapolation_value', 2)),
+    outputs=(('crops', False),))
+
+
+def crop_and_resize(image, boxes, box_ind, crop_size, method='bilinear', extrapolation_value=0.0, name=None):
+    r"""Crops boxes (normalized [y1, x1, y2, x2]) out of a batch of images and resizes each crop to crop_size.
+
+    Args:
+      image: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      box_ind: A `Tensor` of type int32.
+      crop_size: A `Tensor` of type int32.
+      method: An attr of type `string`, defaults to `'bilinear'`, one of bilinear, nearest.
+      extrapolation_value: An attr of type `float`, defaults to `0.0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROP_AND_RESIZE, name, (image, boxes, box_ind, crop_size), (method, extrapolation_value))
+
+
+_CROP_AND_RESIZE_GRAD_BOXES = _OpSig('CropAndResizeGradBoxes',
+    inputs=(('grads', '', 1, 0), ('image', 'T', 0, 0), ('boxes', '', 1, 0), ('box_ind', '', 3, 0)),
+    attrs=(('method', 0),),
+    outputs=(('output', False),))
+
+
+def crop_and_resize_grad_boxes(grads, image, boxes, box_ind, method='bilinear', name=None):
+    r"""Gradient of CropAndResize with respect to the boxes.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      image: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      box_ind: A `Tensor` of type int32.
+      method: An attr of type `string`, defaults to `'bilinear'`, one of bilinear.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROP_AND_RESIZE_GRAD_BOXES, name, (grads, image, boxes, box_ind), (method,))
+
+
+_CROP_AND_RESIZE_GRAD_IMAGE = _OpSig('CropAndResizeGradImage',
+    inputs=(('grads', '', 1, 0), ('boxes', '', 1, 0), ('box_ind', '', 3, 0), ('image_size', '', 3, 0)),
+    attrs=(('T', 4), ('method', 0)),
+    outputs=(('output', False),))
+
+
+def crop_and_resize_grad_image(grads, boxes, box_ind, image_size, T, method='bilinear', name=None):
+    r"""Gradient of CropAndResize with respect to the image.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      boxes: A `Tensor` of type float32.
+      box_ind: A `Tensor` of type int32.
+      image_size: A `Tensor` of type int32.
+      T: An attr of type `type`, one of float32, float16, float64.
+      method: An attr of type `string`, defaults to `'bilinear'`, one of bilinear, nearest.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROP_AND_RESIZE_GRAD_IMAGE, name, (grads, boxes, box_ind, image_size), (T, method))
 
 
 _CROSS = _OpSig('Cross',
@@ -1247,6 +1399,45 @@ def div_no_nan(x, y, name=None):
     return _apply_op(_DIV_NO_NAN, name, (x, y), ())
 
 
+_DRAW_BOUNDING_BOXES = _OpSig('DrawBoundingBoxes',
+    inputs=(('images', 'T', 0, 0), ('boxes', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def draw_bounding_boxes(images, boxes, name=None):
+    r"""Draws the outlines of normalized boxes [y1, x1, y2, x2] over images in a default color table.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DRAW_BOUNDING_BOXES, name, (images, boxes), ())
+
+
+_DRAW_BOUNDING_BOXES_V2 = _OpSig('DrawBoundingBoxesV2',
+    inputs=(('images', 'T', 0, 0), ('boxes', '', 1, 0), ('colors', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def draw_bounding_boxes_v2(images, boxes, colors, name=None):
+    r"""Draws the outlines of normalized boxes [y1, x1, y2, x2] over images, box k in colors[k % n].
+
+    Args:
+      images: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      colors: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DRAW_BOUNDING_BOXES_V2, name, (images, boxes, colors), ())
+
+
 _EAGER_PY_FUNC = _OpSig('EagerPyFunc',
     inputs=(('input', 'Tin', 0, 2),),
     attrs=(('token', 0), ('Tout', 20), ('is_async', 3)),
@@ -1444,6 +1635,28 @@ def expm1(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_EXPM1, name, (x,), ())
+
+
+_EXTRACT_IMAGE_PATCHES = _OpSig('ExtractImagePatches',
+    inputs=(('images', 'T', 0, 0),),
+    attrs=(('ksizes', 17), ('strides', 17), ('rates', 17), ('padding', 0)),
+    outputs=(('patches', False),))
+
+
+def extract_image_patches(images, ksizes, strides, rates, padding, name=None):
+    r"""Extracts the (dilated) ksizes patches of images [batch, rows, cols, depth] into the depth dimension.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      ksizes: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      rates: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EXTRACT_IMAGE_PATCHES, name, (images,), (ksizes, strides, rates, padding))
 
 
 _FILL = _OpSig('Fill',
@@ -1669,6 +1882,24 @@ def greater_equal(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_GREATER_EQUAL, name, (x, y), ())
+
+
+_HSV_TO_RGB = _OpSig('HSVToRGB',
+    inputs=(('images', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def hsv_to_rgb(images, name=None):
+    r"""Converts HSV pixels (last dimension 3, values in [0, 1]) to RGB.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_HSV_TO_RGB, name, (images,), ())
 
 
 _IDENTITY = _OpSig('Identity',
@@ -2712,6 +2943,102 @@ def no_op(name=None):
     return _apply_op(_NO_OP, name, (), ())
 
 
+_NON_MAX_SUPPRESSION_V3 = _OpSig('NonMaxSuppressionV3',
+    inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T_threshold', 0, 0), ('score_threshold', 'T_threshold', 0, 0)),
+    outputs=(('selected_indices', False),),
+    type_defaults={'T': 1, 'T_threshold': 1})
+
+
+def non_max_suppression_v3(boxes, scores, max_output_size, iou_threshold, score_threshold, name=None):
+    r"""Greedily selects boxes by descending score, skipping those overlapping a selected box by more than iou_threshold.
+
+    Args:
+      boxes: A `Tensor` of type `T`.
+      scores: A `Tensor` of type `T`.
+      max_output_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type `T_threshold`.
+      score_threshold: A `Tensor` of type `T_threshold`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_V3, name, (boxes, scores, max_output_size, iou_threshold, score_threshold), ())
+
+
+_NonMaxSuppressionV4Output = _collections.namedtuple('NonMaxSuppressionV4', ['selected_indices', 'valid_outputs'])
+_NON_MAX_SUPPRESSION_V4 = _OpSig('NonMaxSuppressionV4',
+    inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T_threshold', 0, 0), ('score_threshold', 'T_threshold', 0, 0)),
+    attrs=(('pad_to_max_output_size', 3),),
+    outputs=(('selected_indices', False), ('valid_outputs', False)),
+    type_defaults={'T': 1, 'T_threshold': 1},
+    output_class=_NonMaxSuppressionV4Output)
+
+
+def non_max_suppression_v4(boxes, scores, max_output_size, iou_threshold, score_threshold, pad_to_max_output_size=False, name=None):
+    r"""NonMaxSuppressionV3 that can pad the selection to max_output_size and counts the valid entries.
+
+    Args:
+      boxes: A `Tensor` of type `T`.
+      scores: A `Tensor` of type `T`.
+      max_output_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type `T_threshold`.
+      score_threshold: A `Tensor` of type `T_threshold`.
+      pad_to_max_output_size: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (selected_indices, valid_outputs) of `Tensor`s.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_V4, name, (boxes, scores, max_output_size, iou_threshold, score_threshold), (pad_to_max_output_size,))
+
+
+_NonMaxSuppressionV5Output = _collections.namedtuple('NonMaxSuppressionV5', ['selected_indices', 'selected_scores', 'valid_outputs'])
+_NON_MAX_SUPPRESSION_V5 = _OpSig('NonMaxSuppressionV5',
+    inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T', 0, 0), ('score_threshold', 'T', 0, 0), ('soft_nms_sigma', 'T', 0, 0)),
+    attrs=(('pad_to_max_output_size', 3),),
+    outputs=(('selected_indices', False), ('selected_scores', False), ('valid_outputs', False)),
+    type_defaults={'T': 1},
+    output_class=_NonMaxSuppressionV5Output)
+
+
+def non_max_suppression_v5(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, pad_to_max_output_size=False, name=None):
+    r"""Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores (Soft-NMS) instead of dropping the boxes.
+
+    Args:
+      boxes: A `Tensor` of type `T`.
+      scores: A `Tensor` of type `T`.
+      max_output_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type `T`.
+      score_threshold: A `Tensor` of type `T`.
+      soft_nms_sigma: A `Tensor` of type `T`.
+      pad_to_max_output_size: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (selected_indices, selected_scores, valid_outputs) of `Tensor`s.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_V5, name, (boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma), (pad_to_max_output_size,))
+
+
+_NON_MAX_SUPPRESSION_WITH_OVERLAPS = _OpSig('NonMaxSuppressionWithOverlaps',
+    inputs=(('overlaps', '', 1, 0), ('scores', '', 1, 0), ('max_output_size', '', 3, 0), ('overlap_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
+    outputs=(('selected_indices', False),))
+
+
+def non_max_suppression_with_overlaps(overlaps, scores, max_output_size, overlap_threshold, score_threshold, name=None):
+    r"""Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.
+
+    Args:
+      overlaps: A `Tensor` of type float32.
+      scores: A `Tensor` of type float32.
+      max_output_size: A `Tensor` of type int32.
+      overlap_threshold: A `Tensor` of type float32.
+      score_threshold: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_WITH_OVERLAPS, name, (overlaps, scores, max_output_size, overlap_threshold, score_threshold), ())
+
+
 _NOT_EQUAL = _OpSig('NotEqual',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     attrs=(('incompatible_shape_error', 3),),
@@ -3008,6 +3335,24 @@ def qr(input, full_matrices=False, name=None):
     return _apply_op(_QR, name, (input,), (full_matrices,))
 
 
+_RGB_TO_HSV = _OpSig('RGBToHSV',
+    inputs=(('images', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def rgb_to_hsv(images, name=None):
+    r"""Converts RGB pixels (last dimension 3, values in [0, 1]) to hue, saturation and value in [0, 1].
+
+    Args:
+      images: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RGB_TO_HSV, name, (images,), ())
+
+
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
     inputs=(('value', 'T', 0, 0),),
     attrs=(('seed', 1), ('seed2', 1)),
@@ -3290,6 +3635,152 @@ def reshape(tensor, shape, name=None):
     return _apply_op(_RESHAPE, name, (tensor, shape), ())
 
 
+_RESIZE_AREA = _OpSig('ResizeArea',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3),),
+    outputs=(('resized_images', False),))
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    r"""Resizes images to `size` by area averaging: each output pixel is the mean of the input area it covers.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_AREA, name, (images, size), (align_corners,))
+
+
+_RESIZE_BICUBIC = _OpSig('ResizeBicubic',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('resized_images', False),))
+
+
+def resize_bicubic(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Resizes images [batch, height, width, channels] to `size` by bicubic interpolation.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BICUBIC, name, (images, size), (align_corners, half_pixel_centers))
+
+
+_RESIZE_BICUBIC_GRAD = _OpSig('ResizeBicubicGrad',
+    inputs=(('grads', '', 1, 0), ('original_image', 'T', 0, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('output', False),))
+
+
+def resize_bicubic_grad(grads, original_image, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Gradient of ResizeBicubic with respect to its images.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      original_image: A `Tensor` of type `T`.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BICUBIC_GRAD, name, (grads, original_image), (align_corners, half_pixel_centers))
+
+
+_RESIZE_BILINEAR = _OpSig('ResizeBilinear',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('resized_images', False),))
+
+
+def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Resizes images [batch, height, width, channels] to `size` by bilinear interpolation.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BILINEAR, name, (images, size), (align_corners, half_pixel_centers))
+
+
+_RESIZE_BILINEAR_GRAD = _OpSig('ResizeBilinearGrad',
+    inputs=(('grads', '', 1, 0), ('original_image', 'T', 0, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('output', False),))
+
+
+def resize_bilinear_grad(grads, original_image, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Gradient of ResizeBilinear with respect to its images.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      original_image: A `Tensor` of type `T`.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BILINEAR_GRAD, name, (grads, original_image), (align_corners, half_pixel_centers))
+
+
+_RESIZE_NEAREST_NEIGHBOR = _OpSig('ResizeNearestNeighbor',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('resized_images', False),))
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Resizes images [batch, height, width, channels] to `size` by nearest-neighbor sampling.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_NEAREST_NEIGHBOR, name, (images, size), (align_corners, half_pixel_centers))
+
+
+_RESIZE_NEAREST_NEIGHBOR_GRAD = _OpSig('ResizeNearestNeighborGrad',
+    inputs=(('grads', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('output', False),))
+
+
+def resize_nearest_neighbor_grad(grads, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Gradient of ResizeNearestNeighbor: sums each gradient into the pixel it was copied from.
+
+    Args:
+      grads: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_NEAREST_NEIGHBOR_GRAD, name, (grads, size), (align_corners, half_pixel_centers))
+
+
 _RESOURCE_APPLY_ADAGRAD_V2 = _OpSig('ResourceApplyAdagradV2',
     inputs=(('var', '', 20, 0), ('accum', '', 20, 0), ('lr', 'T', 0, 0), ('epsilon', 'T', 0, 0), ('grad', 'T', 0, 0)),
     attrs=(('use_locking', 3), ('update_slots', 3)))
@@ -3536,6 +4027,80 @@ def rsqrt_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RSQRT_GRAD, name, (y, dy), ())
+
+
+_SampleDistortedBoundingBoxV2Output = _collections.namedtuple('SampleDistortedBoundingBoxV2', ['begin', 'size', 'bboxes'])
+_SAMPLE_DISTORTED_BOUNDING_BOX_V2 = _OpSig('SampleDistortedBoundingBoxV2',
+    inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0)),
+    attrs=(('seed', 1), ('seed2', 1), ('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
+    outputs=(('begin', False), ('size', False), ('bboxes', False)),
+    output_class=_SampleDistortedBoundingBoxV2Output)
+
+
+def sample_distorted_bounding_box_v2(image_size, bounding_boxes, min_object_covered, seed=0, seed2=0, aspect_ratio_range=[0.75, 1.33], area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=False, name=None):
+    r"""Samples a random crop of an image that covers enough of one of the bounding boxes.
+
+    Args:
+      image_size: A `Tensor` of type `T`.
+      bounding_boxes: A `Tensor` of type float32.
+      min_object_covered: A `Tensor` of type float32.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      aspect_ratio_range: An attr of type `list(float)`, defaults to `[0.75, 1.33]`.
+      area_range: An attr of type `list(float)`, defaults to `[0.05, 1.0]`.
+      max_attempts: An attr of type `int`, defaults to `100`.
+      use_image_if_no_bounding_boxes: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (begin, size, bboxes) of `Tensor`s.
+    """
+    return _apply_op(_SAMPLE_DISTORTED_BOUNDING_BOX_V2, name, (image_size, bounding_boxes, min_object_covered), (seed, seed2, aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
+
+
+_SCALE_AND_TRANSLATE = _OpSig('ScaleAndTranslate',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0), ('scale', '', 1, 0), ('translation', '', 1, 0)),
+    attrs=(('kernel_type', 0), ('antialias', 3)),
+    outputs=(('resized_images', False),))
+
+
+def scale_and_translate(images, size, scale, translation, kernel_type='lanczos3', antialias=True, name=None):
+    r"""Resamples images to `size` through `scale` and `translation` with a reconstruction filter (widened when downscaling if antialias).
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      scale: A `Tensor` of type float32.
+      translation: A `Tensor` of type float32.
+      kernel_type: An attr of type `string`, defaults to `'lanczos3'`.
+      antialias: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SCALE_AND_TRANSLATE, name, (images, size, scale, translation), (kernel_type, antialias))
+
+
+_SCALE_AND_TRANSLATE_GRAD = _OpSig('ScaleAndTranslateGrad',
+    inputs=(('grads', 'T', 0, 0), ('original_image', 'T', 0, 0), ('scale', '', 1, 0), ('translation', '', 1, 0)),
+    attrs=(('kernel_type', 0), ('antialias', 3)),
+    outputs=(('output', False),))
+
+
+def scale_and_translate_grad(grads, original_image, scale, translation, kernel_type='lanczos3', antialias=True, name=None):
+    r"""Gradient of ScaleAndTranslate with respect to its images.
+
+    Args:
+      grads: A `Tensor` of type `T`.
+      original_image: A `Tensor` of type `T`.
+      scale: A `Tensor` of type float32.
+      translation: A `Tensor` of type float32.
+      kernel_type: An attr of type `string`, defaults to `'lanczos3'`.
+      antialias: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SCALE_AND_TRANSLATE_GRAD, name, (grads, original_image, scale, translation), (kernel_type, antialias))
 
 
 _SCATTER_ND = _OpSig('ScatterNd',
@@ -4484,6 +5049,33 @@ def stateless_random_uniform_v2(shape, key, counter, alg, dtype=_dtypes.float32,
     return _apply_op(_STATELESS_RANDOM_UNIFORM_V2, name, (shape, key, counter, alg), (dtype,))
 
 
+_StatelessSampleDistortedBoundingBoxOutput = _collections.namedtuple('StatelessSampleDistortedBoundingBox', ['begin', 'size', 'bboxes'])
+_STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX = _OpSig('StatelessSampleDistortedBoundingBox',
+    inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0), ('seed', 'Tseed', 0, 0)),
+    attrs=(('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
+    outputs=(('begin', False), ('size', False), ('bboxes', False)),
+    output_class=_StatelessSampleDistortedBoundingBoxOutput)
+
+
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, min_object_covered, seed, aspect_ratio_range=[0.75, 1.33], area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=False, name=None):
+    r"""SampleDistortedBoundingBoxV2 determined by `seed` (shape [2]) alone.
+
+    Args:
+      image_size: A `Tensor` of type `T`.
+      bounding_boxes: A `Tensor` of type float32.
+      min_object_covered: A `Tensor` of type float32.
+      seed: A `Tensor` of type `Tseed`.
+      aspect_ratio_range: An attr of type `list(float)`, defaults to `[0.75, 1.33]`.
+      area_range: An attr of type `list(float)`, defaults to `[0.05, 1.0]`.
+      max_attempts: An attr of type `int`, defaults to `100`.
+      use_image_if_no_bounding_boxes: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (begin, size, bboxes) of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX, name, (image_size, bounding_boxes, min_object_covered, seed), (aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
+
+
 _STATELESS_TRUNCATED_NORMAL_V2 = _OpSig('StatelessTruncatedNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -5256,6 +5848,9 @@ OP_WRAPPERS = {
     'Add': 'add',
     'AddN': 'add_n',
     'AddV2': 'add_v2',
+    'AdjustContrastv2': 'adjust_contrastv2',
+    'AdjustHue': 'adjust_hue',
+    'AdjustSaturation': 'adjust_saturation',
     'All': 'all',
     'Any': 'any',
     'ArgMax': 'arg_max',
@@ -5289,6 +5884,7 @@ OP_WRAPPERS = {
     'CheckNumerics': 'check_numerics',
     'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
+    'CombinedNonMaxSuppression': 'combined_non_max_suppression',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
     'Const': 'const',
@@ -5300,6 +5896,9 @@ OP_WRAPPERS = {
     'Conv3DBackpropInputV2': 'conv3d_backprop_input_v2',
     'Cos': 'cos',
     'Cosh': 'cosh',
+    'CropAndResize': 'crop_and_resize',
+    'CropAndResizeGradBoxes': 'crop_and_resize_grad_boxes',
+    'CropAndResizeGradImage': 'crop_and_resize_grad_image',
     'Cross': 'cross',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
@@ -5312,6 +5911,8 @@ OP_WRAPPERS = {
     'Digamma': 'digamma',
     'Div': 'div',
     'DivNoNan': 'div_no_nan',
+    'DrawBoundingBoxes': 'draw_bounding_boxes',
+    'DrawBoundingBoxesV2': 'draw_bounding_boxes_v2',
     'EagerPyFunc': 'eager_py_func',
     'Einsum': 'einsum',
     'Elu': 'elu',
@@ -5323,6 +5924,7 @@ OP_WRAPPERS = {
     'Exp': 'exp',
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
+    'ExtractImagePatches': 'extract_image_patches',
     'Fill': 'fill',
     'Floor': 'floor',
     'FloorDiv': 'floor_div',
@@ -5334,6 +5936,7 @@ OP_WRAPPERS = {
     'GatherV2': 'gather_v2',
     'Greater': 'greater',
     'GreaterEqual': 'greater_equal',
+    'HSVToRGB': 'hsv_to_rgb',
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'If': 'if_',
@@ -5387,6 +5990,10 @@ OP_WRAPPERS = {
     'Neg': 'neg',
     'NextAfter': 'next_after',
     'NoOp': 'no_op',
+    'NonMaxSuppressionV3': 'non_max_suppression_v3',
+    'NonMaxSuppressionV4': 'non_max_suppression_v4',
+    'NonMaxSuppressionV5': 'non_max_suppression_v5',
+    'NonMaxSuppressionWithOverlaps': 'non_max_suppression_with_overlaps',
     'NotEqual': 'not_equal',
     'OneHot': 'one_hot',
     'OnesLike': 'ones_like',
@@ -5402,6 +6009,7 @@ OP_WRAPPERS = {
     'PyFunc': 'py_func',
     'PyFuncStateless': 'py_func_stateless',
     'Qr': 'qr',
+    'RGBToHSV': 'rgb_to_hsv',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
@@ -5417,6 +6025,13 @@ OP_WRAPPERS = {
     'Relu6Grad': 'relu6_grad',
     'ReluGrad': 'relu_grad',
     'Reshape': 'reshape',
+    'ResizeArea': 'resize_area',
+    'ResizeBicubic': 'resize_bicubic',
+    'ResizeBicubicGrad': 'resize_bicubic_grad',
+    'ResizeBilinear': 'resize_bilinear',
+    'ResizeBilinearGrad': 'resize_bilinear_grad',
+    'ResizeNearestNeighbor': 'resize_nearest_neighbor',
+    'ResizeNearestNeighborGrad': 'resize_nearest_neighbor_grad',
     'ResourceApplyAdagradV2': 'resource_apply_adagrad_v2',
     'ResourceApplyAdam': 'resource_apply_adam',
     'ResourceApplyGradientDescent': 'resource_apply_gradient_descent',
@@ -5429,6 +6044,9 @@ OP_WRAPPERS = {
     'Round': 'round',
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
+    'SampleDistortedBoundingBoxV2': 'sample_distorted_bounding_box_v2',
+    'ScaleAndTranslate': 'scale_and_translate',
+    'ScaleAndTranslateGrad': 'scale_and_translate_grad',
     'ScatterNd': 'scatter_nd',
     'SegmentMax': 'segment_max',
     'SegmentMean': 'segment_mean',
@@ -5478,6 +6096,7 @@ OP_WRAPPERS = {
     'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
     'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
+    'StatelessSampleDistortedBoundingBox': 'stateless_sample_distorted_bounding_box',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StatelessWhile': 'stateless_while',
     'StopGradient': 'stop_gradient',
