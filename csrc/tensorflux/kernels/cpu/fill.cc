@@ -77,6 +77,10 @@ class ConstLikeOp : public OpKernel {
     const DataType dt = ctx->output_type(0);
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, dt));
     uint64_t one = 0;  // the byte pattern of 1 in dt
+    // Complex block: 1 + 0i, whose complex128 pattern is wider than `one`.
+    const float one_complex64[2] = {1, 0};
+    const double one_complex128[2] = {1, 0};
+    const void* pattern = &one;
     if (kOne) {
       switch (dt) {
         case DT_FLOAT: { float v = 1; std::memcpy(&one, &v, 4); break; }
@@ -85,6 +89,8 @@ class ConstLikeOp : public OpKernel {
         case DT_BFLOAT16: one = 0x3F80; break;
         case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: case DT_INT32: case DT_UINT32:
         case DT_INT64: case DT_UINT64: case DT_BOOL: one = 1; break;
+        case DT_COMPLEX64: pattern = one_complex64; break;
+        case DT_COMPLEX128: pattern = one_complex128; break;
         default:
           ctx->SetStatus(InvalidArgument("OnesLike does not support type ", DataTypeString(dt)));
           return;
@@ -93,7 +99,7 @@ class ConstLikeOp : public OpKernel {
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, ctx->input(0).shape(), &out));
     if (out->num_elements() == 0) return;
-    FillPattern(ctx->intra_op_pool(), out->raw_data(), out->num_elements(), DataTypeSize(dt), &one);
+    FillPattern(ctx->intra_op_pool(), out->raw_data(), out->num_elements(), DataTypeSize(dt), pattern);
   }
 };
 
