@@ -26,13 +26,15 @@ using LC = std::complex<long double>;
 std::vector<LC> Dft(const std::vector<LC>& x, bool forward) {
   const int64_t n = static_cast<int64_t>(x.size());
   const long double two_pi = 6.283185307179586476925286766559005768L;
+  std::vector<LC> roots(x.size());
+  for (int64_t m = 0; m < n; ++m) {
+    const long double a = (forward ? -two_pi : two_pi) * static_cast<long double>(m) / n;
+    roots[m] = LC(std::cos(a), std::sin(a));
+  }
   std::vector<LC> y(x.size());
   for (int64_t k = 0; k < n; ++k) {
     LC s = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      const long double a = (forward ? -two_pi : two_pi) * static_cast<long double>((j * k) % n) / n;
-      s += x[j] * LC(std::cos(a), std::sin(a));
-    }
+    for (int64_t j = 0, m = 0; j < n; ++j, m = (m + k) % n) s += x[j] * roots[m];
     y[k] = s;
   }
   return y;
@@ -120,7 +122,7 @@ std::vector<int64_t> Lengths() {
   std::vector<int64_t> n;
   for (int64_t i = 1; i <= 40; ++i) n.push_back(i);
   for (int64_t v : {49, 60, 64, 81, 97, 100, 121, 125, 127, 128, 143, 169, 210, 211, 243, 256, 289, 360, 509, 625,
-                    1000, 1009, 1024, 2310, 4096, 4099, 8192 + 2})
+                    1000, 1009, 1024, 2310, 4099})
     n.push_back(v);
   return n;
 }
@@ -134,10 +136,29 @@ TEST(ComplexFftMatchesDirectDft) {
   }
 }
 
-TEST(ComplexFftSplitOverPoolMatchesDirectDft) {
+// Long transforms split each pass over a pool: the same arithmetic per element, so the result is
+// bit-identical to the single-threaded one; a few bins are also checked against their direct sums.
+TEST(ComplexFftSplitOverPoolIsExact) {
   ThreadPool pool(3);
-  for (int64_t n : {int64_t{1} << 15, int64_t{3} << 14, int64_t{32771}})  // radix 4/2, radix 3, Bluestein prime
-    EXPECT_TRUE(CheckComplex<double>(n, 1e-13, &pool));
+  for (int64_t n : {int64_t{1} << 15, int64_t{3} << 14, int64_t{32771}}) {  // radix 4/2, radix 3, Bluestein
+    const std::vector<LC> x = RandomSignal(n, 5, false);
+    const auto plan = fft::GetComplexPlan<double>(n);
+    std::vector<complex128> scratch(static_cast<size_t>(plan->scratch_size())), a, b;
+    for (const LC& v : x) a.emplace_back(static_cast<double>(v.real()), static_cast<double>(v.imag()));
+    b = a;
+    plan->Execute(a.data(), scratch.data(), true, nullptr);
+    plan->Execute(b.data(), scratch.data(), true, &pool);
+    EXPECT_TRUE(a == b);
+    const long double two_pi = 6.283185307179586476925286766559005768L;
+    for (int64_t k : {int64_t{0}, int64_t{1}, n / 3, n - 1}) {
+      LC s = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const long double t = -two_pi * static_cast<long double>((j * k) % n) / n;
+        s += x[j] * LC(std::cos(t), std::sin(t));
+      }
+      EXPECT_TRUE(std::abs(LC(a[k].real(), a[k].imag()) - s) < 1e-10L);
+    }
+  }
 }
 
 TEST(RealFftMatchesDirectDft) {
@@ -199,7 +220,7 @@ TEST(FftShapeFunctions) {
       {"RFFT", {F32({3, 8}), Ph(DT_INT32, PartialShape({1}))}, {}, "[3,?]"},
       {"RFFT", {F32({3, 8}), Cst(I32({-1}))}, {}, "!fft_length[0] must be >= 0"},
       {"RFFT", {F32({3, 8}), Cst(I32({4, 4}))}, {}, "!fft_length must have shape [1]"},
-      {"RFFT", {F32({3, 8}), Cst(I32({8}))}, f64, "!does not go with Tcomplex"},
+      {"RFFT", {Ph(DT_DOUBLE, PartialShape({3, 8})), Cst(I32({8}))}, f64, "!does not go with Tcomplex"},
       {"IRFFT", {C64({3, 5}), Cst(I32({8}))}, {}, "[3,8]"},
       {"IRFFT", {C64({3, 5}), Cst(I32({9}))}, {}, "[3,9]"},
       {"RFFT2D", {F32({2, 6, 8}), Cst(I32({4, 10}))}, {}, "[2,4,6]"},

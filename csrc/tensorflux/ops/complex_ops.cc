@@ -9,6 +9,28 @@
 namespace tx {
 namespace {
 
+// Checks that complex attr `c` and real attr `r` pair up (complex64 with float, complex128 with
+// double), as the kernels exist only for those pairs.
+Status CheckPair(InferenceContext* ctx, const char* c, const char* r) {
+  DataType complex = DT_INVALID, real = DT_INVALID;
+  TX_RETURN_IF_ERROR(ctx->GetAttr(c, &complex));
+  TX_RETURN_IF_ERROR(ctx->GetAttr(r, &real));
+  if ((complex == DT_COMPLEX64) != (real == DT_FLOAT))
+    return InvalidArgument(c, " ", DataTypeString(complex), " does not go with ", r, " ", DataTypeString(real),
+                           " (complex64 goes with float, complex128 with double)");
+  return Status::OK();
+}
+
+Status ComplexToRealShape(InferenceContext* c) {
+  TX_RETURN_IF_ERROR(CheckPair(c, "T", "Tout"));
+  return shape_fns::UnchangedShape(c);
+}
+
+Status ComplexShape(InferenceContext* c) {
+  TX_RETURN_IF_ERROR(CheckPair(c, "Tout", "T"));
+  return shape_fns::BroadcastBinaryOp(c);
+}
+
 // input: T (complex) -> output: Tout (its real type), same shape.
 OpDefBuilder ComplexToReal(const char* name, const char* in, const char* out, const char* summary) {
   return OpDefBuilder(name)
@@ -16,7 +38,7 @@ OpDefBuilder ComplexToReal(const char* name, const char* in, const char* out, co
       .Output(std::string(out) + ": Tout")
       .Attr("T: {complex64, complex128} = DT_COMPLEX64")
       .Attr("Tout: {float, double} = DT_FLOAT")
-      .SetShapeFn(shape_fns::UnchangedShape)
+      .SetShapeFn(ComplexToRealShape)
       .Summary(summary);
 }
 
@@ -28,7 +50,7 @@ TX_REGISTER_OP("Complex")
     .Output("out: Tout")
     .Attr("T: {float, double} = DT_FLOAT")
     .Attr("Tout: {complex64, complex128} = DT_COMPLEX64")
-    .SetShapeFn(shape_fns::BroadcastBinaryOp)
+    .SetShapeFn(ComplexShape)
     .Summary("Builds complex numbers real + i imag elementwise, with broadcasting.");
 
 TX_REGISTER_OP_FROM(ComplexToReal("Real", "input", "output", "The real part of each element."));

@@ -54,111 +54,111 @@ def _lengths(fft_length):
     return fft_length if isinstance(fft_length, _TENSORS) else convert_to_tensor(fft_length, dtype=_dtypes.int32)
 
 
-def _complex_fft(gen_fn, rank, op_name, doc):
+def _complex_fft(py_name, rank, op_name, doc):
     def fn(input, name=None):  # noqa: A002 (TensorFlow's name)
         x = _tensor(input, _dtypes.complex64, "input")
-        _innermost(x, rank, fn.__name__)
-        return gen_fn(x, name=name or op_name)
+        _innermost(x, rank, py_name)
+        return getattr(gen_ops, py_name)(x, name=name or op_name)
 
-    fn.__name__ = fn.__qualname__ = gen_fn.__name__
+    fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
     return fn
 
 
-fft = _complex_fft(gen_ops.fft, 1, "FFT", """The discrete Fourier transform over the innermost dimension of a complex Tensor.
+fft = _complex_fft("fft", 1, "FFT", """The discrete Fourier transform over the innermost dimension of a complex Tensor.
 
     >>> tx.signal.fft(tx.constant([1, 2, 3, 4], tx.complex64)).numpy()
     array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)
     """)
-ifft = _complex_fft(gen_ops.ifft, 1, "IFFT", """The inverse discrete Fourier transform (scaled by 1/n) over the innermost dimension.
+ifft = _complex_fft("ifft", 1, "IFFT", """The inverse discrete Fourier transform (scaled by 1/n) over the innermost dimension.
 
     >>> tx.signal.ifft(tx.constant([10, -2 + 2j, -2, -2 - 2j], tx.complex64)).numpy()
     array([1.+0.j, 2.+0.j, 3.+0.j, 4.+0.j], dtype=complex64)
     """)
-fft2d = _complex_fft(gen_ops.fft2d, 2, "FFT2D", """The 2-D discrete Fourier transform over the two innermost dimensions.
+fft2d = _complex_fft("fft2d", 2, "FFT2D", """The 2-D discrete Fourier transform over the two innermost dimensions.
 
     >>> tx.signal.fft2d(tx.ones([2, 2], tx.complex64)).numpy()
     array([[4.+0.j, 0.+0.j],
            [0.+0.j, 0.+0.j]], dtype=complex64)
     """)
-ifft2d = _complex_fft(gen_ops.ifft2d, 2, "IFFT2D", """The inverse 2-D discrete Fourier transform (scaled by 1/N) over the two innermost dimensions.
+ifft2d = _complex_fft("ifft2d", 2, "IFFT2D", """The inverse 2-D discrete Fourier transform (scaled by 1/N) over the two innermost dimensions.
 
     >>> tx.signal.ifft2d(tx.constant([[4, 0], [0, 0]], tx.complex64)).numpy()
     array([[1.+0.j, 1.+0.j],
            [1.+0.j, 1.+0.j]], dtype=complex64)
     """)
-fft3d = _complex_fft(gen_ops.fft3d, 3, "FFT3D", """The 3-D discrete Fourier transform over the three innermost dimensions.
+fft3d = _complex_fft("fft3d", 3, "FFT3D", """The 3-D discrete Fourier transform over the three innermost dimensions.
 
     >>> tx.signal.fft3d(tx.ones([2, 2, 2], tx.complex64)).numpy()[0, 0, 0]
     (8+0j)
     """)
-ifft3d = _complex_fft(gen_ops.ifft3d, 3, "IFFT3D", """The inverse 3-D discrete Fourier transform (scaled by 1/N) over the three innermost dimensions.
+ifft3d = _complex_fft("ifft3d", 3, "IFFT3D", """The inverse 3-D discrete Fourier transform (scaled by 1/N) over the three innermost dimensions.
 
     >>> tx.signal.ifft3d(tx.ones([2, 2, 2], tx.complex64)).numpy()[0, 0, 0]
     (1+0j)
     """)
 
 
-def _real_fft(gen_fn, rank, op_name, doc):
+def _real_fft(py_name, rank, op_name, doc):
     def fn(input_tensor, fft_length=None, name=None):
         x = _tensor(input_tensor, _dtypes.float32)
         if x.dtype not in _COMPLEX_OF:
             raise ValueError("%s requires float32 or float64 inputs, got %s" % (op_name, x.dtype.name))
-        _innermost(x, rank, fn.__name__)
+        _innermost(x, rank, py_name)
         if fft_length is None:
             fft_length = _dims_at(x, range(-rank, 0))
-        return gen_fn(x, _lengths(fft_length), Tcomplex=_COMPLEX_OF[x.dtype], name=name or op_name)
+        return getattr(gen_ops, py_name)(x, _lengths(fft_length), Tcomplex=_COMPLEX_OF[x.dtype], name=name or op_name)
 
-    fn.__name__ = fn.__qualname__ = gen_fn.__name__
+    fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
     return fn
 
 
-def _inverse_real_fft(gen_fn, rank, op_name, doc):
+def _inverse_real_fft(py_name, rank, op_name, doc):
     def fn(input_tensor, fft_length=None, name=None):
         x = _tensor(input_tensor, _dtypes.complex64)
         if x.dtype not in _REAL_OF:
             raise ValueError("%s requires complex64 or complex128 inputs, got %s" % (op_name, x.dtype.name))
-        _innermost(x, rank, fn.__name__)
+        _innermost(x, rank, py_name)
         if fft_length is None:
             fft_length = _halved_to_full(_dims_at(x, range(-rank, 0)))
-        return gen_fn(x, _lengths(fft_length), Treal=_REAL_OF[x.dtype], name=name or op_name)
+        return getattr(gen_ops, py_name)(x, _lengths(fft_length), Treal=_REAL_OF[x.dtype], name=name or op_name)
 
-    fn.__name__ = fn.__qualname__ = gen_fn.__name__
+    fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
     return fn
 
 
-rfft = _real_fft(gen_ops.rfft, 1, "RFFT", """The DFT of a real signal over its innermost dimension: its ``fft_length // 2 + 1`` non-negative
+rfft = _real_fft("rfft", 1, "RFFT", """The DFT of a real signal over its innermost dimension: its ``fft_length // 2 + 1`` non-negative
     frequencies (the signal cropped or zero-padded to ``fft_length``, default its length).
 
     >>> tx.signal.rfft(tx.constant([1.0, 2.0, 3.0, 4.0])).numpy()
     array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex64)
     """)
-irfft = _inverse_real_fft(gen_ops.irfft, 1, "IRFFT", """The real signal of length ``fft_length`` (default ``2 * (n - 1)``) whose RFFT is the input's
+irfft = _inverse_real_fft("irfft", 1, "IRFFT", """The real signal of length ``fft_length`` (default ``2 * (n - 1)``) whose RFFT is the input's
     innermost dimension (scaled by 1/fft_length; imaginary parts of frequency 0 and n/2 ignored).
 
     >>> tx.signal.irfft(tx.constant([10, -2 + 2j, -2], tx.complex64)).numpy()
     array([1., 2., 3., 4.], dtype=float32)
     """)
-rfft2d = _real_fft(gen_ops.rfft2d, 2, "RFFT2D", """The 2-D DFT of a real signal over its two innermost dimensions (the last one halved, as rfft).
+rfft2d = _real_fft("rfft2d", 2, "RFFT2D", """The 2-D DFT of a real signal over its two innermost dimensions (the last one halved, as rfft).
 
     >>> tx.signal.rfft2d(tx.ones([2, 4])).numpy()
     array([[8.+0.j, 0.+0.j, 0.+0.j],
            [0.+0.j, 0.+0.j, 0.+0.j]], dtype=complex64)
     """)
-irfft2d = _inverse_real_fft(gen_ops.irfft2d, 2, "IRFFT2D", """The inverse of rfft2d: a real signal of shape ``fft_length`` over the two innermost dimensions.
+irfft2d = _inverse_real_fft("irfft2d", 2, "IRFFT2D", """The inverse of rfft2d: a real signal of shape ``fft_length`` over the two innermost dimensions.
 
     >>> tx.signal.irfft2d(tx.signal.rfft2d(tx.ones([2, 4]))).numpy()
     array([[1., 1., 1., 1.],
            [1., 1., 1., 1.]], dtype=float32)
     """)
-rfft3d = _real_fft(gen_ops.rfft3d, 3, "RFFT3D", """The 3-D DFT of a real signal over its three innermost dimensions (the last one halved).
+rfft3d = _real_fft("rfft3d", 3, "RFFT3D", """The 3-D DFT of a real signal over its three innermost dimensions (the last one halved).
 
     >>> tx.signal.rfft3d(tx.ones([2, 2, 2])).shape
     TensorShape([2, 2, 2])
     """)
-irfft3d = _inverse_real_fft(gen_ops.irfft3d, 3, "IRFFT3D", """The inverse of rfft3d: a real signal of shape ``fft_length`` over the three innermost dimensions.
+irfft3d = _inverse_real_fft("irfft3d", 3, "IRFFT3D", """The inverse of rfft3d: a real signal of shape ``fft_length`` over the three innermost dimensions.
 
     >>> tx.signal.irfft3d(tx.signal.rfft3d(tx.ones([2, 2, 4]))).numpy()[1, 1]
     array([1., 1., 1., 1.], dtype=float32)
@@ -195,7 +195,7 @@ def _norm_scale(norm, lengths, dtype, forward, fn):
     return gen_ops.reciprocal(scale) if forward else scale
 
 
-def _nd(gen_fn, op_name, kind, doc):
+def _nd(py_name, op_name, kind, doc):
     forward = kind in ("fft", "rfft")
 
     def fn(input_tensor, fft_length=None, axes=None, norm=None, name=None):
@@ -205,8 +205,9 @@ def _nd(gen_fn, op_name, kind, doc):
                 raise ValueError("%s requires float32 or float64 inputs, got %s" % (op_name, x.dtype.name))
             if kind != "rfft" and x.dtype not in _REAL_OF:
                 raise ValueError("%s requires complex64 or complex128 inputs, got %s" % (op_name, x.dtype.name))
-            lengths, axes_t = _nd_args(x, fft_length, axes, fn.__name__, inverse_real=kind == "irfft")
-            scale = _norm_scale(norm, lengths, x.dtype, forward, fn.__name__)
+            lengths, axes_t = _nd_args(x, fft_length, axes, py_name, inverse_real=kind == "irfft")
+            scale = _norm_scale(norm, lengths, x.dtype, forward, py_name)
+            gen_fn = getattr(gen_ops, py_name)
             if scale is not None:
                 x = gen_ops.mul(x, scale)
             if kind == "rfft":
@@ -215,31 +216,31 @@ def _nd(gen_fn, op_name, kind, doc):
                 return gen_fn(x, lengths, axes_t, Treal=_REAL_OF[x.dtype], name=scope)
             return gen_fn(x, lengths, axes_t, name=scope)
 
-    fn.__name__ = fn.__qualname__ = gen_fn.__name__
+    fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
     return fn
 
 
-fftnd = _nd(gen_ops.fftnd, "FFTND", "fft", """The N-D DFT over ``axes`` (default all), each cropped or zero-padded to ``fft_length``
+fftnd = _nd("fftnd", "FFTND", "fft", """The N-D DFT over ``axes`` (default all), each cropped or zero-padded to ``fft_length``
     (default its size); ``norm`` "backward" (default), "forward" or "ortho" as in NumPy.
 
     >>> tx.signal.fftnd(tx.ones([2, 3], tx.complex64), axes=[1]).numpy()
     array([[3.+0.j, 0.+0.j, 0.+0.j],
            [3.+0.j, 0.+0.j, 0.+0.j]], dtype=complex64)
     """)
-ifftnd = _nd(gen_ops.ifftnd, "IFFTND", "ifft", """The N-D inverse DFT over ``axes`` (default all), scaled by 1/N for the default ``norm``.
+ifftnd = _nd("ifftnd", "IFFTND", "ifft", """The N-D inverse DFT over ``axes`` (default all), scaled by 1/N for the default ``norm``.
 
     >>> tx.signal.ifftnd(tx.constant([[4, 0], [0, 0]], tx.complex64)).numpy()
     array([[1.+0.j, 1.+0.j],
            [1.+0.j, 1.+0.j]], dtype=complex64)
     """)
-rfftnd = _nd(gen_ops.rfftnd, "RFFTND", "rfft", """The N-D DFT of a real signal over ``axes`` (default all), the last of them halved (np.fft.rfftn).
+rfftnd = _nd("rfftnd", "RFFTND", "rfft", """The N-D DFT of a real signal over ``axes`` (default all), the last of them halved (np.fft.rfftn).
 
     >>> tx.signal.rfftnd(tx.ones([2, 4])).numpy()
     array([[8.+0.j, 0.+0.j, 0.+0.j],
            [0.+0.j, 0.+0.j, 0.+0.j]], dtype=complex64)
     """)
-irfftnd = _nd(gen_ops.irfftnd, "IRFFTND", "irfft", """The inverse of rfftnd: a real signal of shape ``fft_length`` over ``axes`` (np.fft.irfftn).
+irfftnd = _nd("irfftnd", "IRFFTND", "irfft", """The inverse of rfftnd: a real signal of shape ``fft_length`` over ``axes`` (np.fft.irfftn).
 
     >>> tx.signal.irfftnd(tx.signal.rfftnd(tx.ones([2, 4]))).numpy()
     array([[1., 1., 1., 1.],
