@@ -9,6 +9,8 @@ import scipy.signal
 
 import tensorflux as tx
 
+pytestmark = pytest.mark.eager
+
 RNG = np.random.default_rng(11)
 LENGTHS = (1, 2, 7, 16, 97, 127, 360, 1024, 4099)  # 97 and 4099: Bluestein; 127: a generic prime pass
 

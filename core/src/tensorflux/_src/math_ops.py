@@ -268,9 +268,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     # MatMul's transposes do not conjugate and BatchMatMulV2's adjoints do: a complex operand is
     # conjugated first where the flag asked for the other one.
     if (adjoint_a is True and not batch or transpose_a is True and batch) and is_complex(a):
-        a = gen_ops.conj(a)
+        a = gen_ops.conj(a if isinstance(a, _TENSORS) else convert_to_tensor(a))
     if (adjoint_b is True and not batch or transpose_b is True and batch) and is_complex(b):
-        b = gen_ops.conj(b)
+        b = gen_ops.conj(b if isinstance(b, _TENSORS) else convert_to_tensor(b))
     if batch:
         return gen_ops.batch_mat_mul_v2(a, b, adj_x=ta, adj_y=tb, name=name)
     return gen_ops.mat_mul(a, b, transpose_a=ta, transpose_b=tb, name=name)

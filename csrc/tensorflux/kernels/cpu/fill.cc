@@ -77,10 +77,11 @@ class ConstLikeOp : public OpKernel {
     const DataType dt = ctx->output_type(0);
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, dt));
     uint64_t one = 0;  // the byte pattern of 1 in dt
-    // Complex block: 1 + 0i, whose complex128 pattern is wider than `one`.
+    // Complex block: 1 + 0i and 0 + 0i, whose complex128 patterns are wider than `one`.
     const float one_complex64[2] = {1, 0};
     const double one_complex128[2] = {1, 0};
-    const void* pattern = &one;
+    const uint64_t zero16[2] = {0, 0};
+    const void* pattern = kOne ? static_cast<const void*>(&one) : zero16;
     if (kOne) {
       switch (dt) {
         case DT_FLOAT: { float v = 1; std::memcpy(&one, &v, 4); break; }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -96,6 +97,9 @@ TX_REGISTER_SELECT(int32_t);
 TX_REGISTER_SELECT(int64_t);
 TX_REGISTER_SELECT(uint8_t);
 TX_REGISTER_SELECT(bool);
+// Complex block.
+TX_REGISTER_SELECT(complex64);
+TX_REGISTER_SELECT(complex128);
 
 }  // namespace
 }  // namespace cpu
