@@ -13,7 +13,7 @@ _COMPLEX_OF = {_dtypes.float32: _dtypes.complex64, _dtypes.float64: _dtypes.comp
 _REAL_OF = {_dtypes.complex64: _dtypes.float32, _dtypes.complex128: _dtypes.float64}
 
 
-def _tensor(x, preferred, name="input_tensor"):
+def as_tensor(x, preferred, name="input_tensor"):
     """``x`` as a Tensor. NumPy arrays keep their dtype; other Python values take ``preferred``
     (float32 or complex64), as TensorFlow's preferred_dtype conversion does."""
     if isinstance(x, _TENSORS):
@@ -35,11 +35,19 @@ def _innermost(x, rank, fn):
 
 def _dims_at(x, axes):
     """The dims of ``x`` at ``axes``: a list of ints when static, else an int32 Tensor."""
-    dims = [x.shape[a] for a in axes] if x.shape.rank is not None else [None]
-    if all(d is not None for d in dims):
-        return [int(d) for d in dims]
+    axes = list(axes)
+    shape = None
+    rank = x.shape.rank
+    if rank is not None:
+        dims = [x.shape[a] for a in axes]
+        if all(d is not None for d in dims):
+            return [int(d) for d in dims]
+        shape = gen_ops.shape(x, out_type=_dtypes.int32)
+        return gen_ops.gather_v2(shape, convert_to_tensor([a % rank for a in axes], dtype=_dtypes.int32), 0)
+    if axes != list(range(-len(axes), 0)):
+        raise ValueError("the input's rank must be known to transform axes %s" % (axes,))
     shape = gen_ops.shape(x, out_type=_dtypes.int32)
-    return gen_ops.gather_v2(shape, convert_to_tensor(list(axes), dtype=_dtypes.int32), 0)
+    return gen_ops.strided_slice(shape, [-len(axes)], [0], [1], end_mask=1)
 
 
 def _halved_to_full(dims):
@@ -56,7 +64,7 @@ def _lengths(fft_length):
 
 def _complex_fft(py_name, rank, op_name, doc):
     def fn(input, name=None):  # noqa: A002 (TensorFlow's name)
-        x = _tensor(input, _dtypes.complex64, "input")
+        x = as_tensor(input, _dtypes.complex64, "input")
         _innermost(x, rank, py_name)
         return getattr(gen_ops, py_name)(x, name=name or op_name)
 
@@ -101,7 +109,7 @@ ifft3d = _complex_fft("ifft3d", 3, "IFFT3D", """The inverse 3-D discrete Fourier
 
 def _real_fft(py_name, rank, op_name, doc):
     def fn(input_tensor, fft_length=None, name=None):
-        x = _tensor(input_tensor, _dtypes.float32)
+        x = as_tensor(input_tensor, _dtypes.float32)
         if x.dtype not in _COMPLEX_OF:
             raise ValueError("%s requires float32 or float64 inputs, got %s" % (op_name, x.dtype.name))
         _innermost(x, rank, py_name)
@@ -116,7 +124,7 @@ def _real_fft(py_name, rank, op_name, doc):
 
 def _inverse_real_fft(py_name, rank, op_name, doc):
     def fn(input_tensor, fft_length=None, name=None):
-        x = _tensor(input_tensor, _dtypes.complex64)
+        x = as_tensor(input_tensor, _dtypes.complex64)
         if x.dtype not in _REAL_OF:
             raise ValueError("%s requires complex64 or complex128 inputs, got %s" % (op_name, x.dtype.name))
         _innermost(x, rank, py_name)
@@ -200,7 +208,7 @@ def _nd(py_name, op_name, kind, doc):
 
     def fn(input_tensor, fft_length=None, axes=None, norm=None, name=None):
         with name_scope(name or op_name) as scope:
-            x = _tensor(input_tensor, _dtypes.float32 if kind == "rfft" else _dtypes.complex64)
+            x = as_tensor(input_tensor, _dtypes.float32 if kind == "rfft" else _dtypes.complex64)
             if kind == "rfft" and x.dtype not in _COMPLEX_OF:
                 raise ValueError("%s requires float32 or float64 inputs, got %s" % (op_name, x.dtype.name))
             if kind != "rfft" and x.dtype not in _REAL_OF:

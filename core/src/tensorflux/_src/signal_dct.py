@@ -7,6 +7,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.fft_ops import as_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 
@@ -140,7 +141,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (Te
     array([20.       , -6.308644 ,  0.       , -0.4484157], dtype=float32)
     """
     with name_scope(name or "dct"):
-        x = input if isinstance(input, _TENSORS) else convert_to_tensor(input, dtype=_dtypes.float32)
+        x = as_tensor(input, _dtypes.float32, "input")
         _validate(x, type, n, axis, norm, "dct")
         return _dct(_fit(x, n), type, norm)
 
@@ -154,6 +155,6 @@ def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (T
     array([1., 2., 3., 4.], dtype=float32)
     """
     with name_scope(name or "idct"):
-        x = input if isinstance(input, _TENSORS) else convert_to_tensor(input, dtype=_dtypes.float32)
+        x = as_tensor(input, _dtypes.float32, "input")
         _validate(x, type, n, axis, norm, "idct")
         return _dct(_fit(x, n), {1: 1, 2: 3, 3: 2, 4: 4}[type], norm)

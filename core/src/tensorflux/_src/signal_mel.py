@@ -6,6 +6,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.fft_ops import as_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.signal_dct import dct
@@ -75,7 +76,7 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
     """
     with name_scope(name or "mfccs_from_log_mel_spectrograms"):
         x = log_mel_spectrograms
-        x = x if isinstance(x, _TENSORS) else convert_to_tensor(x, dtype=_dtypes.float32)
+        x = as_tensor(x, _dtypes.float32, "log_mel_spectrograms")
         if x.shape.rank is not None and x.shape.rank >= 1 and x.shape[-1] == 0:
             raise ValueError("mfccs_from_log_mel_spectrograms: num_mel_bins must be positive, got shape %s"
                              % (x.shape,))

@@ -7,6 +7,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.fft_ops import as_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.signal_dct import dct
@@ -48,7 +49,7 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
     TensorShape([3, 5])
     """
     with name_scope(name or "stft"):
-        x = signals if isinstance(signals, _TENSORS) else convert_to_tensor(signals, dtype=_dtypes.float32)
+        x = as_tensor(signals, _dtypes.float32, "signals")
         if x.dtype not in _COMPLEX_OF:
             raise ValueError("stft: signals must be float32 or float64, got %s" % x.dtype.name)
         frame_length = _static_int(frame_length, "frame_length", "stft")
@@ -105,7 +106,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
     True
     """
     with name_scope(name or "inverse_stft"):
-        z = stfts if isinstance(stfts, _TENSORS) else convert_to_tensor(stfts, dtype=_dtypes.complex64)
+        z = as_tensor(stfts, _dtypes.complex64, "stfts")
         if z.dtype not in (_dtypes.complex64, _dtypes.complex128):
             raise ValueError("inverse_stft: stfts must be complex64 or complex128, got %s" % z.dtype.name)
         if z.shape.rank is not None and z.shape.rank < 2:
@@ -138,15 +139,15 @@ def _fit_last(x, n):
 
 def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
     """The modified discrete cosine transform of real ``signals``: frames of ``frame_length`` (a
-    multiple of 4) every frame_length / 2 samples, windowed, each giving frame_length / 2
-    coefficients X_k = sum_n x_n cos(pi / N (n + 1/2 + N/2) (k + 1/2)), N = frame_length / 2
-    (``norm="ortho"`` scales by sqrt(2 / N)... as the orthonormal type-IV DCT does).
+    multiple of 4) every N = frame_length / 2 samples, windowed, each giving the N coefficients
+    X_k = 2 sum_n x_n cos(pi / N (n + 1/2 + N/2) (k + 1/2)) (TensorFlow's scaling: its type-IV
+    DCT's); ``norm="ortho"`` gives sqrt(2 / N) sum_n ... instead.
 
     >>> tx.signal.mdct(tx.ones([16]), 8).shape
     TensorShape([3, 4])
     """
     with name_scope(name or "mdct"):
-        x = signals if isinstance(signals, _TENSORS) else convert_to_tensor(signals, dtype=_dtypes.float32)
+        x = as_tensor(signals, _dtypes.float32, "signals")
         frame_length = _static_int(frame_length, "frame_length", "mdct")
         if isinstance(frame_length, int):
             if frame_length % 4 != 0:
@@ -178,7 +179,7 @@ def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     True
     """
     with name_scope(name or "inverse_mdct"):
-        z = mdcts if isinstance(mdcts, _TENSORS) else convert_to_tensor(mdcts, dtype=_dtypes.float32)
+        z = as_tensor(mdcts, _dtypes.float32, "mdcts")
         if z.shape.rank is not None and z.shape.rank < 2:
             raise ValueError("inverse_mdct: mdcts must have rank at least 2, got shape %s" % (z.shape,))
         if z.shape.rank is None or z.shape[-1] is None:
