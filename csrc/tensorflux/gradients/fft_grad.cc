@@ -23,6 +23,11 @@ namespace {
 
 using fft_util::OpInfo;
 
+// "FFT2D"-style name of the fixed-rank op `base` of `rank` dimensions ("FFT" for rank 1).
+std::string FixedRankName(const char* base, int rank) {
+  return std::string(base) + (rank > 1 ? std::to_string(rank) + "D" : "");
+}
+
 // The op's axes as an int32 vector (negative for the fixed-rank ops' innermost axes).
 GValue Axes(GradContext& g, const OpInfo& info) {
   if (info.fixed_rank == 0) return g.input(2);
@@ -51,8 +56,7 @@ Status ComplexFftGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dy = o.Conj(g.grad(0)), y;
   if (info.fixed_rank > 0) {
-    const std::string op = std::string(info.inverse ? "I" : "") + "FFT" + (info.fixed_rank > 1 ? std::to_string(info.fixed_rank) + "D" : "");
-    y = o.Op1(op, {dy});
+    y = o.Op1(FixedRankName(info.inverse ? "IFFT" : "FFT", info.fixed_rank), {dy});
   } else {
     y = o.Op1(info.inverse ? "IFFTND" : "FFTND", {dy, g.input(1), g.input(2)});
   }
@@ -82,9 +86,9 @@ Status InverseRealFftGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dy = g.grad(0), lengths = g.input(1);
   const DataType real = o.dtype(dy), complex = real == DT_DOUBLE ? DT_COMPLEX128 : DT_COMPLEX64;
-  GValue spectrum = info.fixed_rank > 0 ? o.Op1(std::string("RFFT") + (info.fixed_rank > 1 ? std::to_string(info.fixed_rank) + "D" : ""),
-                                                {dy, lengths}, {{"Tcomplex", TypeAttr(complex)}})
-                                        : o.Op1("RFFTND", {dy, lengths, g.input(2)}, {{"Tcomplex", TypeAttr(complex)}});
+  const AttrMap attrs = {{"Tcomplex", TypeAttr(complex)}};
+  GValue spectrum = info.fixed_rank > 0 ? o.Op1(FixedRankName("RFFT", info.fixed_rank), {dy, lengths}, attrs)
+                                        : o.Op1("RFFTND", {dy, lengths, g.input(2)}, attrs);
   // mask_k = 2 - [k == 0] - [2k == n] for k <= n/2, n the last length.
   GValue n = o.Op1("StridedSlice", {lengths, o.Ints({-1}), o.Ints({0}), o.Ints({1})},
                    {{"end_mask", IntAttr(1)}, {"shrink_axis_mask", IntAttr(1)}});

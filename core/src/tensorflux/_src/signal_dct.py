@@ -137,8 +137,8 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (Te
     """The type I, II, III or IV discrete cosine transform of the last axis (cropped or zero-padded to
     ``n``), unnormalized or with ``norm="ortho"`` orthonormal; equal to ``scipy.fft.dct``.
 
-    >>> tx.signal.dct(tx.constant([1.0, 2.0, 3.0, 4.0])).numpy()
-    array([20.       , -6.308644 ,  0.       , -0.4484157], dtype=float32)
+    >>> np.round(tx.signal.dct(tx.constant([1.0, 2.0, 3.0, 4.0])).numpy(), 4)
+    array([20.    , -6.3086,  0.    , -0.4483], dtype=float32)
     """
     with name_scope(name or "dct"):
         x = as_tensor(input, _dtypes.float32, "input")
@@ -151,7 +151,7 @@ def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 (T
     own), so ``idct(dct(x, norm="ortho"), norm="ortho") == x`` and, unnormalized, ``2N x``.
 
     >>> x = tx.constant([1.0, 2.0, 3.0, 4.0])
-    >>> tx.signal.idct(tx.signal.dct(x, norm="ortho"), norm="ortho").numpy()
+    >>> np.round(tx.signal.idct(tx.signal.dct(x, norm="ortho"), norm="ortho").numpy(), 4)
     array([1., 2., 3., 4.], dtype=float32)
     """
     with name_scope(name or "idct"):

@@ -70,9 +70,8 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
     """Mel-frequency cepstral coefficients: the DCT-II of log-mel spectrograms [..., num_mel_bins]
     scaled by sqrt(1 / (2 num_mel_bins)) (HTK's scaling; keep the first few coefficients).
 
-    >>> tx.signal.mfccs_from_log_mel_spectrograms(tx.ones([2, 4])).numpy()
-    array([[2.828427, 0.      , 0.      , 0.      ],
-           [2.828427, 0.      , 0.      , 0.      ]], dtype=float32)
+    >>> round(float(tx.signal.mfccs_from_log_mel_spectrograms(tx.ones([1, 4]))[0, 0]), 4)
+    2.8284
     """
     with name_scope(name or "mfccs_from_log_mel_spectrograms"):
         x = log_mel_spectrograms

@@ -67,8 +67,8 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     the forward window divided by the overlap-added sum of its squares (Griffin and Lim, eq. 7).
 
     >>> fn = tx.signal.inverse_stft_window_fn(2)
-    >>> fn(4, dtype=tx.float32).numpy()
-    array([0. , 0.5, 1. , 0.5], dtype=float32)
+    >>> fn(4, dtype=tx.float32).numpy()  # hann(4) = [0, 0.5, 1, 0.5] over its overlap-added squares
+    array([0., 1., 1., 1.], dtype=float32)
     """
 
     def inverse_window(frame_length, dtype):

@@ -67,7 +67,7 @@ def hann_window(window_length, periodic=True, dtype=_dtypes.float32, name=None):
 def hamming_window(window_length, periodic=True, dtype=_dtypes.float32, name=None):
     """The Hamming window 0.54 - 0.46 cos(2 pi k / N), with N as in hann_window.
 
-    >>> tx.signal.hamming_window(4).numpy()
+    >>> np.round(tx.signal.hamming_window(4).numpy(), 2)
     array([0.08, 0.54, 1.  , 0.54], dtype=float32)
     """
     with name_scope(name or "hamming_window"):
@@ -115,7 +115,7 @@ def vorbis_window(window_length, dtype=_dtypes.float32, name=None):
     """The Vorbis power-complementary window sin(pi/2 sin^2(pi (k + 1/2) / N)), k < N = window_length.
 
     >>> tx.signal.vorbis_window(4).numpy()
-    array([0.3826835 , 0.9238795 , 0.9238795 , 0.38268343], dtype=float32)
+    array([0.22801436, 0.9736578 , 0.9736578 , 0.22801416], dtype=float32)
     """
     with name_scope(name or "vorbis_window"):
         n, _, dtype = _check(window_length, dtype, "vorbis_window")

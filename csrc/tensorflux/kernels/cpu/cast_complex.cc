@@ -82,7 +82,8 @@ class ComplexCastOp : public OpKernel {
     c->SetStatus(c->GetAttr("SrcT", &src_));
     c->SetStatus(c->GetAttr("DstT", &dst_));
     if (c->status().ok() && src_ != dst_ && (fn_ = PickComplexCast(src_, dst_)) == nullptr)
-      c->SetStatus(Unimplemented("Cast from ", DataTypeString(src_), " to ", DataTypeString(dst_), " is not supported"));
+      c->SetStatus(
+          Unimplemented("Cast from ", DataTypeString(src_), " to ", DataTypeString(dst_), " is not supported"));
   }
   bool IsExpensive() const override { return false; }
 
@@ -111,8 +112,9 @@ const bool kRegistered = [] {
   constexpr DataType kOthers[] = {DT_FLOAT,  DT_DOUBLE, DT_INT8,   DT_INT16,  DT_INT32,     DT_INT64,     DT_UINT8,
                                   DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128};
   auto add = [](DataType s, DataType d) {
-    KernelRegistry::Global()->Register(KernelDefBuilder("Cast").TypeConstraint("SrcT", s).TypeConstraint("DstT", d).Build(
-        [](OpKernelConstruction* c) -> OpKernel* { return new ComplexCastOp(c); }));
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder("Cast").TypeConstraint("SrcT", s).TypeConstraint("DstT", d).Build(
+            [](OpKernelConstruction* c) -> OpKernel* { return new ComplexCastOp(c); }));
   };
   for (DataType c : {DT_COMPLEX64, DT_COMPLEX128})
     for (DataType o : kOthers) {

@@ -182,7 +182,8 @@ class Bluestein {
     const std::vector<std::complex<double>> roots = UnitRoots(2 * n, 2 * n);
     chirp_.resize(static_cast<size_t>(n));
     for (int64_t j = 0; j < n; ++j) {
-      const int64_t q = static_cast<int64_t>((static_cast<unsigned __int128>(j) * j) % static_cast<unsigned __int128>(2 * n));
+      using U128 = unsigned __int128;
+      const int64_t q = static_cast<int64_t>(static_cast<U128>(j) * static_cast<U128>(j) % static_cast<U128>(2 * n));
       chirp_[j] = C(static_cast<R>(roots[q].real()), static_cast<R>(-roots[q].imag()));
     }
     // The convolution kernel b_{-(n-1)..(n-1)} wrapped to length m, transformed and scaled by 1/m.

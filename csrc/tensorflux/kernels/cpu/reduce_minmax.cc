@@ -235,9 +235,9 @@ class ComplexMeanOp : public FoldReduceOp<C, ComplexSumR<C>> {
     for (int64_t i = 0; i < n_out; ++i) y[i] /= count;
   }
 };
-#define TX_REGISTER_COMPLEX_FOLDS(C)                                                              \
-  TX_REGISTER_FOLD("Prod", C, ProdR<C>);                                                         \
-  TX_REGISTER_FOLD("Sum", C, ComplexSumR<C>);                                                    \
+#define TX_REGISTER_COMPLEX_FOLDS(C)          \
+  TX_REGISTER_FOLD("Prod", C, ProdR<C>);      \
+  TX_REGISTER_FOLD("Sum", C, ComplexSumR<C>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("Mean").TypeConstraint<C>("T"), ComplexMeanOp<C>)
 TX_REGISTER_COMPLEX_FOLDS(complex64);
 TX_REGISTER_COMPLEX_FOLDS(complex128);
