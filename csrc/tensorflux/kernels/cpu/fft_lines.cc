@@ -1,10 +1,12 @@
 // Note [FFT lines]
-// An axis of a tensor is a set of lines [outer, len, inner]. Contiguous lines (inner == 1) are
-// transformed where they lie; strided ones are gathered kColumns at a time into a contiguous
-// buffer (each gather reads kColumns neighbouring values per row, so memory is read in whole cache
-// lines), transformed there and scattered back. Work items (a line, or a block of columns) split
-// over the intra-op pool, each thread with its own buffers; a single line long enough to matter
-// instead passes the pool to the plan, which splits each of its passes.
+// An axis of a tensor is a set of lines [outer, len, inner]: line l starts at element
+// (l / inner) * len * inner + l % inner and steps by inner. Lines are transformed kLanes<R> at a
+// time (8 float or 4 double lines): a group's lines are gathered into one buffer of CVec values
+// (lane v holds line v), the plan runs once on the whole group with every butterfly a SIMD
+// operation, and the results are scattered back. Consecutive lines are neighbouring rows or
+// neighbouring columns, so gathers and scatters read and write whole cache lines. Groups split
+// over the intra-op pool, each thread with its own buffers. A line too long for a group buffer
+// is transformed alone, and when there are few of them the pool splits each transform's passes.
 #include "tensorflux/kernels/cpu/fft_lines.h"
 
 #include <algorithm>
@@ -19,7 +21,8 @@ namespace tx {
 namespace fft {
 namespace {
 
-constexpr int64_t kColumns = 8;
+// Lines longer than this are transformed one at a time (a group buffer would pass 4 MiB).
+constexpr int64_t kMaxGroupedLength = int64_t{1} << 16;
 
 // Rough cycles per line of length n, for the pool's split decisions.
 int64_t LineCost(int64_t n) {
@@ -27,35 +30,51 @@ int64_t LineCost(int64_t n) {
   return static_cast<int64_t>(std::min(c, 1e9));
 }
 
-// Calls body(first line's pointer offset, columns in block, item buffers) for each work item:
-// (o, column block) pairs of `lines`, split over the pool. A single line gets the pool instead.
-template <typename F>
-void ForItems(const Lines& lines, ThreadPool* pool, const F& body) {
-  const int64_t blocks = lines.inner == 1 ? 1 : (lines.inner + kColumns - 1) / kColumns;
-  const int64_t items = lines.outer * blocks;
-  const int64_t width = lines.inner == 1 ? 1 : std::min(kColumns, lines.inner);
-  if (items == 1) {
-    body(int64_t{0}, lines.inner == 1 ? int64_t{1} : lines.inner, pool);
-    return;
-  }
-  cpu::ParallelItems(pool, items, LineCost(lines.len) * width, [&](int64_t b, int64_t e) {
-    for (int64_t it = b; it < e; ++it) {
-      const int64_t o = it / blocks, c0 = (it % blocks) * kColumns;
-      const int64_t cols = lines.inner == 1 ? 1 : std::min(kColumns, lines.inner - c0);
-      body(o * lines.len * lines.inner + c0, cols, static_cast<ThreadPool*>(nullptr));
-    }
+// Element offset of line l in an array of lines of length `len`.
+inline int64_t LineStart(const Lines& lines, int64_t len, int64_t l) {
+  return (l / lines.inner) * len * lines.inner + l % lines.inner;
+}
+
+// A group's buffer: kLanes lines of `slots` complex values, zeroed when `zero` (a partial group).
+template <typename R>
+std::unique_ptr<CVec<R>[]> GroupBuffer(int64_t slots) {
+  return std::unique_ptr<CVec<R>[]>(new CVec<R>[static_cast<size_t>(slots)]);
+}
+
+// Lane v of slot t as a real part / imaginary part reference.
+template <typename R>
+inline R& Re(CVec<R>* z, int64_t t, int v) {
+  return reinterpret_cast<R*>(z + t)[v];
+}
+template <typename R>
+inline R& Im(CVec<R>* z, int64_t t, int v) {
+  return reinterpret_cast<R*>(z + t)[kLanes<R> + v];
+}
+
+// Calls group(first line, lines in group, buffers) for every group of kLanes<R> lines, split over
+// the pool; `make` builds one thread's buffers.
+template <typename R, typename Make, typename Group>
+void ForGroups(const Lines& lines, int64_t len, ThreadPool* pool, const Make& make, const Group& group) {
+  constexpr int L = kLanes<R>;
+  const int64_t count = lines.count(), groups = (count + L - 1) / L;
+  cpu::ParallelItems(pool, groups, LineCost(len) * L, [&](int64_t b, int64_t e) {
+    auto buffers = make();
+    for (int64_t g = b; g < e; ++g) group(g * L, static_cast<int>(std::min<int64_t>(L, count - g * L)), buffers);
   });
 }
 
-// Gathers `cols` strided lines starting at src (line stride 1, element stride `stride`) into
-// dst[c * len + t], or scatters them back (kGather false).
-template <bool kGather, typename T>
-void Move(T* strided, T* packed, int64_t cols, int64_t len, int64_t stride) {
-  for (int64_t t = 0; t < len; ++t)
-    for (int64_t c = 0; c < cols; ++c) {
-      if constexpr (kGather) packed[c * len + t] = strided[t * stride + c];
-      else strided[t * stride + c] = packed[c * len + t];
-    }
+// Calls one(line) for every line, each transformed alone: in turn with the pool splitting each
+// transform when lines are few, else split over the pool by line.
+template <typename One>
+void ForSingleLines(const Lines& lines, int64_t len, ThreadPool* pool, const One& one) {
+  const int threads = pool == nullptr ? 1 : pool->num_threads() + 1;
+  if (lines.count() < 2 * threads) {
+    for (int64_t l = 0; l < lines.count(); ++l) one(l, pool);
+    return;
+  }
+  cpu::ParallelItems(pool, lines.count(), LineCost(len), [&](int64_t b, int64_t e) {
+    for (int64_t l = b; l < e; ++l) one(l, static_cast<ThreadPool*>(nullptr));
+  });
 }
 
 }  // namespace
@@ -73,20 +92,32 @@ void ComplexLines(std::complex<R>* data, const Lines& lines, bool forward, Threa
   using C = std::complex<R>;
   if (lines.count() == 0 || lines.len <= 1) return;
   const auto plan = GetComplexPlan<R>(lines.len);
-  const int64_t n = lines.len;
-  ForItems(lines, pool, [&](int64_t offset, int64_t cols, ThreadPool* inner_pool) {
-    std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
-    if (lines.inner == 1) {
-      plan->Execute(data + offset, scratch.get(), forward, inner_pool);
-      return;
-    }
-    for (int64_t c0 = 0; c0 < cols; c0 += kColumns) {  // a whole-axis item walks its blocks
-      const int64_t w = std::min(kColumns, cols - c0);
-      std::unique_ptr<C[]> buf(new C[static_cast<size_t>(w * n)]);
-      Move<true>(data + offset + c0, buf.get(), w, n, lines.inner);
-      for (int64_t c = 0; c < w; ++c) plan->Execute(buf.get() + c * n, scratch.get(), forward, nullptr);
-      Move<false>(data + offset + c0, buf.get(), w, n, lines.inner);
-    }
+  const int64_t n = lines.len, stride = lines.inner;
+  if (lines.count() == 1 || n > kMaxGroupedLength) {
+    ForSingleLines(lines, n, pool, [&](int64_t l, ThreadPool* line_pool) {
+      C* line = data + LineStart(lines, n, l);
+      std::unique_ptr<C[]> buf(stride == 1 ? nullptr : new C[static_cast<size_t>(n)]);
+      std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
+      C* work = stride == 1 ? line : buf.get();
+      if (stride != 1)
+        for (int64_t t = 0; t < n; ++t) work[t] = line[t * stride];
+      plan->Execute(work, scratch.get(), forward, line_pool);
+      if (stride != 1)
+        for (int64_t t = 0; t < n; ++t) line[t * stride] = work[t];
+    });
+    return;
+  }
+  auto make = [&] { return std::make_pair(GroupBuffer<R>(n), GroupBuffer<R>(plan->scratch_size())); };
+  ForGroups<R>(lines, n, pool, make, [&](int64_t first, int active, auto& bufs) {
+    CVec<R>* z = bufs.first.get();
+    if (active < kLanes<R>) std::memset(static_cast<void*>(z), 0, sizeof(CVec<R>) * static_cast<size_t>(n));
+    C* line[kLanes<R>];
+    for (int v = 0; v < active; ++v) line[v] = data + LineStart(lines, n, first + v);
+    for (int64_t t = 0; t < n; ++t)
+      for (int v = 0; v < active; ++v) Re(z, t, v) = line[v][t * stride].real(), Im(z, t, v) = line[v][t * stride].imag();
+    plan->ExecuteLanes(z, bufs.second.get(), forward);
+    for (int64_t t = 0; t < n; ++t)
+      for (int v = 0; v < active; ++v) line[v][t * stride] = C(Re(z, t, v), Im(z, t, v));
   });
 }
 
@@ -95,24 +126,37 @@ void RealForwardLines(const R* in, std::complex<R>* out, const Lines& lines, Thr
   using C = std::complex<R>;
   if (lines.count() == 0 || lines.len == 0) return;
   const auto plan = GetRealPlan<R>(lines.len);
-  const int64_t n = lines.len, h = n / 2 + 1;
-  ForItems(lines, pool, [&](int64_t offset, int64_t cols, ThreadPool* inner_pool) {
-    std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
-    const int64_t o = offset / (n * lines.inner), c_first = offset % (n * lines.inner);
-    const R* src = in + offset;
-    C* dst = out + o * h * lines.inner + c_first;
-    if (lines.inner == 1) {
-      plan->Forward(src, dst, scratch.get(), inner_pool);
-      return;
+  const int64_t n = lines.len, h = n / 2 + 1, stride = lines.inner;
+  if (lines.count() == 1 || n > kMaxGroupedLength) {
+    ForSingleLines(lines, n, pool, [&](int64_t l, ThreadPool* line_pool) {
+      const R* src = in + LineStart(lines, n, l);
+      C* dst = out + LineStart(lines, h, l);
+      std::unique_ptr<R[]> rbuf(stride == 1 ? nullptr : new R[static_cast<size_t>(n)]);
+      std::unique_ptr<C[]> cbuf(stride == 1 ? nullptr : new C[static_cast<size_t>(h)]);
+      std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
+      if (stride != 1)
+        for (int64_t t = 0; t < n; ++t) rbuf[t] = src[t * stride];
+      plan->Forward(stride == 1 ? src : rbuf.get(), stride == 1 ? dst : cbuf.get(), scratch.get(), line_pool);
+      if (stride != 1)
+        for (int64_t k = 0; k < h; ++k) dst[k * stride] = cbuf[k];
+    });
+    return;
+  }
+  auto make = [&] { return std::make_pair(GroupBuffer<R>(plan->lane_slots()), GroupBuffer<R>(plan->scratch_size())); };
+  ForGroups<R>(lines, n, pool, make, [&](int64_t first, int active, auto& bufs) {
+    CVec<R>* z = bufs.first.get();
+    std::memset(static_cast<void*>(z), 0, sizeof(CVec<R>) * static_cast<size_t>(plan->lane_slots()));
+    const R* src[kLanes<R>];
+    C* dst[kLanes<R>];
+    for (int v = 0; v < active; ++v) {
+      src[v] = in + LineStart(lines, n, first + v);
+      dst[v] = out + LineStart(lines, h, first + v);
     }
-    for (int64_t c0 = 0; c0 < cols; c0 += kColumns) {
-      const int64_t w = std::min(kColumns, cols - c0);
-      std::unique_ptr<R[]> rbuf(new R[static_cast<size_t>(w * n)]);
-      std::unique_ptr<C[]> cbuf(new C[static_cast<size_t>(w * h)]);
-      Move<true>(const_cast<R*>(src) + c0, rbuf.get(), w, n, lines.inner);
-      for (int64_t c = 0; c < w; ++c) plan->Forward(rbuf.get() + c * n, cbuf.get() + c * h, scratch.get(), nullptr);
-      Move<false>(dst + c0, cbuf.get(), w, h, lines.inner);
-    }
+    for (int64_t j = 0; j < n; ++j)
+      for (int v = 0; v < active; ++v) plan->RealAt(z, j, v) = src[v][j * stride];
+    plan->ForwardLanes(z, bufs.second.get());
+    for (int64_t k = 0; k < h; ++k)
+      for (int v = 0; v < active; ++v) dst[v][k * stride] = C(Re(z, k, v), Im(z, k, v));
   });
 }
 
@@ -121,24 +165,38 @@ void RealBackwardLines(const std::complex<R>* in, R* out, const Lines& lines, Th
   using C = std::complex<R>;
   if (lines.count() == 0 || lines.len == 0) return;
   const auto plan = GetRealPlan<R>(lines.len);
-  const int64_t n = lines.len, h = n / 2 + 1;
-  ForItems(lines, pool, [&](int64_t offset, int64_t cols, ThreadPool* inner_pool) {
-    std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
-    const int64_t o = offset / (n * lines.inner), c_first = offset % (n * lines.inner);
-    const C* src = in + o * h * lines.inner + c_first;
-    R* dst = out + offset;
-    if (lines.inner == 1) {
-      plan->Backward(src, dst, scratch.get(), inner_pool);
-      return;
+  const int64_t n = lines.len, h = n / 2 + 1, stride = lines.inner;
+  if (lines.count() == 1 || n > kMaxGroupedLength) {
+    ForSingleLines(lines, n, pool, [&](int64_t l, ThreadPool* line_pool) {
+      const C* src = in + LineStart(lines, h, l);
+      R* dst = out + LineStart(lines, n, l);
+      std::unique_ptr<C[]> cbuf(stride == 1 ? nullptr : new C[static_cast<size_t>(h)]);
+      std::unique_ptr<R[]> rbuf(stride == 1 ? nullptr : new R[static_cast<size_t>(n + 1)]);
+      std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
+      if (stride != 1)
+        for (int64_t k = 0; k < h; ++k) cbuf[k] = src[k * stride];
+      plan->Backward(stride == 1 ? src : cbuf.get(), stride == 1 ? dst : rbuf.get(), scratch.get(), line_pool);
+      if (stride != 1)
+        for (int64_t t = 0; t < n; ++t) dst[t * stride] = rbuf[t];
+    });
+    return;
+  }
+  auto make = [&] { return std::make_pair(GroupBuffer<R>(plan->lane_slots()), GroupBuffer<R>(plan->scratch_size())); };
+  ForGroups<R>(lines, n, pool, make, [&](int64_t first, int active, auto& bufs) {
+    CVec<R>* z = bufs.first.get();
+    if (active < kLanes<R>)
+      std::memset(static_cast<void*>(z), 0, sizeof(CVec<R>) * static_cast<size_t>(plan->lane_slots()));
+    const C* src[kLanes<R>];
+    R* dst[kLanes<R>];
+    for (int v = 0; v < active; ++v) {
+      src[v] = in + LineStart(lines, h, first + v);
+      dst[v] = out + LineStart(lines, n, first + v);
     }
-    for (int64_t c0 = 0; c0 < cols; c0 += kColumns) {
-      const int64_t w = std::min(kColumns, cols - c0);
-      std::unique_ptr<C[]> cbuf(new C[static_cast<size_t>(w * h)]);
-      std::unique_ptr<R[]> rbuf(new R[static_cast<size_t>(w * n + 1)]);
-      Move<true>(const_cast<C*>(src) + c0, cbuf.get(), w, h, lines.inner);
-      for (int64_t c = 0; c < w; ++c) plan->Backward(cbuf.get() + c * h, rbuf.get() + c * n, scratch.get(), nullptr);
-      Move<false>(dst + c0, rbuf.get(), w, n, lines.inner);
-    }
+    for (int64_t k = 0; k < h; ++k)
+      for (int v = 0; v < active; ++v) Re(z, k, v) = src[v][k * stride].real(), Im(z, k, v) = src[v][k * stride].imag();
+    plan->BackwardLanes(z, bufs.second.get());
+    for (int64_t j = 0; j < n; ++j)
+      for (int v = 0; v < active; ++v) dst[v][j * stride] = plan->RealAt(z, j, v);
   });
 }
 
@@ -154,9 +212,8 @@ void CropOrPad(const void* src, const std::vector<int64_t>& from, void* dst, con
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dst);
   cpu::ParallelItems(pool, rows, last_to * static_cast<int64_t>(elem_size) / 4 + 1, [&](int64_t b, int64_t e) {
-    std::vector<int64_t> idx(static_cast<size_t>(std::max(rank - 1, 0)));
     for (int64_t r = b; r < e; ++r) {
-      // The row's coordinates; inside `from` in every leading dim?
+      // The row's source row, when it lies inside `from` in every leading dim.
       int64_t rest = r, src_row = 0, stride = 1;
       bool inside = true;
       for (int i = rank - 2; i >= 0; --i) {

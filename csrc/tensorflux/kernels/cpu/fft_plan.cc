@@ -129,10 +129,12 @@ class CooleyTukey {
 
   int64_t scratch_size() const { return n_; }
 
-  void Execute(C* data, C* scratch, bool forward, ThreadPool* pool) const {
+  // T: C (one line) or CVec<R> (kLanes lines).
+  template <typename T>
+  void Execute(T* data, T* scratch, bool forward, ThreadPool* pool) const {
     if (n_ == 1) return;
-    C* in = data;
-    C* out = scratch;
+    T* in = data;
+    T* out = scratch;
     for (const Pass& p : passes_) {
       ForBlocks(pool, n_, p.ido, p.l1, [&](passes::Range r) {
         if (forward) Run<true>(p, in, out, r);
@@ -140,7 +142,7 @@ class CooleyTukey {
       });
       std::swap(in, out);
     }
-    if (in != data) std::memcpy(static_cast<void*>(data), in, sizeof(C) * static_cast<size_t>(n_));
+    if (in != data) std::memcpy(static_cast<void*>(data), in, sizeof(T) * static_cast<size_t>(n_));
   }
 
  private:
@@ -150,17 +152,16 @@ class CooleyTukey {
     std::vector<R> cs, sn;  // generic passes: cos and sin of 2 pi m / ip
   };
 
-  template <bool kFwd>
-  void Run(const Pass& p, const C* in, C* out, passes::Range r) const {
+  template <bool kFwd, typename T>
+  void Run(const Pass& p, const T* in, T* out, passes::Range r) const {
     switch (p.ip) {
-      case 2: passes::Pass2<kFwd, R>(p.ido, p.l1, in, out, p.tw.data(), r); return;
-      case 3: passes::Pass3<kFwd, R>(p.ido, p.l1, in, out, p.tw.data(), r); return;
-      case 4: passes::Pass4<kFwd, R>(p.ido, p.l1, in, out, p.tw.data(), r); return;
-      case 5: passes::Pass5<kFwd, R>(p.ido, p.l1, in, out, p.tw.data(), r); return;
+      case 2: passes::Pass2<kFwd>(p.ido, p.l1, in, out, p.tw.data(), r); return;
+      case 3: passes::Pass3<kFwd>(p.ido, p.l1, in, out, p.tw.data(), r); return;
+      case 4: passes::Pass4<kFwd>(p.ido, p.l1, in, out, p.tw.data(), r); return;
+      case 5: passes::Pass5<kFwd>(p.ido, p.l1, in, out, p.tw.data(), r); return;
       default: {
-        std::vector<C> work(static_cast<size_t>(2 * p.ip));
-        passes::PassGeneric<kFwd, R>(p.ip, p.ido, p.l1, in, out, p.tw.data(), p.cs.data(), p.sn.data(), work.data(),
-                                     r);
+        std::vector<T> work(static_cast<size_t>(2 * p.ip));
+        passes::PassGeneric<kFwd>(p.ip, p.ido, p.l1, in, out, p.tw.data(), p.cs.data(), p.sn.data(), work.data(), r);
       }
     }
   }
@@ -198,18 +199,19 @@ class Bluestein {
 
   int64_t scratch_size() const { return m_ + inner_.scratch_size(); }
 
-  void Execute(C* data, C* scratch, bool forward, ThreadPool* pool) const {
-    C* a = scratch;
-    C* inner_scratch = scratch + m_;
+  template <typename T>
+  void Execute(T* data, T* scratch, bool forward, ThreadPool* pool) const {
+    T* a = scratch;
+    T* inner_scratch = scratch + m_;
     // Backward = conj(forward(conj(x))).
-    for (int64_t j = 0; j < n_; ++j) a[j] = passes::Twiddle<false>(forward ? data[j] : std::conj(data[j]), chirp_[j]);
-    std::fill(a + n_, a + m_, C(0));
+    for (int64_t j = 0; j < n_; ++j) a[j] = passes::Twiddle<false>(forward ? data[j] : Conj(data[j]), chirp_[j]);
+    std::fill(a + n_, a + m_, T{});
     inner_.Execute(a, inner_scratch, true, pool);
     for (int64_t k = 0; k < m_; ++k) a[k] = passes::Twiddle<true>(a[k], kernel_[k]);
     inner_.Execute(a, inner_scratch, false, pool);
     for (int64_t k = 0; k < n_; ++k) {
-      const C v = passes::Twiddle<false>(a[k], chirp_[k]);
-      data[k] = forward ? v : std::conj(v);
+      const T v = passes::Twiddle<false>(a[k], chirp_[k]);
+      data[k] = forward ? v : Conj(v);
     }
   }
 
@@ -241,6 +243,12 @@ template <typename R>
 void ComplexPlan<R>::Execute(C* data, C* scratch, bool forward, ThreadPool* pool) const {
   if (ct_) ct_->Execute(data, scratch, forward, pool);
   else bluestein_->Execute(data, scratch, forward, pool);
+}
+
+template <typename R>
+void ComplexPlan<R>::ExecuteLanes(CVec<R>* data, CVec<R>* scratch, bool forward) const {
+  if (ct_) ct_->Execute(data, scratch, forward, nullptr);
+  else bluestein_->Execute(data, scratch, forward, nullptr);
 }
 
 namespace {

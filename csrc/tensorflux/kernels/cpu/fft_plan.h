@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "tensorflux/kernels/cpu/fft_vec.h"
+
 namespace tx {
 
 class ThreadPool;
@@ -36,6 +38,9 @@ class ComplexPlan {
   // data[k] <- sum_j data[j] exp(-/+ 2 pi i j k / n) (forward: -, backward: +), unscaled, in place.
   // `scratch` holds scratch_size() values; `pool` (nullable) may split one long transform.
   void Execute(C* data, C* scratch, bool forward, ThreadPool* pool = nullptr) const;
+  // Execute on kLanes<R> lines at once (lane v of data[k] is line v's element k); scratch holds
+  // scratch_size() values.
+  void ExecuteLanes(CVec<R>* data, CVec<R>* scratch, bool forward) const;
 
  private:
   int64_t n_;
@@ -59,6 +64,20 @@ class RealPlan {
   void Forward(const R* in, C* out, C* scratch, ThreadPool* pool = nullptr) const;
   // out[j] = sum_k X[k] exp(2 pi i j k / n) over the Hermitian extension of in[0..n/2].
   void Backward(const C* in, R* out, C* scratch, ThreadPool* pool = nullptr) const;
+
+  // The lane versions transform kLanes<R> lines in z, which has lane_slots() values. Forward: z
+  // holds the reals packed as the complex plan reads them (LoadReal), and gets the n/2 + 1
+  // frequencies in z[0..n/2]. Backward: z[0..n/2] holds the frequencies, and gets the reals as
+  // packed (StoreReal). scratch holds scratch_size() values.
+  int64_t lane_slots() const { return half_ ? n_ / 2 + 1 : n_; }
+  void ForwardLanes(CVec<R>* z, CVec<R>* scratch) const;
+  void BackwardLanes(CVec<R>* z, CVec<R>* scratch) const;
+  // Where real sample j of lane v lives in z: even n packs pairs (x_2t + i x_2t+1), odd n puts
+  // x_t in the real part of z[t].
+  R& RealAt(CVec<R>* z, int64_t j, int v) const {
+    R* base = reinterpret_cast<R*>(z);  // each CVec: kLanes real parts, then kLanes imaginary parts
+    return half_ ? base[(j / 2) * 2 * kLanes<R> + (j % 2) * kLanes<R> + v] : base[j * 2 * kLanes<R> + v];
+  }
 
  private:
   int64_t n_;

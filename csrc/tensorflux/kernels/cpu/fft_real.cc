@@ -91,6 +91,49 @@ void RealPlan<R>::Backward(const C* in, R* out, C* scratch, ThreadPool* pool) co
   half_->Execute(z, scratch, false, pool);
 }
 
+template <typename R>
+void RealPlan<R>::ForwardLanes(CVec<R>* z, CVec<R>* scratch) const {
+  if (full_) {
+    full_->ExecuteLanes(z, scratch, true);
+    return;
+  }
+  const int64_t m = n_ / 2;
+  half_->ExecuteLanes(z, scratch, true);
+  const CVec<R> z0 = z[0];
+  z[0] = {z0.re + z0.im, typename CVec<R>::V{}};
+  z[m] = {z0.re - z0.im, typename CVec<R>::V{}};
+  for (int64_t k = 1; k <= m - k; ++k) {
+    const CVec<R> zk = z[k], zmk = Conj(z[m - k]);
+    const CVec<R> e = R(0.5) * (zk + zmk), o = R(0.5) * (zk - zmk);
+    const R wr = twiddle_[k].real(), wi = twiddle_[k].imag();
+    const CVec<R> wo = {wr * o.im + wi * o.re, wi * o.im - wr * o.re};
+    z[k] = e + wo;
+    z[m - k] = Conj(e - wo);
+  }
+}
+
+template <typename R>
+void RealPlan<R>::BackwardLanes(CVec<R>* z, CVec<R>* scratch) const {
+  if (full_) {
+    z[0].im = typename CVec<R>::V{};
+    for (int64_t k = 1; k <= n_ / 2; ++k) z[n_ - k] = Conj(z[k]);
+    full_->ExecuteLanes(z, scratch, false);
+    return;
+  }
+  const int64_t m = n_ / 2;
+  const typename CVec<R>::V x0 = z[0].re, xm = z[m].re;
+  z[0] = {x0 + xm, x0 - xm};
+  for (int64_t k = 1; k <= m - k; ++k) {
+    const CVec<R> xk = z[k], xmk = Conj(z[m - k]);
+    const CVec<R> a = xk + xmk, d = xk - xmk;
+    const R wr = twiddle_[k].real(), wi = twiddle_[k].imag();
+    const CVec<R> b = {d.re * wr + d.im * wi, d.im * wr - d.re * wi};  // d conj(w^k)
+    z[k] = {a.re - b.im, a.im + b.re};        // a + i b
+    z[m - k] = {a.re + b.im, b.re - a.im};    // conj(a) + i conj(b)
+  }
+  half_->ExecuteLanes(z, scratch, false);
+}
+
 template class RealPlan<float>;
 template class RealPlan<double>;
 
