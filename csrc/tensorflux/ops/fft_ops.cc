@@ -55,24 +55,22 @@ Status FftShape(InferenceContext* c) {
   return Status::OK();
 }
 
-OpDefBuilder ComplexFft(const char* name, const char* summary) {
-  return OpDefBuilder(name)
-      .Input("input: Tcomplex")
-      .Output("output: Tcomplex")
-      .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
-      .SetShapeFn(FftShape)
-      .Summary(summary);
+// One FFT op: input and output of the complex or real type, with an fft_length input (and an
+// axes input for the N-D ops) when asked.
+OpDefBuilder Fft(const char* name, bool real_in, bool real_out, bool length, bool axes, const char* summary) {
+  OpDefBuilder b(name);
+  b.Input(real_in ? "input: Treal" : "input: Tcomplex");
+  if (length) b.Input("fft_length: int32");
+  if (axes) b.Input("axes: int32");
+  b.Output(real_out ? "output: Treal" : "output: Tcomplex");
+  if (real_in || real_out) b.Attr("Treal: {float, double} = DT_FLOAT");
+  b.Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64").SetShapeFn(FftShape).Summary(summary);
+  return b;
 }
 
+OpDefBuilder ComplexFft(const char* name, const char* summary) { return Fft(name, false, false, false, false, summary); }
 OpDefBuilder RealFft(const char* name, bool inverse, const char* summary) {
-  return OpDefBuilder(name)
-      .Input(inverse ? "input: Tcomplex" : "input: Treal")
-      .Input("fft_length: int32")
-      .Output(inverse ? "output: Treal" : "output: Tcomplex")
-      .Attr("Treal: {float, double} = DT_FLOAT")
-      .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
-      .SetShapeFn(FftShape)
-      .Summary(summary);
+  return Fft(name, !inverse, inverse, true, false, summary);
 }
 
 }  // namespace
@@ -89,40 +87,14 @@ TX_REGISTER_OP_FROM(RealFft("RFFT2D", false, "2-D real fast Fourier transform ov
 TX_REGISTER_OP_FROM(RealFft("IRFFT2D", true, "Inverse 2-D real FFT over the two innermost dimensions."));
 TX_REGISTER_OP_FROM(RealFft("RFFT3D", false, "3-D real fast Fourier transform over the three innermost dimensions."));
 TX_REGISTER_OP_FROM(RealFft("IRFFT3D", true, "Inverse 3-D real FFT over the three innermost dimensions."));
-
-TX_REGISTER_OP("FFTND")
-    .Input("input: Tcomplex")
-    .Input("fft_length: int32")
-    .Input("axes: int32")
-    .Output("output: Tcomplex")
-    .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
-    .SetShapeFn(FftShape)
-    .Summary("N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.");
-TX_REGISTER_OP("IFFTND")
-    .Input("input: Tcomplex")
-    .Input("fft_length: int32")
-    .Input("axes: int32")
-    .Output("output: Tcomplex")
-    .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
-    .SetShapeFn(FftShape)
-    .Summary("N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.");
-TX_REGISTER_OP("RFFTND")
-    .Input("input: Treal")
-    .Input("fft_length: int32")
-    .Input("axes: int32")
-    .Output("output: Tcomplex")
-    .Attr("Treal: {float, double} = DT_FLOAT")
-    .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
-    .SetShapeFn(FftShape)
-    .Summary("N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).");
-TX_REGISTER_OP("IRFFTND")
-    .Input("input: Tcomplex")
-    .Input("fft_length: int32")
-    .Input("axes: int32")
-    .Output("output: Treal")
-    .Attr("Treal: {float, double} = DT_FLOAT")
-    .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
-    .SetShapeFn(FftShape)
-    .Summary("N-D inverse real fast Fourier transform over the given axes (as np.fft.irfftn).");
+TX_REGISTER_OP_FROM(Fft("FFTND", false, false, true, true,
+                        "N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length."));
+TX_REGISTER_OP_FROM(Fft("IFFTND", false, false, true, true,
+                        "N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to "
+                        "fft_length."));
+TX_REGISTER_OP_FROM(Fft("RFFTND", true, false, true, true,
+                        "N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn)."));
+TX_REGISTER_OP_FROM(Fft("IRFFTND", false, true, true, true,
+                        "N-D inverse real fast Fourier transform over the given axes (as np.fft.irfftn)."));
 
 }  // namespace tx

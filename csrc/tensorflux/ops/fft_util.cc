@@ -71,24 +71,27 @@ Status Resolve(const OpInfo& info, const std::vector<int64_t>& input_dims, const
   return Status::OK();
 }
 
-std::vector<int64_t> WorkDims(const OpInfo& info, const std::vector<int64_t>& input_dims, const Spec& spec) {
+namespace {
+
+// input_dims with each transformed axis set to its length, the last one to length / 2 + 1 when
+// `halve_last`.
+std::vector<int64_t> TransformDims(const std::vector<int64_t>& input_dims, const Spec& spec, bool halve_last) {
   std::vector<int64_t> dims = input_dims;
   for (size_t i = 0; i < spec.axes.size(); ++i) {
-    int64_t n = spec.lengths[i];
-    if (info.kind == Kind::kRealBackward && i + 1 == spec.axes.size() && n >= 0) n = n / 2 + 1;
-    dims[spec.axes[i]] = n;
+    const int64_t n = spec.lengths[i];
+    dims[spec.axes[i]] = halve_last && i + 1 == spec.axes.size() && n >= 0 ? n / 2 + 1 : n;
   }
   return dims;
 }
 
+}  // namespace
+
+std::vector<int64_t> WorkDims(const OpInfo& info, const std::vector<int64_t>& input_dims, const Spec& spec) {
+  return TransformDims(input_dims, spec, info.kind == Kind::kRealBackward);
+}
+
 std::vector<int64_t> OutputDims(const OpInfo& info, const std::vector<int64_t>& input_dims, const Spec& spec) {
-  std::vector<int64_t> dims = input_dims;
-  for (size_t i = 0; i < spec.axes.size(); ++i) {
-    int64_t n = spec.lengths[i];
-    if (info.kind == Kind::kRealForward && i + 1 == spec.axes.size() && n >= 0) n = n / 2 + 1;
-    dims[spec.axes[i]] = n;
-  }
-  return dims;
+  return TransformDims(input_dims, spec, info.kind == Kind::kRealForward);
 }
 
 }  // namespace fft_util

@@ -63,6 +63,29 @@ void ForGroups(const Lines& lines, int64_t len, ThreadPool* pool, const Make& ma
   });
 }
 
+// One line of n elements at `stride`: the memory itself when contiguous, else a packed copy
+// (gathered at construction when `load`) that Store() writes back.
+template <typename T>
+class PackedLine {
+ public:
+  PackedLine(T* line, int64_t n, int64_t stride, bool load) : line_(line), n_(n), stride_(stride) {
+    if (stride == 1) return;
+    copy_.reset(new T[static_cast<size_t>(n)]);
+    if (load)
+      for (int64_t t = 0; t < n; ++t) copy_[t] = line[t * stride];
+  }
+  T* data() { return stride_ == 1 ? line_ : copy_.get(); }
+  void Store() {
+    if (stride_ != 1)
+      for (int64_t t = 0; t < n_; ++t) line_[t * stride_] = copy_[t];
+  }
+
+ private:
+  T* line_;
+  int64_t n_, stride_;
+  std::unique_ptr<T[]> copy_;
+};
+
 // Calls one(line) for every line, each transformed alone: in turn with the pool splitting each
 // transform when lines are few, else split over the pool by line.
 template <typename One>
@@ -95,15 +118,10 @@ void ComplexLines(std::complex<R>* data, const Lines& lines, bool forward, Threa
   const int64_t n = lines.len, stride = lines.inner;
   if (lines.count() == 1 || n > kMaxGroupedLength) {
     ForSingleLines(lines, n, pool, [&](int64_t l, ThreadPool* line_pool) {
-      C* line = data + LineStart(lines, n, l);
-      std::unique_ptr<C[]> buf(stride == 1 ? nullptr : new C[static_cast<size_t>(n)]);
+      PackedLine<C> line(data + LineStart(lines, n, l), n, stride, true);
       std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
-      C* work = stride == 1 ? line : buf.get();
-      if (stride != 1)
-        for (int64_t t = 0; t < n; ++t) work[t] = line[t * stride];
-      plan->Execute(work, scratch.get(), forward, line_pool);
-      if (stride != 1)
-        for (int64_t t = 0; t < n; ++t) line[t * stride] = work[t];
+      plan->Execute(line.data(), scratch.get(), forward, line_pool);
+      line.Store();
     });
     return;
   }
@@ -129,16 +147,11 @@ void RealForwardLines(const R* in, std::complex<R>* out, const Lines& lines, Thr
   const int64_t n = lines.len, h = n / 2 + 1, stride = lines.inner;
   if (lines.count() == 1 || n > kMaxGroupedLength) {
     ForSingleLines(lines, n, pool, [&](int64_t l, ThreadPool* line_pool) {
-      const R* src = in + LineStart(lines, n, l);
-      C* dst = out + LineStart(lines, h, l);
-      std::unique_ptr<R[]> rbuf(stride == 1 ? nullptr : new R[static_cast<size_t>(n)]);
-      std::unique_ptr<C[]> cbuf(stride == 1 ? nullptr : new C[static_cast<size_t>(h)]);
+      PackedLine<R> src(const_cast<R*>(in) + LineStart(lines, n, l), n, stride, true);
+      PackedLine<C> dst(out + LineStart(lines, h, l), h, stride, false);
       std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
-      if (stride != 1)
-        for (int64_t t = 0; t < n; ++t) rbuf[t] = src[t * stride];
-      plan->Forward(stride == 1 ? src : rbuf.get(), stride == 1 ? dst : cbuf.get(), scratch.get(), line_pool);
-      if (stride != 1)
-        for (int64_t k = 0; k < h; ++k) dst[k * stride] = cbuf[k];
+      plan->Forward(src.data(), dst.data(), scratch.get(), line_pool);
+      dst.Store();
     });
     return;
   }
@@ -168,16 +181,11 @@ void RealBackwardLines(const std::complex<R>* in, R* out, const Lines& lines, Th
   const int64_t n = lines.len, h = n / 2 + 1, stride = lines.inner;
   if (lines.count() == 1 || n > kMaxGroupedLength) {
     ForSingleLines(lines, n, pool, [&](int64_t l, ThreadPool* line_pool) {
-      const C* src = in + LineStart(lines, h, l);
-      R* dst = out + LineStart(lines, n, l);
-      std::unique_ptr<C[]> cbuf(stride == 1 ? nullptr : new C[static_cast<size_t>(h)]);
-      std::unique_ptr<R[]> rbuf(stride == 1 ? nullptr : new R[static_cast<size_t>(n + 1)]);
+      PackedLine<C> src(const_cast<C*>(in) + LineStart(lines, h, l), h, stride, true);
+      PackedLine<R> dst(out + LineStart(lines, n, l), n, stride, false);
       std::unique_ptr<C[]> scratch(new C[static_cast<size_t>(plan->scratch_size())]);
-      if (stride != 1)
-        for (int64_t k = 0; k < h; ++k) cbuf[k] = src[k * stride];
-      plan->Backward(stride == 1 ? src : cbuf.get(), stride == 1 ? dst : rbuf.get(), scratch.get(), line_pool);
-      if (stride != 1)
-        for (int64_t t = 0; t < n; ++t) dst[t * stride] = rbuf[t];
+      plan->Backward(src.data(), dst.data(), scratch.get(), line_pool);
+      dst.Store();
     });
     return;
   }

@@ -18,59 +18,14 @@ Status TooLarge(int64_t m, int64_t n, int64_t k) {
   return InvalidArgument("matrix dimensions ", m, "x", k, " * ", k, "x", n, " exceed what BLAS can index");
 }
 
-// product = op(a) op(b) for rank-2 complex a and b; op transposes (without conjugating) when set.
-template <typename C>
+// MatMul (kBatch false: rank-2 operands, transpose attrs that do not conjugate) and BatchMatMulV2
+// (kBatch true: broadcast batch dims, adjoint attrs that conjugate) on complex operands.
+template <typename C, bool kBatch>
 class ComplexMatMulOp : public OpKernel {
  public:
   explicit ComplexMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("transpose_a", &ta_));
-    c->SetStatus(c->GetAttr("transpose_b", &tb_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<C>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<C>::value));
-    const Tensor& at = ctx->input(0);
-    const Tensor& bt = ctx->input(1);
-    if (at.rank() != 2 || bt.rank() != 2) {
-      ctx->SetStatus(InvalidArgument("In[", at.rank() != 2 ? 0 : 1, "] is not a matrix. Instead it has shape ",
-                                     (at.rank() != 2 ? at : bt).shape().ToString()));
-      return;
-    }
-    const int64_t m = at.dim(ta_ ? 1 : 0), k = at.dim(ta_ ? 0 : 1);
-    const int64_t k2 = bt.dim(tb_ ? 1 : 0), n = bt.dim(tb_ ? 0 : 1);
-    if (k != k2) {
-      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", at.shape().ToString(), ", In[1]: ",
-                                     bt.shape().ToString()));
-      return;
-    }
-    Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
-    C* c = out->data<C>();
-    if (m == 0 || n == 0) return;
-    if (k == 0) {
-      std::fill(c, c + m * n, C(0));
-      return;
-    }
-    if (!FitsBlasInt(m, n, k, at.dim(1), bt.dim(1), n)) {
-      ctx->SetStatus(TooLarge(m, n, k));
-      return;
-    }
-    const GemmOp op_a = ta_ ? GemmOp::kTranspose : GemmOp::kNone, op_b = tb_ ? GemmOp::kTranspose : GemmOp::kNone;
-    PoolComplexGemm(ctx->intra_op_pool(), op_a, op_b, m, n, k, at.data<C>(), at.dim(1), bt.data<C>(), bt.dim(1), c, n);
-  }
-
- private:
-  bool ta_ = false, tb_ = false;
-};
-
-// output[..., :, :] = adj?(x[..., :, :]) adj?(y[..., :, :]) with broadcast batch dims.
-template <typename C>
-class ComplexBatchMatMulOp : public OpKernel {
- public:
-  explicit ComplexBatchMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("adj_x", &adj_x_));
-    c->SetStatus(c->GetAttr("adj_y", &adj_y_));
+    c->SetStatus(c->GetAttr(kBatch ? "adj_x" : "transpose_a", &flag_x_));
+    c->SetStatus(c->GetAttr(kBatch ? "adj_y" : "transpose_b", &flag_y_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -79,12 +34,17 @@ class ComplexBatchMatMulOp : public OpKernel {
     const Tensor& xt = ctx->input(0);
     const Tensor& yt = ctx->input(1);
     const int rx = xt.rank(), ry = yt.rank();
+    if (!kBatch && (rx != 2 || ry != 2)) {
+      ctx->SetStatus(InvalidArgument("In[", rx != 2 ? 0 : 1, "] is not a matrix. Instead it has shape ",
+                                     (rx != 2 ? xt : yt).shape().ToString()));
+      return;
+    }
     if (rx < 2 || ry < 2) {
       ctx->SetStatus(InvalidArgument("In[", rx < 2 ? 0 : 1, "] ndims must be >= 2: ", (rx < 2 ? xt : yt).rank()));
       return;
     }
-    const int64_t m = xt.dim(adj_x_ ? rx - 1 : rx - 2), k = xt.dim(adj_x_ ? rx - 2 : rx - 1);
-    const int64_t k2 = yt.dim(adj_y_ ? ry - 1 : ry - 2), n = yt.dim(adj_y_ ? ry - 2 : ry - 1);
+    const int64_t m = xt.dim(flag_x_ ? rx - 1 : rx - 2), k = xt.dim(flag_x_ ? rx - 2 : rx - 1);
+    const int64_t k2 = yt.dim(flag_y_ ? ry - 1 : ry - 2), n = yt.dim(flag_y_ ? ry - 2 : ry - 1);
     if (k != k2) {
       ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", xt.shape().ToString(), ", In[1]: ",
                                      yt.shape().ToString()));
@@ -127,41 +87,41 @@ class ComplexBatchMatMulOp : public OpKernel {
       return;
     }
     const int64_t a_mat = xt.dim(rx - 2) * lda, b_mat = yt.dim(ry - 2) * ldb;
-    const GemmOp op_a = adj_x_ ? GemmOp::kAdjoint : GemmOp::kNone, op_b = adj_y_ ? GemmOp::kAdjoint : GemmOp::kNone;
+    const GemmOp flagged = kBatch ? GemmOp::kAdjoint : GemmOp::kTranspose;
+    const GemmOp op_a = flag_x_ ? flagged : GemmOp::kNone, op_b = flag_y_ ? flagged : GemmOp::kNone;
     const C* a = xt.data<C>();
     const C* b = yt.data<C>();
-    auto one = [&](int64_t bi, ThreadPool* pool) {
+    // Product bi of the batch (one GEMM, split over `pool` when given).
+    auto product = [&](int64_t bi, ThreadPool* pool) {
       int64_t ox = 0, oy = 0;
-      for (int i = 0; i < rb; ++i) {
-        const int64_t coord = bi % dims[i];
-        bi /= dims[i];
+      for (int64_t i = 0, index = bi; i < rb; ++i) {
+        const int64_t coord = index % dims[i];
+        index /= dims[i];
         ox += coord * x_step[i];
         oy += coord * y_step[i];
       }
-      return [=](int64_t out_index) {
-        PoolComplexGemm(pool, op_a, op_b, m, n, k, a + ox * a_mat, lda, b + oy * b_mat, ldb, c + out_index * m * n, n);
-      };
+      PoolComplexGemm(pool, op_a, op_b, m, n, k, a + ox * a_mat, lda, b + oy * b_mat, ldb, c + bi * m * n, n);
     };
     const int64_t batches = total / (m * n);
     if (batches == 1) {
-      one(0, ctx->intra_op_pool())(0);
+      product(0, ctx->intra_op_pool());
       return;
     }
     ParallelItems(ctx->intra_op_pool(), batches, std::min<int64_t>(m * n * k * 4, int64_t{1} << 30),
                   [&](int64_t b0, int64_t b1) {
-                    for (int64_t bi = b0; bi < b1; ++bi) one(bi, nullptr)(bi);
+                    for (int64_t bi = b0; bi < b1; ++bi) product(bi, nullptr);
                   });
   }
 
  private:
-  bool adj_x_ = false, adj_y_ = false;
+  bool flag_x_ = false, flag_y_ = false;
 };
 
-TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<complex64>("T"), ComplexMatMulOp<complex64>);
-TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<complex128>("T"), ComplexMatMulOp<complex128>);
-TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<complex64>("T"), ComplexBatchMatMulOp<complex64>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<complex64>("T"), ComplexMatMulOp<complex64, false>);
+TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<complex128>("T"), ComplexMatMulOp<complex128, false>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<complex64>("T"), ComplexMatMulOp<complex64, true>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<complex128>("T"),
-                   ComplexBatchMatMulOp<complex128>);
+                   ComplexMatMulOp<complex128, true>);
 
 }  // namespace
 }  // namespace cpu
