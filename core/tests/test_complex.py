@@ -325,3 +325,37 @@ _TF_EQUIVALENT = {
     "imag": lambda tf: tf.math.imag, "conj": lambda tf: tf.math.conj,
     "cast_to_real": lambda tf: lambda x: tf.cast(tf.math.real(x), tf.float64),
 }
+
+
+def test_descent_on_a_complex_variable_converges():
+    # TensorFlow's convention makes -gradient the steepest descent direction of a real loss, so
+    # plain and momentum SGD (the fused kernels) fit a complex weight.
+    x = tx.constant(np.array([1 + 1j, 2 - 1j, -1j], np.complex64))
+    target = (0.5 - 2j) * x
+    for momentum in (None, 0.5):
+        w = tx.Variable(np.complex64(0))
+        trace = tx.Variable(np.complex64(0))
+        for _ in range(60):
+            with tx.GradientTape() as tape:
+                r = w * x - target
+                loss = tx.reduce_sum(tx.math.real(tx.math.conj(r) * r))
+            g = tape.gradient(loss, w)
+            lr = tx.constant(0.05 + 0j, tx.complex64)
+            if momentum is None:
+                tx.raw_ops.ResourceApplyGradientDescent(var=w.handle, alpha=lr, delta=g)
+            else:
+                tx.raw_ops.ResourceApplyMomentum(var=w.handle, accum=trace.handle, lr=lr, grad=g,
+                                                 momentum=tx.constant(momentum + 0j, tx.complex64))
+        np.testing.assert_allclose(w.numpy(), 0.5 - 2j, atol=1e-4)
+    v = tx.Variable(np.array([1 + 1j], np.complex128))
+    v.assign_add([2 - 1j])
+    v.assign_sub([1j])
+    np.testing.assert_array_equal(v.numpy(), [3 - 1j])
+
+
+def test_roll_and_diagonal_ops():
+    z = crand((3, 4), np.complex64)
+    np.testing.assert_array_equal(tx.roll(z, 1, 0).numpy(), np.roll(z, 1, 0))
+    np.testing.assert_array_equal(tx.linalg.band_part(z, 0, 1).numpy(), np.triu(np.tril(z, 1)))
+    np.testing.assert_array_equal(tx.linalg.diag_part(z).numpy(), np.diagonal(z))
+    np.testing.assert_array_equal(tx.linalg.diag(z[0]).numpy(), np.diag(z[0]))
