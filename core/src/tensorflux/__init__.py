@@ -55,8 +55,12 @@ from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, 
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
+# Complex numbers and the FFTs TensorFlow also exports at the top level (the rest is in tx.math and
+# tx.signal).
+from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name)
+from tensorflux._src.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, image, initializers, linalg, losses,
-                        math, nest, nn, optimizers, random, raw_ops, train)
+                        math, nest, nn, optimizers, random, raw_ops, signal, train)
 
 __version__ = _lib.c.version()
 
@@ -99,6 +103,8 @@ __all__ += [
     "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
     "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
 ]
+
+__all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
 _LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto"),
