@@ -1765,6 +1765,179 @@ func Qr(scope *Scope, input tf.Output, optional ...QrAttr) (q tf.Output, r tf.Ou
 	return op.Output(0), op.Output(1)
 }
 
+// RFFTAttr is an optional argument to RFFT.
+type RFFTAttr func(optionalAttr)
+
+// RFFTTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFTTcomplex(value tf.DataType) RFFTAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT: Real fast Fourier transform over the innermost dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFTAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFT2DAttr is an optional argument to RFFT2D.
+type RFFT2DAttr func(optionalAttr)
+
+// RFFT2DTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFT2DTcomplex(value tf.DataType) RFFT2DAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT2D: 2-D real fast Fourier transform over the two innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT2D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFT2DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT2D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFT3DAttr is an optional argument to RFFT3D.
+type RFFT3DAttr func(optionalAttr)
+
+// RFFT3DTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFT3DTcomplex(value tf.DataType) RFFT3DAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT3D: 3-D real fast Fourier transform over the three innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT3D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFT3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT3D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFTNDAttr is an optional argument to RFFTND.
+type RFFTNDAttr func(optionalAttr)
+
+// RFFTNDTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFTNDTcomplex(value tf.DataType) RFFTNDAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFTND: N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//	axes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFTND(scope *Scope, input tf.Output, fftLength tf.Output, axes tf.Output, optional ...RFFTNDAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFTND",
+		Input: []tf.Input{
+			input, fftLength, axes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // RGBToHSV: Converts RGB pixels (last dimension 3, values in [0, 1]) to hue, saturation and value in [0, 1].
 //
 // Arguments:
@@ -2068,6 +2241,48 @@ func ReadVariableOp(scope *Scope, resource tf.Output, dtype tf.DataType) (value 
 		Type: "ReadVariableOp",
 		Input: []tf.Input{
 			resource,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RealAttr is an optional argument to Real.
+type RealAttr func(optionalAttr)
+
+// RealTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func RealTout(value tf.DataType) RealAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Real: The real part of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Real(scope *Scope, input tf.Output, optional ...RealAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Real",
+		Input: []tf.Input{
+			input,
 		},
 		Attrs: attrs,
 	}

@@ -190,6 +190,26 @@ def all(input, axis, keep_dims=False, name=None):
     return _apply_op(_ALL, name, (input, axis), (keep_dims,))
 
 
+_ANGLE = _OpSig('Angle',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def angle(input, Tout=_dtypes.float32, name=None):
+    r"""The argument (phase, in [-pi, pi]) of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ANGLE, name, (input,), (Tout,))
+
+
 _ANY = _OpSig('Any',
     inputs=(('input', '', 10, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -844,6 +864,47 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
     return _apply_op(_COMBINED_NON_MAX_SUPPRESSION, name, (boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold), (pad_per_class, clip_boxes))
 
 
+_COMPLEX = _OpSig('Complex',
+    inputs=(('real', 'T', 0, 0), ('imag', 'T', 0, 0)),
+    attrs=(('Tout', 4),),
+    outputs=(('out', False),),
+    type_defaults={'T': 1})
+
+
+def complex(real, imag, Tout=_dtypes.complex64, name=None):
+    r"""Builds complex numbers real + i imag elementwise, with broadcasting.
+
+    Args:
+      real: A `Tensor` of type `T`.
+      imag: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COMPLEX, name, (real, imag), (Tout,))
+
+
+_COMPLEX_ABS = _OpSig('ComplexAbs',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('y', False),),
+    type_defaults={'T': 8})
+
+
+def complex_abs(x, Tout=_dtypes.float32, name=None):
+    r"""The modulus |x| of each element.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COMPLEX_ABS, name, (x,), (Tout,))
+
+
 _CONCAT_OFFSET = _OpSig('ConcatOffset',
     inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
     outputs=(('offset', True),),
@@ -880,6 +941,24 @@ def concat_v2(values, axis, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CONCAT_V2, name, (values, axis), ())
+
+
+_CONJ = _OpSig('Conj',
+    inputs=(('input', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def conj(input, name=None):
+    r"""The complex conjugate of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONJ, name, (input,), ())
 
 
 _CONST = _OpSig('Const',
@@ -1659,6 +1738,80 @@ def extract_image_patches(images, ksizes, strides, rates, padding, name=None):
     return _apply_op(_EXTRACT_IMAGE_PATCHES, name, (images,), (ksizes, strides, rates, padding))
 
 
+_FFT = _OpSig('FFT',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft(input, name=None):
+    r"""Fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT, name, (input,), ())
+
+
+_FFT2D = _OpSig('FFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft2d(input, name=None):
+    r"""2-D fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT2D, name, (input,), ())
+
+
+_FFT3D = _OpSig('FFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft3d(input, name=None):
+    r"""3-D fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT3D, name, (input,), ())
+
+
+_FFTND = _OpSig('FFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fftnd(input, fft_length, axes, name=None):
+    r"""N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFTND, name, (input, fft_length, axes), ())
+
+
 _FILL = _OpSig('Fill',
     inputs=(('dims', 'index_type', 0, 0), ('value', 'T', 0, 0)),
     outputs=(('output', False),),
@@ -1902,6 +2055,165 @@ def hsv_to_rgb(images, name=None):
     return _apply_op(_HSV_TO_RGB, name, (images,), ())
 
 
+_IFFT = _OpSig('IFFT',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft(input, name=None):
+    r"""Inverse fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT, name, (input,), ())
+
+
+_IFFT2D = _OpSig('IFFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft2d(input, name=None):
+    r"""Inverse 2-D fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT2D, name, (input,), ())
+
+
+_IFFT3D = _OpSig('IFFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft3d(input, name=None):
+    r"""Inverse 3-D fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT3D, name, (input,), ())
+
+
+_IFFTND = _OpSig('IFFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifftnd(input, fft_length, axes, name=None):
+    r"""N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFTND, name, (input, fft_length, axes), ())
+
+
+_IRFFT = _OpSig('IRFFT',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse real fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT, name, (input, fft_length), (Treal,))
+
+
+_IRFFT2D = _OpSig('IRFFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft2d(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse 2-D real FFT over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT2D, name, (input, fft_length), (Treal,))
+
+
+_IRFFT3D = _OpSig('IRFFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft3d(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse 3-D real FFT over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT3D, name, (input, fft_length), (Treal,))
+
+
+_IRFFTND = _OpSig('IRFFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfftnd(input, fft_length, axes, Treal=_dtypes.float32, name=None):
+    r"""N-D inverse real fast Fourier transform over the given axes (as np.fft.irfftn).
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFTND, name, (input, fft_length, axes), (Treal,))
+
+
 _IDENTITY = _OpSig('Identity',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('output', False),))
@@ -1957,6 +2269,26 @@ def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None
     Returns: a list of `Tensor`s.
     """
     return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
+
+
+_IMAG = _OpSig('Imag',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def imag(input, Tout=_dtypes.float32, name=None):
+    r"""The imaginary part of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IMAG, name, (input,), (Tout,))
 
 
 _IN_TOP_KV2 = _OpSig('InTopKV2',
@@ -3335,6 +3667,91 @@ def qr(input, full_matrices=False, name=None):
     return _apply_op(_QR, name, (input,), (full_matrices,))
 
 
+_RFFT = _OpSig('RFFT',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""Real fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFT2D = _OpSig('RFFT2D',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft2d(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""2-D real fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT2D, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFT3D = _OpSig('RFFT3D',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft3d(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""3-D real fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT3D, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFTND = _OpSig('RFFTND',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfftnd(input, fft_length, axes, Tcomplex=_dtypes.complex64, name=None):
+    r"""N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFTND, name, (input, fft_length, axes), (Tcomplex,))
+
+
 _RGB_TO_HSV = _OpSig('RGBToHSV',
     inputs=(('images', 'T', 0, 0),),
     outputs=(('output', False),),
@@ -3491,6 +3908,26 @@ def read_variable_op(resource, dtype, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_READ_VARIABLE_OP, name, (resource,), (dtype,))
+
+
+_REAL = _OpSig('Real',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def real(input, Tout=_dtypes.float32, name=None):
+    r"""The real part of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REAL, name, (input,), (Tout,))
 
 
 _REAL_DIV = _OpSig('RealDiv',
@@ -5852,6 +6289,7 @@ OP_WRAPPERS = {
     'AdjustHue': 'adjust_hue',
     'AdjustSaturation': 'adjust_saturation',
     'All': 'all',
+    'Angle': 'angle',
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
@@ -5885,8 +6323,11 @@ OP_WRAPPERS = {
     'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
     'CombinedNonMaxSuppression': 'combined_non_max_suppression',
+    'Complex': 'complex',
+    'ComplexAbs': 'complex_abs',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
+    'Conj': 'conj',
     'Const': 'const',
     'Conv2D': 'conv2d',
     'Conv2DBackpropFilter': 'conv2d_backprop_filter',
@@ -5925,6 +6366,10 @@ OP_WRAPPERS = {
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
     'ExtractImagePatches': 'extract_image_patches',
+    'FFT': 'fft',
+    'FFT2D': 'fft2d',
+    'FFT3D': 'fft3d',
+    'FFTND': 'fftnd',
     'Fill': 'fill',
     'Floor': 'floor',
     'FloorDiv': 'floor_div',
@@ -5937,9 +6382,18 @@ OP_WRAPPERS = {
     'Greater': 'greater',
     'GreaterEqual': 'greater_equal',
     'HSVToRGB': 'hsv_to_rgb',
+    'IFFT': 'ifft',
+    'IFFT2D': 'ifft2d',
+    'IFFT3D': 'ifft3d',
+    'IFFTND': 'ifftnd',
+    'IRFFT': 'irfft',
+    'IRFFT2D': 'irfft2d',
+    'IRFFT3D': 'irfft3d',
+    'IRFFTND': 'irfftnd',
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'If': 'if_',
+    'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
@@ -6009,6 +6463,10 @@ OP_WRAPPERS = {
     'PyFunc': 'py_func',
     'PyFuncStateless': 'py_func_stateless',
     'Qr': 'qr',
+    'RFFT': 'rfft',
+    'RFFT2D': 'rfft2d',
+    'RFFT3D': 'rfft3d',
+    'RFFTND': 'rfftnd',
     'RGBToHSV': 'rgb_to_hsv',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
@@ -6017,6 +6475,7 @@ OP_WRAPPERS = {
     'Range': 'range',
     'Rank': 'rank',
     'ReadVariableOp': 'read_variable_op',
+    'Real': 'real',
     'RealDiv': 'real_div',
     'Reciprocal': 'reciprocal',
     'ReciprocalGrad': 'reciprocal_grad',
