@@ -15,7 +15,7 @@ MARKDOWN_FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
-                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack"]
+                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.strings", "tensorflux.io"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -80,8 +80,10 @@ def _strings(*values):
 
 # String samples of the ops that also take strings: byte-wise comparison, and Add's concatenation.
 _STRING_PAIRS = [
-    Sample({"x": _strings(b"a", b"bb", b"", "\u00e9".encode()), "y": _strings(b"a", b"b", b"", b"e")}, note="strings"),
-    Sample({"x": _strings([b"x", b"y"], [b"z", b"x\x00"]), "y": np.array(b"x", dtype=object)}, note="strings vs scalar"),
+    Sample({"x": _strings(b"a", b"bb", b"", "\u00e9".encode()), "y": _strings(b"a", b"b", b"", b"e")},
+           note="strings"),
+    Sample({"x": _strings([b"x", b"y"], [b"z", b"x\x00"]), "y": np.array(b"x", dtype=object)},
+           note="strings vs scalar"),
     Sample({"x": np.zeros((0, 2), dtype=object), "y": _strings(b"q", b"r")}, note="empty strings"),
 ]
 

@@ -29,7 +29,10 @@ def _as_savable(name, value):
         dtype = _dtypes.as_dtype(array.dtype)
     except TypeError:
         dtype = None
-    if dtype is None or dtype == _dtypes.string:
+    if dtype == _dtypes.string:
+        raise TypeError("tensor %r has type string, which the safetensors format cannot hold (it has no string "
+                        "type)" % (name,))
+    if dtype is None:
         raise TypeError("tensor %r: arrays of dtype %s cannot be saved in a safetensors file" % (name, array.dtype))
     return dtype.as_datatype_enum, array
 

@@ -88,7 +88,8 @@ class StringStripOp : public OpKernel {
 };
 
 // StringLower (kUpper false) and StringUpper: ASCII letters, or with encoding "utf-8" the letters
-// of the scripts Note [Simple case mapping] covers (invalid bytes are kept).
+// of the scripts Note [Simple case mapping] covers, plus ß -> SS and the final form of sigma at
+// the end of a word (invalid bytes are kept).
 template <bool kUpper>
 class StringCaseOp : public OpKernel {
  public:
@@ -113,19 +114,30 @@ class StringCaseOp : public OpKernel {
         }
         return Status::OK();
       }
-      std::string text;
-      text.reserve(s.size());
+      std::vector<int32_t> runes;  // kInvalidRune - byte for bytes that are not UTF-8
       for (size_t i = 0; i < s.size();) {
         int32_t r;
         const int len = utf8::DecodeRune(s.data() + i, s.size() - i, &r);
-        if (r == utf8::kInvalidRune) {
-          text.push_back(s.data()[i]);
+        runes.push_back(r == utf8::kInvalidRune ? -1 - static_cast<uint8_t>(s.data()[i]) : r);
+        i += static_cast<size_t>(len);
+      }
+      auto cased = [&](size_t k) {
+        return k < runes.size() && runes[k] >= 0 &&
+               (unicase::ToLower(runes[k]) != runes[k] || unicase::ToUpper(runes[k]) != runes[k]);
+      };
+      std::string text;
+      text.reserve(s.size());
+      for (size_t k = 0; k < runes.size(); ++k) {
+        const int32_t r = runes[k];
+        if (r < 0) {
+          text.push_back(static_cast<char>(-1 - r));
         } else if (kUpper && r == 0xDF) {
           text += "SS";  // the one full (one-to-two) mapping the Latin letters need
+        } else if (!kUpper && r == 0x3A3 && k > 0 && cased(k - 1) && !cased(k + 1)) {
+          utf8::AppendRune(0x3C2, &text);  // final sigma, as ICU and Python lowercase it
         } else {
           utf8::AppendRune(kUpper ? unicase::ToUpper(r) : unicase::ToLower(r), &text);
         }
-        i += static_cast<size_t>(len);
       }
       return AssignString(text, out);
     });
