@@ -1542,8 +1542,7 @@ func PrintV2OutputStream(value string) PrintV2Attr {
 // PrintV2End sets the optional end attribute to value.
 //
 // value: an attr of type string (Go string).
-// If not specified, defaults to "
-".
+// If not specified, defaults to "\n".
 func PrintV2End(value string) PrintV2Attr {
 	return func(m optionalAttr) {
 		m["end"] = value
