@@ -65,7 +65,8 @@ func TestStringTensorsHaveNoRawBytes(t *testing.T) {
 
 func TestStringsThroughAGraph(t *testing.T) {
 	g := NewGraph()
-	words, err := g.AddOperation(OpSpec{Type: "Placeholder", Name: "words", Attrs: map[string]interface{}{"dtype": String}})
+	words, err := g.AddOperation(OpSpec{Type: "Placeholder", Name: "words",
+		Attrs: map[string]interface{}{"dtype": String}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,8 @@ def test_regex_against_python_re():
 
 
 def test_bad_input_errors():
-    with pytest.raises(tx.errors.InvalidArgumentError, match="StringToNumberOp could not correctly convert string: abc"):
+    with pytest.raises(tx.errors.InvalidArgumentError,
+                       match="StringToNumberOp could not correctly convert string: abc"):
         tx.strings.to_number("abc")
     with pytest.raises(tx.errors.InvalidArgumentError, match=r"Invalid pattern: a\(, error: missing \): a\("):
         tx.strings.regex_replace("x", "a(", "")

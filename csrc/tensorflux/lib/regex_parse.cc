@@ -162,11 +162,13 @@ class Parser {
     cat->kind = Node::kConcat;
     while (!AtEnd() && Peek() != '|' && Peek() != ')') {
       const char c = Peek();
-      if (c == '*' || c == '+' || c == '?') return Fail("missing argument to repetition operator: " + std::string(1, c));
+      if (c == '*' || c == '+' || c == '?')
+        return Fail("missing argument to repetition operator: " + std::string(1, c));
       if (c == '{') {
         size_t save = pos_;
         int lo, hi;
-        if (ParseRepeatSpec(&lo, &hi)) return Fail("missing argument to repetition operator: " + std::string(From(save)));
+        if (ParseRepeatSpec(&lo, &hi))
+          return Fail("missing argument to repetition operator: " + std::string(From(save)));
         pos_ = save;
         if (!error_.empty()) return nullptr;
       }
@@ -286,7 +288,8 @@ class Parser {
         pos_ += Peek(1) == 'P' ? 2 : 1;
         if (Peek() != '<') return Fail("invalid named capture group: " + std::string(From(start)) + Peek());
         const size_t close = pat_.find('>', pos_);
-        if (close == std::string_view::npos) return Fail("invalid named capture group: " + std::string(pat_.substr(start)));
+        if (close == std::string_view::npos)
+          return Fail("invalid named capture group: " + std::string(pat_.substr(start)));
         const std::string name(pat_.substr(pos_ + 1, close - pos_ - 1));
         pos_ = close + 1;
         bool ok = !name.empty();
@@ -410,7 +413,8 @@ class Parser {
       case 'Q': {  // literal text up to \E
         ++pos_;
         const size_t end = pat_.find("\\E", pos_);
-        const std::string_view text = pat_.substr(pos_, end == std::string_view::npos ? std::string_view::npos : end - pos_);
+        const std::string_view text =
+            pat_.substr(pos_, end == std::string_view::npos ? std::string_view::npos : end - pos_);
         pos_ = end == std::string_view::npos ? pat_.size() : end + 2;
         auto cat = std::make_unique<Node>();
         cat->kind = Node::kConcat;

@@ -9,7 +9,8 @@ namespace {
 // Non-scalar inputs must agree; the output has their shape (a scalar when every input is one).
 Status StringJoinShape(InferenceContext* c) {
   bool all_scalar = true;
-  for (int i = 0; i < c->num_inputs(); ++i) all_scalar = all_scalar && c->input(i).known_rank() && c->input(i).rank() == 0;
+  for (int i = 0; i < c->num_inputs(); ++i)
+    all_scalar = all_scalar && c->input(i).known_rank() && c->input(i).rank() == 0;
   if (all_scalar) {
     c->set_output(0, PartialShape::Scalar());
     return Status::OK();

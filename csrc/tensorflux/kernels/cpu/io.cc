@@ -22,11 +22,11 @@ Status FileError(const std::string& path, int err) {
   }
 }
 
-Status ScalarPath(OpKernelContext* ctx, int i, const char* what, std::string* out) {
-  TX_RETURN_IF_ERROR(CheckInput(ctx, i, DT_STRING));
-  if (ctx->input(i).rank() != 0)
-    return InvalidArgument("Input ", what, " should be a scalar but has shape ", ctx->input(i).shape().ToString());
-  *out = ctx->input(i).data<TString>()[0].str();
+// The path of scalar string input 0.
+Status FileName(OpKernelContext* ctx, std::string* out) {
+  std::string_view name;
+  TX_RETURN_IF_ERROR(ScalarStringInput(ctx, 0, "Input filename should be a scalar but has shape ", &name));
+  *out = std::string(name);
   return Status::OK();
 }
 
@@ -35,7 +35,7 @@ class ReadFileOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     std::string path;
-    TX_CTX_RETURN_IF_ERROR(ctx, ScalarPath(ctx, 0, "filename", &path));
+    TX_CTX_RETURN_IF_ERROR(ctx, FileName(ctx, &path));
     struct stat st;
     if (stat(path.c_str(), &st) != 0) return ctx->SetStatus(FileError(path, errno));
     if (S_ISDIR(st.st_mode)) return ctx->SetStatus(FileError(path, EISDIR));
@@ -69,15 +69,11 @@ class WriteFileOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     std::string path;
-    TX_CTX_RETURN_IF_ERROR(ctx, ScalarPath(ctx, 0, "filename", &path));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_STRING));
-    if (ctx->input(1).rank() != 0) {
-      ctx->SetStatus(InvalidArgument("Contents tensor must be scalar, but had shape: ",
-                                     ctx->input(1).shape().ToString()));
-      return;
-    }
+    TX_CTX_RETURN_IF_ERROR(ctx, FileName(ctx, &path));
+    std::string_view contents;
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           ScalarStringInput(ctx, 1, "Contents tensor must be scalar, but had shape: ", &contents));
     TX_CTX_RETURN_IF_ERROR(ctx, MakeParents(path));
-    const TString& contents = ctx->input(1).data<TString>()[0];
     FILE* f = std::fopen(path.c_str(), "wb");
     if (f == nullptr) return ctx->SetStatus(FileError(path, errno));
     const bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();

@@ -82,14 +82,16 @@ class PrintV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_STRING));
     if (ctx->input(0).rank() != 0)
-      return ctx->SetStatus(InvalidArgument("Input is expected to be scalar, but got ", ctx->input(0).shape().ToString()));
+      return ctx->SetStatus(
+          InvalidArgument("Input is expected to be scalar, but got ", ctx->input(0).shape().ToString()));
     std::string text = ctx->input(0).data<TString>()[0].str() + end_;
     if (stream_.rfind("file://", 0) == 0) {
       const std::string path = stream_.substr(7);
       FILE* f = std::fopen(path.c_str(), "a");
       if (f == nullptr) return ctx->SetStatus(NotFound("cannot open ", path, " to append the printed text"));
       const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-      if (std::fclose(f) != 0 || !ok) ctx->SetStatus(Status(Code::kUnknown, "writing the printed text to " + path + " failed"));
+      if (std::fclose(f) != 0 || !ok)
+        ctx->SetStatus(Status(Code::kUnknown, "writing the printed text to " + path + " failed"));
       return;
     }
     if (stream_.rfind("log(", 0) == 0) {
@@ -114,7 +116,10 @@ class StringFormatOp : public OpKernel {
     c->SetStatus(c->GetAttr("placeholder", &placeholder));
     c->SetStatus(c->GetAttr("summarize", &summarize_));
     if (!c->status().ok()) return;
-    if (placeholder.empty()) { c->SetStatus(InvalidArgument("placeholder must not be empty")); return; }
+    if (placeholder.empty()) {
+      c->SetStatus(InvalidArgument("placeholder must not be empty"));
+      return;
+    }
     size_t start = 0;
     for (size_t at; (at = tmpl.find(placeholder, start)) != std::string::npos; start = at + placeholder.size())
       pieces_.push_back(tmpl.substr(start, at - start));
@@ -129,7 +134,8 @@ class StringFormatOp : public OpKernel {
     std::string text;
     for (size_t i = 0; i < pieces_.size(); ++i) {
       text += pieces_[i];
-      if (static_cast<int>(i) < ctx->num_inputs()) text += SummarizeValue(ctx->input(static_cast<int>(i)), summarize_, true);
+      if (static_cast<int>(i) < ctx->num_inputs())
+        text += SummarizeValue(ctx->input(static_cast<int>(i)), summarize_, /*print_v2=*/true);
     }
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({}), &out));

@@ -18,15 +18,6 @@ Status CompilePattern(std::string_view pattern, std::unique_ptr<regex::Regex>* o
   return Status::OK();
 }
 
-// Reads scalar string input `i` (named `what` in errors).
-Status ScalarString(OpKernelContext* ctx, int i, const char* what, std::string_view* out) {
-  TX_RETURN_IF_ERROR(CheckInput(ctx, i, DT_STRING));
-  if (ctx->input(i).rank() != 0)
-    return InvalidArgument(what, " must be scalar, but received ", ctx->input(i).shape().ToString());
-  *out = ctx->input(i).data<TString>()[0].view();
-  return Status::OK();
-}
-
 void ReplaceAll(OpKernelContext* ctx, const regex::Regex& re, std::string_view rewrite, bool global) {
   MapStrings<TString>(ctx, [&](const TString& s, TString* out) {
     std::string result;
@@ -44,11 +35,13 @@ void FullMatchAll(OpKernelContext* ctx, const regex::Regex& re) {
 
 class RegexReplaceOp : public OpKernel {
  public:
-  explicit RegexReplaceOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(c->GetAttr("replace_global", &global_)); }
+  explicit RegexReplaceOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("replace_global", &global_));
+  }
   void Compute(OpKernelContext* ctx) override {
     std::string_view pattern, rewrite;
-    TX_CTX_RETURN_IF_ERROR(ctx, ScalarString(ctx, 1, "Pattern", &pattern));
-    TX_CTX_RETURN_IF_ERROR(ctx, ScalarString(ctx, 2, "Rewrite", &rewrite));
+    TX_CTX_RETURN_IF_ERROR(ctx, ScalarStringInput(ctx, 1, "Pattern must be scalar, but received ", &pattern));
+    TX_CTX_RETURN_IF_ERROR(ctx, ScalarStringInput(ctx, 2, "Rewrite must be scalar, but received ", &rewrite));
     std::unique_ptr<regex::Regex> re;
     TX_CTX_RETURN_IF_ERROR(ctx, CompilePattern(pattern, &re));
     ReplaceAll(ctx, *re, rewrite, global_);
@@ -81,7 +74,7 @@ class RegexFullMatchOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     std::string_view pattern;
-    TX_CTX_RETURN_IF_ERROR(ctx, ScalarString(ctx, 1, "Pattern", &pattern));
+    TX_CTX_RETURN_IF_ERROR(ctx, ScalarStringInput(ctx, 1, "Pattern must be scalar, but received ", &pattern));
     std::unique_ptr<regex::Regex> re;
     TX_CTX_RETURN_IF_ERROR(ctx, CompilePattern(pattern, &re));
     FullMatchAll(ctx, *re);

@@ -52,11 +52,7 @@ class StringJoinOp : public OpKernel {
 
 class StringLengthOp : public OpKernel {
  public:
-  explicit StringLengthOp(OpKernelConstruction* c) : OpKernel(c) {
-    std::string unit;
-    c->SetStatus(c->GetAttr("unit", &unit));
-    chars_ = unit == "UTF8_CHAR";
-  }
+  explicit StringLengthOp(OpKernelConstruction* c) : OpKernel(c), chars_(CountsUtf8Chars(c)) {}
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
@@ -69,7 +65,7 @@ class StringLengthOp : public OpKernel {
   }
 
  private:
-  bool chars_ = false;
+  const bool chars_;
 };
 
 bool IsAsciiSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }

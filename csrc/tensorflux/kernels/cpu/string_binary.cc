@@ -2,29 +2,11 @@
 // and Add (concatenation), with NumPy broadcasting as for numbers.
 #include <vector>
 
-#include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/string_util.h"
 
 namespace tx {
 namespace cpu {
 namespace {
-
-// Calls f(z, xi, yi) -> Status for every output element z with the input elements it reads.
-template <typename F>
-void ForEachBroadcast(const BroadcastPlan& plan, OpKernelContext* ctx, int64_t cost, const F& f) {
-  const int r = static_cast<int>(plan.dims.size());
-  const int64_t n = plan.out_shape.num_elements();
-  ForEachElement(ctx, n, cost, [&](int64_t z) {
-    int64_t rest = z, xi = 0, yi = 0;
-    for (int d = r - 1; d >= 0; --d) {
-      const int64_t k = rest % plan.dims[d];
-      rest /= plan.dims[d];
-      xi += k * plan.x_strides[d];
-      yi += k * plan.y_strides[d];
-    }
-    return f(z, xi, yi);
-  });
-}
 
 // Equal (kNot false) and NotEqual on strings; incompatible_shape_error as for numbers.
 template <bool kNot>

@@ -130,17 +130,25 @@ class AsStringOp : public OpKernel {
     const bool floating = dtype_ == DT_FLOAT || dtype_ == DT_DOUBLE || dtype_ == DT_HALF || dtype_ == DT_BFLOAT16 ||
                           dtype_ == DT_COMPLEX64 || dtype_ == DT_COMPLEX128;
     const std::string type = DataTypeString(dtype_);
-    if (scientific && shortest) { c->SetStatus(InvalidArgument("Cannot select both scientific and shortest notation")); return; }
-    if (fill.size() > 1) { c->SetStatus(InvalidArgument("Fill string must be one or fewer characters")); return; }
-    if (!floating && (scientific || shortest))
-      { c->SetStatus(InvalidArgument("scientific and shortest format not supported for datatype ", type)); return; }
-    if (!floating && dtype_ != DT_STRING && precision > -1)
-      { c->SetStatus(InvalidArgument("precision not supported for datatype ", type)); return; }
-    if (dtype_ == DT_VARIANT) { c->SetStatus(InvalidArgument("AsString of variant tensors is not supported")); return; }
+    Status bad;
+    if (scientific && shortest) bad = InvalidArgument("Cannot select both scientific and shortest notation");
+    else if (fill.size() > 1) bad = InvalidArgument("Fill string must be one or fewer characters");
+    else if (!floating && (scientific || shortest))
+      bad = InvalidArgument("scientific and shortest format not supported for datatype ", type);
+    else if (!floating && dtype_ != DT_STRING && precision > -1)
+      bad = InvalidArgument("precision not supported for datatype ", type);
+    else if (dtype_ == DT_VARIANT)
+      bad = InvalidArgument("AsString of variant tensors is not supported");
+    if (!bad.ok()) {
+      c->SetStatus(bad);
+      return;
+    }
     format_ = "%";
     if (!fill.empty()) {
-      if (std::string_view(" +-0#").find(fill[0]) == std::string_view::npos)
-        { c->SetStatus(InvalidArgument("Fill argument not supported: \"", fill, "\"")); return; }
+      if (std::string_view(" +-0#").find(fill[0]) == std::string_view::npos) {
+        c->SetStatus(InvalidArgument("Fill argument not supported: \"", fill, "\""));
+        return;
+      }
       format_ += fill;
     }
     if (width > -1) format_ += std::to_string(width);

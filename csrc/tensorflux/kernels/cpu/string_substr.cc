@@ -2,7 +2,6 @@
 // broadcast against the input.
 #include <string>
 
-#include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/string_util.h"
 #include "tensorflux/lib/utf8.h"
 
@@ -43,11 +42,7 @@ size_t CharOffset(std::string_view s, int64_t k) {
 template <typename T>
 class SubstrOp : public OpKernel {
  public:
-  explicit SubstrOp(OpKernelConstruction* c) : OpKernel(c) {
-    std::string unit;
-    c->SetStatus(c->GetAttr("unit", &unit));
-    chars_ = unit == "UTF8_CHAR";
-  }
+  explicit SubstrOp(OpKernelConstruction* c) : OpKernel(c), chars_(CountsUtf8Chars(c)) {}
 
   void Compute(OpKernelContext* ctx) override {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_STRING));
@@ -69,15 +64,7 @@ class SubstrOp : public OpKernel {
     const T* p = pos.data<T>();
     const T* l = len.data<T>();
     TString* o = out->data<TString>();
-    const int r = static_cast<int>(plan.dims.size());
-    ForEachElement(ctx, out->num_elements(), 32, [&](int64_t z) {
-      int64_t rest = z, si = 0, pi = 0;
-      for (int d = r - 1; d >= 0; --d) {
-        const int64_t k = rest % plan.dims[d];
-        rest /= plan.dims[d];
-        si += k * plan.x_strides[d];
-        pi += k * plan.y_strides[d];
-      }
+    ForEachBroadcast(plan, ctx, 32, [&](int64_t z, int64_t si, int64_t pi) {
       const std::string_view str = s[si].view();
       const int64_t size = chars_ ? utf8::CountChars(str) : static_cast<int64_t>(str.size());
       int64_t start = static_cast<int64_t>(p[pi]);
@@ -96,7 +83,7 @@ class SubstrOp : public OpKernel {
   }
 
  private:
-  bool chars_ = false;
+  const bool chars_;
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("Substr").TypeConstraint<int32_t>("T"), SubstrOp<int32_t>);

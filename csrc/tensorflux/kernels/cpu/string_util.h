@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "tensorflux/core/tstring.h"
+#include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 
 namespace tx {
@@ -42,6 +43,39 @@ void ForEachElement(OpKernelContext* ctx, int64_t n, int64_t cost, const F& f) {
     }
   });
   if (first_bad < n) ctx->SetStatus(first);
+}
+
+// The bytes of scalar string input `i`; InvalidArgument(`not_scalar` + its shape) when it is not
+// a scalar (each op words the message as TensorFlow does).
+inline Status ScalarStringInput(const OpKernelContext* ctx, int i, const char* not_scalar, std::string_view* out) {
+  TX_RETURN_IF_ERROR(CheckInput(ctx, i, DT_STRING));
+  if (ctx->input(i).rank() != 0) return InvalidArgument(not_scalar, ctx->input(i).shape().ToString());
+  *out = ctx->input(i).data<TString>()[0].view();
+  return Status::OK();
+}
+
+// Reads the "unit" attr: true for "UTF8_CHAR" (characters), false for "BYTE".
+inline bool CountsUtf8Chars(OpKernelConstruction* c) {
+  std::string unit;
+  c->SetStatus(c->GetAttr("unit", &unit));
+  return unit == "UTF8_CHAR";
+}
+
+// Calls f(z, xi, yi) -> Status for every element z of a broadcast output with the two input
+// elements it reads (ForEachElement's rules for parallelism and the first error).
+template <typename F>
+void ForEachBroadcast(const BroadcastPlan& plan, OpKernelContext* ctx, int64_t cost, const F& f) {
+  const int r = static_cast<int>(plan.dims.size());
+  ForEachElement(ctx, plan.out_shape.num_elements(), cost, [&](int64_t z) {
+    int64_t rest = z, xi = 0, yi = 0;
+    for (int d = r - 1; d >= 0; --d) {
+      const int64_t k = rest % plan.dims[d];
+      rest /= plan.dims[d];
+      xi += k * plan.x_strides[d];
+      yi += k * plan.y_strides[d];
+    }
+    return f(z, xi, yi);
+  });
 }
 
 // A kernel mapping each string of input 0 to one element of output 0 (same shape):
