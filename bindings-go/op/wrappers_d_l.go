@@ -4,6 +4,73 @@ package op
 
 import tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 
+// DecodeBase64: Decodes each web-safe base64 string ('-' and '_'; '=' padding optional).
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func DecodeBase64(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "DecodeBase64",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// DecodeRawAttr is an optional argument to DecodeRaw.
+type DecodeRawAttr func(optionalAttr)
+
+// DecodeRawLittleEndian sets the optional little_endian attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func DecodeRawLittleEndian(value bool) DecodeRawAttr {
+	return func(m optionalAttr) {
+		m["little_endian"] = value
+	}
+}
+
+// DecodeRaw: Reinterprets the bytes of each string (all of one length) as a vector of out_type.
+//
+// Arguments:
+//
+//	bytes: a tensor of type tf.String.
+//	outType: an attr of type type (Go tf.DataType), one of tf.Half, tf.Float, tf.Double, tf.Int32, tf.Uint16, tf.Uint8, tf.Int16, tf.Int8, tf.Int64, tf.Complex64, tf.Complex128, tf.Bool, tf.BFloat16.
+//
+// Returns output (one output).
+func DecodeRaw(scope *Scope, bytes tf.Output, outType tf.DataType, optional ...DecodeRawAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"out_type": outType}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "DecodeRaw",
+		Input: []tf.Input{
+			bytes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // DenseBincountAttr is an optional argument to DenseBincount.
 type DenseBincountAttr func(optionalAttr)
 
@@ -569,6 +636,48 @@ func EluGrad(scope *Scope, gradients tf.Output, outputs tf.Output) (backprops tf
 		Input: []tf.Input{
 			gradients, outputs,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// EncodeBase64Attr is an optional argument to EncodeBase64.
+type EncodeBase64Attr func(optionalAttr)
+
+// EncodeBase64Pad sets the optional pad attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func EncodeBase64Pad(value bool) EncodeBase64Attr {
+	return func(m optionalAttr) {
+		m["pad"] = value
+	}
+}
+
+// EncodeBase64: Encodes each string in web-safe base64 ('-' and '_'), '='-padded when `pad`.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func EncodeBase64(scope *Scope, input tf.Output, optional ...EncodeBase64Attr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "EncodeBase64",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -16,7 +16,7 @@ PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
                   "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image",
-                  "tensorflux.signal"]
+                  "tensorflux.signal", "tensorflux.strings", "tensorflux.io"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))
