@@ -57,6 +57,7 @@ from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
                         nest, nn, optimizers, random, raw_ops, train)
+from tensorflux import keras
 
 __version__ = _lib.c.version()
 
@@ -83,7 +84,7 @@ __all__ = [
     "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
-    "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
+    "debugging", "errors", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto", "RunOptions",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
