@@ -1,7 +1,7 @@
 """`tx.losses`: Keras-style loss functions over tensors (per-example losses: the mean over the
 last axis where Keras takes it; reduce with tx.reduce_mean for a scalar)."""
 
-from tensorflux._src import math_ops, nn_ops
+from tensorflux._src import math_ops, nn_ops, reduce_ops
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.gather_ops import one_hot
 from tensorflux._src.generated import gen_ops
@@ -162,7 +162,7 @@ def poisson(y_true, y_pred):
 def _signed_targets(y_true):
     """Targets in {0, 1} become {-1, 1} (others are kept), as Keras's hinge losses do."""
     one = math_ops.cast(1.0, y_true.dtype)
-    is_binary = math_ops.reduce_all(gen_ops.logical_or(gen_ops.equal(y_true, 0.0 * one), gen_ops.equal(y_true, one)))
+    is_binary = reduce_ops.reduce_all(gen_ops.logical_or(gen_ops.equal(y_true, 0.0 * one), gen_ops.equal(y_true, one)))
     return gen_ops.select_v2(is_binary, 2.0 * y_true - one, y_true)
 
 
@@ -187,7 +187,7 @@ def categorical_hinge(y_true, y_pred):
     """max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0) over the last axis."""
     y_true, y_pred = _pair(y_true, y_pred)
     pos = math_ops.reduce_sum(y_true * y_pred, axis=-1)
-    neg = math_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    neg = reduce_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
     return gen_ops.maximum(neg - pos + 1.0, 0.0 * pos)
 
 

@@ -60,7 +60,8 @@ _SNAKE = {"zeros": "Zeros", "ones": "Ones", "constant": "Constant", "random_unif
           "random_normal": "RandomNormal", "truncated_normal": "TruncatedNormal",
           "variance_scaling": "VarianceScaling", "glorot_uniform": "GlorotUniform", "glorot_normal": "GlorotNormal",
           "he_uniform": "HeUniform", "he_normal": "HeNormal", "lecun_normal": "LecunNormal",
-          "lecun_uniform": "LecunUniform", "orthogonal": "Orthogonal", "identity": "Identity"}
+          "lecun_uniform": "LecunUniform", "orthogonal": "Orthogonal", "identity": "Identity",
+          "uniform": "RandomUniform", "normal": "RandomNormal"}
 for _name, _factory in _TABLE.items():
     serialization._registry.setdefault("initializers", {})[_name] = _factory
 

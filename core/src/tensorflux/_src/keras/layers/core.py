@@ -5,7 +5,7 @@ import base64
 import marshal
 import types
 
-from tensorflux._src import math_ops, nn_ops
+from tensorflux._src import math_ops, nn_ops, reduce_ops
 from tensorflux._src.einsum_ops import einsum
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import activations, constraints, initializers, regularizers, serialization
@@ -310,7 +310,7 @@ class Masking(Layer):
         self.supports_masking = True
 
     def compute_mask(self, inputs, previous_mask=None):
-        return math_ops.reduce_any(gen_ops.not_equal(inputs, math_ops.cast(self.mask_value, inputs.dtype)), axis=-1)
+        return reduce_ops.reduce_any(gen_ops.not_equal(inputs, math_ops.cast(self.mask_value, inputs.dtype)), axis=-1)
 
     def call(self, inputs):
         keep = self.compute_mask(inputs)

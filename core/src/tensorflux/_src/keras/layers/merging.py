@@ -2,7 +2,7 @@
 
 import functools
 
-from tensorflux._src import array_ops, math_ops, nn_ext_ops
+from tensorflux._src import array_ops, math_ops, nn_ext_ops, reduce_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
@@ -116,7 +116,7 @@ class Concatenate(Layer):
             elif m.shape.rank is not None and m.shape.rank < x.shape.rank:
                 m = gen_ops.broadcast_to(gen_ops.expand_dims(m, -1), gen_ops.shape(x))
             masks.append(m)
-        return math_ops.reduce_any(array_ops.concat(masks, axis=self.axis), axis=-1)
+        return reduce_ops.reduce_any(array_ops.concat(masks, axis=self.axis), axis=-1)
 
     def get_config(self):
         return base_config(self, {"axis": self.axis})

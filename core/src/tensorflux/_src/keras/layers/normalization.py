@@ -121,7 +121,8 @@ class BatchNormalization(Layer):
 @serialization.register("layers")
 class LayerNormalization(Layer):
     """Normalizes each example over ``axis`` (the last by default) to mean 0 and variance 1, then
-    scales by gamma and shifts by beta (``rms_scaling``: divides by the root mean square only).
+    scales by gamma and shifts by beta (``rms_scaling``: as Keras 3, x / sqrt(variance) * gamma,
+    neither centered nor shifted).
 
     >>> ln = tx.keras.layers.LayerNormalization()
     >>> np.round(ln(tx.constant([[1.0, 3.0]])).numpy(), 3)
@@ -158,8 +159,11 @@ class LayerNormalization(Layer):
         bshape = [inputs.shape.as_list()[i] if i in axes else 1 for i in range(rank)]
         x = inputs
         eps = math_ops.cast(self.epsilon, x.dtype)
-        if self.rms_scaling:
-            y = x * gen_ops.rsqrt(math_ops.reduce_mean(gen_ops.square(x), axis=axes, keepdims=True) + eps)
+        if self.rms_scaling:  # Keras 3's (deprecated) definition: scaled by the variance, not centered
+            mean = math_ops.reduce_mean(x, axis=axes, keepdims=True)
+            variance = math_ops.reduce_mean(gen_ops.squared_difference(x, gen_ops.stop_gradient(mean)), axis=axes,
+                                            keepdims=True)
+            y = x * gen_ops.rsqrt(variance + eps)
             return y * gen_ops.reshape(self._cast(self.gamma), bshape) if self.scale else y
         mean = math_ops.reduce_mean(x, axis=axes, keepdims=True)
         variance = math_ops.reduce_mean(gen_ops.squared_difference(x, gen_ops.stop_gradient(mean)), axis=axes,

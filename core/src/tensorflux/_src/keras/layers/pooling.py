@@ -1,6 +1,6 @@
 """Pooling layers: Max/AveragePooling1D/2D/3D and GlobalMax/GlobalAveragePooling1D/2D/3D."""
 
-from tensorflux._src import math_ops, nn_conv_ops
+from tensorflux._src import math_ops, nn_conv_ops, reduce_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.input_spec import InputSpec
@@ -68,7 +68,7 @@ class _GlobalPooling(Layer):
         axes = list(range(1, self._RANK + 1)) if self.data_format == "channels_last" else \
             list(range(2, self._RANK + 2))
         if self._KIND == "max":
-            return math_ops.reduce_max(inputs, axis=axes, keepdims=self.keepdims)
+            return reduce_ops.reduce_max(inputs, axis=axes, keepdims=self.keepdims)
         if mask is not None and self._RANK == 1:
             m = math_ops.cast(mask, inputs.dtype)
             m = gen_ops.expand_dims(m, -1 if self.data_format == "channels_last" else 1)

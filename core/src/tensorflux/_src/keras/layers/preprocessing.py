@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-from tensorflux._src import math_ops
+from tensorflux._src import math_ops, reduce_ops
 from tensorflux._src.array_ext import searchsorted
 from tensorflux._src.check_ops import assert_less
 from tensorflux._src.constant_op import constant
@@ -165,7 +165,7 @@ def _encode(ids, num_tokens, output_mode, count_weights=None):
         ids = gen_ops.expand_dims(ids, -1)
     hot = one_hot(ids, num_tokens, dtype="float32")
     if output_mode == "multi_hot":
-        return math_ops.reduce_max(hot, axis=-2)
+        return reduce_ops.reduce_max(hot, axis=-2)
     if count_weights is not None:
         hot = hot * gen_ops.expand_dims(math_ops.cast(count_weights, "float32"), -1)
     return math_ops.reduce_sum(hot, axis=-2)
