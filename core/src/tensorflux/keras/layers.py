@@ -10,7 +10,8 @@ from tensorflux._src.keras.layers.conv import (Conv1D, Conv1DTranspose, Conv2D, 
 from tensorflux._src.keras.layers.core import (Activation, ActivityRegularization, Dense, Dropout, EinsumDense,
                                                Embedding, Identity, Lambda, Masking)
 from tensorflux._src.keras.layers.merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,
-                                                  Subtract)
+                                                  Subtract, add, average, concatenate, dot, maximum, minimum,
+                                                  multiply, subtract)
 from tensorflux._src.keras.layers.normalization import (BatchNormalization, GroupNormalization, LayerNormalization,
                                                         UnitNormalization)
 from tensorflux._src.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D,
@@ -36,7 +37,8 @@ Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 Convolution2DTranspose = Conv2DTranspose
 SeparableConvolution2D = SeparableConv2D
 
-__all__ = sorted(name for name in dir() if name[0].isupper())
+__all__ = sorted(name for name in dir() if name[0].isupper()) + ["add", "average", "concatenate", "dot", "maximum",
+                                                                 "minimum", "multiply", "subtract"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr  # noqa: E402
 

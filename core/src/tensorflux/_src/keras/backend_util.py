@@ -55,6 +55,31 @@ def to_categorical(x, num_classes=None):
     return np.eye(num_classes, dtype=np.float32)[x]
 
 
+def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre", value=0.0):
+    """A [len(sequences), maxlen] array of the sequences, padded with ``value`` and truncated at the
+    start ("pre") or end ("post"), as Keras.
+
+    >>> tx.keras.utils.pad_sequences([[1, 2], [3, 4, 5]], maxlen=3)
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
+    """
+    if padding not in ("pre", "post") or truncating not in ("pre", "post"):
+        raise ValueError("padding and truncating must be 'pre' or 'post', got %r and %r" % (padding, truncating))
+    seqs = [list(s) for s in sequences]
+    if maxlen is None:
+        maxlen = max((len(s) for s in seqs), default=0)
+    out = np.full((len(seqs), maxlen), value, dtype=dtype)
+    for i, s in enumerate(seqs):
+        if not s:
+            continue
+        s = s[-maxlen:] if truncating == "pre" else s[:maxlen]
+        if padding == "post":
+            out[i, :len(s)] = s
+        else:
+            out[i, maxlen - len(s):] = s
+    return out
+
+
 def normalize(x, axis=-1, order=2):
     """``x`` divided by its ``order``-norm along ``axis`` (NumPy arrays)."""
     x = np.asarray(x, dtype=np.float32)

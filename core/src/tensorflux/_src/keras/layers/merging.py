@@ -161,3 +161,28 @@ def _batch_dot(a, b, axes):
     if len(out) == 1:
         y = gen_ops.expand_dims(y, -1)
     return y
+
+
+def _functional(cls, doc):
+    def fn(inputs, **kwargs):
+        return cls(**kwargs)(inputs)
+    fn.__doc__ = doc
+    return fn
+
+
+add = _functional(Add, "``Add()(inputs)``.")
+subtract = _functional(Subtract, "``Subtract()(inputs)``.")
+multiply = _functional(Multiply, "``Multiply()(inputs)``.")
+average = _functional(Average, "``Average()(inputs)``.")
+maximum = _functional(Maximum, "``Maximum()(inputs)``.")
+minimum = _functional(Minimum, "``Minimum()(inputs)``.")
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """``Concatenate(axis)(inputs)``."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes=-1, normalize=False, **kwargs):
+    """``Dot(axes, normalize)(inputs)``."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -51,7 +51,8 @@ class RNN(Layer):
     def get_initial_state(self, batch_size):
         if hasattr(self.cell, "get_initial_state"):
             return list(self.cell.get_initial_state(batch_size))
-        return [gen_ops.fill(gen_ops.pack([batch_size, s], axis=0), math_ops.cast(0, self.compute_dtype))
+        return [rnn_loop.known_shape(gen_ops.fill(gen_ops.pack([batch_size, s], axis=0),
+                                                  math_ops.cast(0, self.compute_dtype)), [None, s])
                 for s in self._state_sizes]
 
     def call(self, sequences, initial_state=None, mask=None, training=False):

@@ -69,7 +69,9 @@ class _Cell(Layer):
     def get_initial_state(self, batch_size=None):
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [self.state_size]
         dtype = self.compute_dtype
-        return [gen_ops.fill(gen_ops.pack([batch_size, s], axis=0), math_ops.cast(0, dtype)) for s in sizes]
+        from tensorflux._src.keras.layers.rnn_loop import known_shape
+        return [known_shape(gen_ops.fill(gen_ops.pack([batch_size, s], axis=0), math_ops.cast(0, dtype)), [None, s])
+                for s in sizes]
 
     def project(self, inputs, input_mask=None):
         """x @ kernel (+ the input bias) for inputs of any leading shape; ``input_mask`` is the

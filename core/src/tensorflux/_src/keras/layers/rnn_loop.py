@@ -41,6 +41,13 @@ def _where(mask_t, new, old):
     return gen_ops.select_v2(m, new, old)
 
 
+def known_shape(t, dims):
+    """``t`` with its static shape refined to ``dims`` (graph tensors; eager ones know theirs)."""
+    if hasattr(t, "set_shape"):
+        t.set_shape(dims)
+    return t
+
+
 def _time_major(x):
     rank = x.shape.rank
     return gen_ops.transpose(x, [1, 0] + list(range(2, rank)))
@@ -92,9 +99,14 @@ def _graph_loop(step, xs, ms, states, output_size, zero_output_for_mask, return_
     shape = gen_ops.shape(xs)
     steps, batch = shape[0], shape[1]
     dtype = xs.dtype if xs.dtype.is_floating else states[0].dtype
-    prev0 = gen_ops.fill(gen_ops.pack([batch, output_size], axis=0), math_ops.cast(0, dtype))
+    static_batch = xs.shape.as_list()[1] if xs.shape.rank else None
+    prev0 = known_shape(gen_ops.fill(gen_ops.pack([batch, output_size], axis=0), math_ops.cast(0, dtype)),
+                        [static_batch, output_size])
     acc0 = gen_ops.fill(gen_ops.pack([steps, batch, output_size], axis=0) if return_sequences else [0],
                         math_ops.cast(0, dtype))
+    if return_sequences:
+        known_shape(acc0, [xs.shape.as_list()[0], static_batch, output_size])
+    states = [known_shape(s, [static_batch] + s.shape.as_list()[1:]) if s.shape.rank else s for s in states]
 
     def cond(t, *_):
         return gen_ops.less(t, steps)
