@@ -95,10 +95,11 @@ class ArrayData:
                              "samples.\n" + detail)
         self.num_samples = all_sizes.pop() if all_sizes else 0
         if class_weight is not None:
+            if self.sw is not None:
+                raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
             if self.y is None or len(flatten(self.y)) != 1:
                 raise ValueError("class_weight needs a single target array (a one-output model)")
-            cw = _class_weights(flatten(self.y)[0], class_weight)
-            self.sw = cw if self.sw is None else np.asarray(self.sw, np.float32).reshape(-1) * cw
+            self.sw = _class_weights(flatten(self.y)[0], class_weight)
         self.batch_size = int(batch_size or 32)
         self.shuffle = shuffle
 

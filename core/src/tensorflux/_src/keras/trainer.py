@@ -184,6 +184,7 @@ class Trainer:
                      for v in leaves if v is not None))
         fn = self._step_functions.get(key)
         if fn is None:
+            self._check_model_inputs(data_adapter.unpack_x_y_sample_weight(batch)[0])
             positions = [i for i, v in enumerate(leaves) if v is not None]
             specs = [TensorSpec([None] + leaves[i].shape.as_list()[1:] if leaves[i].shape.rank else [],
                                 leaves[i].dtype) for i in positions]
@@ -197,6 +198,23 @@ class Trainer:
             traced = function(flat_step, input_signature=specs)
             fn = self._step_functions[key] = lambda data: traced(*[v for v in flatten(data) if v is not None])
         return fn
+
+    def _check_model_inputs(self, x):
+        """Checks a batch's inputs against a functional or Sequential model's Inputs, with the
+        batch's real shapes in the message (the traced step sees the batch size as None)."""
+        from tensorflux._src.keras.input_spec import InputSpec, assert_input_compatibility
+        specs = getattr(self, "inputs", None)
+        if not specs:
+            return
+        flat = flatten(x)
+        if isinstance(x, dict) and hasattr(self, "input_names") and all(n in x for n in self.input_names):
+            flat = [x[n] for n in self.input_names]
+        if len(flat) == len(specs):
+            for i, (t, spec) in enumerate(zip(flat, specs)):
+                try:
+                    assert_input_compatibility(InputSpec(shape=spec.shape), t, self.name)
+                except ValueError as e:
+                    raise ValueError(str(e).replace("Input 0 ", "Input %d " % i, 1)) from None
 
     def _run_step(self, kind, batch):
         batch = data_adapter.to_tensors(batch)
