@@ -12,6 +12,7 @@ from tensorflux._src.keras.layers.core import (Activation, ActivityRegularizatio
 from tensorflux._src.keras.layers.merging import (Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply,
                                                   Subtract, add, average, concatenate, dot, maximum, minimum,
                                                   multiply, subtract)
+from tensorflux._src.keras.layers import ops_layers as _ops_layers  # noqa: F401 (registers Keras's graph ops)
 from tensorflux._src.keras.layers.normalization import (BatchNormalization, GroupNormalization, LayerNormalization,
                                                         UnitNormalization)
 from tensorflux._src.keras.layers.pooling import (AveragePooling1D, AveragePooling2D, AveragePooling3D,

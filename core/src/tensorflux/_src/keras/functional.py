@@ -111,7 +111,9 @@ class Functional(Model):
 
     @property
     def layers(self):
-        return list(self._layers_list)
+        """The model's layers (Keras's graph operations such as NotEqual are not among them)."""
+        from tensorflux._src.keras.layers.ops_layers import KerasOp
+        return [lyr for lyr in self._layers_list if not isinstance(lyr, KerasOp)]
 
     @property
     def _layers(self):
@@ -191,6 +193,8 @@ class Functional(Model):
                 continue  # a branch not needed for the outputs
             args, kwargs = map_structure(lambda v: values[id(v)] if isinstance(v, KerasTensor) else v,
                                          [list(node.call_args), node.call_kwargs])
+            if training is not None and "training" in kwargs:
+                kwargs["training"] = training  # the call's mode wins over the one recorded (as Keras)
             outs = node.layer(*args, **kwargs)
             for kt, v in zip(node.output_tensors, flatten(outs)):
                 values[id(kt)] = v
@@ -217,6 +221,12 @@ class Functional(Model):
                         "config": {"shape": list(v.shape), "dtype": v.dtype, "keras_history": tensor_ref(v)}}
             if isinstance(v, tuple):
                 return {"class_name": "__tuple__", "config": {"value": [serialize_arg(x) for x in v]}}
+            if isinstance(v, slice):
+                return {"class_name": "__slice__", "config": {"start": serialize_arg(v.start),
+                                                              "stop": serialize_arg(v.stop),
+                                                              "step": serialize_arg(v.step)}}
+            if v is Ellipsis:
+                return {"class_name": "__ellipsis__", "config": {}}
             if isinstance(v, list):
                 return [serialize_arg(x) for x in v]
             if isinstance(v, dict):
@@ -249,10 +259,16 @@ class Functional(Model):
 
 def serialize_layer(layer):
     """Keras 3's dict for a layer: module, class name, config, registered name, build config."""
+    from tensorflux._src.keras.sequential import Sequential
     entry = serialization.serialize(layer, "layers")
-    if isinstance(layer, Functional):
+    if type(layer) is Functional:
         entry["module"] = "keras.src.models.functional"
         entry["registered_name"] = entry["registered_name"] or "Functional"
+    elif type(layer) in (Sequential, Model):
+        entry["module"] = "keras"
+    module = getattr(layer, "_keras_module", None)
+    if module:
+        entry["module"], entry["registered_name"] = module, type(layer).__name__
     build_config = layer.get_build_config()
     if build_config is not None:
         entry["build_config"] = build_config
@@ -294,6 +310,11 @@ def functional_graph_from_config(config, custom_objects=None):
                 return tensor(v["config"]["keras_history"])
             if v.get("class_name") == "__tuple__":
                 return tuple(revive(x) for x in v["config"]["value"])
+            if v.get("class_name") == "__slice__":
+                c = v["config"]
+                return slice(revive(c.get("start")), revive(c.get("stop")), revive(c.get("step")))
+            if v.get("class_name") == "__ellipsis__":
+                return Ellipsis
             return {k: revive(x) for k, x in v.items()}
         if isinstance(v, list):
             return [revive(x) for x in v]

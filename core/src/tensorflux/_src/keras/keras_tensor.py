@@ -11,7 +11,7 @@ on real tensors.
 """
 
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src.keras import naming
+from tensorflux._src.keras import naming, serialization
 from tensorflux._src.keras.layer import Layer, _ctx
 from tensorflux._src.nest import flatten, map_structure, pack_sequence_as
 from tensorflux._src.tensor_shape import TensorShape
@@ -41,46 +41,47 @@ class KerasTensor:
     def __array__(self, *args, **kwargs):
         raise TypeError("A KerasTensor is symbolic: it cannot become a NumPy array. Call the model on data instead.")
 
-    def _op(self, fn, *others, name):
-        from tensorflux._src.keras.layers.core import Lambda
-        return Lambda(fn, name=naming.uniquify(name))([self, *others] if others else self)
+    def _apply(self, op, *others):
+        from tensorflux._src.keras.layers.ops_layers import OPS
+        return OPS[op]()(self, *others)
 
     def __add__(self, other):
-        return _binary(self, other, lambda a, b: a + b, "add")
+        return self._apply("Add", other)
 
     def __radd__(self, other):
-        return _binary(self, other, lambda a, b: b + a, "add")
+        return OPS_r("Add", other, self)
 
     def __sub__(self, other):
-        return _binary(self, other, lambda a, b: a - b, "subtract")
+        return self._apply("Subtract", other)
 
     def __rsub__(self, other):
-        return _binary(self, other, lambda a, b: b - a, "subtract")
+        return OPS_r("Subtract", other, self)
 
     def __mul__(self, other):
-        return _binary(self, other, lambda a, b: a * b, "multiply")
+        return self._apply("Multiply", other)
 
     def __rmul__(self, other):
-        return _binary(self, other, lambda a, b: b * a, "multiply")
+        return OPS_r("Multiply", other, self)
 
     def __truediv__(self, other):
-        return _binary(self, other, lambda a, b: a / b, "divide")
+        return self._apply("TrueDivide", other)
+
+    def __rtruediv__(self, other):
+        return OPS_r("TrueDivide", other, self)
+
+    def __matmul__(self, other):
+        return self._apply("Matmul", other)
 
     def __neg__(self):
-        from tensorflux._src.keras.layers.core import Lambda
-        return Lambda(lambda a: -a, name=naming.uniquify("negative"))(self)
+        return self._apply("Negative")
 
     def __getitem__(self, key):
-        from tensorflux._src.keras.layers.core import Lambda
-        return Lambda(lambda a: a[key], name=naming.uniquify("get_item"))(self)
+        return self._apply("GetItem", key)
 
 
-def _binary(kt, other, fn, name):
-    """``kt (op) other`` as a Lambda layer (``other`` a KerasTensor or a constant)."""
-    from tensorflux._src.keras.layers.core import Lambda
-    if isinstance(other, KerasTensor):
-        return Lambda(lambda ab: fn(ab[0], ab[1]), name=naming.uniquify(name))([kt, other])
-    return Lambda(lambda a: fn(a, other), name=naming.uniquify(name))(kt)
+def OPS_r(op, left, right):  # noqa: N802 - ``left (op) right`` with ``right`` the KerasTensor
+    from tensorflux._src.keras.layers.ops_layers import OPS
+    return OPS[op]()(left, right)
 
 
 class Node:
@@ -108,6 +109,7 @@ class Node:
         return out
 
 
+@serialization.register("layers")
 class InputLayer(Layer):
     """The layer behind `Input`: it has no weights; its one node outputs the model's input."""
 

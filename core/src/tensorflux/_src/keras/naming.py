@@ -7,13 +7,18 @@ import threading
 
 _lock = threading.Lock()
 _counts = collections.defaultdict(int)
-_CAMEL = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 
 
 def to_snake_case(name):
-    """``"Conv2DTranspose"`` -> ``"conv2d_transpose"`` (Keras's rule)."""
-    out = _CAMEL.sub(r"_\1", name).lower()
-    return out if not out.startswith("_") else "private" + out
+    """``"Conv2DTranspose"`` -> ``"conv2d_transpose"``, ``"SimpleRNN"`` -> ``"simple_rnn"`` (Keras's rule).
+
+    >>> from tensorflux._src.keras.naming import to_snake_case
+    >>> to_snake_case("BatchNormalization")
+    'batch_normalization'
+    """
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def uniquify(base):

@@ -120,6 +120,8 @@ def deserialize(config, kind, custom_objects=None):
     """The object a Keras config dict describes (strings go through the kind's ``get``)."""
     if config is None or not isinstance(config, dict):
         return config
+    if kind == "layers" and str(config.get("module", "")).startswith("keras.src.ops"):
+        kind = "ops"  # a keras.ops operation recorded in a functional graph (layers/ops_layers.py)
     cls = lookup(kind, config["class_name"], config.get("registered_name"), custom_objects)
     inner = dict(config.get("config") or {})
     if hasattr(cls, "from_config"):

@@ -53,7 +53,8 @@ class MultiHeadAttention(Layer):
     TensorShape([1, 3, 8])
     """
 
-    _KERAS_DEFAULTS = {"flash_attention": None, "attention_axes": (None, [1], (1,)), "seed": None}
+    _KERAS_DEFAULTS = {"flash_attention": None, "attention_axes": (None, [1], (1,)), "use_gate": False,
+                       "sliding_window": None}
 
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None,
                  attention_axes=None, kernel_initializer="glorot_uniform", bias_initializer="zeros",
