@@ -136,9 +136,6 @@ class MultiHeadAttention(Layer):
         out = self._output_dense(einsum("acbe,aecd->abcd", dropped, v))
         return (out, weights) if return_attention_scores else out
 
-    def compute_mask(self, inputs, previous_mask=None):
-        return None
-
     def get_config(self):
         return base_config(self, dict(num_heads=self.num_heads, key_dim=self.key_dim, value_dim=self.value_dim,
                                       dropout=self.dropout, use_bias=self.use_bias, output_shape=self._output_shape,
