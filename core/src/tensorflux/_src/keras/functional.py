@@ -97,15 +97,12 @@ class Functional(Model):
         self._inputs_struct = inputs
         self._outputs_struct = outputs
         self._nodes, self._layers_list = map_graph(flat_in, flat_out)
-        reachable = {id(t) for n in self._nodes for t in n.output_tensors}
-        for t in flat_in:
-            reachable.add(id(t))
+        input_ids = {id(t) for t in flat_in}
         for n in self._nodes:
-            for t in n.input_tensors:
-                if id(t) not in reachable:
-                    raise ValueError("Graph disconnected: cannot obtain value for tensor %r at layer %s. The "
-                                     "following previous layers were accessed without issue: %s"
-                                     % (t, n.layer.name, [lyr.name for lyr in self._layers_list]))
+            if isinstance(n.layer, InputLayer) and not any(id(t) in input_ids for t in n.output_tensors):
+                raise ValueError("Graph disconnected: cannot obtain value for tensor %r at layer \"%s\": it is not "
+                                 "among the model's inputs %s." % (n.output_tensors[0], n.layer.name,
+                                                                  [t.name for t in flat_in]))
         self._output_shapes = map_structure(lambda t: t.shape, outputs)
         self.built = True
 

@@ -97,6 +97,12 @@ class Model(Trainer, Layer):
         self.built = True
         trace_output_spec(self, (inputs,), {})
 
+    def _maybe_build(self, args, kwargs, names):
+        if type(self).build is Model.build:  # sublayers build themselves during the call
+            self.built = True
+            return
+        super()._maybe_build(args, kwargs, names)
+
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
         """Prints Keras's table of the model's layers (name and type, output shape, parameter

@@ -199,8 +199,11 @@ class CategoryEncoding(Layer):
 
 
 def vocabulary_from_counts(counter, max_size):
-    """The most frequent values first (ties in first-seen order), at most ``max_size`` of them."""
-    items = counter.most_common(max_size if max_size is not None and max_size > 0 else None)
+    """The most frequent values first (ties: the larger value first, as Keras orders them), at most
+    ``max_size`` of them."""
+    items = sorted(counter.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    if max_size is not None and max_size > 0:
+        items = items[:max_size]
     return [v for v, _ in items]
 
 
