@@ -122,7 +122,15 @@ CASES = {
     "masking": (lambda L: L.Masking(0.0), [np.concatenate([F(2, 3, 2), np.zeros((2, 2, 2), np.float32)], 1)], "one",
                 {}),
     "identity": (lambda L: L.Identity(), [F(2, 3)], "one", {}),
+    "rms_normalization": (lambda L: L.RMSNormalization(), [F(3, 4)], "one", {}),
+    "additive_attention": (lambda L: L.AdditiveAttention(), [F(2, 4, 3), F(2, 5, 3)], "list", {}),
+    "spatial_dropout1d_inference": (lambda L: L.SpatialDropout1D(0.5), [F(2, 4, 3)], "one", {}),
+    "gaussian_noise_inference": (lambda L: L.GaussianNoise(1.0), [F(2, 3)], "one", {}),
+    "time_distributed_conv": (lambda L: L.TimeDistributed(L.Conv2D(2, 3)), [F(2, 3, 5, 5, 1)], "one", {}),
 }
+for _act in ("celu", "hard_tanh", "log_sigmoid", "soft_shrink", "hard_shrink", "tanh_shrink", "squareplus",
+             "glu", "silu", "softplus", "softsign", "elu", "relu6", "exponential", "linear", "tanh", "sigmoid"):
+    CASES["activation_" + _act] = (lambda L, a=_act: L.Activation(a), [F(3, 4)], "one", {})
 
 
 def _call(layer, inputs, style, kwargs, convert):

@@ -12,7 +12,9 @@ from tensorflux._src.loss_classes import (BinaryCrossentropy, CategoricalCrossen
                                           MeanSquaredError, MeanSquaredLogarithmicError, Poisson,
                                           SparseCategoricalCrossentropy, SquaredHinge, deserialize, get, serialize)
 
-__all__ = ["BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber",
+KLD, MAE, MAPE, MSE, MSLE = kld, mae, mape, mse, msle
+
+__all__ = ["KLD", "MAE", "MAPE", "MSE", "MSLE", "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber",
            "KLDivergence", "LogCosh", "Loss", "LossFunctionWrapper", "MeanAbsoluteError",
            "MeanAbsolutePercentageError", "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
            "SparseCategoricalCrossentropy", "SquaredHinge", "binary_crossentropy", "categorical_crossentropy",

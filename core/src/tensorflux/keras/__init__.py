@@ -3,14 +3,34 @@ functional models, subclassed models, compile/fit/evaluate/predict with callback
 and ``.keras`` saving (docs/keras.md). Code written for ``tf.keras`` runs with ``tx.keras`` in
 its place."""
 
+from tensorflux._src.graph import device, name_scope
+from tensorflux._src.initializers import Initializer
+from tensorflux._src.keras.dtype_policy import DTypePolicy
+from tensorflux._src.keras.input_spec import InputSpec
 from tensorflux._src.keras.keras_tensor import Input, KerasTensor
+from tensorflux._src.keras.layer import Layer
+from tensorflux._src.keras.metrics_base import Metric
+from tensorflux._src.keras.regularizers import Regularizer
+from tensorflux._src.loss_classes import Loss
+from tensorflux._src.optim.optimizer import Optimizer
+from tensorflux._src.variables import Variable
 from tensorflux._src.keras.model import Model
 from tensorflux._src.keras.sequential import Sequential
 from tensorflux._src.keras.functional import Functional as _Functional  # noqa: F401 (registers the class)
 from tensorflux.keras import (activations, backend, callbacks, constraints, initializers, layers, losses, metrics,
                               mixed_precision, models, optimizers, regularizers, saving, utils)
 
-__all__ = ["Input", "KerasTensor", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
+FloatDTypePolicy = DTypePolicy
+
+
+def version():
+    """The Keras API version tx.keras follows."""
+    return "3.15.1"
+
+
+__all__ = ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Input", "InputSpec", "KerasTensor", "Layer", "Loss",
+           "Metric", "Model", "Optimizer", "Regularizer", "Sequential", "Variable", "device", "name_scope", "version",
+           "activations", "backend", "callbacks", "constraints",
            "initializers", "layers", "losses", "metrics", "mixed_precision", "models", "optimizers", "regularizers",
            "saving", "utils"]
 

@@ -3,9 +3,17 @@
 from tensorflux._src.keras.model import Model
 from tensorflux._src.keras.models_util import clone_model, model_from_json
 from tensorflux._src.keras.saving import load_model
+from tensorflux._src.keras.saving import save_model as _save_model
 from tensorflux._src.keras.sequential import Sequential
 
-__all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json"]
+
+
+def save_model(model, filepath, overwrite=True, **kwargs):
+    """``model.save(filepath)``: a ``.keras`` file."""
+    _save_model(model, filepath, overwrite=overwrite)
+
+
+__all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 

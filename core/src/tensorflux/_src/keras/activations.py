@@ -120,7 +120,65 @@ def log_softmax(x, axis=-1):
     return nn_ext_ops.log_softmax(_t(x), axis=axis)
 
 
-_ALL = {f.__name__: f for f in (linear, relu, relu6, leaky_relu, elu, selu, gelu, silu, sigmoid, hard_sigmoid,
+def log_sigmoid(x):
+    return nn_ext_ops.log_sigmoid(_t(x))
+
+
+def hard_tanh(x):
+    """x clipped to [-1, 1]."""
+    return math_ops.clip_by_value(_t(x), -1.0, 1.0)
+
+
+def celu(x, alpha=1.0):
+    """max(x, 0) + min(0, alpha * (exp(x / alpha) - 1))."""
+    x = _t(x)
+    a = math_ops.cast(alpha, x.dtype)
+    return nn_ops.relu(x) + gen_ops.minimum(gen_ops.zeros_like(x), a * gen_ops.expm1(x / a))
+
+
+def tanh_shrink(x):
+    """x - tanh(x)."""
+    x = _t(x)
+    return x - gen_ops.tanh(x)
+
+
+def soft_shrink(x, threshold=0.5):
+    """x - threshold above it, x + threshold below -threshold, 0 between."""
+    x = _t(x)
+    t = math_ops.cast(threshold, x.dtype)
+    return gen_ops.select_v2(gen_ops.greater(x, t), x - t, gen_ops.select_v2(gen_ops.less(x, -t), x + t,
+                                                                               gen_ops.zeros_like(x)))
+
+
+def hard_shrink(x, threshold=0.5):
+    """x where |x| > threshold, else 0."""
+    x = _t(x)
+    return gen_ops.select_v2(gen_ops.greater(gen_ops.abs(x), math_ops.cast(threshold, x.dtype)), x,
+                             gen_ops.zeros_like(x))
+
+
+def squareplus(x, b=4):
+    """(x + sqrt(x^2 + b)) / 2."""
+    x = _t(x)
+    return (x + gen_ops.sqrt(gen_ops.square(x) + math_ops.cast(b, x.dtype))) / 2.0
+
+
+def glu(x, axis=-1):
+    """a * sigmoid(b) for the two halves a, b of ``x`` along ``axis``."""
+    from tensorflux._src.array_ops import split
+    a, b = split(_t(x), 2, axis=axis)
+    return a * gen_ops.sigmoid(b)
+
+
+def threshold(x, threshold, default_value):
+    """x where x > threshold, else ``default_value``."""
+    x = _t(x)
+    return gen_ops.select_v2(gen_ops.greater(x, math_ops.cast(threshold, x.dtype)), x,
+                             gen_ops.zeros_like(x) + math_ops.cast(default_value, x.dtype))
+
+
+_ALL = {f.__name__: f for f in (log_sigmoid, hard_tanh, celu, tanh_shrink, soft_shrink, hard_shrink, squareplus,
+                                glu, linear, relu, relu6, leaky_relu, elu, selu, gelu, silu, sigmoid, hard_sigmoid,
                                 hard_silu, tanh, softplus, softsign, exponential, mish, softmax, log_softmax)}
 _ALL.update(swish=silu, hard_swish=hard_silu)
 

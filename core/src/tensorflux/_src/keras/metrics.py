@@ -7,7 +7,8 @@ from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.metrics_base import Mean, MeanMetricWrapper, Metric, Sum, _to_rank
-from tensorflux._src.keras.metrics_confusion import AUC, Precision, Recall
+from tensorflux._src.keras.metrics_confusion import (AUC, FalseNegatives, FalsePositives, Precision, Recall,
+                                                     TrueNegatives, TruePositives)
 
 
 def _float(x):
@@ -144,6 +145,11 @@ CosineSimilarity = _wrapper_class("CosineSimilarity", _cosine, "cosine_similarit
                                   "Mean cosine similarity of targets and predictions.", axis=-1)
 
 
+SquaredHinge = _wrapper_class("SquaredHinge", loss_fns.squared_hinge, "squared_hinge", "Mean squared hinge loss.")
+CategoricalHinge = _wrapper_class("CategoricalHinge", loss_fns.categorical_hinge, "categorical_hinge",
+                                  "Mean categorical hinge loss.")
+
+
 @serialization.register("metrics")
 class RootMeanSquaredError(Mean):
     """sqrt of the mean squared error over the examples seen."""
@@ -161,6 +167,12 @@ class RootMeanSquaredError(Mean):
 
 mse, mae, mape, msle = (loss_fns.mean_squared_error, loss_fns.mean_absolute_error,
                         loss_fns.mean_absolute_percentage_error, loss_fns.mean_squared_logarithmic_error)
+MSE, MAE, MAPE, MSLE = mse, mae, mape, msle
+KLD = kld = kullback_leibler_divergence = loss_fns.kl_divergence
+binary_crossentropy, categorical_crossentropy = loss_fns.binary_crossentropy, loss_fns.categorical_crossentropy
+sparse_categorical_crossentropy = loss_fns.sparse_categorical_crossentropy
+hinge, squared_hinge, categorical_hinge = loss_fns.hinge, loss_fns.squared_hinge, loss_fns.categorical_hinge
+huber, logcosh, poisson = loss_fns.huber, loss_fns.log_cosh, loss_fns.poisson
 
 _BY_NAME = {
     "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
@@ -174,6 +186,7 @@ _BY_NAME = {
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy, "kl_divergence": KLDivergence,
     "poisson": Poisson, "hinge": Hinge, "logcosh": LogCoshError, "cosine_similarity": CosineSimilarity,
     "root_mean_squared_error": RootMeanSquaredError, "auc": AUC, "precision": Precision, "recall": Recall,
+    "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge,
 }
 
 
@@ -206,7 +219,10 @@ def deserialize(config, custom_objects=None):
     return serialization.deserialize(config, "metrics", custom_objects)
 
 
-__all__ = ["AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy",
+__all__ = ["KLD", "MAE", "MAPE", "MSE", "MSLE", "CategoricalHinge", "SquaredHinge", "FalseNegatives",
+           "FalsePositives", "TrueNegatives", "TruePositives", "binary_crossentropy", "categorical_crossentropy",
+           "sparse_categorical_crossentropy", "hinge", "squared_hinge", "categorical_hinge", "huber", "kld",
+           "kullback_leibler_divergence", "logcosh", "poisson", "AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy",
            "CategoricalCrossentropy", "CosineSimilarity", "Hinge", "KLDivergence", "LogCoshError", "Mean",
            "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError",
            "MeanSquaredLogarithmicError", "Metric", "Poisson", "Precision", "Recall", "RootMeanSquaredError",

@@ -93,6 +93,39 @@ class Recall(_PrecisionRecall):
     _KIND = "recall"
 
 
+class _Count(Metric):
+    """The weighted count of one confusion-matrix cell at each threshold (0.5 by default)."""
+
+    _CELL = None
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        self.thresholds = _thresholds(thresholds, 0.5)
+        setattr(self, self._CELL, self.add_variable(shape=(len(self.thresholds),), name="accumulator"))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        _confusion_update(self, y_true, y_pred, sample_weight, self.thresholds, None, (self._CELL,))
+
+    def result(self):
+        value = getattr(self, self._CELL).value()
+        return value[0] if len(self.thresholds) == 1 else value
+
+    def get_config(self):
+        return dict(super().get_config(), thresholds=self.init_thresholds)
+
+
+def _count_class(name, cell, doc):
+    cls = type(name, (_Count,), {"_CELL": cell, "__doc__": doc, "__module__": __name__})
+    return serialization.register("metrics")(cls)
+
+
+TruePositives = _count_class("TruePositives", "tp", "The weighted number of true positives.")
+FalsePositives = _count_class("FalsePositives", "fp", "The weighted number of false positives.")
+TrueNegatives = _count_class("TrueNegatives", "tn", "The weighted number of true negatives.")
+FalseNegatives = _count_class("FalseNegatives", "fn", "The weighted number of false negatives.")
+
+
 @serialization.register("metrics")
 class AUC(Metric):
     """Area under the ROC or PR curve, from confusion counts at ``num_thresholds`` thresholds evenly

@@ -170,18 +170,7 @@ class Attention(Layer):
         key = inputs[2] if len(inputs) == 3 else value
         q_mask = mask[0] if mask is not None else None
         v_mask = mask[1] if mask is not None and len(mask) > 1 else None
-        if self.score_mode == "dot":
-            scores = math_ops.matmul(query, key, transpose_b=True)
-            if self.scale is not None:
-                scores = scores * self._cast(self.scale)
-        else:
-            q = gen_ops.expand_dims(query, -2)
-            k = gen_ops.expand_dims(key, -3)
-            if self.scale is not None:
-                scores = self._cast(self.concat_score_weight) * math_ops.reduce_sum(
-                    gen_ops.tanh(self._cast(self.scale) * (q + k)), axis=-1)
-            else:
-                scores = self._cast(self.concat_score_weight) * math_ops.reduce_sum(gen_ops.tanh(q + k), axis=-1)
+        scores = self._scores(query, key)
         keep = None
         if v_mask is not None:
             keep = gen_ops.expand_dims(math_ops.cast(v_mask, "bool"), -2)
@@ -195,6 +184,15 @@ class Attention(Layer):
             out = out * gen_ops.expand_dims(math_ops.cast(q_mask, out.dtype), -1)
         return (out, weights) if return_attention_scores else out
 
+    def _scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = math_ops.matmul(query, key, transpose_b=True)
+            return scores * self._cast(self.scale) if self.scale is not None else scores
+        q = gen_ops.expand_dims(query, -2)
+        k = gen_ops.expand_dims(key, -3)
+        inner = self._cast(self.scale) * (q + k) if self.scale is not None else q + k
+        return self._cast(self.concat_score_weight) * math_ops.reduce_sum(gen_ops.tanh(inner), axis=-1)
+
     def compute_mask(self, inputs, previous_mask=None):
         if previous_mask is None or previous_mask[0] is None:
             return None
@@ -203,3 +201,31 @@ class Attention(Layer):
     def get_config(self):
         return base_config(self, {"use_scale": self.use_scale, "score_mode": self.score_mode,
                                   "dropout": self.dropout, "seed": self.seed})
+
+
+@serialization.register("layers")
+class AdditiveAttention(Attention):
+    """Bahdanau-style attention: scores sum(tanh(query + key) [* scale]) over the features."""
+
+    def __init__(self, use_scale=True, dropout=0.0, **kwargs):
+        super().__init__(use_scale=use_scale, score_mode="dot", dropout=dropout, **kwargs)
+
+    def build(self, input_shape):
+        dim = input_shape[0][-1]
+        self.scale = self.add_weight(name="scale", shape=(dim,), initializer="glorot_uniform") \
+            if self.use_scale else None
+        self.concat_score_weight = None
+        self.built = True
+
+    def _scores(self, query, key):
+        q = gen_ops.expand_dims(query, -2)
+        k = gen_ops.expand_dims(key, -3)
+        t = gen_ops.tanh(q + k)
+        if self.scale is not None:
+            t = t * self._cast(self.scale)
+        return math_ops.reduce_sum(t, axis=-1)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("score_mode", None)
+        return config

@@ -258,3 +258,30 @@ class UnitNormalization(Layer):
 
     def get_config(self):
         return base_config(self, {"axis": self.axis})
+
+
+@serialization.register("layers")
+class RMSNormalization(Layer):
+    """x / sqrt(mean(x^2) + epsilon) * scale over ``axis`` (root-mean-square normalization)."""
+
+    def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.axis, self.epsilon = axis, float(epsilon)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        axes = [a % rank for a in (self.axis if isinstance(self.axis, (list, tuple)) else [self.axis])]
+        self._axes, self._rank = sorted(axes), rank
+        self.scale = self.add_weight(name="scale", shape=tuple(input_shape[a] for a in self._axes),
+                                     initializer="ones")
+        self.built = True
+
+    def call(self, x):
+        bshape = [x.shape.as_list()[i] if i in self._axes else 1 for i in range(self._rank)]
+        ms = math_ops.reduce_mean(gen_ops.square(x), axis=self._axes, keepdims=True)
+        y = x * gen_ops.rsqrt(ms + math_ops.cast(self.epsilon, x.dtype))
+        return y * gen_ops.reshape(self._cast(self.scale), bshape)
+
+    def get_config(self):
+        return base_config(self, {"axis": self.axis, "epsilon": self.epsilon})

@@ -16,6 +16,33 @@ def _copy_layer(layer, **overrides):
     return deserialize_layer(entry)
 
 
+class Wrapper(Layer):
+    """Base class of layers wrapping another one (``self.layer``)."""
+
+    def __init__(self, layer, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `%s` layer with a `tx.keras.layers.Layer` instance. Received: %r"
+                             % (type(self).__name__, layer))
+        self.layer = layer
+
+    def get_config(self):
+        from tensorflux._src.keras.functional import serialize_layer
+        config = Layer.get_config(self)
+        config["layer"] = serialize_layer(self.layer)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tensorflux._src.keras.functional import deserialize_layer
+        config = dict(config)
+        layer = deserialize_layer(config.pop("layer"), custom_objects)
+        if isinstance(config.get("dtype"), dict):
+            from tensorflux._src.keras import dtype_policy
+            config["dtype"] = dtype_policy.get(config["dtype"])
+        return cls(layer, **config)
+
+
 @serialization.register("layers")
 class Bidirectional(Layer):
     """Runs ``layer`` over the sequence and a copy of it (or ``backward_layer``) over the reversed
@@ -121,7 +148,7 @@ class Bidirectional(Layer):
 
 
 @serialization.register("layers")
-class TimeDistributed(Layer):
+class TimeDistributed(Wrapper):
     """Applies ``layer`` to every timestep of [batch, time, ...] inputs (as one call on
     [batch * time, ...]).
 
@@ -131,11 +158,7 @@ class TimeDistributed(Layer):
     """
 
     def __init__(self, layer, **kwargs):
-        super().__init__(**kwargs)
-        if not isinstance(layer, Layer):
-            raise ValueError("Please initialize `TimeDistributed` layer with a `tx.keras.layers.Layer` instance. "
-                             "Received: %r" % (layer,))
-        self.layer = layer
+        super().__init__(layer, **kwargs)
         self.supports_masking = True
 
     def build(self, input_shape):
@@ -164,19 +187,3 @@ class TimeDistributed(Layer):
 
     def compute_mask(self, inputs, previous_mask=None):
         return previous_mask
-
-    def get_config(self):
-        from tensorflux._src.keras.functional import serialize_layer
-        config = Layer.get_config(self)
-        config["layer"] = serialize_layer(self.layer)
-        return config
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        from tensorflux._src.keras.functional import deserialize_layer
-        config = dict(config)
-        layer = deserialize_layer(config.pop("layer"), custom_objects)
-        if isinstance(config.get("dtype"), dict):
-            from tensorflux._src.keras import dtype_policy
-            config["dtype"] = dtype_policy.get(config["dtype"])
-        return cls(layer, **config)
