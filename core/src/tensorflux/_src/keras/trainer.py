@@ -108,6 +108,14 @@ class Trainer:
         for m in self.metrics:
             m.reset_state()
 
+    def _metrics_or_logs(self, logs):
+        """The metrics' results when the step's logs report them (the usual case), else the logs the
+        last step returned (a custom train_step reporting other values), as Keras."""
+        results = self.get_metrics_result()
+        if isinstance(logs, dict) and set(logs) != set(results):
+            return logs
+        return results
+
     def get_metrics_result(self):
         """{name: result tensor} of every metric (the compiled metrics' dict merged in)."""
         out = {}
@@ -274,7 +282,7 @@ class Trainer:
                 if logs is None:
                     data_adapter.warn_ran_out(iterator.num_steps)
                     break
-                epoch_logs = callbacks_module.pythonify_logs(self.get_metrics_result())
+                epoch_logs = callbacks_module.pythonify_logs(self._metrics_or_logs(logs))
                 if val_data is not None and (epoch + 1) % validation_freq == 0:
                     val_logs = self._evaluate_data(val_data, validation_steps, cbs)
                     epoch_logs.update({"val_" + k: v for k, v in val_logs.items()})
@@ -299,7 +307,7 @@ class Trainer:
             cbs.on_test_batch_end(step, logs)
         if logs is None:
             raise ValueError("evaluate: the data produced no batches")
-        logs = callbacks_module.pythonify_logs(self.get_metrics_result())
+        logs = callbacks_module.pythonify_logs(self._metrics_or_logs(logs))
         cbs.on_test_end(logs)
         return logs
 
