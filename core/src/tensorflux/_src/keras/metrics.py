@@ -219,14 +219,14 @@ def deserialize(config, custom_objects=None):
     return serialization.deserialize(config, "metrics", custom_objects)
 
 
-__all__ = ["KLD", "MAE", "MAPE", "MSE", "MSLE", "CategoricalHinge", "SquaredHinge", "FalseNegatives",
-           "FalsePositives", "TrueNegatives", "TruePositives", "binary_crossentropy", "categorical_crossentropy",
-           "sparse_categorical_crossentropy", "hinge", "squared_hinge", "categorical_hinge", "huber", "kld",
-           "kullback_leibler_divergence", "logcosh", "poisson", "AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy",
-           "CategoricalCrossentropy", "CosineSimilarity", "Hinge", "KLDivergence", "LogCoshError", "Mean",
-           "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError",
-           "MeanSquaredLogarithmicError", "Metric", "Poisson", "Precision", "Recall", "RootMeanSquaredError",
-           "SparseCategoricalAccuracy", "SparseCategoricalCrossentropy", "SparseTopKCategoricalAccuracy", "Sum",
-           "TopKCategoricalAccuracy", "accuracy", "binary_accuracy", "categorical_accuracy", "deserialize", "get",
-           "mae", "mape", "mse", "msle", "serialize", "sparse_categorical_accuracy",
-           "sparse_top_k_categorical_accuracy", "top_k_categorical_accuracy"]
+__all__ = ["AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "CategoricalAccuracy", "CategoricalCrossentropy",
+           "CategoricalHinge", "CosineSimilarity", "FalseNegatives", "FalsePositives", "Hinge", "KLD", "KLDivergence",
+           "LogCoshError", "MAE", "MAPE", "MSE", "MSLE", "Mean", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+           "MeanMetricWrapper", "MeanSquaredError", "MeanSquaredLogarithmicError", "Metric", "Poisson", "Precision",
+           "Recall", "RootMeanSquaredError", "SparseCategoricalAccuracy", "SparseCategoricalCrossentropy",
+           "SparseTopKCategoricalAccuracy", "SquaredHinge", "Sum", "TopKCategoricalAccuracy", "TrueNegatives",
+           "TruePositives", "accuracy", "binary_accuracy", "binary_crossentropy", "categorical_accuracy",
+           "categorical_crossentropy", "categorical_hinge", "deserialize", "get", "hinge", "huber", "kld",
+           "kullback_leibler_divergence", "logcosh", "mae", "mape", "mse", "msle", "poisson", "serialize",
+           "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "sparse_top_k_categorical_accuracy",
+           "squared_hinge", "top_k_categorical_accuracy"]

@@ -2,7 +2,7 @@
 
 import functools
 
-from tensorflux._src import array_ops, math_ops, nn_ext_ops, reduce_ops
+from tensorflux._src import array_ops, nn_ext_ops, reduce_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
