@@ -539,9 +539,7 @@ class Layer(Module):
     @classmethod
     def from_config(cls, config):
         """A layer from its config (``cls(**config)``, Keras-only keys at Keras's defaults dropped)."""
-        config = dict(config)
-        if "dtype" in config and isinstance(config["dtype"], dict):
-            config["dtype"] = dtype_policy.get(config["dtype"])
+        config = revive_dtype(dict(config))
         serialization.drop_keras_defaults(cls.__name__, config, cls._KERAS_DEFAULTS)
         return cls(**config)
 
@@ -554,6 +552,13 @@ class Layer(Module):
         if isinstance(x, Variable):
             x = x.value()
         return x if x.dtype == compute else math_ops.cast(x, compute)
+
+
+def revive_dtype(config):
+    """``config`` with a serialized dtype policy (Keras's dict) made a DTypePolicy again."""
+    if isinstance(config.get("dtype"), dict):
+        config["dtype"] = dtype_policy.get(config["dtype"])
+    return config
 
 
 def to_tensor(x):

@@ -1,10 +1,10 @@
 """Activation layers: Softmax (with masks), ReLU, LeakyReLU, PReLU, ELU."""
 
 from tensorflux._src import nn_ops
-from tensorflux._src.keras import activations, constraints, initializers, regularizers, serialization
+from tensorflux._src.keras import activations, serialization
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.attention import _masked_softmax
-from tensorflux._src.keras.layers.core import base_config, weight_options
+from tensorflux._src.keras.layers.core import base_config, set_weight_options, weight_options
 
 
 @serialization.register("layers")
@@ -91,9 +91,8 @@ class PReLU(Layer):
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None, alpha_constraint=None, shared_axes=None,
                  **kwargs):
         super().__init__(**kwargs)
-        self.alpha_initializer = initializers.get(alpha_initializer)
-        self.alpha_regularizer = regularizers.get(alpha_regularizer)
-        self.alpha_constraint = constraints.get(alpha_constraint)
+        set_weight_options(self, alpha_initializer=alpha_initializer, alpha_regularizer=alpha_regularizer,
+                           alpha_constraint=alpha_constraint)
         self.shared_axes = None if shared_axes is None else (
             [shared_axes] if isinstance(shared_axes, int) else list(shared_axes))
         self.supports_masking = True

@@ -6,9 +6,9 @@ import math
 from tensorflux._src import math_ops, nn_ext_ops, nn_ops
 from tensorflux._src.einsum_ops import einsum
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.keras import constraints, initializers, masking, regularizers, serialization
+from tensorflux._src.keras import masking, serialization
 from tensorflux._src.keras.layer import Layer
-from tensorflux._src.keras.layers.core import Dropout, EinsumDense, base_config, weight_options
+from tensorflux._src.keras.layers.core import Dropout, EinsumDense, base_config, set_weight_options, weight_options
 
 _LARGE_NEGATIVE = 1e9
 
@@ -67,12 +67,9 @@ class MultiHeadAttention(Layer):
         self.num_heads, self.key_dim = num_heads, key_dim
         self.value_dim = value_dim or key_dim
         self.dropout, self.use_bias, self._output_shape, self.seed = dropout, use_bias, output_shape, seed
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        set_weight_options(self, kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                           kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                           kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
         self.supports_masking = True
 
     def _dense(self, equation, output_shape, bias_axes, name):

@@ -3,10 +3,11 @@
 
 from tensorflux._src import math_ops, nn_conv_ops, nn_ops
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.keras import activations, constraints, initializers, regularizers, serialization
+from tensorflux._src.keras import activations, serialization
 from tensorflux._src.keras.input_spec import InputSpec
 from tensorflux._src.keras.layer import Layer
-from tensorflux._src.keras.layers.core import KERAS_WEIGHT_DEFAULTS, base_config, ser, weight_options
+from tensorflux._src.keras.layers.core import (KERAS_WEIGHT_DEFAULTS, base_config, ser, set_weight_options,
+                                               weight_options)
 from tensorflux._src.keras.layers.reshaping import _back, _to_last, normalize_data_format, normalize_tuple
 
 _WEIGHT_KEYS = ("kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
@@ -63,12 +64,9 @@ class BaseConv(Layer):
         self.groups = groups
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        set_weight_options(self, kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                           kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                           kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
         self.input_spec = InputSpec(min_ndim=rank + 2)
 
     def _channels(self, input_shape):
@@ -233,12 +231,9 @@ class DepthwiseConv2D(Layer):
         self.dilation_rate = normalize_tuple(dilation_rate, 2, "dilation_rate")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        set_weight_options(self, depthwise_initializer=depthwise_initializer, bias_initializer=bias_initializer,
+                           depthwise_regularizer=depthwise_regularizer, bias_regularizer=bias_regularizer,
+                           depthwise_constraint=depthwise_constraint, bias_constraint=bias_constraint)
         self.input_spec = InputSpec(ndim=4)
 
     def build(self, input_shape):
@@ -291,12 +286,9 @@ class SeparableConv2D(Layer):
         self.depth_multiplier = depth_multiplier
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        for key, value in zip(self._KEYS, (depthwise_initializer, pointwise_initializer, bias_initializer,
-                                           depthwise_regularizer, pointwise_regularizer, bias_regularizer,
-                                           depthwise_constraint, pointwise_constraint, bias_constraint)):
-            getter = initializers.get if key.endswith("initializer") else \
-                regularizers.get if key.endswith("regularizer") else constraints.get
-            setattr(self, key, getter(value))
+        set_weight_options(self, **dict(zip(self._KEYS, (
+            depthwise_initializer, pointwise_initializer, bias_initializer, depthwise_regularizer,
+            pointwise_regularizer, bias_regularizer, depthwise_constraint, pointwise_constraint, bias_constraint))))
         self.input_spec = InputSpec(ndim=4)
 
     def build(self, input_shape):

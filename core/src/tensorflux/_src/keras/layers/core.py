@@ -10,7 +10,7 @@ from tensorflux._src.einsum_ops import einsum
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import activations, constraints, initializers, regularizers, serialization
 from tensorflux._src.keras.input_spec import InputSpec
-from tensorflux._src.keras.layer import Layer
+from tensorflux._src.keras.layer import Layer, revive_dtype
 
 # Keys Keras 3 writes into weight-layer configs at defaults tx.keras implements.
 KERAS_WEIGHT_DEFAULTS = {"quantization_config": None, "lora_rank": None, "lora_alpha": None,
@@ -23,6 +23,15 @@ def ser(kind, obj):
         return None
     return {"initializers": initializers.serialize, "regularizers": regularizers.serialize,
             "constraints": constraints.serialize, "activations": activations.serialize}[kind](obj)
+
+
+def set_weight_options(layer, **values):
+    """Sets the layer's initializers, regularizers and constraints (attributes named as their
+    config keys, e.g. ``kernel_initializer``) from Keras identifiers."""
+    for key, value in values.items():
+        getter = initializers.get if key.endswith("initializer") else \
+            regularizers.get if key.endswith("regularizer") else constraints.get
+        setattr(layer, key, getter(value))
 
 
 def weight_options(layer, config_keys):
@@ -66,12 +75,9 @@ class Dense(Layer):
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        set_weight_options(self, kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                           kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                           kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
 
@@ -119,12 +125,9 @@ class EinsumDense(Layer):
         self.partial_output_shape = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
         self.activation = activations.get(activation)
         self.bias_axes = bias_axes
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        set_weight_options(self, kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                           kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                           kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
 
     def build(self, input_shape):
         kernel_shape, bias_shape, self.full_output_shape = _einsum_shapes(self.equation, input_shape,
@@ -192,9 +195,8 @@ class Embedding(Layer):
                  embeddings_constraint=None, mask_zero=False, weights=None, **kwargs):
         super().__init__(**kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
-        self.embeddings_initializer = initializers.get(embeddings_initializer)
-        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
-        self.embeddings_constraint = constraints.get(embeddings_constraint)
+        set_weight_options(self, embeddings_initializer=embeddings_initializer,
+                           embeddings_regularizer=embeddings_regularizer, embeddings_constraint=embeddings_constraint)
         self.mask_zero = mask_zero
         self.supports_masking = mask_zero
         self.autocast = False
@@ -379,10 +381,7 @@ class Lambda(Layer):
         config.pop("output_shape_type", None)
         config.pop("output_shape_module", None)
         config.pop("mask_type", None)
-        if "dtype" in config and isinstance(config["dtype"], dict):
-            from tensorflux._src.keras import dtype_policy
-            config["dtype"] = dtype_policy.get(config["dtype"])
-        return cls(fn, **config)
+        return cls(fn, **revive_dtype(config))
 
 
 def _lambda_globals():

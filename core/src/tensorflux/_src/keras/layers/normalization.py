@@ -3,20 +3,25 @@ UnitNormalization."""
 
 from tensorflux._src import math_ops, nn_ext_ops
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.keras import constraints, initializers, regularizers, serialization
+from tensorflux._src.keras import initializers, serialization
 from tensorflux._src.keras.input_spec import InputSpec
 from tensorflux._src.keras.layer import Layer
-from tensorflux._src.keras.layers.core import base_config, weight_options
+from tensorflux._src.keras.layers.core import base_config, set_weight_options, weight_options
 
 _GB_KEYS = ("beta_initializer", "gamma_initializer", "beta_regularizer", "gamma_regularizer", "beta_constraint",
             "gamma_constraint")
 
 
-def _set_weight_options(layer, values):
-    for key, value in values.items():
-        getter = initializers.get if key.endswith("initializer") else \
-            regularizers.get if key.endswith("regularizer") else constraints.get
-        setattr(layer, key, getter(value))
+def _add_gamma_beta(layer, shape, center=None):
+    """The layer's scale (gamma, when ``layer.scale``) and offset (beta, when centering) weights,
+    gamma first as Keras creates them."""
+    center = layer.center if center is None else center
+    layer.gamma = layer.add_weight(name="gamma", shape=shape, initializer=layer.gamma_initializer,
+                                   regularizer=layer.gamma_regularizer, constraint=layer.gamma_constraint) \
+        if layer.scale else None
+    layer.beta = layer.add_weight(name="beta", shape=shape, initializer=layer.beta_initializer,
+                                  regularizer=layer.beta_regularizer, constraint=layer.beta_constraint) \
+        if center else None
 
 
 def _broadcast_shape(rank, axes, shape):
@@ -47,7 +52,7 @@ class BatchNormalization(Layer):
         self.axis = axis
         self.momentum, self.epsilon = float(momentum), float(epsilon)
         self.center, self.scale = center, scale
-        _set_weight_options(self, dict(beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+        set_weight_options(self, **dict(beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
                                        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
                                        beta_constraint=beta_constraint, gamma_constraint=gamma_constraint))
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
@@ -62,12 +67,7 @@ class BatchNormalization(Layer):
             raise ValueError("Layer %s: axis %d of the input shape %s must be known" % (self.name, self.axis,
                                                                                       tuple(input_shape)))
         self._axis, self._rank = axis, rank
-        self.gamma = self.add_weight(name="gamma", shape=(dim,), initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
-            if self.scale else None
-        self.beta = self.add_weight(name="beta", shape=(dim,), initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
-            if self.center else None
+        _add_gamma_beta(self, (dim,))
         self.moving_mean = self.add_weight(name="moving_mean", shape=(dim,), initializer=self.moving_mean_initializer,
                                            trainable=False)
         self.moving_variance = self.add_weight(name="moving_variance", shape=(dim,),
@@ -136,7 +136,7 @@ class LayerNormalization(Layer):
         self.axis = axis
         self.epsilon = float(epsilon)
         self.center, self.scale, self.rms_scaling = center, scale, rms_scaling
-        _set_weight_options(self, dict(beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+        set_weight_options(self, **dict(beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
                                        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
                                        beta_constraint=beta_constraint, gamma_constraint=gamma_constraint))
         self.supports_masking = True
@@ -146,12 +146,7 @@ class LayerNormalization(Layer):
         axes = [a % rank for a in (self.axis if isinstance(self.axis, (list, tuple)) else [self.axis])]
         self._axes, self._rank = sorted(axes), rank
         shape = tuple(input_shape[a] for a in self._axes)
-        self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
-            if self.scale else None
-        self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
-            if self.center and not self.rms_scaling else None
+        _add_gamma_beta(self, shape, center=self.center and not self.rms_scaling)
         self.built = True
 
     def call(self, inputs):
@@ -192,7 +187,7 @@ class GroupNormalization(Layer):
         super().__init__(**kwargs)
         self.groups, self.axis, self.epsilon = groups, axis, float(epsilon)
         self.center, self.scale = center, scale
-        _set_weight_options(self, dict(beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+        set_weight_options(self, **dict(beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
                                        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
                                        beta_constraint=beta_constraint, gamma_constraint=gamma_constraint))
         self.supports_masking = True
@@ -205,12 +200,7 @@ class GroupNormalization(Layer):
             raise ValueError("Layer %s: the number of channels (%s) must be known and a multiple of groups=%d"
                              % (self.name, dim, self.groups))
         self._axis, self._rank = axis, rank
-        self.gamma = self.add_weight(name="gamma", shape=(dim,), initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
-            if self.scale else None
-        self.beta = self.add_weight(name="beta", shape=(dim,), initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
-            if self.center else None
+        _add_gamma_beta(self, (dim,))
         self.built = True
 
     def call(self, inputs):

@@ -6,7 +6,7 @@ from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.input_spec import InputSpec
-from tensorflux._src.keras.layer import Layer
+from tensorflux._src.keras.layer import Layer, revive_dtype
 from tensorflux._src.keras.layers import rnn_loop
 from tensorflux._src.keras.layers.core import base_config
 from tensorflux._src.keras.layers.rnn_cells import (_Cell, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells,
@@ -115,9 +115,7 @@ class RNN(Layer):
         from tensorflux._src.keras.functional import deserialize_layer
         config = dict(config)
         cell = deserialize_layer(config.pop("cell"), custom_objects)
-        if isinstance(config.get("dtype"), dict):
-            from tensorflux._src.keras import dtype_policy
-            config["dtype"] = dtype_policy.get(config["dtype"])
+        revive_dtype(config)
         serialization.drop_keras_defaults(cls.__name__, config, cls._KERAS_DEFAULTS)
         return cls(cell, **config)
 
@@ -165,9 +163,7 @@ class _CellLayer(RNN):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
-        if isinstance(config.get("dtype"), dict):
-            from tensorflux._src.keras import dtype_policy
-            config["dtype"] = dtype_policy.get(config["dtype"])
+        revive_dtype(config)
         serialization.drop_keras_defaults(cls.__name__, config, cls._KERAS_DEFAULTS)
         return cls(**config)
 

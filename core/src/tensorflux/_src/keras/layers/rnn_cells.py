@@ -9,9 +9,9 @@ runs in its loop (rnn_loop.py).
 
 from tensorflux._src import array_ops, math_ops, nn_ops
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.keras import activations, constraints, initializers, regularizers, serialization
+from tensorflux._src.keras import activations, initializers, serialization
 from tensorflux._src.keras.layer import Layer
-from tensorflux._src.keras.layers.core import base_config, ser, weight_options
+from tensorflux._src.keras.layers.core import base_config, ser, set_weight_options, weight_options
 
 _KEYS = ("kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer",
          "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint")
@@ -38,12 +38,9 @@ class _Cell(Layer):
         self.units = units
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        for key, value in zip(_KEYS, (kernel_initializer, recurrent_initializer, bias_initializer,
-                                      kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint,
-                                      recurrent_constraint, bias_constraint)):
-            getter = initializers.get if key.endswith("initializer") else \
-                regularizers.get if key.endswith("regularizer") else constraints.get
-            setattr(self, key, getter(value))
+        set_weight_options(self, **dict(zip(_KEYS, (kernel_initializer, recurrent_initializer, bias_initializer,
+                                                    kernel_regularizer, recurrent_regularizer, bias_regularizer,
+                                                    kernel_constraint, recurrent_constraint, bias_constraint))))
         self.dropout = min(1.0, max(0.0, dropout))
         self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
         self.seed = seed

@@ -4,7 +4,7 @@
 from tensorflux._src import array_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import masking, serialization
-from tensorflux._src.keras.layer import Layer
+from tensorflux._src.keras.layer import Layer, revive_dtype
 from tensorflux._src.nest import flatten, map_structure
 
 
@@ -37,9 +37,7 @@ class Wrapper(Layer):
         from tensorflux._src.keras.functional import deserialize_layer
         config = dict(config)
         layer = deserialize_layer(config.pop("layer"), custom_objects)
-        if isinstance(config.get("dtype"), dict):
-            from tensorflux._src.keras import dtype_policy
-            config["dtype"] = dtype_policy.get(config["dtype"])
+        revive_dtype(config)
         return cls(layer, **config)
 
 
@@ -141,9 +139,7 @@ class Bidirectional(Layer):
         layer = deserialize_layer(config.pop("layer"), custom_objects)
         backward = config.pop("backward_layer", None)
         backward = deserialize_layer(backward, custom_objects) if backward is not None else None
-        if isinstance(config.get("dtype"), dict):
-            from tensorflux._src.keras import dtype_policy
-            config["dtype"] = dtype_policy.get(config["dtype"])
+        revive_dtype(config)
         return cls(layer, backward_layer=backward, **config)
 
 
