@@ -210,3 +210,36 @@ def test_bad_layer_arguments_and_inputs():
     x = keras.Input((3,))
     with pytest.raises(TypeError, match="KerasTensor is symbolic"):
         np.asarray(x)
+
+
+@pytest.mark.parametrize("make", [lambda: L.LSTM(3, return_sequences=True, go_backwards=True),
+                                  lambda: L.GRU(3, return_state=True),
+                                  lambda: L.SimpleRNN(3, return_sequences=True, zero_output_for_mask=True)])
+def test_recurrent_loop_agrees_eager_traced_and_unrolled(make):
+    x = rng.standard_normal((3, 6, 4)).astype(np.float32)
+    mask = np.ones((3, 6), bool)
+    mask[1, 4:] = False
+    layer = make()
+    eager = layer(tx.constant(x), mask=tx.constant(mask))
+    traced = tx.function(lambda v, m: layer(v, mask=m))(tx.constant(x), tx.constant(mask))
+    unrolled = type(layer).from_config(dict(layer.get_config(), unroll=True))
+    unrolled(tx.constant(x))
+    unrolled.set_weights(layer.get_weights())
+    run_unrolled = tx.function(lambda v, m: unrolled(v, mask=m))
+    got_unrolled = run_unrolled(tx.constant(x), tx.constant(mask))
+    graph = run_unrolled.get_concrete_function(tx.constant(x), tx.constant(mask)).graph
+    assert not any(op.type in ("While", "StatelessWhile") for op in graph.get_operations())  # Python steps
+    for a, b, c in zip(tx.nest.flatten(eager), tx.nest.flatten(traced), tx.nest.flatten(got_unrolled)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_recurrent_dropout_only_while_training():
+    layer = L.LSTM(4, dropout=0.5, recurrent_dropout=0.5, return_sequences=True)
+    x = tx.constant(rng.standard_normal((2, 5, 3)).astype(np.float32))
+    inference = layer(x).numpy()
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), inference)
+    step = tx.function(lambda v: layer(v, training=True))
+    assert not np.allclose(step(x).numpy(), inference)
+    with pytest.raises(NotImplementedError, match="stateful RNNs"):
+        L.LSTM(2, stateful=True)

@@ -99,6 +99,8 @@ class Dense(Layer):
         else:
             y = gen_ops.reshape(math_ops.matmul(gen_ops.reshape(inputs, [-1, self.kernel.shape[0]]), kernel),
                                 gen_ops.concat_v2([gen_ops.shape(inputs)[:-1], [self.units]], 0))
+            if hasattr(y, "set_shape") and inputs.shape.rank is not None:
+                y.set_shape(inputs.shape.as_list()[:-1] + [self.units])
         if self.use_bias:
             y = nn_ops.bias_add(y, self._cast(self.bias))
         return self.activation(y)

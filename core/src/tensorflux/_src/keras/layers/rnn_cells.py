@@ -83,6 +83,9 @@ class _Cell(Layer):
             flat = gen_ops.reshape(inputs, gen_ops.pack([-1, gen_ops.shape(inputs)[-1]], axis=0))
             z = gen_ops.reshape(math_ops.matmul(flat, kernel),
                                 gen_ops.concat_v2([gen_ops.shape(inputs)[:-1], [self._GATES * self.units]], 0))
+            if inputs.shape.rank is not None:
+                from tensorflux._src.keras.layers.rnn_loop import known_shape
+                known_shape(z, inputs.shape.as_list()[:-1] + [self._GATES * self.units])
         bias = self._input_bias()
         return z + bias if bias is not None else z
 
