@@ -251,3 +251,21 @@ def test_summary_prints_keras_table():
     _cnn(keras).summary(print_fn=lines.append)
     assert any("conv2d" in ln and "(None, 6, 6, 4)" in ln and "40" in ln for ln in lines)
     assert any(ln.startswith(" Non-trainable params: 8 ") for ln in lines)
+
+
+def test_train_checkpoint_tracks_keras_models(tmp_path):
+    keras.backend.clear_session()  # optimizer slots are keyed by variable names: both models get the same
+    model = _cnn(keras)
+    model.compile("adam", "sparse_categorical_crossentropy")
+    x = _inputs("cnn", 8)
+    model.fit(x, np.zeros(8, np.int32), epochs=1, verbose=0)
+    ckpt = tx.train.Checkpoint(model=model, optimizer=model.optimizer)
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    keys = sorted(tx.train.load_safetensors(path))
+    assert "model/layers/conv2d/vars/0" in keys and any(k.startswith("optimizer/") for k in keys)
+    keras.backend.clear_session()
+    twin = _cnn(keras)
+    twin.compile("adam", "sparse_categorical_crossentropy")
+    twin.optimizer.build(twin.trainable_variables)
+    tx.train.Checkpoint(model=twin, optimizer=twin.optimizer).restore(path).assert_consumed()
+    _same(twin.predict(x, verbose=0), model.predict(x, verbose=0), rtol=0, atol=0)

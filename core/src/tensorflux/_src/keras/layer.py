@@ -253,6 +253,11 @@ class Layer(Module):
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
 
+    def _checkpoint_variables(self):
+        """{Keras weight path: Variable} (what tx.train.Checkpoint saves for a layer or model)."""
+        from tensorflux._src.keras.weight_paths import layer_weight_paths
+        return layer_weight_paths(self)
+
     def count_params(self):
         """The number of scalars in the layer's weights (ValueError before it is built)."""
         if not self.built:
