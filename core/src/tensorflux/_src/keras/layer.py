@@ -396,6 +396,9 @@ class Layer(Module):
         args = list(args)
         if args:
             args[0] = self._convert_inputs(args[0])
+            for i in range(1, len(args)):  # other tensor arguments given as arrays (a query's value, ...)
+                if isinstance(args[i], np.ndarray):
+                    args[i] = self._convert_inputs(args[i])
         elif names and names[0] in kwargs:
             kwargs[names[0]] = self._convert_inputs(kwargs[names[0]])
         first = args[0] if args else kwargs.get(names[0]) if names else None
