@@ -33,7 +33,8 @@ def test_import_against_an_incompatible_core_fails_clearly():
     code = "import tensorflux; tensorflux.__version__ = '0.9.0'; import tensorflux_addons"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode != 0
-    assert "ImportError: tensorflux-addons needs tensorflux >=0.1.0,<0.2, but tensorflux 0.9.0 is installed" in out.stderr
+    assert ("ImportError: tensorflux-addons needs tensorflux >=0.1.0,<0.2, but tensorflux 0.9.0 is installed"
+            in out.stderr)
 
 
 def test_the_plugin_registers_the_fused_op():

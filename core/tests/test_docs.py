@@ -15,6 +15,7 @@ MARKDOWN_FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
+                  "tensorflux.optimizers.testing",
                   "tensorflux.compat.v1", "tensorflux.experimental.dlpack"]
 
 

@@ -61,7 +61,10 @@ def test_binding_links_only_the_c_api_library():
 
 
 def test_every_registered_op_has_a_wrapper():
+    from tensorflux._src.load_library import loaded_op_names
+
     registered = {op.name for op in op_def_pb2.OpList.FromString(tx._lib.c.get_all_op_list()).op}
+    registered -= loaded_op_names()  # plugins' ops get their wrappers when loaded (test_plugin.py)
     assert registered == set(gen_ops.OP_WRAPPERS)
     for fname in gen_ops.OP_WRAPPERS.values():
         assert callable(getattr(gen_ops, fname))
