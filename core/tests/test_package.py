@@ -124,7 +124,7 @@ def test_generator_on_synthetic_op_defs():
              attr { name: "dims" type: "list(int)" default_value { list { i: [1, 2] } } }
              attr { name: "shape" type: "shape" default_value { shape { dim { size: -1 } dim { size: 3 } } } } }
         """, op_def_pb2.OpList())
-    text = gen_python_ops.generate(op_list)
+    text = gen_python_ops.generate(op_list, gen_python_ops.BANNER, gen_python_ops.DOCSTRING)
     module = types.ModuleType("synthetic")
     exec(compile(text, "synthetic", "exec"), module.__dict__)
     fn = module.split_things

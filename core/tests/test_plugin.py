@@ -44,8 +44,8 @@ def test_eager_values_and_attr_defaults(ops):
     np.testing.assert_array_equal(ops.plugin_repeat([1, 2], 3).numpy(), [1, 2, 1, 2, 1, 2])
     assert ops.plugin_repeat(np.array([1.5], np.float64), 2).dtype == tx.float64
     np.testing.assert_array_equal(ops.plugin_bytes_identity(x).numpy(), x)
-    with pytest.raises(TypeError):
-        ops.plugin_scaled_square(np.array([1, 2], np.int32))  # T is {float, double}: no int32 kernel or attr
+    with pytest.raises(tx.errors.InvalidArgumentError, match="attr 'T' of DT_INT32 is not in the list of allowed"):
+        ops.plugin_scaled_square(np.array([1, 2], np.int32))  # T is {float, double}
 
 
 def test_graph_mode_static_shapes_and_session(ops):
@@ -153,8 +153,8 @@ def test_kernel_and_shape_errors_in_graph_mode_name_the_node(ops):
         with pytest.raises(tx.errors.InternalError, match=r"\[wrong\] the PluginFaulty kernel of plugin"):
             s.run(wrong)
         np.testing.assert_array_equal(s.run(fine), [1.0, 2.0, 3.0])  # the session survives
-    with pytest.raises(LookupError):
-        tx.gradients(tx.reduce_sum(ops.plugin_faulty(x)), x)  # declared not differentiable: no path
+    # Declared not differentiable: gradients stop there (no "no gradient defined" error).
+    assert tx.gradients(tx.reduce_sum(ops.plugin_faulty(x)), x) == [None]
 
 
 @pytest.mark.parametrize("defines,error,message", [
@@ -168,6 +168,7 @@ def test_kernel_and_shape_errors_in_graph_mode_name_the_node(ops):
     (["TX_BAD_PLUGIN_FAILING_INIT"], tx.errors.InternalError, "TX_InitPlugin failed: this plugin fails on purpose"),
     (["TX_BAD_PLUGIN_KERNEL_NO_OP"], tx.errors.NotFoundError, "'NoSuchOpAnywhere', which is not registered"),
 ], ids=["not_a_plugin", "abi_minor_too_new", "abi_major_too_new", "duplicate_op", "failing_init", "kernel_no_op"])
+@pytest.mark.eager
 def test_refused_plugins_register_nothing(tmp_path, defines, error, message):
     path = build_plugin("bad_plugin.c", tmp_path, defines=defines)
     with pytest.raises(error, match=message):

@@ -57,7 +57,7 @@ from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_l
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
-                        nest, nn, optimizers, random, raw_ops, train)
+                        nest, nn, optimizers, random, raw_ops, sysconfig, train)
 
 __version__ = _lib.c.version()
 
@@ -90,7 +90,7 @@ __all__ = [
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
     "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank",
     # Plugins: ops, kernels and gradients from shared libraries (docs/plugins.md).
-    "load_op_library",
+    "load_op_library", "sysconfig",
 ]
 
 __all__ += [

@@ -2,6 +2,7 @@
 c_api_plugin.h) and returns a module of Python wrappers for its ops, generated on the spot by the
 generator of the built-in wrappers (docs/plugins.md)."""
 
+import linecache
 import os
 import threading
 import types
@@ -48,7 +49,9 @@ def load_op_library(library_filename):
             "Python wrappers for the ops of the plugin %s (one function per op)." % path)
         module = types.ModuleType(name, "Python wrappers for the ops of the plugin %s." % path)
         module.__file__ = path
-        exec(compile(source, "<wrappers of %s>" % path, "exec"), module.__dict__)  # noqa: S102 (generated code)
+        filename = "<wrappers of %s>" % path
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # for tracebacks
+        exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 (generated code)
         module.OP_LIST = op_list
         _loaded_ops.update(op.name for op in op_list.op)
         _modules[key] = module
