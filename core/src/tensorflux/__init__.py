@@ -57,7 +57,7 @@ from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_l
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
-                        nest, nn, optimizers, random, raw_ops, sysconfig, train)
+                        nest, nn, optimizers, random, raw_ops, train)
 
 __version__ = _lib.c.version()
 
@@ -116,6 +116,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
+    if name == "sysconfig":  # loaded on first use: `python -m tensorflux.sysconfig` then runs it fresh
+        import importlib
+
+        return importlib.import_module("tensorflux.sysconfig")
     raise _missing_attribute_error(__name__, name)
 
 
