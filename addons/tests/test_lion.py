@@ -97,9 +97,10 @@ def test_inside_tx_function_and_graph_mode():
     train_step()
     train_step()
     np.testing.assert_allclose(w.numpy(), [0.0, 0.0, 2.0])
-    with tx.Graph().as_default():
+    with tx.Graph().as_default() as g:
         v = tx.Variable([2.0])
         train = txa.optimizers.Lion(learning_rate=0.25).minimize(tx.reduce_sum(v * v), [v])
+        assert [op.type for op in g.get_operations()].count("AddonsResourceApplyLion") == 1  # the fused kernel
         with tx.Session() as s:
             s.run(tx.global_variables_initializer())
             for _ in range(3):
