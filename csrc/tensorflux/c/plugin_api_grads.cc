@@ -127,12 +127,7 @@ TX_GradOp* NewOp(TX_GradContext* c, const char* op_type) {
 // Runs a builder call; an exception (out of memory) becomes the op's error.
 template <typename F>
 void Edit(TX_GradOp* op, F&& fn) {
-  if (op == nullptr) return;
-  try {
-    fn();
-  } catch (...) {
-    if (op->error.ok()) op->error = capi::FromException(std::current_exception());
-  }
+  if (op != nullptr) KeepFirstError(&op->error, fn);
 }
 
 void AddInputList(TX_GradOp* op, const TX_GradValue* inputs, int n) {

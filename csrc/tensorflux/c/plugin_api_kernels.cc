@@ -37,6 +37,7 @@ struct KernelFns {
 struct TX_KernelBuilder {
   tx::KernelRegistration reg;
   std::shared_ptr<KernelFns> fns = std::make_shared<KernelFns>();
+  tx::Status error;  // the first failure of a builder call (out of memory), reported by RegisterKernel
 };
 
 struct TX_OpKernelContext;
@@ -153,11 +154,9 @@ TX_KernelBuilder* NewKernelBuilder(const char* op_name, const char* device_type,
 
 void TypeConstraint(TX_KernelBuilder* b, const char* attr_name, TX_DataType dtype) {
   if (b == nullptr) return;
-  try {
+  KeepFirstError(&b->error, [&] {
     b->reg.type_constraints.emplace_back(attr_name == nullptr ? "" : attr_name, static_cast<DataType>(dtype));
-  } catch (...) {
-    b->reg.op.clear();  // reported as a missing op name by RegisterKernel
-  }
+  });
 }
 
 void SetIsExpensive(TX_KernelBuilder* b, unsigned char expensive) {
@@ -178,6 +177,7 @@ void RegisterKernel(TX_PluginRegistrar* registrar, TX_KernelBuilder* builder, TX
   std::unique_ptr<TX_KernelBuilder> b(builder);
   capi::Guard(status, [&]() -> Status {
     if (registrar == nullptr || b == nullptr) return InvalidArgument("RegisterKernel: NULL registrar or builder");
+    TX_RETURN_IF_ERROR(b->error);
     if (b->reg.op.empty()) return InvalidArgument("RegisterKernel: the kernel names no op");
     if (b->reg.device != kDeviceCPU)
       return Unimplemented("kernel for op '", b->reg.op, "': plugins can register CPU kernels only, not '",

@@ -27,12 +27,7 @@ const char* MessageImpl(const TX_Status* status) { return TX_Message(status); }
 // Runs a builder call; an exception (out of memory) is kept as the builder's error.
 template <typename F>
 void Build(TX_OpDefinitionBuilder* b, F&& fn) {
-  if (b == nullptr) return;
-  try {
-    fn();
-  } catch (...) {
-    if (b->error.ok()) b->error = capi::FromException(std::current_exception());
-  }
+  if (b != nullptr) KeepFirstError(&b->error, fn);
 }
 
 TX_OpDefinitionBuilder* NewOpDefinitionBuilder(const char* op_name) {

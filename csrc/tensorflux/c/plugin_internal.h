@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensorflux/c/c_api_internal.h"
 #include "tensorflux/c/c_api_plugin.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/framework/op_registry.h"
@@ -36,6 +37,17 @@ struct TX_OpDefinitionBuilder {
 
 namespace tx {
 namespace plugin {
+
+// Runs `fn` (a builder call); an exception it throws (out of memory) becomes *error unless one is
+// already recorded there. Builders report it when they are registered or finished.
+template <typename F>
+void KeepFirstError(Status* error, F&& fn) {
+  try {
+    fn();
+  } catch (...) {
+    if (error->ok()) *error = capi::FromException(std::current_exception());
+  }
+}
 
 inline const TX_Attrs* ToAttrs(const AttrMap* attrs) { return reinterpret_cast<const TX_Attrs*>(attrs); }
 inline const AttrMap& FromAttrs(const TX_Attrs* attrs) { return *reinterpret_cast<const AttrMap*>(attrs); }
