@@ -86,11 +86,12 @@ TX_CAPI_EXPORT extern uint32_t TX_GetPluginAbiVersion(void);
 /* Loads the plugin at `library_filename` (borrowed) and registers its ops, kernels and gradients
  * in the process-wide registries, all or nothing: on any error nothing it asked for is
  * registered, the file is closed again, and NULL is returned with `status` naming the file and
- * what was wrong (TX_NOT_FOUND: no such file or not a loadable library; TX_INVALID_ARGUMENT: a
- * library that does not export TX_PluginAbiVersion and TX_InitPlugin, or a malformed
- * registration; TX_FAILED_PRECONDITION: an ABI version this core cannot serve;
- * TX_ALREADY_EXISTS: an op, kernel or gradient that is already registered; the plugin's own
- * code and message when its TX_InitPlugin fails). Loading a library that is already loaded
+ * what was wrong (TX_NOT_FOUND: no such file, or a kernel or gradient for an op nobody
+ * registered; TX_INVALID_ARGUMENT: a file that is not a loadable shared library, a library that
+ * does not export TX_PluginAbiVersion and TX_InitPlugin, or a malformed registration;
+ * TX_FAILED_PRECONDITION: an ABI version this core cannot serve, naming both versions;
+ * TX_ALREADY_EXISTS: an op, kernel or gradient that is already registered; the plugin's own code
+ * and message when its TX_InitPlugin fails). Loading a library that is already loaded
  * returns a new handle to it without initializing it again. Registrations are never removed and
  * the library is never unloaded once loaded. Thread-safe. Caller owns the result
  * (TX_DeleteLibraryHandle). */
