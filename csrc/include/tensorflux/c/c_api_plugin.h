@@ -253,8 +253,9 @@ typedef struct TX_PluginApi {
   void (*KernelBuilderSetIsExpensive)(TX_KernelBuilder* builder, unsigned char is_expensive);
   void (*DeleteKernelBuilder)(TX_KernelBuilder* builder);
   /* Stages the kernel; always consumes `builder`. The op must be registered (by the core or this
-   * plugin); only "CPU" kernels are supported; the same (op, device, constraints) twice is
-   * TX_ALREADY_EXISTS. */
+   * plugin) and the constrained attrs must be its type attrs; only "CPU" kernels are supported. A
+   * kernel with the same (op, device, constraints) as one already registered makes TX_LoadLibrary
+   * fail with TX_ALREADY_EXISTS. */
   void (*RegisterKernel)(TX_PluginRegistrar* registrar, TX_KernelBuilder* builder, TX_Status* status);
 
   /* Kernel construction (the create callback). Strings are owned by the node. */
