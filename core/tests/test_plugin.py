@@ -167,7 +167,9 @@ def test_kernel_and_shape_errors_in_graph_mode_name_the_node(ops):
     (["TX_BAD_PLUGIN_DUPLICATE"], tx.errors.AlreadyExistsError, "op 'MatMul' is already registered"),
     (["TX_BAD_PLUGIN_FAILING_INIT"], tx.errors.InternalError, "TX_InitPlugin failed: this plugin fails on purpose"),
     (["TX_BAD_PLUGIN_KERNEL_NO_OP"], tx.errors.NotFoundError, "'NoSuchOpAnywhere', which is not registered"),
-], ids=["not_a_plugin", "abi_minor_too_new", "abi_major_too_new", "duplicate_op", "failing_init", "kernel_no_op"])
+    (["TX_BAD_PLUGIN_DUPLICATE_KERNEL"], tx.errors.AlreadyExistsError, "a CPU kernel for op 'MatMul' with these"),
+], ids=["not_a_plugin", "abi_minor_too_new", "abi_major_too_new", "duplicate_op", "failing_init", "kernel_no_op",
+        "duplicate_kernel"])
 @pytest.mark.eager
 def test_refused_plugins_register_nothing(tmp_path, defines, error, message):
     path = build_plugin("bad_plugin.c", tmp_path, defines=defines)

@@ -335,6 +335,7 @@ static void test_refused_loads(void) {
   expect_refused("duplicate", TX_ALREADY_EXISTS, "op 'MatMul' is already registered");
   expect_refused("failing_init", TX_INTERNAL, "TX_InitPlugin failed: this plugin fails on purpose");
   expect_refused("kernel_no_op", TX_NOT_FOUND, "kernel for op 'NoSuchOpAnywhere', which is not registered");
+  expect_refused("duplicate_kernel", TX_ALREADY_EXISTS, "a CPU kernel for op 'MatMul' with these type constraints");
   expect_refused("does_not_exist", TX_NOT_FOUND, "no such file");
   TX_Status* s = TX_NewStatus();
   CHECK(TX_LoadLibrary(TX_PLUGIN_SOURCE_DIR "/test_plugin.c", s) == NULL); /* a C source file, not a library */

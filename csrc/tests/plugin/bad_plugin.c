@@ -6,6 +6,7 @@
  *  TX_BAD_PLUGIN_DUPLICATE       registers PluginOnlyHere, then MatMul, which the core has
  *  TX_BAD_PLUGIN_FAILING_INIT    registers PluginOnlyHere, then fails with its own error
  *  TX_BAD_PLUGIN_KERNEL_NO_OP    registers a kernel for an op nobody registered
+ *  TX_BAD_PLUGIN_DUPLICATE_KERNEL registers a CPU kernel for MatMul with T=float, which the core has
  *  TX_BAD_PLUGIN_NOT_A_PLUGIN    a shared library that exports neither entry point
  *
  * In every case the load fails and PluginOnlyHere must not be registered afterwards. */
@@ -40,6 +41,10 @@ TX_PLUGIN_EXPORT void TX_InitPlugin(const TX_PluginApi* api, TX_PluginRegistrar*
   api->SetStatus(status, TX_INTERNAL, "this plugin fails on purpose");
 #elif defined(TX_BAD_PLUGIN_KERNEL_NO_OP)
   api->RegisterKernel(reg, api->NewKernelBuilder("NoSuchOpAnywhere", "CPU", NULL, Compute, NULL), status);
+#elif defined(TX_BAD_PLUGIN_DUPLICATE_KERNEL)
+  TX_KernelBuilder* k = api->NewKernelBuilder("MatMul", "CPU", NULL, Compute, NULL);
+  api->KernelBuilderTypeConstraint(k, "T", TX_FLOAT);
+  api->RegisterKernel(reg, k, status);
 #endif
 }
 
