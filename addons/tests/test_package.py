@@ -33,8 +33,8 @@ def test_import_against_an_incompatible_core_fails_clearly():
     code = "import tensorflux; tensorflux.__version__ = '0.9.0'; import tensorflux_addons"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode != 0
-    declared = _compat.declared_core_range()
-    assert "ImportError: tensorflux-addons needs tensorflux %s, but tensorflux 0.9.0 is installed" % declared in out.stderr
+    want = "ImportError: tensorflux-addons needs tensorflux %s, but tensorflux 0.9.0 is installed"
+    assert want % _compat.declared_core_range() in out.stderr
 
 
 def test_the_plugin_registers_the_fused_op():
