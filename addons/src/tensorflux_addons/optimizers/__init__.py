@@ -1,6 +1,17 @@
 """Optimizers (``txa.optimizers``): each is one file here, a composition of ``tx.optimizers``
 transformations, optionally with a fused kernel from the add-on's plugin (CONTRIBUTING.md)."""
 
+from tensorflux_addons.optimizers.adabelief import AdaBelief, adabelief, scale_by_belief
+from tensorflux_addons.optimizers.adafactor import Adafactor, adafactor, scale_by_factored_rms
+from tensorflux_addons.optimizers.decoupled import AdamW, SGDW, adamw, decoupled_weight_decay, sgdw
+from tensorflux_addons.optimizers.lamb import LAMB, lamb
+from tensorflux_addons.optimizers.lars import LARS, lars
 from tensorflux_addons.optimizers.lion import Lion, lion, scale_by_lion
+from tensorflux_addons.optimizers.novograd import NovoGrad, novograd, scale_by_novograd
+from tensorflux_addons.optimizers.radam import RAdam, radam, scale_by_radam
+from tensorflux_addons.optimizers.yogi import Yogi, scale_by_yogi, yogi
 
-__all__ = ["Lion", "lion", "scale_by_lion"]
+__all__ = ["AdaBelief", "Adafactor", "AdamW", "LAMB", "LARS", "Lion", "NovoGrad", "RAdam", "SGDW", "Yogi", "adabelief",
+           "adafactor", "adamw", "decoupled_weight_decay", "lamb", "lars", "lion", "novograd", "radam",
+           "scale_by_belief", "scale_by_factored_rms", "scale_by_lion", "scale_by_novograd", "scale_by_radam",
+           "scale_by_yogi", "sgdw", "yogi"]
