@@ -125,3 +125,50 @@ def inner_transformation(optimizer):
     if isinstance(optimizer, GradientTransformation):
         return optimizer
     raise TypeError("expected a tx.optimizers.Optimizer or GradientTransformation, got %r" % (optimizer,))
+
+
+class DeferredSlot:
+    """A stand-in for a slot Variable handed to a wrapped transformation: ``value()`` reads the slot
+    once, ``assign`` records the new value instead of writing it; `commit` then writes
+    ``where(condition, new, old)`` (the wrapped state advances only on the steps a wrapper picks)."""
+
+    def __init__(self, var):
+        self.var = var
+        self.old = var.value()
+        self.new = None
+        self.dtype, self.shape = var.dtype, var.shape
+
+    def value(self):
+        return self.old
+
+    def read_value(self):
+        return self.old
+
+    def assign(self, value, read_value=False):
+        self.new = tx.convert_to_tensor(value, dtype=self.dtype)
+        return self.new
+
+    def commit(self, condition):
+        """The assignment of the recorded value where ``condition`` holds (None if none recorded)."""
+        if self.new is None:
+            return None
+        with tx.control_dependencies([self.old]):
+            return self.var.assign(tx.where(condition, self.new, self.old), read_value=False)
+
+
+def run_deferred(transformation, prefix, updates, slot_vars, params, step):
+    """Runs ``transformation`` on its slots (those named ``prefix`` + name in ``slot_vars``) through
+    DeferredSlot stand-ins; returns (updates, stand-ins) for the caller to commit."""
+    deferred = [{k[len(prefix):]: DeferredSlot(v) for k, v in s.items() if k.startswith(prefix)} for s in slot_vars]
+    out, _ = transformation.update(updates, deferred, params, step)
+    return out, [d for s in deferred for d in s.values()]
+
+
+def commit_all(deferred, condition):
+    """The assignments of every DeferredSlot in ``deferred`` under ``condition``."""
+    return [op for op in (d.commit(condition) for d in deferred) if op is not None]
+
+
+def prefixed_slots(prefix, transformation):
+    """``transformation``'s slot initialisers under ``prefix``."""
+    return {prefix + k: init for k, init in transformation.slots.items()}
