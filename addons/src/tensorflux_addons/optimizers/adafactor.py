@@ -65,7 +65,7 @@ def scale_by_factored_rms(decay_rate=0.8, epsilon=1e-30, min_dim_size_to_factor=
         t = t_of(step, dt)
         beta = 1.0 - tx.pow(t, tx.cast(-decay_rate, dt))
         g2 = tx.square(g) + epsilon
-        f = factored_dims(g.shape.as_list(), min_dim_size_to_factor)
+        f = factored_dims(p.shape.as_list(), min_dim_size_to_factor)  # p's static shape: g's may be unknown
         if f is None:
             v = s["v"] * beta + g2 * (1.0 - beta)
             return g * tx.math.rsqrt(v), {"v": v}

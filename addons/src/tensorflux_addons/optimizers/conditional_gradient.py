@@ -37,6 +37,7 @@ def conditional_gradient(learning_rate=0.01, radius=0.01, ord="fro", epsilon=1e-
 
     def fn(g, s, p, step):
         gamma = resolve("learning_rate", learning_rate, step, g.dtype)
+        g = tx.reshape(g, p.shape.as_list())  # the variable's static shape (a gradient's may be unknown)
         return (_vertex(g, radius, ord, epsilon) - p) * gamma, {}
     return per_variable("conditional_gradient", {}, fn)
 

@@ -44,13 +44,13 @@ def scale_by_muon(beta=0.95, ns_steps=5, eps=1e-8, adam_beta_1=0.9, adam_beta_2=
     a placeholder of shape [1] for matrices)."""
     def fn(g, s, p, step):
         t = t_of(step, g.dtype)
-        matrix = g.shape.rank == 2
+        matrix = p.shape.rank == 2  # the variable's static shape (a gradient's may be unknown)
         b1 = beta if matrix else adam_beta_1
         m = s["m"] * b1 + g * (1.0 - b1)
         nesterov = bias_correction(m, b1, t + 1.0) * b1 + bias_correction(g, b1, t) * (1.0 - b1)
         if matrix:
-            fan_in, fan_out = g.shape.as_list()
-            return newton_schulz(nesterov, ns_steps, eps=eps) * max(1.0, fan_out / fan_in) ** 0.5, {"m": m}
+            fan_in, fan_out = p.shape.as_list()
+            return newton_schulz(tx.reshape(nesterov, [fan_in, fan_out]), ns_steps, eps=eps) * max(1.0, fan_out / fan_in) ** 0.5, {"m": m}
         v = s["v"] * adam_beta_2 + tx.square(g) * (1.0 - adam_beta_2)
         return nesterov / (tx.sqrt(bias_correction(v, adam_beta_2, t)) + eps), {"m": m, "v": v}
     return per_variable("scale_by_muon", {"m": zeros, "v": _second_moment}, fn)

@@ -79,7 +79,7 @@ def _from_blocks(blocks, shape, block_size):
 def scale_by_shampoo(block_size=128, update_every=1, epsilon=1e-4):
     """Shampoo's preconditioned direction P G Q per block (slots l, r and their roots pl, pr)."""
     def fn(g, s, p, step):
-        shape = g.shape.as_list()
+        shape = p.shape.as_list()  # the variable's static shape (a gradient's may be unknown)
         blocks = _to_blocks(g, shape, block_size)
         left = s["l"] + tx.matmul(blocks, blocks, transpose_b=True)
         right = s["r"] + tx.matmul(blocks, blocks, transpose_a=True)
