@@ -1,6 +1,7 @@
 """AdaBelief: the paper's update in NumPy, optax.adabelief, the core test kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux_addons as txa
 from tensorflux.optimizers import testing
@@ -22,7 +23,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(lambda: txa.optimizers.AdaBelief(0.01),
                                      lambda: optax.adabelief(0.01), rtol=1e-4, atol=1e-5)
 

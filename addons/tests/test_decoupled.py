@@ -52,7 +52,7 @@ def test_adamw_matches_the_paper():
 
 
 def test_adamw_matches_optax_and_torch():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(lambda: txa.optimizers.AdamW(0.01, weight_decay=0.05),
                                      lambda: optax.adamw(0.01, weight_decay=0.05))
     torch = pytest.importorskip("torch")

@@ -30,7 +30,7 @@ def test_matches_the_mean_gradient_steps():
 
 
 def test_matches_optax_multisteps():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(
         lambda: txa.optimizers.GradientAccumulation(txa.optimizers.LAMB(0.01), every_k=2),
         lambda: optax.MultiSteps(optax.lamb(0.01, eps=1e-6), every_k_schedule=2), steps=8)

@@ -28,7 +28,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(lambda: txa.optimizers.LAMB(0.01, weight_decay=0.01),
                                      lambda: optax.lamb(0.01, eps=1e-6, weight_decay=0.01))
 

@@ -1,6 +1,7 @@
 """LARS: the paper's update in NumPy, optax.lars, the core test kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux_addons as txa
 from tensorflux.optimizers import testing
@@ -23,7 +24,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(lambda: txa.optimizers.LARS(0.3, weight_decay=1e-3, nesterov=True),
                                      lambda: optax.lars(0.3, weight_decay=1e-3, nesterov=True))
 

@@ -1,6 +1,7 @@
 """MADGRAD: the paper's dual-averaging update in NumPy, optax.contrib.madgrad, the core kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux_addons as txa
 from tensorflux.optimizers import testing
@@ -26,7 +27,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax():
-    from optax import contrib
+    contrib = pytest.importorskip("optax.contrib")
     optim_checks.check_matches_optax(lambda: txa.optimizers.MADGRAD(0.01, weight_decay=0.001),
                                      lambda: contrib.madgrad(0.01, weight_decay=0.001), rtol=1e-4, atol=1e-5)
 

@@ -22,7 +22,7 @@ def test_groups_match_their_own_optimizers():
 
 
 def test_matches_optax_multi_transform():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(
         lambda: txa.optimizers.MultiOptimizer([(txa.optimizers.Yogi(0.02), lambda v: v.shape.rank == 2),
                                                (txa.optimizers.AdamW(0.01, weight_decay=0.1), lambda v: True)]),

@@ -1,6 +1,7 @@
 """NovoGrad: the paper's update in NumPy (layer-wise second moment), optax.novograd, the core kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux_addons as txa
 from tensorflux.optimizers import testing
@@ -24,7 +25,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(lambda: txa.optimizers.NovoGrad(0.01, weight_decay=0.001),
                                      lambda: optax.novograd(0.01, eps=1e-6, weight_decay=0.001))
 

@@ -2,6 +2,7 @@
 the core kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux_addons as txa
 from tensorflux.optimizers import testing
@@ -10,7 +11,7 @@ import optim_checks
 
 
 def test_matches_optax():
-    from optax import contrib
+    contrib = pytest.importorskip("optax.contrib")
     optim_checks.check_matches_optax(lambda: txa.optimizers.Prodigy(weight_decay=0.01, estim_lr0=1e-3),
                                      lambda: contrib.prodigy(weight_decay=0.01, estim_lr0=1e-3), steps=15,
                                      rtol=1e-4, atol=1e-6)

@@ -2,6 +2,7 @@
 the core kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux as tx
 import tensorflux_addons as txa
@@ -27,8 +28,8 @@ def test_alternating_steps_match_numpy():
 
 
 def test_matches_optax_sam():
-    import optax
-    from optax import contrib
+    optax = pytest.importorskip("optax")
+    contrib = pytest.importorskip("optax.contrib")
 
     def adv():
         return optax.chain(contrib.normalize(), optax.sgd(0.05))

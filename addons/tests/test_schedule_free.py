@@ -33,7 +33,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax_with_warmup():
-    from optax import contrib
+    contrib = pytest.importorskip("optax.contrib")
     optim_checks.check_matches_optax(lambda: txa.optimizers.ScheduleFreeAdamW(0.01, warmup_steps=4),
                                      lambda: contrib.schedule_free_adamw(0.01, warmup_steps=4), steps=10)
 

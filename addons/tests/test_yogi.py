@@ -1,6 +1,7 @@
 """Yogi: the paper's update in NumPy, optax.yogi, the core test kit."""
 
 import numpy as np
+import pytest
 
 import tensorflux_addons as txa
 from tensorflux.optimizers import testing
@@ -23,7 +24,7 @@ def test_matches_the_paper():
 
 
 def test_matches_optax():
-    import optax
+    optax = pytest.importorskip("optax")
     optim_checks.check_matches_optax(lambda: txa.optimizers.Yogi(0.01), lambda: optax.yogi(0.01))
 
 
