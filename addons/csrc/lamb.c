@@ -6,7 +6,8 @@
  *              accumulate ||var||^2 and ||r||^2
  *     pass 2:  var = var + r * ratio * -lr,   ratio = ||var|| / ||r|| (1 if either norm is 0)
  *
- * r is recomputed in pass 2 from the updated m and v instead of being stored. The passes run over
+ * The bias corrections are applied as multiplications by their reciprocals (the composed chain
+ * divides: the two agree to rounding). r is recomputed in pass 2 from the updated m and v instead of being stored. The passes run over
  * fixed chunks on the intra-op pool; each chunk's partial sums (in double) are added in chunk
  * order, so results do not depend on the thread count. Each expression's order is that of the
  * composed twin (tensorflux_addons.optimizers.lamb): both agree to rounding. */
@@ -35,9 +36,10 @@ typedef struct {
   double var_sq[kMaxChunks], r_sq[kMaxChunks];
 } LambWork;
 
-#define LAMB_R(T) (m[i] / bc1) / ((T)sqrt(v[i] / bc2) + eps) + var[i] * wd
+/* r of element i; SQRT is sqrtf or sqrt (a float sqrt keeps the float loop vectorisable). */
+#define LAMB_R(T, SQRT) (m[i] * inv_bc1) / (SQRT(v[i] * inv_bc2) + eps) + var[i] * wd
 
-#define LAMB_PASS1(T)                                                                                 \
+#define LAMB_PASS1(T, SQRT)                                                                               \
   do {                                                                                                \
     T* restrict var = (T*)w->var;                                                                     \
     T* restrict m = (T*)w->m;                                                                         \
@@ -45,14 +47,15 @@ typedef struct {
     const T* restrict g = (const T*)w->grad;                                                          \
     const T b1 = (T)w->beta_1, b2 = (T)w->beta_2, eps = (T)w->epsilon, wd = (T)w->weight_decay;        \
     const T one_minus_b1 = (T)1 - b1, one_minus_b2 = (T)1 - b2;                                       \
-    const T bc1 = (T)1 - (T)w->beta1_power, bc2 = (T)1 - (T)w->beta2_power;                           \
+    const T inv_bc1 = (T)(1 / (1 - w->beta1_power)), inv_bc2 = (T)(1 / (1 - w->beta2_power));         \
     for (int64_t c = first; c < last; ++c) {                                                          \
       const int64_t end = (c + 1) * w->chunk < w->n ? (c + 1) * w->chunk : w->n;                      \
       double var_sq = 0, r_sq = 0;                                                                    \
+      _Pragma("omp simd reduction(+ : var_sq, r_sq)")                                                 \
       for (int64_t i = c * w->chunk; i < end; ++i) {                                                  \
         m[i] = m[i] * b1 + g[i] * one_minus_b1;                                                       \
         v[i] = v[i] * b2 + (g[i] * g[i]) * one_minus_b2;                                              \
-        const T r = LAMB_R(T);                                                                        \
+        const T r = LAMB_R(T, SQRT);                                                                  \
         var_sq += (double)var[i] * var[i];                                                            \
         r_sq += (double)r * r;                                                                        \
       }                                                                                               \
@@ -61,35 +64,35 @@ typedef struct {
     }                                                                                                 \
   } while (0)
 
-#define LAMB_PASS2(T)                                                                                 \
+#define LAMB_PASS2(T, SQRT)                                                                               \
   do {                                                                                                \
     T* restrict var = (T*)w->var;                                                                     \
     const T* restrict m = (const T*)w->m;                                                             \
     const T* restrict v = (const T*)w->v;                                                             \
     const T eps = (T)w->epsilon, wd = (T)w->weight_decay, scale = (T)w->scale;                        \
-    const T bc1 = (T)1 - (T)w->beta1_power, bc2 = (T)1 - (T)w->beta2_power;                           \
+    const T inv_bc1 = (T)(1 / (1 - w->beta1_power)), inv_bc2 = (T)(1 / (1 - w->beta2_power));         \
     const int64_t begin = first * w->chunk, end = last * w->chunk < w->n ? last * w->chunk : w->n;    \
     for (int64_t i = begin; i < end; ++i) {                                                           \
-      const T r = LAMB_R(T);                                                                          \
+      const T r = LAMB_R(T, SQRT);                                                                    \
       var[i] = var[i] + r * scale;                                                                    \
     }                                                                                                 \
   } while (0)
 
 static void Pass1Float(void* arg, int64_t first, int64_t last) {
   LambWork* w = (LambWork*)arg;
-  LAMB_PASS1(float);
+  LAMB_PASS1(float, sqrtf);
 }
 static void Pass1Double(void* arg, int64_t first, int64_t last) {
   LambWork* w = (LambWork*)arg;
-  LAMB_PASS1(double);
+  LAMB_PASS1(double, sqrt);
 }
 static void Pass2Float(void* arg, int64_t first, int64_t last) {
   LambWork* w = (LambWork*)arg;
-  LAMB_PASS2(float);
+  LAMB_PASS2(float, sqrtf);
 }
 static void Pass2Double(void* arg, int64_t first, int64_t last) {
   LambWork* w = (LambWork*)arg;
-  LAMB_PASS2(double);
+  LAMB_PASS2(double, sqrt);
 }
 
 static void LambCompute(void* state, TX_OpKernelContext* ctx, TX_Status* status) {
