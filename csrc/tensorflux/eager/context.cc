@@ -93,6 +93,9 @@ Status EagerContext::RemoveFunction(const std::string& name) {
         ++it;
       }
     }
+    // Ops that kept their last kernel (TXE_OpReset reuse) must not call the removed body, nor a
+    // new definition added later under the same name through the old kernel.
+    cache_generation_.fetch_add(1, std::memory_order_relaxed);
   }
   // The gradient functions a tape generated for it ("<name>_grad_<hash>", Note [Function
   // gradients]) serve only its calls, so they go too (and theirs, recursively).
