@@ -442,10 +442,53 @@ static void test_redefine_removed_function(void) {
   TX_DeleteStatus(s);
 }
 
+/* The kernel cache stays bounded however many distinct signatures run (RandomUniform with a new
+ * seed each time), and VarHandleOps of new shared names (every eager variable) are not cached. */
+static void test_kernel_cache_is_bounded(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  const int32_t dims[1] = {2};
+  const int64_t shape_dims[1] = {1};
+  TXE_TensorHandle* shape = i32_handle(shape_dims, 1, dims, s);
+  TXE_Op* op = TXE_NewOp(ctx, "RandomUniform", s);
+  for (int k = 0; k < 4200; ++k) {
+    TXE_OpReset(op, "RandomUniform", NULL, s);
+    TXE_OpAddInput(op, shape, s);
+    TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
+    TXE_OpSetAttrInt(op, "seed", 1 + k);
+    TXE_TensorHandle* out = NULL;
+    int n = 1;
+    TXE_Execute(op, &out, &n, s);
+    CHECK_OK(s);
+    TXE_DeleteTensorHandle(out);
+  }
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 4096);
+  TXE_ContextClearCaches(ctx);
+  for (int k = 0; k < 20; ++k) {
+    char name[32];
+    snprintf(name, sizeof(name), "v%d", k);
+    TXE_OpReset(op, "VarHandleOp", NULL, s);
+    TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
+    TXE_OpSetAttrShape(op, "shape", NULL, 0, s);
+    TXE_OpSetAttrString(op, "shared_name", name, strlen(name));
+    TXE_TensorHandle* out = NULL;
+    int n = 1;
+    TXE_Execute(op, &out, &n, s);
+    CHECK_OK(s);
+    TXE_DeleteTensorHandle(out);
+  }
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 0);
+  TXE_DeleteOp(op);
+  TXE_DeleteTensorHandle(shape);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
 int main(void) {
   test_add_and_cache();
   test_remove_function();
   test_redefine_removed_function();
+  test_kernel_cache_is_bounded();
   test_attrs_lists_and_outputs();
   test_errors_keep_context_usable();
   test_devices_and_policy();
