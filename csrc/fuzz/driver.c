@@ -147,7 +147,7 @@ __attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void* p
  * of 12 bytes may rightly ask for 2 GiB (a shape and no values means zeros, as in TensorFlow), and
  * the engine must then report the failed allocation. Under ASan an allocation above 512 MiB fails
  * (ASAN_OPTIONS=max_allocation_size_mb=N changes it; the caller's ASAN_OPTIONS win); without ASan
- * main() limits the data segment to -malloc_limit_mb (512). */
+ * main() limits the data segment to what it is at start plus -malloc_limit_mb (512). */
 __attribute__((visibility("default"))) const char* __asan_default_options(void) {
   return "allocator_may_return_null=1:max_allocation_size_mb=512:detect_leaks=1";
 }
@@ -407,6 +407,18 @@ static void fuzz_target(const Options* o) {
   free(corpus.items);
 }
 
+/* The process's data segment (VmData: heap, private mappings, thread stacks) in bytes. */
+static rlim_t data_segment_bytes(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned long long kb = 0;
+  while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+    if (sscanf(line, "VmData: %llu kB", &kb) == 1) break;
+  }
+  if (f != NULL) fclose(f);
+  return (rlim_t)kb << 10;
+}
+
 /* ---- Command line ---- */
 
 static int flag(const char* arg, const char* name, const char** value) {
@@ -448,8 +460,9 @@ int main(int argc, char** argv) {
     }
   }
   if (o.artifact_prefix) g_artifact_prefix = o.artifact_prefix;
-  if (__asan_init == NULL) { /* see __asan_default_options */
-    struct rlimit limit = {(rlim_t)o.malloc_limit_mb << 20, (rlim_t)o.malloc_limit_mb << 20};
+  if (__asan_init == NULL) { /* see __asan_default_options: what the process has now, plus the limit */
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = data_segment_bytes() + ((rlim_t)o.malloc_limit_mb << 20);
     setrlimit(RLIMIT_DATA, &limit);
   }
   /* ASan reports SEGV, BUS and FPE and then calls the death callback, as UBSan does; abort(),
