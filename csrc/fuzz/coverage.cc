@@ -37,7 +37,7 @@
 namespace {
 
 constexpr uint32_t kTouchedCap = 1u << 20;
-constexpr uint32_t kValueProfileBits = 1u << 19;  // 4096 sites x 128 distances
+constexpr uint32_t kValueProfileBits = TX_COV_VALUE_PROFILE_FEATURES;  // 4096 sites x 128 distances
 constexpr uint32_t kCmpTable = 4096;
 
 struct CmpSlot {

@@ -20,6 +20,9 @@ typedef struct TxCovCmp {
   uint32_t width;
 } TxCovCmp;
 
+/* The last this many features (up to tx_cov_num_features()) are value-profile features. */
+#define TX_COV_VALUE_PROFILE_FEATURES (1u << 19)
+
 /* Number of distinct features the runtime can report (features are below it); 0 when the engine
  * was built without coverage instrumentation. Sets up the maps on first call. */
 uint32_t tx_cov_num_features(void);

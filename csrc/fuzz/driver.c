@@ -7,12 +7,18 @@
  * them, keeping every input that reaches a feature no earlier input reached (coverage.cc; without
  * TX_FUZZ_COVERAGE it is a plain mutation fuzzer). A crash, a sanitizer report, a timeout or a
  * leak writes the input to <artifact_prefix>{crash,timeout,leak}-<target>-<hash> and exits 1.
- * Flags (libFuzzer's names): -runs=N inputs per target (default 300 without -max_total_time),
- * -max_total_time=S seconds per target, -seed=N, -max_len=N (8192), -timeout=S per input (20),
- * -dict=FILE (more words; dict/<target>.dict is always read), -corpus_dir=D (new inputs go to
- * D/<target>/, and D is read too), -artifact_prefix=P, -detect_leaks=0|1 (1), -print_every=S
- * (10), -malloc_limit_mb=N (see __asan_default_options), -merge=D (instead of fuzzing: write to D/<target>/ a smallest-first subset of the inputs
- * with the same features), -replay=1 (only run the corpus). */
+ * Flags (libFuzzer's names):
+ *   -runs=N               inputs per target (default 300 without -max_total_time)
+ *   -max_total_time=S     seconds per target
+ *   -seed=N -max_len=N (8192) -timeout=S (per input, 20) -print_every=S (10)
+ *   -dict=FILE            more words (dict/<target>.dict is always read)
+ *   -corpus_dir=D         new inputs go to D/<target>/, and D is read too
+ *   -artifact_prefix=P    where crash/timeout/leak inputs go (./)
+ *   -detect_leaks=0|1     (1) -use_value_profile=0|1 (0: comparison distances are not coverage)
+ *   -malloc_limit_mb=N    (512; see __asan_default_options)
+ *   -merge=D              instead of fuzzing: write to D/<target>/ a smallest-first subset of the
+ *                         inputs with the same features
+ *   -replay=1             only run the corpus and the given inputs */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <signal.h>
@@ -50,7 +56,7 @@ typedef struct Options {
   double max_time, print_every;
   uint64_t seed;
   size_t max_len;
-  int timeout, detect_leaks, replay;
+  int timeout, detect_leaks, replay, value_profile;
   long malloc_limit_mb;
   const char* corpus_dir;
   const char* artifact_prefix;
@@ -190,11 +196,14 @@ static size_t run_one(const Options* o, const uint8_t* d, size_t n, int* accepte
   return nf < kMaxFeatures ? nf : kMaxFeatures;
 }
 
+static uint32_t g_value_profile_base = UINT32_MAX; /* features from here on: value profile, if used */
+
 /* Counts the features of the last run not yet seen; with `mark`, marks them seen. */
 static size_t new_features(size_t nf, int mark) {
   size_t fresh = 0;
   for (size_t i = 0; i < nf; ++i) {
     uint32_t f = g_features[i];
+    if (f >= g_value_profile_base) continue;
     uint8_t bit = (uint8_t)(1u << (f & 7));
     if (!(g_seen[f >> 3] & bit)) {
       ++fresh;
@@ -329,6 +338,8 @@ static void fuzz_target(const Options* o) {
   }
   if (g_target->format == TX_FUZZ_PROTO) add_registry_words(&m);
   uint32_t num_features = tx_cov_num_features();
+  g_value_profile_base = o->value_profile || num_features == 0 ? UINT32_MAX
+                                                                : num_features - TX_COV_VALUE_PROFILE_FEATURES;
   size_t seen_bytes = num_features / 8 + 1;
   g_seen = mmap(NULL, seen_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   g_num_seen = 0;
@@ -448,6 +459,7 @@ int main(int argc, char** argv) {
     else if (flag(argv[i], "malloc_limit_mb", &v)) o.malloc_limit_mb = atol(v);
     else if (flag(argv[i], "detect_leaks", &v)) o.detect_leaks = atoi(v);
     else if (flag(argv[i], "replay", &v)) o.replay = atoi(v);
+    else if (flag(argv[i], "use_value_profile", &v)) o.value_profile = atoi(v);
     else if (flag(argv[i], "corpus_dir", &v)) o.corpus_dir = v;
     else if (flag(argv[i], "artifact_prefix", &v)) o.artifact_prefix = v;
     else if (flag(argv[i], "merge", &v)) o.merge = v;

@@ -28,7 +28,7 @@ void tx_fuzz_add_word(MutationSources* m, const uint8_t* d, size_t n) {
 static size_t splice(uint8_t* x, size_t n, size_t cap, size_t at, size_t old, const uint8_t* with, size_t len) {
   if (n - old + len > cap) return n;
   memmove(x + at + len, x + at + old, n - at - old);
-  memcpy(x + at, with, len);
+  if (len > 0) memcpy(x + at, with, len);
   return n - old + len;
 }
 

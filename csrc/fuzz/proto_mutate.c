@@ -96,7 +96,7 @@ static size_t edit(uint8_t* x, size_t n, size_t cap, const Tree* t, int inner, s
                    const uint8_t* with, size_t len) {
   if (n - old + len + (size_t)kMaxDepth * 10 > cap) return n;
   memmove(x + at + len, x + at + old, n - at - old);
-  memcpy(x + at, with, len);
+  if (len > 0) memcpy(x + at, with, len);
   n = n - old + len;
   int64_t delta = (int64_t)len - (int64_t)old;
   for (int j = inner; j >= 0; j = t->nodes[j].parent) {
