@@ -118,7 +118,7 @@ def docs(session: nox.Session) -> None:
 def sanitize(session: nox.Session) -> None:
     """Builds the engine with ASan/UBSan; runs its C/C++ tests and the op conformance table under it."""
     session.install("pytest>=8", "scipy")  # scipy: references of the conformance table
-    # -O1 -g1 with ASan/UBSan (Note [Sanitizer build]); the decoders also get the fuzzer's coverage
+    # -O2 -g1 with ASan/UBSan (Note [Sanitizer build]); the decoders also get the fuzzer's coverage
     # instrumentation (TX_FUZZ_COVERAGE follows TX_SANITIZE).
     build_dir = install_core(session, cmake_args=("-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.build-type=RelWithDebInfo"))
     # Python itself is not instrumented: the sanitizer runtimes are preloaded into it.
