@@ -15,7 +15,7 @@
  *   -corpus_dir=D         new inputs go to D/<target>/, and D is read too
  *   -artifact_prefix=P    where crash/timeout/leak inputs go (./)
  *   -detect_leaks=0|1     (1) -use_value_profile=0|1 (0: comparison distances are not coverage)
- *   -malloc_limit_mb=N    (256; see __asan_default_options)
+ *   -malloc_limit_mb=N    (64; see __asan_default_options)
  *   -merge=D              instead of fuzzing: write to D/<target>/ a smallest-first subset of the
  *                         inputs with the same features
  *   -replay=1             only run the corpus and the given inputs */
@@ -151,11 +151,11 @@ __attribute__((visibility("default"))) void __sanitizer_weak_hook_strcmp(void* p
 }
 /* Memory bounds, so that inputs asking for gigabytes fail fast instead of timing out: a TensorProto
  * of 12 bytes may rightly ask for 2 GiB (a shape and no values means zeros, as in TensorFlow), and
- * the engine must then report the failed allocation. Under ASan an allocation above 256 MiB fails
+ * the engine must then report the failed allocation. Under ASan an allocation above 64 MiB fails
  * (ASAN_OPTIONS=max_allocation_size_mb=N changes it; the caller's ASAN_OPTIONS win); without ASan
- * main() limits the data segment to what it is at start plus -malloc_limit_mb (256). */
+ * main() limits the data segment to what it is at start plus -malloc_limit_mb (64). */
 __attribute__((visibility("default"))) const char* __asan_default_options(void) {
-  return "allocator_may_return_null=1:max_allocation_size_mb=256:detect_leaks=1";
+  return "allocator_may_return_null=1:max_allocation_size_mb=64:detect_leaks=1";
 }
 
 static double now(void) {
@@ -447,7 +447,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   Options o = {.runs = -1, .print_every = 10, .seed = 1, .max_len = 8192, .timeout = 20, .detect_leaks = 1,
-               .malloc_limit_mb = 256};
+               .malloc_limit_mb = 64};
   for (int i = 2; i < argc; ++i) {
     const char* v;
     if (flag(argv[i], "runs", &v)) o.runs = atol(v);
