@@ -10,7 +10,7 @@
  * Flags (libFuzzer's names):
  *   -runs=N               inputs per target (default 300 without -max_total_time)
  *   -max_total_time=S     seconds per target
- *   -seed=N -max_len=N (8192) -timeout=S (per input, 20) -print_every=S (10)
+ *   -seed=N -max_len=N (8192) -timeout=S (CPU seconds per input, 20) -print_every=S (10)
  *   -dict=FILE            more words (dict/<target>.dict is always read)
  *   -corpus_dir=D         new inputs go to D/<target>/, and D is read too
  *   -artifact_prefix=P    where crash/timeout/leak inputs go (./)
@@ -111,8 +111,9 @@ static void on_death(void) {
 }
 
 static void on_signal(int sig) {
-  if (g_running) write_artifact(sig == SIGALRM ? "timeout" : "crash");
-  if (sig == SIGALRM) _exit(1);
+  const int timeout = sig == SIGALRM || sig == SIGPROF;
+  if (g_running) write_artifact(timeout ? "timeout" : "crash");
+  if (timeout) _exit(1);
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -177,8 +178,11 @@ static size_t run_one(const Options* o, const uint8_t* d, size_t n, int* accepte
   memcpy(copy, d, n);
   g_current = copy;
   g_current_n = n;
-  struct itimerval tv = {{0, 0}, {o->timeout, 0}};
-  setitimer(ITIMER_REAL, &tv, NULL);
+  /* -timeout counts CPU time, so a loaded machine does not turn slow inputs into timeouts; a
+   * blocked input (no CPU) is caught by a wall-clock limit ten times as long. */
+  struct itimerval cpu = {{0, 0}, {o->timeout, 0}}, wall = {{0, 0}, {10 * o->timeout, 0}};
+  setitimer(ITIMER_PROF, &cpu, NULL);
+  setitimer(ITIMER_REAL, &wall, NULL);
   g_mallocs = g_frees = 0;
   g_running = 1;
   tx_cov_begin();
@@ -186,6 +190,7 @@ static size_t run_one(const Options* o, const uint8_t* d, size_t n, int* accepte
   size_t nf = tx_cov_end(g_features, kMaxFeatures);
   g_running = 0;
   struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_PROF, &off, NULL);
   setitimer(ITIMER_REAL, &off, NULL);
   if (o->detect_leaks && g_mallocs > g_frees && __lsan_do_recoverable_leak_check != NULL &&
       __lsan_do_recoverable_leak_check() != 0) {
@@ -489,6 +494,7 @@ int main(int argc, char** argv) {
   signal(SIGABRT, on_signal);
   signal(SIGILL, on_signal);
   signal(SIGALRM, on_signal);
+  signal(SIGPROF, on_signal);
   if (o.detect_leaks && __sanitizer_install_malloc_and_free_hooks != NULL) {
     __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
   }
