@@ -5,9 +5,9 @@
 #include <cstring>
 #include <memory>
 
+#include "attr_kinds.h"
 #include <tensorflux/c/c_api_plugin.h>
 
-#include "attr_kinds.h"
 #include "common.h"
 #include "eager_tensor.h"
 
