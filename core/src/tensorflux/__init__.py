@@ -61,6 +61,7 @@ from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name
 from tensorflux._src.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, image, initializers, linalg, losses,
                         math, nest, nn, optimizers, random, raw_ops, signal, train)
+from tensorflux import keras
 
 __version__ = _lib.c.version()
 
@@ -87,7 +88,8 @@ __all__ = [
     "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
-    "debugging", "errors", "image", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
+    "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random",
+    "train",
     "GraphDef", "ConfigProto", "RunOptions",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
