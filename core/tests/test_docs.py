@@ -16,7 +16,7 @@ PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
                   "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image",
-                  "tensorflux.signal", "tensorflux.keras",
+                  "tensorflux.signal", "tensorflux.strings", "tensorflux.io", "tensorflux.keras",
                   "tensorflux.keras.layers", "tensorflux.keras.models", "tensorflux.keras.callbacks",
                   "tensorflux.keras.metrics", "tensorflux.keras.activations", "tensorflux.keras.initializers",
                   "tensorflux.keras.regularizers", "tensorflux.keras.constraints", "tensorflux.keras.mixed_precision",

@@ -14,14 +14,19 @@ from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 
 def add(x, y, name=None):
-    """x + y element-wise, with broadcasting (the AddV2 op).
+    """x + y element-wise, with broadcasting (the AddV2 op; for strings the Add op, which
+    concatenates, as in TensorFlow).
 
     >>> tx.add(tx.constant([1, 2]), 10).numpy()
     array([11, 12], dtype=int32)
     >>> (tx.constant([1.0, 2.0]) + tx.constant([[10.0], [20.0]])).numpy()
     array([[11., 12.],
            [21., 22.]], dtype=float32)
+    >>> (tx.constant(["a", "b"]) + "!").numpy()
+    array([b'a!', b'b!'], dtype=object)
     """
+    if any(_dtypes.string == getattr(v, "dtype", None) or isinstance(v, (str, bytes)) for v in (x, y)):
+        return gen_ops.add(x, y, name=name or "Add")
     return gen_ops.add_v2(x, y, name=name or "Add")
 
 

@@ -18,6 +18,7 @@ TF_NAMESPACE_OF = {
     "tensorflux.image": "tf.image",
     "tensorflux.sparse": "tf.sparse",
     "tensorflux.strings": "tf.strings",
+    "tensorflux.io": "tf.io",
     "tensorflux.nest": "tf.nest",
     "tensorflux.config": "tf.config",
     "tensorflux.debugging": "tf.debugging",

@@ -115,6 +115,15 @@ substr to_hash_bucket to_hash_bucket_fast to_hash_bucket_strong to_number unicod
 unicode_decode_with_offsets unicode_encode unicode_script unicode_split unicode_split_with_offsets
 unicode_transcode unsorted_segment_join upper
 """.split()),
+    "tf.io": frozenset("""
+FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature TFRecordOptions TFRecordWriter
+VarLenFeature decode_and_crop_jpeg decode_base64 decode_bmp decode_compressed decode_csv decode_gif
+decode_image decode_jpeg decode_json_example decode_jxl decode_png decode_proto decode_raw decode_webp
+deserialize_many_sparse encode_base64 encode_jpeg encode_png encode_proto extract_jpeg_shape is_jpeg
+match_filenames_once matching_files parse_example parse_sequence_example parse_single_example
+parse_single_sequence_example parse_tensor read_file serialize_many_sparse serialize_sparse serialize_tensor
+write_file write_graph
+""".split()),
     "tf.nest": frozenset("""
 assert_same_structure flatten is_nested map_structure pack_sequence_as
 """.split()),
