@@ -125,6 +125,31 @@ def sanitize(session: nox.Session) -> None:
 
 
 @nox.session
+def probability(session: nox.Session) -> None:
+    """Installs core and tensorflux-probability (pure Python, hatchling) into this session's fresh
+    venv as a user would, `pip install <core> ./probability`, and runs the add-on's tests
+    (scipy.stats is their reference; TensorFlow Probability cross-checks skip where it is absent)."""
+    # Note [One release build]: the core wheel comes from the tests session's build dir when that
+    # session's venv exists (incremental), else from this session's own.
+    tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
+    if tests_python.exists():
+        python = str(tests_python)
+        build_dir = _build_dir(session).with_name(f"tests-{_build_dir(session).name.split('-', 1)[1]}")
+    else:
+        session.install(*BUILD_DEPS)
+        python, build_dir = "python", _build_dir(session)
+    wheels = ROOT / "core" / "build" / "wheels-probability"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run(python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels),
+                str(ROOT / "core"), f"-Cbuild-dir={build_dir}", external=python != "python")
+    core_wheel = next(wheels.glob("tensorflux-*.whl"))
+    session.install(str(core_wheel), str(ROOT / "probability"), "pytest>=8", "scipy")
+    with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "probability" / "tests"),
+                    *session.posargs)
+
+
+@nox.session
 def soak(session: nox.Session) -> None:
     """Minutes of eager ops, tx.function retraces, sessions and checkpoints; fails if RSS grows
     after warm-up (tools/soak.py; `-- --rounds N` shortens it). Not a default session."""

@@ -84,7 +84,7 @@ class StudentT(Distribution):
     """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``.
 
     >>> round(float(txp.distributions.StudentT(3.0, 0.0, 1.0).log_prob(0.0)), 5)
-    -0.99842
+    -1.00089
     """
 
     _params_event_ndims = {"df": 0, "loc": 0, "scale": 0}

@@ -23,7 +23,7 @@ class Gamma(Distribution):
     """Gamma(concentration, rate): density rate**c x**(c-1) exp(-rate x) / Gamma(c) on x > 0.
 
     >>> round(float(txp.distributions.Gamma(2.0, 3.0).log_prob(1.0)), 5)
-    -0.80279
+    -0.80278
     """
 
     _params_event_ndims = {"concentration": 0, "rate": 0}

@@ -111,6 +111,13 @@ class HalfNormal(Distribution):
         c = tx.math.erf(x / (self._p("scale") * math.sqrt(2.0)))
         return tx.maximum(c, tx.zeros_like(c))
 
+    def _survival_function(self, x):
+        s = tx.math.erfc(x / (self._p("scale") * math.sqrt(2.0)))
+        return tx.minimum(s, tx.ones_like(s))
+
+    def _log_survival_function(self, x):
+        return tx.math.log(self._survival_function(x))
+
     def _quantile(self, p):
         return tx.math.erfinv(p) * self._p("scale") * math.sqrt(2.0)
 

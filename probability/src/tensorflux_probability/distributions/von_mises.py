@@ -23,7 +23,7 @@ class VonMises(Distribution):
     """VonMises(loc, concentration): density exp(k cos(x - loc)) / (2 pi I0(k)).
 
     >>> round(float(txp.distributions.VonMises(0.0, 1.0).log_prob(0.0)), 5)
-    -1.07622
+    -1.07379
     """
 
     _params_event_ndims = {"loc": 0, "concentration": 0}

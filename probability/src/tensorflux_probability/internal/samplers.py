@@ -22,7 +22,7 @@ def sanitize_seed(seed, salt=None):
     """A shape-[2] int32 seed tensor from None, an int, or a shape-[2] integer value (Note [Seeds]);
     ``salt`` (a string) derives a distinct stream for a distinct purpose."""
     if seed is None:
-        seed = tx.random.uniform([2], minval=-_INT32_MAX, maxval=_INT32_MAX, dtype=tx.int32)
+        seed = fresh_seed()
     elif isinstance(seed, (numbers.Integral, np.integer)):
         seed = tx.constant([int(seed) % (2**31), int(seed) // (2**31) % (2**31)], dtype=tx.int32)
     else:
@@ -37,6 +37,12 @@ def sanitize_seed(seed, salt=None):
     if salt is not None:
         seed = tx.random.experimental.stateless_fold_in(seed, _salt_value(salt))
     return seed
+
+
+def fresh_seed(op_seed=None):
+    """A new shape-[2] stateless seed from tx's stateful generator at every run (also each run of
+    a traced function); ``op_seed`` makes the sequence reproducible, as an op-level seed does."""
+    return tx.random.uniform([2], minval=-_INT32_MAX, maxval=_INT32_MAX, dtype=tx.int32, seed=op_seed)
 
 
 def _salt_value(salt):

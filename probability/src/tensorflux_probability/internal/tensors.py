@@ -59,6 +59,8 @@ def value(param):
     """The tensor a parameter stands for now (a Variable or DeferredTensor read; None stays None)."""
     if param is None:
         return None
+    if hasattr(param, "_txp_deferred"):
+        return param._value()
     if is_variable_like(param):
         return tx.convert_to_tensor(param)
     return param
