@@ -11,6 +11,7 @@ from tensorflux_probability.distributions.counts import Binomial, NegativeBinomi
 from tensorflux_probability.distributions.gamma import Chi2, Exponential, Gamma, InverseGamma
 from tensorflux_probability.distributions.independent import Independent, Sample
 from tensorflux_probability.distributions.joint import JointDistributionNamed, JointDistributionSequential
+from tensorflux_probability.distributions.matrix_dists import CholeskyLKJ, LKJCholesky, WishartTriL
 from tensorflux_probability.distributions.location_scale import Cauchy, Gumbel, HalfCauchy, Laplace, Logistic, LogNormal
 from tensorflux_probability.distributions.mixture import Mixture, MixtureSameFamily
 from tensorflux_probability.distributions.multinomial import Dirichlet, Multinomial
@@ -23,11 +24,11 @@ from tensorflux_probability.distributions.von_mises import VonMises
 from tensorflux_probability.distributions.kullback_leibler import RegisterKL, kl_divergence
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "CholeskyLKJ", "Dirichlet", "Distribution",
     "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-    "Independent", "InverseGamma", "JointDistributionNamed", "JointDistributionSequential", "Laplace", "LogNormal",
+    "Independent", "InverseGamma", "LKJCholesky", "JointDistributionNamed", "JointDistributionSequential", "Laplace", "LogNormal",
     "Logistic", "Mixture", "MixtureSameFamily", "Multinomial", "MultivariateNormalDiag", "MultivariateNormalTriL",
     "NOT_REPARAMETERIZED", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
     "RegisterKL", "RelaxedOneHotCategorical", "ReparameterizationType", "Sample", "StudentT",
-    "TransformedDistribution", "TruncatedNormal", "Uniform", "VonMises", "Weibull", "kl_divergence",
+    "TransformedDistribution", "TruncatedNormal", "Uniform", "VonMises", "Weibull", "WishartTriL", "kl_divergence",
 ]
