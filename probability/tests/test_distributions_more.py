@@ -169,7 +169,7 @@ def test_validate_args_checks_variables_at_each_use():
 
 def test_parameters_that_do_not_broadcast_are_a_clear_error():
     with pytest.raises(ValueError, match="do not broadcast"):
-        tfd.Normal(c([0.0, 1.0]), c([1.0, 2.0, 3.0])).batch_shape
+        _ = tfd.Normal(c([0.0, 1.0]), c([1.0, 2.0, 3.0])).batch_shape
     with pytest.raises(TypeError, match="share one dtype"):
         tfd.Normal(tx.constant(0.0), tx.constant(1.0, tx.float64))
 

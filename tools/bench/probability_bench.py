@@ -138,16 +138,19 @@ def bench_logprob():
         print("TFP: %s" % why)
     rows = []
     for name, fn in ours.items():
-        ref = np.asarray(fn(inputs[name]).numpy())
-        t_ours = median_seconds(lambda: fn(inputs[name]).numpy(), repeats=7)
+        arg = inputs[name]
+        ref = np.asarray(fn(arg).numpy())
+        t_ours = median_seconds(lambda fn=fn, arg=arg: fn(arg).numpy(), repeats=7)
         others = {}
         if theirs_torch is not None:
-            np.testing.assert_allclose(theirs_torch[name](tx_in[name]).numpy(), ref, rtol=2e-4, atol=2e-4)
-            others["torch.distributions"] = median_seconds(lambda: theirs_torch[name](tx_in[name]).numpy(), repeats=7)
+            t_fn, t_arg = theirs_torch[name], tx_in[name]
+            np.testing.assert_allclose(t_fn(t_arg).numpy(), ref, rtol=2e-4, atol=2e-4)
+            others["torch.distributions"] = median_seconds(lambda f=t_fn, a=t_arg: f(a).numpy(), repeats=7)
         else:
             others["torch.distributions"] = None
         if tfp is not None:
-            others["tfp"] = median_seconds(lambda: theirs_tfp[name](tf_in[name]).numpy(), repeats=7)
+            f_fn, f_arg = theirs_tfp[name], tf_in[name]
+            others["tfp"] = median_seconds(lambda f=f_fn, a=f_arg: f(a).numpy(), repeats=7)
         else:
             others["tfp"] = None
         rows.append(report("log_prob of %d samples: %s" % (N_LOGPROB, name), "ms", 1e3, t_ours, others))

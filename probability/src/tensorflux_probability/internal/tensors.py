@@ -13,6 +13,8 @@ _FLOAT_KINDS = "f"
 def dtype_of(value):
     """The tx dtype ``value`` carries (a tensor's, a Variable's, a NumPy array's), or None for a
     Python number or list, whose dtype follows the other parameters."""
+    if isinstance(value, np.generic):  # NumPy scalars carry their dtype, as in TensorFlow
+        return tx.as_dtype(value.dtype)
     if value is None or isinstance(value, (numbers.Number, list, tuple)):
         return None
     dt = getattr(value, "dtype", None)

@@ -9,15 +9,12 @@ output spec is that of ``convert_to_tensor_fn(distribution)`` (a sample by defau
 tensor-coercible distributions.
 """
 
-import math
-
 import numpy as np
 
 import tensorflux as tx
 
 from tensorflux_probability import distributions as tfd
 from tensorflux_probability.bijectors.matrix import FillScaleTriL
-from tensorflux_probability.internal import samplers
 
 
 def _sample(d):

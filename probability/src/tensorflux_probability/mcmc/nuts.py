@@ -94,7 +94,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
             step = expand(tx.cast(d, dt), xs) * r.step_size
             ck = tx.zeros(tx.concat([[levels], tx.shape(xs)], 0), dt)
 
-            def body(k, x, p, g, lp, cx, clp, cg, logw, psum, ck_p, ck_sum, live, valid, acc, n, seed):
+            def body(k, x, p, g, lp, cx, clp, cg, logw, psum, ck_p, ck_sum, live, valid, acc, n, dvg, seed):
                 seed, pick_seed = samplers.split_seed(seed, 2)
                 p1 = p + 0.5 * step * g
                 x1 = x + step * m * p1
@@ -129,7 +129,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
                         tx.logical_and(live, tx.logical_not(tx.logical_or(uturn, divergent))),
                         tx.logical_and(valid, tx.logical_not(tx.logical_and(upd, tx.logical_or(uturn, divergent)))),
                         acc + tx.where(upd, tx.exp(tx.minimum(-delta, zero_b)), zero_b),
-                        n + tx.cast(upd, tx.int32), seed)
+                        n + tx.cast(upd, tx.int32), tx.logical_or(dvg, tx.logical_and(upd, divergent)), seed)
 
             def cond(k, *rest):
                 live = rest[11]
@@ -138,7 +138,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
             neg_inf = tx.fill(batch, tx.constant(-np.inf, dt))
             out = tx.while_loop(cond, body, [tx.constant(0), xs, ps, gs, lps, xs, lps, gs, neg_inf, tx.zeros_like(xs),
                                              ck, ck, active, tx.ones(batch, tx.bool), zero_b,
-                                             tx.zeros(batch, tx.int32), seed])
+                                             tx.zeros(batch, tx.int32), tx.zeros(batch, tx.bool), seed])
             return out[1:]
 
         def tree_body(depth, xl, pl, gl, lpl, xr, pr, gr, lpr, cx, clp, cg, logw, psum, active, acc, n, div, seed):
@@ -148,7 +148,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
             fb = expand(fwd, xl)
             xs, ps, gs, lps = (tx.where(fb, xr, xl), tx.where(fb, pr, pl), tx.where(fb, gr, gl),
                                tx.where(fwd, lpr, lpl))
-            (x, p, g, lp, sx, slp, sg, slogw, spsum, _, _, _, valid, sacc, sn, _) = leaf_loop(
+            (x, p, g, lp, sx, slp, sg, slogw, spsum, _, _, _, valid, sacc, sn, sdiv, _) = leaf_loop(
                 depth, d, xs, ps, gs, lps, active, leaf_seed)
             merge = tx.logical_and(active, valid)
             u = samplers.uniform_open(batch, merge_seed, dt)
@@ -164,7 +164,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
                     tx.where(tb, sx, cx), tx.where(take, slp, clp), tx.where(tb, sg, cg),
                     tx.where(merge, _log_add(logw, slogw), logw), psum,
                     tx.logical_and(merge, tx.logical_not(turned)), acc + sacc, n + sn,
-                    tx.logical_or(div, tx.logical_and(active, tx.logical_not(valid))), seed)
+                    tx.logical_or(div, sdiv), seed)
 
         def tree_cond(depth, *rest):
             return tx.logical_and(depth < self.max_tree_depth, tx.reduce_any(rest[13]))
