@@ -324,8 +324,8 @@ class Distribution(tx.Module):
     @staticmethod
     def _in_support(lp, condition, fill=-np.inf):
         """``lp`` where ``condition`` holds, ``fill`` (-inf: a value outside the support) elsewhere."""
-        condition = condition if condition.shape == lp.shape else tx.broadcast_to(condition, tx.shape(lp))
-        return tx.where(condition, lp, tx.fill(tx.shape(lp), tx.constant(fill, lp.dtype)))
+        out = tx.where(condition, lp, tx.constant(fill, lp.dtype))  # broadcasts the scalar: no filled buffer
+        return out if out.shape == lp.shape or lp.shape.rank is None else tx.broadcast_to(out, tx.shape(lp))
 
     def _nan_if(self, condition, value):
         """``value`` with NaN where ``condition`` holds, unless ``allow_nan_stats`` is False (then an
