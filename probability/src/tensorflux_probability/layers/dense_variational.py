@@ -51,6 +51,9 @@ class _PointMass:
         return tx.convert_to_tensor(self.value)
 
 
+_DEFAULT = object()  # the default posterior factories (None disables the bias, as in TFP)
+
+
 def _kl(q, p, _):
     return tfd.kl_divergence(q, p)
 
@@ -59,15 +62,18 @@ class _VariationalLayer(tx.keras.layers.Layer):
     """Shared machinery: posteriors and priors for the kernel and bias, their KL losses."""
 
     def __init__(self, units_or_filters, activation=None, activity_regularizer=None, trainable=True,
-                 kernel_posterior_fn=None, kernel_prior_fn=default_multivariate_normal_fn, kernel_divergence_fn=_kl,
-                 bias_posterior_fn=None, bias_prior_fn=None, bias_divergence_fn=_kl, seed=None, **kwargs):
+                 kernel_posterior_fn=_DEFAULT, kernel_prior_fn=default_multivariate_normal_fn, kernel_divergence_fn=_kl,
+                 bias_posterior_fn=_DEFAULT, bias_prior_fn=None, bias_divergence_fn=_kl, seed=None, **kwargs):
         super().__init__(trainable=trainable, **kwargs)
         self.units = int(units_or_filters)
         self.activation = tx.keras.activations.get(activation)
-        self.kernel_posterior_fn = kernel_posterior_fn or default_mean_field_normal_fn()
+        self.kernel_posterior_fn = (default_mean_field_normal_fn() if kernel_posterior_fn is _DEFAULT
+                                    else kernel_posterior_fn)
         self.kernel_prior_fn = kernel_prior_fn
         self.kernel_divergence_fn = kernel_divergence_fn
-        self.bias_posterior_fn = bias_posterior_fn or default_mean_field_normal_fn(is_singular=True)
+        # TFP's defaults: a point-mass bias; bias_posterior_fn=None means no bias.
+        self.bias_posterior_fn = (default_mean_field_normal_fn(is_singular=True) if bias_posterior_fn is _DEFAULT
+                                  else bias_posterior_fn)
         self.bias_prior_fn = bias_prior_fn
         self.bias_divergence_fn = bias_divergence_fn
         self._seed = seed

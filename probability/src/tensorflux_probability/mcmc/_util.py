@@ -56,8 +56,8 @@ def value_and_gradient(target_log_prob_fn, layout, x):
         grad = tx.zeros_like(x)
     lp = tx.broadcast_to(lp, layout.batch_shape) if lp.shape.as_list() != layout.batch_shape else lp
     bad = tx.logical_not(tx.math.is_finite(lp))
-    lp = tx.where(tx.math.is_nan(lp), tx.fill(tx.shape(lp), tx.constant(-np.inf, lp.dtype)), lp)
-    grad = tx.where(tx.broadcast_to(tx.expand_dims(bad, -1), tx.shape(grad)), tx.zeros_like(grad), grad)
+    lp = tx.where(tx.math.is_nan(lp), tx.constant(-np.inf, lp.dtype), lp)
+    grad = tx.where(tx.expand_dims(bad, -1), tx.constant(0.0, grad.dtype), grad)
     return lp, grad
 
 
@@ -72,8 +72,16 @@ def batch_ndims_of(target_log_prob_fn, parts):
 
 def safe_log_accept(log_ratio):
     """``log_ratio`` with NaN (a diverged proposal) replaced by -inf, so it is rejected."""
-    return tx.where(tx.math.is_nan(log_ratio), tx.fill(tx.shape(log_ratio), tx.constant(-np.inf, log_ratio.dtype)),
-                    log_ratio)
+    return tx.where(tx.math.is_nan(log_ratio), tx.constant(-np.inf, log_ratio.dtype), log_ratio)
+
+
+def shape_of(x):
+    """``x``'s shape as a list when static (so ops built from it keep static shapes in loops), else
+    a tensor."""
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is not None and all(d is not None for d in dims):
+        return dims
+    return tx.shape(x)
 
 
 def expand_right(v, like):

@@ -45,7 +45,7 @@ def leapfrog(grad_fn, x, p, g, step_size, inverse_mass, num_steps):
         lp, g = grad_fn(x)
         p = p + 0.5 * step_size * g
         return i + 1, x, p, g, lp
-    lp0 = tx.zeros(tx.shape(x)[:-1], x.dtype)
+    lp0 = tx.zeros(_util.shape_of(x)[:-1], x.dtype)
     _, x, p, g, lp = tx.while_loop(lambda i, *_: i < num_steps, body, [tx.constant(0), x, p, g, lp0])
     return x, p, lp, g
 
@@ -94,7 +94,7 @@ class HamiltonianMonteCarlo(TransitionKernel):
                     else layout.pack([tx.broadcast_to(tx.cast(m, x.dtype), layout.batch_shape + s)
                                       for m, s in zip(_util.as_parts(self.inverse_mass_diag)[0],
                                                       layout.event_shapes)])[(0,) * len(layout.batch_shape)])
-        return HamiltonianMonteCarloResults(lp, g, tx.zeros_like(lp), tx.ones(tx.shape(lp), tx.bool),
+        return HamiltonianMonteCarloResults(lp, g, tx.zeros_like(lp), tx.ones(_util.shape_of(lp), tx.bool),
                                             tx.cast(self.step_size, x.dtype), inv_mass)
 
     def one_step(self, current_state, previous_kernel_results, seed=None):
@@ -103,12 +103,12 @@ class HamiltonianMonteCarlo(TransitionKernel):
         r = previous_kernel_results
         x = layout.pack(parts)
         momentum_seed, accept_seed = samplers.split_seed(seed, 2, salt="hmc")
-        p = samplers.normal(tx.shape(x), momentum_seed, x.dtype) * tx.math.rsqrt(r.inverse_mass)
+        p = samplers.normal(_util.shape_of(x), momentum_seed, x.dtype) * tx.math.rsqrt(r.inverse_mass)
         x1, p1, lp1, g1 = leapfrog(self._grad_fn(layout), x, p, r.grads_target_log_prob, r.step_size,
                                    r.inverse_mass, self.num_leapfrog_steps)
         log_ratio = (lp1 - _kinetic(p1, r.inverse_mass)) - (r.target_log_prob - _kinetic(p, r.inverse_mass))
         log_ratio = _util.safe_log_accept(log_ratio)
-        u = samplers.uniform_open(tx.shape(log_ratio), accept_seed, x.dtype)
+        u = samplers.uniform_open(_util.shape_of(log_ratio), accept_seed, x.dtype)
         accept = tx.math.log(u) < log_ratio
         acc_x = _util.expand_right(accept, x)
         new_x = tx.where(acc_x, x1, x)
@@ -135,7 +135,7 @@ class RandomWalkMetropolis(TransitionKernel):
     def bootstrap_results(self, init_state):
         parts, _ = _util.as_parts(init_state)
         lp = _safe_lp(self.target_log_prob_fn(*parts))
-        return RandomWalkMetropolisResults(lp, tx.zeros_like(lp), tx.ones(tx.shape(lp), tx.bool))
+        return RandomWalkMetropolisResults(lp, tx.zeros_like(lp), tx.ones(_util.shape_of(lp), tx.bool))
 
     def one_step(self, current_state, previous_kernel_results, seed=None):
         parts, is_list = _util.as_parts(current_state)
@@ -143,7 +143,7 @@ class RandomWalkMetropolis(TransitionKernel):
         proposed = list(self.new_state_fn(parts, proposal_seed))
         lp1 = _safe_lp(self.target_log_prob_fn(*proposed))
         log_ratio = _util.safe_log_accept(lp1 - previous_kernel_results.target_log_prob)
-        u = samplers.uniform_open(tx.shape(log_ratio), accept_seed, lp1.dtype)
+        u = samplers.uniform_open(_util.shape_of(log_ratio), accept_seed, lp1.dtype)
         accept = tx.math.log(u) < log_ratio
         new = [tx.where(_util.expand_right(accept, a), a, b) for a, b in zip(proposed, parts)]
         results = RandomWalkMetropolisResults(tx.where(accept, lp1, previous_kernel_results.target_log_prob),
@@ -153,7 +153,7 @@ class RandomWalkMetropolis(TransitionKernel):
 
 def _safe_lp(lp):
     lp = tx.convert_to_tensor(lp)
-    return tx.where(tx.math.is_nan(lp), tx.fill(tx.shape(lp), tx.constant(-np.inf, lp.dtype)), lp)
+    return tx.where(tx.math.is_nan(lp), tx.constant(-np.inf, lp.dtype), lp)
 
 
 def random_walk_normal_fn(scale=1.0):
@@ -161,7 +161,7 @@ def random_walk_normal_fn(scale=1.0):
     def fn(parts, seed):
         scales = scale if isinstance(scale, (list, tuple)) else [scale] * len(parts)
         seeds = samplers.split_seed(seed, len(parts)) if len(parts) > 1 else [seed]
-        return [p + tx.cast(s, p.dtype) * samplers.normal(tx.shape(p), sd, p.dtype)
+        return [p + tx.cast(s, p.dtype) * samplers.normal(_util.shape_of(p), sd, p.dtype)
                 for p, s, sd in zip(parts, scales, seeds)]
     return fn
 
@@ -171,6 +171,6 @@ def random_walk_uniform_fn(scale=1.0):
     def fn(parts, seed):
         scales = scale if isinstance(scale, (list, tuple)) else [scale] * len(parts)
         seeds = samplers.split_seed(seed, len(parts)) if len(parts) > 1 else [seed]
-        return [p + samplers.uniform(tx.shape(p), sd, p.dtype, -1.0, 1.0) * tx.cast(s, p.dtype)
+        return [p + samplers.uniform(_util.shape_of(p), sd, p.dtype, -1.0, 1.0) * tx.cast(s, p.dtype)
                 for p, s, sd in zip(parts, scales, seeds)]
     return fn

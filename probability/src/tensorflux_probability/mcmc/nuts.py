@@ -34,6 +34,10 @@ NUTSResults = collections.namedtuple(
 _MAX_ENERGY_ERROR = 1000.0
 
 
+def _concat(a, b):
+    return a + b if isinstance(a, list) and isinstance(b, list) else tx.concat([a, b], 0)
+
+
 def _dot(a, b):
     return tx.reduce_sum(a * b, axis=-1)
 
@@ -63,8 +67,8 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
 
     def bootstrap_results(self, init_state):
         r = super().bootstrap_results(init_state)
-        zeros = tx.zeros(tx.shape(r.target_log_prob), tx.int32)
-        return NUTSResults(*r, zeros, zeros, tx.zeros(tx.shape(r.target_log_prob), tx.bool))
+        zeros = tx.zeros(_util.shape_of(r.target_log_prob), tx.int32)
+        return NUTSResults(*r, zeros, zeros, tx.zeros(_util.shape_of(r.target_log_prob), tx.bool))
 
     def one_step(self, current_state, previous_kernel_results, seed=None):
         """One NUTS transition: (next state, its results)."""
@@ -75,10 +79,10 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
         m = r.inverse_mass
         seed = samplers.sanitize_seed(seed, salt="nuts")
         seed, momentum_seed = samplers.split_seed(seed, 2)
-        p0 = samplers.normal(tx.shape(x0), momentum_seed, x0.dtype) * tx.math.rsqrt(m)
+        p0 = samplers.normal(_util.shape_of(x0), momentum_seed, x0.dtype) * tx.math.rsqrt(m)
         h0 = -r.target_log_prob + _kinetic(p0, m)
         lp0, g0 = r.target_log_prob, r.grads_target_log_prob
-        batch = tx.shape(lp0)
+        batch = _util.shape_of(lp0)
         dt = x0.dtype
         zero_b = tx.zeros(batch, dt)
         levels = self.max_tree_depth
@@ -92,7 +96,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
             chain); returns its last leaf, candidate, log weight, momentum sum, validity, acceptance."""
             n_leaves = tx.gather(pow2, depth)
             step = expand(tx.cast(d, dt), xs) * r.step_size
-            ck = tx.zeros(tx.concat([[levels], tx.shape(xs)], 0), dt)
+            ck = tx.zeros(_concat([levels], _util.shape_of(xs)), dt)
 
             def body(k, x, p, g, lp, cx, clp, cg, logw, psum, ck_p, ck_sum, live, valid, acc, n, dvg, seed):
                 seed, pick_seed = samplers.split_seed(seed, 2)
@@ -101,7 +105,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
                 lp1, g1 = grad_fn(x1)
                 p1 = p1 + 0.5 * step * g1
                 delta = -lp1 + _kinetic(p1, m) - h0
-                delta = tx.where(tx.math.is_nan(delta), tx.fill(batch, tx.constant(np.inf, dt)), delta)
+                delta = tx.where(tx.math.is_nan(delta), tx.constant(np.inf, dt), delta)
                 divergent = delta > _MAX_ENERGY_ERROR
                 logw1 = _log_add(logw, -delta)
                 u = samplers.uniform_open(batch, pick_seed, dt)
@@ -109,8 +113,8 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
                 psum1 = psum + p1
                 store = tx.equal(tx.math.floormod(k, pow2), 0)
                 store_b = tx.reshape(store, [levels] + [1] * (ck_p.shape.rank - 1))
-                ck_p1 = tx.where(store_b, tx.broadcast_to(p1, tx.shape(ck_p)), ck_p)
-                ck_sum1 = tx.where(store_b, tx.broadcast_to(psum, tx.shape(ck_sum)), ck_sum)
+                ck_p1 = tx.where(store_b, p1, ck_p)
+                ck_sum1 = tx.where(store_b, psum, ck_sum)
                 check = tx.logical_and(tx.equal(tx.math.floormod(k + 1, pow2), 0),
                                        tx.logical_and(pow2 > 1, pow2 <= n_leaves))
                 rho = psum1 - ck_sum1
@@ -119,7 +123,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
                 uturn = tx.reduce_any(tx.logical_and(check_b, turned), axis=0)
                 upd = live
                 ub = expand(upd, x)
-                ub_ck = tx.broadcast_to(tx.expand_dims(ub, 0), tx.shape(ck_p))
+                ub_ck = tx.expand_dims(ub, 0)
                 take = tx.logical_and(upd, take)
                 tb = expand(take, x)
                 return (k + 1, tx.where(ub, x1, x), tx.where(ub, p1, p), tx.where(ub, g1, g), tx.where(upd, lp1, lp),
@@ -143,7 +147,7 @@ class NoUTurnSampler(HamiltonianMonteCarlo):
 
         def tree_body(depth, xl, pl, gl, lpl, xr, pr, gr, lpr, cx, clp, cg, logw, psum, active, acc, n, div, seed):
             seed, dir_seed, leaf_seed, merge_seed = samplers.split_seed(seed, 4)
-            d = tx.where(samplers.uniform(batch, dir_seed, dt) < 0.5, tx.fill(batch, -1.0), tx.fill(batch, 1.0))
+            d = tx.where(samplers.uniform(batch, dir_seed, dt) < 0.5, tx.constant(-1.0, dt), tx.constant(1.0, dt))
             fwd = d > 0
             fb = expand(fwd, xl)
             xs, ps, gs, lps = (tx.where(fb, xr, xl), tx.where(fb, pr, pl), tx.where(fb, gr, gl),

@@ -95,7 +95,7 @@ def sample_chain(num_results, current_state, kernel, previous_kernel_results=Non
     >>> k = txp.mcmc.RandomWalkMetropolis(txp.distributions.Normal(0.0, 1.0).log_prob)
     >>> out = txp.mcmc.sample_chain(50, tx.zeros([3]), k, trace_fn=lambda _, r: r.is_accepted, seed=2)
     >>> out.all_states.shape, out.trace.dtype
-    (TensorShape([50, 3]), tf.bool)
+    (TensorShape([50, 3]), tx.bool)
     """
     num_results = int(num_results)
     if num_results < 1:
