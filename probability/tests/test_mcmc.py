@@ -61,7 +61,7 @@ def test_hmc_with_dual_averaging_recovers_conjugate_posterior(rng):
     log_joint, mean, cov = conjugate_model(rng)
     hmc = mcmc.HamiltonianMonteCarlo(log_joint, step_size=1.0, num_leapfrog_steps=5)
     kernel = mcmc.DualAveragingStepSizeAdaptation(hmc, num_adaptation_steps=200, target_accept_prob=0.75)
-    out = mcmc.sample_chain(600, tx.zeros([4, 2], tx.float64), kernel, num_burnin_steps=250, seed=3,
+    out = mcmc.sample_chain(1500, tx.zeros([4, 2], tx.float64), kernel, num_burnin_steps=250, seed=3,
                             trace_fn=lambda _, r: r.inner_results.is_accepted)
     accept = value(out.trace).mean()
     assert 0.55 < accept < 0.95, accept

@@ -114,3 +114,13 @@ def test_kl_divergence_add_loss():
     q = tfd.Normal(tx.constant([1.0, 0.0]), 1.0)
     assert layer(q) is q
     np.testing.assert_allclose(float(layer.losses[0]), 2.0 * 0.25)
+
+
+def test_distribution_layer_as_the_output_of_a_sequential_model():
+    """With a distribution layer last, the functional build sees its sample's shape and calling
+    the model on data returns the distribution (Note [Distribution outputs])."""
+    model = tx.keras.Sequential([tx.keras.Input(shape=(3,)), tx.keras.layers.Dense(2),
+                                 txp.layers.IndependentNormal([1])])
+    d = model(np.ones((4, 3), "float32"))
+    assert isinstance(d, tfd.Independent) and d.event_shape == tx.TensorShape([1])
+    assert value(d.log_prob(tx.zeros([4, 1]))).shape == (4,)
