@@ -150,8 +150,8 @@ class UpSampling1D(_UpSampling):
 
 @serialization.register("layers")
 class UpSampling2D(_UpSampling):
-    """Repeats rows and columns ``size`` times (``interpolation="nearest"``; "bilinear" needs the
-    ResizeBilinear op, not here yet).
+    """Repeats rows and columns ``size`` times (``interpolation="nearest"``), or resizes the
+    images by ``size`` with another of Resizing's interpolations ("bilinear", ...), as Keras does.
 
     >>> tx.keras.layers.UpSampling2D(2)(tx.ones([1, 2, 3, 1])).shape
     TensorShape([1, 4, 6, 1])
@@ -160,10 +160,20 @@ class UpSampling2D(_UpSampling):
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(size=size, data_format=data_format, **kwargs)
-        if interpolation != "nearest":
-            raise NotImplementedError("UpSampling2D(interpolation=%r) needs tx.image resize ops, which tx.keras does "
-                                      "not have yet; only 'nearest' is supported" % (interpolation,))
+        from tensorflux._src.keras.layers.image_preprocessing import INTERPOLATIONS
+        if interpolation not in INTERPOLATIONS:
+            raise ValueError("Invalid value for argument `interpolation`. Expected of one %s. Received: "
+                             "interpolation=%s" % (INTERPOLATIONS, interpolation))
         self.interpolation = interpolation
+
+    def call(self, inputs):
+        if self.interpolation == "nearest":
+            return super().call(inputs)
+        from tensorflux._src.image_resize import resize
+        x, inverse = _to_last(inputs, self.data_format)
+        shape = gen_ops.shape(x)
+        size = gen_ops.pack([shape[1] * self.size[0], shape[2] * self.size[1]])
+        return _back(resize(x, size, method=self.interpolation), inverse)
 
     def get_config(self):
         return dict(super().get_config(), interpolation=self.interpolation)
