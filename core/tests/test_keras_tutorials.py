@@ -220,6 +220,16 @@ def _movie_reviews(n, rng):
     return np.array(texts), labels.astype("float32")
 
 
+class _Batches:
+    """A re-iterable dataset of (texts, labels) batches, as the tutorial's tf.data pipeline."""
+
+    def __init__(self, texts, labels, batch_size):
+        self.batches = [(texts[i:i + batch_size], labels[i:i + batch_size]) for i in range(0, len(texts), batch_size)]
+
+    def __iter__(self):
+        return iter(self.batches)
+
+
 def test_text_classification_rnn_from_raw_strings(tmp_path):
     from tensorflux import keras
 
@@ -227,10 +237,8 @@ def test_text_classification_rnn_from_raw_strings(tmp_path):
     BATCH_SIZE = 32  # noqa: N806 (the tutorial's names)
     train_texts, train_labels = _movie_reviews(512, rng)
     test_texts, test_labels = _movie_reviews(128, rng)
-    train_dataset = [(train_texts[i:i + BATCH_SIZE], train_labels[i:i + BATCH_SIZE])
-                     for i in range(0, len(train_texts), BATCH_SIZE)]
-    test_dataset = [(test_texts[i:i + BATCH_SIZE], test_labels[i:i + BATCH_SIZE])
-                    for i in range(0, len(test_texts), BATCH_SIZE)]
+    train_dataset = _Batches(train_texts, train_labels, BATCH_SIZE)  # the tutorial's tf.data datasets
+    test_dataset = _Batches(test_texts, test_labels, BATCH_SIZE)
 
     # --- tutorial code (tensorflow.org/text/tutorials/text_classification_rnn), tf.keras -> keras ---
     VOCAB_SIZE = 1000  # noqa: N806
