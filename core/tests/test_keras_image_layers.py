@@ -77,7 +77,7 @@ def test_upsampling2d_bilinear_trains_and_errors():
     inputs = tx.keras.Input((4, 4, 1))
     h = L.UpSampling2D(interpolation="bilinear")(L.Conv2D(2, 3, padding="same")(inputs))
     model = tx.keras.Model(inputs, L.GlobalAveragePooling2D()(h))
-    assert model.layers[2].output.shape == (None, 8, 8, 2)
+    assert h.shape == (None, 8, 8, 2)
     model.compile(optimizer="sgd", loss="mse")
     x = rng.random((16, 4, 4, 1)).astype(np.float32)
     losses = model.fit(x, x.mean(axis=(1, 2)).repeat(2, axis=1), epochs=3, verbose=0).history["loss"]

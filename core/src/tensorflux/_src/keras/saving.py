@@ -35,6 +35,12 @@ def safe_mode():
     return getattr(_state, "safe_mode", True)
 
 
+def loading_in_safe_mode():
+    """Whether a ``load_model`` with ``safe_mode=True`` is running (files outside the archive,
+    such as a lookup's vocabulary path, are refused then, as in Keras)."""
+    return getattr(_state, "loading", False) and safe_mode()
+
+
 # ---------------------------------------------------------------------------- configs
 def model_config(model, with_compile=True):
     from tensorflux._src.keras.functional import serialize_layer
@@ -244,6 +250,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     config, weights, assets = _read_archive(filepath)
     previous = safe_mode_flag = getattr(_state, "safe_mode", True)
     _state.safe_mode = bool(safe_mode) and safe_mode_flag
+    loading, _state.loading = getattr(_state, "loading", False), True
     try:
         with serialization.custom_object_scope(custom_objects):
             model = deserialize_layer(config, custom_objects)
@@ -254,7 +261,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
                 _compile_from_config(model, compile_cfg, custom_objects)
                 _restore_optimizer(model, weights)
     finally:
-        _state.safe_mode = previous
+        _state.safe_mode, _state.loading = previous, loading
     return model
 
 

@@ -2,6 +2,7 @@
 ``crop_to_aspect_ratio`` / ``pad_to_aspect_ratio``), over ``tx.image.resize``."""
 
 from tensorflux._src import array_ops, math_ops
+from tensorflux._src import context as _context
 from tensorflux._src.constant_op import constant
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.image_resize import resize
@@ -47,6 +48,7 @@ def resize_images(images, size, interpolation="bilinear", antialias=False, crop_
                          "Received input with shape: images.shape=%s" % (tuple(images.shape.as_list()),))
     if data_format == "channels_first":
         images = gen_ops.transpose(images, [0, 2, 3, 1] if rank == 4 else [1, 2, 0])
+    static = images.shape.as_list()
     if crop_to_aspect_ratio:
         h0, w0, box_h, box_w = _aspect_box(images, size, crop=True)
         begin = array_ops.stack(([0] if rank == 4 else []) + [h0, w0, 0])
@@ -59,6 +61,8 @@ def resize_images(images, size, interpolation="bilinear", antialias=False, crop_
         paddings = array_ops.stack(rows + [array_ops.stack([h0, h0]), array_ops.stack([w0, w0]), zero])
         images = gen_ops.pad_v2(images, paddings, constant(fill_value, dtype=images.dtype))
     out = resize(images, list(size), method=interpolation, antialias=antialias)
+    if not _context.executing_eagerly():  # the crop or pad left height and width unknown, not channels
+        out.set_shape(static[:-3] + list(size) + static[-1:])
     if data_format == "channels_first":
         out = gen_ops.transpose(out, [0, 3, 1, 2] if rank == 4 else [2, 0, 1])
     return out

@@ -21,6 +21,7 @@ from tensorflux._src import math_ops, reduce_ops
 from tensorflux._src.array_ext import searchsorted
 from tensorflux._src.constant_op import constant
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.graph import control_dependencies
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.category_encoding import encode_ids, preprocessing_batches
 from tensorflux._src.keras.layers.core import base_config
@@ -52,6 +53,13 @@ def salt_pair(salt, owner):
         return [salt, salt]
     raise ValueError("The `salt` argument for `%s` can only be a tuple of 2 integers, or a single integer. "
                      "Received: salt=%r." % (owner, salt))
+
+
+def _shaped_like(out, x):
+    """``out`` with the static shape of ``x`` (graph tensors lose it through Reshape/Fill)."""
+    if not _context.executing_eagerly() and hasattr(out, "set_shape"):
+        out.set_shape(x.shape)
+    return out
 
 
 class IndexLookup(Layer):
@@ -121,8 +129,8 @@ class IndexLookup(Layer):
 
     def _read_vocabulary(self, vocabulary):
         if isinstance(vocabulary, str):
-            from tensorflux._src.keras.saving import safe_mode
-            if safe_mode():
+            from tensorflux._src.keras.saving import loading_in_safe_mode
+            if loading_in_safe_mode():
                 raise ValueError("Requested the loading of a vocabulary file outside of the model archive "
                                  "(%s); pass safe_mode=False to the loading function if you trust it." % vocabulary)
             with open(vocabulary, encoding="utf-8") as f:
@@ -247,11 +255,22 @@ class IndexLookup(Layer):
         self._record_vocabulary_size()
 
     # ------------------------------------------------------------------ call
+    def _missing_vocabulary(self):
+        """Control dependencies for a call without a vocabulary: none when there is one; eagerly a
+        ValueError; in a graph an Assert that fails if the graph runs before the vocabulary is set
+        (a functional model is built symbolically first, and a loaded one gets its vocabulary
+        after, as Keras's uninitialized table does)."""
+        if self._tokens is not None:
+            return []
+        message = ("%s '%s' has no vocabulary: pass `vocabulary=` or call `adapt()` first (Keras: 'Table not "
+                   "initialized')" % (type(self).__name__, self.name))
+        if _context.executing_eagerly():
+            raise ValueError(message)
+        from tensorflux._src.check_ops import Assert
+        return [Assert(constant(False), [message], name="missing_vocabulary")]
+
     def call(self, inputs):
-        if self._tokens is None:
-            raise ValueError("%s '%s' has no vocabulary: pass `vocabulary=` or call `adapt()` first (Keras: 'Table "
-                             "not initialized')" % (type(self).__name__, self.name))
-        self._called = True
+        self._called = self._tokens is not None
         x = inputs if self.invert or self.vocabulary_dtype == "string" else math_ops.cast(inputs, "int64")
         if x.shape.rank == 0:
             x = gen_ops.expand_dims(x, -1)
@@ -266,26 +285,33 @@ class IndexLookup(Layer):
         """The one_hot / multi_hot / count / tf_idf rows of looked-up ``ids`` (dense, or flat with
         their ``rows`` out of ``nrows`` for split text)."""
         depth = self.max_tokens if self.pad_to_max_tokens else self._frozen_vocab_size
+        if depth is None:
+            raise RuntimeError("When using `output_mode=%s` and `pad_to_max_tokens=False`, you must set the layer's "
+                               "vocabulary before calling it. Either pass a `vocabulary` argument to the layer, or "
+                               "call `adapt` with some sample data." % self.output_mode)
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
         out = encode_ids(ids, depth, mode, "int64", rows=rows, nrows=nrows)
         if self.output_mode == "tf_idf":
-            out = math_ops.cast(out, "float32") * constant(self._idf)
+            idf = self._idf if self._idf is not None else np.zeros([depth], np.float32)
+            out = math_ops.cast(out, "float32") * constant(idf)
         return out
 
     def lookup(self, x):
         """The index of each token of ``x`` (``invert``: the token of each index)."""
         if self.invert:
             return self._invert(x)
+        checks = self._missing_vocabulary()
         flat = gen_ops.reshape(x, [-1])
-        n = len(self._tokens)
-        order = np.argsort(self._keys, kind="stable")
-        sorted_keys = constant(self._keys[order] if n else np.zeros([1], np.int64))
+        tokens, keys_np = (self._tokens, self._keys) if self._tokens is not None else ([], np.zeros([0], np.int64))
+        n = len(tokens)
+        order = np.argsort(keys_np, kind="stable")
+        sorted_keys = constant(keys_np[order] if n else np.zeros([1], np.int64))
         keys = string_keys(flat) if self.vocabulary_dtype == "string" else flat
         pos = math_ops.cast(searchsorted(sorted_keys, keys, side="left"), "int64")
         pos = gen_ops.minimum(pos, constant(max(n - 1, 0), dtype="int64"))
         found = gen_ops.equal(gen_ops.gather_v2(sorted_keys, pos, 0), keys)
         if self.vocabulary_dtype == "string" and n:
-            words = constant(np.asarray(self._tokens, dtype=object)[order])
+            words = constant(np.asarray(tokens, dtype=object)[order])
             found = gen_ops.logical_and(found, gen_ops.equal(gen_ops.gather_v2(words, pos, 0), flat))
         if not n:
             found = gen_ops.logical_and(found, constant(False))
@@ -300,16 +326,16 @@ class IndexLookup(Layer):
         else:
             masked = None
         ids = self._oov(flat, ids, found, masked)
-        return gen_ops.reshape(ids, gen_ops.shape(x))
+        with control_dependencies(checks):
+            return _shaped_like(gen_ops.reshape(ids, gen_ops.shape(x)), x)
 
     def _oov(self, flat, ids, found, masked):
         miss = gen_ops.logical_not(found)
         if masked is not None:
             miss = gen_ops.logical_and(miss, gen_ops.logical_not(masked))
         if self.num_oov_indices == 0:
-            from tensorflux._src.check_ops import Assert
-            from tensorflux._src.graph import control_dependencies
             from tensorflux._src.boolean_mask import boolean_mask
+            from tensorflux._src.check_ops import Assert
             check = Assert(gen_ops.logical_not(reduce_ops.reduce_any(miss)),
                            ["When `num_oov_indices=0` all inputs should be in vocabulary, found OOV values",
                             boolean_mask(flat, miss), "consider setting `num_oov_indices=1`."], summarize=10)
@@ -325,6 +351,7 @@ class IndexLookup(Layer):
         return gen_ops.select_v2(miss, buckets, ids)
 
     def _invert(self, x):
+        checks = self._missing_vocabulary()
         ids = math_ops.cast(x, "int64")
         vocab = self.get_vocabulary()
         size = constant(len(vocab), dtype="int64")
@@ -333,7 +360,8 @@ class IndexLookup(Layer):
         table = constant(np.asarray(vocab, dtype=object if self.vocabulary_dtype == "string" else np.int64))
         tokens = gen_ops.gather_v2(table, safe, 0)
         oov = constant(self.oov_token, dtype=table.dtype)
-        return gen_ops.select_v2(valid, tokens, gen_ops.fill(gen_ops.shape(ids), oov))
+        with control_dependencies(checks):
+            return _shaped_like(gen_ops.select_v2(valid, tokens, gen_ops.fill(gen_ops.shape(ids), oov)), x)
 
     # ------------------------------------------------------------------ saving
     def get_config(self):

@@ -173,7 +173,12 @@ class UpSampling2D(_UpSampling):
         x, inverse = _to_last(inputs, self.data_format)
         shape = gen_ops.shape(x)
         size = gen_ops.pack([shape[1] * self.size[0], shape[2] * self.size[1]])
-        return _back(resize(x, size, method=self.interpolation), inverse)
+        out = resize(x, size, method=self.interpolation)
+        from tensorflux._src import context as _context
+        if not _context.executing_eagerly():  # a graph tensor: h * f, w * f when known
+            b, h, w, c = x.shape.as_list()
+            out.set_shape([b, None if h is None else h * self.size[0], None if w is None else w * self.size[1], c])
+        return _back(out, inverse)
 
     def get_config(self):
         return dict(super().get_config(), interpolation=self.interpolation)

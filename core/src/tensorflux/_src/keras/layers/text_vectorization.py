@@ -186,12 +186,10 @@ class TextVectorization(Layer):
                 pad = constant(length, dtype="int64") - _i64(gen_ops.shape(out))[-1]
                 last = gen_ops.reshape(array_ops.stack([constant(0, dtype="int64"), pad]), [1, 2])
                 zeros = [constant([[0, 0]] * (out.shape.rank - 1), dtype="int64")] if out.shape.rank > 1 else []
-                paddings = gen_ops.concat_v2(zeros + [last], 0)
+                paddings = gen_ops.concat_v2(zeros + [last], 0) if zeros else last
                 out = gen_ops.pad(out, paddings)
             return out
-        if lookup._tokens is None:
-            lookup.call(pieces.values)  # the error naming the missing vocabulary
-        lookup._called = True
+        lookup._called = lookup._tokens is not None
         ids = lookup.lookup(pieces.values)
         if self._output_mode != "int":
             return lookup.encode(ids, rows=pieces.rows, nrows=pieces.nrows)
