@@ -88,23 +88,28 @@ class Loss:
         return cls(**config)
 
 
-def _same_rank(y_true, y_pred):
-    """Keras's ``squeeze_or_expand_to_same_rank``: when the ranks differ by one and the longer
-    tensor ends in an axis of 1, a 1-D tensor gains that axis, otherwise the other loses it (so
-    labels [batch] meet predictions [batch, 1] instead of broadcasting to [batch, batch])."""
-    rt, rp = y_true.shape.rank, y_pred.shape.rank
-    if rt is None or rp is None or rt == rp:
-        return y_true, y_pred
-    if rt == rp + 1 and y_true.shape.as_list()[-1] == 1:
-        return (y_true, gen_ops.expand_dims(y_pred, -1)) if rp == 1 else (gen_ops.squeeze(y_true, [-1]), y_pred)
-    if rp == rt + 1 and y_pred.shape.as_list()[-1] == 1:
-        return (gen_ops.expand_dims(y_true, -1), y_pred) if rt == 1 else (y_true, gen_ops.squeeze(y_pred, [-1]))
-    return y_true, y_pred
-
-
 def _snake(name):
     from tensorflux._src.keras.naming import to_snake_case
     return to_snake_case(name)
+
+
+def match_ranks(a, b):
+    """``a`` and ``b`` with ranks made equal as Keras's loss and metric wrappers do: where one has
+    rank one more than the other and a last dimension of 1, a rank-1 other gains that axis, else the
+    extra axis is squeezed; any other pair is returned as it is (labels [N] against predictions
+    [N, 1] compare elementwise instead of broadcasting to [N, N])."""
+    from tensorflux._src import array_ops
+    ra, rb = a.shape.rank, b.shape.rank
+    if ra is None or rb is None or abs(ra - rb) != 1:
+        return a, b
+    swap = rb > ra
+    hi, lo = (b, a) if swap else (a, b)
+    if hi.shape[-1] == 1:
+        if lo.shape.rank == 1:
+            lo = array_ops.expand_dims(lo, -1)
+        else:
+            hi = array_ops.squeeze(hi, [-1])
+    return (lo, hi) if swap else (hi, lo)
 
 
 class LossFunctionWrapper(Loss):
@@ -116,7 +121,7 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
-        y_true, y_pred = _same_rank(convert_to_tensor(y_true), y_pred)
+        y_true, y_pred = match_ranks(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self):
