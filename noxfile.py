@@ -16,7 +16,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize", "go"]
+nox.options.sessions = ["tests", "sanitize", "go", "addons"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -60,6 +60,7 @@ def tests(session: nox.Session) -> None:
     session.install(*TEST_DEPS, *ORACLE_DEPS)
     build_dir = install_core(session)
     session.run("python", "ci/check_file_sizes.py")
+    session.run("python", "ci/check_addon_imports.py")
     session.run("python", "tools/gen_protos.py", "--check")
     session.run("python", "tools/gen_python_ops.py", "--check")
     session.run("python", "tools/gen_go_ops.py", "--check")
@@ -103,7 +104,8 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def sanitize(session: nox.Session) -> None:
-    """Builds the engine with ASan/UBSan; runs its C/C++ tests and the op conformance table under it."""
+    """Builds the engine with ASan/UBSan; runs its C/C++ tests, the op conformance table and the
+    plugin tests under it."""
     session.install(*BUILD_DEPS, "pytest>=8", "scipy")  # scipy: references of the conformance table
     build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
     session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
@@ -120,8 +122,35 @@ def sanitize(session: nox.Session) -> None:
                 env={"ASAN_OPTIONS": "detect_leaks=1", "TX_FUZZ_ITERATIONS": "50000", "TX_FUZZ_SEED": "2"},
                 external=True)
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
-                "core/tests/test_errors.py", "-k", "not tensorflow", *session.posargs,
+                "core/tests/test_errors.py", "core/tests/test_plugin.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
+
+
+@nox.session
+def addons(session: nox.Session) -> None:
+    """Installs core and tensorflux-addons (whose fused kernel is a plugin built against the core's
+    public headers) into this session's fresh venv as a user would, `pip install <core> ./addons`,
+    and runs the add-on's tests (optax, when it installs, is their reference)."""
+    session.run("python", "ci/check_addon_imports.py")
+    # Note [One release build]: the core wheel comes from the tests session's build dir when that
+    # session's venv exists (incremental), else from this session's own.
+    tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
+    if tests_python.exists():
+        python = str(tests_python)
+        build_dir = _build_dir(session).with_name(f"tests-{_build_dir(session).name.split('-', 1)[1]}")
+    else:
+        session.install(*BUILD_DEPS)
+        python, build_dir = "python", _build_dir(session)
+    wheels = ROOT / "core" / "build" / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run(python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels),
+                str(ROOT / "core"), f"-Cbuild-dir={build_dir}", external=python != "python")
+    core_wheel = next(wheels.glob("tensorflux-*.whl"))
+    session.install(str(core_wheel), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
+    session.run("python", "-m", "pip", "install", "optax", success_codes=[0, 1])  # the tests skip without it
+    with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "addons" / "tests"),
+                    *session.posargs)
 
 
 @nox.session
