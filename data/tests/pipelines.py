@@ -72,3 +72,12 @@ def assert_same_elements(got, want):
         for a, b in zip(g, w):
             assert a.dtype == b.dtype and a.shape == b.shape, (i, a.dtype, b.dtype, a.shape, b.shape)
             np.testing.assert_array_equal(a, b, err_msg="element %d" % i)
+
+# Random ops inside a map function: per-element seeds make them deterministic (Note [Element seeds]).
+SEEDED = {
+    "map_random": lambda D, T: D.range(64).map(lambda x: T.cast(x, T.float32) + T.random.uniform([3]),
+                                               num_parallel_calls=8),
+    "map_random_shuffle_batch": lambda D, T: D.range(50).shuffle(16, seed=2).map(
+        lambda x: (x, T.random.normal([2]) * T.random.truncated_normal([])), num_parallel_calls=4).batch(7),
+}
+RANDOM.update(SEEDED)

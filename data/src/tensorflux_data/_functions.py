@@ -6,7 +6,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _structure
+from tensorflux_data import _seeds, _structure
 from tensorflux_data._base import invalid
 
 
@@ -33,20 +33,31 @@ class StructuredFunction:
         self.fn, self.what, self.input_spec = fn, what, input_spec
         self._multiple = multiple_args
         self._in_flat = _structure.flat_specs(input_spec)
+        self.seeded = False
+        self._trace()
+        if self.seeded:  # it calls tx.random: trace again with the element seed as an input
+            self._trace()
+
+    def _trace(self):
         holder = {}
+        input_spec, what, seeded = self.input_spec, self.what, self.seeded
 
         def flat_fn(*flat):
-            out = _normalize(self._call_python(tx.nest.pack_sequence_as(input_spec, list(flat))), what)
-            holder["structure"] = out
+            seed = flat[-1] if seeded else None
+            args = tx.nest.pack_sequence_as(input_spec, list(flat[:-1] if seeded else flat))
+            with _seeds.element_seeds(seed) as src:
+                out = _normalize(self._call_python(args), what)
+            holder["structure"], holder["random_calls"] = out, src.calls
             return tx.nest.flatten(out)
 
-        flat_fn.__name__ = "%s_%s" % (what, getattr(fn, "__name__", "fn").strip("<>"))
-        self._function = tx.function(flat_fn, input_signature=self._in_flat)
+        flat_fn.__name__ = "%s_%s" % (what, getattr(self.fn, "__name__", "fn").strip("<>"))
+        signature = self._in_flat + ([tx.TensorSpec([1], tx.uint64)] if seeded else [])
+        self._function = tx.function(flat_fn, input_signature=signature)
         self._concrete = self._function.get_concrete_function()
-        outs = self._concrete.outputs
         self.output_spec = tx.nest.pack_sequence_as(
-            holder["structure"], [tx.TensorSpec(t.shape, t.dtype) for t in outs])
+            holder["structure"], [tx.TensorSpec(t.shape, t.dtype) for t in self._concrete.outputs])
         self._out_flat = _structure.flat_specs(self.output_spec)
+        self.seeded = holder["random_calls"] > 0
 
     def _call_python(self, args):
         if self._multiple:
@@ -58,16 +69,18 @@ class StructuredFunction:
         """The traced function's graph (map-and-batch fusion inspects it)."""
         return self._concrete.graph
 
-    def __call__(self, flat):
-        """The traced function on one element (flat arrays): its flat output arrays."""
-        outs = self._concrete(*flat)
+    def __call__(self, flat, seed=None):
+        """The traced function on one element (flat arrays; ``seed``, its Philox key when the function
+        is ``seeded``, Note [Element seeds]): its flat output arrays."""
+        outs = self._concrete(*flat, seed) if self.seeded else self._concrete(*flat)
         return tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(outs))
 
-    def call_eager(self, flat, index=None):
+    def call_eager(self, flat, index=None, seed=None):
         """The Python function itself, eagerly, on one element; its output checked against the
         traced structure (debug mode)."""
         args = tx.nest.pack_sequence_as(self.input_spec, [tx.constant(a) for a in flat])
-        out = _normalize(self._call_python(args), self.what)
+        with _seeds.element_seeds(tx.constant(seed) if self.seeded else None):
+            out = _normalize(self._call_python(args), self.what)
         where = "the %s function" % self.what + ("" if index is None else " on element %d" % index)
         if not _structure.same_structure(self.output_spec, out):
             raise invalid("%s returned %s, whose structure differs from the traced %s"
@@ -77,8 +90,11 @@ class StructuredFunction:
         _structure.check_element(self.output_spec, arrays, where)
         return arrays
 
-    def run(self, flat, ctx, index=None):
-        return self.call_eager(flat, index) if ctx.debug else self(flat)
+    def run(self, flat, ctx, index, seed0=0):
+        """One element the way ``ctx`` says (debug mode: eagerly); ``index`` is its position and
+        ``seed0`` the iterator's seed word (Note [Element seeds])."""
+        seed = _seeds.element_seed(seed0, index) if self.seeded else None
+        return self.call_eager(flat, index, seed) if ctx.debug else self(flat, seed)
 
 
 def scalar_bool(fn, what):

@@ -8,7 +8,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _options, _structure, _threads
+from tensorflux_data import _options, _seeds, _structure, _threads
 from tensorflux_data._base import END, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 from tensorflux_data._functions import StructuredFunction, scalar_bool
@@ -20,14 +20,14 @@ class _MapIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._node, self._ctx = node, ctx
         self._in = node._inputs[0]._make_iter(ctx)
-        self._count = 0
+        self._count, self._seed0 = 0, _seeds.iterator_seed(ctx, node)
 
     def next(self):
         x = self._in.next()
         if x is END:
             return END
         self._count += 1
-        return self._node._fn.run(x, self._ctx, self._count - 1)
+        return self._node._fn.run(x, self._ctx, self._count - 1, self._seed0)
 
     def save(self, w):
         w.put("count", self._count)
@@ -54,6 +54,7 @@ class _ParallelMapIterator(NodeIterator):
         self._pool = _threads.pool(ctx.pool_size)
         self._pending = collections.deque()
         self._count, self._exhausted = 0, False
+        self._seed0 = _seeds.iterator_seed(ctx, node)
 
     def _fill(self):
         while not self._exhausted and len(self._pending) < self._width:
@@ -65,7 +66,9 @@ class _ParallelMapIterator(NodeIterator):
             if x is END:
                 self._exhausted = True
                 break
-            self._pending.append(self._pool.submit(self._node._fn, x))
+            fn = self._node._fn
+            seed = _seeds.element_seed(self._seed0, self._count) if fn.seeded else None
+            self._pending.append(self._pool.submit(fn, x, seed))
             self._count += 1
 
     def next(self):
@@ -138,6 +141,7 @@ class _PredicateIterator(NodeIterator):
         self._node, self._ctx, self._stop = node, ctx, stop
         self._in = node._inputs[0]._make_iter(ctx)
         self._count, self._ended = 0, False
+        self._seed0 = _seeds.iterator_seed(ctx, node)
 
     def next(self):
         while not self._ended:
@@ -145,7 +149,7 @@ class _PredicateIterator(NodeIterator):
             if x is END:
                 return END
             self._count += 1
-            keep = bool(self._node._fn.run(x, self._ctx, self._count - 1)[0])
+            keep = bool(self._node._fn.run(x, self._ctx, self._count - 1, self._seed0)[0])
             if keep:
                 return x
             if self._stop:
@@ -185,13 +189,14 @@ class _ScanIterator(NodeIterator):
         self._node, self._ctx = node, ctx
         self._in = node._inputs[0]._make_iter(ctx)
         self._state, self._count = node._initial, 0
+        self._seed0 = _seeds.iterator_seed(ctx, node)
 
     def next(self):
         x = self._in.next()
         if x is END:
             return END
         n_state = len(self._state)
-        out = self._node._fn.run(self._state + x, self._ctx, self._count)
+        out = self._node._fn.run(self._state + x, self._ctx, self._count, self._seed0)
         self._count += 1
         self._state = out[:n_state]
         return out[n_state:]

@@ -20,7 +20,8 @@ class ThreadingOptions:
 class Options:
     """What a pipeline may do, set with `Dataset.with_options`: ``deterministic`` (default True:
     output order and values do not depend on threads or timing), ``threading``, ``debug_mode``
-    (run every function eagerly and sequentially in Python).
+    (run every function eagerly and sequentially in Python), ``seed`` (of the random ops inside
+    pipeline functions, Note [Element seeds] in _seeds.py; None: 0).
 
     >>> import tensorflux_data as txd
     >>> o = txd.Options(); o.deterministic = False
@@ -31,12 +32,13 @@ class Options:
     def __init__(self):
         self.deterministic = None
         self.debug_mode = None
+        self.seed = None
         self.threading = ThreadingOptions()
 
     def merge(self, other):
         """These options with ``other``'s explicitly set values taking precedence."""
         out = Options()
-        for name in ("deterministic", "debug_mode"):
+        for name in ("deterministic", "debug_mode", "seed"):
             mine, theirs = getattr(self, name), getattr(other, name)
             setattr(out, name, theirs if theirs is not None else mine)
         out.threading.private_threadpool_size = (other.threading.private_threadpool_size
@@ -44,9 +46,9 @@ class Options:
         return out
 
     def __eq__(self, other):
-        return isinstance(other, Options) and (self.deterministic, self.debug_mode,
+        return isinstance(other, Options) and (self.deterministic, self.debug_mode, self.seed,
                                                self.threading.private_threadpool_size) == (
-            other.deterministic, other.debug_mode, other.threading.private_threadpool_size)
+            other.deterministic, other.debug_mode, other.seed, other.threading.private_threadpool_size)
 
     __hash__ = None
 
