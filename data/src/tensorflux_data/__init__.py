@@ -18,12 +18,14 @@ __version__ = _metadata.version(_compat.DISTRIBUTION)
 _compat.check_core_version(_tx.__version__, _compat.declared_core_range())
 
 # The modules that define Dataset's node classes are imported after the core check, on purpose.
-from tensorflux_data import experimental  # noqa: E402
+from tensorflux_data import experimental, io  # noqa: E402
 from tensorflux_data._batch import DatasetSpec  # noqa: E402
 from tensorflux_data._dataset import Dataset  # noqa: E402
+from tensorflux_data._files import TextLineDataset, TFRecordDataset, list_files  # noqa: E402
 from tensorflux_data._iterator import Iterator  # noqa: E402
 from tensorflux_data._options import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Options,  # noqa: E402
                                       ThreadingOptions, debug_mode)
 
 __all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options", "ThreadingOptions",
-           "UNKNOWN_CARDINALITY", "debug_mode", "experimental"]
+           "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY", "debug_mode", "experimental", "io",
+           "list_files"]

@@ -1,5 +1,7 @@
 """Transformations combining datasets: zip, concatenate and interleave (flat_map)."""
 
+import numpy as np
+
 import tensorflux as tx
 
 from tensorflux_data import _options, _structure
@@ -191,8 +193,7 @@ class InterleaveDataset(Dataset):
         """The dataset ``map_func`` makes of an input element (None: of a placeholder, for the spec)."""
         if element is None:
             args = tx.nest.map_structure(lambda s: s.value(_placeholder(s.element_spec)) if hasattr(s, "value")
-                                         else tx.zeros([d or 0 for d in _structure.shape_list(s) or []], s.dtype),
-                                         self._input_spec)
+                                         else tx.constant(_zeros(s)), self._input_spec)
         else:
             args = _structure.to_tensors(self._input_spec, element)
         ds = call_unpacked(self._func, args)
@@ -211,8 +212,11 @@ class InterleaveDataset(Dataset):
         return "%d,%d" % (self._cycle, self._block)
 
 
+def _zeros(spec, lead=()):
+    """An array of ``spec`` (unknown dims 0, preceded by ``lead``): a stand-in element for tracing."""
+    shape = list(lead) + [d or 0 for d in _structure.shape_list(spec) or []]
+    return np.full(shape, b"", object) if spec.dtype == tx.string else np.zeros(shape, spec.dtype.as_numpy_dtype)
+
+
 def _placeholder(element_spec):
-    import numpy as np
-    return tx.nest.map_structure(lambda s: np.zeros([0] + [d or 0 for d in _structure.shape_list(s) or []],
-                                                    s.dtype.as_numpy_dtype if s.dtype != tx.string else object),
-                                 element_spec)
+    return tx.nest.map_structure(lambda s: _zeros(s, (0,)), element_spec)

@@ -55,6 +55,12 @@ class Dataset(DatasetNode):
         return GeneratorDataset(generator, output_signature, args)
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching ``file_pattern`` (see `tensorflux_data.list_files`)."""
+        from tensorflux_data._files import list_files
+        return list_files(file_pattern, shuffle, seed)
+
+    @staticmethod
     def zip(*datasets, name=None):
         """Elements of ``datasets`` side by side (a tuple, or the structure passed), until the
         shortest ends."""
