@@ -46,6 +46,12 @@ PIPELINES = {
                                                         block_length=2),
     "dict_elements": lambda D, T: D.from_tensor_slices({"a": np.arange(4), "b": np.arange(4.0)}).map(
         lambda d: {"s": d["a"] * 2, "t": d["b"] + 0.5}),
+    "map_then_batch": lambda D, T: D.from_tensor_slices(np.arange(60, dtype=np.float32).reshape(20, 3)).map(
+        lambda x: x * 2.0 + 1.0).batch(6),
+    "map_then_batch_tuples": lambda D, T: D.from_tensor_slices((np.arange(18.0).reshape(9, 2), -np.arange(9.0))).map(
+        lambda x, y: (T.maximum(x, 3.0), T.cast(y, T.int32))).batch(
+        4, drop_remainder=True),
+    "range_map_then_batch": lambda D, T: D.range(23).map(lambda x: x * 3 - 1).batch(5),
     "strings": lambda D, T: D.from_tensor_slices(np.array([b"ab", b"", b"xyz"])).repeat(2).batch(4),
 }
 

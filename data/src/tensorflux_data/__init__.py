@@ -23,9 +23,10 @@ from tensorflux_data._batch import DatasetSpec  # noqa: E402
 from tensorflux_data._dataset import Dataset  # noqa: E402
 from tensorflux_data._files import TextLineDataset, TFRecordDataset, list_files  # noqa: E402
 from tensorflux_data._iterator import Iterator  # noqa: E402
-from tensorflux_data._options import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Options,  # noqa: E402
-                                      ThreadingOptions, debug_mode)
+from tensorflux_data._options import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY,  # noqa: E402
+                                      OptimizationOptions, Options, ThreadingOptions, debug_mode)
 
-__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "Options", "ThreadingOptions",
+__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "OptimizationOptions", "Options",
+           "ThreadingOptions",
            "TFRecordDataset", "TextLineDataset", "UNKNOWN_CARDINALITY", "debug_mode", "experimental", "io",
            "list_files"]

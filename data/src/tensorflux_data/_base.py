@@ -24,6 +24,10 @@ class IterContext:
         return self.options.deterministic is not False
 
     @property
+    def fuse_map_and_batch(self):
+        return self.options.experimental_optimization.map_and_batch_fusion is not False
+
+    @property
     def pool_size(self):
         return self.options.threading.private_threadpool_size
 

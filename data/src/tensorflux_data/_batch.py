@@ -71,6 +71,12 @@ class BatchDataset(Dataset):
         return tuple(stack_component([e[i] for e in batch], i) for i in range(len(batch[0])))
 
     def _make_iter(self, ctx):
+        from tensorflux_data import _fusion
+        from tensorflux_data._map import MapDataset
+        inp = self._inputs[0]
+        if type(self) is BatchDataset and isinstance(inp, MapDataset) and not ctx.debug and \
+                ctx.fuse_map_and_batch and _fusion.fusable(inp) is not None:
+            return _fusion.FusedMapBatchIterator(self, inp, ctx)
         return _BatchIterator(self, ctx)
 
     def _cardinality(self):

@@ -17,11 +17,19 @@ class ThreadingOptions:
         self.private_threadpool_size = 0
 
 
+class OptimizationOptions:
+    """Static rewrites of a pipeline: ``map_and_batch_fusion`` (default True) runs an elementwise
+    map function once per batch (Note [Elementwise functions] in _fusion.py)."""
+
+    def __init__(self):
+        self.map_and_batch_fusion = None
+
+
 class Options:
     """What a pipeline may do, set with `Dataset.with_options`: ``deterministic`` (default True:
     output order and values do not depend on threads or timing), ``threading``, ``debug_mode``
     (run every function eagerly and sequentially in Python), ``seed`` (of the random ops inside
-    pipeline functions, Note [Element seeds] in _seeds.py; None: 0).
+    pipeline functions, Note [Element seeds] in _seeds.py; None: 0), ``experimental_optimization``.
 
     >>> import tensorflux_data as txd
     >>> o = txd.Options(); o.deterministic = False
@@ -34,6 +42,7 @@ class Options:
         self.debug_mode = None
         self.seed = None
         self.threading = ThreadingOptions()
+        self.experimental_optimization = OptimizationOptions()
 
     def merge(self, other):
         """These options with ``other``'s explicitly set values taking precedence."""
@@ -43,12 +52,16 @@ class Options:
             setattr(out, name, theirs if theirs is not None else mine)
         out.threading.private_threadpool_size = (other.threading.private_threadpool_size
                                                  or self.threading.private_threadpool_size)
+        mine, theirs = (o.experimental_optimization.map_and_batch_fusion for o in (self, other))
+        out.experimental_optimization.map_and_batch_fusion = theirs if theirs is not None else mine
         return out
 
     def __eq__(self, other):
-        return isinstance(other, Options) and (self.deterministic, self.debug_mode, self.seed,
-                                               self.threading.private_threadpool_size) == (
-            other.deterministic, other.debug_mode, other.seed, other.threading.private_threadpool_size)
+        return isinstance(other, Options) and self._key() == other._key()
+
+    def _key(self):
+        return (self.deterministic, self.debug_mode, self.seed, self.threading.private_threadpool_size,
+                self.experimental_optimization.map_and_batch_fusion)
 
     __hash__ = None
 

@@ -21,6 +21,23 @@ class _IndexIterator(NodeIterator):
         self._i += 1
         return self._node._element(self._i - 1)
 
+    def next_batch(self, n):
+        """(the next up-to-``n`` elements stacked, how many) when the source can slice them."""
+        if not hasattr(self._node, "_batch"):
+            return self._one_by_one(n)
+        stop = min(self._i + n, self._node._size)
+        out, count = self._node._batch(self._i, stop), stop - self._i
+        self._i = stop
+        return (out if count else None), count
+
+    def _one_by_one(self, n):
+        elements = []
+        while len(elements) < n and self._i < self._node._size:
+            elements.append(self.next())
+        if not elements:
+            return None, 0
+        return tuple(np.stack([e[i] for e in elements]) for i in range(len(elements[0]))), len(elements)
+
     def save(self, w):
         w.put("index", self._i)
 

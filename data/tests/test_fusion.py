@@ -1,0 +1,74 @@
+"""Map-then-batch fusion: an elementwise map function runs once per batch, with the elements of the
+unfused pipeline; anything else keeps the per-element path."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+import tensorflux_data as txd
+from pipelines import assert_same_elements, flat_values
+from tensorflux_data import _fusion
+
+
+def _fused(ds):
+    return isinstance(iter(ds)._root, _fusion.FusedMapBatchIterator)
+
+
+def _unfused_options():
+    o = txd.Options()
+    o.experimental_optimization.map_and_batch_fusion = False
+    return o
+
+
+X = np.linspace(-3, 3, 70, dtype=np.float32).reshape(35, 2)
+
+CASES = {
+    "affine": (lambda x: x * 2.0 + 1.0, True),
+    "activation_chain": (lambda x: tx.nn.relu(tx.tanh(x) - 0.1) + tx.square(x), True),
+    "constant_vector": (lambda x: x * tx.constant([1.0, -1.0]), True),
+    "cast_compare": (lambda x: (tx.cast(x > 0.5, tx.int32), tx.abs(x)), True),
+    "reduction": (lambda x: tx.reduce_sum(x), False),
+    "reshape": (lambda x: tx.reshape(x, [2, 1]), False),
+    "random": (lambda x: x + tx.random.uniform([2]), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("drop", [False, True])
+def test_fused_and_unfused_pipelines_give_the_same_elements(name, drop):
+    fn, fusable = CASES[name]
+
+    def build():
+        return txd.Dataset.from_tensor_slices(X).map(fn).batch(8, drop_remainder=drop)
+    assert _fused(build()) == fusable
+    got = [flat_values(tx.nest, e) for e in build()]
+    want = [flat_values(tx.nest, e) for e in build().with_options(_unfused_options())]
+    assert not _fused(build().with_options(_unfused_options()))
+    assert_same_elements(got, want)
+
+
+def test_rank_changing_broadcasts_are_not_fused():
+    ds = txd.Dataset.from_tensor_slices((X, X[:, 0])).map(lambda a, b: a + b)  # [2] + [] per element
+    assert not _fused(ds.batch(4))
+    want = (X + X[:, :1])[:4]
+    np.testing.assert_allclose(next(iter(ds.batch(4))).numpy(), want)
+
+
+def test_fused_iterator_resumes_from_a_state_with_a_partial_batch():
+    def build():
+        return txd.Dataset.range(50).map(lambda x: x * 7).batch(6)
+    full = [b.numpy().tolist() for b in build()]
+    for k in (0, 1, 4, 8, 9):
+        it = iter(build())
+        head = [next(it).numpy().tolist() for _ in range(k)]
+        state = it.save()
+        it2 = iter(build())
+        it2.restore(state)
+        assert head + [b.numpy().tolist() for b in it2] == full
+
+
+def test_generator_sources_are_stacked_then_fused():
+    ds = txd.Dataset.from_generator(lambda: (np.full([3], i, np.float32) for i in range(10)),
+                                    output_signature=tx.TensorSpec([3], tx.float32)).map(lambda x: x - 1.0).batch(4)
+    assert _fused(ds)
+    assert [b.numpy()[:, 0].tolist() for b in ds] == [[-1, 0, 1, 2], [3, 4, 5, 6], [7, 8]]
