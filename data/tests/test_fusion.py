@@ -72,3 +72,21 @@ def test_generator_sources_are_stacked_then_fused():
                                     output_signature=tx.TensorSpec([3], tx.float32)).map(lambda x: x - 1.0).batch(4)
     assert _fused(ds)
     assert [b.numpy()[:, 0].tolist() for b in ds] == [[-1, 0, 1, 2], [3, 4, 5, 6], [7, 8]]
+
+
+def test_autotune_climbs_while_throughput_improves_then_settles(monkeypatch):
+    from tensorflux_data import _autotune
+    clock = [0.0]
+    monkeypatch.setattr(_autotune.time, "perf_counter", lambda: clock[0])
+    tuner = _autotune.Tuner(high=8)
+    speed = {1: 100.0, 2: 190.0, 3: 260.0, 4: 262.0}  # elements per second at each level
+    tuner.record()
+    for _ in range(20 * _autotune.WINDOW):
+        clock[0] += 1.0 / speed.get(tuner.value, 262.0)
+        tuner.record()
+    assert tuner.value == 3  # 4 workers gained under 5%: back to 3, and it stays
+
+
+def test_autotuned_parallel_map_and_prefetch_keep_the_elements():
+    ds = txd.Dataset.range(500).map(lambda x: x * x, num_parallel_calls=txd.AUTOTUNE).prefetch(txd.AUTOTUNE)
+    assert [int(v) for v in ds] == [i * i for i in range(500)]

@@ -8,7 +8,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _options, _seeds, _structure, _threads
+from tensorflux_data import _autotune, _options, _seeds, _structure, _threads
 from tensorflux_data._base import END, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 from tensorflux_data._functions import StructuredFunction, scalar_bool
@@ -49,12 +49,18 @@ class _ParallelMapIterator(NodeIterator):
     in completion order. Saving waits for the in-flight results and records them."""
 
     def __init__(self, node, ctx, width, deterministic):
-        self._node, self._ctx, self._width, self._det = node, ctx, width, deterministic
+        self._node, self._ctx, self._det = node, ctx, deterministic
+        self._tuner = _autotune.Tuner() if width == _options.AUTOTUNE else None
+        self._fixed_width = width
         self._in = node._inputs[0]._make_iter(ctx)
         self._pool = _threads.pool(ctx.pool_size)
         self._pending = collections.deque()
         self._count, self._exhausted = 0, False
         self._seed0 = _seeds.iterator_seed(ctx, node)
+
+    @property
+    def _width(self):
+        return self._tuner.value if self._tuner is not None else self._fixed_width
 
     def _fill(self):
         while not self._exhausted and len(self._pending) < self._width:
@@ -81,6 +87,8 @@ class _ParallelMapIterator(NodeIterator):
             concurrent.futures.wait(self._pending, return_when=concurrent.futures.FIRST_COMPLETED)
             f = next(p for p in self._pending if p.done())
             self._pending.remove(f)
+        if self._tuner is not None:
+            self._tuner.record()
         return f.result()
 
     def save(self, w):
@@ -126,9 +134,8 @@ class MapDataset(Dataset):
     def _make_iter(self, ctx):
         if ctx.debug or self._parallel is None or self._parallel == 1:
             return _MapIterator(self, ctx)
-        width = _options.default_parallelism() if self._parallel == _options.AUTOTUNE else self._parallel
         det = ctx.deterministic if self._deterministic is None else bool(self._deterministic)
-        return _ParallelMapIterator(self, ctx, width, det)
+        return _ParallelMapIterator(self, ctx, self._parallel, det)
 
     def _cardinality(self):
         return self._inputs[0]._cardinality()

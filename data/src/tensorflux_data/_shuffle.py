@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from tensorflux_data import _options
+from tensorflux_data import _autotune, _options
 from tensorflux_data._base import END, NodeIterator, check_int
 from tensorflux_data._dataset import Dataset
 
@@ -73,7 +73,8 @@ class _PrefetchIterator(NodeIterator):
     Saving pauses the producer and records the queued elements (Note [Iterator state])."""
 
     def __init__(self, node, ctx, size):
-        self._in, self._size = node._inputs[0]._make_iter(ctx), size
+        self._in, self._autotune = node._inputs[0]._make_iter(ctx), size == _options.AUTOTUNE
+        self._size = 1 if self._autotune else size
         self._queue = collections.deque()  # (element or END, exception or None)
         self._cond = threading.Condition()
         self._thread, self._paused, self._busy, self._stop, self._produced_end = None, False, False, False, False
@@ -103,6 +104,9 @@ class _PrefetchIterator(NodeIterator):
             if self._thread is None and not self._produced_end:
                 self._thread = threading.Thread(target=self._produce, name="txd-prefetch", daemon=True)
                 self._thread.start()
+            if not self._queue and self._autotune and self._size < _autotune.MAX_BUFFER:
+                self._size *= 2  # Note [Autotune]: the consumer is about to wait
+                self._cond.notify_all()
             while not self._queue:
                 if self._produced_end:
                     return END
@@ -165,8 +169,7 @@ class PrefetchDataset(Dataset):
         if ctx.debug or self._buffer == 0:
             from tensorflux_data._select import _Identity
             return _Identity(self, ctx)
-        size = self._buffer if self._buffer > 0 else 2 * _options.default_parallelism()
-        return _PrefetchIterator(self, ctx, size)
+        return _PrefetchIterator(self, ctx, self._buffer)
 
     def _cardinality(self):
         return self._inputs[0]._cardinality()
