@@ -191,3 +191,17 @@ def test_masked_crc_matches_tensorflows_layout():
     raw = struct.pack("<Q", 5) + struct.pack("<I", int(_crc32c.mask(_crc32c.crc32c(head)))) + b"hello" + \
         struct.pack("<I", int(_crc32c.mask(_crc32c.crc32c(b"hello"))))
     assert np.frombuffer(raw, np.uint8).size == 12 + 5 + 4
+
+
+def test_records_across_read_chunks_and_larger_than_a_chunk(tmp_path):
+    rng = np.random.default_rng(0)
+    records = [rng.bytes(int(n)) for n in rng.integers(0, 300, 12000)] + [rng.bytes(3 << 20), b"tail"]
+    path = _write(tmp_path / "big", records)
+    assert _read(path) == records
+    it = iter(txd.TFRecordDataset(path))
+    for _ in range(7000):
+        next(it)
+    state = it.save()
+    it2 = iter(txd.TFRecordDataset(path))
+    it2.restore(state)
+    assert [r.numpy() for r in it2] == records[7000:]

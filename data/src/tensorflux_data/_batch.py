@@ -34,9 +34,16 @@ class _BatchIterator(NodeIterator):
         self._node = node
         self._in = node._inputs[0]._make_iter(ctx)
         self._partial = []
+        # Sources that stack a batch themselves (slices, file records) skip the per-element path.
+        self._fast = getattr(self._in, "next_batch", None) if type(node) is BatchDataset else None
 
     def next(self):
         size = self._node._size
+        if not self._partial and self._fast is not None:
+            stacked, n = self._fast(size)
+            if n == 0 or (n < size and self._node._drop):
+                return END
+            return stacked
         while len(self._partial) < size:
             x = self._in.next()
             if x is END:

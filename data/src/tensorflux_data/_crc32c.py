@@ -14,6 +14,7 @@ def _table():
 
 
 TABLE = _table()
+LOCKSTEP_MAX = 4096  # longer spans are checked one by one
 _TABLE_LIST = TABLE.tolist()
 
 
@@ -27,33 +28,46 @@ def crc32c(data):
 
 
 def crc32c_many(chunks):
-    """The CRC32C of each of ``chunks`` (a list of bytes) as a uint32 array, computed in lockstep."""
+    """The CRC32C of each of ``chunks`` (a list of bytes) as a uint32 array."""
     n = len(chunks)
-    if n == 0:
-        return np.zeros(0, np.uint32)
+    if n < 4:  # lockstep pays only across many records
+        return np.array([crc32c(c) for c in chunks], np.uint32)
     lens = np.fromiter((len(c) for c in chunks), np.int64, n)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    return crc32c_spans(np.frombuffer(b"".join(chunks), np.uint8), starts, lens)
+
+
+def crc32c_spans(data, starts, lens):
+    """The CRC32C of ``data[starts[i]:starts[i] + lens[i]]`` for each i (uint8 array ``data``),
+    computed in lockstep: one table step per byte position across all spans, longest first."""
+    n = len(starts)
+    out = np.empty(n, np.uint32)
+    if n == 0:
+        return out
+    long_spans = np.flatnonzero(lens > LOCKSTEP_MAX)
+    if long_spans.size:  # a lockstep over a long span would be one NumPy call per byte
+        for i in long_spans.tolist():
+            out[i] = crc32c(data[starts[i]:starts[i] + lens[i]].tobytes())
+        short = np.flatnonzero(lens <= LOCKSTEP_MAX)
+        out[short] = crc32c_spans(data, starts[short], lens[short])
+        return out
     order = np.argsort(-lens, kind="stable")
-    lens_sorted = lens[order]
-    width = int(lens_sorted[0])
-    mat = np.zeros((n, width), np.uint8)
-    flat = np.frombuffer(b"".join(chunks[i] for i in order), np.uint8)
-    if flat.size:
-        rows = np.repeat(np.arange(n), lens_sorted)
-        starts = np.concatenate([[0], np.cumsum(lens_sorted)[:-1]])
-        cols = np.arange(flat.size) - np.repeat(starts, lens_sorted)
-        mat[rows, cols] = flat
+    lens_sorted, starts_sorted = lens[order], starts[order]
     state = np.full(n, 0xFFFFFFFF, np.uint32)
-    active = n - np.searchsorted(lens_sorted[::-1], np.arange(width), side="right")  # rows longer than j
+    width = int(lens_sorted[0])
+    active = n - np.searchsorted(lens_sorted[::-1], np.arange(width), side="right")  # spans longer than j
     for j in range(width):
         k = active[j]
         s = state[:k]
-        state[:k] = TABLE[(s ^ mat[:k, j]) & 0xFF] ^ (s >> 8)
-    out = np.empty(n, np.uint32)
+        state[:k] = TABLE[(s ^ data[starts_sorted[:k] + j]) & 0xFF] ^ (s >> 8)
     out[order] = state ^ np.uint32(0xFFFFFFFF)
     return out
 
 
 def mask(crc):
-    """TensorFlow's masked CRC: rotated right by 15 bits plus a constant (crc32c::Mask)."""
+    """TensorFlow's masked CRC: rotated right by 15 bits plus a constant (crc32c::Mask); for an
+    int or a uint32 array."""
+    if isinstance(crc, int):
+        return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
     crc = np.asarray(crc, np.uint64)
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF

@@ -43,7 +43,7 @@ class _FilesIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._node = node
         self._in = node._inputs[0]._make_iter(ctx)
-        self._path, self._reader = None, None
+        self._path, self._reader, self._carry = None, None, []
 
     def _open(self, path, offset):
         self._path = path
@@ -65,11 +65,32 @@ class _FilesIterator(NodeIterator):
                 return (np.array(data, object),)
             self._drop()
 
+    def next_batch(self, n):
+        """(up to ``n`` next records as a string array, how many): the batch fast path. Records read
+        before an error are kept for the next call (and in the state)."""
+        records = self._carry
+        self._carry = []
+        try:
+            while len(records) < n:
+                x = self.next()
+                if x is END:
+                    break
+                records.append(x[0].item())
+        except Exception:
+            self._carry = records
+            raise
+        if not records:
+            return None, 0
+        out = np.empty(len(records), object)
+        out[:] = records
+        return (out,), len(records)
+
     def _drop(self):
         self._reader.close()
         self._reader = None
 
     def save(self, w):
+        w.put_elements("carry", [(np.array(r, object),) for r in self._carry])
         w.put("open", self._reader is not None)
         if self._reader is not None:
             w.put("path", np.array(self._path.encode(), object))
@@ -77,6 +98,7 @@ class _FilesIterator(NodeIterator):
         self._in.save(w.child("input"))
 
     def restore(self, r):
+        self._carry = [e[0].item() for e in r.get_elements("carry")]
         if self._reader is not None:
             self._drop()
         if bool(r.get("open")):
