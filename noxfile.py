@@ -82,6 +82,7 @@ def bench(session: nox.Session) -> None:
     """Side-by-side benchmarks against TensorFlow (and PyTorch/JAX when installed)."""
     session.install(*ORACLE_DEPS)
     install_core(session, tests=False)
+    session.install("--no-deps", str(ROOT / "data"))  # tensorflux-data, for data_bench
     session.run("python", "tools/bench/run_all.py", *session.posargs)
 
 
