@@ -11,7 +11,7 @@ from tensorflux_data import _fusion
 
 
 def _fused(ds):
-    return isinstance(iter(ds)._root, _fusion.FusedMapBatchIterator)
+    return isinstance(iter(ds)._root.inner, _fusion.FusedMapBatchIterator)
 
 
 def _unfused_options():
@@ -90,3 +90,18 @@ def test_autotune_climbs_while_throughput_improves_then_settles(monkeypatch):
 def test_autotuned_parallel_map_and_prefetch_keep_the_elements():
     ds = txd.Dataset.range(500).map(lambda x: x * x, num_parallel_calls=txd.AUTOTUNE).prefetch(txd.AUTOTUNE)
     assert [int(v) for v in ds] == [i * i for i in range(500)]
+
+
+def test_stats_count_elements_per_node_and_show_the_waits():
+    ds = txd.Dataset.range(40).filter(lambda x: x % 2 == 0).map(lambda x: x * 2, num_parallel_calls=2).batch(4)
+    it = iter(ds.prefetch(2))
+    for _ in it:
+        pass
+    rows = txd.experimental.stats(it)
+    # The elementwise map runs fused inside batch: it has no row of its own.
+    assert [(r["node"], r["elements"]) for r in rows] == [("iterator", 5), ("prefetch", 5), ("batch", 5),
+                                                           ("filter", 20), ("range", 40)]
+    for r in rows[1:]:
+        assert r["seconds"] >= r["self_seconds"] >= 0.0 and r["elements_per_second"] > 0
+    assert rows[1]["consumer_wait_seconds"] >= 0.0
+    assert rows[0]["seconds_in_next"] > 0.0

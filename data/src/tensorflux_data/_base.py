@@ -1,6 +1,8 @@
 """The pipeline model: a dataset is a node with input datasets, an element spec, a cardinality and
 a way to make a node iterator; node iterators return flat elements and save/restore their state."""
 
+import time
+
 import tensorflux as tx
 
 from tensorflux_data import _options, _structure
@@ -13,11 +15,12 @@ class IterContext:
     debug mode, and ``key``, the position of this (sub)iteration (the top-level iteration number, then
     repeat epochs and interleave inputs), from which shuffles and per-element seeds derive."""
 
-    def __init__(self, options, debug, key):
+    def __init__(self, options, debug, key, stats=None):
         self.options, self.debug, self.key = options, debug, tuple(key)
+        self.stats = {} if stats is None else stats  # id(node) -> NodeStats, shared by the whole iterator
 
     def sub(self, k):
-        return IterContext(self.options, self.debug, self.key + (int(k),))
+        return IterContext(self.options, self.debug, self.key + (int(k),), self.stats)
 
     @property
     def deterministic(self):
@@ -55,6 +58,55 @@ class NodeIterator:
         return [inp] if inp is not None else []
 
 
+class NodeStats:
+    """What one node of a running pipeline did: elements produced and seconds spent producing them
+    (including its inputs' time), summed over its iterators; prefetch adds the consumer's wait."""
+
+    def __init__(self, node):
+        self.node, self.elements, self.seconds, self.wait_seconds = node, 0, 0.0, 0.0
+
+
+class _Measured(NodeIterator):
+    """A node iterator with its elements and time counted into its NodeStats."""
+
+    def __init__(self, it, rec):
+        self._it, self._rec = it, rec
+        if hasattr(it, "next_batch"):
+            self.next_batch = self._next_batch
+
+    def next(self):
+        t = time.perf_counter()
+        try:
+            x = self._it.next()
+        finally:
+            self._rec.seconds += time.perf_counter() - t
+        if x is not END:
+            self._rec.elements += 1
+        return x
+
+    def _next_batch(self, n):
+        t = time.perf_counter()
+        try:
+            out, k = self._it.next_batch(n)
+        finally:
+            self._rec.seconds += time.perf_counter() - t
+        self._rec.elements += k
+        return out, k
+
+    def save(self, w):
+        self._it.save(w)
+
+    def restore(self, r):
+        self._it.restore(r)
+
+    def close(self):
+        self._it.close()
+
+    @property
+    def inner(self):
+        return self._it
+
+
 class DatasetNode:
     """A node of the pipeline graph (the public class is `tensorflux_data.Dataset`)."""
 
@@ -77,6 +129,13 @@ class DatasetNode:
 
     def _make_iter(self, ctx):
         raise NotImplementedError
+
+    def _iter(self, ctx):
+        """This node's iterator, its work counted in ``ctx.stats``."""
+        rec = ctx.stats.get(id(self))
+        if rec is None:
+            rec = ctx.stats[id(self)] = NodeStats(self)
+        return _Measured(self._make_iter(ctx), rec)
 
     def _cardinality(self):
         return _options.UNKNOWN_CARDINALITY

@@ -32,7 +32,7 @@ class _BatchIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node = node
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._partial = []
         # Sources that stack a batch themselves (slices, file records) skip the per-element path.
         self._fast = getattr(self._in, "next_batch", None) if type(node) is BatchDataset else None
@@ -179,7 +179,7 @@ def _shape_arg(p):
 
 class _UnbatchIterator(NodeIterator):
     def __init__(self, node, ctx):
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._current, self._i = None, 0
 
     def next(self):
@@ -247,7 +247,7 @@ class DatasetSpec:
 class _WindowIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._node = node
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._buffer, self._to_drop, self._ended = [], 0, False
 
     def _read(self):

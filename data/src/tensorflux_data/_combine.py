@@ -14,7 +14,7 @@ INF, UNKNOWN = _options.INFINITE_CARDINALITY, _options.UNKNOWN_CARDINALITY
 
 class _ZipIterator(NodeIterator):
     def __init__(self, node, ctx):
-        self._ins = [d._make_iter(ctx) for d in node._inputs]
+        self._ins = [d._iter(ctx) for d in node._inputs]
 
     def next(self):
         out = ()
@@ -60,7 +60,7 @@ class ZipDataset(Dataset):
 class _ConcatIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._node, self._ctx, self._which = node, ctx, 0
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
 
     def next(self):
         while True:
@@ -69,7 +69,7 @@ class _ConcatIterator(NodeIterator):
                 return x
             self._in.close()
             self._which = 1
-            self._in = self._node._inputs[1]._make_iter(self._ctx)
+            self._in = self._node._inputs[1]._iter(self._ctx)
 
     def save(self, w):
         w.put("which", self._which)
@@ -77,7 +77,7 @@ class _ConcatIterator(NodeIterator):
 
     def restore(self, r):
         self._which = r.get_int("which")
-        self._in = self._node._inputs[self._which]._make_iter(self._ctx)
+        self._in = self._node._inputs[self._which]._iter(self._ctx)
         self._in.restore(r.child("input"))
 
 
@@ -110,14 +110,14 @@ class _InterleaveIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node, self._ctx = node, ctx
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._slots = [None] * node._cycle  # (input element, input index, iterator) per slot
         self._cycle_index = self._block_index = self._opened = 0
         self._end_of_input = False
 
     def _open(self, element, index):
         ds = self._node._dataset_for(element)
-        return (element, index, ds._make_iter(self._ctx.sub(index)))
+        return (element, index, ds._iter(self._ctx.sub(index)))
 
     def _advance_slot(self):
         self._block_index = 0

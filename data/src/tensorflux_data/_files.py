@@ -42,7 +42,7 @@ class _FilesIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node = node
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._path, self._reader, self._carry = None, None, []
 
     def _open(self, path, offset):

@@ -83,7 +83,7 @@ class FusedMapBatchIterator(NodeIterator):
     def __init__(self, batch_node, map_node, ctx):
         self._batch_node, self._map_node = batch_node, map_node
         self._fn = map_node._batched
-        self._in = map_node._inputs[0]._make_iter(ctx)
+        self._in = map_node._inputs[0]._iter(ctx)
         self._slicer = getattr(self._in, "next_batch", None)  # random-access sources slice directly
         self._count, self._partial = 0, []
 

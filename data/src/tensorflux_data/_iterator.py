@@ -1,6 +1,8 @@
 """The public iterator: elements as tensors, and the whole pipeline's position as bytes
 (`save`/`restore`), also through tx.train.Checkpoint (Note [Iterator state] in _state.py)."""
 
+import time
+
 import numpy as np
 
 import tensorflux as tx
@@ -38,7 +40,8 @@ class Iterator:
         if self._root is not None:
             self._root.close()
         self._ctx = IterContext(opts, bool(debug), (self._number,))
-        self._root = self._dataset._make_iter(self._ctx)
+        self._root = self._dataset._iter(self._ctx)
+        self._elements, self._inside, self._outside, self._last = 0, 0.0, 0.0, None
 
     @property
     def element_spec(self):
@@ -52,10 +55,18 @@ class Iterator:
         return self
 
     def __next__(self):
-        x = self._root.next()
-        if x is END:
-            raise StopIteration
-        return _structure.to_tensors(self._spec, x)
+        t = time.perf_counter()
+        if self._last is not None:
+            self._outside += t - self._last
+        try:
+            x = self._root.next()
+            if x is END:
+                raise StopIteration
+            self._elements += 1
+            return _structure.to_tensors(self._spec, x)
+        finally:
+            self._last = time.perf_counter()
+            self._inside += self._last - t
 
     def get_next(self):
         """The next element; tx.errors.OutOfRangeError at the end of the sequence."""
@@ -90,6 +101,10 @@ class Iterator:
         except Exception:
             self._make_root()  # a failed restore leaves a fresh iterator, not a half-restored one
             raise
+
+    def _stats(self):
+        """Per-node counters of this iterator (txd.experimental.stats)."""
+        return self._ctx.stats, (self._elements, self._inside, self._outside)
 
     # tx.train.Checkpoint saves objects with these two methods under their path.
     def _serialize_to_tensors(self):

@@ -19,7 +19,7 @@ class _MapIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node, self._ctx = node, ctx
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._count, self._seed0 = 0, _seeds.iterator_seed(ctx, node)
 
     def next(self):
@@ -52,7 +52,7 @@ class _ParallelMapIterator(NodeIterator):
         self._node, self._ctx, self._det = node, ctx, deterministic
         self._tuner = _autotune.Tuner() if width == _options.AUTOTUNE else None
         self._fixed_width = width
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._pool = _threads.pool(ctx.pool_size)
         self._pending = collections.deque()
         self._count, self._exhausted = 0, False
@@ -146,7 +146,7 @@ class _PredicateIterator(NodeIterator):
 
     def __init__(self, node, ctx, stop):
         self._node, self._ctx, self._stop = node, ctx, stop
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._count, self._ended = 0, False
         self._seed0 = _seeds.iterator_seed(ctx, node)
 
@@ -194,7 +194,7 @@ class TakeWhileDataset(FilterDataset):
 class _ScanIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._node, self._ctx = node, ctx
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._state, self._count = node._initial, 0
         self._seed0 = _seeds.iterator_seed(ctx, node)
 

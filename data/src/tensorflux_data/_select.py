@@ -19,7 +19,7 @@ class _PassIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node = node
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         self._count = 0
 
     def save(self, w):
@@ -47,7 +47,7 @@ class _RepeatIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node, self._ctx, self._epoch, self._yielded = node, ctx, 0, False
-        self._in = node._inputs[0]._make_iter(ctx.sub(0))
+        self._in = node._inputs[0]._iter(ctx.sub(0))
 
     def next(self):
         count = self._node._count
@@ -60,7 +60,7 @@ class _RepeatIterator(NodeIterator):
                 return END
             self._epoch += 1
             self._in.close()
-            self._in = self._node._inputs[0]._make_iter(self._ctx.sub(self._epoch))
+            self._in = self._node._inputs[0]._iter(self._ctx.sub(self._epoch))
         return END
 
     def _epoch_empty(self):
@@ -76,7 +76,7 @@ class _RepeatIterator(NodeIterator):
 
     def restore(self, r):
         self._epoch, self._yielded = r.get_int("epoch"), bool(r.get("yielded"))
-        self._in = self._node._inputs[0]._make_iter(self._ctx.sub(self._epoch))
+        self._in = self._node._inputs[0]._iter(self._ctx.sub(self._epoch))
         self._in.restore(r.child("input"))
 
     def close(self):

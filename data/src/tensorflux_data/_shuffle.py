@@ -3,6 +3,7 @@
 import collections
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -17,7 +18,7 @@ class _ShuffleIterator(NodeIterator):
 
     def __init__(self, node, ctx):
         self._node = node
-        self._in = node._inputs[0]._make_iter(ctx)
+        self._in = node._inputs[0]._iter(ctx)
         key = list(ctx.key) if node._reshuffle else []
         self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([node._seed] + key)))
         self._buffer, self._in_done = [], False
@@ -73,7 +74,8 @@ class _PrefetchIterator(NodeIterator):
     Saving pauses the producer and records the queued elements (Note [Iterator state])."""
 
     def __init__(self, node, ctx, size):
-        self._in, self._autotune = node._inputs[0]._make_iter(ctx), size == _options.AUTOTUNE
+        self._in, self._autotune = node._inputs[0]._iter(ctx), size == _options.AUTOTUNE
+        self._rec = ctx.stats.get(id(node))  # the consumer's waits are counted there
         self._size = 1 if self._autotune else size
         self._queue = collections.deque()  # (element or END, exception or None)
         self._cond = threading.Condition()
@@ -107,10 +109,13 @@ class _PrefetchIterator(NodeIterator):
             if not self._queue and self._autotune and self._size < _autotune.MAX_BUFFER:
                 self._size *= 2  # Note [Autotune]: the consumer is about to wait
                 self._cond.notify_all()
+            waited = time.perf_counter()
             while not self._queue:
                 if self._produced_end:
                     return END
                 self._cond.wait()
+            if self._rec is not None:
+                self._rec.wait_seconds += time.perf_counter() - waited
             x, err = self._queue[0]
             if x is not END or err is not None:
                 self._queue.popleft()
@@ -181,7 +186,7 @@ class _CacheIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._node, self._ctx = node, ctx
         self._reading = node._cache is not None
-        self._in = None if self._reading else node._inputs[0]._make_iter(ctx)
+        self._in = None if self._reading else node._inputs[0]._iter(ctx)
         self._index, self._filled, self._complete_run = 0, [], True
 
     def next(self):
@@ -209,11 +214,11 @@ class _CacheIterator(NodeIterator):
         self._reading, self._index = bool(r.get("reading")), r.get_int("index")
         if self._reading:
             if self._node._cache is None:  # a fresh process: recompute the cache (the input is pure)
-                it = self._node._inputs[0]._make_iter(self._ctx)
+                it = self._node._inputs[0]._iter(self._ctx)
                 self._node._cache = list(iter(it.next, END))
             self._in = None
         else:
-            self._in = self._node._inputs[0]._make_iter(self._ctx)
+            self._in = self._node._inputs[0]._iter(self._ctx)
             self._in.restore(r.child("input"))
             self._filled, self._complete_run = [], False  # elements before the restore are not here
 

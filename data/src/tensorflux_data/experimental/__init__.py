@@ -1,5 +1,5 @@
-"""tf.data.experimental's names that tensorflux-data has: the cardinality constants, AUTOTUNE,
-and `enable_debug_mode`.
+"""tf.data.experimental's names that tensorflux-data has (the cardinality constants, AUTOTUNE,
+`enable_debug_mode`) and `stats`, per-node counters of a running pipeline.
 
 >>> import tensorflux_data as txd
 >>> txd.experimental.INFINITE_CARDINALITY, txd.experimental.UNKNOWN_CARDINALITY
@@ -7,6 +7,7 @@ and `enable_debug_mode`.
 """
 
 from tensorflux_data._options import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, debug_mode
+from tensorflux_data._stats import stats
 
 
 def enable_debug_mode():
@@ -14,4 +15,4 @@ def enable_debug_mode():
     debug_mode(True)
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "enable_debug_mode"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "enable_debug_mode", "stats"]
