@@ -59,6 +59,7 @@ PIPELINES = {
 RANDOM = {
     "shuffle": lambda D, T: D.range(40).shuffle(8, seed=3),
     "shuffle_repeat": lambda D, T: D.range(10).shuffle(4, seed=5).repeat(3).batch(4),
+    "global_shuffle": lambda D, T: D.from_tensor_slices(np.arange(37) * 3).global_shuffle(seed=4).repeat(2),
     "shuffle_no_reshuffle": lambda D, T: D.range(10).shuffle(10, seed=5, reshuffle_each_iteration=False).repeat(2),
 }
 

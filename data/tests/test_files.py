@@ -205,3 +205,39 @@ def test_records_across_read_chunks_and_larger_than_a_chunk(tmp_path):
     it2 = iter(txd.TFRecordDataset(path))
     it2.restore(state)
     assert [r.numpy() for r in it2] == records[7000:]
+
+
+def test_npy_and_safetensors_sources_are_memory_mapped_and_resumable(tmp_path):
+    safetensors = pytest.importorskip("safetensors.numpy")
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    y = np.arange(10, dtype=np.int64) * 3
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    ds = txd.experimental.from_npy((str(tmp_path / "x.npy"), str(tmp_path / "y.npy"))).batch(4)
+    got = [(a.numpy(), b.numpy()) for a, b in ds]
+    np.testing.assert_array_equal(np.concatenate([g[0] for g in got]), x)
+    np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), y)
+    safetensors.save_file({"x": x, "y": y}, str(tmp_path / "d.safetensors"))
+    st = txd.experimental.from_safetensors(str(tmp_path / "d.safetensors")).global_shuffle(seed=2)
+    it = iter(st)
+    head = [int(next(it)["y"]) for _ in range(4)]
+    it2 = iter(txd.experimental.from_safetensors(str(tmp_path / "d.safetensors")).global_shuffle(seed=2))
+    it2.restore(it.save())
+    assert sorted(head + [int(e["y"]) for e in it2]) == y.tolist()
+    one = txd.experimental.from_safetensors(str(tmp_path / "d.safetensors"), keys=["x"])
+    np.testing.assert_array_equal(next(iter(one))["x"].numpy(), x[0])
+
+
+def test_bad_array_files(tmp_path):
+    with pytest.raises(tx.errors.NotFoundError, match="nothing.npy"):
+        txd.experimental.from_npy(str(tmp_path / "nothing.npy"))
+    (tmp_path / "bad.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}......")
+    with pytest.raises(tx.errors.InvalidArgumentError, match="bad.safetensors: the safetensors header is not JSON"):
+        txd.experimental.from_safetensors(str(tmp_path / "bad.safetensors"))
+    (tmp_path / "short.safetensors").write_bytes(b"\xff\xff")
+    with pytest.raises(tx.errors.InvalidArgumentError, match="not a safetensors file"):
+        txd.experimental.from_safetensors(str(tmp_path / "short.safetensors"))
+    header = b'{"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 64]}}'
+    (tmp_path / "off.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + b"\x00" * 16)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="data offsets"):
+        txd.experimental.from_safetensors(str(tmp_path / "off.safetensors"))

@@ -16,8 +16,8 @@ import tensorflux_data as txd
 from tensorflux_data import _compat
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULES = ["tensorflux_data", "tensorflux_data._dataset", "tensorflux_data._options", "tensorflux_data._iterator",
-           "tensorflux_data.experimental"]
+MODULES = ["tensorflux_data." + m for m in ("_dataset", "_options", "_iterator", "experimental", "_arrays", "_stats",
+                                            "_files", "_tfrecord", "io")] + ["tensorflux_data"]
 
 
 def test_version_and_declared_core_range():

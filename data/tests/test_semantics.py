@@ -90,3 +90,17 @@ def test_get_next_raises_out_of_range_at_the_end():
     assert int(it.get_next()) == 0
     with pytest.raises(tx.errors.OutOfRangeError, match="End of sequence"):
         it.get_next()
+
+
+def test_global_shuffle_is_a_permutation_that_reshuffles_and_needs_random_access():
+    ds = txd.Dataset.range(1000).global_shuffle(seed=3)
+    first, second = [int(x) for x in ds], [int(x) for x in ds]
+    assert sorted(first) == sorted(second) == list(range(1000))
+    assert first != second and first != list(range(1000))
+    assert [int(x) for x in txd.Dataset.range(1000).global_shuffle(seed=3)] == first
+    fixed = txd.Dataset.range(50).global_shuffle(seed=3, reshuffle_each_iteration=False)
+    assert [int(x) for x in fixed] == [int(x) for x in fixed]
+    for n in (1, 2, 3, 5, 17):
+        assert sorted(int(x) for x in txd.Dataset.range(n).global_shuffle(seed=1)) == list(range(n))
+    with pytest.raises(tx.errors.InvalidArgumentError, match="random-access source"):
+        txd.Dataset.range(5).map(lambda x: x).global_shuffle()

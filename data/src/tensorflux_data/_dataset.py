@@ -117,6 +117,12 @@ class Dataset(DatasetNode):
         from tensorflux_data._shuffle import ShuffleDataset
         return ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
 
+    def global_shuffle(self, seed=None, reshuffle_each_iteration=True, name=None):
+        """All elements of a random-access source in a uniformly random order (no buffer; the
+        iterator state is one position)."""
+        from tensorflux_data._global_shuffle import GlobalShuffleDataset
+        return GlobalShuffleDataset(self, seed, reshuffle_each_iteration)
+
     def repeat(self, count=None, name=None):
         """The elements ``count`` times (None or -1: forever)."""
         from tensorflux_data._select import RepeatDataset

@@ -19,10 +19,10 @@ def stats(iterator):
     larger says which is the bottleneck. Datasets made inside interleave functions follow the graph.
 
     >>> import tensorflux_data as txd
-    >>> it = iter(txd.Dataset.range(10).map(lambda x: x + 1).batch(5))
+    >>> it = iter(txd.Dataset.range(10).filter(lambda x: x > 3).batch(5))
     >>> _ = list(it)
     >>> [(s["node"], s["elements"]) for s in txd.experimental.stats(it)]
-    [('iterator', 2), ('batch', 2), ('map', 10), ('range', 10)]
+    [('iterator', 2), ('batch', 2), ('filter', 6), ('range', 10)]
     """
     records, (elements, inside, outside) = iterator._stats()
     nodes = []

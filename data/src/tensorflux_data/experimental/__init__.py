@@ -1,5 +1,6 @@
 """tf.data.experimental's names that tensorflux-data has (the cardinality constants, AUTOTUNE,
-`enable_debug_mode`) and `stats`, per-node counters of a running pipeline.
+`enable_debug_mode`), `stats` (per-node counters of a running pipeline) and memory-mapped
+sources, `from_npy` and `from_safetensors`.
 
 >>> import tensorflux_data as txd
 >>> txd.experimental.INFINITE_CARDINALITY, txd.experimental.UNKNOWN_CARDINALITY
@@ -7,6 +8,7 @@
 """
 
 from tensorflux_data._options import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, debug_mode
+from tensorflux_data._arrays import from_npy, from_safetensors
 from tensorflux_data._stats import stats
 
 
@@ -15,4 +17,5 @@ def enable_debug_mode():
     debug_mode(True)
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "enable_debug_mode", "stats"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "enable_debug_mode", "from_npy",
+           "from_safetensors", "stats"]
