@@ -52,6 +52,10 @@ PIPELINES = {
         lambda x, y: (T.maximum(x, 3.0), T.cast(y, T.int32))).batch(
         4, drop_remainder=True),
     "range_map_then_batch": lambda D, T: D.range(23).map(lambda x: x * 3 - 1).batch(5),
+    "group_by_window": lambda D, T: D.range(23).group_by_window(
+        lambda x: x % 3, lambda key, w: w.batch(4).map(lambda b: (key, b)), window_size=4),
+    "bucket_by_sequence_length": lambda D, T: D.range(1, 15).map(lambda n: T.range(n)).bucket_by_sequence_length(
+        lambda x: T.shape(x)[0], [4, 9], [3, 2, 2]),
     "strings": lambda D, T: D.from_tensor_slices(np.array([b"ab", b"", b"xyz"])).repeat(2).batch(4),
 }
 

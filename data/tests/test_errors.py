@@ -98,3 +98,15 @@ def test_mismatched_sources_and_concatenations():
 def test_scan_whose_state_changes_dtype_is_refused():
     with pytest.raises(TypeError, match="new state"):
         txd.Dataset.range(3).scan(np.int64(0), lambda s, x: (tx.cast(s, tx.float32), x))
+
+
+def test_group_by_window_arguments():
+    ds = txd.Dataset.range(6)
+    with pytest.raises(ValueError, match="key_func` must return a single tx.int64 scalar"):
+        ds.group_by_window(lambda x: tx.cast(x, tx.int32), lambda k, w: w, window_size=2)
+    with pytest.raises(ValueError, match="exactly one of window_size and window_size_func"):
+        ds.group_by_window(lambda x: x, lambda k, w: w)
+    with pytest.raises(TypeError, match="reduce_func must return a Dataset"):
+        ds.group_by_window(lambda x: x % 2, lambda k, w: 3, window_size=2)
+    with pytest.raises(ValueError, match="bucket_batch_sizes"):
+        ds.bucket_by_sequence_length(lambda x: x, [3], [1])

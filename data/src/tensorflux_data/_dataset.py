@@ -112,6 +112,22 @@ class Dataset(DatasetNode):
         from tensorflux_data._batch import WindowDataset
         return WindowDataset(self, size, shift, stride, drop_remainder)
 
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
+        """Elements grouped by ``key_func`` (an int64 scalar); each window of ``window_size`` (or
+        ``window_size_func(key)``) elements of a key, and each partial window at the end, becomes
+        the dataset ``reduce_func(key, window)``, whose elements are emitted."""
+        from tensorflux_data._grouping import GroupByWindowDataset
+        return GroupByWindowDataset(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        """Batches of elements of similar length (buckets split at ``bucket_boundaries``), padded."""
+        from tensorflux_data._grouping import bucket_by_sequence_length
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                         padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                         drop_remainder)
+
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Elements in random order drawn from a buffer of ``buffer_size`` (tf.data's algorithm)."""
         from tensorflux_data._shuffle import ShuffleDataset

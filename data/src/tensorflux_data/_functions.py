@@ -48,7 +48,8 @@ class StructuredFunction:
             with _seeds.element_seeds(seed) as src:
                 out = _normalize(self._call_python(args), what)
             holder["structure"], holder["random_calls"] = out, src.calls
-            return tx.nest.flatten(out)
+            # Identity: an output may be a captured eager tensor, which a trace cannot return as is.
+            return [tx.identity(t) for t in tx.nest.flatten(out)]
 
         flat_fn.__name__ = "%s_%s" % (what, getattr(self.fn, "__name__", "fn").strip("<>"))
         signature = self._in_flat + ([tx.TensorSpec([1], tx.uint64)] if seeded else [])
