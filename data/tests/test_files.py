@@ -241,3 +241,41 @@ def test_bad_array_files(tmp_path):
     (tmp_path / "off.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + b"\x00" * 16)
     with pytest.raises(tx.errors.InvalidArgumentError, match="data offsets"):
         txd.experimental.from_safetensors(str(tmp_path / "off.safetensors"))
+
+
+CSV = b'id,score,name\n1,0.5,"ann, jr"\n2,,bob\n3,2.5,"say ""hi"""\n'
+
+
+def test_csv_like_tf(tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    path = tmp_path / "a.csv"
+    path.write_bytes(CSV)
+
+    def build(D, T):
+        return D(str(path), [T.int64, [1.0], ["?"]], header=True)  # (TensorFlow makes a bare 1.0 required)
+    ours = [tuple(v.numpy() for v in e) for e in build(txd.experimental.CsvDataset, tx)]
+    theirs = [tuple(v.numpy() for v in e) for e in build(tf.data.experimental.CsvDataset, tf)]
+    assert ours == theirs
+    sel = txd.experimental.CsvDataset(str(path), [["?"], ["?"]], header=True, select_cols=[0, 2])
+    assert [tuple(v.numpy() for v in e) for e in sel] == [(b"1", b"ann, jr"), (b"2", b"bob"), (b"3", b'say "hi"')]
+    it = iter(build(txd.experimental.CsvDataset, tx))
+    next(it)
+    it2 = iter(build(txd.experimental.CsvDataset, tx))
+    it2.restore(it.save())
+    assert [tuple(v.numpy() for v in e) for e in it2] == ours[1:]
+
+
+def test_csv_errors_name_the_record_and_the_iterator_survives(tmp_path):
+    path = tmp_path / "b.csv"
+    path.write_bytes(b"1,2\n3\nx,4\n,5\n6,7\n")
+    it = iter(txd.experimental.CsvDataset(str(path), [tx.int64, tx.int64]))
+    assert [int(v) for v in next(it)] == [1, 2]
+    with pytest.raises(tx.errors.InvalidArgumentError, match="Expect 2 fields but have 1 in record 1"):
+        next(it)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="Field 0 in record 2 is not a valid int: x"):
+        next(it)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="Field 0 is required but missing in record 3!"):
+        next(it)
+    assert [int(v) for v in next(it)] == [6, 7]
+    with pytest.raises(TypeError, match="unsupported type bool"):
+        txd.experimental.CsvDataset(str(path), [tx.bool])
