@@ -58,6 +58,23 @@ class NodeIterator:
         return [inp] if inp is not None else []
 
 
+class CountingIterator(NodeIterator):
+    """A node iterator over its node's one input, with an element counter in its state."""
+
+    def __init__(self, node, ctx):
+        self._node, self._ctx = node, ctx
+        self._in = node._inputs[0]._iter(ctx)
+        self._count = 0
+
+    def save(self, w):
+        w.put("count", self._count)
+        self._in.save(w.child("input"))
+
+    def restore(self, r):
+        self._count = r.get_int("count")
+        self._in.restore(r.child("input"))
+
+
 class NodeStats:
     """What one node of a running pipeline did: elements produced and seconds spent producing them
     (including its inputs' time), summed over its iterators; prefetch adds the consumer's wait."""

@@ -9,7 +9,7 @@ import numpy as np
 import tensorflux as tx
 
 from tensorflux_data import _files
-from tensorflux_data._base import END, NodeIterator, invalid
+from tensorflux_data._base import END, CountingIterator, invalid
 from tensorflux_data._dataset import Dataset
 
 _TYPES = (tx.float32, tx.float64, tx.int32, tx.int64, tx.string)
@@ -53,26 +53,13 @@ def _column(default):
     return dtype, value
 
 
-class _CsvIterator(NodeIterator):
-    def __init__(self, node, ctx):
-        self._node = node
-        self._in = node._inputs[0]._iter(ctx)
-        self._record = 0
-
+class _CsvIterator(CountingIterator):
     def next(self):
         x = self._in.next()
         if x is END:
             return END
-        self._record += 1
-        return self._node._parse(x[0].item(), self._record - 1)
-
-    def save(self, w):
-        w.put("record", self._record)
-        self._in.save(w.child("input"))
-
-    def restore(self, r):
-        self._record = r.get_int("record")
-        self._in.restore(r.child("input"))
+        self._count += 1
+        return self._node._parse(x[0].item(), self._count - 1)
 
 
 class CsvDataset(Dataset):

@@ -9,18 +9,17 @@ import numpy as np
 import tensorflux as tx
 
 from tensorflux_data import _autotune, _options, _seeds, _structure, _threads
-from tensorflux_data._base import END, NodeIterator, check_int, invalid
+from tensorflux_data._base import END, CountingIterator, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 from tensorflux_data._functions import StructuredFunction, scalar_bool
 
 
-class _MapIterator(NodeIterator):
+class _MapIterator(CountingIterator):
     """One element at a time in the calling thread (also the debug path)."""
 
     def __init__(self, node, ctx):
-        self._node, self._ctx = node, ctx
-        self._in = node._inputs[0]._iter(ctx)
-        self._count, self._seed0 = 0, _seeds.iterator_seed(ctx, node)
+        super().__init__(node, ctx)
+        self._seed0 = _seeds.iterator_seed(ctx, node)
 
     def next(self):
         x = self._in.next()
@@ -29,18 +28,14 @@ class _MapIterator(NodeIterator):
         self._count += 1
         return self._node._fn.run(x, self._ctx, self._count - 1, self._seed0)
 
-    def save(self, w):
-        w.put("count", self._count)
-        self._in.save(w.child("input"))
 
-    def restore(self, r):
-        self._count = r.get_int("count")
-        self._in.restore(r.child("input"))
-
-
-def _failed(exc):
+def _future(value=None, error=None):
+    """A finished Future holding ``value`` or raising ``error``."""
     f = concurrent.futures.Future()
-    f.set_exception(exc)
+    if error is not None:
+        f.set_exception(error)
+    else:
+        f.set_result(value)
     return f
 
 
@@ -67,7 +62,7 @@ class _ParallelMapIterator(NodeIterator):
             try:
                 x = self._in.next()
             except Exception as e:  # surfaces at its position, after the elements before it
-                self._pending.append(_failed(e))
+                self._pending.append(_future(error=e))
                 continue
             if x is END:
                 self._exhausted = True
@@ -109,16 +104,10 @@ class _ParallelMapIterator(NodeIterator):
     def restore(self, r):
         errors = {int(k): v for k, v in r.get_json("errors").items()}
         self._pending = collections.deque(
-            _failed(invalid(errors[i])) if i in errors else _done(e)
+            _future(error=invalid(errors[i])) if i in errors else _future(e)
             for i, e in enumerate(r.get_elements("results")))
         self._count, self._exhausted = r.get_int("count"), bool(r.get("exhausted"))
         self._in.restore(r.child("input"))
-
-
-def _done(value):
-    f = concurrent.futures.Future()
-    f.set_result(value)
-    return f
 
 
 class MapDataset(Dataset):

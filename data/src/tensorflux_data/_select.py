@@ -8,27 +8,12 @@ import numpy as np
 import tensorflux as tx
 
 from tensorflux_data import _options
-from tensorflux_data._base import END, NodeIterator, check_int, invalid
+from tensorflux_data._base import END, CountingIterator, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 
 INF, UNKNOWN = _options.INFINITE_CARDINALITY, _options.UNKNOWN_CARDINALITY
 
 
-class _PassIterator(NodeIterator):
-    """A node iterator over one input iterator with an element counter in its state."""
-
-    def __init__(self, node, ctx):
-        self._node = node
-        self._in = node._inputs[0]._iter(ctx)
-        self._count = 0
-
-    def save(self, w):
-        w.put("count", self._count)
-        self._in.save(w.child("input"))
-
-    def restore(self, r):
-        self._count = r.get_int("count")
-        self._in.restore(r.child("input"))
 
 
 class _UnaryDataset(Dataset):
@@ -105,7 +90,7 @@ class RepeatDataset(_UnaryDataset):
         return str(self._count)
 
 
-class _TakeIterator(_PassIterator):
+class _TakeIterator(CountingIterator):
     def next(self):
         if 0 <= self._node._count <= self._count:
             return END
@@ -135,7 +120,7 @@ class TakeDataset(_UnaryDataset):
         return str(self._count)
 
 
-class _SkipIterator(_PassIterator):
+class _SkipIterator(CountingIterator):
     def next(self):
         while self._node._count < 0 or self._count < self._node._count:
             if self._in.next() is END:
@@ -157,7 +142,7 @@ class SkipDataset(TakeDataset):
         return 0 if self._count < 0 else max(0, n - self._count)
 
 
-class _ShardIterator(_PassIterator):
+class _ShardIterator(CountingIterator):
     def next(self):
         n, index = self._node._num, self._node._index
         while True:
@@ -191,7 +176,7 @@ class ShardDataset(_UnaryDataset):
         return "%d,%d" % (self._num, self._index)
 
 
-class _EnumerateIterator(_PassIterator):
+class _EnumerateIterator(CountingIterator):
     def next(self):
         x = self._in.next()
         if x is END:
@@ -214,7 +199,7 @@ class EnumerateDataset(Dataset):
         return self._inputs[0]._cardinality()
 
 
-class _IgnoreErrorsIterator(_PassIterator):
+class _IgnoreErrorsIterator(CountingIterator):
     def next(self):
         while True:
             try:
@@ -235,7 +220,7 @@ class IgnoreErrorsDataset(_UnaryDataset):
         return _IgnoreErrorsIterator(self, ctx)
 
 
-class _Identity(_PassIterator):
+class _Identity(CountingIterator):
     def next(self):
         return self._in.next()
 
