@@ -178,7 +178,9 @@ def data(session: nox.Session) -> None:
     `pip install <core> ./data`, and runs the add-on's tests (tf.data is their reference when
     TensorFlow installs)."""
     session.run("python", "ci/check_addon_imports.py", "data")
-    session.install(str(_core_wheel(session)), str(ROOT / "data"), "pytest>=8", *ORACLE_DEPS)
+    # hypothesis fuzzes the TFRecord reader; safetensors writes the files from_safetensors reads.
+    session.install(str(_core_wheel(session)), str(ROOT / "data"), "pytest>=8", "hypothesis", "safetensors",
+                    *ORACLE_DEPS)
     with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
         session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "data" / "tests"),
                     *session.posargs)
