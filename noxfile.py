@@ -16,7 +16,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize", "go", "addons", "data"]
+nox.options.sessions = ["tests", "sanitize", "go", "addons", "probability", "data"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -141,10 +141,10 @@ def sanitize(session: nox.Session) -> None:
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
 
 
-def _core_wheel(session: nox.Session) -> pathlib.Path:
-    """A core wheel for an add-on session. Note [One release build]: it comes from the tests
-    session's build dir when that session's venv exists (incremental: CI does not compile the engine
-    again), else from this session's own."""
+def core_wheel(session: nox.Session, name: str) -> pathlib.Path:
+    """The core as a wheel in core/build/<name>, for an add-on session to install as a user would.
+    Note [One release build]: it comes from the tests session's build dir when that session's venv
+    exists (incremental), else from this session's own, so CI compiles the engine once."""
     tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
     if tests_python.exists():
         python = str(tests_python)
@@ -152,7 +152,7 @@ def _core_wheel(session: nox.Session) -> pathlib.Path:
     else:
         session.install(*BUILD_DEPS)
         python, build_dir = "python", _build_dir(session)
-    wheels = ROOT / "core" / "build" / "wheels" / session.name
+    wheels = ROOT / "core" / "build" / name
     shutil.rmtree(wheels, ignore_errors=True)
     session.run(python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels),
                 str(ROOT / "core"), f"-Cbuild-dir={build_dir}", external=python != "python")
@@ -165,7 +165,8 @@ def addons(session: nox.Session) -> None:
     public headers) into this session's fresh venv as a user would, `pip install <core> ./addons`,
     and runs the add-on's tests (optax, when it installs, is their reference)."""
     session.run("python", "ci/check_addon_imports.py")
-    session.install(str(_core_wheel(session)), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
+    wheel = core_wheel(session, "wheels")
+    session.install(str(wheel), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
     session.run("python", "-m", "pip", "install", "optax", success_codes=[0, 1])  # the tests skip without it
     with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
         session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "addons" / "tests"),
@@ -173,14 +174,27 @@ def addons(session: nox.Session) -> None:
 
 
 @nox.session
+def probability(session: nox.Session) -> None:
+    """Installs core and tensorflux-probability (pure Python, hatchling) into this session's fresh
+    venv as a user would, `pip install <core> ./probability`, and runs the add-on's tests
+    (scipy.stats is their reference; TensorFlow Probability cross-checks skip where it is absent)."""
+    session.run("python", "ci/check_addon_imports.py")
+    wheel = core_wheel(session, "wheels-probability")
+    session.install(str(wheel), str(ROOT / "probability"), "pytest>=8", "scipy")
+    with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "probability" / "tests"),
+                    *session.posargs)
+
+
+@nox.session
 def data(session: nox.Session) -> None:
-    """Installs core and tensorflux-data (pure Python) into this session's fresh venv as a user would,
-    `pip install <core> ./data`, and runs the add-on's tests (tf.data is their reference when
-    TensorFlow installs)."""
+    """Installs core and tensorflux-data (pure Python, hatchling) into this session's fresh venv as a
+    user would, `pip install <core> ./data`, and runs the add-on's tests (tf.data is their reference
+    when TensorFlow installs)."""
     session.run("python", "ci/check_addon_imports.py", "data")
+    wheel = core_wheel(session, "wheels-data")
     # hypothesis fuzzes the TFRecord reader; safetensors writes the files from_safetensors reads.
-    session.install(str(_core_wheel(session)), str(ROOT / "data"), "pytest>=8", "hypothesis", "safetensors",
-                    *ORACLE_DEPS)
+    session.install(str(wheel), str(ROOT / "data"), "pytest>=8", "hypothesis", "safetensors", *ORACLE_DEPS)
     with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
         session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "data" / "tests"),
                     *session.posargs)
