@@ -16,7 +16,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize", "go", "addons", "probability"]
+nox.options.sessions = ["tests", "sanitize", "go", "addons", "probability", "data"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -97,6 +97,7 @@ def bench(session: nox.Session) -> None:
     """Side-by-side benchmarks against TensorFlow (and PyTorch/JAX when installed)."""
     session.install(*ORACLE_DEPS)
     install_core(session, tests=False)
+    session.install("--no-deps", str(ROOT / "data"))  # tensorflux-data, for data_bench
     session.run("python", "tools/bench/run_all.py", *session.posargs)
 
 
@@ -184,6 +185,20 @@ def probability(session: nox.Session) -> None:
     session.install(str(wheel), str(ROOT / "probability"), "pytest>=8", "scipy")
     with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
         session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "probability" / "tests"),
+                    *session.posargs)
+
+
+@nox.session
+def data(session: nox.Session) -> None:
+    """Installs core and tensorflux-data (pure Python, hatchling) into this session's fresh venv as a
+    user would, `pip install <core> ./data`, and runs the add-on's tests (tf.data is their reference
+    when TensorFlow installs)."""
+    session.run("python", "ci/check_addon_imports.py", "data")
+    wheel = core_wheel(session, "wheels-data")
+    # hypothesis fuzzes the TFRecord reader; safetensors writes the files from_safetensors reads.
+    session.install(str(wheel), str(ROOT / "data"), "pytest>=8", "hypothesis", "safetensors", *ORACLE_DEPS)
+    with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "data" / "tests"),
                     *session.posargs)
 
 

@@ -133,3 +133,43 @@ def test_manager_keeps_the_newest(tmp_path):
         assert tx.train.latest_checkpoint(tmp_path / "run") == manager.latest_checkpoint
         assert tx.train.load_safetensors(manager.latest_checkpoint)["step"] == 4
     assert tx.train.latest_checkpoint(tmp_path / "missing") is None
+
+
+class _Position:
+    """A state object that is not made of Variables (a tensorflux-data iterator is one)."""
+
+    def __init__(self, offset):
+        self.offset = offset
+
+    def _serialize_to_tensors(self):
+        return {"offset": np.array([self.offset], np.int64), "tag": np.frombuffer(b"abc", np.uint8)}
+
+    def _restore_from_tensors(self, tensors):
+        assert bytes(tensors["tag"]) == b"abc"
+        self.offset = int(tensors["offset"][0])
+
+
+@pytest.mark.eager
+def test_objects_with_serialize_to_tensors_are_saved_and_restored(tmp_path):
+    # Note [Checkpointed state objects]: saved under their path, handed back everything under it.
+    v = tx.Variable([1.0, 2.0])
+    pos = _Position(7)
+    path = tx.train.Checkpoint(v=v, data={"pos": pos}).save(str(tmp_path / "ckpt"))
+    pos.offset, other = 0, _Position(0)
+    v.assign([0.0, 0.0])
+    status = tx.train.Checkpoint(v=v, data={"pos": other}).restore(path)
+    status.assert_consumed()
+    assert other.offset == 7
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    missing = tx.train.Checkpoint(v=v, data={"pos": other, "new": _Position(3)}).restore(path)
+    with pytest.raises(AssertionError, match="data/new"):
+        missing.assert_consumed()
+
+
+def test_tx_data_names_the_package_to_install_when_it_is_missing():
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['tensorflux_data'] = None; import tensorflux as tx\n"
+            "try:\n    tx.data\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "tensorflux-data" in out.stdout and "pip install" in out.stdout, out.stderr

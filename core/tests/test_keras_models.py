@@ -205,8 +205,8 @@ def test_bad_layer_arguments_and_inputs():
         L.Concatenate()(tx.ones([2, 3]))
     with pytest.raises(tx.errors.InvalidArgumentError, match="CategoryEncoding: input values must be in the range"):
         L.CategoryEncoding(3)(tx.constant([[0, 5]]))
-    with pytest.raises(NotImplementedError, match="interpolation='bilinear'"):
-        L.UpSampling2D(interpolation="bilinear")
+    with pytest.raises(ValueError, match="Invalid value for argument `interpolation`"):
+        L.UpSampling2D(interpolation="trilinear")
     x = keras.Input((3,))
     with pytest.raises(TypeError, match="KerasTensor is symbolic"):
         np.asarray(x)

@@ -108,6 +108,27 @@ def test_categorical_metrics_match_keras(make):
     np.testing.assert_allclose(float(ours.result()), float(theirs.result()), rtol=1e-5)
 
 
+@pytest.mark.parametrize("make", [lambda K: K.metrics.Precision(top_k=2),
+                                  lambda K: K.metrics.Recall(top_k=1, class_id=2),
+                                  lambda K: K.metrics.Precision(top_k=2, thresholds=[0.1, 0.3]),
+                                  lambda K: K.metrics.AUC(multi_label=True),
+                                  lambda K: K.metrics.AUC(multi_label=True, num_labels=5, curve="PR"),
+                                  lambda K: K.metrics.AUC(multi_label=True, label_weights=[1, 0, 2, 1, 0.5]),
+                                  lambda K: K.metrics.AUC(label_weights=[1, 0, 2, 1, 0.5], num_thresholds=20)])
+def test_top_k_and_multi_label_metrics_match_keras(make):
+    K = keras3()
+    y = rng.integers(0, 2, (32, 5)).astype(np.float32)
+    p = rng.random((32, 5)).astype(np.float32)
+    sw = rng.random(32).astype(np.float32)
+    ours, theirs = make(keras), make(K)
+    for lo in (0, 16):
+        ours.update_state(y[lo:lo + 16], p[lo:lo + 16], sample_weight=sw[lo:lo + 16])
+        theirs.update_state(y[lo:lo + 16], p[lo:lo + 16], sample_weight=sw[lo:lo + 16])
+    np.testing.assert_allclose(np.asarray(ours.result()), np.asarray(theirs.result()), rtol=1e-5, atol=1e-6)
+    key = "top_k" if "top_k" in theirs.get_config() else "multi_label"
+    assert ours.get_config()[key] == theirs.get_config()[key]
+
+
 @pytest.mark.parametrize("name", ["MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
                                   "MeanSquaredLogarithmicError", "BinaryCrossentropy", "CategoricalCrossentropy",
                                   "Huber", "KLDivergence", "Poisson", "Hinge", "SquaredHinge", "CategoricalHinge",

@@ -202,3 +202,79 @@ def test_bidirectional_lstm_text_classifier():
 
     loss, accuracy = model.evaluate(x_val, y_val, verbose=0)
     assert accuracy > 0.8
+
+
+def _movie_reviews(n, rng):
+    """(texts, labels): raw review strings, with capitals and punctuation, whose label is which
+    set of opinion words they use."""
+    good = ["great", "wonderful", "loved", "Brilliant", "superb", "moving"]
+    bad = ["awful", "boring", "hated", "Terrible", "dull", "mess"]
+    filler = ["the", "movie", "was", "and", "a", "plot", "actors", "The", "film", "story", "it", "this"]
+    labels = rng.integers(0, 2, n)
+    texts = []
+    for label in labels:
+        words = list(rng.choice(filler, rng.integers(4, 14)))
+        for _ in range(rng.integers(1, 4)):
+            words.insert(int(rng.integers(0, len(words) + 1)), str(rng.choice(good if label else bad)))
+        texts.append(" ".join(words).capitalize() + str(rng.choice([".", "!", "...", "?!"])))
+    return np.array(texts), labels.astype("float32")
+
+
+class _Batches:
+    """A re-iterable dataset of (texts, labels) batches, as the tutorial's tf.data pipeline."""
+
+    def __init__(self, texts, labels, batch_size):
+        self.batches = [(texts[i:i + batch_size], labels[i:i + batch_size]) for i in range(0, len(texts), batch_size)]
+
+    def __iter__(self):
+        return iter(self.batches)
+
+
+def test_text_classification_rnn_from_raw_strings(tmp_path):
+    from tensorflux import keras
+
+    rng = np.random.default_rng(3)
+    BATCH_SIZE = 32  # noqa: N806 (the tutorial's names)
+    train_texts, train_labels = _movie_reviews(512, rng)
+    test_texts, test_labels = _movie_reviews(128, rng)
+    train_dataset = _Batches(train_texts, train_labels, BATCH_SIZE)  # the tutorial's tf.data datasets
+    test_dataset = _Batches(test_texts, test_labels, BATCH_SIZE)
+
+    # --- tutorial code (tensorflow.org/text/tutorials/text_classification_rnn), tf.keras -> keras ---
+    VOCAB_SIZE = 1000  # noqa: N806
+    encoder = keras.layers.TextVectorization(max_tokens=VOCAB_SIZE)
+    encoder.adapt(text for text, label in train_dataset)  # the tutorial: train_dataset.map(lambda text, label: text)
+    vocab = np.array(encoder.get_vocabulary())
+    example = train_texts[:3]
+    encoded_example = encoder(example)[:3].numpy()
+    model = keras.Sequential([
+        encoder,
+        keras.layers.Embedding(input_dim=len(encoder.get_vocabulary()), output_dim=64,
+                               # Use masking to handle the variable sequence lengths
+                               mask_zero=True),
+        keras.layers.Bidirectional(keras.layers.LSTM(64)),
+        keras.layers.Dense(64, activation="relu"),
+        keras.layers.Dense(1),
+    ])
+    supports_masking = [layer.supports_masking for layer in model.layers]
+    sample_text = ("The movie was cool. The animation and the graphics were out of this world. I would recommend "
+                   "this movie.")
+    predictions = model.predict(np.array([sample_text]))
+    model.compile(loss=keras.losses.BinaryCrossentropy(from_logits=True), optimizer=keras.optimizers.Adam(1e-3),
+                  metrics=["accuracy"])
+    history = model.fit(train_dataset, epochs=4, validation_data=test_dataset, validation_steps=3, verbose=0)
+    test_loss, test_acc = model.evaluate(test_dataset, verbose=0)
+    # --- end of tutorial code (the tutorial: Adam(1e-4) and 10 epochs over 25,000 reviews) ---
+
+    assert vocab[:2].tolist() == ["", "[UNK]"] and "movie" in vocab.tolist()
+    words = train_texts[0].lower().replace(".", "").replace("!", "").replace("?", "").split()
+    assert " ".join(vocab[encoded_example[0][:len(words)]]) == " ".join(words)  # round trip through the vocabulary
+    assert supports_masking[1:] == [True, True, True, True]
+    assert predictions.shape == (1, 1)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert test_acc > 0.9 and np.isfinite(test_loss), (test_loss, test_acc)
+    model.save(tmp_path / "classifier.keras")  # the vocabulary travels in the file
+    again = keras.models.load_model(tmp_path / "classifier.keras")
+    assert again.layers[0].get_vocabulary() == encoder.get_vocabulary()
+    np.testing.assert_allclose(again.predict(test_texts[:8], verbose=0), model.predict(test_texts[:8], verbose=0),
+                               rtol=1e-5, atol=1e-5)

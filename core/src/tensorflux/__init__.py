@@ -114,6 +114,11 @@ __all__ += [
 
 __all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 
+# Note [tx.data]: input pipelines are the separately released add-on tensorflux-data (DESIGN.md §8);
+# `tx.data` resolves to it on first use when it is installed (as `tf.keras` resolves to Keras), so
+# tf.data code ports by renaming, and is an ImportError naming the package otherwise. The core does
+# not depend on it and never imports it unasked.
+
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
 _LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto"),
                "RunOptions": ("config_pb2", "RunOptions")}
@@ -127,6 +132,16 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
+    if name == "data":  # Note [tx.data]
+        import importlib
+
+        try:
+            return importlib.import_module("tensorflux_data")
+        except ModuleNotFoundError as e:
+            if e.name != "tensorflux_data":
+                raise
+            raise ImportError("tx.data is provided by the tensorflux-data package, which is not installed: "
+                              "pip install tensorflux-data (from a source tree: pip install ./data)") from None
     if name == "sysconfig":  # loaded on first use: `python -m tensorflux.sysconfig` then runs it fresh
         import importlib
 

@@ -37,6 +37,9 @@ def _collect(prefix, obj, out, seen):
     if id(obj) in seen:
         return
     seen.add(id(obj))
+    if callable(getattr(obj, "_serialize_to_tensors", None)):  # Note [Checkpointed state objects]
+        out.setdefault(prefix, obj)
+        return
     if isinstance(obj, dict):
         for k in sorted(obj, key=str):
             _collect("%s/%s" % (prefix, k), obj[k], out, seen)
@@ -60,6 +63,18 @@ def _collect(prefix, obj, out, seen):
                         "them, or a list or dict of those)" % (prefix, type(obj).__name__))
 
 
+# Note [Checkpointed state objects]: an object that is not made of Variables but has state to save
+# (a tensorflux-data iterator: its pipeline position) defines ``_serialize_to_tensors()``, returning
+# {name: array}, and ``_restore_from_tensors({name: array})`` (TensorFlow's Trackable method names).
+# Its arrays are saved under ``<path>/<name>``; restore hands it back every entry under its path.
+
+
+def _split_states(tracked):
+    """({key: Variable}, {key: state object}) of what _collect found."""
+    variables = {k: v for k, v in tracked.items() if isinstance(v, Variable)}
+    return variables, {k: v for k, v in tracked.items() if not isinstance(v, Variable)}
+
+
 def _holds_variables(obj, depth=0):
     """Whether an attribute value is worth walking: a Variable or a container or object that may
     hold one (callables, modules of code and plain values are not)."""
@@ -70,7 +85,8 @@ def _holds_variables(obj, depth=0):
                                                                            else obj))
     if isinstance(obj, (str, bytes, int, float, complex, bool, np.ndarray, type)) or obj is None or callable(obj):
         return False
-    return hasattr(obj, "__dict__") or callable(getattr(obj, "variables", None))
+    return hasattr(obj, "__dict__") or callable(getattr(obj, "variables", None)) or \
+        callable(getattr(obj, "_serialize_to_tensors", None))
 
 
 class CheckpointLoadStatus:
@@ -218,9 +234,11 @@ class Checkpoint:
         when missing); returns the path written. Eager variables need no session."""
         path = _management.file_path(path)
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        variables = self._variables()
+        variables, states = _split_states(self._variables())
         eager = [k for k, v in variables.items() if v._eager]
         values = {k: np.asarray(variables[k].numpy()) for k in eager}
+        for key, obj in states.items():
+            values.update(("%s/%s" % (key, name), np.asarray(a)) for name, a in obj._serialize_to_tensors().items())
         graph = {k: v.value() for k, v in variables.items() if not v._eager}
         if graph:
             values.update(self._session(session).run(graph))
@@ -247,11 +265,13 @@ class Checkpoint:
         return self._restore(save_path, session, restore_counter=True)
 
     def _restore(self, save_path, session, restore_counter):
-        variables = self._variables()
+        variables, states = _split_states(self._variables())
         if save_path is None:
             return InitializationOnlyStatus(variables)
         path = _management.file_path(save_path, must_exist=True)
         values = safetensors_io.load_file(path)
+        state_values = {k: {f[len(k) + 1:]: values.pop(f) for f in sorted(values) if f.startswith(k + "/")}
+                        for k in states}
         matched = sorted(set(variables) & set(values))
         problems = []
         for key in matched:
@@ -264,11 +284,16 @@ class Checkpoint:
         if problems:
             raise ValueError("cannot restore %s:\n  %s" % (path, "\n  ".join(problems)))
         self._assign({k: variables[k] for k in matched}, values, session)
+        for key, obj in states.items():
+            if state_values[key]:
+                obj._restore_from_tensors(state_values[key])
         if restore_counter:
             counter = safetensors_io.load_metadata(path).get(_COUNTER_KEY)
             if counter is not None and counter.isdigit():
                 self._set_counter(int(counter))
-        return CheckpointLoadStatus(path, set(variables) - set(values), set(values) - set(variables), len(matched))
+        restored = {k for k in states if state_values[k]}
+        return CheckpointLoadStatus(path, (set(variables) - set(values)) | (set(states) - restored),
+                                    set(values) - set(variables), len(matched) + len(restored))
 
     def _assign(self, variables, values, session):
         graph = {}

@@ -19,8 +19,12 @@ from tensorflux._src.keras.layers.pooling import (AveragePooling1D, AveragePooli
                                                   GlobalAveragePooling1D, GlobalAveragePooling2D,
                                                   GlobalAveragePooling3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
                                                   GlobalMaxPooling3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
-from tensorflux._src.keras.layers.preprocessing import (CategoryEncoding, IntegerLookup, Normalization,
-                                                        Rescaling)
+from tensorflux._src.keras.layers.category_encoding import CategoryEncoding
+from tensorflux._src.keras.layers.hashing import Hashing
+from tensorflux._src.keras.layers.image_preprocessing import Resizing
+from tensorflux._src.keras.layers.lookup import IntegerLookup, StringLookup
+from tensorflux._src.keras.layers.preprocessing import Normalization, Rescaling
+from tensorflux._src.keras.layers.text_vectorization import TextVectorization
 from tensorflux._src.keras.layers.reshaping import (Cropping1D, Cropping2D, Cropping3D, Flatten, Permute,
                                                     RepeatVector, Reshape, UpSampling1D, UpSampling2D, UpSampling3D,
                                                     ZeroPadding1D, ZeroPadding2D, ZeroPadding3D)

@@ -19,10 +19,12 @@ import numpy as np
 
 from tensorflux._src import safetensors_io
 from tensorflux._src.keras import serialization
-from tensorflux._src.keras.weight_paths import layer_weight_paths, read_h5_weights
+from tensorflux._src.keras.weight_paths import (layer_paths, layer_weight_paths, load_own_values, own_values,
+                                                read_h5_weights)
 
 _CONFIG, _METADATA = "config.json", "metadata.json"
 _WEIGHTS, _WEIGHTS_H5 = "model.weights.safetensors", "model.weights.h5"
+_ASSETS = "assets"
 FORMAT = "tensorflux-keras-v1"
 _state = threading.local()
 
@@ -31,6 +33,12 @@ def safe_mode():
     """Whether loading may run code from a file (Lambda layers): False only inside
     ``load_model(..., safe_mode=False)``."""
     return getattr(_state, "safe_mode", True)
+
+
+def loading_in_safe_mode():
+    """Whether a ``load_model`` with ``safe_mode=True`` is running (files outside the archive,
+    such as a lookup's vocabulary path, are refused then, as in Keras)."""
+    return getattr(_state, "loading", False) and safe_mode()
 
 
 # ---------------------------------------------------------------------------- configs
@@ -144,6 +152,7 @@ def _load_safetensors_bytes(data):
 
 def _model_values(model, with_optimizer):
     values = {path: np.asarray(v.numpy()) for path, v in layer_weight_paths(model).items()}
+    values.update(own_values(model))
     opt = getattr(model, "optimizer", None)
     if with_optimizer and opt is not None and opt._iterations is not None:
         for i, v in enumerate(opt.variables()):
@@ -163,11 +172,35 @@ def save_model(model, filepath, overwrite=True):
     metadata = json.dumps({"keras_version": "3.15.1", "date_saved": datetime.datetime.now().strftime(
         "%Y-%m-%d@%H:%M:%S"), "saved_by": "tensorflux", "weights_format": FORMAT})
     weights = _safetensors_bytes(_model_values(model, with_optimizer=True))
+    assets = _model_assets(model)
     with _AtomicFile(filepath, overwrite) as tmp:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
             zf.writestr(_METADATA, metadata)
             zf.writestr(_CONFIG, config)
             zf.writestr(_WEIGHTS, weights)
+            for name, text in assets.items():
+                zf.writestr(name, text)
+
+
+def _model_assets(model):
+    """{zip entry: text} of the layers' assets (a lookup's learned vocabulary), where Keras 3 puts
+    them: ``assets/<layer path>/<file>``."""
+    out = {}
+    for path, layer in layer_paths(model).items():
+        if hasattr(layer, "save_assets"):
+            for name, text in layer.save_assets().items():
+                out["%s/%s" % (_ASSETS + ("/" + path if path else ""), name)] = text
+    return out
+
+
+def _load_assets(model, assets):
+    """Gives each layer with ``load_assets`` its files of ``assets`` ({zip entry: text})."""
+    for path, layer in layer_paths(model).items():
+        if hasattr(layer, "load_assets"):
+            prefix = _ASSETS + ("/" + path if path else "") + "/"
+            files = {k[len(prefix):]: v for k, v in assets.items() if k.startswith(prefix) and "/" not in
+                     k[len(prefix):]}
+            layer.load_assets(files)
 
 
 def _read_archive(filepath):
@@ -190,9 +223,11 @@ def _read_archive(filepath):
                     weights = read_h5_weights(io.BytesIO(f.read()))
             else:
                 raise ValueError("%s has no weights (expected %s or %s)" % (filepath, _WEIGHTS, _WEIGHTS_H5))
+            assets = {n: zf.read(n).decode("utf-8") for n in names if n.startswith(_ASSETS + "/")
+                      and not n.endswith("/")}
     except (zipfile.BadZipFile, zlib.error, EOFError, json.JSONDecodeError, UnicodeDecodeError, OSError) as e:
         raise ValueError("Cannot read %s as a .keras file (truncated or corrupt?): %s" % (filepath, e)) from e
-    return config, weights
+    return config, weights, assets
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002 (Keras's name)
@@ -212,19 +247,21 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     if not filepath.endswith(".keras") and not zipfile.is_zipfile(filepath):
         raise ValueError("File format not supported: filepath=%s. tx.keras loads `.keras` files (Keras 3's zip "
                          "format); legacy HDF5 and SavedModel files are not supported." % filepath)
-    config, weights = _read_archive(filepath)
+    config, weights, assets = _read_archive(filepath)
     previous = safe_mode_flag = getattr(_state, "safe_mode", True)
     _state.safe_mode = bool(safe_mode) and safe_mode_flag
+    loading, _state.loading = getattr(_state, "loading", False), True
     try:
         with serialization.custom_object_scope(custom_objects):
             model = deserialize_layer(config, custom_objects)
             _assign(model, weights, filepath, skip_mismatch=False)
+            _load_assets(model, assets)
             compile_cfg = config.get("compile_config")
             if compile and compile_cfg:
                 _compile_from_config(model, compile_cfg, custom_objects)
                 _restore_optimizer(model, weights)
     finally:
-        _state.safe_mode = previous
+        _state.safe_mode, _state.loading = previous, loading
     return model
 
 
@@ -271,7 +308,8 @@ def _assign(model, weights, source, skip_mismatch):
                             % (path, tuple(value.shape), var.name, tuple(var.shape.as_list())))
             continue
         assign.append((var, value))
-    extra = sorted(k for k in weights if k not in paths and not k.startswith("optimizer/"))
+    used = load_own_values(model, weights, apply=False)
+    extra = sorted(k for k in weights if k not in paths and k not in used and not k.startswith("optimizer/"))
     if extra and not skip_mismatch:
         problems.append("the file has weights the model does not: %s" % ", ".join(extra[:20]) +
                         (" ..." if len(extra) > 20 else ""))
@@ -282,6 +320,7 @@ def _assign(model, weights, source, skip_mismatch):
     with _context.init_scope():
         for var, value in assign:
             var.assign(value.astype(var.dtype.as_numpy_dtype, copy=False), read_value=False)
+    load_own_values(model, weights)
 
 
 def save_weights(model, filepath, overwrite=True):
@@ -303,7 +342,7 @@ def load_weights(model, filepath, skip_mismatch=False):
     ``.weights.h5``."""
     filepath = os.fspath(filepath)
     if filepath.endswith(".keras"):
-        _, weights = _read_archive(filepath)
+        _, weights, _ = _read_archive(filepath)
     elif filepath.endswith(".h5"):
         weights = read_h5_weights(filepath)
     else:

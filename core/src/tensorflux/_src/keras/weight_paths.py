@@ -51,12 +51,49 @@ def _children(obj):
 
 def layer_weight_paths(model):
     """{path: Variable} of every weight of ``model`` (Note [Weight paths]), in walk order."""
-    out, visited = {}, set()
+    return _walk(model)[0]
+
+
+def layer_paths(model):
+    """{path: layer} of ``model`` and every layer in it (Note [Weight paths]), in walk order."""
+    return _walk(model)[1]
+
+
+def own_values(model):
+    """{path: array} of the values layers save besides their weights (Keras's
+    ``save_own_variables``: a tf_idf lookup's ``idf_weights``), under ``<layer path>/vars/<key>``."""
+    out = {}
+    for path, layer in layer_paths(model).items():
+        if hasattr(layer, "save_own_variables"):
+            store = {}
+            layer.save_own_variables(store)
+            out.update({"%s/%s" % (_join(path, "vars"), k): np.asarray(v) for k, v in store.items()})
+    return out
+
+
+def load_own_values(model, values, apply=True):
+    """Gives each layer with ``load_own_variables`` its entries of ``values`` (by key; only finds
+    them when not ``apply``); returns the paths used."""
+    used = set()
+    for path, layer in layer_paths(model).items():
+        if hasattr(layer, "load_own_variables"):
+            prefix = _join(path, "vars") + "/"
+            store = {k[len(prefix):]: v for k, v in values.items() if k.startswith(prefix)
+                     and not k[len(prefix):].isdigit()}
+            if apply:
+                layer.load_own_variables(store)
+            used.update(prefix + k for k in store)
+    return used
+
+
+def _walk(model):
+    out, layers, visited = {}, {}, set()
 
     def visit(layer, path):
         if id(layer) in visited:
             return
         visited.add(id(layer))
+        layers[path] = layer
         for i, v in enumerate(layer._own_weights()):
             out["%s/%d" % (_join(path, "vars"), i)] = v
         for attr, child in _children(layer):
@@ -78,7 +115,7 @@ def layer_weight_paths(model):
                     if isinstance(child[key], Layer):
                         visit(child[key], _join(_join(path, attr), str(key)))
     visit(model, "")
-    return out
+    return out, layers
 
 
 def _join(a, b):

@@ -36,7 +36,8 @@ class KerasOp(Layer):
     def from_config(cls, config):
         config = dict(config)
         config.pop("trainable", None)
-        config.pop("dtype", None)
+        if "dtype" not in cls._PARAMS:  # Cast's dtype is its argument, not a layer dtype policy
+            config.pop("dtype", None)
         return cls(**config)
 
 

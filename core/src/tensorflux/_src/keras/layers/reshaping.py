@@ -150,8 +150,8 @@ class UpSampling1D(_UpSampling):
 
 @serialization.register("layers")
 class UpSampling2D(_UpSampling):
-    """Repeats rows and columns ``size`` times (``interpolation="nearest"``; "bilinear" needs the
-    ResizeBilinear op, not here yet).
+    """Repeats rows and columns ``size`` times (``interpolation="nearest"``), or resizes the
+    images by ``size`` with another of Resizing's interpolations ("bilinear", ...), as Keras does.
 
     >>> tx.keras.layers.UpSampling2D(2)(tx.ones([1, 2, 3, 1])).shape
     TensorShape([1, 4, 6, 1])
@@ -160,10 +160,25 @@ class UpSampling2D(_UpSampling):
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(size=size, data_format=data_format, **kwargs)
-        if interpolation != "nearest":
-            raise NotImplementedError("UpSampling2D(interpolation=%r) needs tx.image resize ops, which tx.keras does "
-                                      "not have yet; only 'nearest' is supported" % (interpolation,))
+        from tensorflux._src.keras.layers.image_preprocessing import INTERPOLATIONS
+        if interpolation not in INTERPOLATIONS:
+            raise ValueError("Invalid value for argument `interpolation`. Expected of one %s. Received: "
+                             "interpolation=%s" % (INTERPOLATIONS, interpolation))
         self.interpolation = interpolation
+
+    def call(self, inputs):
+        if self.interpolation == "nearest":
+            return super().call(inputs)
+        from tensorflux._src.image_resize import resize
+        x, inverse = _to_last(inputs, self.data_format)
+        shape = gen_ops.shape(x)
+        size = gen_ops.pack([shape[1] * self.size[0], shape[2] * self.size[1]])
+        out = resize(x, size, method=self.interpolation)
+        from tensorflux._src import context as _context
+        if not _context.executing_eagerly():  # a graph tensor: h * f, w * f when known
+            b, h, w, c = x.shape.as_list()
+            out.set_shape([b, None if h is None else h * self.size[0], None if w is None else w * self.size[1], c])
+        return _back(out, inverse)
 
     def get_config(self):
         return dict(super().get_config(), interpolation=self.interpolation)

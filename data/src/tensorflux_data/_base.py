@@ -1,0 +1,185 @@
+"""The pipeline model: a dataset is a node with input datasets, an element spec, a cardinality and
+a way to make a node iterator; node iterators return flat elements and save/restore their state."""
+
+import time
+
+import tensorflux as tx
+
+from tensorflux_data import _options, _structure
+
+END = None  # what NodeIterator.next returns at the end of its sequence
+
+
+class IterContext:
+    """What every node iterator of one pipeline iterator shares: its options, whether it runs in
+    debug mode, and ``key``, the position of this (sub)iteration (the top-level iteration number, then
+    repeat epochs and interleave inputs), from which shuffles and per-element seeds derive."""
+
+    def __init__(self, options, debug, key, stats=None):
+        self.options, self.debug, self.key = options, debug, tuple(key)
+        self.stats = {} if stats is None else stats  # id(node) -> NodeStats, shared by the whole iterator
+
+    def sub(self, k):
+        return IterContext(self.options, self.debug, self.key + (int(k),), self.stats)
+
+    @property
+    def deterministic(self):
+        return self.options.deterministic is not False
+
+    @property
+    def fuse_map_and_batch(self):
+        return self.options.experimental_optimization.map_and_batch_fusion is not False
+
+    @property
+    def pool_size(self):
+        return self.options.threading.private_threadpool_size
+
+
+class NodeIterator:
+    """Iterates one dataset node. ``next()`` returns a flat tuple of arrays or END; ``save(w)`` and
+    ``restore(r)`` write and read its state (Note [Iterator state] in _state.py)."""
+
+    def next(self):
+        raise NotImplementedError
+
+    def save(self, w):
+        raise NotImplementedError
+
+    def restore(self, r):
+        raise NotImplementedError
+
+    def close(self):
+        """Stops background work (prefetch threads) here and below; the iterator is not used afterwards."""
+        for it in self._children():
+            it.close()
+
+    def _children(self):
+        inp = getattr(self, "_in", None)
+        return [inp] if inp is not None else []
+
+
+class CountingIterator(NodeIterator):
+    """A node iterator over its node's one input, with an element counter in its state."""
+
+    def __init__(self, node, ctx):
+        self._node, self._ctx = node, ctx
+        self._in = node._inputs[0]._iter(ctx)
+        self._count = 0
+
+    def save(self, w):
+        w.put("count", self._count)
+        self._in.save(w.child("input"))
+
+    def restore(self, r):
+        self._count = r.get_int("count")
+        self._in.restore(r.child("input"))
+
+
+class NodeStats:
+    """What one node of a running pipeline did: elements produced and seconds spent producing them
+    (including its inputs' time), summed over its iterators; prefetch adds the consumer's wait."""
+
+    def __init__(self, node):
+        self.node, self.elements, self.seconds, self.wait_seconds = node, 0, 0.0, 0.0
+
+
+class _Measured(NodeIterator):
+    """A node iterator with its elements and time counted into its NodeStats."""
+
+    def __init__(self, it, rec):
+        self._it, self._rec = it, rec
+        if hasattr(it, "next_batch"):
+            self.next_batch = self._next_batch
+
+    def next(self):
+        t = time.perf_counter()
+        try:
+            x = self._it.next()
+        finally:
+            self._rec.seconds += time.perf_counter() - t
+        if x is not END:
+            self._rec.elements += 1
+        return x
+
+    def _next_batch(self, n):
+        t = time.perf_counter()
+        try:
+            out, k = self._it.next_batch(n)
+        finally:
+            self._rec.seconds += time.perf_counter() - t
+        self._rec.elements += k
+        return out, k
+
+    def save(self, w):
+        self._it.save(w)
+
+    def restore(self, r):
+        self._it.restore(r)
+
+    def close(self):
+        self._it.close()
+
+    @property
+    def inner(self):
+        return self._it
+
+
+class DatasetNode:
+    """A node of the pipeline graph (the public class is `tensorflux_data.Dataset`)."""
+
+    _kind = "dataset"
+
+    def __init__(self, inputs, element_spec):
+        self._inputs = tuple(inputs)
+        self._element_spec = element_spec
+        self._flat_specs = _structure.flat_specs(element_spec)
+        opts = _options.Options()
+        for d in self._inputs:
+            opts = opts.merge(d._options_value)
+        self._options_value = opts
+        self._iterations = 0
+
+    @property
+    def element_spec(self):
+        """The structure of `TensorSpec` of this dataset's elements (tf.data's element_spec)."""
+        return self._element_spec
+
+    def _make_iter(self, ctx):
+        raise NotImplementedError
+
+    def _iter(self, ctx):
+        """This node's iterator, its work counted in ``ctx.stats``."""
+        rec = ctx.stats.get(id(self))
+        if rec is None:
+            rec = ctx.stats[id(self)] = NodeStats(self)
+        return _Measured(self._make_iter(ctx), rec)
+
+    def _cardinality(self):
+        return _options.UNKNOWN_CARDINALITY
+
+    def _params(self):
+        """Parameters that distinguish this node in the pipeline's fingerprint."""
+        return ""
+
+    def _fingerprint(self):
+        inner = ",".join(d._fingerprint() for d in self._inputs)
+        return "%s(%s)[%s]{%s}" % (self._kind, self._params(), inner, _structure.describe(self._element_spec))
+
+
+def invalid(message):
+    """An InvalidArgumentError with ``message`` (tf.data raises this class for bad arguments)."""
+    return tx.errors.InvalidArgumentError(None, None, message)
+
+
+def check_int(value, name, minimum=None, allow=()):
+    """``value`` as a Python int; ``minimum`` enforced unless the value is one of ``allow``."""
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise TypeError("%s must be an integer, got %r" % (name, value)) from None
+    if minimum is not None and v < minimum and v not in allow:
+        raise invalid("%s must be >= %d%s, got %d" % (name, minimum,
+                                                      " (or %s)" % ", ".join(map(str, allow)) if allow else "", v))
+    return v

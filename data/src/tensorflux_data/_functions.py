@@ -1,0 +1,107 @@
+"""User functions of a pipeline (map, filter, scan, ...): traced once with tx.function over the
+element spec, called by the fast path with arrays; in debug mode the Python function itself runs
+eagerly on each element and its result is checked against the traced structure."""
+
+import numpy as np
+
+import tensorflux as tx
+
+from tensorflux_data import _seeds, _structure
+from tensorflux_data._base import invalid
+
+
+def call_unpacked(fn, args):
+    """tf.data's calling convention: a tuple element is passed as positional arguments."""
+    return fn(*args) if type(args) is tuple else fn(args)
+
+
+def _normalize(value, what):
+    if value is None:
+        raise TypeError("the %s function returned None; it must return a tensor or a structure of tensors" % what)
+    if isinstance(value, list):
+        value = tuple(value)  # tf.data: a list returned by a function is a tuple
+    return tx.nest.map_structure(tx.convert_to_tensor, value)
+
+
+class StructuredFunction:
+    """``fn`` over elements of ``input_spec`` (a structure of TensorSpec, or a list of such structures
+    passed as separate arguments when ``multiple_args``): ``output_spec`` is what it returns."""
+
+    def __init__(self, fn, input_spec, what, multiple_args=False):
+        if not callable(fn):
+            raise TypeError("the %s function must be callable, got %r" % (what, fn))
+        self.fn, self.what, self.input_spec = fn, what, input_spec
+        self._multiple = multiple_args
+        self._in_flat = _structure.flat_specs(input_spec)
+        self.seeded = False
+        self._trace()
+        if self.seeded:  # it calls tx.random: trace again with the element seed as an input
+            self._trace()
+
+    def _trace(self):
+        holder = {}
+        input_spec, what, seeded = self.input_spec, self.what, self.seeded
+
+        def flat_fn(*flat):
+            seed = flat[-1] if seeded else None
+            args = tx.nest.pack_sequence_as(input_spec, list(flat[:-1] if seeded else flat))
+            with _seeds.element_seeds(seed) as src:
+                out = _normalize(self._call_python(args), what)
+            holder["structure"], holder["random_calls"] = out, src.calls
+            # Identity: an output may be a captured eager tensor, which a trace cannot return as is.
+            return [tx.identity(t) for t in tx.nest.flatten(out)]
+
+        flat_fn.__name__ = "%s_%s" % (what, getattr(self.fn, "__name__", "fn").strip("<>"))
+        signature = self._in_flat + ([tx.TensorSpec([1], tx.uint64)] if seeded else [])
+        self._function = tx.function(flat_fn, input_signature=signature)
+        self._concrete = self._function.get_concrete_function()
+        self.output_spec = tx.nest.pack_sequence_as(
+            holder["structure"], [tx.TensorSpec(t.shape, t.dtype) for t in self._concrete.outputs])
+        self._out_flat = _structure.flat_specs(self.output_spec)
+        self.seeded = holder["random_calls"] > 0
+
+    def _call_python(self, args):
+        if self._multiple:
+            return self.fn(*args)
+        return call_unpacked(self.fn, args)
+
+    @property
+    def graph(self):
+        """The traced function's graph (map-and-batch fusion inspects it)."""
+        return self._concrete.graph
+
+    def __call__(self, flat, seed=None):
+        """The traced function on one element (flat arrays; ``seed``, its Philox key when the function
+        is ``seeded``, Note [Element seeds]): its flat output arrays."""
+        outs = self._concrete(*flat, seed) if self.seeded else self._concrete(*flat)
+        return tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(outs))
+
+    def call_eager(self, flat, index=None, seed=None):
+        """The Python function itself, eagerly, on one element; its output checked against the
+        traced structure (debug mode)."""
+        args = tx.nest.pack_sequence_as(self.input_spec, [tx.constant(a) for a in flat])
+        with _seeds.element_seeds(tx.constant(seed) if self.seeded else None):
+            out = _normalize(self._call_python(args), self.what)
+        where = "the %s function" % self.what + ("" if index is None else " on element %d" % index)
+        if not _structure.same_structure(self.output_spec, out):
+            raise invalid("%s returned %s, whose structure differs from the traced %s"
+                          % (where, tx.nest.map_structure(lambda t: t.dtype.name, out),
+                             tx.nest.map_structure(lambda s: s.dtype.name, self.output_spec)))
+        arrays = tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(out))
+        _structure.check_element(self.output_spec, arrays, where)
+        return arrays
+
+    def run(self, flat, ctx, index, seed0=0):
+        """One element the way ``ctx`` says (debug mode: eagerly); ``index`` is its position and
+        ``seed0`` the iterator's seed word (Note [Element seeds])."""
+        seed = _seeds.element_seed(seed0, index) if self.seeded else None
+        return self.call_eager(flat, index, seed) if ctx.debug else self(flat, seed)
+
+
+def scalar_bool(fn, what):
+    """Raises when a predicate's traced output is not a scalar bool (tf.data's check)."""
+    spec = fn.output_spec
+    if not isinstance(spec, tx.TensorSpec) or spec.dtype != tx.bool or not spec.shape.is_compatible_with([]):
+        raise ValueError("Invalid `predicate`. `predicate` of %s must return a scalar tx.bool tensor, "
+                         "but its return type was %s." % (what, tx.nest.map_structure(
+                             lambda s: "%s%s" % (s.dtype.name, s.shape), spec)))

@@ -1,0 +1,239 @@
+"""Transformations holding elements in buffers: shuffle, prefetch (a background thread) and cache."""
+
+import collections
+import os
+import threading
+import time
+
+import numpy as np
+
+from tensorflux_data import _autotune, _options
+from tensorflux_data._base import END, NodeIterator, check_int
+from tensorflux_data._dataset import Dataset
+
+
+class _ShuffleIterator(NodeIterator):
+    """tf.data's shuffle: a buffer of ``buffer_size`` elements; each output is a uniformly chosen
+    buffered element, whose slot the next input element takes. State: buffer and RNG state."""
+
+    def __init__(self, node, ctx):
+        self._node = node
+        self._in = node._inputs[0]._iter(ctx)
+        key = list(ctx.key) if node._reshuffle else []
+        self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([node._seed] + key)))
+        self._buffer, self._in_done = [], False
+
+    def next(self):
+        while not self._in_done and len(self._buffer) < self._node._size:
+            x = self._in.next()
+            if x is END:
+                self._in_done = True
+            else:
+                self._buffer.append(x)
+        if not self._buffer:
+            return END
+        i = int(self._rng.integers(len(self._buffer)))
+        out = self._buffer[i]
+        self._buffer[i] = self._buffer[-1]
+        self._buffer.pop()
+        return out
+
+    def save(self, w):
+        w.put_elements("buffer", self._buffer)
+        w.put_json("rng", self._rng.bit_generator.state)
+        w.put("in_done", self._in_done)
+        self._in.save(w.child("input"))
+
+    def restore(self, r):
+        self._buffer, self._in_done = r.get_elements("buffer"), bool(r.get("in_done"))
+        self._rng.bit_generator.state = r.get_json("rng")
+        self._in.restore(r.child("input"))
+
+
+class ShuffleDataset(Dataset):
+    _kind = "shuffle"
+
+    def __init__(self, input_ds, buffer_size, seed, reshuffle_each_iteration):
+        self._size = check_int(buffer_size, "shuffle buffer_size", 1)
+        self._seed = int.from_bytes(os.urandom(8), "little") if seed is None else check_int(seed, "seed", 0)
+        self._reshuffle = bool(reshuffle_each_iteration)
+        super().__init__((input_ds,), input_ds.element_spec)
+
+    def _make_iter(self, ctx):
+        return _ShuffleIterator(self, ctx)
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+    def _params(self):
+        return "%d,%d" % (self._size, self._reshuffle)
+
+
+class _PrefetchIterator(NodeIterator):
+    """A producer thread runs the input ahead into a bounded queue (errors are queued in order).
+    Saving pauses the producer and records the queued elements (Note [Iterator state])."""
+
+    def __init__(self, node, ctx, size):
+        self._in, self._autotune = node._inputs[0]._iter(ctx), size == _options.AUTOTUNE
+        self._rec = ctx.stats.get(id(node))  # the consumer's waits are counted there
+        self._size = 1 if self._autotune else size
+        self._queue = collections.deque()  # (element or END, exception or None)
+        self._cond = threading.Condition()
+        self._thread, self._paused, self._busy, self._stop, self._produced_end = None, False, False, False, False
+
+    def _produce(self):
+        while True:
+            with self._cond:
+                while not self._stop and (self._paused or len(self._queue) >= self._size):
+                    self._cond.wait()
+                if self._stop:
+                    return
+                self._busy = True
+            try:
+                item = (self._in.next(), None)
+            except Exception as e:  # handed to the consumer at its position
+                item = (None, e)
+            with self._cond:
+                self._busy = False
+                self._queue.append(item)
+                self._cond.notify_all()
+                if item[0] is END and item[1] is None:
+                    self._produced_end = True
+                    return
+
+    def next(self):
+        with self._cond:
+            if self._thread is None and not self._produced_end:
+                self._thread = threading.Thread(target=self._produce, name="txd-prefetch", daemon=True)
+                self._thread.start()
+            if not self._queue and self._autotune and self._size < _autotune.MAX_BUFFER:
+                self._size *= 2  # Note [Autotune]: the consumer is about to wait
+                self._cond.notify_all()
+            waited = time.perf_counter()
+            while not self._queue:
+                if self._produced_end:
+                    return END
+                self._cond.wait()
+            if self._rec is not None:
+                self._rec.wait_seconds += time.perf_counter() - waited
+            x, err = self._queue[0]
+            if x is not END or err is not None:
+                self._queue.popleft()
+            self._cond.notify_all()
+        if err is not None:
+            raise err
+        return x
+
+    def _pause(self):
+        with self._cond:
+            self._paused = True
+            while self._busy:
+                self._cond.wait()
+
+    def _resume(self):
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+
+    def save(self, w):
+        self._pause()
+        try:
+            items = [x for x, e in self._queue if x is not END and e is None]
+            w.put_elements("buffer", items)
+            w.put("ended", self._produced_end)
+            self._in.save(w.child("input"))
+        finally:
+            self._resume()
+
+    def restore(self, r):
+        self._pause()
+        try:
+            self._queue = collections.deque((x, None) for x in r.get_elements("buffer"))
+            self._produced_end = bool(r.get("ended"))
+            if self._produced_end:
+                self._queue.append((END, None))
+            self._in.restore(r.child("input"))
+        finally:
+            self._resume()
+
+    def close(self):
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        super().close()
+
+
+class PrefetchDataset(Dataset):
+    _kind = "prefetch"
+
+    def __init__(self, input_ds, buffer_size):
+        self._buffer = buffer_size
+        super().__init__((input_ds,), input_ds.element_spec)
+
+    def _make_iter(self, ctx):
+        if ctx.debug or self._buffer == 0:
+            from tensorflux_data._select import _Identity
+            return _Identity(self, ctx)
+        return _PrefetchIterator(self, ctx, self._buffer)
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+
+class _CacheIterator(NodeIterator):
+    """Reads the node's completed cache by index, or fills it while passing the input through."""
+
+    def __init__(self, node, ctx):
+        self._node, self._ctx = node, ctx
+        self._reading = node._cache is not None
+        self._in = None if self._reading else node._inputs[0]._iter(ctx)
+        self._index, self._filled, self._complete_run = 0, [], True
+
+    def next(self):
+        if self._reading:
+            if self._index >= len(self._node._cache):
+                return END
+            self._index += 1
+            return self._node._cache[self._index - 1]
+        x = self._in.next()
+        if x is END:
+            if self._complete_run and self._node._cache is None:
+                self._node._cache = self._filled
+            return END
+        self._filled.append(x)
+        self._index += 1
+        return x
+
+    def save(self, w):
+        w.put("reading", self._reading)
+        w.put("index", self._index)
+        if not self._reading:
+            self._in.save(w.child("input"))
+
+    def restore(self, r):
+        self._reading, self._index = bool(r.get("reading")), r.get_int("index")
+        if self._reading:
+            if self._node._cache is None:  # a fresh process: recompute the cache (the input is pure)
+                it = self._node._inputs[0]._iter(self._ctx)
+                self._node._cache = list(iter(it.next, END))
+            self._in = None
+        else:
+            self._in = self._node._inputs[0]._iter(self._ctx)
+            self._in.restore(r.child("input"))
+            self._filled, self._complete_run = [], False  # elements before the restore are not here
+
+
+class CacheDataset(Dataset):
+    _kind = "cache"
+
+    def __init__(self, input_ds):
+        self._cache = None
+        super().__init__((input_ds,), input_ds.element_spec)
+
+    def _make_iter(self, ctx):
+        return _CacheIterator(self, ctx)
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+

@@ -1,0 +1,80 @@
+"""Byte streams of files, plain or compressed (TensorFlow's "ZLIB" and "GZIP" compression types),
+readable from an offset of the uncompressed bytes."""
+
+import zlib
+
+import tensorflux as tx
+
+COMPRESSION = {None: None, "": None, "ZLIB": zlib.MAX_WBITS, "GZIP": 16 + zlib.MAX_WBITS}
+_CHUNK = 1 << 20
+
+
+def compression_wbits(compression_type):
+    """zlib's window bits for a compression type name; ValueError naming the accepted ones."""
+    key = compression_type.upper() if isinstance(compression_type, str) else compression_type
+    if hasattr(key, "numpy"):
+        key = key.numpy().decode().upper()
+    if key not in COMPRESSION:
+        raise ValueError("compression_type must be '', 'ZLIB' or 'GZIP', got %r" % (compression_type,))
+    return COMPRESSION[key]
+
+
+def as_path(filename):
+    if hasattr(filename, "numpy"):
+        filename = filename.numpy()
+    return filename.decode() if isinstance(filename, bytes) else str(filename)
+
+
+class ByteStream:
+    """Reads ``path``'s (uncompressed) bytes from ``offset``: ``take(n)`` returns up to n bytes; a
+    missing file is NotFoundError and a broken compressed stream DataLossError, naming the file."""
+
+    def __init__(self, path, wbits, offset=0):
+        self.path = path
+        try:
+            self._f = open(path, "rb")  # noqa: SIM115 (closed by close())
+        except FileNotFoundError:
+            raise tx.errors.NotFoundError(None, None, "%s: No such file or directory" % path) from None
+        except OSError as e:
+            raise tx.errors.InvalidArgumentError(None, None, "%s: cannot open: %s" % (path, e)) from None
+        self._z = zlib.decompressobj(wbits) if wbits is not None else None
+        self._buf, self._pos, self.offset, self._raw_seen = b"", 0, 0, False
+        if offset:
+            if self._z is None:
+                self._f.seek(offset)
+                self.offset = offset
+            else:
+                while self.offset < offset and self.take(min(_CHUNK, offset - self.offset)):
+                    pass
+
+    def _more(self):
+        raw = self._f.read(_CHUNK)
+        if self._z is None:
+            return raw
+        try:
+            if not raw:
+                tail = self._z.flush()
+                if self._raw_seen and not self._z.eof and not tail:
+                    raise zlib.error("the compressed stream is truncated")
+                return tail
+            self._raw_seen = True
+            return self._z.decompress(raw)
+        except zlib.error as e:
+            raise tx.errors.DataLossError(None, None, "%s: corrupt compressed data near byte %d of the uncompressed "
+                                          "stream (%s)" % (self.path, self.offset, e)) from None
+
+    def take(self, n):
+        """Up to ``n`` next bytes (fewer only at the end of the stream)."""
+        while len(self._buf) - self._pos < n:
+            more = self._more()
+            if not more:
+                break
+            self._buf = self._buf[self._pos:] + more
+            self._pos = 0
+        out = self._buf[self._pos:self._pos + n]
+        self._pos += len(out)
+        self.offset += len(out)
+        return out
+
+    def close(self):
+        self._f.close()

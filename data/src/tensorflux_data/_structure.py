@@ -1,0 +1,132 @@
+"""Elements and their specs. Inside a pipeline an element is a flat tuple of NumPy arrays (strings as
+object arrays of bytes); the user sees it packed into the dataset's structure of tensors. As in
+tf.data, tuples, namedtuples and dicts are structure while a Python list is one tensor."""
+
+import numpy as np
+
+import tensorflux as tx
+
+
+def as_array(value):
+    """``value`` (tensor, array, Python scalar or list) as a NumPy array of tf.data's dtype."""
+    if isinstance(value, np.ndarray):
+        return value.astype(object) if value.dtype.kind in "SU" else value
+    if hasattr(value, "numpy"):
+        return np.asarray(value.numpy())
+    if isinstance(value, (str, bytes)) or (isinstance(value, (list, tuple)) and _has_string(value)):
+        return np.asarray(tx.convert_to_tensor(value, dtype=tx.string).numpy())
+    return np.asarray(tx.convert_to_tensor(value).numpy())
+
+
+def _has_string(seq):
+    for v in seq:
+        if isinstance(v, (str, bytes)) or (isinstance(v, (list, tuple)) and _has_string(v)):
+            return True
+    return False
+
+
+def canonical(value):
+    """``value`` with every leaf an array: lists become arrays, tuples/namedtuples/dicts stay."""
+    if isinstance(value, dict):
+        return type(value)((k, canonical(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        items = [canonical(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return as_array(value)
+
+
+class _Leaf:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _wrap_leaves(value):
+    if isinstance(value, dict):
+        return type(value)((k, _wrap_leaves(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        items = [_wrap_leaves(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return _Leaf(value)
+
+
+def leaves_like(element_spec, value):
+    """The leaves of ``value`` (lists are leaves) in ``element_spec``'s order; ValueError when the
+    structures differ."""
+    wrapped = _wrap_leaves(value)
+    tx.nest.assert_same_structure(element_spec, wrapped)
+    return [leaf.value for leaf in tx.nest.flatten(wrapped)]
+
+
+def dtype_of(array):
+    """The tx dtype of a NumPy array (object arrays hold strings)."""
+    return tx.string if array.dtype == object else tx.as_dtype(array.dtype)
+
+
+def spec_of(array):
+    return tx.TensorSpec(array.shape, dtype_of(array))
+
+
+def split(value):
+    """(structure of TensorSpecs, flat tuple of arrays) of a user value."""
+    value = canonical(value)
+    flat = tuple(tx.nest.flatten(value))
+    return tx.nest.pack_sequence_as(value, [spec_of(a) for a in flat]), flat
+
+
+def flat_specs(element_spec):
+    return tx.nest.flatten(element_spec)
+
+
+def to_tensors(element_spec, flat):
+    """The user's view of an element: its structure of eager tensors."""
+    return tx.nest.pack_sequence_as(element_spec, [tx.constant(a) if isinstance(s, tx.TensorSpec) else s.value(a)
+                                                   for s, a in zip(flat_specs(element_spec), flat)])
+
+
+def spec_with_shape(spec, shape):
+    return tx.TensorSpec(shape, spec.dtype)
+
+
+def shape_list(spec):
+    """A spec's shape as a list (None for unknown dims), or None for unknown rank."""
+    try:
+        return list(spec.shape.as_list())
+    except ValueError:
+        return None
+
+
+def relax(a, b):
+    """The most specific spec both ``a`` and ``b`` satisfy (same dtype required)."""
+    sa, sb = shape_list(a), shape_list(b)
+    if sa is None or sb is None or len(sa) != len(sb):
+        return tx.TensorSpec(None, a.dtype)
+    return tx.TensorSpec([x if x == y else None for x, y in zip(sa, sb)], a.dtype)
+
+
+def same_structure(a, b):
+    try:
+        tx.nest.assert_same_structure(a, b)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def check_element(element_spec, flat, what):
+    """Raises InvalidArgumentError when arrays ``flat`` do not fit ``element_spec`` (dtype or shape)."""
+    specs = flat_specs(element_spec)
+    if len(flat) != len(specs):
+        raise tx.errors.InvalidArgumentError(None, None, "%s: expected an element of %d components, got %d"
+                                             % (what, len(specs), len(flat)))
+    for i, (spec, a) in enumerate(zip(specs, flat)):
+        if dtype_of(a) != spec.dtype or not spec.shape.is_compatible_with(a.shape):
+            raise tx.errors.InvalidArgumentError(
+                None, None, "%s: component %d should be %s of shape %s, got %s of shape %s"
+                % (what, i, spec.dtype.name, spec.shape, dtype_of(a).name, list(a.shape)))
+
+
+def describe(element_spec):
+    """A stable text of a structure of specs (a pipeline's fingerprint uses it)."""
+    return repr(tx.nest.map_structure(lambda s: (s.dtype.name, str(s.shape)) if isinstance(s, tx.TensorSpec)
+                                      else repr(s), element_spec))

@@ -1,0 +1,94 @@
+"""The same pipelines written once for tensorflux-data and for tf.data: ``build(D, T)`` takes the
+Dataset class and the tensor module (txd.Dataset and tx, or tf.data.Dataset and tf). Every
+transformation of the package appears in at least one."""
+
+import numpy as np
+
+
+def _spec(T, shape, dtype):
+    return T.TensorSpec(shape, dtype)
+
+
+def _gen():
+    for i in range(7):
+        yield i, [i, -i]
+
+
+PIPELINES = {
+    "from_tensor_slices": lambda D, T: D.from_tensor_slices((np.arange(10), np.arange(10.0) * 2)),
+    "from_tensors": lambda D, T: D.from_tensors(np.arange(3, dtype=np.int32)).repeat(3),
+    "range": lambda D, T: D.range(3, 20, 4),
+    "from_generator": lambda D, T: D.from_generator(_gen, output_signature=(_spec(T, [], T.int64),
+                                                                             _spec(T, [2], T.int64))),
+    "map": lambda D, T: D.range(20).map(lambda x: x * x + 1),
+    "map_parallel": lambda D, T: D.range(40).map(lambda x: (x, T.cast(x, T.float32) / 3.0), num_parallel_calls=4),
+    "filter": lambda D, T: D.range(30).filter(lambda x: x % 3 == 0),
+    "batch": lambda D, T: D.range(23).batch(5),
+    "batch_drop_remainder": lambda D, T: D.range(23).batch(5, drop_remainder=True),
+    "padded_batch": lambda D, T: D.range(1, 9).map(lambda x: T.range(x)).padded_batch(3),
+    "unbatch": lambda D, T: D.range(12).batch(5).unbatch(),
+    "repeat": lambda D, T: D.range(4).repeat(3),
+    "take": lambda D, T: D.range(10).take(4),
+    "skip": lambda D, T: D.range(10).skip(4),
+    "take_while": lambda D, T: D.range(10).take_while(lambda x: x < 6),
+    "prefetch": lambda D, T: D.range(50).map(lambda x: x * 2).prefetch(4),
+    "zip": lambda D, T: D.zip((D.range(5), D.range(10, 20).map(lambda x: T.cast(x, T.float32)))),
+    "concatenate": lambda D, T: D.range(3).concatenate(D.range(10, 14)),
+    "enumerate": lambda D, T: D.from_tensor_slices(np.array([5.0, 6.0, 7.0])).enumerate(3),
+    "shard": lambda D, T: D.range(17).shard(4, 1),
+    "window": lambda D, T: D.range(10).window(3, shift=2, drop_remainder=True).flat_map(lambda w: w.batch(3)),
+    "scan": lambda D, T: D.range(10).scan(np.int64(0), lambda s, x: (s + x, s * 2)),
+    "apply": lambda D, T: D.range(10).apply(lambda ds: ds.map(lambda x: x + 1)),
+    "ignore_errors": lambda D, T: D.from_tensor_slices(np.array([1.0, 0.0, 2.0, 4.0])).map(
+        lambda x: T.debugging.check_numerics(1.0 / x, "not finite")).ignore_errors(),
+    "cache": lambda D, T: D.range(6).map(lambda x: x * 3).cache().repeat(2),
+    "interleave": lambda D, T: D.range(1, 6).interleave(lambda x: D.from_tensors(x).repeat(x), cycle_length=2,
+                                                        block_length=2),
+    "dict_elements": lambda D, T: D.from_tensor_slices({"a": np.arange(4), "b": np.arange(4.0)}).map(
+        lambda d: {"s": d["a"] * 2, "t": d["b"] + 0.5}),
+    "map_then_batch": lambda D, T: D.from_tensor_slices(np.arange(60, dtype=np.float32).reshape(20, 3)).map(
+        lambda x: x * 2.0 + 1.0).batch(6),
+    "map_then_batch_tuples": lambda D, T: D.from_tensor_slices((np.arange(18.0).reshape(9, 2), -np.arange(9.0))).map(
+        lambda x, y: (T.maximum(x, 3.0), T.cast(y, T.int32))).batch(
+        4, drop_remainder=True),
+    "range_map_then_batch": lambda D, T: D.range(23).map(lambda x: x * 3 - 1).batch(5),
+    "group_by_window": lambda D, T: D.range(23).group_by_window(
+        lambda x: x % 3, lambda key, w: w.batch(4).map(lambda b: (key, b)), window_size=4),
+    "bucket_by_sequence_length": lambda D, T: D.range(1, 15).map(lambda n: T.range(n)).bucket_by_sequence_length(
+        lambda x: T.shape(x)[0], [4, 9], [3, 2, 2]),
+    "strings": lambda D, T: D.from_tensor_slices(np.array([b"ab", b"", b"xyz"])).repeat(2).batch(4),
+}
+
+# Pipelines whose order is random: compared with themselves (seeded), never with TensorFlow's RNG.
+RANDOM = {
+    "shuffle": lambda D, T: D.range(40).shuffle(8, seed=3),
+    "shuffle_repeat": lambda D, T: D.range(10).shuffle(4, seed=5).repeat(3).batch(4),
+    "global_shuffle": lambda D, T: D.from_tensor_slices(np.arange(37) * 3).global_shuffle(seed=4).repeat(2),
+    "shuffle_no_reshuffle": lambda D, T: D.range(10).shuffle(10, seed=5, reshuffle_each_iteration=False).repeat(2),
+}
+
+
+def flat_values(nest, element):
+    """An element as a list of NumPy arrays (the given nest module flattens it)."""
+    out = []
+    for v in nest.flatten(element):
+        out.append(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
+    return out
+
+
+def assert_same_elements(got, want):
+    assert len(got) == len(want), (len(got), len(want))
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert len(g) == len(w), i
+        for a, b in zip(g, w):
+            assert a.dtype == b.dtype and a.shape == b.shape, (i, a.dtype, b.dtype, a.shape, b.shape)
+            np.testing.assert_array_equal(a, b, err_msg="element %d" % i)
+
+# Random ops inside a map function: per-element seeds make them deterministic (Note [Element seeds]).
+SEEDED = {
+    "map_random": lambda D, T: D.range(64).map(lambda x: T.cast(x, T.float32) + T.random.uniform([3]),
+                                               num_parallel_calls=8),
+    "map_random_shuffle_batch": lambda D, T: D.range(50).shuffle(16, seed=2).map(
+        lambda x: (x, T.random.normal([2]) * T.random.truncated_normal([])), num_parallel_calls=4).batch(7),
+}
+RANDOM.update(SEEDED)

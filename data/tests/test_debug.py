@@ -1,0 +1,71 @@
+"""Debug mode runs the same pipeline eagerly and sequentially in Python: same elements as the fast
+path for every pipeline; Python code inside map functions runs per element."""
+
+import numpy as np
+import pytest
+
+import tensorflux as tx
+import tensorflux_data as txd
+from pipelines import PIPELINES, RANDOM, assert_same_elements, flat_values
+
+ALL = {**PIPELINES, **RANDOM}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_debug_mode_yields_the_fast_path_elements(name):
+    fast = [flat_values(tx.nest, e) for e in ALL[name](txd.Dataset, tx)]
+    with txd.debug_mode():
+        debug = [flat_values(tx.nest, e) for e in ALL[name](txd.Dataset, tx)]
+    assert_same_elements(debug, fast)
+
+
+def test_python_code_in_a_map_function_runs_per_element_in_debug_mode():
+    seen = []
+
+    def f(x):
+        seen.append(x.numpy() if hasattr(x, "numpy") and tx.executing_eagerly() else "traced")
+        return x + 1
+
+    ds = txd.Dataset.range(3).map(f)
+    seen.clear()
+    assert [int(v) for v in ds] == [1, 2, 3]
+    assert seen == []  # the fast path runs the trace
+    with txd.debug_mode():
+        assert [int(v) for v in ds] == [1, 2, 3]
+    assert [int(s) for s in seen] == [0, 1, 2]
+
+
+def test_debug_mode_as_a_pipeline_option_and_its_scope():
+    o = txd.Options()
+    o.debug_mode = True
+    calls = []
+    ds = txd.Dataset.range(2).map(lambda x: (calls.append(1), x)[1]).with_options(o)
+    calls.clear()
+    assert [int(v) for v in ds] == [0, 1] and len(calls) == 2
+    with txd.debug_mode():
+        pass
+    calls.clear()
+    list(txd.Dataset.range(2).map(lambda x: (calls.append(1), x)[1]))
+    assert calls == [1]  # traced once at construction, not run per element: debug mode ended with its block
+
+
+def test_from_generator_works_in_debug_mode():
+    with txd.debug_mode():
+        ds = txd.Dataset.from_generator(lambda: ((i, np.float32(i) / 2) for i in range(4)),
+                                        output_signature=(tx.TensorSpec([], tx.int64), tx.TensorSpec([], tx.float32)))
+        assert [(int(a), float(b)) for a, b in ds.map(lambda a, b: (a * 2, b))] == [(0, 0.0), (2, 0.5), (4, 1.0),
+                                                                                     (6, 1.5)]
+
+
+def test_debug_mode_names_an_element_whose_structure_differs():
+    def f(x):
+        if tx.executing_eagerly() and int(x) == 2:
+            return x, x
+        return x
+    ds = txd.Dataset.range(4).map(f)
+    with txd.debug_mode():
+        it = iter(ds)
+        assert [int(next(it)), int(next(it))] == [0, 1]
+        with pytest.raises(tx.errors.InvalidArgumentError, match="map function on element 2 returned"):
+            next(it)
+        assert int(next(it)) == 3  # the iterator survives
