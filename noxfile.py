@@ -163,11 +163,13 @@ def core_wheel(session: nox.Session, name: str) -> pathlib.Path:
 def addons(session: nox.Session) -> None:
     """Installs core and tensorflux-addons (whose fused kernel is a plugin built against the core's
     public headers) into this session's fresh venv as a user would, `pip install <core> ./addons`,
-    and runs the add-on's tests (optax, when it installs, is their reference)."""
+    and runs the add-on's tests (optax, when it installs, is their reference; scikit-learn gives them the
+    digits problem)."""
     session.run("python", "ci/check_addon_imports.py")
     wheel = core_wheel(session, "wheels")
     session.install(str(wheel), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
-    session.run("python", "-m", "pip", "install", "optax", success_codes=[0, 1])  # the tests skip without it
+    # optax (the trajectory references) and scikit-learn (the digits problem): the tests skip without them
+    session.run("python", "-m", "pip", "install", "optax", "scikit-learn", success_codes=[0, 1])
     with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
         session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "addons" / "tests"),
                     *session.posargs)

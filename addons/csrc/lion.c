@@ -48,34 +48,6 @@ static void LionDouble(void* arg, int64_t begin, int64_t end) {
   LION_LOOP(double);
 }
 
-/* Reads scalar input i of type `dtype` as a double; an error naming it when it is not a scalar. */
-static int ReadScalar(TX_OpKernelContext* ctx, int i, TX_DataType dtype, double* out, TX_Status* status) {
-  const TX_PluginApi* api = txa_api;
-  if (api->KernelContextInputNumDims(ctx, i) != 0) {
-    txa_error(status, "%s must be a scalar, got a tensor of rank %d", kNames[i], api->KernelContextInputNumDims(ctx, i));
-    return 0;
-  }
-  const void* p = api->KernelContextInputData(ctx, i);
-  *out = dtype == TX_FLOAT ? (double)*(const float*)p : *(const double*)p;
-  return 1;
-}
-
-/* 1 when lock variable k has the gradient's dtype and shape; else sets an error naming `name`. */
-static int SameAsGrad(TX_OpKernelContext* ctx, TX_VariableLock* lock, int k, const char* name, TX_Status* status) {
-  const TX_PluginApi* api = txa_api;
-  const TX_DataType dtype = api->KernelContextInputType(ctx, kGrad);
-  if (api->VariableLockType(lock, k) != dtype) {
-    txa_error(status, "%s holds %s values but grad is %s", name, txa_dtype_name(api->VariableLockType(lock, k)),
-              txa_dtype_name(dtype));
-    return 0;
-  }
-  int rank = api->KernelContextInputNumDims(ctx, kGrad);
-  int same = api->VariableLockNumDims(lock, k) == rank;
-  for (int d = 0; same && d < rank; ++d) same = api->VariableLockDim(lock, k, d) == api->KernelContextInputDim(ctx, kGrad, d);
-  if (!same) txa_error(status, "%s and grad do not have the same shape", name);
-  return same;
-}
-
 static void LionCompute(void* state, TX_OpKernelContext* ctx, TX_Status* status) {
   (void)state;
   const TX_PluginApi* api = txa_api;
@@ -83,11 +55,11 @@ static void LionCompute(void* state, TX_OpKernelContext* ctx, TX_Status* status)
   LionWork w;
   double* scalars[4] = {&w.lr, &w.beta_1, &w.beta_2, &w.weight_decay};
   for (int i = kLr; i <= kWeightDecay; ++i)
-    if (!ReadScalar(ctx, i, dtype, scalars[i - kLr], status)) return;
+    if (!txa_read_scalar(ctx, i, kNames[i], dtype, scalars[i - kLr], status)) return;
   const int vars[2] = {kVar, kM};
   TX_VariableLock* lock = api->KernelContextLockVariables(ctx, vars, 2, status);
   if (api->GetCode(status) != TX_OK) return;
-  if (SameAsGrad(ctx, lock, 0, "var", status) && SameAsGrad(ctx, lock, 1, "m", status)) {
+  if (txa_same_as_grad(ctx, lock, 0, "var", kGrad, status) && txa_same_as_grad(ctx, lock, 1, "m", kGrad, status)) {
     w.var = api->VariableLockData(lock, 0);
     w.m = api->VariableLockData(lock, 1);
     w.grad = api->KernelContextInputData(ctx, kGrad);

@@ -16,7 +16,20 @@ void txa_error(TX_Status* status, const char* format, ...) __attribute__((format
 /* "float32", "float64", ...: the Python name of `dtype`, for messages. */
 const char* txa_dtype_name(TX_DataType dtype);
 
+/* Reads scalar input `i` (named `name`, of `dtype`: float or double) into `out`; 0 and an error
+ * naming it when it is not a scalar. */
+int txa_read_scalar(TX_OpKernelContext* ctx, int i, const char* name, TX_DataType dtype, double* out,
+                    TX_Status* status);
+
+/* 1 when locked variable `k` has the dtype and shape of input `grad`; else 0 and an error naming
+ * the variable as `name`. */
+int txa_same_as_grad(TX_OpKernelContext* ctx, TX_VariableLock* lock, int k, const char* name, int grad,
+                     TX_Status* status);
+
 /* Registers AddonsResourceApplyLion and its kernels (lion.c). */
 void txa_register_lion(TX_PluginRegistrar* reg, TX_Status* status);
+
+/* Registers AddonsResourceApplyLamb and its kernels (lamb.c). */
+void txa_register_lamb(TX_PluginRegistrar* reg, TX_Status* status);
 
 #endif /* TENSORFLUX_ADDONS_PLUGIN_H_ */

@@ -37,9 +37,9 @@ def test_import_against_an_incompatible_core_fails_clearly():
     assert want % _compat.declared_core_range() in out.stderr
 
 
-def test_the_plugin_registers_the_fused_op():
+def test_the_plugin_registers_the_fused_ops():
     ops = _native.ops()
-    assert [op.name for op in ops.OP_LIST.op] == ["AddonsResourceApplyLion"]
+    assert sorted(op.name for op in ops.OP_LIST.op) == ["AddonsResourceApplyLamb", "AddonsResourceApplyLion"]
     assert _native.ops() is ops
 
 
@@ -66,7 +66,10 @@ def test_docstring_examples_run():
 
     import importlib
 
-    for module in (txa, importlib.import_module("tensorflux_addons.optimizers.lion")):
+    names = [n[:-3] for n in os.listdir(os.path.dirname(txa.optimizers.__file__))
+             if n.endswith(".py") and not n.startswith("_")]
+    assert len(names) >= 20, names
+    for module in [txa] + [importlib.import_module("tensorflux_addons.optimizers." + n) for n in sorted(names)]:
         result = doctest.testmod(module, extraglobs={"tx": tx, "np": np},
                                  optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -2,8 +2,10 @@
 built only on its public Python API and, for fused kernels, its public plugin ABI.
 
 >>> import tensorflux_addons as txa
->>> sorted(txa.optimizers.__all__)
-['Lion', 'lion', 'scale_by_lion']
+>>> [name for name in txa.optimizers.__all__ if name[0].isupper() and not name.endswith(("Optimizer", "Average"))]
+['AdaBelief', 'Adafactor', 'AdamW', 'ConditionalGradient', 'EMA', 'GradientAccumulation', 'LAMB', 'LARS', 'Lion',
+ 'Lookahead', 'MADGRAD', 'Muon', 'NovoGrad', 'Prodigy', 'RAdam', 'SAM', 'SGDW', 'SWA', 'ScheduleFreeAdamW',
+ 'Shampoo', 'Yogi']
 """
 
 import importlib.metadata as _metadata
