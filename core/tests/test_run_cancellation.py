@@ -4,6 +4,7 @@ tx.function calls, with the error class and message; the session stays usable af
 an interrupt. Every wait has a timeout, so a run that cannot be stopped fails the test instead of
 hanging it (engine threads are daemons; Ctrl-C cases run in a subprocess)."""
 
+import signal
 import subprocess
 import sys
 import textwrap
@@ -121,9 +122,15 @@ _CTRL_C_PRELUDE = textwrap.dedent("""
 """)
 
 
+def _default_sigint():
+    # A suite started in the background inherits SIGINT ignored, and Python then installs no
+    # KeyboardInterrupt handler in the child: give it the disposition a terminal gives.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _run_script(body):
     proc = subprocess.run([sys.executable, "-c", _CTRL_C_PRELUDE + textwrap.dedent(body)], capture_output=True,
-                          text=True, timeout=HANG_S)
+                          text=True, timeout=HANG_S, preexec_fn=_default_sigint)
     return proc.returncode, proc.stdout, proc.stderr
 
 
