@@ -91,6 +91,10 @@ size_t BufferAllocator::ClassSize(int c) {
 }
 
 void* BufferAllocator::Allocate(size_t size) {
+  // No machine has this much memory; failing here (out of memory, as malloc would) keeps absurd
+  // requests from overflowed shapes away from malloc, which ASan would abort on instead.
+  constexpr size_t kMaxBufferBytes = size_t{1} << 40;
+  if (size > kMaxBufferBytes) return nullptr;
   const size_t rounded = RoundedSize(size);
   if (cache_cap_ > 0 && Cacheable(rounded)) {
     FreeList& list = lists_[ClassOf(rounded)];
