@@ -499,6 +499,7 @@ int main(int argc, char** argv) {
     __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
   }
   g_features = malloc(kMaxFeatures * sizeof(uint32_t));
+  tx_fuzz_init();
   int all = strcmp(argv[1], "all") == 0;
   for (int i = 0; i < tx_fuzz_num_targets; ++i) {
     if (!all && strcmp(argv[1], tx_fuzz_targets[i].name) != 0) continue;

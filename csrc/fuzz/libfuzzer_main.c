@@ -19,6 +19,7 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
     fprintf(stderr, "no fuzz target %s\n", TX_FUZZ_STR(TX_FUZZ_TARGET));
     abort();
   }
+  tx_fuzz_init();
   return 0;
 }
 

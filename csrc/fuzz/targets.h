@@ -40,6 +40,15 @@ TX_FUZZ_TARGETS(TX_FUZZ_DECLARE)
 extern const TxFuzzTarget tx_fuzz_targets[];
 extern const int tx_fuzz_num_targets;
 
+/* Lowers the engine's input limits (today: how far a TensorProto may expand) so that inputs the
+ * engine rightly accepts stay under the driver's per-allocation cap; call once before any target.
+ * Without it, an 84-byte TensorProto describing a 44 MB tensor passes import and its export then
+ * fails an allocation, which ASan reports as a crash (operator new cannot return null). */
+#ifdef __cplusplus
+extern "C"
+#endif
+void tx_fuzz_init(void);
+
 /* The target named `name`, or NULL. */
 const TxFuzzTarget* tx_fuzz_find_target(const char* name);
 
