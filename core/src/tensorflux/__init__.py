@@ -55,6 +55,8 @@ from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, 
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux import sparse
+from tensorflux._src.composite import TypeSpec
+from tensorflux._src.sparse_tensor import SparseTensor, SparseTensorSpec
 from tensorflux import (autograph, compat, config, debugging, errors, experimental, image, initializers, linalg, losses,
                         math, nest, nn, optimizers, random, raw_ops, train)
 
@@ -99,6 +101,7 @@ __all__ += [
     "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
     "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
 ]
+__all__ += ["SparseTensor", "SparseTensorSpec", "TypeSpec"]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
 _LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto"),
