@@ -4596,6 +4596,312 @@ def space_to_depth(input, block_size, data_format='NHWC', name=None):
     return _apply_op(_SPACE_TO_DEPTH, name, (input,), (block_size, data_format))
 
 
+_SparseAddOutput = _collections.namedtuple('SparseAdd', ['sum_indices', 'sum_values', 'sum_shape'])
+_SPARSE_ADD = _OpSig('SparseAdd',
+    inputs=(('a_indices', '', 9, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b_indices', '', 9, 0), ('b_values', 'T', 0, 0), ('b_shape', '', 9, 0), ('thresh', 'Treal', 0, 0)),
+    outputs=(('sum_indices', False), ('sum_values', False), ('sum_shape', False)),
+    output_class=_SparseAddOutput)
+
+
+def sparse_add(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh, name=None):
+    r"""The sum of two SparseTensors; sums with |value| < thresh are dropped.
+
+    Args:
+      a_indices: A `Tensor` of type int64.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      b_values: A `Tensor` of type `T`.
+      b_shape: A `Tensor` of type int64.
+      thresh: A `Tensor` of type `Treal`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (sum_indices, sum_values, sum_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_ADD, name, (a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh), ())
+
+
+_SparseAddGradOutput = _collections.namedtuple('SparseAddGrad', ['a_val_grad', 'b_val_grad'])
+_SPARSE_ADD_GRAD = _OpSig('SparseAddGrad',
+    inputs=(('backprop_val_grad', 'T', 0, 0), ('a_indices', '', 9, 0), ('b_indices', '', 9, 0), ('sum_indices', '', 9, 0)),
+    outputs=(('a_val_grad', False), ('b_val_grad', False)),
+    output_class=_SparseAddGradOutput)
+
+
+def sparse_add_grad(backprop_val_grad, a_indices, b_indices, sum_indices, name=None):
+    r"""The gradients of SparseAdd's operand values from the gradient of its sum values.
+
+    Args:
+      backprop_val_grad: A `Tensor` of type `T`.
+      a_indices: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      sum_indices: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (a_val_grad, b_val_grad) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_ADD_GRAD, name, (backprop_val_grad, a_indices, b_indices, sum_indices), ())
+
+
+_SparseConcatOutput = _collections.namedtuple('SparseConcat', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_CONCAT = _OpSig('SparseConcat',
+    inputs=(('indices', '', 9, 1), ('values', 'T', 0, 1), ('shapes', '', 9, 1)),
+    attrs=(('concat_dim', 1),),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseConcatOutput)
+
+
+def sparse_concat(indices, values, shapes, concat_dim, name=None):
+    r"""Concatenates SparseTensors along concat_dim; the output is in canonical order.
+
+    Args:
+      indices: A list of `N` Tensors of type int64.
+      values: A list of `N` Tensors of type T.
+      shapes: A list of `N` Tensors of type int64.
+      concat_dim: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_CONCAT, name, (indices, values, shapes), (concat_dim,))
+
+
+_SPARSE_DENSE_CWISE_ADD = _OpSig('SparseDenseCwiseAdd',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0), ('dense', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_dense_cwise_add(sp_indices, sp_values, sp_shape, dense, name=None):
+    r"""sp + dense at the sparse operand's entries (dense broadcasts to sp's shape).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      dense: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_DENSE_CWISE_ADD, name, (sp_indices, sp_values, sp_shape, dense), ())
+
+
+_SPARSE_DENSE_CWISE_DIV = _OpSig('SparseDenseCwiseDiv',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0), ('dense', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_dense_cwise_div(sp_indices, sp_values, sp_shape, dense, name=None):
+    r"""sp / dense at the sparse operand's entries (dense broadcasts to sp's shape).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      dense: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_DENSE_CWISE_DIV, name, (sp_indices, sp_values, sp_shape, dense), ())
+
+
+_SPARSE_DENSE_CWISE_MUL = _OpSig('SparseDenseCwiseMul',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0), ('dense', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_dense_cwise_mul(sp_indices, sp_values, sp_shape, dense, name=None):
+    r"""sp * dense at the sparse operand's entries (dense broadcasts to sp's shape).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      dense: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_DENSE_CWISE_MUL, name, (sp_indices, sp_values, sp_shape, dense), ())
+
+
+_SparseFillEmptyRowsOutput = _collections.namedtuple('SparseFillEmptyRows', ['output_indices', 'output_values', 'empty_row_indicator', 'reverse_index_map'])
+_SPARSE_FILL_EMPTY_ROWS = _OpSig('SparseFillEmptyRows',
+    inputs=(('indices', '', 9, 0), ('values', 'T', 0, 0), ('dense_shape', '', 9, 0), ('default_value', 'T', 0, 0)),
+    outputs=(('output_indices', False), ('output_values', False), ('empty_row_indicator', False), ('reverse_index_map', False)),
+    output_class=_SparseFillEmptyRowsOutput)
+
+
+def sparse_fill_empty_rows(indices, values, dense_shape, default_value, name=None):
+    r"""Adds an entry [row, 0, ...] = default_value for every row without entries.
+
+    Args:
+      indices: A `Tensor` of type int64.
+      values: A `Tensor` of type `T`.
+      dense_shape: A `Tensor` of type int64.
+      default_value: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, empty_row_indicator, reverse_index_map) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_FILL_EMPTY_ROWS, name, (indices, values, dense_shape, default_value), ())
+
+
+_SparseFillEmptyRowsGradOutput = _collections.namedtuple('SparseFillEmptyRowsGrad', ['d_values', 'd_default_value'])
+_SPARSE_FILL_EMPTY_ROWS_GRAD = _OpSig('SparseFillEmptyRowsGrad',
+    inputs=(('reverse_index_map', '', 9, 0), ('grad_values', 'T', 0, 0)),
+    outputs=(('d_values', False), ('d_default_value', False)),
+    output_class=_SparseFillEmptyRowsGradOutput)
+
+
+def sparse_fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
+    r"""The gradient of SparseFillEmptyRows: grad_values at reverse_index_map, and the rest summed.
+
+    Args:
+      reverse_index_map: A `Tensor` of type int64.
+      grad_values: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (d_values, d_default_value) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_FILL_EMPTY_ROWS_GRAD, name, (reverse_index_map, grad_values), ())
+
+
+_SPARSE_REDUCE_MAX = _OpSig('SparseReduceMax',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output', False),))
+
+
+def sparse_reduce_max(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""The max of a SparseTensor's stored values over reduction_axes, as a dense tensor (0 where nothing is stored).
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_REDUCE_MAX, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SparseReduceMaxSparseOutput = _collections.namedtuple('SparseReduceMaxSparse', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_REDUCE_MAX_SPARSE = _OpSig('SparseReduceMaxSparse',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseReduceMaxSparseOutput)
+
+
+def sparse_reduce_max_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""The max of a SparseTensor's stored values over reduction_axes, as a SparseTensor.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_REDUCE_MAX_SPARSE, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SPARSE_REDUCE_SUM = _OpSig('SparseReduceSum',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output', False),))
+
+
+def sparse_reduce_sum(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""Sums a SparseTensor's values over reduction_axes into a dense tensor.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_REDUCE_SUM, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SparseReduceSumSparseOutput = _collections.namedtuple('SparseReduceSumSparse', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_REDUCE_SUM_SPARSE = _OpSig('SparseReduceSumSparse',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseReduceSumSparseOutput)
+
+
+def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""Sums a SparseTensor's values over reduction_axes into a SparseTensor.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_REDUCE_SUM_SPARSE, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SparseReorderOutput = _collections.namedtuple('SparseReorder', ['output_indices', 'output_values'])
+_SPARSE_REORDER = _OpSig('SparseReorder',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False)),
+    output_class=_SparseReorderOutput)
+
+
+def sparse_reorder(input_indices, input_values, input_shape, name=None):
+    r"""Sorts a SparseTensor's entries into the canonical row-major order.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_REORDER, name, (input_indices, input_values, input_shape), ())
+
+
+_SparseReshapeOutput = _collections.namedtuple('SparseReshape', ['output_indices', 'output_shape'])
+_SPARSE_RESHAPE = _OpSig('SparseReshape',
+    inputs=(('input_indices', '', 9, 0), ('input_shape', '', 9, 0), ('new_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_shape', False)),
+    output_class=_SparseReshapeOutput)
+
+
+def sparse_reshape(input_indices, input_shape, new_shape, name=None):
+    r"""Reshapes a SparseTensor (one new_shape entry may be -1); values keep their order.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_shape: A `Tensor` of type int64.
+      new_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_RESHAPE, name, (input_indices, input_shape, new_shape), ())
+
+
 _SPARSE_SEGMENT_MEAN = _OpSig('SparseSegmentMean',
     inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
     attrs=(('sparse_gradient', 3),),
@@ -4662,6 +4968,68 @@ def sparse_segment_sum(data, indices, segment_ids, sparse_gradient=False, name=N
     return _apply_op(_SPARSE_SEGMENT_SUM, name, (data, indices, segment_ids), (sparse_gradient,))
 
 
+_SparseSliceOutput = _collections.namedtuple('SparseSlice', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_SLICE = _OpSig('SparseSlice',
+    inputs=(('indices', '', 9, 0), ('values', 'T', 0, 0), ('shape', '', 9, 0), ('start', '', 9, 0), ('size', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseSliceOutput)
+
+
+def sparse_slice(indices, values, shape, start, size, name=None):
+    r"""The entries of a SparseTensor inside the box [start, start + size), shifted by -start.
+
+    Args:
+      indices: A `Tensor` of type int64.
+      values: A `Tensor` of type `T`.
+      shape: A `Tensor` of type int64.
+      start: A `Tensor` of type int64.
+      size: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SLICE, name, (indices, values, shape, start, size), ())
+
+
+_SPARSE_SLICE_GRAD = _OpSig('SparseSliceGrad',
+    inputs=(('backprop_val_grad', 'T', 0, 0), ('input_indices', '', 9, 0), ('input_start', '', 9, 0), ('output_indices', '', 9, 0)),
+    outputs=(('val_grad', False),))
+
+
+def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices, name=None):
+    r"""Routes the gradient of SparseSlice's output values back to its input values (0 elsewhere).
+
+    Args:
+      backprop_val_grad: A `Tensor` of type `T`.
+      input_indices: A `Tensor` of type int64.
+      input_start: A `Tensor` of type int64.
+      output_indices: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SLICE_GRAD, name, (backprop_val_grad, input_indices, input_start, output_indices), ())
+
+
+_SPARSE_SOFTMAX = _OpSig('SparseSoftmax',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_softmax(sp_indices, sp_values, sp_shape, name=None):
+    r"""Softmax over the stored values of each innermost row of a SparseTensor (missing entries excluded).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SOFTMAX, name, (sp_indices, sp_values, sp_shape), ())
+
+
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
 _SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = _OpSig('SparseSoftmaxCrossEntropyWithLogits',
     inputs=(('features', 'T', 0, 0), ('labels', 'Tlabels', 0, 0)),
@@ -4681,6 +5049,144 @@ def sparse_softmax_cross_entropy_with_logits(features, labels, name=None):
     Returns: a namedtuple (loss, backprop) of `Tensor`s.
     """
     return _apply_op(_SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS, name, (features, labels), ())
+
+
+_SparseSparseMaximumOutput = _collections.namedtuple('SparseSparseMaximum', ['output_indices', 'output_values'])
+_SPARSE_SPARSE_MAXIMUM = _OpSig('SparseSparseMaximum',
+    inputs=(('a_indices', '', 9, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b_indices', '', 9, 0), ('b_values', 'T', 0, 0), ('b_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False)),
+    output_class=_SparseSparseMaximumOutput)
+
+
+def sparse_sparse_maximum(a_indices, a_values, a_shape, b_indices, b_values, b_shape, name=None):
+    r"""The element-wise max of two SparseTensors (missing entries are 0).
+
+    Args:
+      a_indices: A `Tensor` of type int64.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      b_values: A `Tensor` of type `T`.
+      b_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SPARSE_MAXIMUM, name, (a_indices, a_values, a_shape, b_indices, b_values, b_shape), ())
+
+
+_SparseSparseMinimumOutput = _collections.namedtuple('SparseSparseMinimum', ['output_indices', 'output_values'])
+_SPARSE_SPARSE_MINIMUM = _OpSig('SparseSparseMinimum',
+    inputs=(('a_indices', '', 9, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b_indices', '', 9, 0), ('b_values', 'T', 0, 0), ('b_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False)),
+    output_class=_SparseSparseMinimumOutput)
+
+
+def sparse_sparse_minimum(a_indices, a_values, a_shape, b_indices, b_values, b_shape, name=None):
+    r"""The element-wise min of two SparseTensors (missing entries are 0).
+
+    Args:
+      a_indices: A `Tensor` of type int64.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      b_values: A `Tensor` of type `T`.
+      b_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SPARSE_MINIMUM, name, (a_indices, a_values, a_shape, b_indices, b_values, b_shape), ())
+
+
+_SparseSplitOutput = _collections.namedtuple('SparseSplit', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_SPLIT = _OpSig('SparseSplit',
+    inputs=(('split_dim', '', 9, 0), ('indices', '', 9, 0), ('values', 'T', 0, 0), ('shape', '', 9, 0)),
+    attrs=(('num_split', 1),),
+    outputs=(('output_indices', True), ('output_values', True), ('output_shape', True)),
+    output_class=_SparseSplitOutput)
+
+
+def sparse_split(split_dim, indices, values, shape, num_split, name=None):
+    r"""Splits a SparseTensor into num_split parts along split_dim (the first size % num_split one larger).
+
+    Args:
+      split_dim: A `Tensor` of type int64.
+      indices: A `Tensor` of type int64.
+      values: A `Tensor` of type `T`.
+      shape: A `Tensor` of type int64.
+      num_split: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SPLIT, name, (split_dim, indices, values, shape), (num_split,))
+
+
+_SPARSE_TENSOR_DENSE_ADD = _OpSig('SparseTensorDenseAdd',
+    inputs=(('a_indices', 'Tindices', 0, 0), ('a_values', 'T', 0, 0), ('a_shape', 'Tindices', 0, 0), ('b', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_tensor_dense_add(a_indices, a_values, a_shape, b, name=None):
+    r"""Adds a SparseTensor to a dense tensor of the same shape; the result is dense.
+
+    Args:
+      a_indices: A `Tensor` of type `Tindices`.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type `Tindices`.
+      b: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_TENSOR_DENSE_ADD, name, (a_indices, a_values, a_shape, b), ())
+
+
+_SPARSE_TENSOR_DENSE_MAT_MUL = _OpSig('SparseTensorDenseMatMul',
+    inputs=(('a_indices', 'Tindices', 0, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b', 'T', 0, 0)),
+    attrs=(('adjoint_a', 3), ('adjoint_b', 3)),
+    outputs=(('product', False),),
+    type_defaults={'Tindices': 9})
+
+
+def sparse_tensor_dense_mat_mul(a_indices, a_values, a_shape, b, adjoint_a=False, adjoint_b=False, name=None):
+    r"""The product of a 2-D SparseTensor and a dense matrix (either adjointed), as a dense matrix.
+
+    Args:
+      a_indices: A `Tensor` of type `Tindices`.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b: A `Tensor` of type `T`.
+      adjoint_a: An attr of type `bool`, defaults to `False`.
+      adjoint_b: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_TENSOR_DENSE_MAT_MUL, name, (a_indices, a_values, a_shape, b), (adjoint_a, adjoint_b))
+
+
+_SPARSE_TO_DENSE = _OpSig('SparseToDense',
+    inputs=(('sparse_indices', 'Tindices', 0, 0), ('output_shape', 'Tindices', 0, 0), ('sparse_values', 'T', 0, 0), ('default_value', 'T', 0, 0)),
+    attrs=(('validate_indices', 3),),
+    outputs=(('dense', False),))
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value, validate_indices=True, name=None):
+    r"""A dense tensor of output_shape holding sparse_values at sparse_indices and default_value elsewhere.
+
+    Args:
+      sparse_indices: A `Tensor` of type `Tindices`.
+      output_shape: A `Tensor` of type `Tindices`.
+      sparse_values: A `Tensor` of type `T`.
+      default_value: A `Tensor` of type `T`.
+      validate_indices: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_TO_DENSE, name, (sparse_indices, output_shape, sparse_values, default_value), (validate_indices,))
 
 
 _SPLIT = _OpSig('Split',
@@ -6074,10 +6580,33 @@ OP_WRAPPERS = {
     'SoftsignGrad': 'softsign_grad',
     'SpaceToBatchND': 'space_to_batch_nd',
     'SpaceToDepth': 'space_to_depth',
+    'SparseAdd': 'sparse_add',
+    'SparseAddGrad': 'sparse_add_grad',
+    'SparseConcat': 'sparse_concat',
+    'SparseDenseCwiseAdd': 'sparse_dense_cwise_add',
+    'SparseDenseCwiseDiv': 'sparse_dense_cwise_div',
+    'SparseDenseCwiseMul': 'sparse_dense_cwise_mul',
+    'SparseFillEmptyRows': 'sparse_fill_empty_rows',
+    'SparseFillEmptyRowsGrad': 'sparse_fill_empty_rows_grad',
+    'SparseReduceMax': 'sparse_reduce_max',
+    'SparseReduceMaxSparse': 'sparse_reduce_max_sparse',
+    'SparseReduceSum': 'sparse_reduce_sum',
+    'SparseReduceSumSparse': 'sparse_reduce_sum_sparse',
+    'SparseReorder': 'sparse_reorder',
+    'SparseReshape': 'sparse_reshape',
     'SparseSegmentMean': 'sparse_segment_mean',
     'SparseSegmentSqrtN': 'sparse_segment_sqrt_n',
     'SparseSegmentSum': 'sparse_segment_sum',
+    'SparseSlice': 'sparse_slice',
+    'SparseSliceGrad': 'sparse_slice_grad',
+    'SparseSoftmax': 'sparse_softmax',
     'SparseSoftmaxCrossEntropyWithLogits': 'sparse_softmax_cross_entropy_with_logits',
+    'SparseSparseMaximum': 'sparse_sparse_maximum',
+    'SparseSparseMinimum': 'sparse_sparse_minimum',
+    'SparseSplit': 'sparse_split',
+    'SparseTensorDenseAdd': 'sparse_tensor_dense_add',
+    'SparseTensorDenseMatMul': 'sparse_tensor_dense_mat_mul',
+    'SparseToDense': 'sparse_to_dense',
     'Split': 'split',
     'SplitV': 'split_v',
     'Sqrt': 'sqrt',
