@@ -82,7 +82,7 @@ class SparseAddOp : public OpKernel {
     SparseInput a, b;
     std::vector<Merged> merged;
     TX_CTX_RETURN_IF_ERROR(ctx, MergeOperands(ctx, &a, &b, &merged));
-    const T thresh = ReadThresh(thresh_t);
+    const T thresh = ReadThresh<T>(thresh_t);
     const T *av = a.values->data<T>(), *bv = b.values->data<T>();
     std::vector<Merged> kept;
     std::vector<T> sums;
