@@ -310,6 +310,7 @@ class Function:
         self._autograph = bool(autograph)
         self._converted = None  # the AutoGraph form of python_function (False: not convertible)
         self._name = name or getattr(python_function, "__name__", "function")
+        self._input_signature = None if input_signature is None else list(input_signature)
         self._signature = None if input_signature is None else [
             s if isinstance(s, TensorSpec) else TensorSpec(*s)
             for s in flatten(list(input_signature), expand_composites=True)]
@@ -326,7 +327,7 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        bound = Function(self._fn.__get__(instance, owner), self._signature, self._reduce_retracing, self._name,
+        bound = Function(self._fn.__get__(instance, owner), self._input_signature, self._reduce_retracing, self._name,
                          self._autograph)
         cache = instance.__dict__.setdefault("_tx_function_cache", {})
         return cache.setdefault(id(self), bound)
@@ -384,7 +385,7 @@ class Function:
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (TensorSpecs allowed), traced if needed."""
         if not args and not kwargs and self._signature is not None:
-            args = tuple(self._signature)
+            args = tuple(self._input_signature)
         if any(isinstance(a, _composite.TypeSpec) for a in flatten([list(args), kwargs])):
             specs = [a for a in flatten([list(args), kwargs], expand_composites=True) if isinstance(a, TensorSpec)]
             key = ("specs", tuple(specs), repr(pack_sequence_as([list(args), kwargs], ["*"] * len(flatten([list(args), kwargs])))))

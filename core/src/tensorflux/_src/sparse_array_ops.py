@@ -174,8 +174,7 @@ def transpose(sp_input, perm=None, name=None):
                 raise ValueError("tx.sparse.transpose needs perm for a SparseTensor of unknown rank")
             perm = list(range(rank))[::-1]
         perm = _tensor(perm, _dtypes.int32)
-        out = SparseTensor(gather(sp.indices, perm, axis=1), gather(sp.dense_shape, perm), gen_ops.identity(sp.values))
-        out = SparseTensor(out.indices, sp.values, out.dense_shape)
+        out = SparseTensor(gather(sp.indices, perm, axis=1), sp.values, gather(sp.dense_shape, perm))
         p = _static_vector(perm)
         if p is not None and sp.shape.rank is not None:
             dims = sp.shape.as_list()
