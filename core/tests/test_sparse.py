@@ -178,7 +178,7 @@ def test_eye_reset_shape_map_values_bincount_sampled_addmm():
     assert counts.values.numpy().tolist() == [2, 1, 2, 1] and counts.dense_shape.numpy().tolist() == [2, 5]
     m1, m2 = RNG.normal(size=(3, 4)), RNG.normal(size=(4, 2))
     idx = np.array([[0, 1], [2, 0]])
-    _, v, _ = tx.sparse.sampled_addmm(idx, [1.0, 2.0], [3, 2], m1, m2, beta=0.5, alpha=2.0)
+    _, v, _ = tx.sparse.sampled_addmm(idx, [1.0, 2.0], [3, 2], m1, m2, beta=0.5, alpha=2.0, output_type=tx.float64)
     full = m1 @ m2
     np.testing.assert_allclose(v.numpy(), 2 * full[[0, 2], [1, 0]] + 0.5 * np.array([1.0, 2.0]), rtol=1e-5)
 
@@ -271,3 +271,5 @@ def test_bad_arguments():
         tx.sparse.bincount(tx.constant([1]), axis=1)
     with pytest.raises(ValueError, match="out of range"):
         tx.sparse.expand_dims(tx.SparseTensor([[0]], [1.0], [1]), 3)
+    with pytest.raises(ValueError, match=r"Dense shape: \[2, 2\] does not match output shape: \[3, 2\]"):
+        tx.sparse.sampled_addmm([[0, 0]], [1.0], [2, 2], np.ones((3, 4)), np.ones((4, 2)))

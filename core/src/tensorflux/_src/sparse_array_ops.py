@@ -285,25 +285,29 @@ def map_values(op, *args, **kwargs):
 
 
 def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0, output_type=_dtypes.float32):
-    """``alpha * (mat1 @ mat2)`` read at ``indices`` plus ``beta * values`` (batched over leading
-    dimensions); returns the result's (indices, values, dense_shape).
+    """``alpha * (mat1 @ mat2)`` read at ``indices`` (``[..., nnz, 2]`` row and column pairs, batched
+    over mat1's and mat2's leading dimensions) plus ``beta * values``; returns the result's
+    (indices, values, dense_shape). ``dense_shape`` must be ``[rows of mat1, columns of mat2]``.
 
     >>> i, v, s = tx.sparse.sampled_addmm([[0, 0], [1, 1]], [1.0, 1.0], [2, 2],
     ...                                   [[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]])
     >>> v.numpy().tolist()
     [2.0, 5.0]
     """
-    indices = _tensor(indices, _I64)
+    indices = _tensor(indices)
     values = _tensor(values, output_type)
-    dense_shape = _tensor(dense_shape, _I64)
+    dense_shape = _tensor(dense_shape, _dtypes.int32)
     mat1, mat2 = _tensor(mat1, output_type), _tensor(mat2, output_type)
     if mat1.shape.rank is None or mat2.shape.rank is None:
         raise ValueError("sampled_addmm needs mat1 and mat2 of known rank")
+    want = [mat1.shape[-2], mat2.shape[-1]]
+    have = _static_vector(dense_shape)
+    if have is not None and None not in want and have != want:
+        raise ValueError("Dense shape: %s does not match output shape: %s" % (have, want))
     batch = mat1.shape.rank - 2
-    rank_perm = list(range(batch)) + [batch + 1, batch]
+    perm = list(range(batch)) + [batch + 1, batch]
     rows = gather(mat1, indices[..., 0], axis=batch, batch_dims=batch)
-    cols = gather(gen_ops.transpose(mat2, convert_to_tensor(rank_perm)), indices[..., 1], axis=batch,
-                  batch_dims=batch)
+    cols = gather(gen_ops.transpose(mat2, convert_to_tensor(perm)), indices[..., 1], axis=batch, batch_dims=batch)
     dot = gen_ops.sum(rows * cols, convert_to_tensor(-1))
     return indices, dot * convert_to_tensor(alpha, output_type) + values * convert_to_tensor(beta, output_type), \
         dense_shape
