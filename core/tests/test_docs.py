@@ -15,7 +15,7 @@ MARKDOWN_FILES = [ROOT / "README.md", ROOT / "core" / "README.md"] + sorted((ROO
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
-                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image"]
+                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image", "tensorflux.sparse"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))

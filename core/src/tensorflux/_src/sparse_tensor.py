@@ -243,7 +243,7 @@ class SparseTensorSpec(_composite.TypeSpec):
         return hash((self._dtype, _dims(self._shape)))
 
     def __repr__(self):
-        return "SparseTensorSpec(%r, %s)" % (self._shape, self._dtype)
+        return "SparseTensorSpec(%r, %r)" % (self._shape, self._dtype)
 
 
 def _dims(shape):
