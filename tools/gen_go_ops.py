@@ -14,6 +14,7 @@ inferred by the engine and not exposed. Const is hand-written (op/const.go).
 
 import argparse
 import difflib
+import json
 import pathlib
 import re
 import sys
@@ -97,9 +98,8 @@ def go_dtype(t):
 
 def go_scalar(x, kind):
     """A Go-syntax rendering of one attr value element, for doc comments."""
-    if kind == "string":
-        text = x.decode("utf-8") if isinstance(x, bytes) else x
-        return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+    if kind == "string":  # a Go string literal: JSON's escapes (\n, \", \uXXXX) are Go's too
+        return json.dumps(x.decode("utf-8") if isinstance(x, bytes) else x, ensure_ascii=False)
     if kind == "int":
         return str(int(x))
     if kind == "float":

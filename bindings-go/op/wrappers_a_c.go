@@ -268,6 +268,48 @@ func All(scope *Scope, input tf.Output, axis tf.Output, optional ...AllAttr) (ou
 	return op.Output(0)
 }
 
+// AngleAttr is an optional argument to Angle.
+type AngleAttr func(optionalAttr)
+
+// AngleTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func AngleTout(value tf.DataType) AngleAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Angle: The argument (phase, in [-pi, pi]) of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Angle(scope *Scope, input tf.Output, optional ...AngleAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Angle",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // AnyAttr is an optional argument to Any.
 type AnyAttr func(optionalAttr)
 
@@ -387,6 +429,88 @@ func ArgMin(scope *Scope, input tf.Output, dimension tf.Output, optional ...ArgM
 		Type: "ArgMin",
 		Input: []tf.Input{
 			input, dimension,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// AsStringAttr is an optional argument to AsString.
+type AsStringAttr func(optionalAttr)
+
+// AsStringPrecision sets the optional precision attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func AsStringPrecision(value int64) AsStringAttr {
+	return func(m optionalAttr) {
+		m["precision"] = value
+	}
+}
+
+// AsStringScientific sets the optional scientific attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func AsStringScientific(value bool) AsStringAttr {
+	return func(m optionalAttr) {
+		m["scientific"] = value
+	}
+}
+
+// AsStringShortest sets the optional shortest attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func AsStringShortest(value bool) AsStringAttr {
+	return func(m optionalAttr) {
+		m["shortest"] = value
+	}
+}
+
+// AsStringWidth sets the optional width attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func AsStringWidth(value int64) AsStringAttr {
+	return func(m optionalAttr) {
+		m["width"] = value
+	}
+}
+
+// AsStringFill sets the optional fill attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func AsStringFill(value string) AsStringAttr {
+	return func(m optionalAttr) {
+		m["fill"] = value
+	}
+}
+
+// AsString: Formats each element as text, printf-style (precision, notation, width and fill).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func AsString(scope *Scope, input tf.Output, optional ...AsStringAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "AsString",
+		Input: []tf.Input{
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -1445,6 +1569,91 @@ func CombinedNonMaxSuppression(scope *Scope, boxes tf.Output, scores tf.Output, 
 	return op.Output(0), op.Output(1), op.Output(2), op.Output(3)
 }
 
+// ComplexAttr is an optional argument to Complex.
+type ComplexAttr func(optionalAttr)
+
+// ComplexTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func ComplexTout(value tf.DataType) ComplexAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Complex: Builds complex numbers real + i imag elementwise, with broadcasting.
+//
+// Arguments:
+//
+//	real_: a tensor of type `T`.
+//	imag_: a tensor of type `T`.
+//
+// Returns out (one output).
+func Complex(scope *Scope, real_ tf.Output, imag_ tf.Output, optional ...ComplexAttr) (out tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Complex",
+		Input: []tf.Input{
+			real_, imag_,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ComplexAbsAttr is an optional argument to ComplexAbs.
+type ComplexAbsAttr func(optionalAttr)
+
+// ComplexAbsTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func ComplexAbsTout(value tf.DataType) ComplexAbsAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// ComplexAbs: The modulus |x| of each element.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func ComplexAbs(scope *Scope, x tf.Output, optional ...ComplexAbsAttr) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ComplexAbs",
+		Input: []tf.Input{
+			x,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ConcatOffset: Where each input of a concatenation along concat_dim starts in the result.
 //
 // Arguments:
@@ -1492,6 +1701,30 @@ func ConcatV2(scope *Scope, values []tf.Output, axis tf.Output) (output tf.Outpu
 		Type: "ConcatV2",
 		Input: []tf.Input{
 			tf.OutputList(values), axis,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Conj: The complex conjugate of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Conj(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Conj",
+		Input: []tf.Input{
+			input,
 		},
 	}
 	op := scope.AddOperation(opspec)

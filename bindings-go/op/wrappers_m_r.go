@@ -1612,6 +1612,117 @@ func PreventGradient(scope *Scope, input tf.Output, optional ...PreventGradientA
 	return op.Output(0)
 }
 
+// PrintAttr is an optional argument to Print.
+type PrintAttr func(optionalAttr)
+
+// PrintMessage sets the optional message attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func PrintMessage(value string) PrintAttr {
+	return func(m optionalAttr) {
+		m["message"] = value
+	}
+}
+
+// PrintFirstN sets the optional first_n attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func PrintFirstN(value int64) PrintAttr {
+	return func(m optionalAttr) {
+		m["first_n"] = value
+	}
+}
+
+// PrintSummarize sets the optional summarize attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 3.
+func PrintSummarize(value int64) PrintAttr {
+	return func(m optionalAttr) {
+		m["summarize"] = value
+	}
+}
+
+// Print: Passes `input` through, printing `message` and `data` to stderr (the first `first_n` runs).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	data: a list of tensors with types `U`.
+//
+// Returns output (one output).
+func Print(scope *Scope, input tf.Output, data []tf.Output, optional ...PrintAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Print",
+		Input: []tf.Input{
+			input, tf.OutputList(data),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// PrintV2Attr is an optional argument to PrintV2.
+type PrintV2Attr func(optionalAttr)
+
+// PrintV2OutputStream sets the optional output_stream attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "stderr".
+func PrintV2OutputStream(value string) PrintV2Attr {
+	return func(m optionalAttr) {
+		m["output_stream"] = value
+	}
+}
+
+// PrintV2End sets the optional end attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "\n".
+func PrintV2End(value string) PrintV2Attr {
+	return func(m optionalAttr) {
+		m["end"] = value
+	}
+}
+
+// PrintV2: Prints a string scalar to 'stderr', 'stdout', 'log(info)'... or 'file://<path>', then `end`.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns the created operation.
+func PrintV2(scope *Scope, input tf.Output, optional ...PrintV2Attr) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "PrintV2",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	return scope.AddOperation(opspec)
+}
+
 // ProdAttr is an optional argument to Prod.
 type ProdAttr func(optionalAttr)
 
@@ -1763,6 +1874,179 @@ func Qr(scope *Scope, input tf.Output, optional ...QrAttr) (q tf.Output, r tf.Ou
 		return
 	}
 	return op.Output(0), op.Output(1)
+}
+
+// RFFTAttr is an optional argument to RFFT.
+type RFFTAttr func(optionalAttr)
+
+// RFFTTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFTTcomplex(value tf.DataType) RFFTAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT: Real fast Fourier transform over the innermost dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFTAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFT2DAttr is an optional argument to RFFT2D.
+type RFFT2DAttr func(optionalAttr)
+
+// RFFT2DTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFT2DTcomplex(value tf.DataType) RFFT2DAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT2D: 2-D real fast Fourier transform over the two innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT2D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFT2DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT2D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFT3DAttr is an optional argument to RFFT3D.
+type RFFT3DAttr func(optionalAttr)
+
+// RFFT3DTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFT3DTcomplex(value tf.DataType) RFFT3DAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT3D: 3-D real fast Fourier transform over the three innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT3D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFT3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT3D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFTNDAttr is an optional argument to RFFTND.
+type RFFTNDAttr func(optionalAttr)
+
+// RFFTNDTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFTNDTcomplex(value tf.DataType) RFFTNDAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFTND: N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//	axes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFTND(scope *Scope, input tf.Output, fftLength tf.Output, axes tf.Output, optional ...RFFTNDAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFTND",
+		Input: []tf.Input{
+			input, fftLength, axes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
 }
 
 // RGBToHSV: Converts RGB pixels (last dimension 3, values in [0, 1]) to hue, saturation and value in [0, 1].
@@ -2051,6 +2335,30 @@ func Rank(scope *Scope, input tf.Output) (output tf.Output) {
 	return op.Output(0)
 }
 
+// ReadFile: The bytes of the file `filename`.
+//
+// Arguments:
+//
+//	filename: a tensor of type tf.String.
+//
+// Returns contents (one output).
+func ReadFile(scope *Scope, filename tf.Output) (contents tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "ReadFile",
+		Input: []tf.Input{
+			filename,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ReadVariableOp: A snapshot of the variable's current value; later updates do not change it.
 //
 // Arguments:
@@ -2068,6 +2376,48 @@ func ReadVariableOp(scope *Scope, resource tf.Output, dtype tf.DataType) (value 
 		Type: "ReadVariableOp",
 		Input: []tf.Input{
 			resource,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RealAttr is an optional argument to Real.
+type RealAttr func(optionalAttr)
+
+// RealTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func RealTout(value tf.DataType) RealAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Real: The real part of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Real(scope *Scope, input tf.Output, optional ...RealAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Real",
+		Input: []tf.Input{
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -2144,6 +2494,128 @@ func ReciprocalGrad(scope *Scope, y tf.Output, dy tf.Output) (z tf.Output) {
 		Input: []tf.Input{
 			y, dy,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ReduceJoinAttr is an optional argument to ReduceJoin.
+type ReduceJoinAttr func(optionalAttr)
+
+// ReduceJoinKeepDims sets the optional keep_dims attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ReduceJoinKeepDims(value bool) ReduceJoinAttr {
+	return func(m optionalAttr) {
+		m["keep_dims"] = value
+	}
+}
+
+// ReduceJoinSeparator sets the optional separator attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func ReduceJoinSeparator(value string) ReduceJoinAttr {
+	return func(m optionalAttr) {
+		m["separator"] = value
+	}
+}
+
+// ReduceJoin: Joins the strings along the given dimensions, the first listed varying fastest.
+//
+// Arguments:
+//
+//	inputs: a tensor of type tf.String.
+//	reductionIndices: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func ReduceJoin(scope *Scope, inputs tf.Output, reductionIndices tf.Output, optional ...ReduceJoinAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ReduceJoin",
+		Input: []tf.Input{
+			inputs, reductionIndices,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RegexFullMatch: Whether each whole string matches `pattern`.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pattern: a tensor of type tf.String.
+//
+// Returns output (one output).
+func RegexFullMatch(scope *Scope, input tf.Output, pattern tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "RegexFullMatch",
+		Input: []tf.Input{
+			input, pattern,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RegexReplaceAttr is an optional argument to RegexReplace.
+type RegexReplaceAttr func(optionalAttr)
+
+// RegexReplaceReplaceGlobal sets the optional replace_global attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func RegexReplaceReplaceGlobal(value bool) RegexReplaceAttr {
+	return func(m optionalAttr) {
+		m["replace_global"] = value
+	}
+}
+
+// RegexReplace: Replaces matches of `pattern` by `rewrite` (\0-\9 insert groups), every match or the first.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pattern: a tensor of type tf.String.
+//	rewrite: a tensor of type tf.String.
+//
+// Returns output (one output).
+func RegexReplace(scope *Scope, input tf.Output, pattern tf.Output, rewrite tf.Output, optional ...RegexReplaceAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RegexReplace",
+		Input: []tf.Input{
+			input, pattern, rewrite,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -15,7 +15,13 @@ MARKDOWN_FILES = [ROOT / "README.md", ROOT / "core" / "README.md"] + sorted((ROO
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
-                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image", "tensorflux.sparse"]
+                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image",
+                  "tensorflux.signal", "tensorflux.strings", "tensorflux.io", "tensorflux.keras",
+                  "tensorflux.keras.layers", "tensorflux.keras.models", "tensorflux.keras.callbacks",
+                  "tensorflux.keras.metrics", "tensorflux.keras.activations", "tensorflux.keras.initializers",
+                  "tensorflux.keras.regularizers", "tensorflux.keras.constraints", "tensorflux.keras.mixed_precision",
+                  "tensorflux.keras.saving", "tensorflux.keras.utils", "tensorflux.keras.optimizers",
+                  "tensorflux.keras.backend", "tensorflux.sparse"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -59,8 +59,12 @@ std::string ShapeString(const int64_t* dims, int nd) {
 
 std::string TypeName(py::handle v) { return py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>(); }
 
-// True when `value` is text: str, bytes, or a NumPy array of strings.
+// True when `value` is text: str, bytes, a NumPy array of strings, or a (nested) list or tuple
+// whose first element is one.
 bool IsText(py::handle value) {
+  while ((PyList_Check(value.ptr()) && PyList_GET_SIZE(value.ptr()) > 0) ||
+         (PyTuple_Check(value.ptr()) && PyTuple_GET_SIZE(value.ptr()) > 0))
+    value = PyList_Check(value.ptr()) ? PyList_GET_ITEM(value.ptr(), 0) : PyTuple_GET_ITEM(value.ptr(), 0);
   if (PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr())) return true;
   if (!py::isinstance<py::array>(value)) return false;
   const char kind = py::reinterpret_borrow<py::array>(value).dtype().kind();

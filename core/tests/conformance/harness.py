@@ -191,11 +191,16 @@ def reference(entry: OpEntry, sample: Sample) -> list:
 
 
 def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
-    """Shape must match; exact equality for integers and bools, tolerance for floats; NaNs match."""
+    """Shape must match; exact equality for integers, bools and strings (compared as bytes; str
+    references are UTF-8), tolerance for floats; NaNs match."""
     actual = np.asarray(actual)
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != expected {expected.shape}"
-    if actual.dtype.kind in "biu":
+    if actual.dtype.kind in "OSU" or expected.dtype.kind in "OSU":
+        def as_bytes(a):
+            return [x.encode() if isinstance(x, str) else bytes(x) for x in a.reshape(-1).tolist()]
+        assert as_bytes(actual) == as_bytes(expected), f"{what}: {actual!r} != expected {expected!r}"
+    elif actual.dtype.kind in "biu":
         np.testing.assert_array_equal(actual, expected.astype(actual.dtype), err_msg=what)
     elif actual.dtype.kind == "c":
         np.testing.assert_allclose(actual.astype(np.complex128), expected.astype(np.complex128), rtol=rtol, atol=atol,
@@ -206,7 +211,8 @@ def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
 
 
 # tf.raw_ops applies TensorFlow's ApiDef renames of a few arguments and attrs: (op or "*", name) -> name.
-TF_RAW_OPS_RENAMES = {("*", "reduction_indices"): "axis", ("*", "split_dim"): "axis", ("Where", "input"): "condition",
+TF_RAW_OPS_RENAMES = {("*", "reduction_indices"): "axis",
+                      ("ReduceJoin", "reduction_indices"): "reduction_indices", ("*", "split_dim"): "axis", ("Where", "input"): "condition",
                       ("ExpandDims", "dim"): "axis", ("Squeeze", "squeeze_dims"): "axis",
                       ("SparseSplit", "split_dim"): "split_dim"}
 

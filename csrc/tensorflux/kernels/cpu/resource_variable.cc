@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/resource_util.h"
@@ -200,6 +201,9 @@ TX_REGISTER_ASSIGN_UPDATE(float);
 TX_REGISTER_ASSIGN_UPDATE(double);
 TX_REGISTER_ASSIGN_UPDATE(int32_t);
 TX_REGISTER_ASSIGN_UPDATE(int64_t);
+// Complex block.
+TX_REGISTER_ASSIGN_UPDATE(complex64);
+TX_REGISTER_ASSIGN_UPDATE(complex128);
 #undef TX_REGISTER_ASSIGN_UPDATE
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/core/tstring.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
@@ -99,6 +100,9 @@ TX_REGISTER_SELECT(int64_t);
 TX_REGISTER_SELECT(uint8_t);
 TX_REGISTER_SELECT(bool);
 TX_REGISTER_SELECT(TString);
+// Complex block.
+TX_REGISTER_SELECT(complex64);
+TX_REGISTER_SELECT(complex128);
 
 }  // namespace
 }  // namespace cpu

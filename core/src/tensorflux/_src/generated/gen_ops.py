@@ -190,6 +190,26 @@ def all(input, axis, keep_dims=False, name=None):
     return _apply_op(_ALL, name, (input, axis), (keep_dims,))
 
 
+_ANGLE = _OpSig('Angle',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def angle(input, Tout=_dtypes.float32, name=None):
+    r"""The argument (phase, in [-pi, pi]) of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ANGLE, name, (input,), (Tout,))
+
+
 _ANY = _OpSig('Any',
     inputs=(('input', '', 10, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -251,6 +271,29 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ARG_MIN, name, (input, dimension), (output_type,))
+
+
+_AS_STRING = _OpSig('AsString',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('precision', 1), ('scientific', 3), ('shortest', 3), ('width', 1), ('fill', 0)),
+    outputs=(('output', False),))
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill='', name=None):
+    r"""Formats each element as text, printf-style (precision, notation, width and fill).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      precision: An attr of type `int`, defaults to `-1`.
+      scientific: An attr of type `bool`, defaults to `False`.
+      shortest: An attr of type `bool`, defaults to `False`.
+      width: An attr of type `int`, defaults to `-1`.
+      fill: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_AS_STRING, name, (input,), (precision, scientific, shortest, width, fill))
 
 
 _ASIN = _OpSig('Asin',
@@ -844,6 +887,47 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
     return _apply_op(_COMBINED_NON_MAX_SUPPRESSION, name, (boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold), (pad_per_class, clip_boxes))
 
 
+_COMPLEX = _OpSig('Complex',
+    inputs=(('real', 'T', 0, 0), ('imag', 'T', 0, 0)),
+    attrs=(('Tout', 4),),
+    outputs=(('out', False),),
+    type_defaults={'T': 1})
+
+
+def complex(real, imag, Tout=_dtypes.complex64, name=None):
+    r"""Builds complex numbers real + i imag elementwise, with broadcasting.
+
+    Args:
+      real: A `Tensor` of type `T`.
+      imag: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COMPLEX, name, (real, imag), (Tout,))
+
+
+_COMPLEX_ABS = _OpSig('ComplexAbs',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('y', False),),
+    type_defaults={'T': 8})
+
+
+def complex_abs(x, Tout=_dtypes.float32, name=None):
+    r"""The modulus |x| of each element.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COMPLEX_ABS, name, (x,), (Tout,))
+
+
 _CONCAT_OFFSET = _OpSig('ConcatOffset',
     inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
     outputs=(('offset', True),),
@@ -880,6 +964,24 @@ def concat_v2(values, axis, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CONCAT_V2, name, (values, axis), ())
+
+
+_CONJ = _OpSig('Conj',
+    inputs=(('input', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def conj(input, name=None):
+    r"""The complex conjugate of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONJ, name, (input,), ())
 
 
 _CONST = _OpSig('Const',
@@ -1213,6 +1315,43 @@ def cumsum(x, axis, exclusive=False, reverse=False, name=None):
     return _apply_op(_CUMSUM, name, (x, axis), (exclusive, reverse))
 
 
+_DECODE_BASE64 = _OpSig('DecodeBase64',
+    inputs=(('input', '', 7, 0),),
+    outputs=(('output', False),))
+
+
+def decode_base64(input, name=None):
+    r"""Decodes each web-safe base64 string ('-' and '_'; '=' padding optional).
+
+    Args:
+      input: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DECODE_BASE64, name, (input,), ())
+
+
+_DECODE_RAW = _OpSig('DecodeRaw',
+    inputs=(('bytes', '', 7, 0),),
+    attrs=(('out_type', 4), ('little_endian', 3)),
+    outputs=(('output', False),))
+
+
+def decode_raw(bytes, out_type, little_endian=True, name=None):
+    r"""Reinterprets the bytes of each string (all of one length) as a vector of out_type.
+
+    Args:
+      bytes: A `Tensor` of type string.
+      out_type: An attr of type `type`, one of float16, float32, float64, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16.
+      little_endian: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DECODE_RAW, name, (bytes,), (out_type, little_endian))
+
+
 _DENSE_BINCOUNT = _OpSig('DenseBincount',
     inputs=(('input', 'Tidx', 0, 0), ('size', 'Tidx', 0, 0), ('weights', 'T', 0, 0)),
     attrs=(('binary_output', 3),),
@@ -1513,6 +1652,25 @@ def elu_grad(gradients, outputs, name=None):
     return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
 
 
+_ENCODE_BASE64 = _OpSig('EncodeBase64',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('pad', 3),),
+    outputs=(('output', False),))
+
+
+def encode_base64(input, pad=False, name=None):
+    r"""Encodes each string in web-safe base64 ('-' and '_'), '='-padded when `pad`.
+
+    Args:
+      input: A `Tensor` of type string.
+      pad: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ENCODE_BASE64, name, (input,), (pad,))
+
+
 _EQUAL = _OpSig('Equal',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     attrs=(('incompatible_shape_error', 3),),
@@ -1657,6 +1815,80 @@ def extract_image_patches(images, ksizes, strides, rates, padding, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_EXTRACT_IMAGE_PATCHES, name, (images,), (ksizes, strides, rates, padding))
+
+
+_FFT = _OpSig('FFT',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft(input, name=None):
+    r"""Fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT, name, (input,), ())
+
+
+_FFT2D = _OpSig('FFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft2d(input, name=None):
+    r"""2-D fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT2D, name, (input,), ())
+
+
+_FFT3D = _OpSig('FFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft3d(input, name=None):
+    r"""3-D fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT3D, name, (input,), ())
+
+
+_FFTND = _OpSig('FFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fftnd(input, fft_length, axes, name=None):
+    r"""N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFTND, name, (input, fft_length, axes), ())
 
 
 _FILL = _OpSig('Fill',
@@ -1902,6 +2134,165 @@ def hsv_to_rgb(images, name=None):
     return _apply_op(_HSV_TO_RGB, name, (images,), ())
 
 
+_IFFT = _OpSig('IFFT',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft(input, name=None):
+    r"""Inverse fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT, name, (input,), ())
+
+
+_IFFT2D = _OpSig('IFFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft2d(input, name=None):
+    r"""Inverse 2-D fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT2D, name, (input,), ())
+
+
+_IFFT3D = _OpSig('IFFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft3d(input, name=None):
+    r"""Inverse 3-D fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT3D, name, (input,), ())
+
+
+_IFFTND = _OpSig('IFFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifftnd(input, fft_length, axes, name=None):
+    r"""N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFTND, name, (input, fft_length, axes), ())
+
+
+_IRFFT = _OpSig('IRFFT',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse real fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT, name, (input, fft_length), (Treal,))
+
+
+_IRFFT2D = _OpSig('IRFFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft2d(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse 2-D real FFT over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT2D, name, (input, fft_length), (Treal,))
+
+
+_IRFFT3D = _OpSig('IRFFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft3d(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse 3-D real FFT over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT3D, name, (input, fft_length), (Treal,))
+
+
+_IRFFTND = _OpSig('IRFFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfftnd(input, fft_length, axes, Treal=_dtypes.float32, name=None):
+    r"""N-D inverse real fast Fourier transform over the given axes (as np.fft.irfftn).
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFTND, name, (input, fft_length, axes), (Treal,))
+
+
 _IDENTITY = _OpSig('Identity',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('output', False),))
@@ -1957,6 +2348,26 @@ def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None
     Returns: a list of `Tensor`s.
     """
     return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
+
+
+_IMAG = _OpSig('Imag',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def imag(input, Tout=_dtypes.float32, name=None):
+    r"""The imaginary part of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IMAG, name, (input,), (Tout,))
 
 
 _IN_TOP_KV2 = _OpSig('InTopKV2',
@@ -3253,6 +3664,47 @@ def prevent_gradient(input, message='', name=None):
     return _apply_op(_PREVENT_GRADIENT, name, (input,), (message,))
 
 
+_PRINT = _OpSig('Print',
+    inputs=(('input', 'T', 0, 0), ('data', 'U', 0, 2)),
+    attrs=(('message', 0), ('first_n', 1), ('summarize', 1)),
+    outputs=(('output', False),))
+
+
+def print(input, data, message='', first_n=-1, summarize=3, name=None):
+    r"""Passes `input` through, printing `message` and `data` to stderr (the first `first_n` runs).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      data: A list of Tensors with types `U`.
+      message: An attr of type `string`, defaults to `''`.
+      first_n: An attr of type `int`, defaults to `-1`.
+      summarize: An attr of type `int`, defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_PRINT, name, (input, data), (message, first_n, summarize))
+
+
+_PRINT_V2 = _OpSig('PrintV2',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('output_stream', 0), ('end', 0)))
+
+
+def print_v2(input, output_stream='stderr', end='\n', name=None):
+    r"""Prints a string scalar to 'stderr', 'stdout', 'log(info)'... or 'file://<path>', then `end`.
+
+    Args:
+      input: A `Tensor` of type string.
+      output_stream: An attr of type `string`, defaults to `'stderr'`.
+      end: An attr of type `string`, defaults to `'\n'`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_PRINT_V2, name, (input,), (output_stream, end))
+
+
 _PROD = _OpSig('Prod',
     inputs=(('input', 'T', 0, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -3333,6 +3785,91 @@ def qr(input, full_matrices=False, name=None):
     Returns: a namedtuple (q, r) of `Tensor`s.
     """
     return _apply_op(_QR, name, (input,), (full_matrices,))
+
+
+_RFFT = _OpSig('RFFT',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""Real fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFT2D = _OpSig('RFFT2D',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft2d(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""2-D real fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT2D, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFT3D = _OpSig('RFFT3D',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft3d(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""3-D real fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT3D, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFTND = _OpSig('RFFTND',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfftnd(input, fft_length, axes, Tcomplex=_dtypes.complex64, name=None):
+    r"""N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFTND, name, (input, fft_length, axes), (Tcomplex,))
 
 
 _RGB_TO_HSV = _OpSig('RGBToHSV',
@@ -3474,6 +4011,23 @@ def rank(input, name=None):
     return _apply_op(_RANK, name, (input,), ())
 
 
+_READ_FILE = _OpSig('ReadFile',
+    inputs=(('filename', '', 7, 0),),
+    outputs=(('contents', False),))
+
+
+def read_file(filename, name=None):
+    r"""The bytes of the file `filename`.
+
+    Args:
+      filename: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_READ_FILE, name, (filename,), ())
+
+
 _READ_VARIABLE_OP = _OpSig('ReadVariableOp',
     inputs=(('resource', '', 20, 0),),
     attrs=(('dtype', 4),),
@@ -3491,6 +4045,26 @@ def read_variable_op(resource, dtype, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_READ_VARIABLE_OP, name, (resource,), (dtype,))
+
+
+_REAL = _OpSig('Real',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def real(input, Tout=_dtypes.float32, name=None):
+    r"""The real part of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REAL, name, (input,), (Tout,))
 
 
 _REAL_DIV = _OpSig('RealDiv',
@@ -3544,6 +4118,66 @@ def reciprocal_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RECIPROCAL_GRAD, name, (y, dy), ())
+
+
+_REDUCE_JOIN = _OpSig('ReduceJoin',
+    inputs=(('inputs', '', 7, 0), ('reduction_indices', '', 3, 0)),
+    attrs=(('keep_dims', 3), ('separator', 0)),
+    outputs=(('output', False),))
+
+
+def reduce_join(inputs, reduction_indices, keep_dims=False, separator='', name=None):
+    r"""Joins the strings along the given dimensions, the first listed varying fastest.
+
+    Args:
+      inputs: A `Tensor` of type string.
+      reduction_indices: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      separator: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REDUCE_JOIN, name, (inputs, reduction_indices), (keep_dims, separator))
+
+
+_REGEX_FULL_MATCH = _OpSig('RegexFullMatch',
+    inputs=(('input', '', 7, 0), ('pattern', '', 7, 0)),
+    outputs=(('output', False),))
+
+
+def regex_full_match(input, pattern, name=None):
+    r"""Whether each whole string matches `pattern`.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REGEX_FULL_MATCH, name, (input, pattern), ())
+
+
+_REGEX_REPLACE = _OpSig('RegexReplace',
+    inputs=(('input', '', 7, 0), ('pattern', '', 7, 0), ('rewrite', '', 7, 0)),
+    attrs=(('replace_global', 3),),
+    outputs=(('output', False),))
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
+    r"""Replaces matches of `pattern` by `rewrite` (\0-\9 insert groups), every match or the first.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: A `Tensor` of type string.
+      rewrite: A `Tensor` of type string.
+      replace_global: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REGEX_REPLACE, name, (input, pattern, rewrite), (replace_global,))
 
 
 _RELU = _OpSig('Relu',
@@ -5627,6 +6261,46 @@ def stateless_while(input, cond, body, output_shapes=[], parallel_iterations=10,
     return _apply_op(_STATELESS_WHILE, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
+_STATIC_REGEX_FULL_MATCH = _OpSig('StaticRegexFullMatch',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('pattern', 0),),
+    outputs=(('output', False),))
+
+
+def static_regex_full_match(input, pattern, name=None):
+    r"""RegexFullMatch with the pattern as an attr, compiled once per kernel.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: An attr of type `string`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATIC_REGEX_FULL_MATCH, name, (input,), (pattern,))
+
+
+_STATIC_REGEX_REPLACE = _OpSig('StaticRegexReplace',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('pattern', 0), ('rewrite', 0), ('replace_global', 3)),
+    outputs=(('output', False),))
+
+
+def static_regex_replace(input, pattern, rewrite, replace_global=True, name=None):
+    r"""RegexReplace with the pattern and rewrite as attrs, compiled once per kernel.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: An attr of type `string`.
+      rewrite: An attr of type `string`.
+      replace_global: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATIC_REGEX_REPLACE, name, (input,), (pattern, rewrite, replace_global))
+
+
 _STOP_GRADIENT = _OpSig('StopGradient',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('output', False),))
@@ -5697,6 +6371,219 @@ def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0,
     return _apply_op(_STRIDED_SLICE_GRAD, name, (shape, begin, end, strides, dy), (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
 
 
+_STRING_FORMAT = _OpSig('StringFormat',
+    inputs=(('inputs', 'T', 0, 2),),
+    attrs=(('template', 0), ('placeholder', 0), ('summarize', 1)),
+    outputs=(('output', False),))
+
+
+def string_format(inputs, template='%s', placeholder='%s', summarize=3, name=None):
+    r"""Formats `template`, replacing each `placeholder` by the next input tensor's summary.
+
+    Args:
+      inputs: A list of Tensors with types `T`.
+      template: An attr of type `string`, defaults to `'%s'`.
+      placeholder: An attr of type `string`, defaults to `'%s'`.
+      summarize: An attr of type `int`, defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_FORMAT, name, (inputs,), (template, placeholder, summarize))
+
+
+_STRING_JOIN = _OpSig('StringJoin',
+    inputs=(('inputs', '', 7, 1),),
+    attrs=(('separator', 0),),
+    outputs=(('output', False),))
+
+
+def string_join(inputs, separator='', name=None):
+    r"""Joins the strings of the inputs elementwise with `separator`; scalars broadcast.
+
+    Args:
+      inputs: A list of `N` Tensors of type string.
+      separator: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_JOIN, name, (inputs,), (separator,))
+
+
+_STRING_LENGTH = _OpSig('StringLength',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('unit', 0),),
+    outputs=(('output', False),))
+
+
+def string_length(input, unit='BYTE', name=None):
+    r"""The length of each string in bytes or in UTF-8 characters.
+
+    Args:
+      input: A `Tensor` of type string.
+      unit: An attr of type `string`, defaults to `'BYTE'`, one of BYTE, UTF8_CHAR.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_LENGTH, name, (input,), (unit,))
+
+
+_STRING_LOWER = _OpSig('StringLower',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('encoding', 0),),
+    outputs=(('output', False),))
+
+
+def string_lower(input, encoding='', name=None):
+    r"""Lowercases each string (ASCII letters, or letters of UTF-8 text when encoding is 'utf-8').
+
+    Args:
+      input: A `Tensor` of type string.
+      encoding: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_LOWER, name, (input,), (encoding,))
+
+
+_StringSplitV2Output = _collections.namedtuple('StringSplitV2', ['indices', 'values', 'shape'])
+_STRING_SPLIT_V2 = _OpSig('StringSplitV2',
+    inputs=(('input', '', 7, 0), ('sep', '', 7, 0)),
+    attrs=(('maxsplit', 1),),
+    outputs=(('indices', False), ('values', False), ('shape', False)),
+    output_class=_StringSplitV2Output)
+
+
+def string_split_v2(input, sep, maxsplit=-1, name=None):
+    r"""Splits each string of a vector at `sep` (runs of whitespace when empty) into a sparse matrix.
+
+    Args:
+      input: A `Tensor` of type string.
+      sep: A `Tensor` of type string.
+      maxsplit: An attr of type `int`, defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (indices, values, shape) of `Tensor`s.
+    """
+    return _apply_op(_STRING_SPLIT_V2, name, (input, sep), (maxsplit,))
+
+
+_STRING_STRIP = _OpSig('StringStrip',
+    inputs=(('input', '', 7, 0),),
+    outputs=(('output', False),))
+
+
+def string_strip(input, name=None):
+    r"""Removes leading and trailing ASCII whitespace from each string.
+
+    Args:
+      input: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_STRIP, name, (input,), ())
+
+
+_STRING_TO_HASH_BUCKET = _OpSig('StringToHashBucket',
+    inputs=(('string_tensor', '', 7, 0),),
+    attrs=(('num_buckets', 1),),
+    outputs=(('output', False),))
+
+
+def string_to_hash_bucket(string_tensor, num_buckets, name=None):
+    r"""TensorFlow's legacy Hash64 of each string modulo num_buckets (deprecated there too).
+
+    Args:
+      string_tensor: A `Tensor` of type string.
+      num_buckets: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_HASH_BUCKET, name, (string_tensor,), (num_buckets,))
+
+
+_STRING_TO_HASH_BUCKET_FAST = _OpSig('StringToHashBucketFast',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('num_buckets', 1),),
+    outputs=(('output', False),))
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):
+    r"""FarmHash Fingerprint64 of each string modulo num_buckets (TensorFlow's buckets).
+
+    Args:
+      input: A `Tensor` of type string.
+      num_buckets: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_HASH_BUCKET_FAST, name, (input,), (num_buckets,))
+
+
+_STRING_TO_HASH_BUCKET_STRONG = _OpSig('StringToHashBucketStrong',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('num_buckets', 1), ('key', 17)),
+    outputs=(('output', False),))
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
+    r"""SipHash-2-4 of each string under the two-integer `key`, modulo num_buckets.
+
+    Args:
+      input: A `Tensor` of type string.
+      num_buckets: An attr of type `int`.
+      key: An attr of type `list(int)`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_HASH_BUCKET_STRONG, name, (input,), (num_buckets, key))
+
+
+_STRING_TO_NUMBER = _OpSig('StringToNumber',
+    inputs=(('string_tensor', '', 7, 0),),
+    attrs=(('out_type', 4),),
+    outputs=(('output', False),))
+
+
+def string_to_number(string_tensor, out_type=_dtypes.float32, name=None):
+    r"""Parses each string as a number of `out_type` (surrounding whitespace allowed).
+
+    Args:
+      string_tensor: A `Tensor` of type string.
+      out_type: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64, int32, int64, uint32, uint64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_NUMBER, name, (string_tensor,), (out_type,))
+
+
+_STRING_UPPER = _OpSig('StringUpper',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('encoding', 0),),
+    outputs=(('output', False),))
+
+
+def string_upper(input, encoding='', name=None):
+    r"""Uppercases each string (ASCII letters, or letters of UTF-8 text when encoding is 'utf-8').
+
+    Args:
+      input: A `Tensor` of type string.
+      encoding: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_UPPER, name, (input,), (encoding,))
+
+
 _SUB = _OpSig('Sub',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -5713,6 +6600,27 @@ def sub(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SUB, name, (x, y), ())
+
+
+_SUBSTR = _OpSig('Substr',
+    inputs=(('input', '', 7, 0), ('pos', 'T', 0, 0), ('len', 'T', 0, 0)),
+    attrs=(('unit', 0),),
+    outputs=(('output', False),))
+
+
+def substr(input, pos, len, unit='BYTE', name=None):
+    r"""The substrings of `len` units starting at `pos` (from the end when negative).
+
+    Args:
+      input: A `Tensor` of type string.
+      pos: A `Tensor` of type `T`.
+      len: A `Tensor` of type `T`.
+      unit: An attr of type `string`, defaults to `'BYTE'`, one of BYTE, UTF8_CHAR.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SUBSTR, name, (input, pos, len), (unit,))
 
 
 _SUM = _OpSig('Sum',
@@ -6239,6 +7147,23 @@ def while_(input, cond, body, output_shapes=[], parallel_iterations=10, name=Non
     return _apply_op(_WHILE_, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
+_WRITE_FILE = _OpSig('WriteFile',
+    inputs=(('filename', '', 7, 0), ('contents', '', 7, 0)))
+
+
+def write_file(filename, contents, name=None):
+    r"""Writes `contents` to the file `filename`, creating missing parent directories.
+
+    Args:
+      filename: A `Tensor` of type string.
+      contents: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_WRITE_FILE, name, (filename, contents), ())
+
+
 _XDIVY = _OpSig('Xdivy',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -6358,9 +7283,11 @@ OP_WRAPPERS = {
     'AdjustHue': 'adjust_hue',
     'AdjustSaturation': 'adjust_saturation',
     'All': 'all',
+    'Angle': 'angle',
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
+    'AsString': 'as_string',
     'Asin': 'asin',
     'Asinh': 'asinh',
     'Assert': 'assert_',
@@ -6391,8 +7318,11 @@ OP_WRAPPERS = {
     'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
     'CombinedNonMaxSuppression': 'combined_non_max_suppression',
+    'Complex': 'complex',
+    'ComplexAbs': 'complex_abs',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
+    'Conj': 'conj',
     'Const': 'const',
     'Conv2D': 'conv2d',
     'Conv2DBackpropFilter': 'conv2d_backprop_filter',
@@ -6408,6 +7338,8 @@ OP_WRAPPERS = {
     'Cross': 'cross',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
+    'DecodeBase64': 'decode_base64',
+    'DecodeRaw': 'decode_raw',
     'DenseBincount': 'dense_bincount',
     'DepthToSpace': 'depth_to_space',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
@@ -6423,6 +7355,7 @@ OP_WRAPPERS = {
     'Einsum': 'einsum',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
+    'EncodeBase64': 'encode_base64',
     'Equal': 'equal',
     'Erf': 'erf',
     'Erfc': 'erfc',
@@ -6431,6 +7364,10 @@ OP_WRAPPERS = {
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
     'ExtractImagePatches': 'extract_image_patches',
+    'FFT': 'fft',
+    'FFT2D': 'fft2d',
+    'FFT3D': 'fft3d',
+    'FFTND': 'fftnd',
     'Fill': 'fill',
     'Floor': 'floor',
     'FloorDiv': 'floor_div',
@@ -6443,9 +7380,18 @@ OP_WRAPPERS = {
     'Greater': 'greater',
     'GreaterEqual': 'greater_equal',
     'HSVToRGB': 'hsv_to_rgb',
+    'IFFT': 'ifft',
+    'IFFT2D': 'ifft2d',
+    'IFFT3D': 'ifft3d',
+    'IFFTND': 'ifftnd',
+    'IRFFT': 'irfft',
+    'IRFFT2D': 'irfft2d',
+    'IRFFT3D': 'irfft3d',
+    'IRFFTND': 'irfftnd',
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'If': 'if_',
+    'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
@@ -6511,10 +7457,16 @@ OP_WRAPPERS = {
     'Polygamma': 'polygamma',
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
+    'Print': 'print',
+    'PrintV2': 'print_v2',
     'Prod': 'prod',
     'PyFunc': 'py_func',
     'PyFuncStateless': 'py_func_stateless',
     'Qr': 'qr',
+    'RFFT': 'rfft',
+    'RFFT2D': 'rfft2d',
+    'RFFT3D': 'rfft3d',
+    'RFFTND': 'rfftnd',
     'RGBToHSV': 'rgb_to_hsv',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
@@ -6522,10 +7474,15 @@ OP_WRAPPERS = {
     'RandomUniformInt': 'random_uniform_int',
     'Range': 'range',
     'Rank': 'rank',
+    'ReadFile': 'read_file',
     'ReadVariableOp': 'read_variable_op',
+    'Real': 'real',
     'RealDiv': 'real_div',
     'Reciprocal': 'reciprocal',
     'ReciprocalGrad': 'reciprocal_grad',
+    'ReduceJoin': 'reduce_join',
+    'RegexFullMatch': 'regex_full_match',
+    'RegexReplace': 'regex_replace',
     'Relu': 'relu',
     'Relu6': 'relu6',
     'Relu6Grad': 'relu6_grad',
@@ -6628,10 +7585,24 @@ OP_WRAPPERS = {
     'StatelessSampleDistortedBoundingBox': 'stateless_sample_distorted_bounding_box',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StatelessWhile': 'stateless_while',
+    'StaticRegexFullMatch': 'static_regex_full_match',
+    'StaticRegexReplace': 'static_regex_replace',
     'StopGradient': 'stop_gradient',
     'StridedSlice': 'strided_slice',
     'StridedSliceGrad': 'strided_slice_grad',
+    'StringFormat': 'string_format',
+    'StringJoin': 'string_join',
+    'StringLength': 'string_length',
+    'StringLower': 'string_lower',
+    'StringSplitV2': 'string_split_v2',
+    'StringStrip': 'string_strip',
+    'StringToHashBucket': 'string_to_hash_bucket',
+    'StringToHashBucketFast': 'string_to_hash_bucket_fast',
+    'StringToHashBucketStrong': 'string_to_hash_bucket_strong',
+    'StringToNumber': 'string_to_number',
+    'StringUpper': 'string_upper',
     'Sub': 'sub',
+    'Substr': 'substr',
     'Sum': 'sum',
     'Svd': 'svd',
     'Tan': 'tan',
@@ -6658,6 +7629,7 @@ OP_WRAPPERS = {
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
     'While': 'while_',
+    'WriteFile': 'write_file',
     'Xdivy': 'xdivy',
     'Xlog1py': 'xlog1py',
     'Xlogy': 'xlogy',
