@@ -102,6 +102,10 @@ class OpEntry:
     # True when the gradient needs static matrix dimensions (as TensorFlow's QR/SVD gradients do):
     # the "runtime" gradient check, whose inputs have unknown shapes, is skipped.
     grad_needs_static_shapes: bool = False
+    # False when central differences of the outputs do not define the gradient (the Gamma
+    # samplers' implicit reparameterization): no sample is differentiated numerically, and
+    # grad_checked_by names the test that checks the gradient.
+    grad_by_differences: bool = True
 
 
 def signatures() -> dict:
