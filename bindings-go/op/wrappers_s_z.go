@@ -2398,6 +2398,105 @@ func StatelessIf(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.Data
 	return
 }
 
+// StatelessRandomBinomialAttr is an optional argument to StatelessRandomBinomial.
+type StatelessRandomBinomialAttr func(optionalAttr)
+
+// StatelessRandomBinomialDtype sets the optional dtype attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Half, tf.Float, tf.Double, tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int64.
+func StatelessRandomBinomialDtype(value tf.DataType) StatelessRandomBinomialAttr {
+	return func(m optionalAttr) {
+		m["dtype"] = value
+	}
+}
+
+// StatelessRandomBinomial: Binomial(counts, probs) samples of the given shape, determined by seed alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `S`.
+//	seed: a tensor of type `Tseed`.
+//	counts: a tensor of type `T`.
+//	probs: a tensor of type `T`.
+//
+// Returns output (one output).
+func StatelessRandomBinomial(scope *Scope, shape tf.Output, seed tf.Output, counts tf.Output, probs tf.Output, optional ...StatelessRandomBinomialAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomBinomial",
+		Input: []tf.Input{
+			shape, seed, counts, probs,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomGammaV2: Gamma(alpha, 1) samples of the given shape (ending with alpha's shape), determined by seed alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `T`.
+//	seed: a tensor of type `Tseed`.
+//	alpha: a tensor of type `dtype`.
+//
+// Returns output (one output).
+func StatelessRandomGammaV2(scope *Scope, shape tf.Output, seed tf.Output, alpha tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomGammaV2",
+		Input: []tf.Input{
+			shape, seed, alpha,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomGammaV3: Gamma(alpha, 1) samples of the given shape, determined by (key, counter, alg) alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `shape_dtype`.
+//	key: a tensor of type tf.Uint64.
+//	counter: a tensor of type tf.Uint64.
+//	alg: a tensor of type tf.Int32.
+//	alpha: a tensor of type `dtype`.
+//
+// Returns output (one output).
+func StatelessRandomGammaV3(scope *Scope, shape tf.Output, key tf.Output, counter tf.Output, alg tf.Output, alpha tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomGammaV3",
+		Input: []tf.Input{
+			shape, key, counter, alg, alpha,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // StatelessRandomNormalV2Attr is an optional argument to StatelessRandomNormalV2.
 type StatelessRandomNormalV2Attr func(optionalAttr)
 
@@ -2433,6 +2532,35 @@ func StatelessRandomNormalV2(scope *Scope, shape tf.Output, key tf.Output, count
 		Type: "StatelessRandomNormalV2",
 		Input: []tf.Input{
 			shape, key, counter, alg,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomPoisson: Poisson(lam) samples of the given shape (ending with lam's shape), determined by seed alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `T`.
+//	seed: a tensor of type `Tseed`.
+//	lam: a tensor of type `Rtype`.
+//	dtype: an attr of type type (Go tf.DataType), one of tf.Half, tf.Float, tf.Double, tf.Int32, tf.Int64.
+//
+// Returns output (one output).
+func StatelessRandomPoisson(scope *Scope, shape tf.Output, seed tf.Output, lam tf.Output, dtype tf.DataType) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"dtype": dtype}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomPoisson",
+		Input: []tf.Input{
+			shape, seed, lam,
 		},
 		Attrs: attrs,
 	}

@@ -621,6 +621,25 @@ def bessel_i1e(x, name=None):
     return _apply_op(_BESSEL_I1E, name, (x,), ())
 
 
+_BETAINC = _OpSig('Betainc',
+    inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def betainc(a, b, x, name=None):
+    r"""Returns the regularized incomplete beta function I_x(a, b) elementwise (scalars broadcast).
+
+    Args:
+      a: A `Tensor` of type `T`.
+      b: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BETAINC, name, (a, b, x), ())
+
+
 _BIAS_ADD = _OpSig('BiasAdd',
     inputs=(('value', 'T', 0, 0), ('bias', 'T', 0, 0)),
     attrs=(('data_format', 0),),
@@ -717,6 +736,25 @@ def broadcast_to(input, shape, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_BROADCAST_TO, name, (input, shape), ())
+
+
+_BUCKETIZE = _OpSig('Bucketize',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('boundaries', 18),),
+    outputs=(('output', False),))
+
+
+def bucketize(input, boundaries, name=None):
+    r"""Returns, elementwise, how many of the sorted boundaries are <= the input value.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      boundaries: An attr of type `list(float)`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BUCKETIZE, name, (input,), (boundaries,))
 
 
 _CTCLossOutput = _collections.namedtuple('CTCLoss', ['loss', 'gradient'])
@@ -2350,6 +2388,60 @@ def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None
     return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
+_IGAMMA = _OpSig('Igamma',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def igamma(a, x, name=None):
+    r"""Returns the regularized lower incomplete gamma function P(a, x) elementwise.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IGAMMA, name, (a, x), ())
+
+
+_IGAMMA_GRAD_A = _OpSig('IgammaGradA',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def igamma_grad_a(a, x, name=None):
+    r"""Returns the derivative of Igamma(a, x) with respect to a, elementwise.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IGAMMA_GRAD_A, name, (a, x), ())
+
+
+_IGAMMAC = _OpSig('Igammac',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def igammac(a, x, name=None):
+    r"""Returns the regularized upper incomplete gamma function Q(a, x) elementwise.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IGAMMAC, name, (a, x), ())
+
+
 _IMAG = _OpSig('Imag',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('Tout', 4),),
@@ -3888,6 +3980,89 @@ def rgb_to_hsv(images, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RGB_TO_HSV, name, (images,), ())
+
+
+_RANDOM_GAMMA = _OpSig('RandomGamma',
+    inputs=(('shape', 'S', 0, 0), ('alpha', 'T', 0, 0)),
+    attrs=(('seed', 1), ('seed2', 1)),
+    outputs=(('output', False),))
+
+
+def random_gamma(shape, alpha, seed=0, seed2=0, name=None):
+    r"""Samples Gamma(alpha, 1): shape samples for every alpha (output shape = shape + alpha's shape).
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      alpha: A `Tensor` of type `T`.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_GAMMA, name, (shape, alpha), (seed, seed2))
+
+
+_RANDOM_GAMMA_GRAD = _OpSig('RandomGammaGrad',
+    inputs=(('alpha', 'T', 0, 0), ('sample', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def random_gamma_grad(alpha, sample, name=None):
+    r"""The derivative of a Gamma(alpha, 1) sample with respect to alpha (implicit reparameterization).
+
+    Args:
+      alpha: A `Tensor` of type `T`.
+      sample: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_GAMMA_GRAD, name, (alpha, sample), ())
+
+
+_RANDOM_POISSON = _OpSig('RandomPoisson',
+    inputs=(('shape', 'S', 0, 0), ('rate', 'dtype', 0, 0)),
+    attrs=(('seed', 1), ('seed2', 1)),
+    outputs=(('output', False),))
+
+
+def random_poisson(shape, rate, seed=0, seed2=0, name=None):
+    r"""Samples Poisson(rate) for every rate (deprecated: RandomPoissonV2 chooses the output dtype).
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      rate: A `Tensor` of type `dtype`.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_POISSON, name, (shape, rate), (seed, seed2))
+
+
+_RANDOM_POISSON_V2 = _OpSig('RandomPoissonV2',
+    inputs=(('shape', 'S', 0, 0), ('rate', 'R', 0, 0)),
+    attrs=(('seed', 1), ('seed2', 1), ('dtype', 4)),
+    outputs=(('output', False),),
+    type_defaults={'R': 2})
+
+
+def random_poisson_v2(shape, rate, seed=0, seed2=0, dtype=_dtypes.int64, name=None):
+    r"""Samples Poisson(rate): shape samples for every rate (output shape = shape + rate's shape).
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      rate: A `Tensor` of type `R`.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      dtype: An attr of type `type`, defaults to `_dtypes.int64`, one of float16, float32, float64, int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_POISSON_V2, name, (shape, rate), (seed, seed2, dtype))
 
 
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
@@ -6097,6 +6272,71 @@ def stateless_if(cond, input, Tout, then_branch, else_branch, output_shapes=[], 
     return _apply_op(_STATELESS_IF, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
+_STATELESS_RANDOM_BINOMIAL = _OpSig('StatelessRandomBinomial',
+    inputs=(('shape', 'S', 0, 0), ('seed', 'Tseed', 0, 0), ('counts', 'T', 0, 0), ('probs', 'T', 0, 0)),
+    attrs=(('dtype', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 2, 'Tseed': 9})
+
+
+def stateless_random_binomial(shape, seed, counts, probs, dtype=_dtypes.int64, name=None):
+    r"""Binomial(counts, probs) samples of the given shape, determined by seed alone.
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      seed: A `Tensor` of type `Tseed`.
+      counts: A `Tensor` of type `T`.
+      probs: A `Tensor` of type `T`.
+      dtype: An attr of type `type`, defaults to `_dtypes.int64`, one of float16, float32, float64, int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_BINOMIAL, name, (shape, seed, counts, probs), (dtype,))
+
+
+_STATELESS_RANDOM_GAMMA_V2 = _OpSig('StatelessRandomGammaV2',
+    inputs=(('shape', 'T', 0, 0), ('seed', 'Tseed', 0, 0), ('alpha', 'dtype', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tseed': 9})
+
+
+def stateless_random_gamma_v2(shape, seed, alpha, name=None):
+    r"""Gamma(alpha, 1) samples of the given shape (ending with alpha's shape), determined by seed alone.
+
+    Args:
+      shape: A `Tensor` of type `T`.
+      seed: A `Tensor` of type `Tseed`.
+      alpha: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_GAMMA_V2, name, (shape, seed, alpha), ())
+
+
+_STATELESS_RANDOM_GAMMA_V3 = _OpSig('StatelessRandomGammaV3',
+    inputs=(('shape', 'shape_dtype', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0), ('alpha', 'dtype', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'shape_dtype': 3})
+
+
+def stateless_random_gamma_v3(shape, key, counter, alg, alpha, name=None):
+    r"""Gamma(alpha, 1) samples of the given shape, determined by (key, counter, alg) alone.
+
+    Args:
+      shape: A `Tensor` of type `shape_dtype`.
+      key: A `Tensor` of type uint64.
+      counter: A `Tensor` of type uint64.
+      alg: A `Tensor` of type int32.
+      alpha: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_GAMMA_V3, name, (shape, key, counter, alg, alpha), ())
+
+
 _STATELESS_RANDOM_NORMAL_V2 = _OpSig('StatelessRandomNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -6118,6 +6358,28 @@ def stateless_random_normal_v2(shape, key, counter, alg, dtype=_dtypes.float32, 
     Returns: a `Tensor`.
     """
     return _apply_op(_STATELESS_RANDOM_NORMAL_V2, name, (shape, key, counter, alg), (dtype,))
+
+
+_STATELESS_RANDOM_POISSON = _OpSig('StatelessRandomPoisson',
+    inputs=(('shape', 'T', 0, 0), ('seed', 'Tseed', 0, 0), ('lam', 'Rtype', 0, 0)),
+    attrs=(('dtype', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tseed': 9})
+
+
+def stateless_random_poisson(shape, seed, lam, dtype, name=None):
+    r"""Poisson(lam) samples of the given shape (ending with lam's shape), determined by seed alone.
+
+    Args:
+      shape: A `Tensor` of type `T`.
+      seed: A `Tensor` of type `Tseed`.
+      lam: A `Tensor` of type `Rtype`.
+      dtype: An attr of type `type`, one of float16, float32, float64, int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_POISSON, name, (shape, seed, lam), (dtype,))
 
 
 _STATELESS_RANDOM_UNIFORM_FULL_INT_V2 = _OpSig('StatelessRandomUniformFullIntV2',
@@ -7305,11 +7567,13 @@ OP_WRAPPERS = {
     'BatchToSpaceND': 'batch_to_space_nd',
     'BesselI0e': 'bessel_i0e',
     'BesselI1e': 'bessel_i1e',
+    'Betainc': 'betainc',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
     'Bincount': 'bincount',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
+    'Bucketize': 'bucketize',
     'CTCLoss': 'ctc_loss',
     'Case': 'case',
     'Cast': 'cast',
@@ -7391,6 +7655,9 @@ OP_WRAPPERS = {
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'If': 'if_',
+    'Igamma': 'igamma',
+    'IgammaGradA': 'igamma_grad_a',
+    'Igammac': 'igammac',
     'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
@@ -7468,6 +7735,10 @@ OP_WRAPPERS = {
     'RFFT3D': 'rfft3d',
     'RFFTND': 'rfftnd',
     'RGBToHSV': 'rgb_to_hsv',
+    'RandomGamma': 'random_gamma',
+    'RandomGammaGrad': 'random_gamma_grad',
+    'RandomPoisson': 'random_poisson',
+    'RandomPoissonV2': 'random_poisson_v2',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
@@ -7578,7 +7849,11 @@ OP_WRAPPERS = {
     'StatefulPartitionedCall': 'stateful_partitioned_call',
     'StatelessCase': 'stateless_case',
     'StatelessIf': 'stateless_if',
+    'StatelessRandomBinomial': 'stateless_random_binomial',
+    'StatelessRandomGammaV2': 'stateless_random_gamma_v2',
+    'StatelessRandomGammaV3': 'stateless_random_gamma_v3',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
+    'StatelessRandomPoisson': 'stateless_random_poisson',
     'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
     'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
