@@ -112,6 +112,21 @@ __all__ += [
 ]
 __all__ += ["SparseTensor", "SparseTensorSpec", "TypeSpec"]
 
+# Tensor utilities, space/batch reshuffles and the initializer names TensorFlow also exports at
+# the top level.
+from tensorflux._src.tensor_utils import (broadcast_static_shape, get_static_value, is_tensor, saturate_cast,
+                                          shape_n)
+from tensorflux._src.nn_conv_ops import batch_to_space, space_to_batch, space_to_batch_nd
+from tensorflux._src.initializers import Constant as constant_initializer
+from tensorflux._src.initializers import Ones as ones_initializer
+from tensorflux._src.initializers import RandomNormal as random_normal_initializer
+from tensorflux._src.initializers import RandomUniform as random_uniform_initializer
+from tensorflux._src.initializers import Zeros as zeros_initializer
+
+__all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", "get_static_value", "is_tensor",
+            "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "saturate_cast", "shape_n",
+            "space_to_batch", "space_to_batch_nd", "zeros_initializer"]
+
 __all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
