@@ -135,3 +135,41 @@ def test_nn_composites_equal_tensorflow():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
     np.testing.assert_allclose(tx.nn.compute_average_loss(x[0], sample_weight=x[1]).numpy(),
                                tf.nn.compute_average_loss(x[0], sample_weight=x[1]).numpy(), rtol=1e-6)
+
+
+def test_conv_transpose_and_depthwise_backprops_equal_tensorflow():
+    tf = _tf()
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 3, 3, 2)).astype(np.float32)
+    w = rng.normal(size=(2, 2, 4, 2)).astype(np.float32)
+    np.testing.assert_allclose(tx.nn.conv_transpose(x, w, [2, 6, 6, 4], 2).numpy(),
+                               tf.nn.conv_transpose(x, w, [2, 6, 6, 4], 2).numpy(), rtol=1e-5, atol=1e-5)
+    x1, w1 = rng.normal(size=(1, 5, 2)).astype(np.float32), rng.normal(size=(3, 3, 2)).astype(np.float32)
+    np.testing.assert_allclose(tx.nn.conv_transpose(x1, w1, [1, 5, 3], 1).numpy(),
+                               tf.nn.conv_transpose(x1, w1, [1, 5, 3], 1).numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="3, 4 or 5 elements"):
+        tx.nn.conv_transpose(x, w, [2, 6], 2)
+    dw = rng.normal(size=(3, 3, 2, 2)).astype(np.float32)
+    dy = rng.normal(size=(2, 1, 1, 4)).astype(np.float32)
+    np.testing.assert_allclose(
+        tx.nn.depthwise_conv2d_backprop_input([2, 3, 3, 2], dw, dy, [1, 1, 1, 1], "VALID").numpy(),
+        tf.nn.depthwise_conv2d_backprop_input([2, 3, 3, 2], dw, dy, [1, 1, 1, 1], "VALID").numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        tx.nn.depthwise_conv2d_backprop_filter(x, [3, 3, 2, 2], dy, [1, 1, 1, 1], "VALID").numpy(),
+        tf.nn.depthwise_conv2d_backprop_filter(x, [3, 3, 2, 2], dy, [1, 1, 1, 1], "VALID").numpy(), rtol=1e-5,
+        atol=1e-5)
+
+
+def test_scope_predicates():
+    assert not tx.inside_function() and not tx.is_symbolic_tensor(tx.constant(1.0))
+    seen = []
+
+    @tx.function
+    def f(x):
+        seen.append((tx.inside_function(), tx.is_symbolic_tensor(x)))
+        with tx.init_scope():
+            seen.append(tx.inside_function())
+        return x
+
+    f(tx.constant(1.0))
+    assert seen == [(True, True), False]

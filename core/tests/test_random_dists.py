@@ -162,3 +162,10 @@ def test_sampler_errors_name_the_problem():
         tx.random.poisson([-1], lam=[1.0], seed=1)
     # The context stays usable.
     assert tx.random.stateless_poisson([2], seed=[1, 2], lam=[1.0, 2.0]).shape == (2,)
+
+
+def test_fold_in_split_and_create_rng_state_equal_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    np.testing.assert_array_equal(tx.random.fold_in([1, 2], 3).numpy(), tf.random.fold_in([1, 2], 3).numpy())
+    np.testing.assert_array_equal(tx.random.split([5, 6], num=3).numpy(), tf.random.split([5, 6], num=3).numpy())
+    np.testing.assert_array_equal(tx.random.create_rng_state(7, "philox"), tf.random.create_rng_state(7, "philox"))

@@ -122,10 +122,13 @@ from tensorflux._src.initializers import Ones as ones_initializer
 from tensorflux._src.initializers import RandomNormal as random_normal_initializer
 from tensorflux._src.initializers import RandomUniform as random_uniform_initializer
 from tensorflux._src.initializers import Zeros as zeros_initializer
+from tensorflux._src.context import init_scope, inside_function
+from tensorflux._src.tensor_utils import is_symbolic_tensor
 
 __all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", "get_static_value", "is_tensor",
             "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "saturate_cast", "shape_n",
-            "space_to_batch", "space_to_batch_nd", "zeros_initializer"]
+            "space_to_batch", "space_to_batch_nd", "zeros_initializer", "init_scope", "inside_function",
+            "is_symbolic_tensor"]
 
 __all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 

@@ -14,7 +14,8 @@ from tensorflux._src.nn_ext_ops import (ctc_loss, embedding_lookup, gelu, l2_nor
                                         weighted_cross_entropy_with_logits, weighted_moments)
 from tensorflux._src.gather_ops import top_k
 from tensorflux._src.math_ops import sigmoid, tanh
-from tensorflux._src.nn_extras import (compute_average_loss, crelu, log_poisson_loss, scale_regularization_loss,
+from tensorflux._src.nn_extras import (compute_average_loss, conv_transpose, crelu, depthwise_conv2d_backprop_filter,
+                                       depthwise_conv2d_backprop_input, log_poisson_loss, scale_regularization_loss,
                                        sufficient_statistics)
 from tensorflux._src.stat_ops import approx_max_k, approx_min_k, zero_fraction
 
@@ -28,7 +29,8 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "softmax_cross_entropy_with_logits", "softplus", "softsign", "space_to_batch", "space_to_depth",
            "sparse_softmax_cross_entropy_with_logits", "swish", "top_k", "weighted_cross_entropy_with_logits",
            "weighted_moments", "approx_max_k", "approx_min_k", "compute_average_loss", "crelu", "log_poisson_loss",
-           "scale_regularization_loss", "sigmoid", "sufficient_statistics", "tanh", "zero_fraction"]
+           "scale_regularization_loss", "sigmoid", "sufficient_statistics", "tanh", "zero_fraction", "conv_transpose",
+           "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 

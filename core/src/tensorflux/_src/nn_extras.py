@@ -1,6 +1,7 @@
 """Small ``tx.nn`` composites TensorFlow users reach for: ``crelu``, ``log_poisson_loss``,
 ``sufficient_statistics``, ``compute_average_loss`` and ``scale_regularization_loss`` (the
-last two as outside any distribution strategy: one replica)."""
+last two as outside any distribution strategy: one replica), ``conv_transpose`` and the
+depthwise convolution backprops."""
 
 import math
 
@@ -12,6 +13,7 @@ from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.math_ops import reduce_sum
+from tensorflux._src.nn_conv_ops import conv1d_transpose, conv2d_transpose, conv3d_transpose
 from tensorflux._src.shape_ops import shape as _shape
 
 
@@ -116,3 +118,60 @@ def scale_regularization_loss(regularization_loss):
     0.75
     """
     return reduce_sum(_tensor(regularization_loss))
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
+    """The transpose of an N-D convolution, N from ``output_shape`` (3, 4 or 5 elements: 1-D,
+    2-D or 3-D), with conv1d/2d/3d_transpose's rules; ``data_format`` None is channels-last.
+
+    >>> tx.nn.conv_transpose(tx.ones([1, 2, 2, 1]), tx.ones([2, 2, 1, 1]), [1, 4, 4, 1], 2).shape
+    TensorShape([1, 4, 4, 1])
+    """
+    n = int(np.asarray(output_shape).reshape(-1).shape[0]) - 2
+    fns = {1: (conv1d_transpose, "NWC"), 2: (conv2d_transpose, "NHWC"), 3: (conv3d_transpose, "NDHWC")}
+    if n not in fns:
+        raise ValueError("conv_transpose: output_shape must have 3, 4 or 5 elements, got %d" % (n + 2))
+    fn, default_format = fns[n]
+    return fn(input, filters, output_shape, strides, padding=padding, data_format=data_format or default_format,
+              dilations=dilations, name=name)
+
+
+def _nhwc_list(values, data_format, what):
+    """A 4-element strides/dilations list from an int, 2 spatial values or 4 values."""
+    v = [int(x) for x in np.asarray(1 if values is None else values).reshape(-1)]
+    if len(v) == 1:
+        v = v * 2
+    if len(v) == 2:
+        v = [1] + v + [1] if data_format == "NHWC" else [1, 1] + v
+    if len(v) != 4:
+        raise ValueError("%s must have 1, 2 or 4 elements, got %d" % (what, len(v)))
+    return v
+
+
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                                    data_format="NHWC", dilations=None, name=None):
+    """The gradient of depthwise_conv2d with respect to its input, of shape ``input_sizes``.
+
+    >>> tx.nn.depthwise_conv2d_backprop_input([1, 3, 3, 1], tx.ones([2, 2, 1, 1]), tx.ones([1, 2, 2, 1]),
+    ...                                       [1, 1, 1, 1], "VALID").shape
+    TensorShape([1, 3, 3, 1])
+    """
+    return gen_ops.depthwise_conv2d_native_backprop_input(
+        _tensor(np.asarray(input_sizes, np.int32)), filter, out_backprop,
+        strides=_nhwc_list(strides, data_format, "strides"), padding=padding, data_format=data_format,
+        dilations=_nhwc_list(dilations, data_format, "dilations"), name=name)
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                                     data_format="NHWC", dilations=None, name=None):
+    """The gradient of depthwise_conv2d with respect to its filter, of shape ``filter_sizes``.
+
+    >>> tx.nn.depthwise_conv2d_backprop_filter(tx.ones([1, 3, 3, 1]), [2, 2, 1, 1], tx.ones([1, 2, 2, 1]),
+    ...                                        [1, 1, 1, 1], "VALID").numpy().ravel().tolist()
+    [4.0, 4.0, 4.0, 4.0]
+    """
+    return gen_ops.depthwise_conv2d_native_backprop_filter(
+        input, _tensor(np.asarray(filter_sizes, np.int32)), out_backprop,
+        strides=_nhwc_list(strides, data_format, "strides"), padding=padding, data_format=data_format,
+        dilations=_nhwc_list(dilations, data_format, "dilations"), name=name)

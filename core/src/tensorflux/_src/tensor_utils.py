@@ -1,5 +1,5 @@
-"""Top-level tensor utilities TensorFlow exports as ``tf.*``: ``is_tensor``, ``get_static_value``,
-``broadcast_static_shape``, ``shape_n`` and ``saturate_cast``."""
+"""Top-level tensor utilities TensorFlow exports as ``tf.*``: ``is_tensor``, ``is_symbolic_tensor``,
+``get_static_value``, ``broadcast_static_shape``, ``shape_n`` and ``saturate_cast``."""
 
 import numpy as np
 
@@ -8,6 +8,7 @@ from tensorflux._src.array_ops import cast
 from tensorflux._src.complex_ops import real
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_util import static_value
@@ -25,6 +26,16 @@ def is_tensor(x):
     (True, False)
     """
     return isinstance(x, (*_TENSORS, Variable, SparseTensor))
+
+
+def is_symbolic_tensor(x):
+    """Whether ``x`` is a graph tensor (its value known only when the graph runs), not an eager
+    one.
+
+    >>> tx.is_symbolic_tensor(tx.constant(1.0))
+    False
+    """
+    return isinstance(x, _TENSORS) and not isinstance(x, EagerTensor)
 
 
 def get_static_value(tensor, partial=False):

@@ -3,6 +3,9 @@
 ``Generator`` with the global generator (state in a variable, TensorFlow 2's tf.random.Generator)."""
 
 from tensorflux._src.random_generator import Algorithm, Generator, get_global_generator, set_global_generator
+from tensorflux._src.random_generator import create_rng_state
+from tensorflux._src.random_generator import stateless_fold_in as fold_in
+from tensorflux._src.random_generator import stateless_split as split
 from tensorflux._src.random_ops import (categorical, normal, set_seed, shuffle, stateless_normal,
                                         stateless_truncated_normal, stateless_uniform, truncated_normal, uniform)
 from tensorflux._src.random_dists import (gamma, poisson, stateless_binomial, stateless_gamma,
@@ -12,7 +15,8 @@ from tensorflux.random import experimental
 __all__ = ["Algorithm", "Generator", "categorical", "get_global_generator", "normal",
            "set_global_generator", "set_seed", "shuffle", "stateless_normal", "stateless_truncated_normal",
            "stateless_uniform", "truncated_normal", "uniform",
-           "gamma", "poisson", "stateless_binomial", "stateless_gamma", "stateless_poisson"]
+           "gamma", "poisson", "stateless_binomial", "stateless_gamma", "stateless_poisson",
+           "create_rng_state", "fold_in", "split"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
