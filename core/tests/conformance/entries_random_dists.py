@@ -18,7 +18,7 @@ import scipy.special as sp
 import scipy.stats as st
 
 import tensorflux as tx
-from conformance.entries_random import _BAD_STATELESS, _NEG, _ks, _ks_bound, _shape, _stateless_inputs
+from conformance.entries_random import _NEG, _ks, _ks_bound, _shape, _stateless_inputs
 from conformance.harness import ErrorSample, OpEntry, Sample
 
 _SEEDS = {"seed": 11, "seed2": 7}

@@ -6,7 +6,6 @@ Betainc in x, as TensorFlow defines them)."""
 import numpy as np
 import scipy.special as sp
 
-import tensorflux as tx
 from conformance.gen import BROADCAST_SHAPES, FLOATS, rand
 from conformance.harness import ErrorSample, OpEntry, Sample
 
