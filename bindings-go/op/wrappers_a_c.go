@@ -1091,6 +1091,32 @@ func BesselI1e(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// Betainc: Returns the regularized incomplete beta function I_x(a, b) elementwise (scalars broadcast).
+//
+// Arguments:
+//
+//	a: a tensor of type `T`.
+//	b: a tensor of type `T`.
+//	x: a tensor of type `T`.
+//
+// Returns z (one output).
+func Betainc(scope *Scope, a tf.Output, b tf.Output, x tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Betainc",
+		Input: []tf.Input{
+			a, b, x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // BiasAddAttr is an optional argument to BiasAdd.
 type BiasAddAttr func(optionalAttr)
 
@@ -1244,6 +1270,33 @@ func BroadcastTo(scope *Scope, input tf.Output, shape tf.Output) (output tf.Outp
 		Input: []tf.Input{
 			input, shape,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Bucketize: Returns, elementwise, how many of the sorted boundaries are <= the input value.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	boundaries: an attr of type list(float) (Go []float32).
+//
+// Returns output (one output).
+func Bucketize(scope *Scope, input tf.Output, boundaries []float32) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"boundaries": boundaries}
+	opspec := tf.OpSpec{
+		Type: "Bucketize",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -1825,6 +1825,81 @@ func If(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.DataType, the
 	return
 }
 
+// Igamma: Returns the regularized lower incomplete gamma function P(a, x) elementwise.
+//
+// Arguments:
+//
+//	a: a tensor of type `T`.
+//	x: a tensor of type `T`.
+//
+// Returns z (one output).
+func Igamma(scope *Scope, a tf.Output, x tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Igamma",
+		Input: []tf.Input{
+			a, x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IgammaGradA: Returns the derivative of Igamma(a, x) with respect to a, elementwise.
+//
+// Arguments:
+//
+//	a: a tensor of type `T`.
+//	x: a tensor of type `T`.
+//
+// Returns z (one output).
+func IgammaGradA(scope *Scope, a tf.Output, x tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "IgammaGradA",
+		Input: []tf.Input{
+			a, x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Igammac: Returns the regularized upper incomplete gamma function Q(a, x) elementwise.
+//
+// Arguments:
+//
+//	a: a tensor of type `T`.
+//	x: a tensor of type `T`.
+//
+// Returns z (one output).
+func Igammac(scope *Scope, a tf.Output, x tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Igammac",
+		Input: []tf.Input{
+			a, x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ImagAttr is an optional argument to Imag.
 type ImagAttr func(optionalAttr)
 

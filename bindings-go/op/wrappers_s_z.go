@@ -965,6 +965,457 @@ func SpaceToDepth(scope *Scope, input tf.Output, blockSize int64, optional ...Sp
 	return op.Output(0)
 }
 
+// SparseAdd: The sum of two SparseTensors; sums with |value| < thresh are dropped.
+//
+// Arguments:
+//
+//	aIndices: a tensor of type tf.Int64.
+//	aValues: a tensor of type `T`.
+//	aShape: a tensor of type tf.Int64.
+//	bIndices: a tensor of type tf.Int64.
+//	bValues: a tensor of type `T`.
+//	bShape: a tensor of type tf.Int64.
+//	thresh: a tensor of type `Treal`.
+//
+// Returns sumIndices (one output), sumValues (one output), sumShape (one output).
+func SparseAdd(scope *Scope, aIndices tf.Output, aValues tf.Output, aShape tf.Output, bIndices tf.Output, bValues tf.Output, bShape tf.Output, thresh tf.Output) (sumIndices tf.Output, sumValues tf.Output, sumShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseAdd",
+		Input: []tf.Input{
+			aIndices, aValues, aShape, bIndices, bValues, bShape, thresh,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// SparseAddGrad: The gradients of SparseAdd's operand values from the gradient of its sum values.
+//
+// Arguments:
+//
+//	backpropValGrad: a tensor of type `T`.
+//	aIndices: a tensor of type tf.Int64.
+//	bIndices: a tensor of type tf.Int64.
+//	sumIndices: a tensor of type tf.Int64.
+//
+// Returns aValGrad (one output), bValGrad (one output).
+func SparseAddGrad(scope *Scope, backpropValGrad tf.Output, aIndices tf.Output, bIndices tf.Output, sumIndices tf.Output) (aValGrad tf.Output, bValGrad tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseAddGrad",
+		Input: []tf.Input{
+			backpropValGrad, aIndices, bIndices, sumIndices,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// SparseConcat: Concatenates SparseTensors along concat_dim; the output is in canonical order.
+//
+// Arguments:
+//
+//	indices: a list of `N` tensors of the same type.
+//	values: a list of `N` tensors of the same type.
+//	shapes: a list of `N` tensors of the same type.
+//	concatDim: an attr of type int (Go int64).
+//
+// Returns outputIndices (one output), outputValues (one output), outputShape (one output).
+func SparseConcat(scope *Scope, indices []tf.Output, values []tf.Output, shapes []tf.Output, concatDim int64) (outputIndices tf.Output, outputValues tf.Output, outputShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"concat_dim": concatDim}
+	opspec := tf.OpSpec{
+		Type: "SparseConcat",
+		Input: []tf.Input{
+			tf.OutputList(indices), tf.OutputList(values), tf.OutputList(shapes),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// SparseDenseCwiseAdd: sp + dense at the sparse operand's entries (dense broadcasts to sp's shape).
+//
+// Arguments:
+//
+//	spIndices: a tensor of type tf.Int64.
+//	spValues: a tensor of type `T`.
+//	spShape: a tensor of type tf.Int64.
+//	dense: a tensor of type `T`.
+//
+// Returns output (one output).
+func SparseDenseCwiseAdd(scope *Scope, spIndices tf.Output, spValues tf.Output, spShape tf.Output, dense tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseDenseCwiseAdd",
+		Input: []tf.Input{
+			spIndices, spValues, spShape, dense,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseDenseCwiseDiv: sp / dense at the sparse operand's entries (dense broadcasts to sp's shape).
+//
+// Arguments:
+//
+//	spIndices: a tensor of type tf.Int64.
+//	spValues: a tensor of type `T`.
+//	spShape: a tensor of type tf.Int64.
+//	dense: a tensor of type `T`.
+//
+// Returns output (one output).
+func SparseDenseCwiseDiv(scope *Scope, spIndices tf.Output, spValues tf.Output, spShape tf.Output, dense tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseDenseCwiseDiv",
+		Input: []tf.Input{
+			spIndices, spValues, spShape, dense,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseDenseCwiseMul: sp * dense at the sparse operand's entries (dense broadcasts to sp's shape).
+//
+// Arguments:
+//
+//	spIndices: a tensor of type tf.Int64.
+//	spValues: a tensor of type `T`.
+//	spShape: a tensor of type tf.Int64.
+//	dense: a tensor of type `T`.
+//
+// Returns output (one output).
+func SparseDenseCwiseMul(scope *Scope, spIndices tf.Output, spValues tf.Output, spShape tf.Output, dense tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseDenseCwiseMul",
+		Input: []tf.Input{
+			spIndices, spValues, spShape, dense,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseFillEmptyRows: Adds an entry [row, 0, ...] = default_value for every row without entries.
+//
+// Arguments:
+//
+//	indices: a tensor of type tf.Int64.
+//	values: a tensor of type `T`.
+//	denseShape: a tensor of type tf.Int64.
+//	defaultValue: a tensor of type `T`.
+//
+// Returns outputIndices (one output), outputValues (one output), emptyRowIndicator (one output), reverseIndexMap (one output).
+func SparseFillEmptyRows(scope *Scope, indices tf.Output, values tf.Output, denseShape tf.Output, defaultValue tf.Output) (outputIndices tf.Output, outputValues tf.Output, emptyRowIndicator tf.Output, reverseIndexMap tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseFillEmptyRows",
+		Input: []tf.Input{
+			indices, values, denseShape, defaultValue,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2), op.Output(3)
+}
+
+// SparseFillEmptyRowsGrad: The gradient of SparseFillEmptyRows: grad_values at reverse_index_map, and the rest summed.
+//
+// Arguments:
+//
+//	reverseIndexMap: a tensor of type tf.Int64.
+//	gradValues: a tensor of type `T`.
+//
+// Returns dValues (one output), dDefaultValue (one output).
+func SparseFillEmptyRowsGrad(scope *Scope, reverseIndexMap tf.Output, gradValues tf.Output) (dValues tf.Output, dDefaultValue tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseFillEmptyRowsGrad",
+		Input: []tf.Input{
+			reverseIndexMap, gradValues,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// SparseReduceMaxAttr is an optional argument to SparseReduceMax.
+type SparseReduceMaxAttr func(optionalAttr)
+
+// SparseReduceMaxKeepDims sets the optional keep_dims attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseReduceMaxKeepDims(value bool) SparseReduceMaxAttr {
+	return func(m optionalAttr) {
+		m["keep_dims"] = value
+	}
+}
+
+// SparseReduceMax: The max of a SparseTensor's stored values over reduction_axes, as a dense tensor (0 where nothing is stored).
+//
+// Arguments:
+//
+//	inputIndices: a tensor of type tf.Int64.
+//	inputValues: a tensor of type `T`.
+//	inputShape: a tensor of type tf.Int64.
+//	reductionAxes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func SparseReduceMax(scope *Scope, inputIndices tf.Output, inputValues tf.Output, inputShape tf.Output, reductionAxes tf.Output, optional ...SparseReduceMaxAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseReduceMax",
+		Input: []tf.Input{
+			inputIndices, inputValues, inputShape, reductionAxes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseReduceMaxSparseAttr is an optional argument to SparseReduceMaxSparse.
+type SparseReduceMaxSparseAttr func(optionalAttr)
+
+// SparseReduceMaxSparseKeepDims sets the optional keep_dims attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseReduceMaxSparseKeepDims(value bool) SparseReduceMaxSparseAttr {
+	return func(m optionalAttr) {
+		m["keep_dims"] = value
+	}
+}
+
+// SparseReduceMaxSparse: The max of a SparseTensor's stored values over reduction_axes, as a SparseTensor.
+//
+// Arguments:
+//
+//	inputIndices: a tensor of type tf.Int64.
+//	inputValues: a tensor of type `T`.
+//	inputShape: a tensor of type tf.Int64.
+//	reductionAxes: a tensor of type tf.Int32.
+//
+// Returns outputIndices (one output), outputValues (one output), outputShape (one output).
+func SparseReduceMaxSparse(scope *Scope, inputIndices tf.Output, inputValues tf.Output, inputShape tf.Output, reductionAxes tf.Output, optional ...SparseReduceMaxSparseAttr) (outputIndices tf.Output, outputValues tf.Output, outputShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseReduceMaxSparse",
+		Input: []tf.Input{
+			inputIndices, inputValues, inputShape, reductionAxes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// SparseReduceSumAttr is an optional argument to SparseReduceSum.
+type SparseReduceSumAttr func(optionalAttr)
+
+// SparseReduceSumKeepDims sets the optional keep_dims attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseReduceSumKeepDims(value bool) SparseReduceSumAttr {
+	return func(m optionalAttr) {
+		m["keep_dims"] = value
+	}
+}
+
+// SparseReduceSum: Sums a SparseTensor's values over reduction_axes into a dense tensor.
+//
+// Arguments:
+//
+//	inputIndices: a tensor of type tf.Int64.
+//	inputValues: a tensor of type `T`.
+//	inputShape: a tensor of type tf.Int64.
+//	reductionAxes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func SparseReduceSum(scope *Scope, inputIndices tf.Output, inputValues tf.Output, inputShape tf.Output, reductionAxes tf.Output, optional ...SparseReduceSumAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseReduceSum",
+		Input: []tf.Input{
+			inputIndices, inputValues, inputShape, reductionAxes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseReduceSumSparseAttr is an optional argument to SparseReduceSumSparse.
+type SparseReduceSumSparseAttr func(optionalAttr)
+
+// SparseReduceSumSparseKeepDims sets the optional keep_dims attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseReduceSumSparseKeepDims(value bool) SparseReduceSumSparseAttr {
+	return func(m optionalAttr) {
+		m["keep_dims"] = value
+	}
+}
+
+// SparseReduceSumSparse: Sums a SparseTensor's values over reduction_axes into a SparseTensor.
+//
+// Arguments:
+//
+//	inputIndices: a tensor of type tf.Int64.
+//	inputValues: a tensor of type `T`.
+//	inputShape: a tensor of type tf.Int64.
+//	reductionAxes: a tensor of type tf.Int32.
+//
+// Returns outputIndices (one output), outputValues (one output), outputShape (one output).
+func SparseReduceSumSparse(scope *Scope, inputIndices tf.Output, inputValues tf.Output, inputShape tf.Output, reductionAxes tf.Output, optional ...SparseReduceSumSparseAttr) (outputIndices tf.Output, outputValues tf.Output, outputShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseReduceSumSparse",
+		Input: []tf.Input{
+			inputIndices, inputValues, inputShape, reductionAxes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// SparseReorder: Sorts a SparseTensor's entries into the canonical row-major order.
+//
+// Arguments:
+//
+//	inputIndices: a tensor of type tf.Int64.
+//	inputValues: a tensor of type `T`.
+//	inputShape: a tensor of type tf.Int64.
+//
+// Returns outputIndices (one output), outputValues (one output).
+func SparseReorder(scope *Scope, inputIndices tf.Output, inputValues tf.Output, inputShape tf.Output) (outputIndices tf.Output, outputValues tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseReorder",
+		Input: []tf.Input{
+			inputIndices, inputValues, inputShape,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// SparseReshape: Reshapes a SparseTensor (one new_shape entry may be -1); values keep their order.
+//
+// Arguments:
+//
+//	inputIndices: a tensor of type tf.Int64.
+//	inputShape: a tensor of type tf.Int64.
+//	newShape: a tensor of type tf.Int64.
+//
+// Returns outputIndices (one output), outputShape (one output).
+func SparseReshape(scope *Scope, inputIndices tf.Output, inputShape tf.Output, newShape tf.Output) (outputIndices tf.Output, outputShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseReshape",
+		Input: []tf.Input{
+			inputIndices, inputShape, newShape,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // SparseSegmentMeanAttr is an optional argument to SparseSegmentMean.
 type SparseSegmentMeanAttr func(optionalAttr)
 
@@ -1097,6 +1548,87 @@ func SparseSegmentSum(scope *Scope, data tf.Output, indices tf.Output, segmentId
 	return op.Output(0)
 }
 
+// SparseSlice: The entries of a SparseTensor inside the box [start, start + size), shifted by -start.
+//
+// Arguments:
+//
+//	indices: a tensor of type tf.Int64.
+//	values: a tensor of type `T`.
+//	shape: a tensor of type tf.Int64.
+//	start: a tensor of type tf.Int64.
+//	size: a tensor of type tf.Int64.
+//
+// Returns outputIndices (one output), outputValues (one output), outputShape (one output).
+func SparseSlice(scope *Scope, indices tf.Output, values tf.Output, shape tf.Output, start tf.Output, size tf.Output) (outputIndices tf.Output, outputValues tf.Output, outputShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSlice",
+		Input: []tf.Input{
+			indices, values, shape, start, size,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// SparseSliceGrad: Routes the gradient of SparseSlice's output values back to its input values (0 elsewhere).
+//
+// Arguments:
+//
+//	backpropValGrad: a tensor of type `T`.
+//	inputIndices: a tensor of type tf.Int64.
+//	inputStart: a tensor of type tf.Int64.
+//	outputIndices: a tensor of type tf.Int64.
+//
+// Returns valGrad (one output).
+func SparseSliceGrad(scope *Scope, backpropValGrad tf.Output, inputIndices tf.Output, inputStart tf.Output, outputIndices tf.Output) (valGrad tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSliceGrad",
+		Input: []tf.Input{
+			backpropValGrad, inputIndices, inputStart, outputIndices,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseSoftmax: Softmax over the stored values of each innermost row of a SparseTensor (missing entries excluded).
+//
+// Arguments:
+//
+//	spIndices: a tensor of type tf.Int64.
+//	spValues: a tensor of type `T`.
+//	spShape: a tensor of type tf.Int64.
+//
+// Returns output (one output).
+func SparseSoftmax(scope *Scope, spIndices tf.Output, spValues tf.Output, spShape tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSoftmax",
+		Input: []tf.Input{
+			spIndices, spValues, spShape,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // SparseSoftmaxCrossEntropyWithLogits: Per-row cross-entropy of class indices against softmax(features), and its gradient.
 //
 // Arguments:
@@ -1120,6 +1652,235 @@ func SparseSoftmaxCrossEntropyWithLogits(scope *Scope, features tf.Output, label
 		return
 	}
 	return op.Output(0), op.Output(1)
+}
+
+// SparseSparseMaximum: The element-wise max of two SparseTensors (missing entries are 0).
+//
+// Arguments:
+//
+//	aIndices: a tensor of type tf.Int64.
+//	aValues: a tensor of type `T`.
+//	aShape: a tensor of type tf.Int64.
+//	bIndices: a tensor of type tf.Int64.
+//	bValues: a tensor of type `T`.
+//	bShape: a tensor of type tf.Int64.
+//
+// Returns outputIndices (one output), outputValues (one output).
+func SparseSparseMaximum(scope *Scope, aIndices tf.Output, aValues tf.Output, aShape tf.Output, bIndices tf.Output, bValues tf.Output, bShape tf.Output) (outputIndices tf.Output, outputValues tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSparseMaximum",
+		Input: []tf.Input{
+			aIndices, aValues, aShape, bIndices, bValues, bShape,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// SparseSparseMinimum: The element-wise min of two SparseTensors (missing entries are 0).
+//
+// Arguments:
+//
+//	aIndices: a tensor of type tf.Int64.
+//	aValues: a tensor of type `T`.
+//	aShape: a tensor of type tf.Int64.
+//	bIndices: a tensor of type tf.Int64.
+//	bValues: a tensor of type `T`.
+//	bShape: a tensor of type tf.Int64.
+//
+// Returns outputIndices (one output), outputValues (one output).
+func SparseSparseMinimum(scope *Scope, aIndices tf.Output, aValues tf.Output, aShape tf.Output, bIndices tf.Output, bValues tf.Output, bShape tf.Output) (outputIndices tf.Output, outputValues tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseSparseMinimum",
+		Input: []tf.Input{
+			aIndices, aValues, aShape, bIndices, bValues, bShape,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// SparseSplit: Splits a SparseTensor into num_split parts along split_dim (the first size % num_split one larger).
+//
+// Arguments:
+//
+//	splitDim: a tensor of type tf.Int64.
+//	indices: a tensor of type tf.Int64.
+//	values: a tensor of type `T`.
+//	shape: a tensor of type tf.Int64.
+//	numSplit: an attr of type int (Go int64), at least 1.
+//
+// Returns outputIndices (a list), outputValues (a list), outputShape (a list).
+func SparseSplit(scope *Scope, splitDim tf.Output, indices tf.Output, values tf.Output, shape tf.Output, numSplit int64) (outputIndices []tf.Output, outputValues []tf.Output, outputShape []tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"num_split": numSplit}
+	opspec := tf.OpSpec{
+		Type: "SparseSplit",
+		Input: []tf.Input{
+			splitDim, indices, values, shape,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	var idx int
+	var err error
+	if outputIndices, idx, err = makeOutputList(op, idx, "output_indices"); err != nil {
+		scope.UpdateErr("SparseSplit", err)
+		return
+	}
+	if outputValues, idx, err = makeOutputList(op, idx, "output_values"); err != nil {
+		scope.UpdateErr("SparseSplit", err)
+		return
+	}
+	if outputShape, idx, err = makeOutputList(op, idx, "output_shape"); err != nil {
+		scope.UpdateErr("SparseSplit", err)
+		return
+	}
+	return
+}
+
+// SparseTensorDenseAdd: Adds a SparseTensor to a dense tensor of the same shape; the result is dense.
+//
+// Arguments:
+//
+//	aIndices: a tensor of type `Tindices`.
+//	aValues: a tensor of type `T`.
+//	aShape: a tensor of type `Tindices`.
+//	b: a tensor of type `T`.
+//
+// Returns output (one output).
+func SparseTensorDenseAdd(scope *Scope, aIndices tf.Output, aValues tf.Output, aShape tf.Output, b tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseTensorDenseAdd",
+		Input: []tf.Input{
+			aIndices, aValues, aShape, b,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseTensorDenseMatMulAttr is an optional argument to SparseTensorDenseMatMul.
+type SparseTensorDenseMatMulAttr func(optionalAttr)
+
+// SparseTensorDenseMatMulAdjointA sets the optional adjoint_a attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseTensorDenseMatMulAdjointA(value bool) SparseTensorDenseMatMulAttr {
+	return func(m optionalAttr) {
+		m["adjoint_a"] = value
+	}
+}
+
+// SparseTensorDenseMatMulAdjointB sets the optional adjoint_b attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SparseTensorDenseMatMulAdjointB(value bool) SparseTensorDenseMatMulAttr {
+	return func(m optionalAttr) {
+		m["adjoint_b"] = value
+	}
+}
+
+// SparseTensorDenseMatMul: The product of a 2-D SparseTensor and a dense matrix (either adjointed), as a dense matrix.
+//
+// Arguments:
+//
+//	aIndices: a tensor of type `Tindices`.
+//	aValues: a tensor of type `T`.
+//	aShape: a tensor of type tf.Int64.
+//	b: a tensor of type `T`.
+//
+// Returns product (one output).
+func SparseTensorDenseMatMul(scope *Scope, aIndices tf.Output, aValues tf.Output, aShape tf.Output, b tf.Output, optional ...SparseTensorDenseMatMulAttr) (product tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseTensorDenseMatMul",
+		Input: []tf.Input{
+			aIndices, aValues, aShape, b,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SparseToDenseAttr is an optional argument to SparseToDense.
+type SparseToDenseAttr func(optionalAttr)
+
+// SparseToDenseValidateIndices sets the optional validate_indices attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func SparseToDenseValidateIndices(value bool) SparseToDenseAttr {
+	return func(m optionalAttr) {
+		m["validate_indices"] = value
+	}
+}
+
+// SparseToDense: A dense tensor of output_shape holding sparse_values at sparse_indices and default_value elsewhere.
+//
+// Arguments:
+//
+//	sparseIndices: a tensor of type `Tindices`.
+//	outputShape: a tensor of type `Tindices`.
+//	sparseValues: a tensor of type `T`.
+//	defaultValue: a tensor of type `T`.
+//
+// Returns dense (one output).
+func SparseToDense(scope *Scope, sparseIndices tf.Output, outputShape tf.Output, sparseValues tf.Output, defaultValue tf.Output, optional ...SparseToDenseAttr) (dense tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SparseToDense",
+		Input: []tf.Input{
+			sparseIndices, outputShape, sparseValues, defaultValue,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
 }
 
 // Split: Cuts a tensor into `num_split` equal pieces along `split_dim`.
@@ -1637,6 +2398,105 @@ func StatelessIf(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.Data
 	return
 }
 
+// StatelessRandomBinomialAttr is an optional argument to StatelessRandomBinomial.
+type StatelessRandomBinomialAttr func(optionalAttr)
+
+// StatelessRandomBinomialDtype sets the optional dtype attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Half, tf.Float, tf.Double, tf.Int32, tf.Int64.
+// If not specified, defaults to tf.Int64.
+func StatelessRandomBinomialDtype(value tf.DataType) StatelessRandomBinomialAttr {
+	return func(m optionalAttr) {
+		m["dtype"] = value
+	}
+}
+
+// StatelessRandomBinomial: Binomial(counts, probs) samples of the given shape, determined by seed alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `S`.
+//	seed: a tensor of type `Tseed`.
+//	counts: a tensor of type `T`.
+//	probs: a tensor of type `T`.
+//
+// Returns output (one output).
+func StatelessRandomBinomial(scope *Scope, shape tf.Output, seed tf.Output, counts tf.Output, probs tf.Output, optional ...StatelessRandomBinomialAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomBinomial",
+		Input: []tf.Input{
+			shape, seed, counts, probs,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomGammaV2: Gamma(alpha, 1) samples of the given shape (ending with alpha's shape), determined by seed alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `T`.
+//	seed: a tensor of type `Tseed`.
+//	alpha: a tensor of type `dtype`.
+//
+// Returns output (one output).
+func StatelessRandomGammaV2(scope *Scope, shape tf.Output, seed tf.Output, alpha tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomGammaV2",
+		Input: []tf.Input{
+			shape, seed, alpha,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomGammaV3: Gamma(alpha, 1) samples of the given shape, determined by (key, counter, alg) alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `shape_dtype`.
+//	key: a tensor of type tf.Uint64.
+//	counter: a tensor of type tf.Uint64.
+//	alg: a tensor of type tf.Int32.
+//	alpha: a tensor of type `dtype`.
+//
+// Returns output (one output).
+func StatelessRandomGammaV3(scope *Scope, shape tf.Output, key tf.Output, counter tf.Output, alg tf.Output, alpha tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomGammaV3",
+		Input: []tf.Input{
+			shape, key, counter, alg, alpha,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // StatelessRandomGetKeyCounter: The Philox key and counter the V2 stateless ops take, scrambled from a shape-[2] seed.
 //
 // Arguments:
@@ -1696,6 +2556,35 @@ func StatelessRandomNormalV2(scope *Scope, shape tf.Output, key tf.Output, count
 		Type: "StatelessRandomNormalV2",
 		Input: []tf.Input{
 			shape, key, counter, alg,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StatelessRandomPoisson: Poisson(lam) samples of the given shape (ending with lam's shape), determined by seed alone.
+//
+// Arguments:
+//
+//	shape: a tensor of type `T`.
+//	seed: a tensor of type `Tseed`.
+//	lam: a tensor of type `Rtype`.
+//	dtype: an attr of type type (Go tf.DataType), one of tf.Half, tf.Float, tf.Double, tf.Int32, tf.Int64.
+//
+// Returns output (one output).
+func StatelessRandomPoisson(scope *Scope, shape tf.Output, seed tf.Output, lam tf.Output, dtype tf.DataType) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"dtype": dtype}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomPoisson",
+		Input: []tf.Input{
+			shape, seed, lam,
 		},
 		Attrs: attrs,
 	}

@@ -58,6 +58,8 @@ from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_l
 from tensorflux._src.reduce_ops import cumsum
 from tensorflux._src.string_ops import as_string
 from tensorflux import sparse
+from tensorflux._src.composite import TypeSpec
+from tensorflux._src.sparse_tensor import SparseTensor, SparseTensorSpec
 # Complex numbers and the FFTs TensorFlow also exports at the top level (the rest is in tx.math and
 # tx.signal).
 from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name)
@@ -111,6 +113,25 @@ __all__ += [
     # Strings and files (tx.strings, tx.io; docs/strings.md).
     "as_string", "io", "strings",
 ]
+__all__ += ["SparseTensor", "SparseTensorSpec", "TypeSpec"]
+
+# Tensor utilities, space/batch reshuffles and the initializer names TensorFlow also exports at
+# the top level.
+from tensorflux._src.tensor_utils import (broadcast_static_shape, get_static_value, is_tensor, saturate_cast,
+                                          shape_n)
+from tensorflux._src.nn_conv_ops import batch_to_space, space_to_batch, space_to_batch_nd
+from tensorflux._src.initializers import Constant as constant_initializer
+from tensorflux._src.initializers import Ones as ones_initializer
+from tensorflux._src.initializers import RandomNormal as random_normal_initializer
+from tensorflux._src.initializers import RandomUniform as random_uniform_initializer
+from tensorflux._src.initializers import Zeros as zeros_initializer
+from tensorflux._src.context import init_scope, inside_function
+from tensorflux._src.tensor_utils import is_symbolic_tensor
+
+__all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", "get_static_value", "is_tensor",
+            "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "saturate_cast", "shape_n",
+            "space_to_batch", "space_to_batch_nd", "zeros_initializer", "init_scope", "inside_function",
+            "is_symbolic_tensor"]
 
 __all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 

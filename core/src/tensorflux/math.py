@@ -54,6 +54,11 @@ __all__ += [
     "approx_max_k", "approx_min_k", "is_non_decreasing", "is_strictly_increasing", "lbeta", "zero_fraction",
 ]
 
+# The incomplete gamma and beta functions and the normal CDF (tensorflux._src.special_incomplete).
+from tensorflux._src.special_incomplete import betainc, igamma, igammac, log_ndtr, ndtr
+
+__all__ += ["betainc", "igamma", "igammac", "log_ndtr", "ndtr"]
+
 # Complex numbers (tensorflux._src.complex_ops).
 from tensorflux._src.complex_ops import angle, conj, imag, real
 

@@ -13,6 +13,11 @@ from tensorflux._src.nn_ext_ops import (ctc_loss, embedding_lookup, gelu, l2_nor
                                         log_sigmoid, log_softmax, lrn, normalize_moments, silu, softmax, swish,
                                         weighted_cross_entropy_with_logits, weighted_moments)
 from tensorflux._src.gather_ops import top_k
+from tensorflux._src.math_ops import sigmoid, tanh
+from tensorflux._src.nn_extras import (compute_average_loss, conv_transpose, crelu, depthwise_conv2d_backprop_filter,
+                                       depthwise_conv2d_backprop_input, log_poisson_loss, scale_regularization_loss,
+                                       sufficient_statistics)
+from tensorflux._src.stat_ops import approx_max_k, approx_min_k, zero_fraction
 
 __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_normalization",
            "batch_to_space", "bias_add", "conv1d", "conv1d_transpose", "conv2d", "conv2d_transpose", "conv3d",
@@ -23,7 +28,9 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "separable_conv2d", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus", "softsign", "space_to_batch", "space_to_depth",
            "sparse_softmax_cross_entropy_with_logits", "swish", "top_k", "weighted_cross_entropy_with_logits",
-           "weighted_moments"]
+           "weighted_moments", "approx_max_k", "approx_min_k", "compute_average_loss", "crelu", "log_poisson_loss",
+           "scale_regularization_loss", "sigmoid", "sufficient_statistics", "tanh", "zero_fraction", "conv_transpose",
+           "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 

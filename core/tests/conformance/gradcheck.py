@@ -37,6 +37,8 @@ def is_float64_sample(sample: harness.Sample) -> bool:
 
 
 def grad_samples(entry: harness.OpEntry) -> list:
+    if not entry.grad_by_differences:
+        return []
     if entry.grad_samples:
         return list(entry.grad_samples)
     return [s for s in entry.samples if is_float64_sample(s)]

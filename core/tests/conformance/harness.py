@@ -102,6 +102,10 @@ class OpEntry:
     # True when the gradient needs static matrix dimensions (as TensorFlow's QR/SVD gradients do):
     # the "runtime" gradient check, whose inputs have unknown shapes, is skipped.
     grad_needs_static_shapes: bool = False
+    # False when central differences of the outputs do not define the gradient (the Gamma
+    # samplers' implicit reparameterization): no sample is differentiated numerically, and
+    # grad_checked_by names the test that checks the gradient.
+    grad_by_differences: bool = True
 
 
 def signatures() -> dict:
@@ -213,7 +217,8 @@ def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
 # tf.raw_ops applies TensorFlow's ApiDef renames of a few arguments and attrs: (op or "*", name) -> name.
 TF_RAW_OPS_RENAMES = {("*", "reduction_indices"): "axis",
                       ("ReduceJoin", "reduction_indices"): "reduction_indices", ("*", "split_dim"): "axis", ("Where", "input"): "condition",
-                      ("ExpandDims", "dim"): "axis", ("Squeeze", "squeeze_dims"): "axis"}
+                      ("ExpandDims", "dim"): "axis", ("Squeeze", "squeeze_dims"): "axis",
+                      ("SparseSplit", "split_dim"): "split_dim"}
 
 
 def tf_outputs(entry: OpEntry, sample: Sample) -> Optional[list]:

@@ -22,8 +22,13 @@ MAX_SAMPLES = 4  # gradient samples checked per op
 # tested in core/tests/test_nn_ext.py).
 # ResizeArea, AdjustHue, AdjustSaturation and CropAndResizeGradBoxes: no gradient (TensorFlow
 # defines none either; Unimplemented naming the op, tested in core/tests/test_image_grad.py).
+# SparseSparseMaximum/Minimum, SparseReduceMax(Sparse), SparseReduceSumSparse, SparseSplit, SparseSliceGrad and
+# SparseFillEmptyRowsGrad: no gradient (TensorFlow defines none either; Unimplemented naming the op, tested in
+# core/tests/test_sparse_grad.py).
 GRADIENT_RAISES = {"PreventGradient", "MaxPoolGrad", "FusedBatchNormGradV3", "StackPopV2", "LRNGrad", "MaxPool3DGrad",
-                   "ResizeArea", "AdjustHue", "AdjustSaturation", "CropAndResizeGradBoxes"}
+                   "ResizeArea", "AdjustHue", "AdjustSaturation", "CropAndResizeGradBoxes",
+                   "SparseSparseMaximum", "SparseSparseMinimum", "SparseReduceMax", "SparseReduceMaxSparse",
+                   "SparseReduceSumSparse", "SparseSplit", "SparseSliceGrad", "SparseFillEmptyRowsGrad"}
 
 
 def test_every_op_is_differentiable_or_declared_not():

@@ -1,5 +1,6 @@
 // Elementwise math beyond the basic set (signatures identical to TensorFlow's): inverse and
-// hyperbolic trigonometry, Rint and IsInf, the gamma family (Lgamma, Digamma, Polygamma, Zeta),
+// hyperbolic trigonometry, Rint and IsInf, the gamma family (Lgamma, Digamma, Polygamma, Zeta,
+// the incomplete gamma functions Igamma and Igammac with IgammaGradA),
 // the scaled Bessel functions BesselI0e and BesselI1e, and binary maps with special-value rules
 // (Atan2, Xlogy, Xlog1py, Xdivy, DivNoNan, MulNoNan, NextAfter), all with NumPy broadcasting for
 // two inputs.
@@ -84,5 +85,11 @@ TX_REGISTER_OP_FROM(BinaryMap("Zeta", "x", "q", "z", "float, double",
                               "Returns the Hurwitz zeta function sum_k (q + k)^-x elementwise."));
 TX_REGISTER_OP_FROM(BinaryMap("Polygamma", "a", "x", "z", "float, double",
                               "Returns the a-th derivative of digamma at x elementwise (a a non-negative integer)."));
+TX_REGISTER_OP_FROM(BinaryMap("Igamma", "a", "x", "z", "bfloat16, half, float, double",
+                              "Returns the regularized lower incomplete gamma function P(a, x) elementwise."));
+TX_REGISTER_OP_FROM(BinaryMap("Igammac", "a", "x", "z", "bfloat16, half, float, double",
+                              "Returns the regularized upper incomplete gamma function Q(a, x) elementwise."));
+TX_REGISTER_OP_FROM(BinaryMap("IgammaGradA", "a", "x", "z", "float, double",
+                              "Returns the derivative of Igamma(a, x) with respect to a, elementwise."));
 
 }  // namespace tx

@@ -16,6 +16,7 @@ import weakref
 
 import numpy as np
 
+from tensorflux._src import composite as _composite
 from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
@@ -99,7 +100,7 @@ def _monitor_for(python_function):
     return m
 
 
-class TensorSpec:
+class TensorSpec(_composite.TypeSpec):
     """The dtype and (possibly partial) shape a tensor argument must have (``input_signature``).
 
     >>> spec = tx.TensorSpec([None, 3], tx.float32, name="x")
@@ -211,6 +212,18 @@ def _is_tensor_arg(v):
     return isinstance(v, (EagerTensor, Tensor, np.ndarray))
 
 
+def _traced_leaf(a, placeholders, spec_args):
+    """What the traced function gets for argument leaf ``a``: the next placeholder for a tensor
+    (or TensorSpec), a composite rebuilt from as many placeholders as it has components."""
+    if isinstance(a, _composite.CompositeTensor) or (spec_args and _composite.is_composite(a)):
+        spec = _composite.spec_of(a)
+        spec = spec._trace_spec() if isinstance(a, _composite.CompositeTensor) else spec
+        return spec._from_components([next(placeholders) for _ in spec._component_specs()])
+    if isinstance(a, TensorSpec) if spec_args else _is_tensor_arg(a):
+        return next(placeholders)
+    return a
+
+
 class ConcreteFunction:
     """One traced signature of a tx.function: its graph, its FunctionDef in the engine, the
     eager values it captured, and how to call it."""
@@ -260,10 +273,10 @@ class ConcreteFunction:
             outs = []
         it = iter(outs)
         flat = [None if t is None else next(it) for t in self.outputs]
-        return pack_sequence_as(self.structured_outputs, flat)
+        return pack_sequence_as(self.structured_outputs, flat, expand_composites=True)
 
     def __call__(self, *args):
-        flat = [a for a in flatten(list(args)) if _is_tensor_arg(a)]
+        flat = [a for a in flatten(list(args), expand_composites=True) if _is_tensor_arg(a)]
         if len(flat) != len(self.inputs):
             raise TypeError("%s takes %d tensor arguments, got %d" % (self.name, len(self.inputs), len(flat)))
         from tensorflux._src.constant_op import convert_to_tensor
@@ -297,8 +310,10 @@ class Function:
         self._autograph = bool(autograph)
         self._converted = None  # the AutoGraph form of python_function (False: not convertible)
         self._name = name or getattr(python_function, "__name__", "function")
-        self._signature = None if input_signature is None else [s if isinstance(s, TensorSpec) else TensorSpec(*s)
-                                                                 for s in flatten(list(input_signature))]
+        self._input_signature = None if input_signature is None else list(input_signature)
+        self._signature = None if input_signature is None else [
+            s if isinstance(s, TensorSpec) else TensorSpec(*s)
+            for s in flatten(list(input_signature), expand_composites=True)]
         self._reduce_retracing = bool(reduce_retracing)
         self._concrete = collections.OrderedDict()  # signature key -> ConcreteFunction, least recent first
         self._relaxed = {}    # (structure key) -> relaxed specs (reduce_retracing)
@@ -312,7 +327,7 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        bound = Function(self._fn.__get__(instance, owner), self._signature, self._reduce_retracing, self._name,
+        bound = Function(self._fn.__get__(instance, owner), self._input_signature, self._reduce_retracing, self._name,
                          self._autograph)
         cache = instance.__dict__.setdefault("_tx_function_cache", {})
         return cache.setdefault(id(self), bound)
@@ -322,9 +337,10 @@ class Function:
         from tensorflux._src.constant_op import convert_to_tensor
 
         leaves = flatten([list(args), kwargs])
-        tensors = [convert_to_tensor(a) if isinstance(a, np.ndarray) else a for a in leaves if _is_tensor_arg(a)]
+        tensors = [convert_to_tensor(a) if isinstance(a, np.ndarray) else a
+                   for a in flatten(leaves, expand_composites=True) if _is_tensor_arg(a)]
         if self._signature is not None:
-            if len(tensors) != len(self._signature) or len(tensors) != len(leaves):
+            if len(tensors) != len(self._signature) or len(tensors) != len(flatten(leaves, expand_composites=True)):
                 raise TypeError("%s was called with %d arguments (%d tensors) but its input_signature has %d "
                                 "TensorSpecs" % (self._name, len(leaves), len(tensors), len(self._signature)))
             for i, (t, spec) in enumerate(zip(tensors, self._signature)):
@@ -332,10 +348,15 @@ class Function:
                     raise ValueError("%s: argument %d (%s %s) does not match its input_signature %s"
                                      % (self._name, i, t.dtype.name, t.shape, spec))
             return ("sig",), list(self._signature), tensors
-        specs = [TensorSpec.from_tensor(t) for t in tensors]
+        specs = []
         others = []
         for a in leaves:
-            if _is_tensor_arg(a):
+            if isinstance(a, _composite.CompositeTensor):  # Note [Composite tensors]: traced per spec key
+                spec = a._type_spec._trace_spec()
+                specs.extend(spec._component_specs())
+                others.append(("C", spec._key()))
+            elif _is_tensor_arg(a):
+                specs.append(TensorSpec.from_tensor(convert_to_tensor(a) if isinstance(a, np.ndarray) else a))
                 others.append("T")
             elif isinstance(a, Variable):
                 others.append(("V", id(a)))
@@ -364,9 +385,9 @@ class Function:
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (TensorSpecs allowed), traced if needed."""
         if not args and not kwargs and self._signature is not None:
-            args = tuple(self._signature)
-        if any(isinstance(a, TensorSpec) for a in flatten([list(args), kwargs])):
-            specs = [a for a in flatten([list(args), kwargs]) if isinstance(a, TensorSpec)]
+            args = tuple(self._input_signature)
+        if any(isinstance(a, _composite.TypeSpec) for a in flatten([list(args), kwargs])):
+            specs = [a for a in flatten([list(args), kwargs], expand_composites=True) if isinstance(a, TensorSpec)]
             key = ("specs", tuple(specs), repr(pack_sequence_as([list(args), kwargs], ["*"] * len(flatten([list(args), kwargs])))))
             return self._lookup(key, args, kwargs, specs, spec_args=True)[0]
         key, specs, _ = self._specs(args, kwargs)
@@ -432,8 +453,7 @@ class Function:
         with g.as_default():
             inputs = [placeholder(s.dtype, shape=s.shape, name="args_%d" % i) for i, s in enumerate(specs)]
             it = iter(inputs)
-            traced = [next(it) if (isinstance(a, TensorSpec) if spec_args else _is_tensor_arg(a)) else a
-                      for a in leaves]
+            traced = [_traced_leaf(a, it, spec_args) for a in leaves]
             call_args, call_kwargs = pack_sequence_as([list(args), kwargs], traced)
             _state.tracing.append(self)
             fn = self._traced_function()
@@ -448,7 +468,7 @@ class Function:
             finally:
                 _state.tracing.pop()
             flat_out = []
-            for o in flatten(result):
+            for o in flatten(result, expand_composites=True):
                 if o is None:
                     flat_out.append(None)
                     continue

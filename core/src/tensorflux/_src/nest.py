@@ -3,11 +3,14 @@
 
 Mappings flatten in sorted key order (their insertion order is ignored) and are rebuilt with their
 own type and original key order; namedtuples are rebuilt with their class; everything else
-(tensors, arrays, strings, None, sets) is a leaf. ``attrs`` classes and composite tensors are not
-expanded.
+(tensors, arrays, strings, None, sets) is a leaf. ``attrs`` classes are not expanded; composite
+tensors (``tx.SparseTensor``) and their specs are leaves unless ``expand_composites=True``, which
+flattens them into their component tensors (Note [Composite tensors]).
 """
 
 import collections.abc as _abc
+
+from tensorflux._src import composite as _composite
 
 __all__ = ["assert_same_structure", "flatten", "flatten_with_joined_string_paths", "flatten_with_paths",
            "is_nested", "map_structure", "pack_sequence_as"]
@@ -50,21 +53,27 @@ def _child_keys(s):
 
 
 def flatten(structure, expand_composites=False):
-    """The leaves of ``structure`` in order (mappings by sorted key); ``[structure]`` for a leaf."""
-    del expand_composites  # composite tensors are leaves here
+    """The leaves of ``structure`` in order (mappings by sorted key); ``[structure]`` for a leaf.
+    With ``expand_composites``, a SparseTensor (or SparseTensorSpec) contributes its components.
+
+    >>> tx.nest.flatten({"b": 2, "a": (1, [3])})
+    [1, 3, 2]
+    """
     out = []
-    _flatten_into(structure, out)
+    _flatten_into(structure, out, expand_composites)
     return out
 
 
-def _flatten_into(s, out):
+def _flatten_into(s, out, expand=False):
     t = type(s)
     if t is list or t is tuple:
         for x in s:
-            _flatten_into(x, out)
+            _flatten_into(x, out, expand)
     elif t is dict or isinstance(s, (list, tuple)) or _is_mapping(s):
         for x in _children(s):
-            _flatten_into(x, out)
+            _flatten_into(x, out, expand)
+    elif expand and _composite.is_composite(s):
+        out.extend(_composite.components(s))
     else:
         out.append(s)
 
@@ -89,12 +98,16 @@ def _sequence_like(instance, args):
     return list(args) if type(instance) is list else type(instance)(args)
 
 
-def _packed_nest_with_indices(structure, flat, index):
+def _packed_nest_with_indices(structure, flat, index, expand=False):
     packed = []
     for s in _children(structure):
         if is_nested(s):
-            index, child = _packed_nest_with_indices(s, flat, index)
+            index, child = _packed_nest_with_indices(s, flat, index, expand)
             packed.append(_sequence_like(s, child))
+        elif expand and _composite.is_composite(s):
+            n = len(_composite.components(s))
+            packed.append(_composite.spec_of(s)._from_components(flat[index:index + n]))
+            index += n
         else:
             packed.append(flat[index])
             index += 1
@@ -102,8 +115,11 @@ def _packed_nest_with_indices(structure, flat, index):
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
-    """``structure`` rebuilt with its leaves replaced, in order, by the items of ``flat_sequence``."""
-    del expand_composites
+    """``structure`` rebuilt with its leaves replaced, in order, by the items of ``flat_sequence``
+    (with ``expand_composites``, composites in ``structure`` are rebuilt from their components)."""
+    if expand_composites and not is_nested(structure) and _composite.is_composite(structure):
+        structure = [structure]
+        return pack_sequence_as(structure, flat_sequence, True)[0]
     if not is_nested(flat_sequence) and not hasattr(flat_sequence, "__len__"):
         raise TypeError("Attempted to pack value:\n  {}\ninto a structure, but found incompatible type `{}` "
                         "instead.".format(flat_sequence, type(flat_sequence)))
@@ -114,11 +130,11 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
                              "length {}.\n  {}\nnest cannot guarantee that it is safe to map one to the other."
                              .format(type(structure), structure, type(flat_sequence), len(flat), flat_sequence))
         return flat[0]
-    expected = len(flatten(structure))
+    expected = len(flatten(structure, expand_composites))
     if expected != len(flat):
         raise ValueError("Could not pack sequence. Structure had {} atoms, but flat_sequence had {} items.  "
                          "Structure: {}, flat_sequence: {}.".format(expected, len(flat), structure, flat_sequence))
-    _, packed = _packed_nest_with_indices(structure, flat, 0)
+    _, packed = _packed_nest_with_indices(structure, flat, 0, expand_composites)
     return _sequence_like(structure, packed)
 
 
@@ -167,14 +183,14 @@ def map_structure(func, *structure, **kwargs):
     if not structure:
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", None)
+    expand = kwargs.pop("expand_composites", False)
     if kwargs:
         raise ValueError("Only valid keyword arguments are `check_types` and `expand_composites`, not: `%s`"
                          % "`, `".join(kwargs))
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
-    flat = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*x) for x in zip(*flat)])
+    flat = [flatten(s, expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*x) for x in zip(*flat)], expand)
 
 
 def _paths(s, prefix, out):

@@ -56,6 +56,15 @@ def space_to_batch(input, block_shape, paddings, name=None):  # noqa: A002
     return gen_ops.space_to_batch_nd(_t(input), block_shape, paddings, name=name)
 
 
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """space_to_batch under its op's name (TensorFlow exports both).
+
+    >>> tx.space_to_batch_nd(tx.zeros([1, 4, 4, 1]), [2, 2], [[0, 0], [0, 0]]).shape
+    TensorShape([4, 2, 2, 1])
+    """
+    return space_to_batch(input, block_shape, paddings, name=name)
+
+
 def batch_to_space(input, block_shape, crops, name=None):  # noqa: A002
     """The inverse of space_to_batch: moves batch blocks back into space, then crops."""
     return gen_ops.batch_to_space_nd(_t(input), block_shape, crops, name=name)

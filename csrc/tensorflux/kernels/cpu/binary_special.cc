@@ -1,10 +1,11 @@
 // CPU kernels for the binary maps with special-value rules (Atan2, Xlogy, Xlog1py, Xdivy,
-// DivNoNan, MulNoNan, NextAfter) and the two-argument special functions (Zeta, Polygamma), on
-// float32 and float64 with NumPy broadcasting.
+// DivNoNan, MulNoNan, NextAfter) and the two-argument special functions (Zeta, Polygamma, Igamma,
+// Igammac, IgammaGradA, RandomGammaGrad), on float32 and float64 with NumPy broadcasting.
 #include <cmath>
 
 #include "tensorflux/kernels/cpu/binary_op.h"
 #include "tensorflux/kernels/cpu/special_functions.h"
+#include "tensorflux/kernels/cpu/special_incomplete.h"
 
 namespace tx {
 namespace cpu {
@@ -32,6 +33,14 @@ TX_FLOAT_BINARY_FN(NextAfterFn, std::nextafter(x, y), 4);
 TX_FLOAT_BINARY_FN(ZetaFn, static_cast<T>(special::Zeta(static_cast<double>(x), static_cast<double>(y))), 64);
 TX_FLOAT_BINARY_FN(PolygammaFn, static_cast<T>(special::Polygamma(static_cast<double>(x), static_cast<double>(y))),
                    64);
+// The incomplete gamma functions, the derivative of P in a, and a Gamma(alpha) sample's
+// derivative in alpha (Note [Incomplete gamma with its a-derivative] in special_incomplete.h).
+TX_FLOAT_BINARY_FN(IgammaFn, static_cast<T>(special::Igamma(static_cast<double>(x), static_cast<double>(y))), 128);
+TX_FLOAT_BINARY_FN(IgammacFn, static_cast<T>(special::Igammac(static_cast<double>(x), static_cast<double>(y))), 128);
+TX_FLOAT_BINARY_FN(IgammaGradAFn,
+                   static_cast<T>(special::IgammaGradA(static_cast<double>(x), static_cast<double>(y))), 128);
+TX_FLOAT_BINARY_FN(RandomGammaGradFn,
+                   static_cast<T>(special::GammaSampleGradAlpha(static_cast<double>(x), static_cast<double>(y))), 128);
 #undef TX_FLOAT_BINARY_FN
 
 #define TX_REGISTER_FLOATS(OP, FN)                                                               \
@@ -47,6 +56,10 @@ TX_REGISTER_FLOATS("MulNoNan", MulNoNanFn);
 TX_REGISTER_FLOATS("NextAfter", NextAfterFn);
 TX_REGISTER_FLOATS("Zeta", ZetaFn);
 TX_REGISTER_FLOATS("Polygamma", PolygammaFn);
+TX_REGISTER_FLOATS("Igamma", IgammaFn);
+TX_REGISTER_FLOATS("Igammac", IgammacFn);
+TX_REGISTER_FLOATS("IgammaGradA", IgammaGradAFn);
+TX_REGISTER_FLOATS("RandomGammaGrad", RandomGammaGradFn);
 #undef TX_REGISTER_FLOATS
 
 }  // namespace

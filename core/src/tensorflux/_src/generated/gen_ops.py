@@ -621,6 +621,25 @@ def bessel_i1e(x, name=None):
     return _apply_op(_BESSEL_I1E, name, (x,), ())
 
 
+_BETAINC = _OpSig('Betainc',
+    inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def betainc(a, b, x, name=None):
+    r"""Returns the regularized incomplete beta function I_x(a, b) elementwise (scalars broadcast).
+
+    Args:
+      a: A `Tensor` of type `T`.
+      b: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BETAINC, name, (a, b, x), ())
+
+
 _BIAS_ADD = _OpSig('BiasAdd',
     inputs=(('value', 'T', 0, 0), ('bias', 'T', 0, 0)),
     attrs=(('data_format', 0),),
@@ -717,6 +736,25 @@ def broadcast_to(input, shape, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_BROADCAST_TO, name, (input, shape), ())
+
+
+_BUCKETIZE = _OpSig('Bucketize',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('boundaries', 18),),
+    outputs=(('output', False),))
+
+
+def bucketize(input, boundaries, name=None):
+    r"""Returns, elementwise, how many of the sorted boundaries are <= the input value.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      boundaries: An attr of type `list(float)`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BUCKETIZE, name, (input,), (boundaries,))
 
 
 _CTCLossOutput = _collections.namedtuple('CTCLoss', ['loss', 'gradient'])
@@ -2350,6 +2388,60 @@ def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None
     return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
+_IGAMMA = _OpSig('Igamma',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def igamma(a, x, name=None):
+    r"""Returns the regularized lower incomplete gamma function P(a, x) elementwise.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IGAMMA, name, (a, x), ())
+
+
+_IGAMMA_GRAD_A = _OpSig('IgammaGradA',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def igamma_grad_a(a, x, name=None):
+    r"""Returns the derivative of Igamma(a, x) with respect to a, elementwise.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IGAMMA_GRAD_A, name, (a, x), ())
+
+
+_IGAMMAC = _OpSig('Igammac',
+    inputs=(('a', 'T', 0, 0), ('x', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def igammac(a, x, name=None):
+    r"""Returns the regularized upper incomplete gamma function Q(a, x) elementwise.
+
+    Args:
+      a: A `Tensor` of type `T`.
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IGAMMAC, name, (a, x), ())
+
+
 _IMAG = _OpSig('Imag',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('Tout', 4),),
@@ -3890,6 +3982,89 @@ def rgb_to_hsv(images, name=None):
     return _apply_op(_RGB_TO_HSV, name, (images,), ())
 
 
+_RANDOM_GAMMA = _OpSig('RandomGamma',
+    inputs=(('shape', 'S', 0, 0), ('alpha', 'T', 0, 0)),
+    attrs=(('seed', 1), ('seed2', 1)),
+    outputs=(('output', False),))
+
+
+def random_gamma(shape, alpha, seed=0, seed2=0, name=None):
+    r"""Samples Gamma(alpha, 1): shape samples for every alpha (output shape = shape + alpha's shape).
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      alpha: A `Tensor` of type `T`.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_GAMMA, name, (shape, alpha), (seed, seed2))
+
+
+_RANDOM_GAMMA_GRAD = _OpSig('RandomGammaGrad',
+    inputs=(('alpha', 'T', 0, 0), ('sample', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def random_gamma_grad(alpha, sample, name=None):
+    r"""The derivative of a Gamma(alpha, 1) sample with respect to alpha (implicit reparameterization).
+
+    Args:
+      alpha: A `Tensor` of type `T`.
+      sample: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_GAMMA_GRAD, name, (alpha, sample), ())
+
+
+_RANDOM_POISSON = _OpSig('RandomPoisson',
+    inputs=(('shape', 'S', 0, 0), ('rate', 'dtype', 0, 0)),
+    attrs=(('seed', 1), ('seed2', 1)),
+    outputs=(('output', False),))
+
+
+def random_poisson(shape, rate, seed=0, seed2=0, name=None):
+    r"""Samples Poisson(rate) for every rate (deprecated: RandomPoissonV2 chooses the output dtype).
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      rate: A `Tensor` of type `dtype`.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_POISSON, name, (shape, rate), (seed, seed2))
+
+
+_RANDOM_POISSON_V2 = _OpSig('RandomPoissonV2',
+    inputs=(('shape', 'S', 0, 0), ('rate', 'R', 0, 0)),
+    attrs=(('seed', 1), ('seed2', 1), ('dtype', 4)),
+    outputs=(('output', False),),
+    type_defaults={'R': 2})
+
+
+def random_poisson_v2(shape, rate, seed=0, seed2=0, dtype=_dtypes.int64, name=None):
+    r"""Samples Poisson(rate): shape samples for every rate (output shape = shape + rate's shape).
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      rate: A `Tensor` of type `R`.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      dtype: An attr of type `type`, defaults to `_dtypes.int64`, one of float16, float32, float64, int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RANDOM_POISSON_V2, name, (shape, rate), (seed, seed2, dtype))
+
+
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
     inputs=(('value', 'T', 0, 0),),
     attrs=(('seed', 1), ('seed2', 1)),
@@ -5230,6 +5405,312 @@ def space_to_depth(input, block_size, data_format='NHWC', name=None):
     return _apply_op(_SPACE_TO_DEPTH, name, (input,), (block_size, data_format))
 
 
+_SparseAddOutput = _collections.namedtuple('SparseAdd', ['sum_indices', 'sum_values', 'sum_shape'])
+_SPARSE_ADD = _OpSig('SparseAdd',
+    inputs=(('a_indices', '', 9, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b_indices', '', 9, 0), ('b_values', 'T', 0, 0), ('b_shape', '', 9, 0), ('thresh', 'Treal', 0, 0)),
+    outputs=(('sum_indices', False), ('sum_values', False), ('sum_shape', False)),
+    output_class=_SparseAddOutput)
+
+
+def sparse_add(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh, name=None):
+    r"""The sum of two SparseTensors; sums with |value| < thresh are dropped.
+
+    Args:
+      a_indices: A `Tensor` of type int64.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      b_values: A `Tensor` of type `T`.
+      b_shape: A `Tensor` of type int64.
+      thresh: A `Tensor` of type `Treal`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (sum_indices, sum_values, sum_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_ADD, name, (a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh), ())
+
+
+_SparseAddGradOutput = _collections.namedtuple('SparseAddGrad', ['a_val_grad', 'b_val_grad'])
+_SPARSE_ADD_GRAD = _OpSig('SparseAddGrad',
+    inputs=(('backprop_val_grad', 'T', 0, 0), ('a_indices', '', 9, 0), ('b_indices', '', 9, 0), ('sum_indices', '', 9, 0)),
+    outputs=(('a_val_grad', False), ('b_val_grad', False)),
+    output_class=_SparseAddGradOutput)
+
+
+def sparse_add_grad(backprop_val_grad, a_indices, b_indices, sum_indices, name=None):
+    r"""The gradients of SparseAdd's operand values from the gradient of its sum values.
+
+    Args:
+      backprop_val_grad: A `Tensor` of type `T`.
+      a_indices: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      sum_indices: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (a_val_grad, b_val_grad) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_ADD_GRAD, name, (backprop_val_grad, a_indices, b_indices, sum_indices), ())
+
+
+_SparseConcatOutput = _collections.namedtuple('SparseConcat', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_CONCAT = _OpSig('SparseConcat',
+    inputs=(('indices', '', 9, 1), ('values', 'T', 0, 1), ('shapes', '', 9, 1)),
+    attrs=(('concat_dim', 1),),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseConcatOutput)
+
+
+def sparse_concat(indices, values, shapes, concat_dim, name=None):
+    r"""Concatenates SparseTensors along concat_dim; the output is in canonical order.
+
+    Args:
+      indices: A list of `N` Tensors of type int64.
+      values: A list of `N` Tensors of type T.
+      shapes: A list of `N` Tensors of type int64.
+      concat_dim: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_CONCAT, name, (indices, values, shapes), (concat_dim,))
+
+
+_SPARSE_DENSE_CWISE_ADD = _OpSig('SparseDenseCwiseAdd',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0), ('dense', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_dense_cwise_add(sp_indices, sp_values, sp_shape, dense, name=None):
+    r"""sp + dense at the sparse operand's entries (dense broadcasts to sp's shape).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      dense: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_DENSE_CWISE_ADD, name, (sp_indices, sp_values, sp_shape, dense), ())
+
+
+_SPARSE_DENSE_CWISE_DIV = _OpSig('SparseDenseCwiseDiv',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0), ('dense', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_dense_cwise_div(sp_indices, sp_values, sp_shape, dense, name=None):
+    r"""sp / dense at the sparse operand's entries (dense broadcasts to sp's shape).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      dense: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_DENSE_CWISE_DIV, name, (sp_indices, sp_values, sp_shape, dense), ())
+
+
+_SPARSE_DENSE_CWISE_MUL = _OpSig('SparseDenseCwiseMul',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0), ('dense', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_dense_cwise_mul(sp_indices, sp_values, sp_shape, dense, name=None):
+    r"""sp * dense at the sparse operand's entries (dense broadcasts to sp's shape).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      dense: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_DENSE_CWISE_MUL, name, (sp_indices, sp_values, sp_shape, dense), ())
+
+
+_SparseFillEmptyRowsOutput = _collections.namedtuple('SparseFillEmptyRows', ['output_indices', 'output_values', 'empty_row_indicator', 'reverse_index_map'])
+_SPARSE_FILL_EMPTY_ROWS = _OpSig('SparseFillEmptyRows',
+    inputs=(('indices', '', 9, 0), ('values', 'T', 0, 0), ('dense_shape', '', 9, 0), ('default_value', 'T', 0, 0)),
+    outputs=(('output_indices', False), ('output_values', False), ('empty_row_indicator', False), ('reverse_index_map', False)),
+    output_class=_SparseFillEmptyRowsOutput)
+
+
+def sparse_fill_empty_rows(indices, values, dense_shape, default_value, name=None):
+    r"""Adds an entry [row, 0, ...] = default_value for every row without entries.
+
+    Args:
+      indices: A `Tensor` of type int64.
+      values: A `Tensor` of type `T`.
+      dense_shape: A `Tensor` of type int64.
+      default_value: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, empty_row_indicator, reverse_index_map) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_FILL_EMPTY_ROWS, name, (indices, values, dense_shape, default_value), ())
+
+
+_SparseFillEmptyRowsGradOutput = _collections.namedtuple('SparseFillEmptyRowsGrad', ['d_values', 'd_default_value'])
+_SPARSE_FILL_EMPTY_ROWS_GRAD = _OpSig('SparseFillEmptyRowsGrad',
+    inputs=(('reverse_index_map', '', 9, 0), ('grad_values', 'T', 0, 0)),
+    outputs=(('d_values', False), ('d_default_value', False)),
+    output_class=_SparseFillEmptyRowsGradOutput)
+
+
+def sparse_fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
+    r"""The gradient of SparseFillEmptyRows: grad_values at reverse_index_map, and the rest summed.
+
+    Args:
+      reverse_index_map: A `Tensor` of type int64.
+      grad_values: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (d_values, d_default_value) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_FILL_EMPTY_ROWS_GRAD, name, (reverse_index_map, grad_values), ())
+
+
+_SPARSE_REDUCE_MAX = _OpSig('SparseReduceMax',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output', False),))
+
+
+def sparse_reduce_max(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""The max of a SparseTensor's stored values over reduction_axes, as a dense tensor (0 where nothing is stored).
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_REDUCE_MAX, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SparseReduceMaxSparseOutput = _collections.namedtuple('SparseReduceMaxSparse', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_REDUCE_MAX_SPARSE = _OpSig('SparseReduceMaxSparse',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseReduceMaxSparseOutput)
+
+
+def sparse_reduce_max_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""The max of a SparseTensor's stored values over reduction_axes, as a SparseTensor.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_REDUCE_MAX_SPARSE, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SPARSE_REDUCE_SUM = _OpSig('SparseReduceSum',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output', False),))
+
+
+def sparse_reduce_sum(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""Sums a SparseTensor's values over reduction_axes into a dense tensor.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_REDUCE_SUM, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SparseReduceSumSparseOutput = _collections.namedtuple('SparseReduceSumSparse', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_REDUCE_SUM_SPARSE = _OpSig('SparseReduceSumSparse',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0), ('reduction_axes', '', 3, 0)),
+    attrs=(('keep_dims', 3),),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseReduceSumSparseOutput)
+
+
+def sparse_reduce_sum_sparse(input_indices, input_values, input_shape, reduction_axes, keep_dims=False, name=None):
+    r"""Sums a SparseTensor's values over reduction_axes into a SparseTensor.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      reduction_axes: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_REDUCE_SUM_SPARSE, name, (input_indices, input_values, input_shape, reduction_axes), (keep_dims,))
+
+
+_SparseReorderOutput = _collections.namedtuple('SparseReorder', ['output_indices', 'output_values'])
+_SPARSE_REORDER = _OpSig('SparseReorder',
+    inputs=(('input_indices', '', 9, 0), ('input_values', 'T', 0, 0), ('input_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False)),
+    output_class=_SparseReorderOutput)
+
+
+def sparse_reorder(input_indices, input_values, input_shape, name=None):
+    r"""Sorts a SparseTensor's entries into the canonical row-major order.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_values: A `Tensor` of type `T`.
+      input_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_REORDER, name, (input_indices, input_values, input_shape), ())
+
+
+_SparseReshapeOutput = _collections.namedtuple('SparseReshape', ['output_indices', 'output_shape'])
+_SPARSE_RESHAPE = _OpSig('SparseReshape',
+    inputs=(('input_indices', '', 9, 0), ('input_shape', '', 9, 0), ('new_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_shape', False)),
+    output_class=_SparseReshapeOutput)
+
+
+def sparse_reshape(input_indices, input_shape, new_shape, name=None):
+    r"""Reshapes a SparseTensor (one new_shape entry may be -1); values keep their order.
+
+    Args:
+      input_indices: A `Tensor` of type int64.
+      input_shape: A `Tensor` of type int64.
+      new_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_RESHAPE, name, (input_indices, input_shape, new_shape), ())
+
+
 _SPARSE_SEGMENT_MEAN = _OpSig('SparseSegmentMean',
     inputs=(('data', 'T', 0, 0), ('indices', 'Tidx', 0, 0), ('segment_ids', 'Tsegmentids', 0, 0)),
     attrs=(('sparse_gradient', 3),),
@@ -5296,6 +5777,68 @@ def sparse_segment_sum(data, indices, segment_ids, sparse_gradient=False, name=N
     return _apply_op(_SPARSE_SEGMENT_SUM, name, (data, indices, segment_ids), (sparse_gradient,))
 
 
+_SparseSliceOutput = _collections.namedtuple('SparseSlice', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_SLICE = _OpSig('SparseSlice',
+    inputs=(('indices', '', 9, 0), ('values', 'T', 0, 0), ('shape', '', 9, 0), ('start', '', 9, 0), ('size', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False), ('output_shape', False)),
+    output_class=_SparseSliceOutput)
+
+
+def sparse_slice(indices, values, shape, start, size, name=None):
+    r"""The entries of a SparseTensor inside the box [start, start + size), shifted by -start.
+
+    Args:
+      indices: A `Tensor` of type int64.
+      values: A `Tensor` of type `T`.
+      shape: A `Tensor` of type int64.
+      start: A `Tensor` of type int64.
+      size: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SLICE, name, (indices, values, shape, start, size), ())
+
+
+_SPARSE_SLICE_GRAD = _OpSig('SparseSliceGrad',
+    inputs=(('backprop_val_grad', 'T', 0, 0), ('input_indices', '', 9, 0), ('input_start', '', 9, 0), ('output_indices', '', 9, 0)),
+    outputs=(('val_grad', False),))
+
+
+def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices, name=None):
+    r"""Routes the gradient of SparseSlice's output values back to its input values (0 elsewhere).
+
+    Args:
+      backprop_val_grad: A `Tensor` of type `T`.
+      input_indices: A `Tensor` of type int64.
+      input_start: A `Tensor` of type int64.
+      output_indices: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SLICE_GRAD, name, (backprop_val_grad, input_indices, input_start, output_indices), ())
+
+
+_SPARSE_SOFTMAX = _OpSig('SparseSoftmax',
+    inputs=(('sp_indices', '', 9, 0), ('sp_values', 'T', 0, 0), ('sp_shape', '', 9, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_softmax(sp_indices, sp_values, sp_shape, name=None):
+    r"""Softmax over the stored values of each innermost row of a SparseTensor (missing entries excluded).
+
+    Args:
+      sp_indices: A `Tensor` of type int64.
+      sp_values: A `Tensor` of type `T`.
+      sp_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_SOFTMAX, name, (sp_indices, sp_values, sp_shape), ())
+
+
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
 _SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = _OpSig('SparseSoftmaxCrossEntropyWithLogits',
     inputs=(('features', 'T', 0, 0), ('labels', 'Tlabels', 0, 0)),
@@ -5315,6 +5858,144 @@ def sparse_softmax_cross_entropy_with_logits(features, labels, name=None):
     Returns: a namedtuple (loss, backprop) of `Tensor`s.
     """
     return _apply_op(_SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS, name, (features, labels), ())
+
+
+_SparseSparseMaximumOutput = _collections.namedtuple('SparseSparseMaximum', ['output_indices', 'output_values'])
+_SPARSE_SPARSE_MAXIMUM = _OpSig('SparseSparseMaximum',
+    inputs=(('a_indices', '', 9, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b_indices', '', 9, 0), ('b_values', 'T', 0, 0), ('b_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False)),
+    output_class=_SparseSparseMaximumOutput)
+
+
+def sparse_sparse_maximum(a_indices, a_values, a_shape, b_indices, b_values, b_shape, name=None):
+    r"""The element-wise max of two SparseTensors (missing entries are 0).
+
+    Args:
+      a_indices: A `Tensor` of type int64.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      b_values: A `Tensor` of type `T`.
+      b_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SPARSE_MAXIMUM, name, (a_indices, a_values, a_shape, b_indices, b_values, b_shape), ())
+
+
+_SparseSparseMinimumOutput = _collections.namedtuple('SparseSparseMinimum', ['output_indices', 'output_values'])
+_SPARSE_SPARSE_MINIMUM = _OpSig('SparseSparseMinimum',
+    inputs=(('a_indices', '', 9, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b_indices', '', 9, 0), ('b_values', 'T', 0, 0), ('b_shape', '', 9, 0)),
+    outputs=(('output_indices', False), ('output_values', False)),
+    output_class=_SparseSparseMinimumOutput)
+
+
+def sparse_sparse_minimum(a_indices, a_values, a_shape, b_indices, b_values, b_shape, name=None):
+    r"""The element-wise min of two SparseTensors (missing entries are 0).
+
+    Args:
+      a_indices: A `Tensor` of type int64.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b_indices: A `Tensor` of type int64.
+      b_values: A `Tensor` of type `T`.
+      b_shape: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SPARSE_MINIMUM, name, (a_indices, a_values, a_shape, b_indices, b_values, b_shape), ())
+
+
+_SparseSplitOutput = _collections.namedtuple('SparseSplit', ['output_indices', 'output_values', 'output_shape'])
+_SPARSE_SPLIT = _OpSig('SparseSplit',
+    inputs=(('split_dim', '', 9, 0), ('indices', '', 9, 0), ('values', 'T', 0, 0), ('shape', '', 9, 0)),
+    attrs=(('num_split', 1),),
+    outputs=(('output_indices', True), ('output_values', True), ('output_shape', True)),
+    output_class=_SparseSplitOutput)
+
+
+def sparse_split(split_dim, indices, values, shape, num_split, name=None):
+    r"""Splits a SparseTensor into num_split parts along split_dim (the first size % num_split one larger).
+
+    Args:
+      split_dim: A `Tensor` of type int64.
+      indices: A `Tensor` of type int64.
+      values: A `Tensor` of type `T`.
+      shape: A `Tensor` of type int64.
+      num_split: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_indices, output_values, output_shape) of `Tensor`s.
+    """
+    return _apply_op(_SPARSE_SPLIT, name, (split_dim, indices, values, shape), (num_split,))
+
+
+_SPARSE_TENSOR_DENSE_ADD = _OpSig('SparseTensorDenseAdd',
+    inputs=(('a_indices', 'Tindices', 0, 0), ('a_values', 'T', 0, 0), ('a_shape', 'Tindices', 0, 0), ('b', 'T', 0, 0)),
+    outputs=(('output', False),))
+
+
+def sparse_tensor_dense_add(a_indices, a_values, a_shape, b, name=None):
+    r"""Adds a SparseTensor to a dense tensor of the same shape; the result is dense.
+
+    Args:
+      a_indices: A `Tensor` of type `Tindices`.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type `Tindices`.
+      b: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_TENSOR_DENSE_ADD, name, (a_indices, a_values, a_shape, b), ())
+
+
+_SPARSE_TENSOR_DENSE_MAT_MUL = _OpSig('SparseTensorDenseMatMul',
+    inputs=(('a_indices', 'Tindices', 0, 0), ('a_values', 'T', 0, 0), ('a_shape', '', 9, 0), ('b', 'T', 0, 0)),
+    attrs=(('adjoint_a', 3), ('adjoint_b', 3)),
+    outputs=(('product', False),),
+    type_defaults={'Tindices': 9})
+
+
+def sparse_tensor_dense_mat_mul(a_indices, a_values, a_shape, b, adjoint_a=False, adjoint_b=False, name=None):
+    r"""The product of a 2-D SparseTensor and a dense matrix (either adjointed), as a dense matrix.
+
+    Args:
+      a_indices: A `Tensor` of type `Tindices`.
+      a_values: A `Tensor` of type `T`.
+      a_shape: A `Tensor` of type int64.
+      b: A `Tensor` of type `T`.
+      adjoint_a: An attr of type `bool`, defaults to `False`.
+      adjoint_b: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_TENSOR_DENSE_MAT_MUL, name, (a_indices, a_values, a_shape, b), (adjoint_a, adjoint_b))
+
+
+_SPARSE_TO_DENSE = _OpSig('SparseToDense',
+    inputs=(('sparse_indices', 'Tindices', 0, 0), ('output_shape', 'Tindices', 0, 0), ('sparse_values', 'T', 0, 0), ('default_value', 'T', 0, 0)),
+    attrs=(('validate_indices', 3),),
+    outputs=(('dense', False),))
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value, validate_indices=True, name=None):
+    r"""A dense tensor of output_shape holding sparse_values at sparse_indices and default_value elsewhere.
+
+    Args:
+      sparse_indices: A `Tensor` of type `Tindices`.
+      output_shape: A `Tensor` of type `Tindices`.
+      sparse_values: A `Tensor` of type `T`.
+      default_value: A `Tensor` of type `T`.
+      validate_indices: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SPARSE_TO_DENSE, name, (sparse_indices, output_shape, sparse_values, default_value), (validate_indices,))
 
 
 _SPLIT = _OpSig('Split',
@@ -5591,6 +6272,71 @@ def stateless_if(cond, input, Tout, then_branch, else_branch, output_shapes=[], 
     return _apply_op(_STATELESS_IF, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
+_STATELESS_RANDOM_BINOMIAL = _OpSig('StatelessRandomBinomial',
+    inputs=(('shape', 'S', 0, 0), ('seed', 'Tseed', 0, 0), ('counts', 'T', 0, 0), ('probs', 'T', 0, 0)),
+    attrs=(('dtype', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 2, 'Tseed': 9})
+
+
+def stateless_random_binomial(shape, seed, counts, probs, dtype=_dtypes.int64, name=None):
+    r"""Binomial(counts, probs) samples of the given shape, determined by seed alone.
+
+    Args:
+      shape: A `Tensor` of type `S`.
+      seed: A `Tensor` of type `Tseed`.
+      counts: A `Tensor` of type `T`.
+      probs: A `Tensor` of type `T`.
+      dtype: An attr of type `type`, defaults to `_dtypes.int64`, one of float16, float32, float64, int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_BINOMIAL, name, (shape, seed, counts, probs), (dtype,))
+
+
+_STATELESS_RANDOM_GAMMA_V2 = _OpSig('StatelessRandomGammaV2',
+    inputs=(('shape', 'T', 0, 0), ('seed', 'Tseed', 0, 0), ('alpha', 'dtype', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tseed': 9})
+
+
+def stateless_random_gamma_v2(shape, seed, alpha, name=None):
+    r"""Gamma(alpha, 1) samples of the given shape (ending with alpha's shape), determined by seed alone.
+
+    Args:
+      shape: A `Tensor` of type `T`.
+      seed: A `Tensor` of type `Tseed`.
+      alpha: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_GAMMA_V2, name, (shape, seed, alpha), ())
+
+
+_STATELESS_RANDOM_GAMMA_V3 = _OpSig('StatelessRandomGammaV3',
+    inputs=(('shape', 'shape_dtype', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0), ('alpha', 'dtype', 0, 0)),
+    outputs=(('output', False),),
+    type_defaults={'shape_dtype': 3})
+
+
+def stateless_random_gamma_v3(shape, key, counter, alg, alpha, name=None):
+    r"""Gamma(alpha, 1) samples of the given shape, determined by (key, counter, alg) alone.
+
+    Args:
+      shape: A `Tensor` of type `shape_dtype`.
+      key: A `Tensor` of type uint64.
+      counter: A `Tensor` of type uint64.
+      alg: A `Tensor` of type int32.
+      alpha: A `Tensor` of type `dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_GAMMA_V3, name, (shape, key, counter, alg, alpha), ())
+
+
 _StatelessRandomGetKeyCounterOutput = _collections.namedtuple('StatelessRandomGetKeyCounter', ['key', 'counter'])
 _STATELESS_RANDOM_GET_KEY_COUNTER = _OpSig('StatelessRandomGetKeyCounter',
     inputs=(('seed', 'Tseed', 0, 0),),
@@ -5632,6 +6378,28 @@ def stateless_random_normal_v2(shape, key, counter, alg, dtype=_dtypes.float32, 
     Returns: a `Tensor`.
     """
     return _apply_op(_STATELESS_RANDOM_NORMAL_V2, name, (shape, key, counter, alg), (dtype,))
+
+
+_STATELESS_RANDOM_POISSON = _OpSig('StatelessRandomPoisson',
+    inputs=(('shape', 'T', 0, 0), ('seed', 'Tseed', 0, 0), ('lam', 'Rtype', 0, 0)),
+    attrs=(('dtype', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tseed': 9})
+
+
+def stateless_random_poisson(shape, seed, lam, dtype, name=None):
+    r"""Poisson(lam) samples of the given shape (ending with lam's shape), determined by seed alone.
+
+    Args:
+      shape: A `Tensor` of type `T`.
+      seed: A `Tensor` of type `Tseed`.
+      lam: A `Tensor` of type `Rtype`.
+      dtype: An attr of type `type`, one of float16, float32, float64, int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATELESS_RANDOM_POISSON, name, (shape, seed, lam), (dtype,))
 
 
 _STATELESS_RANDOM_UNIFORM_FULL_INT_V2 = _OpSig('StatelessRandomUniformFullIntV2',
@@ -6819,11 +7587,13 @@ OP_WRAPPERS = {
     'BatchToSpaceND': 'batch_to_space_nd',
     'BesselI0e': 'bessel_i0e',
     'BesselI1e': 'bessel_i1e',
+    'Betainc': 'betainc',
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
     'Bincount': 'bincount',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
+    'Bucketize': 'bucketize',
     'CTCLoss': 'ctc_loss',
     'Case': 'case',
     'Cast': 'cast',
@@ -6905,6 +7675,9 @@ OP_WRAPPERS = {
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'If': 'if_',
+    'Igamma': 'igamma',
+    'IgammaGradA': 'igamma_grad_a',
+    'Igammac': 'igammac',
     'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
@@ -6982,6 +7755,10 @@ OP_WRAPPERS = {
     'RFFT3D': 'rfft3d',
     'RFFTND': 'rfftnd',
     'RGBToHSV': 'rgb_to_hsv',
+    'RandomGamma': 'random_gamma',
+    'RandomGammaGrad': 'random_gamma_grad',
+    'RandomPoisson': 'random_poisson',
+    'RandomPoissonV2': 'random_poisson_v2',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
@@ -7051,10 +7828,33 @@ OP_WRAPPERS = {
     'SoftsignGrad': 'softsign_grad',
     'SpaceToBatchND': 'space_to_batch_nd',
     'SpaceToDepth': 'space_to_depth',
+    'SparseAdd': 'sparse_add',
+    'SparseAddGrad': 'sparse_add_grad',
+    'SparseConcat': 'sparse_concat',
+    'SparseDenseCwiseAdd': 'sparse_dense_cwise_add',
+    'SparseDenseCwiseDiv': 'sparse_dense_cwise_div',
+    'SparseDenseCwiseMul': 'sparse_dense_cwise_mul',
+    'SparseFillEmptyRows': 'sparse_fill_empty_rows',
+    'SparseFillEmptyRowsGrad': 'sparse_fill_empty_rows_grad',
+    'SparseReduceMax': 'sparse_reduce_max',
+    'SparseReduceMaxSparse': 'sparse_reduce_max_sparse',
+    'SparseReduceSum': 'sparse_reduce_sum',
+    'SparseReduceSumSparse': 'sparse_reduce_sum_sparse',
+    'SparseReorder': 'sparse_reorder',
+    'SparseReshape': 'sparse_reshape',
     'SparseSegmentMean': 'sparse_segment_mean',
     'SparseSegmentSqrtN': 'sparse_segment_sqrt_n',
     'SparseSegmentSum': 'sparse_segment_sum',
+    'SparseSlice': 'sparse_slice',
+    'SparseSliceGrad': 'sparse_slice_grad',
+    'SparseSoftmax': 'sparse_softmax',
     'SparseSoftmaxCrossEntropyWithLogits': 'sparse_softmax_cross_entropy_with_logits',
+    'SparseSparseMaximum': 'sparse_sparse_maximum',
+    'SparseSparseMinimum': 'sparse_sparse_minimum',
+    'SparseSplit': 'sparse_split',
+    'SparseTensorDenseAdd': 'sparse_tensor_dense_add',
+    'SparseTensorDenseMatMul': 'sparse_tensor_dense_mat_mul',
+    'SparseToDense': 'sparse_to_dense',
     'Split': 'split',
     'SplitV': 'split_v',
     'Sqrt': 'sqrt',
@@ -7069,8 +7869,12 @@ OP_WRAPPERS = {
     'StatefulPartitionedCall': 'stateful_partitioned_call',
     'StatelessCase': 'stateless_case',
     'StatelessIf': 'stateless_if',
+    'StatelessRandomBinomial': 'stateless_random_binomial',
+    'StatelessRandomGammaV2': 'stateless_random_gamma_v2',
+    'StatelessRandomGammaV3': 'stateless_random_gamma_v3',
     'StatelessRandomGetKeyCounter': 'stateless_random_get_key_counter',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
+    'StatelessRandomPoisson': 'stateless_random_poisson',
     'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
     'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
