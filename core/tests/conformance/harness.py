@@ -42,6 +42,8 @@ class Sample:
     note: str = ""
     # False when TensorFlow has no CPU kernel for this case (say why in `note`).
     cross_check: bool = True
+    # Set on samples derived for the entry's dtype column (`dtype_samples`): the dtype's name.
+    dtype: str = ""
 
 
 @dataclasses.dataclass
@@ -94,6 +96,90 @@ class OpEntry:
     # True when the gradient needs static matrix dimensions (as TensorFlow's QR/SVD gradients do):
     # the "runtime" gradient check, whose inputs have unknown shapes, is skipped.
     grad_needs_static_shapes: bool = False
+    # The dtype column: dtypes beyond the samples' own (names such as "float16", "bfloat16",
+    # "int8", "uint32") the forward check also runs in, on samples derived by `dtype_samples`.
+    dtypes: Sequence[str] = ()
+    # The type attr whose inputs the derived samples convert (default: the first input's type attr).
+    dtype_attr: Optional[str] = None
+    # Custom derivation: dtype name -> samples (Cast, ops whose samples cannot simply be converted).
+    make_dtype_samples: Optional[Callable[[str], Sequence[Sample]]] = None
+    # dtype name -> (rtol, atol) overriding DTYPE_TOLERANCES for this entry.
+    dtype_tolerances: dict = dataclasses.field(default_factory=dict)
+    # dtypes of the column TensorFlow has no CPU kernel for (their TensorFlow cross-check is skipped).
+    tf_lacks: Sequence[str] = ()
+
+
+# Note [Dtype column]
+# An entry's `dtypes` lists the dtypes beyond its samples' own that its forward check runs in.
+# For each, `dtype_samples` derives up to MAX_DTYPE_SAMPLES samples from the entry's float32 samples
+# (for half and bfloat16) or int32 samples (for the integer types; unsigned targets take absolute
+# values first): the inputs carrying the entry's type attr are rounded to the dtype. The reference
+# then runs in float64 on the rounded values, widened exactly (integers keep their dtype, so
+# wrap-around matches), and outputs are compared within DTYPE_TOLERANCES: about two units in the
+# last place of the 16-bit type, since kernels compute in float32 and round once per output.
+DTYPE_TOLERANCES = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+MAX_DTYPE_SAMPLES = 4
+FLOAT16_NAMES = ("float16", "bfloat16")
+
+
+def numpy_dtype(name: str):
+    """The NumPy dtype of a dtype name (bfloat16 through ml_dtypes)."""
+    return np.dtype(tx.as_dtype(name).as_numpy_dtype)
+
+
+def dtype_name(dtype) -> str:
+    """The tx name of a NumPy dtype ("float16", "bfloat16", "int32", "bool", ...)."""
+    return tx.as_dtype(np.dtype(dtype)).name
+
+
+def typed_inputs(entry: "OpEntry") -> list:
+    """Names of the inputs whose dtype is the entry's type attr (Note [Dtype column])."""
+    sig = signatures()[entry.op]
+    attr = entry.dtype_attr or next((t for _, t, _, _ in sig.inputs if t), None)
+    return [name for name, t, _, _ in sig.inputs if t and t == attr]
+
+
+def _convert(value, dtype, unsigned):
+    if isinstance(value, (list, tuple)):
+        return [_convert(v, dtype, unsigned) for v in value]
+    arr = np.asarray(value)
+    if unsigned:
+        arr = np.abs(arr)
+    with np.errstate(all="ignore"):
+        return arr.astype(dtype)
+
+
+def dtype_samples(entry: "OpEntry", name: str) -> list:
+    """The samples the entry's forward check runs for dtype `name` (Note [Dtype column])."""
+    if entry.make_dtype_samples is not None:
+        return [dataclasses.replace(s, dtype=name) for s in entry.make_dtype_samples(name)]
+    target = numpy_dtype(name)
+    names = typed_inputs(entry)
+    bases = (np.float32,) if target.kind == "f" else (np.int32, np.int64)
+    for base in bases:
+        picked = []
+        for s in entry.samples:
+            values = [s.inputs[n] for n in names if n in s.inputs]
+            flat = [v for x in values for v in (x if isinstance(x, (list, tuple)) else [x])]
+            if flat and all(np.asarray(v).dtype == base for v in flat):
+                picked.append(s)
+        if picked:
+            break
+    out = []
+    for s in picked[:MAX_DTYPE_SAMPLES]:
+        inputs = dict(s.inputs)
+        for n in names:
+            inputs[n] = _convert(inputs[n], target, target.kind == "u")
+        note = f"{s.note or 'sample'} as {name}"
+        out.append(Sample(inputs, dict(s.attrs), note=note, cross_check=s.cross_check, dtype=name))
+    return out
+
+
+def dtype_tolerance(entry: "OpEntry", sample: "Sample") -> tuple:
+    """(rtol, atol) for a sample: its own, the entry's per-dtype override, DTYPE_TOLERANCES for the
+    16-bit floats, else the entry's."""
+    rtol, atol = entry.dtype_tolerances.get(sample.dtype, DTYPE_TOLERANCES.get(sample.dtype, (entry.rtol, entry.atol)))
+    return sample.rtol or rtol, sample.atol or atol
 
 
 def signatures() -> dict:
@@ -176,9 +262,18 @@ def run_eager(entry: OpEntry, sample: Sample) -> list:
     return [] if out is None else [np.asarray(t.numpy()) for t in _as_list(out)]
 
 
+def _widen(value):
+    if isinstance(value, (list, tuple)):
+        return [_widen(v) for v in value]
+    arr = np.asarray(value)
+    return arr.astype(np.float64) if arr.dtype.name in FLOAT16_NAMES else arr
+
+
 def reference(entry: OpEntry, sample: Sample) -> list:
-    """The reference outputs for a sample, as a list of arrays."""
-    out = entry.ref(**sample.inputs, **sample.attrs)
+    """The reference outputs for a sample, as a list of arrays; 16-bit float inputs reach the
+    reference widened to float64 (Note [Dtype column])."""
+    inputs = {k: _widen(v) for k, v in sample.inputs.items()} if sample.dtype else sample.inputs
+    out = entry.ref(**inputs, **sample.attrs)
     return [np.asarray(o) for o in _as_list(out)]
 
 
@@ -193,8 +288,9 @@ def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
         np.testing.assert_allclose(actual.astype(np.complex128), expected.astype(np.complex128), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
     else:
-        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
-                                   equal_nan=True, err_msg=what)
+        with np.errstate(all="ignore"):
+            np.testing.assert_allclose(actual.astype(np.float64), np.asarray(expected).astype(np.float64), rtol=rtol,
+                                       atol=atol, equal_nan=True, err_msg=what)
 
 
 # tf.raw_ops applies TensorFlow's ApiDef renames of a few arguments and attrs: (op or "*", name) -> name.

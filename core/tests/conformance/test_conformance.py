@@ -52,9 +52,9 @@ def _check_values(entry, sample, values, mode):
         return
     expected = harness.reference(entry, sample)
     assert len(values) == len(expected), f"{entry.op}: {len(values)} outputs, reference has {len(expected)}"
+    rtol, atol = harness.dtype_tolerance(entry, sample)
     for k, (a, e) in enumerate(zip(values, expected)):
-        harness.assert_close(a, e, sample.rtol or entry.rtol, sample.atol or entry.atol,
-                             f"{entry.op} output {k} ({sample.note or 'sample'}, {mode})")
+        harness.assert_close(a, e, rtol, atol, f"{entry.op} output {k} ({sample.note or 'sample'}, {mode})")
 
 
 @pytest.mark.parametrize("entry,sample,mode,device", list(_cases()))
@@ -105,3 +105,46 @@ def test_matches_tensorflow(entry, sample):
     for k, (a, b) in enumerate(zip(ours, theirs)):
         harness.assert_close(a, b, sample.rtol or entry.rtol, sample.atol or entry.atol,
                              f"{entry.op} output {k} vs TensorFlow")
+
+
+# The dtype column (Note [Dtype column] in harness.py).
+KNOWN_DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                "uint32", "uint64", "bool", "complex64", "complex128")
+
+
+def _dtype_cases():
+    for op, entry in sorted(ENTRIES.items()):
+        for name in entry.dtypes:
+            for i, sample in enumerate(harness.dtype_samples(entry, name)):
+                yield pytest.param(entry, sample, id=f"{op}-{name}-{i}")
+
+
+def test_dtype_column_is_well_formed():
+    """Every listed dtype is a known name and yields samples to run."""
+    for op, entry in sorted(ENTRIES.items()):
+        for name in entry.dtypes:
+            assert name in KNOWN_DTYPES, f"{op}: unknown dtype {name!r} in its dtype column"
+            assert harness.dtype_samples(entry, name), f"{op}: no {name} samples (no float32/int32 samples to derive)"
+        assert set(entry.tf_lacks) <= set(entry.dtypes), f"{op}: tf_lacks names dtypes outside its column"
+
+
+@pytest.mark.parametrize("entry,sample", list(_dtype_cases()))
+def test_forward_dtype(entry, sample):
+    """The dtype column's samples through fed placeholders and eagerly, against the reference."""
+    values, _ = harness.run_sample(entry, sample, "runtime")
+    _check_values(entry, sample, values, "runtime")
+    if entry.build is None:
+        _check_values(entry, sample, harness.run_eager(entry, sample), "eager")
+
+
+@pytest.mark.parametrize("entry,sample", [
+    pytest.param(e, s, id=p.id) for p in _dtype_cases() for e, s in [p.values]
+    if e.cross_check and s.cross_check and s.dtype not in e.tf_lacks])
+def test_dtype_matches_tensorflow(entry, sample):
+    pytest.importorskip("tensorflow")
+    theirs = harness.tf_outputs(entry, sample)
+    ours, _ = harness.run_sample(entry, sample, "runtime")
+    assert len(ours) == len(theirs)
+    rtol, atol = harness.dtype_tolerance(entry, sample)
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        harness.assert_close(a, b, 2 * rtol, 2 * atol, f"{entry.op} output {k} ({sample.dtype}) vs TensorFlow")
