@@ -101,22 +101,32 @@ class OpEntry:
     dtypes: Sequence[str] = ()
     # The type attr whose inputs the derived samples convert (default: the first input's type attr).
     dtype_attr: Optional[str] = None
-    # Custom derivation: dtype name -> samples (Cast, ops whose samples cannot simply be converted).
+    # Custom derivation: dtype name -> samples, or None to derive them as usual (Cast, ops whose
+    # samples cannot simply be converted).
     make_dtype_samples: Optional[Callable[[str], Sequence[Sample]]] = None
     # dtype name -> (rtol, atol) overriding DTYPE_TOLERANCES for this entry.
     dtype_tolerances: dict = dataclasses.field(default_factory=dict)
     # dtypes of the column TensorFlow has no CPU kernel for (their TensorFlow cross-check is skipped).
     tf_lacks: Sequence[str] = ()
+    # The outputs the dtype column's TensorFlow cross-check compares (None: all); say why in a comment.
+    dtype_tf_outputs: Optional[Sequence[int]] = None
+    # True when TensorFlow's 16-bit kernel accumulates in 16 bits: its cross-check then allows 4 ulps
+    # of the largest output (the reference check keeps the normal tolerance).
+    tf_accumulates_16bit: bool = False
+    # dtype-column samples TensorFlow cannot run (sample -> True: no cross-check); say why.
+    dtype_tf_skip: Optional[Callable[["Sample"], bool]] = None
 
 
 # Note [Dtype column]
 # An entry's `dtypes` lists the dtypes beyond its samples' own that its forward check runs in.
 # For each, `dtype_samples` derives up to MAX_DTYPE_SAMPLES samples from the entry's float32 samples
-# (for half and bfloat16) or int32 samples (for the integer types; unsigned targets take absolute
-# values first): the inputs carrying the entry's type attr are rounded to the dtype. The reference
-# then runs in float64 on the rounded values, widened exactly (integers keep their dtype, so
-# wrap-around matches), and outputs are compared within DTYPE_TOLERANCES: about two units in the
-# last place of the 16-bit type, since kernels compute in float32 and round once per output.
+# (float64 when it has none) for half and bfloat16, or from its int32 (else int64) samples for the
+# integer types (unsigned targets take absolute values first): the inputs carrying the entry's type
+# attr are rounded to the dtype. The reference then runs in float64 on the rounded values, widened
+# exactly (integers keep their dtype, so wrap-around matches), its 16-bit outputs are rounded to the
+# output's type (so both sides overflow to inf alike), and outputs are compared within
+# DTYPE_TOLERANCES: about two units in the last place of the 16-bit type, since kernels compute in
+# float32 and round once per output.
 DTYPE_TOLERANCES = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
 MAX_DTYPE_SAMPLES = 4
 FLOAT16_NAMES = ("float16", "bfloat16")
@@ -139,6 +149,24 @@ def typed_inputs(entry: "OpEntry") -> list:
     return [name for name, t, _, _ in sig.inputs if t and t == attr]
 
 
+def sample_dtypes(entry: "OpEntry") -> set:
+    """Names of the dtypes the entry's own samples run in: those of the inputs carrying its type
+    attr (the first input when no input carries one)."""
+    names = typed_inputs(entry)
+    out = set()
+    for s in entry.samples:
+        for k in [n for n in names if n in s.inputs] or list(s.inputs)[:1]:
+            v = s.inputs[k]
+            first = v[0] if isinstance(v, (list, tuple)) and v else v
+            if isinstance(first, (list, tuple)):
+                continue
+            try:
+                out.add(dtype_name(np.asarray(first).dtype))
+            except TypeError:
+                pass
+    return out
+
+
 def _convert(value, dtype, unsigned):
     if isinstance(value, (list, tuple)):
         return [_convert(v, dtype, unsigned) for v in value]
@@ -151,11 +179,12 @@ def _convert(value, dtype, unsigned):
 
 def dtype_samples(entry: "OpEntry", name: str) -> list:
     """The samples the entry's forward check runs for dtype `name` (Note [Dtype column])."""
-    if entry.make_dtype_samples is not None:
-        return [dataclasses.replace(s, dtype=name) for s in entry.make_dtype_samples(name)]
+    custom = entry.make_dtype_samples(name) if entry.make_dtype_samples is not None else None
+    if custom is not None:
+        return [dataclasses.replace(s, dtype=name) for s in custom]
     target = numpy_dtype(name)
     names = typed_inputs(entry)
-    bases = (np.float32,) if target.kind == "f" else (np.int32, np.int64)
+    bases = (np.float32, np.float64) if name in FLOAT16_NAMES or target.kind == "f" else (np.int32, np.int64)
     for base in bases:
         picked = []
         for s in entry.samples:
@@ -265,8 +294,9 @@ def run_eager(entry: OpEntry, sample: Sample) -> list:
 def _widen(value):
     if isinstance(value, (list, tuple)):
         return [_widen(v) for v in value]
-    arr = np.asarray(value)
-    return arr.astype(np.float64) if arr.dtype.name in FLOAT16_NAMES else arr
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return value  # e.g. a resource entry's Var
+    return value.astype(np.float64) if value.dtype.name in FLOAT16_NAMES else value
 
 
 def reference(entry: OpEntry, sample: Sample) -> list:
@@ -274,7 +304,8 @@ def reference(entry: OpEntry, sample: Sample) -> list:
     reference widened to float64 (Note [Dtype column])."""
     inputs = {k: _widen(v) for k, v in sample.inputs.items()} if sample.dtype else sample.inputs
     out = entry.ref(**inputs, **sample.attrs)
-    return [np.asarray(o) for o in _as_list(out)]
+    # .numpy(): np.asarray of a 0-d bfloat16 EagerTensor fails in TensorFlow.
+    return [np.asarray(o.numpy() if hasattr(o, "numpy") else o) for o in _as_list(out)]
 
 
 def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
@@ -315,4 +346,5 @@ def tf_outputs(entry: OpEntry, sample: Sample) -> Optional[list]:
     out = fn(**kwargs)
     if isinstance(out, tf.Operation) or out is None:
         return []
-    return [np.asarray(o) for o in _as_list(out)]
+    # .numpy(): np.asarray of a 0-d bfloat16 EagerTensor fails in TensorFlow.
+    return [np.asarray(o.numpy() if hasattr(o, "numpy") else o) for o in _as_list(out)]

@@ -28,7 +28,7 @@ def to_numpy(value, dtype=None, for_input=None):
         raise TypeError("Expected a Python or NumPy value%s, not the Tensor %s." % (where, value.name))
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
     if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind in "USOV":
+        if value.dtype.kind in "USOV" and value.dtype.name != "bfloat16":  # ml_dtypes' bfloat16 is kind V
             raise TypeError("Tensors of NumPy dtype %s are not supported%s." % (value.dtype, where))
         arr = np.asarray(value)
         if dtype is not None and arr.dtype != dtype.as_numpy_dtype:

@@ -293,13 +293,13 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def _bool_or_bits(logical, bitwise, name):
-    """The operator TensorFlow gives ``&``, ``|`` and ``^``: logical on bool Tensors, bitwise on
-    integer ones (the Tensor operand's dtype decides; the other operand takes it)."""
+    """The operator TensorFlow gives ``&``, ``|`` and ``^``: logical on bool Tensors, bitwise
+    (``gen_ops.<bitwise>``) on integer ones (the Tensor operand's dtype decides)."""
 
     def op(x, y, name=name):
         t = x if isinstance(x, _TENSORS) else y
         if isinstance(t, _TENSORS) and t.dtype.is_integer:
-            return bitwise(x, y, name=name)
+            return getattr(gen_ops, bitwise)(x, y, name=name)
         return logical(x, y, name=name)
 
     return op
@@ -328,9 +328,9 @@ def _override_operators():
     for dunder, fn, op_name in (("add", add, "add"), ("sub", subtract, "sub"), ("mul", multiply, "mul"),
                                 ("truediv", divide, "truediv"), ("matmul", matmul, "matmul"),
                                 ("floordiv", floordiv, "floordiv"), ("mod", floormod, "mod"), ("pow", pow, "pow"),
-                                ("and", _bool_or_bits(logical_and, gen_ops.bitwise_and, "and"), "and"),
-                                ("or", _bool_or_bits(logical_or, gen_ops.bitwise_or, "or"), "or"),
-                                ("xor", _bool_or_bits(logical_xor, gen_ops.bitwise_xor, "xor"), "xor")):
+                                ("and", _bool_or_bits(logical_and, "bitwise_and", "and"), "and"),
+                                ("or", _bool_or_bits(logical_or, "bitwise_or", "or"), "or"),
+                                ("xor", _bool_or_bits(logical_xor, "bitwise_xor", "xor"), "xor")):
         forward, reverse = binary(fn, op_name)
         forward.__name__, reverse.__name__ = "__%s__" % dunder, "__r%s__" % dunder
         setattr(Tensor, "__%s__" % dunder, forward)

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 
@@ -43,55 +44,52 @@ inline T Narrow(C v) {
 
 // y[i] = float(x[i]) for i < n.
 inline void ToFloat(const Half* x, float* y, int64_t n) {
-  const uint16_t* b = reinterpret_cast<const uint16_t*>(x);
   int64_t i = 0;
 #ifdef __F16C__
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))));
+  for (; i + 8 <= n; i += 8)  // __m128i loads may alias any type
+    _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i))));
 #endif
-  for (; i < n; ++i) y[i] = HalfBitsToFloat(b[i]);
+  for (; i < n; ++i) y[i] = HalfBitsToFloat(x[i].bits);
 }
 
 inline void ToFloat(const BFloat16* x, float* y, int64_t n) {
-  const uint16_t* b = reinterpret_cast<const uint16_t*>(x);
-  uint32_t* o = reinterpret_cast<uint32_t*>(y);
 #pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<uint32_t>(b[i]) << 16;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t b = static_cast<uint32_t>(x[i].bits) << 16;
+    std::memcpy(y + i, &b, sizeof(b));  // memcpy, not a uint32_t* store: floats must not alias them
+  }
 }
 
 // y[i] = x[i] rounded to half (to nearest even) for i < n.
 inline void FromFloat(const float* x, Half* y, int64_t n) {
-  uint16_t* b = reinterpret_cast<uint16_t*>(y);
   int64_t i = 0;
 #ifdef __F16C__
   for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(b + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
-  for (; i < n; ++i) b[i] = FloatToHalfBits(x[i]);
+  for (; i < n; ++i) y[i].bits = FloatToHalfBits(x[i]);
 }
 
 // y[i] = x[i] rounded to bfloat16 (to nearest even; NaN as FloatToBFloat16Bits) for i < n.
 inline void FromFloat(const float* x, BFloat16* y, int64_t n) {
-  const uint32_t* in = reinterpret_cast<const uint32_t*>(x);
-  uint16_t* b = reinterpret_cast<uint16_t*>(y);
 #pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t v = in[i];
+    uint32_t v;
+    std::memcpy(&v, x + i, sizeof(v));
     const uint32_t rounded = (v + 0x7fffu + ((v >> 16) & 1u)) >> 16;
     const uint32_t nan = ((v >> 16) & 0x8000u) | 0x7fc0u;
-    b[i] = static_cast<uint16_t>((v & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+    y[i].bits = static_cast<uint16_t>((v & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
   }
 }
 
 // y[i] = x[i] with the low 16 bits dropped (Cast's Truncate=true; NaN stays a quiet NaN).
 inline void FromFloatTruncated(const float* x, BFloat16* y, int64_t n) {
-  const uint32_t* in = reinterpret_cast<const uint32_t*>(x);
-  uint16_t* b = reinterpret_cast<uint16_t*>(y);
 #pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) {
-    const uint32_t v = in[i];
+    uint32_t v;
+    std::memcpy(&v, x + i, sizeof(v));
     const uint32_t nan = ((v >> 16) & 0x8000u) | 0x7fc0u;
-    b[i] = static_cast<uint16_t>((v & 0x7fffffffu) > 0x7f800000u ? nan : v >> 16);
+    y[i].bits = static_cast<uint16_t>((v & 0x7fffffffu) > 0x7f800000u ? nan : v >> 16);
   }
 }
 

@@ -290,14 +290,15 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<double>("T")
 TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int32_t>("T"), BatchMatMulOp<int32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int64_t>("T"), BatchMatMulOp<int64_t>);
 
-// --- half, bfloat16 (Note [16-bit GEMM]) and int16, as TensorFlow registers them ---
+// --- half, bfloat16 (Note [16-bit GEMM]) and int16 (BatchMatMulV2 only: MatMul's OpDef has no
+// int16), as TensorFlow registers them ---
 #define TX_REGISTER_MATMULS(T)                                                              \
   TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<T>("T"), MatMulOp<T>);        \
   TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<T>("T"), BatchMatMulOp<T>)
 TX_REGISTER_MATMULS(Half);
 TX_REGISTER_MATMULS(BFloat16);
-TX_REGISTER_MATMULS(int16_t);
 #undef TX_REGISTER_MATMULS
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int16_t>("T"), BatchMatMulOp<int16_t>);
 
 }  // namespace
 }  // namespace cpu

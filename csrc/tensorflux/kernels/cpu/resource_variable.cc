@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "tensorflux/kernels/cpu/binary_functors.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/resource_util.h"
 
@@ -126,7 +128,13 @@ class AssignUpdateVariableOp : public VarDtypeKernel {
     T* dst = var->value.data<T>();
     const T* src = value.data<T>();
     ParallelRange(ctx->intra_op_pool(), value.num_elements(), 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) dst[i] = kAdd ? dst[i] + src[i] : dst[i] - src[i];
+      for (int64_t i = b; i < e; ++i) {
+        if constexpr (kIsFloat16<T>)  // computed in float, rounded once (Note [16-bit floats])
+          dst[i] = T(kAdd ? static_cast<float>(dst[i]) + static_cast<float>(src[i])
+                          : static_cast<float>(dst[i]) - static_cast<float>(src[i]));
+        else
+          dst[i] = kAdd ? AddFn::Apply(dst[i], src[i]) : SubFn::Apply(dst[i], src[i]);  // integers wrap
+      }
     });
   }
 };
@@ -169,8 +177,9 @@ class DestroyResourceOp : public OpKernel {
   bool ignore_lookup_error_ = true;
 };
 
-constexpr DataType kStoredTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16,  DT_INT32,     DT_INT64, DT_INT8,
-                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128};
+constexpr DataType kStoredTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT32, DT_INT64,     DT_INT8,
+                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_UINT32,   DT_UINT64, DT_BOOL, DT_COMPLEX64,
+                                     DT_COMPLEX128};
 
 // Registers the dtype-agnostic kernels for every stored type at static-initialization time.
 struct RegisterVariableKernels {
@@ -198,6 +207,16 @@ TX_REGISTER_ASSIGN_UPDATE(float);
 TX_REGISTER_ASSIGN_UPDATE(double);
 TX_REGISTER_ASSIGN_UPDATE(int32_t);
 TX_REGISTER_ASSIGN_UPDATE(int64_t);
+
+// --- half, bfloat16 and the other integer types (TensorFlow's CPU list) ---
+TX_REGISTER_ASSIGN_UPDATE(Half);
+TX_REGISTER_ASSIGN_UPDATE(BFloat16);
+TX_REGISTER_ASSIGN_UPDATE(int8_t);
+TX_REGISTER_ASSIGN_UPDATE(int16_t);
+TX_REGISTER_ASSIGN_UPDATE(uint8_t);
+TX_REGISTER_ASSIGN_UPDATE(uint16_t);
+TX_REGISTER_ASSIGN_UPDATE(uint32_t);
+TX_REGISTER_ASSIGN_UPDATE(uint64_t);
 #undef TX_REGISTER_ASSIGN_UPDATE
 
 }  // namespace

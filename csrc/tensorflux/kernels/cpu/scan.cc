@@ -126,7 +126,6 @@ TX_REGISTER_SCAN(double);
 TX_REGISTER_SCAN(int32_t);
 TX_REGISTER_SCAN(int64_t);
 TX_REGISTER_SCAN(uint8_t);
-#undef TX_REGISTER_SCAN
 
 // --- the other integer types ---
 TX_REGISTER_SCAN(int8_t);
@@ -134,6 +133,7 @@ TX_REGISTER_SCAN(int16_t);
 TX_REGISTER_SCAN(uint16_t);
 TX_REGISTER_SCAN(uint32_t);
 TX_REGISTER_SCAN(uint64_t);
+#undef TX_REGISTER_SCAN
 
 // --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
 // (Note [Widened kernels]) ---
