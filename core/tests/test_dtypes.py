@@ -307,7 +307,8 @@ def test_feed_fetch_constants_and_variables(np_type):
     assert tx.constant(1.5, dtype).numpy().dtype == np.dtype(np_type)
     v = tx.Variable(values)
     v.assign_add(tx.ones_like(values))
-    np.testing.assert_array_equal(v.numpy().astype(np.float32), values.astype(np.float32) + 1)
+    np.testing.assert_array_equal(v.numpy().astype(np.float32),
+                                  (values.astype(np.float32) + 1).astype(np_type).astype(np.float32))
     g = tx.Graph()
     with g.as_default():
         ph = tx.compat.v1.placeholder(dtype, [2, 2])

@@ -22,7 +22,7 @@ def _outcome(fn):
     """fn()'s value, or the exception class it raised."""
     try:
         return fn()
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, KeyError) as e:
         return type(e)
 
 
@@ -36,10 +36,11 @@ def test_dtype_objects_match_tensorflow(name):
     for attr in ("min", "max", "limits"):
         a, b = _outcome(lambda: getattr(ours, attr)), _outcome(lambda: getattr(theirs, attr))
         if isinstance(a, type) or isinstance(b, type):
-            assert a is b, (attr, a, b)
+            # Both raise; TensorFlow's `limits` of resource/variant fails with an internal KeyError.
+            assert a is b or (b is KeyError and isinstance(a, type)), (attr, a, b)
         else:
             assert a == b and type(a) is type(b), (attr, a, b)
-    if theirs.is_numpy_compatible and name != "string":
+    if theirs.is_numpy_compatible and not theirs.is_quantized and name != "string":
         assert ours.as_numpy_dtype == theirs.as_numpy_dtype
     assert str(ours) == str(theirs)
 
@@ -92,10 +93,12 @@ def test_cast_wide_sources_to_16bit_match_tensorflow(src, dst):
 def test_cast_from_16bit_matches_tensorflow(src, dst):
     values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(tx.as_dtype(src).as_numpy_dtype)
     values = values[~np.isnan(values.astype(np.float32))]
+    if src == "bfloat16":  # TensorFlow flushes float32 subnormals to zero in its kernels (FTZ/DAZ); we keep them
+        values = values[(np.abs(values.astype(np.float32)) >= np.finfo(np.float32).tiny) | (values == 0)]
     if dst not in ("bool", "float64"):
         info = np.iinfo(dst)
         f = values.astype(np.float64)
-        values = values[(f >= info.min) & (f <= info.max)]  # out-of-range float -> int is the hardware's answer
+        values = values[(f >= info.min) & (f < info.max + 1)]  # out-of-range float -> int is the hardware's answer
     np.testing.assert_array_equal(tx.cast(values, tx.as_dtype(dst)).numpy(), tf.cast(values, tf.as_dtype(dst)).numpy())
 
 
@@ -143,19 +146,18 @@ def test_mixed_precision_step_matches_tensorflow():
     rng = np.random.default_rng(9)
     images = rng.uniform(-1, 1, (4, 8, 8, 3)).astype(np.float32)
     labels = np.eye(5, dtype=np.float32)[[0, 3, 1, 4]]
-    weights = [rng.normal(0, 0.3, (3, 3, 3, 6)).astype(np.float32), np.full(6, 0.1, np.float32),
-               np.ones(6, np.float32), np.zeros(6, np.float32), rng.normal(0, 0.3, (96, 5)).astype(np.float32)]
+    weights = [rng.normal(0, 0.3, (3, 3, 3, 6)).astype(np.float32), np.ones(6, np.float32),
+               np.zeros(6, np.float32), rng.normal(0, 0.3, (96, 5)).astype(np.float32), np.full(5, 0.1, np.float32)]
 
     def step(m, compute, variables):
-        w, bias, gamma, beta, dense = variables
+        w, gamma, beta, dense, bias = variables
         with m.GradientTape() as tape:
             x = m.cast(images, compute)
             y = m.nn.conv2d(x, m.cast(w, compute), strides=1, padding="SAME")
-            y = m.nn.bias_add(y, m.cast(bias, compute))
             y = m.raw_ops.FusedBatchNormV3(x=y, scale=gamma, offset=beta, mean=m.zeros([0]), variance=m.zeros([0]),
                                            is_training=True)[0]
             y = m.nn.max_pool2d(m.nn.relu(y), 2, 2, "VALID")
-            logits = m.matmul(m.reshape(y, [4, -1]), m.cast(dense, compute))
+            logits = m.nn.bias_add(m.matmul(m.reshape(y, [4, -1]), m.cast(dense, compute)), m.cast(bias, compute))
             xent = m.nn.softmax_cross_entropy_with_logits(m.cast(labels, compute), logits)
             loss = m.cast(m.reduce_mean(xent), m.float32)
         return [loss] + tape.gradient(loss, variables)
@@ -165,3 +167,19 @@ def test_mixed_precision_step_matches_tensorflow():
         theirs = step(tf, tf_dt, [tf.Variable(w) for w in weights])
         for a, b in zip(ours, theirs):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tol, atol=tol * np.abs(b.numpy()).max())
+
+
+def test_kernel_list_is_tensorflows_wire_format():
+    """TX_GetAllRegisteredKernels' bytes parse as TensorFlow's KernelList, naming our 16-bit kernels."""
+    from tensorflow.core.framework import kernel_def_pb2
+
+    from tensorflux._src import kernels, lib
+
+    theirs = kernel_def_pb2.KernelList.FromString(lib.c.get_registered_kernels("MatMul"))
+    ours = kernels.get_registered_kernels_for_op("MatMul")
+    assert len(theirs.kernel) == len(ours.kernel) > 0
+    types = {c.allowed_values.list.type[0] for k in theirs.kernel for c in k.constraint if c.name == "T"}
+    assert {tf.float16.as_datatype_enum, tf.bfloat16.as_datatype_enum, tf.float32.as_datatype_enum} <= types
+    assert all(k.op == "MatMul" and k.device_type == "CPU" for k in theirs.kernel)
+    assert len(kernels.get_all_registered_kernels().kernel) > 1000
+    assert not kernels.get_registered_kernels_for_op("NoSuchOp").kernel

@@ -60,13 +60,15 @@ COLUMN = {
     **dict.fromkeys(("LowerBound", "UpperBound", "Roll", "SelectV2", "MatrixBandPart", "MatrixDiagPartV3",
                      "MatrixDiagV3", "MatrixSetDiagV3"), ("uint8",)),
     "ScatterNd": ("int16",),
+    "OneHot": ("bfloat16",),
+    "StridedSliceGrad": ("bfloat16", "int8", "uint16", "uint32", "uint64"),
     **dict.fromkeys(("Unique", "UniqueWithCounts"), ("int8", "int16")),
     "UnsortedSegmentSum": ("uint16", "uint32", "uint64"),
     **dict.fromkeys(("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"), F16 + MORE_INTS),
 }
 
-# The type attr whose inputs derived samples convert, where it is not the first input's.
-DTYPE_ATTR = {"ScatterNd": "T", "Conv3DBackpropInputV2": "T", "Conv2DBackpropInput": "T"}
+# The type attr whose inputs derived samples convert, where harness.type_attr would pick another.
+DTYPE_ATTR = {}
 
 # Where TensorFlow lacks the CPU kernel, so only the NumPy reference checks the dtype.
 TF_LACKS = {

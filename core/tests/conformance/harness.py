@@ -142,11 +142,28 @@ def dtype_name(dtype) -> str:
     return tx.as_dtype(np.dtype(dtype)).name
 
 
+def type_attr(entry: "OpEntry") -> Optional[str]:
+    """The type attr of the entry's data (Note [Dtype column]): `dtype_attr`, else "T" when an input
+    uses it, else None when the first input has a fixed type (bool for LogicalAnd, All), else the
+    first input's type attr (Tparams for Gather)."""
+    if entry.dtype_attr:
+        return entry.dtype_attr
+    inputs = signatures()[entry.op].inputs
+    if any(t == "T" for _, t, _, _ in inputs):
+        return "T"
+    if not inputs or not inputs[0][1]:
+        return None
+    return inputs[0][1]
+
+
 def typed_inputs(entry: "OpEntry") -> list:
-    """Names of the inputs whose dtype is the entry's type attr (Note [Dtype column])."""
-    sig = signatures()[entry.op]
-    attr = entry.dtype_attr or next((t for _, t, _, _ in sig.inputs if t), None)
-    return [name for name, t, _, _ in sig.inputs if t and t == attr]
+    """Names of the inputs whose dtype is the entry's type attr (the first input when that has a
+    fixed type)."""
+    inputs = signatures()[entry.op].inputs
+    attr = type_attr(entry)
+    if attr is None:
+        return [inputs[0][0]] if inputs else []
+    return [name for name, t, _, _ in inputs if t == attr]
 
 
 def sample_dtypes(entry: "OpEntry") -> set:

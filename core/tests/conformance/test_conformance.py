@@ -145,8 +145,7 @@ def test_every_kernel_of_a_column_dtype_is_tested():
         entry = ENTRIES.get(k.op)
         if entry is None or k.device_type != "CPU":
             continue
-        sig = harness.signatures()[k.op]
-        attr = entry.dtype_attr or next((t for _, t, _, _ in sig.inputs if t), None)
+        attr = harness.type_attr(entry)
         for c in k.constraint:
             if c.name != attr:
                 continue

@@ -71,7 +71,8 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return self._enum not in (7, 20, 21) and not self.is_quantized
+        """False only for resource and variant, as in TensorFlow."""
+        return self._enum not in (20, 21)
 
     @property
     def is_numeric(self):
@@ -252,6 +253,12 @@ def as_dtype(type_value):
             if npdt.kind in "SUO":
                 return string
     raise TypeError("Cannot convert %r to a tx.DType" % (type_value,))
+
+
+def has_numpy_type(dtype):
+    """True when tensors of ``dtype`` convert to and from NumPy arrays here (not string,
+    quantized, resource or variant; bfloat16 through ml_dtypes)."""
+    return dtype._np is not None or dtype._enum == 14
 
 
 def numpy_dtypes():
