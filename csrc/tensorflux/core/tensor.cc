@@ -3,6 +3,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "tensorflux/core/object_types.h"
+#include "tensorflux/core/tstring.h"
+
 namespace tx {
 
 Buffer* Buffer::Allocate(size_t size) {
@@ -31,7 +34,8 @@ Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
   if (n < 0) return InvalidArgument("cannot allocate a tensor of shape ", shape.ToString());
   if (elem != 0 && static_cast<uint64_t>(n) > SIZE_MAX / elem)
     return ResourceExhausted("tensor of shape ", shape.ToString(), " is too large");
-  Buffer* b = Buffer::Allocate(static_cast<size_t>(n) * elem);
+  Buffer* b = ObjectOpsFor(dtype) != nullptr ? AllocateObjectBuffer(dtype, n)
+                                             : Buffer::Allocate(static_cast<size_t>(n) * elem);
   if (b == nullptr)
     return ResourceExhausted("out of memory allocating a ", DataTypeString(dtype), " tensor of shape ",
                              shape.ToString());
@@ -60,6 +64,9 @@ std::string Tensor::DebugString(int max_entries) const {
     case DT_INT64: AppendValues<int64_t>(os, raw_data(), n); break;
     case DT_UINT8: AppendValues<uint8_t>(os, raw_data(), n); break;
     case DT_BOOL: AppendValues<bool>(os, raw_data(), n); break;
+    case DT_STRING:
+      for (int64_t i = 0; i < n; ++i) os << (i ? " " : "") << '"' << data<TString>()[i].view() << '"';
+      break;
     default: os << "..."; break;
   }
   if (num_elements() > n) os << "...";

@@ -219,6 +219,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
   ctx.set_resource_manager(rs->resources);
   ctx.set_inter_op_pool(inter_op);
   ctx.set_cancellation(rs->cancel);
+  ctx.set_inputs_releasable(true);  // `in` is this node's alone and unread after Compute
   pn.kernel->Compute(&ctx);
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
@@ -280,7 +281,7 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
   }
 }
 
-Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+Status ExecutionPlan::Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
                           std::vector<Tensor>* outputs, ResourceMgr* resources,
                           const CancellationToken* cancel) const {
   RunState rs(num_nodes(), num_slots_);
@@ -288,7 +289,7 @@ Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* in
   rs.cancel = cancel;
   for (int p = 0; p < num_nodes(); ++p) rs.pending[p].store(nodes_[p].initial_pending, std::memory_order_relaxed);
   for (int s = 0; s < num_slots_; ++s) rs.reads[s].store(slot_reads_[s], std::memory_order_relaxed);
-  for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = feed_values[i];
+  for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = std::move(feed_values[i]);
 
   if (!roots_.empty()) {
     rs.inflight.store(1, std::memory_order_relaxed);  // this thread
