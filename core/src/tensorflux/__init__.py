@@ -13,7 +13,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
 from tensorflux._src.backprop import GradientTape, custom_gradient
 from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
-from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.constant_op import constant, convert_to_tensor, is_tensor
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
@@ -26,6 +26,7 @@ from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, w
 from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
 from tensorflux._src.importer import import_graph_def
 from tensorflux._src.linalg_norm import norm
+from tensorflux._src.load_library import load_op_library
 from tensorflux._src.linalg_ops import eye
 from tensorflux._src.math_ops import (abs, add, add_n, clip_by_value, cos, divide, equal, exp, floor, greater,
                                       greater_equal, less, less_equal, logical_and, logical_not, logical_or, matmul,
@@ -75,7 +76,7 @@ __all__ = [
     "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
     # Control flow.
     "case", "cond", "switch_case", "while_loop",
-    "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
+    "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide", "is_tensor",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
     # Element-wise math that TensorFlow also exports at the top level (all of it is in tx.math).
@@ -97,6 +98,8 @@ __all__ = [
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
     "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank",
+    # Plugins: ops, kernels and gradients from shared libraries (docs/plugins.md).
+    "load_op_library", "sysconfig",
 ]
 
 __all__ += [
@@ -126,6 +129,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
+    if name == "sysconfig":  # loaded on first use: `python -m tensorflux.sysconfig` then runs it fresh
+        import importlib
+
+        return importlib.import_module("tensorflux.sysconfig")
     raise _missing_attribute_error(__name__, name)
 
 
