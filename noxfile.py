@@ -80,6 +80,7 @@ def tests(session: nox.Session) -> None:
     session.run("python", "tools/gen_python_ops.py", "--check")
     session.run("python", "tools/gen_go_ops.py", "--check")
     session.run("python", "tools/api_coverage.py", "--check")  # skips itself where TensorFlow is absent
+    session.run("python", "tools/gen_dtype_table.py", "--check")
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", external=True)
     session.run("python", "-m", "pytest", "-q", "core/tests", *session.posargs)
 
@@ -108,6 +109,7 @@ def generate(session: nox.Session) -> None:
     install_core(session, tests=False)
     session.run("python", "tools/gen_protos.py")
     session.run("python", "tools/gen_python_ops.py")
+    session.run("python", "tools/gen_dtype_table.py")
 
 
 @nox.session

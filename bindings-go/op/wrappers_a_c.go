@@ -1228,6 +1228,81 @@ func Bincount(scope *Scope, arr tf.Output, size tf.Output, weights tf.Output) (b
 	return op.Output(0)
 }
 
+// BitwiseAnd: Returns x & y elementwise, with NumPy broadcasting.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func BitwiseAnd(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "BitwiseAnd",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// BitwiseOr: Returns x | y elementwise, with NumPy broadcasting.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func BitwiseOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "BitwiseOr",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// BitwiseXor: Returns x ^ y elementwise, with NumPy broadcasting.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func BitwiseXor(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "BitwiseXor",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // BroadcastGradientArgs: The axes to sum each side's gradient over after a NumPy broadcast of shapes s0 and s1.
 //
 // Arguments:

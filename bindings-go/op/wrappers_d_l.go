@@ -1968,6 +1968,30 @@ func InTopKV2(scope *Scope, predictions tf.Output, targets tf.Output, k tf.Outpu
 	return op.Output(0)
 }
 
+// Invert: Flips every bit of x elementwise (~x).
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func Invert(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Invert",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // InvertPermutation: The inverse permutation: y[x[i]] = i.
 //
 // Arguments:
@@ -2311,6 +2335,31 @@ func LeakyReluGrad(scope *Scope, gradients tf.Output, features tf.Output, option
 			gradients, features,
 		},
 		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// LeftShift: Returns x << y elementwise; y is clamped to [0, bits - 1] (bits of x's type).
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func LeftShift(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LeftShift",
+		Input: []tf.Input{
+			x, y,
+		},
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -1545,6 +1545,30 @@ func Polygamma(scope *Scope, a tf.Output, x tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// PopulationCount: Counts the set bits of each element of x.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func PopulationCount(scope *Scope, x tf.Output) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "PopulationCount",
+		Input: []tf.Input{
+			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Pow: Returns x to the power y elementwise; integers reject negative exponents.
 //
 // Arguments:
@@ -3618,6 +3642,31 @@ func ReverseV2(scope *Scope, tensor tf.Output, axis tf.Output) (output tf.Output
 		Type: "ReverseV2",
 		Input: []tf.Input{
 			tensor, axis,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RightShift: Returns x >> y elementwise (arithmetic for signed x); y is clamped to [0, bits - 1].
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func RightShift(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "RightShift",
+		Input: []tf.Input{
+			x, y,
 		},
 	}
 	op := scope.AddOperation(opspec)

@@ -4141,6 +4141,56 @@ func Transpose(scope *Scope, x tf.Output, perm tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
+// TruncateDiv: Returns x / y elementwise rounded toward zero, with NumPy broadcasting.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func TruncateDiv(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TruncateDiv",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TruncateMod: Returns the remainder of x / y rounded toward zero (the sign of x), with NumPy broadcasting.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//	y: a tensor of type `T`.
+//
+// Returns z (one output).
+func TruncateMod(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TruncateMod",
+		Input: []tf.Input{
+			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // TruncatedNormalAttr is an optional argument to TruncatedNormal.
 type TruncatedNormalAttr func(optionalAttr)
 

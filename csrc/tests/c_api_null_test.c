@@ -205,6 +205,11 @@ static void test_import_gradients_session(void) {
   TX_Buffer* ops_list = TX_GetAllOpList();
   CHECK(ops_list != NULL && ops_list->length > 0);
   TX_DeleteBuffer(ops_list);
+  ERR(CHECK(TX_GetRegisteredKernelsForOp(NULL, s) == NULL));
+  TX_Buffer* kernel_list = TX_GetAllRegisteredKernels(s);
+  CHECK_OK(s);
+  CHECK(kernel_list != NULL && kernel_list->length > 0);
+  TX_DeleteBuffer(kernel_list);
 
   TX_DeleteSessionOptions(NULL);
   ERR(TX_SetConfig(NULL, NULL, 1, s));

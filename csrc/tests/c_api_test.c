@@ -493,6 +493,17 @@ static void test_unique_names_and_iteration(void) {
   TX_DeleteStatus(s);
 }
 
+/* A KernelList of every kernel holds well over one small KernelDef per registered op. */
+enum { ops_min_kernel_bytes = 10000 };
+
+/* 1 when the buffer's bytes contain `text`. */
+static int buffer_contains(const TX_Buffer* b, const char* text) {
+  size_t len = strlen(text);
+  for (size_t i = 0; b != NULL && i + len <= b->length; ++i)
+    if (memcmp((const char*)b->data + i, text, len) == 0) return 1;
+  return 0;
+}
+
 static void test_registry_and_export_buffers(void) {
   TX_Status* s = TX_NewStatus();
   TX_Buffer* ops = TX_GetAllOpList();
@@ -506,6 +517,22 @@ static void test_registry_and_export_buffers(void) {
     CHECK(found);
   }
   TX_DeleteBuffer(ops);
+
+  /* The kernel registry: every kernel, or one op's (KernelList bytes naming the op and "CPU"). */
+  TX_Buffer* kernels = TX_GetAllRegisteredKernels(s);
+  CHECK_OK(s);
+  CHECK(kernels != NULL && kernels->length > ops_min_kernel_bytes);
+  TX_DeleteBuffer(kernels);
+  kernels = TX_GetRegisteredKernelsForOp("BitwiseAnd", s);
+  CHECK_OK(s);
+  CHECK(buffer_contains(kernels, "BitwiseAnd") && buffer_contains(kernels, "CPU"));
+  TX_DeleteBuffer(kernels);
+  kernels = TX_GetRegisteredKernelsForOp("NoSuchOp", s);
+  CHECK_OK(s);
+  CHECK(kernels != NULL && kernels->length == 0);
+  TX_DeleteBuffer(kernels);
+  CHECK(TX_GetRegisteredKernelsForOp(NULL, s) == NULL);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "op name is NULL");
 
   TX_Graph* g = TX_NewGraph();
   TX_Buffer* od = TX_NewBuffer();

@@ -259,6 +259,21 @@ TEST(ShapeFunctionsMathOps) {
   });
 }
 
+TEST(ShapeFunctionsBitwiseOps) {
+  auto I8 = [](PartialShape s) { return Ph(DT_INT8, std::move(s)); };
+  RunShapeCases({
+      {"BitwiseAnd", {I8(PartialShape({2, 1, 3})), I8(PartialShape({4, 3}))}, {}, "[2,4,3]"},
+      {"BitwiseOr", {I8(PartialShape({-1, 3})), I8(PartialShape({5, 1}))}, {}, "[5,3]"},
+      {"BitwiseXor", {I8(PartialShape({2, 3})), I8(PartialShape({4}))}, {}, "![2,3] and [4]"},
+      {"LeftShift", {I8(kScalar), I8(PartialShape({7}))}, {}, "[7]"},
+      {"RightShift", {I8(PartialShape()), I8(PartialShape({7}))}, {}, "<unknown>"},
+      {"Invert", {I8(PartialShape({2, -1}))}, {}, "[2,?]"},
+      {"PopulationCount", {I8(PartialShape({3}))}, {}, "[3]"},
+      {"TruncateDiv", {F({2, 1}), F({1, 5})}, {}, "[2,5]"},
+      {"TruncateMod", {F({3}), F({4})}, {}, "![3] and [4]"},
+  });
+}
+
 TEST(ShapeFunctionsNNOps) {
   RunShapeCases({
       {"BiasAdd", {F({2, 3}), F({3})}, {}, "[2,3]"},

@@ -60,6 +60,16 @@ py::bytes AllOpList() {
   return out;
 }
 
+// Serialized KernelList of every registered kernel (op == nullptr) or of one op's kernels.
+py::bytes RegisteredKernels(const char* op) {
+  Status status;
+  TX_Buffer* buf = op == nullptr ? TX_GetAllRegisteredKernels(status.get()) : TX_GetRegisteredKernelsForOp(op, status.get());
+  status.Check();
+  py::bytes out(static_cast<const char*>(buf->data), buf->length);
+  TX_DeleteBuffer(buf);
+  return out;
+}
+
 // Loads a plugin (TX_LoadLibrary) and returns the serialized OpList of its ops.
 py::bytes LoadLibrary(const std::string& path) {
   Status s;
@@ -261,6 +271,8 @@ PYBIND11_MODULE(_tx_c, m) {
   m.def("register_dtypes", &RegisterDtypes, py::arg("dtypes"), py::arg("resolver") = py::none(),
         "Registers {TX_DataType: numpy dtype} and a resolver for dtypes loaded lazily.");
   m.def("get_all_op_list", &AllOpList, "Serialized OpList of every registered op.");
+  m.def("get_registered_kernels", &RegisteredKernels, py::arg("op") = nullptr,
+        "Serialized KernelList of every registered kernel, or of op `op`'s kernels.");
   m.attr("ATTR_KINDS") = py::dict(py::arg("string") = int(kString), py::arg("int") = int(kInt),
                                   py::arg("float") = int(kFloat), py::arg("bool") = int(kBool),
                                   py::arg("type") = int(kType), py::arg("shape") = int(kShape),

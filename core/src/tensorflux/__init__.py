@@ -1,7 +1,8 @@
 """Tensorflux: describe a dataflow graph in Python, run it in the C++ engine.
 
-The public API is exactly the names listed in ``__all__`` (plus the ``autograph``, ``debugging``, ``errors``,
-``image``, ``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
+The public API is exactly the names listed in ``__all__`` (plus the ``autograph``, ``bitwise``, ``debugging``,
+``dtypes``, ``errors``, ``image``, ``linalg``, ``math``, ``nn`` and ``random`` modules); everything under
+``tensorflux._src`` is private.
 """
 
 from tensorflux._src import lib as _lib
@@ -16,8 +17,8 @@ from tensorflux._src.constant_op import constant, convert_to_tensor, is_tensor
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
-from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
-                                    float64, int8, int16, int32, int64, resource, string, uint8, uint16, uint32,
+from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32,
+                                    float64, half, int8, int16, int32, int64, resource, string, uint8, uint16, uint32,
                                     uint64)
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
                                    reset_default_graph)
@@ -64,8 +65,9 @@ from tensorflux._src.sparse_tensor import SparseTensor, SparseTensorSpec
 # tx.signal).
 from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name)
 from tensorflux._src.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
-from tensorflux import (autograph, compat, config, debugging, errors, experimental, image, initializers, io, linalg,
-                        losses, math, nest, nn, optimizers, random, raw_ops, signal, strings, train)
+from tensorflux import (autograph, bitwise, compat, config, debugging, dtypes, errors, experimental, image,
+                        initializers, io, linalg, losses, math, nest, nn, optimizers, random, raw_ops, signal,
+                        strings, train)
 from tensorflux import keras
 
 __version__ = _lib.c.version()
@@ -83,8 +85,8 @@ __all__ = [
     "abs", "add_n", "clip_by_value", "cos", "equal", "exp", "floor", "greater", "greater_equal", "less",
     "less_equal", "logical_and", "logical_not", "logical_or", "maximum", "minimum", "negative", "not_equal", "pow",
     "round", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh", "truediv",
-    "bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64",
+    "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64", "half", "int8",
+    "int16", "int32", "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64", "bitwise", "dtypes",
     # Array, index, reduction and shape functions.
     "argmax", "argmin", "broadcast_to", "concat", "expand_dims", "fill", "gather", "gather_nd", "identity_n",
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",

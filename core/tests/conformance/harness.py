@@ -43,6 +43,8 @@ class Sample:
     note: str = ""
     # False when TensorFlow has no CPU kernel for this case (say why in `note`).
     cross_check: bool = True
+    # Set on samples derived for the entry's dtype column (`dtype_samples`): the dtype's name.
+    dtype: str = ""
 
 
 @dataclasses.dataclass
@@ -106,6 +108,136 @@ class OpEntry:
     # samplers' implicit reparameterization): no sample is differentiated numerically, and
     # grad_checked_by names the test that checks the gradient.
     grad_by_differences: bool = True
+    # The dtype column: dtypes beyond the samples' own (names such as "float16", "bfloat16",
+    # "int8", "uint32") the forward check also runs in, on samples derived by `dtype_samples`.
+    dtypes: Sequence[str] = ()
+    # The type attr whose inputs the derived samples convert (default: the first input's type attr).
+    dtype_attr: Optional[str] = None
+    # Custom derivation: dtype name -> samples, or None to derive them as usual (Cast, ops whose
+    # samples cannot simply be converted).
+    make_dtype_samples: Optional[Callable[[str], Sequence[Sample]]] = None
+    # dtype name -> (rtol, atol) overriding DTYPE_TOLERANCES for this entry.
+    dtype_tolerances: dict = dataclasses.field(default_factory=dict)
+    # dtypes of the column TensorFlow has no CPU kernel for (their TensorFlow cross-check is skipped).
+    tf_lacks: Sequence[str] = ()
+    # The outputs the dtype column's TensorFlow cross-check compares (None: all); say why in a comment.
+    dtype_tf_outputs: Optional[Sequence[int]] = None
+    # True when TensorFlow's 16-bit kernel accumulates in 16 bits: its cross-check then allows 4 ulps
+    # of the largest output (the reference check keeps the normal tolerance).
+    tf_accumulates_16bit: bool = False
+    # dtype-column samples TensorFlow cannot run (sample -> True: no cross-check); say why.
+    dtype_tf_skip: Optional[Callable[["Sample"], bool]] = None
+
+
+# Note [Dtype column]
+# An entry's `dtypes` lists the dtypes beyond its samples' own that its forward check runs in.
+# For each, `dtype_samples` derives up to MAX_DTYPE_SAMPLES samples from the entry's float32 samples
+# (float64 when it has none) for half and bfloat16, or from its int32 (else int64) samples for the
+# integer types (unsigned targets take absolute values first): the inputs carrying the entry's type
+# attr are rounded to the dtype. The reference then runs in float64 on the rounded values, widened
+# exactly (integers keep their dtype, so wrap-around matches), its 16-bit outputs are rounded to the
+# output's type (so both sides overflow to inf alike), and outputs are compared within
+# DTYPE_TOLERANCES: about two units in the last place of the 16-bit type, since kernels compute in
+# float32 and round once per output.
+DTYPE_TOLERANCES = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+MAX_DTYPE_SAMPLES = 4
+FLOAT16_NAMES = ("float16", "bfloat16")
+
+
+def numpy_dtype(name: str):
+    """The NumPy dtype of a dtype name (bfloat16 through ml_dtypes)."""
+    return np.dtype(tx.as_dtype(name).as_numpy_dtype)
+
+
+def dtype_name(dtype) -> str:
+    """The tx name of a NumPy dtype ("float16", "bfloat16", "int32", "bool", ...)."""
+    return tx.as_dtype(np.dtype(dtype)).name
+
+
+def type_attr(entry: "OpEntry") -> Optional[str]:
+    """The type attr of the entry's data (Note [Dtype column]): `dtype_attr`, else "T" when an input
+    uses it, else None when the first input has a fixed type (bool for LogicalAnd, All), else the
+    first input's type attr (Tparams for Gather)."""
+    if entry.dtype_attr:
+        return entry.dtype_attr
+    inputs = signatures()[entry.op].inputs
+    if any(t == "T" for _, t, _, _ in inputs):
+        return "T"
+    if not inputs or not inputs[0][1]:
+        return None
+    return inputs[0][1]
+
+
+def typed_inputs(entry: "OpEntry") -> list:
+    """Names of the inputs whose dtype is the entry's type attr (the first input when that has a
+    fixed type)."""
+    inputs = signatures()[entry.op].inputs
+    attr = type_attr(entry)
+    if attr is None:
+        return [inputs[0][0]] if inputs else []
+    return [name for name, t, _, _ in inputs if t == attr]
+
+
+def sample_dtypes(entry: "OpEntry") -> set:
+    """Names of the dtypes the entry's own samples run in: those of the inputs carrying its type
+    attr (the first input when no input carries one)."""
+    names = typed_inputs(entry)
+    out = set()
+    for s in entry.samples:
+        for k in [n for n in names if n in s.inputs] or list(s.inputs)[:1]:
+            v = s.inputs[k]
+            first = v[0] if isinstance(v, (list, tuple)) and v else v
+            if isinstance(first, (list, tuple)):
+                continue
+            try:
+                out.add(dtype_name(np.asarray(first).dtype))
+            except TypeError:
+                pass
+    return out
+
+
+def _convert(value, dtype, unsigned):
+    if isinstance(value, (list, tuple)):
+        return [_convert(v, dtype, unsigned) for v in value]
+    arr = np.asarray(value)
+    if unsigned:
+        arr = np.abs(arr)
+    with np.errstate(all="ignore"):
+        return arr.astype(dtype)
+
+
+def dtype_samples(entry: "OpEntry", name: str) -> list:
+    """The samples the entry's forward check runs for dtype `name` (Note [Dtype column])."""
+    custom = entry.make_dtype_samples(name) if entry.make_dtype_samples is not None else None
+    if custom is not None:
+        return [dataclasses.replace(s, dtype=name) for s in custom]
+    target = numpy_dtype(name)
+    names = typed_inputs(entry)
+    bases = (np.float32, np.float64) if name in FLOAT16_NAMES or target.kind == "f" else (np.int32, np.int64)
+    for base in bases:
+        picked = []
+        for s in entry.samples:
+            values = [s.inputs[n] for n in names if n in s.inputs]
+            flat = [v for x in values for v in (x if isinstance(x, (list, tuple)) else [x])]
+            if flat and all(np.asarray(v).dtype == base for v in flat):
+                picked.append(s)
+        if picked:
+            break
+    out = []
+    for s in picked[:MAX_DTYPE_SAMPLES]:
+        inputs = dict(s.inputs)
+        for n in names:
+            inputs[n] = _convert(inputs[n], target, target.kind == "u")
+        note = f"{s.note or 'sample'} as {name}"
+        out.append(Sample(inputs, dict(s.attrs), note=note, cross_check=s.cross_check, dtype=name))
+    return out
+
+
+def dtype_tolerance(entry: "OpEntry", sample: "Sample") -> tuple:
+    """(rtol, atol) for a sample: its own, the entry's per-dtype override, DTYPE_TOLERANCES for the
+    16-bit floats, else the entry's."""
+    rtol, atol = entry.dtype_tolerances.get(sample.dtype, DTYPE_TOLERANCES.get(sample.dtype, (entry.rtol, entry.atol)))
+    return sample.rtol or rtol, sample.atol or atol
 
 
 def signatures() -> dict:
@@ -188,10 +320,21 @@ def run_eager(entry: OpEntry, sample: Sample) -> list:
     return [] if out is None else [np.asarray(t.numpy()) for t in _as_list(out)]
 
 
+def _widen(value):
+    if isinstance(value, (list, tuple)):
+        return [_widen(v) for v in value]
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return value  # e.g. a resource entry's Var
+    return value.astype(np.float64) if value.dtype.name in FLOAT16_NAMES else value
+
+
 def reference(entry: OpEntry, sample: Sample) -> list:
-    """The reference outputs for a sample, as a list of arrays."""
-    out = entry.ref(**sample.inputs, **sample.attrs)
-    return [np.asarray(o) for o in _as_list(out)]
+    """The reference outputs for a sample, as a list of arrays; 16-bit float inputs reach the
+    reference widened to float64 (Note [Dtype column])."""
+    inputs = {k: _widen(v) for k, v in sample.inputs.items()} if sample.dtype else sample.inputs
+    out = entry.ref(**inputs, **sample.attrs)
+    # .numpy(): np.asarray of a 0-d bfloat16 EagerTensor fails in TensorFlow.
+    return [np.asarray(o.numpy() if hasattr(o, "numpy") else o) for o in _as_list(out)]
 
 
 def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
@@ -210,8 +353,9 @@ def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
         np.testing.assert_allclose(actual.astype(np.complex128), expected.astype(np.complex128), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
     else:
-        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
-                                   equal_nan=True, err_msg=what)
+        with np.errstate(all="ignore"):
+            np.testing.assert_allclose(actual.astype(np.float64), np.asarray(expected).astype(np.float64), rtol=rtol,
+                                       atol=atol, equal_nan=True, err_msg=what)
 
 
 # tf.raw_ops applies TensorFlow's ApiDef renames of a few arguments and attrs: (op or "*", name) -> name.
@@ -238,5 +382,6 @@ def tf_outputs(entry: OpEntry, sample: Sample) -> Optional[list]:
     out = tf_oracle.call(fn, **kwargs)
     if isinstance(out, tf.Operation) or out is None:
         return []
-    outs = [np.asarray(o) for o in _as_list(out)]
+    # .numpy(): np.asarray of a 0-d bfloat16 EagerTensor fails in TensorFlow.
+    outs = [np.asarray(o.numpy() if hasattr(o, "numpy") else o) for o in _as_list(out)]
     return outs if entry.cross_check_outputs is None else outs[:entry.cross_check_outputs]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from conformance import dtype_column
 from conformance.harness import OpEntry
 
 
@@ -19,6 +20,7 @@ def _load() -> dict:
             if entry.op in table:
                 raise ValueError(f"op {entry.op} has two conformance entries ({info.name})")
             table[entry.op] = entry
+    dtype_column.apply(table)
     return table
 
 

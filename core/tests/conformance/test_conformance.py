@@ -55,9 +55,12 @@ def _check_values(entry, sample, values, mode):
         return
     expected = harness.reference(entry, sample)
     assert len(values) == len(expected), f"{entry.op}: {len(values)} outputs, reference has {len(expected)}"
+    rtol, atol = harness.dtype_tolerance(entry, sample)
     for k, (a, e) in enumerate(zip(values, expected)):
-        harness.assert_close(a, e, sample.rtol or entry.rtol, sample.atol or entry.atol,
-                             f"{entry.op} output {k} ({sample.note or 'sample'}, {mode})")
+        if np.asarray(a).dtype.name in harness.FLOAT16_NAMES and sample.dtype:
+            with np.errstate(all="ignore"):
+                e = np.asarray(e).astype(np.asarray(a).dtype)  # Note [Dtype column]: round as the kernel did
+        harness.assert_close(a, e, rtol, atol, f"{entry.op} output {k} ({sample.note or 'sample'}, {mode})")
 
 
 @pytest.mark.parametrize("entry,sample,mode,device", list(_cases()))
@@ -110,3 +113,81 @@ def test_matches_tensorflow(entry, sample):
     for k, (a, b) in enumerate(zip(ours, theirs)):
         harness.assert_close(a, b, sample.rtol or entry.rtol, sample.atol or entry.atol,
                              f"{entry.op} output {k} vs TensorFlow")
+
+
+# The dtype column (Note [Dtype column] in harness.py).
+KNOWN_DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                "uint32", "uint64", "bool", "complex64", "complex128")
+
+
+def _dtype_cases():
+    for op, entry in sorted(ENTRIES.items()):
+        for name in entry.dtypes:
+            for i, sample in enumerate(harness.dtype_samples(entry, name)):
+                yield pytest.param(entry, sample, id=f"{op}-{name}-{i}")
+
+
+def test_dtype_column_is_well_formed():
+    """Every listed dtype is a known name and yields samples to run."""
+    for op, entry in sorted(ENTRIES.items()):
+        for name in entry.dtypes:
+            assert name in KNOWN_DTYPES, f"{op}: unknown dtype {name!r} in its dtype column"
+            assert harness.dtype_samples(entry, name), f"{op}: no {name} samples (no float32/int32 samples to derive)"
+        assert set(entry.tf_lacks) <= set(entry.dtypes), f"{op}: tf_lacks names dtypes outside its column"
+
+
+# Dtypes whose kernels must all appear in the table (float32/64 and int32/64 are the samples' own).
+CHECKED_KERNEL_DTYPES = {"float16", "bfloat16", "int8", "int16", "uint8", "uint16", "uint32", "uint64"}
+
+
+def test_every_kernel_of_a_column_dtype_is_tested():
+    """Each CPU kernel registered for a 16-bit float or a narrow/unsigned integer type (of the op's
+    type attr) runs in the conformance table: in the entry's samples or its dtype column."""
+    from tensorflux._src import kernels
+
+    untested = []
+    for k in kernels.get_all_registered_kernels().kernel:
+        entry = ENTRIES.get(k.op)
+        if entry is None or k.device_type != "CPU":
+            continue
+        attr = harness.type_attr(entry)
+        for c in k.constraint:
+            if c.name != attr:
+                continue
+            for t in c.allowed_values.list.type:
+                name = tx.as_dtype(t).name
+                if name in CHECKED_KERNEL_DTYPES and name not in harness.sample_dtypes(entry) | set(entry.dtypes):
+                    untested.append(f"{k.op}:{name}")
+    assert not untested, f"kernels outside the dtype table: {sorted(set(untested))}"
+
+
+@pytest.mark.parametrize("entry,sample", list(_dtype_cases()))
+def test_forward_dtype(entry, sample):
+    """The dtype column's samples through fed placeholders, against the reference."""
+    values, _ = harness.run_sample(entry, sample, "runtime")
+    _check_values(entry, sample, values, "runtime")
+
+
+@pytest.mark.eager
+@pytest.mark.parametrize("entry,sample", [p for p in _dtype_cases() if p.values[0].build is None])
+def test_forward_dtype_eager(entry, sample):
+    """The dtype column's samples eagerly, against the reference."""
+    _check_values(entry, sample, harness.run_eager(entry, sample), "eager")
+
+
+@pytest.mark.parametrize("entry,sample", [
+    pytest.param(e, s, id=p.id) for p in _dtype_cases() for e, s in [p.values]
+    if e.cross_check and s.cross_check and s.dtype not in e.tf_lacks and not (e.dtype_tf_skip and e.dtype_tf_skip(s))])
+def test_dtype_matches_tensorflow(entry, sample):
+    pytest.importorskip("tensorflow")
+    theirs = harness.tf_outputs(entry, sample)
+    ours, _ = harness.run_sample(entry, sample, "runtime")
+    assert len(ours) == len(theirs)
+    rtol, atol = harness.dtype_tolerance(entry, sample)
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        if entry.dtype_tf_outputs is not None and k not in entry.dtype_tf_outputs:
+            continue
+        if entry.tf_accumulates_16bit and sample.dtype in harness.FLOAT16_NAMES and np.size(b):
+            ulp = 2.0 ** (-10 if sample.dtype == "float16" else -7)
+            atol = max(atol, 4 * ulp * float(np.max(np.abs(np.asarray(b).astype(np.float64)))))
+        harness.assert_close(a, b, 2 * rtol, 2 * atol, f"{entry.op} output {k} ({sample.dtype}) vs TensorFlow")

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "tensorflux/core/float16.h"
+
 namespace tx {
 
 // Element type of a tensor. Values equal TensorFlow's DataType and the C API's TX_DataType.
@@ -66,10 +68,6 @@ std::string DataTypeString(DataType dt);
 
 // Parses "float", "int32", or "DT_FLOAT"-style names; returns false if unknown.
 bool ParseDataType(std::string_view name, DataType* out);
-
-// 16-bit floating types are stored as raw bits; arithmetic kernels convert explicitly.
-struct Half { uint16_t bits; };
-struct BFloat16 { uint16_t bits; };
 
 // Maps a C++ element type to its DataType at compile time.
 template <typename T> struct DataTypeOf;

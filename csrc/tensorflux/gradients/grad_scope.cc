@@ -78,6 +78,14 @@ GValue GradScope::Scalar(double value, DataType dt) {
     case DT_DOUBLE: *t.data<double>() = value; break;
     case DT_INT32: *t.data<int32_t>() = static_cast<int32_t>(value); break;
     case DT_INT64: *t.data<int64_t>() = static_cast<int64_t>(value); break;
+    case DT_HALF: *t.data<Half>() = Half(static_cast<float>(value)); break;
+    case DT_BFLOAT16: *t.data<BFloat16>() = BFloat16(static_cast<float>(value)); break;
+    case DT_INT8: *t.data<int8_t>() = static_cast<int8_t>(value); break;
+    case DT_INT16: *t.data<int16_t>() = static_cast<int16_t>(value); break;
+    case DT_UINT8: *t.data<uint8_t>() = static_cast<uint8_t>(static_cast<int64_t>(value)); break;
+    case DT_UINT16: *t.data<uint16_t>() = static_cast<uint16_t>(static_cast<int64_t>(value)); break;
+    case DT_UINT32: *t.data<uint32_t>() = static_cast<uint32_t>(static_cast<int64_t>(value)); break;
+    case DT_UINT64: *t.data<uint64_t>() = static_cast<uint64_t>(static_cast<int64_t>(value)); break;
     default:
       Fail(Unimplemented("gradient constants of type ", DataTypeString(dt), " are not supported yet"));
       return GValue();

@@ -78,4 +78,16 @@ TX_REGISTER_NO_GRADIENT("StackV2");
 TX_REGISTER_NO_GRADIENT("StackPushV2");
 TX_REGISTER_NO_GRADIENT("StackCloseV2");
 
+// Bitwise ops and truncating division: integer (or piecewise-constant) results; TensorFlow
+// declares them not differentiable or gives None gradients.
+TX_REGISTER_NO_GRADIENT("BitwiseAnd");
+TX_REGISTER_NO_GRADIENT("BitwiseOr");
+TX_REGISTER_NO_GRADIENT("BitwiseXor");
+TX_REGISTER_NO_GRADIENT("LeftShift");
+TX_REGISTER_NO_GRADIENT("RightShift");
+TX_REGISTER_NO_GRADIENT("Invert");
+TX_REGISTER_NO_GRADIENT("PopulationCount");
+TX_REGISTER_NO_GRADIENT("TruncateDiv");
+TX_REGISTER_NO_GRADIENT("TruncateMod");
+
 }  // namespace tx

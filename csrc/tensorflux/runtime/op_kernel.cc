@@ -86,17 +86,37 @@ bool KernelRegistry::HasKernel(const Node* node, const std::string& device_type)
   return Find(node, device_type) != nullptr;
 }
 
+// Note [Missing kernel message]
+// "[node] Op has no CPU kernel for half": the dtype named is the value of the first type attr (in
+// OpDef order) that no registration of the op on that device accepts; when each value alone has
+// kernels but their combination has none, every type attr is listed ("SrcT=half, DstT=int8").
+std::string KernelRegistry::MissingKernelMessage(const Node* node, const std::string& device_type) const {
+  std::vector<std::pair<std::string, DataType>> types;
+  for (const AttrDef& a : node->op_def().attr) {
+    const AttrValue* v = node->attr(a.name);
+    if (v != nullptr && v->kind == AttrValue::Kind::kType) types.emplace_back(a.name, v->type);
+  }
+  std::string msg = "[" + node->name() + "] " + node->op_type() + " has no " + device_type + " kernel";
+  if (types.empty()) return msg;
+  std::lock_guard<std::mutex> l(mu_);
+  for (const auto& [attr, type] : types) {
+    const bool accepted = std::any_of(regs_.begin(), regs_.end(), [&, &attr = attr, type = type](const auto& r) {
+      if (r.op != node->op_type() || r.device != device_type) return false;
+      for (const auto& c : r.type_constraints)
+        if (c.first == attr && c.second != type) return false;
+      return true;
+    });
+    if (!accepted) return msg + " for " + DataTypeString(type);
+  }
+  std::string all;
+  for (const auto& [attr, type] : types) all += (all.empty() ? "" : ", ") + attr + "=" + DataTypeString(type);
+  return msg + " for " + all;
+}
+
 Status KernelRegistry::CreateKernel(const Node* node, const std::string& device_type,
                                     std::unique_ptr<OpKernel>* out) const {
   const KernelRegistration* r = Find(node, device_type);
-  if (r == nullptr) {
-    std::string types;
-    for (const auto& kv : node->attrs())
-      if (kv.second.kind == AttrValue::Kind::kType)
-        types += (types.empty() ? "" : ", ") + kv.first + "=" + DataTypeString(kv.second.type);
-    return NotFound("[", node->name(), "] no kernel for op ", node->op_type(), " on device ", device_type,
-                    types.empty() ? "" : " with " + types);
-  }
+  if (r == nullptr) return NotFound(MissingKernelMessage(node, device_type));
   OpKernelConstruction c(node, device_type);
   std::unique_ptr<OpKernel> k(r->factory(&c));
   if (!c.status().ok()) {

@@ -152,8 +152,9 @@ class KernelRegistry {
  public:
   static KernelRegistry* Global();
   void Register(KernelRegistration reg);
-  // Instantiates the kernel for `node` on `device_type`. NotFound names the op, device and the
-  // node's type attrs when no registration matches; construction errors are returned too.
+  // Instantiates the kernel for `node` on `device_type`. When no registration matches, NotFound
+  // says "[node] Op has no CPU kernel for half" (Note [Missing kernel message]); construction
+  // errors are returned too.
   Status CreateKernel(const Node* node, const std::string& device_type, std::unique_ptr<OpKernel>* out) const;
   // True when some kernel for `node` exists on `device_type`.
   bool HasKernel(const Node* node, const std::string& device_type) const;
@@ -162,6 +163,7 @@ class KernelRegistry {
 
  private:
   const KernelRegistration* Find(const Node* node, const std::string& device_type) const;
+  std::string MissingKernelMessage(const Node* node, const std::string& device_type) const;
   mutable std::mutex mu_;
   // A deque: Find's pointers stay valid while plugins register more kernels (TX_LoadLibrary).
   std::deque<KernelRegistration> regs_;

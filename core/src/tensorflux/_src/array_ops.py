@@ -71,8 +71,10 @@ def cast(x, dtype, name=None):
         return x
     if not isinstance(x, _TENSORS) and not hasattr(x, "_as_graph_element"):
         arr = np.asarray(x)
-        # Python/NumPy numbers go straight to a float target, not through float32 (0.999 stays 0.999).
-        if arr.dtype.kind in "fiub" and (dtype.is_floating or (arr.dtype.kind in "iub" and dtype.is_integer)):
+        # Python/NumPy numbers go straight to a float target, not through float32 (0.999 stays 0.999);
+        # half and bfloat16 targets round in the Cast kernel, bit for bit as TensorFlow's (Note [16-bit floats]).
+        wide_float = dtype.is_floating and dtype.size > 2
+        if arr.dtype.kind in "fiub" and (wide_float or (arr.dtype.kind in "iub" and dtype.is_integer)):
             return convert_to_tensor(arr.astype(dtype.as_numpy_dtype), name=name or "Cast")
         x = convert_to_tensor(x)
     return gen_ops.cast(x, DstT=dtype, name=name or "Cast")

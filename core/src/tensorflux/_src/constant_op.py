@@ -62,7 +62,7 @@ def to_numpy(value, dtype=None, for_input=None):
     if _is_text(value):
         raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
     if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind in "USOV":
+        if value.dtype.kind in "USOV" and value.dtype.name != "bfloat16":  # ml_dtypes' bfloat16 is kind V
             raise TypeError("Tensors of NumPy dtype %s are not supported%s." % (value.dtype, where))
         arr = np.asarray(value)
         if dtype is not None and arr.dtype != dtype.as_numpy_dtype:
@@ -84,10 +84,10 @@ def to_numpy(value, dtype=None, for_input=None):
             return arr.astype(np.int32)
         return arr
     kind = arr.dtype.kind
-    if arr.size == 0 and kind == "f" and (dtype.is_numpy_compatible or dtype == _dtypes.bfloat16):
+    if arr.size == 0 and kind == "f" and _dtypes.has_numpy_type(dtype):
         return np.zeros(arr.shape, dtype.as_numpy_dtype)  # [] (NumPy says float64) fits any dtype
     if ((dtype.is_integer and kind in "fc") or (dtype.is_bool and kind != "b")
-            or (dtype.is_floating and kind == "c") or not (dtype.is_numpy_compatible or dtype == _dtypes.bfloat16)):
+            or (dtype.is_floating and kind == "c") or not _dtypes.has_numpy_type(dtype)):
         raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
     try:
         return np.array(value, dtype=dtype.as_numpy_dtype)

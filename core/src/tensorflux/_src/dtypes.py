@@ -72,25 +72,67 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        """True when NumPy can hold the values (strings as object arrays of bytes)."""
-        return self._enum not in (20, 21) and not self.is_quantized
+        """True when NumPy can hold the values (strings as object arrays of bytes; quantized types as their
+        NumPy structured types); False only for resource and variant, as in TensorFlow."""
+        return self._enum not in (20, 21)
+
+    @property
+    def is_numeric(self):
+        """True for the integer, floating, complex and quantized types."""
+        return self.is_integer or self.is_floating or self.is_complex or self.is_quantized
 
     @property
     def min(self):
-        """The smallest representable value."""
+        """The smallest representable value (a Python int for integers, a NumPy scalar of the type
+        for floats); TypeError for bool, string, resource, variant and the quantized types.
+
+        >>> tx.int8.min
+        -128
+        >>> float(tx.float16.min)
+        -65504.0
+        """
         return self._limits()[0]
 
     @property
     def max(self):
-        """The largest representable value."""
+        """The largest representable value, as ``min``.
+
+        >>> tx.uint16.max
+        65535
+        >>> float(tx.bfloat16.max)
+        3.3895313892515355e+38
+        """
         return self._limits()[1]
 
     def _limits(self):
-        if self.is_bool:
-            return False, True
+        if self.is_quantized or self.is_bool or self.is_complex or self._enum == 7:
+            kind = "quantized type" if self.is_quantized else "type"
+            raise TypeError("Cannot find minimum value of %s with %s %s." % (self, kind, self))
+        if not (self.is_integer or self.is_floating):
+            raise TypeError("Cannot find minimum value of %s." % (self,))
         t = self.as_numpy_dtype
-        info = np.iinfo(t) if self.is_integer else np.finfo(t)
+        if self.is_integer:
+            info = np.iinfo(t)
+            return int(info.min), int(info.max)
+        if self._enum == 14:
+            import ml_dtypes
+
+            info = ml_dtypes.finfo(t)
+        else:
+            info = np.finfo(t)
         return info.min, info.max
+
+    @property
+    def limits(self):
+        """TensorFlow's intensity range of the type (image conventions: floats span [-1, 1]) with
+        the negative part clipped: ``(0, max)``; ValueError for types without one (float16, ...).
+
+        >>> tx.int8.limits
+        (0, 127)
+        """
+        if self._enum not in _INTENSITY_RANGES:
+            raise ValueError(str(self) + " does not have defined limits.")
+        return 0, _INTENSITY_RANGES[self._enum][1]
 
     def is_compatible_with(self, other):
         """True when ``other`` names the same type."""
@@ -159,6 +201,13 @@ _ALL = (float32, float64, int32, uint8, int16, int8, string, complex64, int64, b
 _BY_ENUM = {d._enum: d for d in _ALL}
 _BY_NAME = {d._name: d for d in _ALL}
 _BY_NAME.update(half=float16, float=float32, double=float64)
+half = float16
+double = float64
+QUANTIZED_DTYPES = frozenset((qint8, quint8, qint16, quint16, qint32))
+# TensorFlow's dtype_range (image intensity conventions), behind DType.limits.
+_INTENSITY_RANGES = {10: (False, True), 4: (0, 255), 17: (0, 65535), 6: (-128, 127), 5: (-32768, 32767),
+                     9: (-2**63, 2**63 - 1), 23: (0, 2**64 - 1), 3: (-2**31, 2**31 - 1), 22: (0, 2**32 - 1),
+                     1: (-1, 1), 2: (-1, 1)}
 _SIZES = {1: 4, 2: 8, 3: 4, 4: 1, 5: 2, 6: 1, 8: 8, 9: 8, 10: 1, 11: 1, 12: 1, 13: 4, 14: 2, 15: 2, 16: 2,
           17: 2, 18: 16, 19: 2, 22: 4, 23: 8}
 # NumPy dtype -> DType, for the types NumPy has natively.
@@ -206,6 +255,12 @@ def as_dtype(type_value):
             if npdt.kind in "SUO":
                 return string
     raise TypeError("Cannot convert %r to a tx.DType" % (type_value,))
+
+
+def has_numpy_type(dtype):
+    """True when tensors of ``dtype`` convert to and from NumPy arrays here (not string,
+    quantized, resource or variant; bfloat16 through ml_dtypes)."""
+    return dtype._np is not None or dtype._enum == 14
 
 
 def numpy_dtypes():

@@ -124,19 +124,20 @@ def realdiv(x, y, name=None):
 
 
 def truncatediv(x, y, name=None):
-    """x / y rounded toward zero, element-wise (C's integer division)."""
-    with name_scope(name or "truncatediv"):
-        x = _tensor(x)
-        y = _tensor(y, x.dtype)
-        if x.dtype.is_integer:
-            return gen_ops.div(x, y)
-        q = gen_ops.real_div(x, y)
-        return gen_ops.select_v2(gen_ops.less(q, gen_ops.zeros_like(q)), gen_ops.ceil(q), gen_ops.floor(q))
+    """x / y rounded toward zero, element-wise (C's integer division; the TruncateDiv op).
+
+    >>> tx.truncatediv(tx.constant([-7, 7]), tx.constant([2, 2])).numpy()
+    array([-3,  3], dtype=int32)
+    """
+    x = _tensor(x)
+    return gen_ops.truncate_div(x, _tensor(y, x.dtype), name=name or "truncatediv")
 
 
 def truncatemod(x, y, name=None):
-    """x - truncatediv(x, y) * y element-wise: the remainder has x's sign (C's fmod)."""
-    with name_scope(name or "truncatemod"):
-        x = _tensor(x)
-        y = _tensor(y, x.dtype)
-        return gen_ops.sub(x, gen_ops.mul(truncatediv(x, y), y))
+    """x - truncatediv(x, y) * y element-wise: the remainder has x's sign (C's fmod; TruncateMod).
+
+    >>> tx.truncatemod(tx.constant([-7, 7]), tx.constant([2, 2])).numpy()
+    array([-1,  1], dtype=int32)
+    """
+    x = _tensor(x)
+    return gen_ops.truncate_mod(x, _tensor(y, x.dtype), name=name or "truncatemod")

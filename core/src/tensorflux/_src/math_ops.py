@@ -318,6 +318,26 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return _reduction(gen_ops.mean, input_tensor, axis, keepdims, name)
 
 
+def _bool_or_bits(logical, bitwise, name):
+    """The operator TensorFlow gives ``&``, ``|`` and ``^``: logical on bool Tensors, bitwise
+    (``gen_ops.<bitwise>``) on integer ones (the Tensor operand's dtype decides)."""
+
+    def op(x, y, name=name):
+        t = x if isinstance(x, _TENSORS) else y
+        if isinstance(t, _TENSORS) and t.dtype.is_integer:
+            return getattr(gen_ops, bitwise)(x, y, name=name)
+        return logical(x, y, name=name)
+
+    return op
+
+
+def _invert(x):
+    """``~x``: logical not of a bool Tensor, bitwise inversion of an integer one (as TensorFlow)."""
+    if x.dtype.is_integer:
+        return gen_ops.invert(x, name="invert")
+    return logical_not(x)
+
+
 def _override_operators():
     """Tensor operators as TensorFlow defines them; ``==`` and ``hash`` stay identity-based, as
     for TF1 graph tensors (use tx.math.equal for the element-wise comparison)."""
@@ -334,8 +354,9 @@ def _override_operators():
     for dunder, fn, op_name in (("add", add, "add"), ("sub", subtract, "sub"), ("mul", multiply, "mul"),
                                 ("truediv", divide, "truediv"), ("matmul", matmul, "matmul"),
                                 ("floordiv", floordiv, "floordiv"), ("mod", floormod, "mod"), ("pow", pow, "pow"),
-                                ("and", logical_and, "and"), ("or", logical_or, "or"),
-                                ("xor", logical_xor, "xor")):
+                                ("and", _bool_or_bits(logical_and, "bitwise_and", "and"), "and"),
+                                ("or", _bool_or_bits(logical_or, "bitwise_or", "or"), "or"),
+                                ("xor", _bool_or_bits(logical_xor, "bitwise_xor", "xor"), "xor")):
         forward, reverse = binary(fn, op_name)
         forward.__name__, reverse.__name__ = "__%s__" % dunder, "__r%s__" % dunder
         setattr(Tensor, "__%s__" % dunder, forward)
@@ -349,7 +370,7 @@ def _override_operators():
         setattr(Tensor, "__%s__" % dunder, compare)
     Tensor.__neg__ = lambda self: negative(self)
     Tensor.__abs__ = lambda self: abs(self)
-    Tensor.__invert__ = lambda self: logical_not(self)
+    Tensor.__invert__ = _invert
     # NumPy must hand mixed expressions (array + tensor) to the Tensor operators.
     Tensor.__array_ufunc__ = None
 

@@ -13,6 +13,8 @@ TF_NAMESPACE_OF = {
     "tensorflux.math": "tf.math",
     "tensorflux.nn": "tf.nn",
     "tensorflux.linalg": "tf.linalg",
+    "tensorflux.dtypes": "tf.dtypes",
+    "tensorflux.bitwise": "tf.bitwise",
     "tensorflux.random": "tf.random",
     "tensorflux.signal": "tf.signal",
     "tensorflux.image": "tf.image",

@@ -567,6 +567,14 @@ TX_CAPI_EXPORT extern int TX_OpGradientStatus(const char* op_name);
 /* A serialized OpList of every registered op, sorted by name; caller owns it (TX_DeleteBuffer). */
 TX_CAPI_EXPORT extern TX_Buffer* TX_GetAllOpList(void);
 
+/* A serialized KernelList (TensorFlow's kernel_def.proto) of every registered kernel: its op, device
+ * type and the type each constrained attr must have; caller owns it (TX_DeleteBuffer). NULL, with
+ * `status` set, on failure. */
+TX_CAPI_EXPORT extern TX_Buffer* TX_GetAllRegisteredKernels(TX_Status* status);
+/* As TX_GetAllRegisteredKernels for the kernels of op type `name` only (an empty list when it has
+ * none); `name` is borrowed. A NULL `name` gives NULL and TX_INVALID_ARGUMENT. */
+TX_CAPI_EXPORT extern TX_Buffer* TX_GetRegisteredKernelsForOp(const char* name, TX_Status* status);
+
 /* ---------------------------------------------------------------------------------------------
  * Sessions */
 

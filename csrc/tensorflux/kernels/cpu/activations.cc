@@ -1,7 +1,9 @@
 // CPU kernels for the elementwise activations Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign.
+// half and bfloat16 compute in float and round once (Note [16-bit floats]).
 #include <algorithm>
 #include <cmath>
 
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -46,7 +48,13 @@ class ActivationOp : public OpKernel {
     T* y = out->data<T>();
     const Fn fn;
     ParallelRange(ctx->intra_op_pool(), xt.num_elements(), kCost, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) y[i] = fn(x[i]);
+      if constexpr (kIsFloat16<T>) {  // Note [16-bit floats]
+        MapFloatBlocks(x + b, y + b, e - b, [&](float* v, int64_t m) {
+          for (int64_t i = 0; i < m; ++i) v[i] = fn(v[i]);
+        });
+      } else {
+        for (int64_t i = b; i < e; ++i) y[i] = fn(x[i]);
+      }
     });
   }
 };
@@ -65,9 +73,16 @@ class LeakyReluOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, xt.shape(), &out));
     const T* x = xt.data<T>();
     T* y = out->data<T>();
-    const T a = static_cast<T>(alpha_);
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha_);
     ParallelRange(ctx->intra_op_pool(), xt.num_elements(), 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) y[i] = x[i] > T(0) ? x[i] : a * x[i];
+      if constexpr (kIsFloat16<T>) {  // Note [16-bit floats]
+        MapFloatBlocks(x + b, y + b, e - b, [&](float* v, int64_t m) {
+          for (int64_t i = 0; i < m; ++i) v[i] = v[i] > 0.0f ? v[i] : a * v[i];
+        });
+      } else {
+        for (int64_t i = b; i < e; ++i) y[i] = x[i] > T(0) ? x[i] : a * x[i];
+      }
     });
   }
 
@@ -89,9 +104,28 @@ TX_ACT("Softplus", SoftplusFn, 32, float);
 TX_ACT("Softplus", SoftplusFn, 32, double);
 TX_ACT("Softsign", SoftsignFn, 4, float);
 TX_ACT("Softsign", SoftsignFn, 4, double);
-#undef TX_ACT
 TX_REGISTER_KERNEL(KernelDefBuilder("LeakyRelu").TypeConstraint<float>("T"), LeakyReluOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("LeakyRelu").TypeConstraint<double>("T"), LeakyReluOp<double>);
+
+// --- half and bfloat16 (computed in float, Note [16-bit floats]) and the other integer types ---
+#define TX_ACT_F16(OP, FN, COST) \
+  TX_ACT(OP, FN, COST, Half);    \
+  TX_ACT(OP, FN, COST, BFloat16)
+TX_ACT_F16("Relu6", Relu6Fn, 2);
+TX_ACT_F16("Elu", EluFn, 17);
+TX_ACT_F16("Selu", SeluFn, 17);
+TX_ACT_F16("Softplus", SoftplusFn, 33);
+TX_ACT_F16("Softsign", SoftsignFn, 5);
+TX_ACT("Relu6", Relu6Fn, 1, int8_t);
+TX_ACT("Relu6", Relu6Fn, 1, int16_t);
+TX_ACT("Relu6", Relu6Fn, 1, uint8_t);
+TX_ACT("Relu6", Relu6Fn, 1, uint16_t);
+TX_ACT("Relu6", Relu6Fn, 1, uint32_t);
+TX_ACT("Relu6", Relu6Fn, 1, uint64_t);
+#undef TX_ACT_F16
+#undef TX_ACT
+TX_REGISTER_KERNEL(KernelDefBuilder("LeakyRelu").TypeConstraint<Half>("T"), LeakyReluOp<Half>);
+TX_REGISTER_KERNEL(KernelDefBuilder("LeakyRelu").TypeConstraint<BFloat16>("T"), LeakyReluOp<BFloat16>);
 
 }  // namespace
 }  // namespace cpu

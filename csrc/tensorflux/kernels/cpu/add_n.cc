@@ -5,6 +5,7 @@
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -65,6 +66,17 @@ TX_REGISTER_ADD_N(uint8_t);
 // Complex block.
 TX_REGISTER_ADD_N(complex64);
 TX_REGISTER_ADD_N(complex128);
+
+// --- the other integer types ---
+TX_REGISTER_ADD_N(int8_t);
+TX_REGISTER_ADD_N(int16_t);
+TX_REGISTER_ADD_N(uint16_t);
+TX_REGISTER_ADD_N(uint32_t);
+TX_REGISTER_ADD_N(uint64_t);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("AddN", "T");
 
 }  // namespace
 }  // namespace cpu

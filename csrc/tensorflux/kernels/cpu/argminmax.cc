@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/vec_fold.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -14,7 +15,8 @@
 // The input is viewed as [outer, mid, inner] around the reduced axis. The first index of the
 // extreme value wins, and NaNs are skipped (an all-NaN slice gives 0), as in TensorFlow on CPU.
 // inner == 1 (the last axis) takes two vectorized passes per row: the extreme value, then the
-// first index holding it. Otherwise rows of `inner` candidates are updated element-wise.
+// first index holding it. Otherwise rows of `inner` candidates are updated element-wise. half and
+// bfloat16 are widened to float first (exact, so the indices are those of the 16-bit values).
 
 namespace tx {
 namespace cpu {
@@ -71,6 +73,8 @@ int64_t ArgContig(const T* x, int64_t n) {
 
 template <typename T, bool kMax, typename Out>
 class ArgOp : public OpKernel {
+  using C = ComputeType<T>;
+
  public:
   explicit ArgOp(OpKernelConstruction* c) : OpKernel(c) {}
 
@@ -113,9 +117,16 @@ class ArgOp : public OpKernel {
       ctx->SetStatus(InvalidArgument("Reduction axis ", axis, " is empty in shape ", xt.shape().ToString()));
       return;
     }
-    const T* x = xt.data<T>();
     Out* y = out->data<Out>();
     ThreadPool* pool = ctx->intra_op_pool();
+    std::unique_ptr<float[]> wide;  // 16-bit input as float
+    const C* x;
+    if constexpr (kIsFloat16<T>) {
+      wide = WidenArray(xt.data<T>(), xt.num_elements(), pool);
+      x = wide.get();
+    } else {
+      x = xt.data<T>();
+    }
     if (inner == 1) {
       ParallelItems(pool, outer, mid, [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) y[o] = static_cast<Out>(ArgContig<kMax>(x + o * mid, mid));
@@ -123,18 +134,18 @@ class ArgOp : public OpKernel {
       return;
     }
     ParallelItems(pool, outer, mid * inner, [&](int64_t b, int64_t e) {
-      std::unique_ptr<T[]> best(new T[static_cast<size_t>(inner)]);
+      std::unique_ptr<C[]> best(new C[static_cast<size_t>(inner)]);
       std::unique_ptr<int64_t[]> idx(new int64_t[static_cast<size_t>(inner)]);
       for (int64_t o = b; o < e; ++o) {
-        const T* base = x + o * mid * inner;
+        const C* base = x + o * mid * inner;
         for (int64_t j = 0; j < inner; ++j) {
           best[j] = base[j];
           idx[j] = 0;
         }
         for (int64_t m = 1; m < mid; ++m) {
-          const T* row = base + m * inner;
+          const C* row = base + m * inner;
           for (int64_t j = 0; j < inner; ++j) {
-            const T v = row[j];
+            const C v = row[j];
             // Take v when it is better, or when the best so far is NaN and v is not.
             if (Better<kMax>(v, best[j]) || (best[j] != best[j] && v == v)) {
               best[j] = v;
@@ -163,6 +174,15 @@ TX_REGISTER_ARG(int32_t);
 TX_REGISTER_ARG(int64_t);
 TX_REGISTER_ARG(uint8_t);
 TX_REGISTER_ARG(bool);
+
+// --- half and bfloat16, the other integer types, and int16/uint16 indices (TensorFlow's list) ---
+TX_REGISTER_ARG(Half);
+TX_REGISTER_ARG(BFloat16);
+TX_REGISTER_ARG(int8_t);
+TX_REGISTER_ARG(int16_t);
+TX_REGISTER_ARG(uint16_t);
+TX_REGISTER_ARG(uint32_t);
+TX_REGISTER_ARG(uint64_t);
 
 }  // namespace
 }  // namespace cpu

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -144,6 +145,10 @@ class FusedBatchNormOp : public OpKernel {
 
 TX_REGISTER_KERNEL(KernelDefBuilder("FusedBatchNormV3").TypeConstraint<float>("T").TypeConstraint<float>("U"),
                    FusedBatchNormOp);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("FusedBatchNormV3", "T");
 
 }  // namespace
 }  // namespace cpu

@@ -5,6 +5,7 @@
 
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -134,6 +135,10 @@ class FusedBatchNormGradOp : public OpKernel {
 
 TX_REGISTER_KERNEL(KernelDefBuilder("FusedBatchNormGradV3").TypeConstraint<float>("T").TypeConstraint<float>("U"),
                    FusedBatchNormGradOp);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("FusedBatchNormGradV3", "T");
 
 }  // namespace
 }  // namespace cpu

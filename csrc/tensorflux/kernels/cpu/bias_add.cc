@@ -4,6 +4,7 @@
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -63,6 +64,18 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<float>("T"), BiasA
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<double>("T"), BiasAddOp<double>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<int32_t>("T"), BiasAddOp<int32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<int64_t>("T"), BiasAddOp<int64_t>);
+
+// --- the other integer types ---
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint8_t>("T"), BiasAddOp<uint8_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<int8_t>("T"), BiasAddOp<int8_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<int16_t>("T"), BiasAddOp<int16_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint16_t>("T"), BiasAddOp<uint16_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint32_t>("T"), BiasAddOp<uint32_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint64_t>("T"), BiasAddOp<uint64_t>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("BiasAdd", "T");
 
 }  // namespace
 }  // namespace cpu

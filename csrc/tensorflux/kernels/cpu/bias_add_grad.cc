@@ -5,6 +5,7 @@
 
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -70,6 +71,18 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<float>("T"), B
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<double>("T"), BiasAddGradOp<double>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<int32_t>("T"), BiasAddGradOp<int32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<int64_t>("T"), BiasAddGradOp<int64_t>);
+
+// --- the other integer types ---
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint8_t>("T"), BiasAddGradOp<uint8_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<int8_t>("T"), BiasAddGradOp<int8_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<int16_t>("T"), BiasAddGradOp<int16_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint16_t>("T"), BiasAddGradOp<uint16_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint32_t>("T"), BiasAddGradOp<uint32_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint64_t>("T"), BiasAddGradOp<uint64_t>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("BiasAddGrad", "T");
 
 }  // namespace
 }  // namespace cpu

@@ -1,6 +1,7 @@
 // CPU kernels for the binary elementwise ops with NumPy broadcasting: arithmetic (AddV2, Add,
 // Sub, Mul, RealDiv, Div, FloorDiv, FloorMod, Pow, Maximum, Minimum, SquaredDifference),
-// comparisons (bool results) and LogicalAnd / LogicalOr.
+// comparisons (bool results) and LogicalAnd / LogicalOr, on the real types TensorFlow's CPU
+// kernels take.
 #include <type_traits>
 
 #include "tensorflux/kernels/cpu/binary_op.h"
@@ -45,6 +46,48 @@ TX_REGISTER_BINARY_ALL("Greater", GreaterFn);
 TX_REGISTER_BINARY_ALL("GreaterEqual", GreaterEqualFn);
 TX_REGISTER_KERNEL(KernelDefBuilder("LogicalAnd"), BinaryOp<bool, LogicalAndFn>);
 TX_REGISTER_KERNEL(KernelDefBuilder("LogicalOr"), BinaryOp<bool, LogicalOrFn>);
+
+// --- 16-bit floats and the narrow and unsigned integers (TensorFlow's CPU type lists) ---
+// half and bfloat16 compute in float and round once per element (Note [16-bit floats]).
+#define TX_REGISTER_BINARY_F16(OP, FN) \
+  TX_REGISTER_BINARY(OP, FN, Half);    \
+  TX_REGISTER_BINARY(OP, FN, BFloat16)
+// int8, int16 and uint16, uint32, uint64 (uint8 is registered above).
+#define TX_REGISTER_BINARY_NARROW(OP, FN) \
+  TX_REGISTER_BINARY(OP, FN, int8_t);     \
+  TX_REGISTER_BINARY(OP, FN, int16_t);    \
+  TX_REGISTER_BINARY(OP, FN, uint16_t);   \
+  TX_REGISTER_BINARY(OP, FN, uint32_t);   \
+  TX_REGISTER_BINARY(OP, FN, uint64_t)
+#define TX_REGISTER_BINARY_MORE(OP, FN) \
+  TX_REGISTER_BINARY_F16(OP, FN);       \
+  TX_REGISTER_BINARY_NARROW(OP, FN)
+
+TX_REGISTER_BINARY_MORE("AddV2", AddFn);
+TX_REGISTER_BINARY_F16("Add", AddFn);
+TX_REGISTER_BINARY("Add", AddFn, int8_t);
+TX_REGISTER_BINARY("Add", AddFn, int16_t);
+TX_REGISTER_BINARY_MORE("Sub", SubFn);
+TX_REGISTER_BINARY_MORE("Mul", MulFn);
+TX_REGISTER_BINARY_F16("RealDiv", DivFn);
+TX_REGISTER_BINARY_MORE("Div", DivFn);
+TX_REGISTER_BINARY_MORE("FloorDiv", FloorDivFn);
+TX_REGISTER_BINARY_MORE("FloorMod", FloorModFn);
+TX_REGISTER_BINARY_F16("Pow", PowFn);
+TX_REGISTER_BINARY("Pow", PowFn, int8_t);
+TX_REGISTER_BINARY("Pow", PowFn, int16_t);
+TX_REGISTER_BINARY_MORE("Maximum", MaximumFn);
+TX_REGISTER_BINARY_MORE("Minimum", MinimumFn);
+TX_REGISTER_BINARY_F16("SquaredDifference", SquaredDifferenceFn);
+TX_REGISTER_BINARY_MORE("Equal", EqualFn);
+TX_REGISTER_BINARY_MORE("NotEqual", NotEqualFn);
+TX_REGISTER_BINARY_MORE("Less", LessFn);
+TX_REGISTER_BINARY_MORE("LessEqual", LessEqualFn);
+TX_REGISTER_BINARY_MORE("Greater", GreaterFn);
+TX_REGISTER_BINARY_MORE("GreaterEqual", GreaterEqualFn);
+#undef TX_REGISTER_BINARY_MORE
+#undef TX_REGISTER_BINARY_NARROW
+#undef TX_REGISTER_BINARY_F16
 
 }  // namespace
 }  // namespace cpu

@@ -54,7 +54,7 @@ inline Status ForwardOrAllocate(OpKernelContext* ctx, const TensorShape& out_sha
 template <typename T, typename Op>
 class BinaryOp : public OpKernel {
  public:
-  using Out = decltype(Op::Apply(T(), T()));
+  using Out = BinaryOutT<T, Op>;
 
   explicit BinaryOp(OpKernelConstruction* c) : OpKernel(c) {
     if constexpr (std::is_same_v<Op, EqualFn> || std::is_same_v<Op, NotEqualFn>)

@@ -62,6 +62,18 @@ TX_REGISTER_FLOATS("IgammaGradA", IgammaGradAFn);
 TX_REGISTER_FLOATS("RandomGammaGrad", RandomGammaGradFn);
 #undef TX_REGISTER_FLOATS
 
+// --- half and bfloat16 (computed in float, Note [16-bit floats]) ---
+#define TX_REGISTER_F16(OP, FN)                                                                     \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), BinaryOp<Half, FN>);           \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<BFloat16>("T"), BinaryOp<BFloat16, FN>)
+TX_REGISTER_F16("Atan2", Atan2Fn);
+TX_REGISTER_F16("Xlogy", XlogyFn);
+TX_REGISTER_F16("Xlog1py", Xlog1pyFn);
+TX_REGISTER_F16("Xdivy", XdivyFn);
+TX_REGISTER_F16("DivNoNan", DivNoNanFn);
+TX_REGISTER_F16("MulNoNan", MulNoNanFn);
+#undef TX_REGISTER_F16
+
 }  // namespace
 }  // namespace cpu
 }  // namespace tx

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflux/core/shape.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/core/thread_pool.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 
 namespace tx {
@@ -27,25 +29,71 @@ struct BroadcastPlan {
 // they do not broadcast.
 Status MakeBroadcastPlan(const TensorShape& x, const TensorShape& y, BroadcastPlan* plan);
 
+// What Op gives on T: T when Op maps T's compute type to itself (16-bit floats compute in float,
+// Note [16-bit floats]), otherwise Op's result type (bool for comparisons).
+template <typename T, typename Op>
+using BinaryOutT = std::conditional_t<std::is_same_v<decltype(Op::Apply(ComputeType<T>(), ComputeType<T>())), ComputeType<T>>,
+                                      T, decltype(Op::Apply(ComputeType<T>(), ComputeType<T>()))>;
+
+// z[i] = Op::Apply(xf[i], yf[i]) on 16-bit floats: `load(b, m, xf, yf)` widens elements [b, b + m)
+// of both operands into float blocks; each result is rounded once (z may alias an input).
+template <typename T, typename Op, typename Out, typename Load>
+inline void Apply16(Out* z, int64_t n, const Load& load) {
+  using R = decltype(Op::Apply(0.0f, 0.0f));
+  float xf[kConvertBlock], yf[kConvertBlock];
+  R r[kConvertBlock];
+  for (int64_t b = 0; b < n; b += kConvertBlock) {
+    const int64_t m = std::min(kConvertBlock, n - b);
+    load(b, m, xf, yf);
+#pragma GCC ivdep
+    for (int64_t i = 0; i < m; ++i) r[i] = Op::Apply(xf[i], yf[i]);
+    if constexpr (std::is_same_v<R, float>) FromFloat(r, z + b, m);
+    else std::copy(r, r + m, z + b);
+  }
+}
+
 // z[i] = Op::Apply(x[i], y[i]) for i < n (z may alias x or y). Out is T, or bool for comparisons.
 template <typename T, typename Op, typename Out>
 inline void ApplyVV(const T* x, const T* y, Out* z, int64_t n) {
+  if constexpr (kIsFloat16<T>) {
+    Apply16<T, Op>(z, n, [&](int64_t b, int64_t m, float* xf, float* yf) {
+      ToFloat(x + b, xf, m);
+      ToFloat(y + b, yf, m);
+    });
+  } else {
 #pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x[i], y[i]);
+    for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x[i], y[i]);
+  }
 }
 
 // z[i] = Op::Apply(x, y[i]) for i < n (z may alias y).
 template <typename T, typename Op, typename Out>
 inline void ApplySV(T x, const T* y, Out* z, int64_t n) {
+  if constexpr (kIsFloat16<T>) {
+    const float xs = static_cast<float>(x);
+    Apply16<T, Op>(z, n, [&](int64_t b, int64_t m, float* xf, float* yf) {
+      std::fill(xf, xf + m, xs);
+      ToFloat(y + b, yf, m);
+    });
+  } else {
 #pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x, y[i]);
+    for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x, y[i]);
+  }
 }
 
 // z[i] = Op::Apply(x[i], y) for i < n (z may alias x).
 template <typename T, typename Op, typename Out>
 inline void ApplyVS(const T* x, T y, Out* z, int64_t n) {
+  if constexpr (kIsFloat16<T>) {
+    const float ys = static_cast<float>(y);
+    Apply16<T, Op>(z, n, [&](int64_t b, int64_t m, float* xf, float* yf) {
+      ToFloat(x + b, xf, m);
+      std::fill(yf, yf + m, ys);
+    });
+  } else {
 #pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x[i], y);
+    for (int64_t i = 0; i < n; ++i) z[i] = Op::Apply(x[i], y);
+  }
 }
 
 // Runs a plan whose inner dimension is short and whose only other dimension repeats one input
@@ -101,7 +149,10 @@ void RunBroadcast(const BroadcastPlan& p, const T* x, const T* y, Out* z, Thread
       if (sx != 0 && sy != 0) ApplyVV<T, Op>(x + xo, y + yo, zr, inner);
       else if (sx == 0 && sy != 0) ApplySV<T, Op>(x[xo], y + yo, zr, inner);
       else if (sx != 0) ApplyVS<T, Op>(x + xo, y[yo], zr, inner);
-      else for (int64_t i = 0; i < inner; ++i) zr[i] = Op::Apply(x[xo], y[yo]);
+      else {
+        ApplyVV<T, Op>(x + xo, y + yo, zr, 1);
+        std::fill(zr + 1, zr + inner, zr[0]);
+      }
       for (int k = r - 2; k >= 0; --k) {  // advance to the next row
         xo += p.x_strides[k];
         yo += p.y_strides[k];

@@ -1,11 +1,13 @@
-// CPU kernel for Cast between bool and the integer and floating types, and to and from the complex
-// types (whose conversions are in cast_complex.cc).
+// CPU kernel for Cast between bool and the integer and floating types (16-bit floats included), and to
+// and from the complex types (whose conversions are in cast_complex.cc).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/cast_complex.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -18,7 +20,10 @@ namespace {
 // truncates toward zero like C; narrow integer targets (8 and 16 bits) convert through int32 and
 // uint32 through int64, then wrap, which is what NumPy and TensorFlow produce on x86 (300.7 ->
 // uint8 44, -1.5 -> uint8 255). Out-of-range and NaN values give the hardware's answer (the
-// "integer indefinite" value for int32/int64), as in TensorFlow; nothing traps.
+// "integer indefinite" value for int32/int64), as in TensorFlow; nothing traps. half and bfloat16
+// convert through float (Note [16-bit floats]): to them, the source is first converted to float
+// (exact for 16-bit sources, rounded for double and wide integers) and then rounded once to 16
+// bits; from them, the exact float value is converted by the float rules above.
 template <typename Dst, typename Src>
 inline Dst Convert(Src x) {
   if constexpr (std::is_same_v<Dst, bool>) {
@@ -33,18 +38,42 @@ inline Dst Convert(Src x) {
 }
 
 template <typename Dst, typename Src>
-void CastRange(const void* in, void* out, int64_t begin, int64_t end) {
-  Dst* y = static_cast<Dst*>(out);
+void CastPlain(const void* in, Dst* y, int64_t begin, int64_t end) {
   if constexpr (std::is_same_v<Src, bool>) {
     const uint8_t* x = static_cast<const uint8_t*>(in);  // read bytes: any non-zero is true
-    for (int64_t i = begin; i < end; ++i) y[i] = static_cast<Dst>(x[i] != 0);
+    for (int64_t i = begin; i < end; ++i) y[i - begin] = static_cast<Dst>(x[i] != 0);
   } else {
     const Src* x = static_cast<const Src*>(in);
-    for (int64_t i = begin; i < end; ++i) y[i] = Convert<Dst, Src>(x[i]);
+    for (int64_t i = begin; i < end; ++i) y[i - begin] = Convert<Dst, Src>(x[i]);
   }
 }
 
-using CastFn = void (*)(const void*, void*, int64_t, int64_t);
+// Converts elements [begin, end) of `in` (Src) into `out` (Dst); `truncate` drops bits instead of
+// rounding on the way to bfloat16 (Cast's Truncate attr).
+template <typename Dst, typename Src>
+void CastRange(const void* in, void* out, int64_t begin, int64_t end, bool truncate) {
+  Dst* y = static_cast<Dst*>(out);
+  if constexpr (kIsFloat16<Dst> || kIsFloat16<Src>) {
+    float tmp[kConvertBlock];
+    for (int64_t b = begin; b < end; b += kConvertBlock) {
+      const int64_t m = std::min(kConvertBlock, end - b);
+      if constexpr (kIsFloat16<Src>) ToFloat(static_cast<const Src*>(in) + b, tmp, m);
+      else CastPlain<float, Src>(in, tmp, b, b + m);
+      if constexpr (std::is_same_v<Dst, BFloat16>) {
+        if (truncate) FromFloatTruncated(tmp, y + b, m);
+        else FromFloat(tmp, y + b, m);
+      } else if constexpr (std::is_same_v<Dst, Half>) {
+        FromFloat(tmp, y + b, m);
+      } else {
+        CastPlain<Dst, float>(tmp, y + b, 0, m);
+      }
+    }
+  } else {
+    CastPlain<Dst, Src>(in, y + begin, begin, end);
+  }
+}
+
+using CastFn = void (*)(const void*, void*, int64_t, int64_t, bool);
 
 template <typename Dst>
 CastFn PickSrc(DataType src) {
@@ -60,6 +89,8 @@ CastFn PickSrc(DataType src) {
     case DT_UINT32: return CastRange<Dst, uint32_t>;
     case DT_UINT64: return CastRange<Dst, uint64_t>;
     case DT_BOOL: return CastRange<Dst, bool>;
+    case DT_HALF: return CastRange<Dst, Half>;
+    case DT_BFLOAT16: return CastRange<Dst, BFloat16>;
     default: return nullptr;
   }
 }
@@ -79,12 +110,14 @@ CastFn PickCast(DataType src, DataType dst) {
     case DT_UINT32: return PickSrc<uint32_t>(src);
     case DT_UINT64: return PickSrc<uint64_t>(src);
     case DT_BOOL: return PickSrc<bool>(src);
+    case DT_HALF: return PickSrc<Half>(src);
+    case DT_BFLOAT16: return PickSrc<BFloat16>(src);
     default: return nullptr;
   }
 }
 
-constexpr DataType kCastTypes[] = {DT_FLOAT, DT_DOUBLE, DT_INT32,  DT_INT64,  DT_UINT8, DT_INT8,
-                                   DT_INT16, DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL};
+constexpr DataType kCastTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_INT64, DT_UINT8, DT_INT8,   DT_INT16,
+                                   DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL,  DT_HALF,  DT_BFLOAT16};
 
 // y = Cast(x); a cast to the same type shares the input's buffer.
 class CastOp : public OpKernel {
@@ -92,8 +125,7 @@ class CastOp : public OpKernel {
   explicit CastOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("SrcT", &src_));
     c->SetStatus(c->GetAttr("DstT", &dst_));
-    bool truncate = false;
-    c->SetStatus(c->GetAttr("Truncate", &truncate));  // only matters for 16-bit floats
+    c->SetStatus(c->GetAttr("Truncate", &truncate_));  // only matters for bfloat16 results
     if (c->status().ok() && src_ != dst_ && (fn_ = PickCast(src_, dst_)) == nullptr)
       c->SetStatus(Unimplemented("Cast from ", DataTypeString(src_), " to ", DataTypeString(dst_), " is not supported"));
   }
@@ -111,12 +143,14 @@ class CastOp : public OpKernel {
     const void* in = x.raw_data();
     void* o = out->raw_data();
     CastFn fn = fn_;
-    ParallelRange(ctx->intra_op_pool(), x.num_elements(), 1, [&](int64_t b, int64_t e) { fn(in, o, b, e); });
+    const bool truncate = truncate_;
+    ParallelRange(ctx->intra_op_pool(), x.num_elements(), 1, [&](int64_t b, int64_t e) { fn(in, o, b, e, truncate); });
   }
 
  private:
   DataType src_ = DT_INVALID, dst_ = DT_INVALID;
   CastFn fn_ = nullptr;
+  bool truncate_ = false;
 };
 
 // One registration per supported (SrcT, DstT) pair, so HasKernel answers exactly.

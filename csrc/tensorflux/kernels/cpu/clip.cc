@@ -3,6 +3,7 @@
 
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -74,6 +75,15 @@ TX_REGISTER_CLIP(double);
 TX_REGISTER_CLIP(int32_t);
 TX_REGISTER_CLIP(int64_t);
 TX_REGISTER_CLIP(uint8_t);
+
+// --- the other integer types ---
+TX_REGISTER_CLIP(int8_t);
+TX_REGISTER_CLIP(int16_t);
+TX_REGISTER_CLIP(uint16_t);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("ClipByValue", "T");
 
 }  // namespace
 }  // namespace cpu

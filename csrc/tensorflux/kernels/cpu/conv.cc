@@ -21,6 +21,7 @@
 #include "tensorflux/kernels/cpu/conv_direct.h"
 #include "tensorflux/kernels/cpu/conv_params.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -141,6 +142,10 @@ class Conv2DOp : public OpKernel {
 
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2D").TypeConstraint<float>("T"), Conv2DOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2D").TypeConstraint<double>("T"), Conv2DOp<double>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("Conv2D", "T");
 
 }  // namespace
 }  // namespace cpu

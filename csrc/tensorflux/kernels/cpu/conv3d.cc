@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/kernels/cpu/window3d_kernel.h"
 #include "tensorflux/ops/array_util.h"
 
@@ -227,6 +228,12 @@ class Conv3DBackpropFilterOp : public OpKernel {
 TX_REGISTER_CONV3D(float);
 TX_REGISTER_CONV3D(double);
 #undef TX_REGISTER_CONV3D
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("Conv3D", "T");
+TX_REGISTER_WIDENED("Conv3DBackpropInputV2", "T");
+TX_REGISTER_WIDENED("Conv3DBackpropFilterV2", "T");
 
 }  // namespace
 }  // namespace cpu

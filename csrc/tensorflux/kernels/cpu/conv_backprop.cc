@@ -21,6 +21,7 @@
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/kernels/cpu/conv_backprop_util.h"
 #include "tensorflux/kernels/cpu/conv_direct.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -244,6 +245,11 @@ TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropInput").TypeConstraint<double
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropFilter").TypeConstraint<float>("T"), Conv2DBackpropFilterOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2DBackpropFilter").TypeConstraint<double>("T"),
                    Conv2DBackpropFilterOp<double>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("Conv2DBackpropInput", "T");
+TX_REGISTER_WIDENED("Conv2DBackpropFilter", "T");
 
 }  // namespace
 }  // namespace cpu

@@ -3,6 +3,7 @@
 
 #include "tensorflux/kernels/cpu/conv_params.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -63,6 +64,10 @@ class DepthwiseConvOp : public OpKernel {
 
 TX_REGISTER_KERNEL(KernelDefBuilder("DepthwiseConv2dNative").TypeConstraint<float>("T"), DepthwiseConvOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("DepthwiseConv2dNative").TypeConstraint<double>("T"), DepthwiseConvOp<double>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("DepthwiseConv2dNative", "T");
 
 }  // namespace
 }  // namespace cpu

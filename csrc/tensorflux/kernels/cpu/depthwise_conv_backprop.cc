@@ -4,6 +4,7 @@
 #include <vector>
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/conv_backprop_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -145,6 +146,11 @@ TX_REGISTER_KERNEL(KernelDefBuilder("DepthwiseConv2dNativeBackpropFilter").TypeC
                    DepthwiseBackpropFilterOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("DepthwiseConv2dNativeBackpropFilter").TypeConstraint<double>("T"),
                    DepthwiseBackpropFilterOp<double>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("DepthwiseConv2dNativeBackpropInput", "T");
+TX_REGISTER_WIDENED("DepthwiseConv2dNativeBackpropFilter", "T");
 
 }  // namespace
 }  // namespace cpu

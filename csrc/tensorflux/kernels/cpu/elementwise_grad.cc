@@ -12,6 +12,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/vec_math.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -202,8 +203,22 @@ class ElementwiseGradOp : public OpKernel {
     const T* a = at.data<T>();
     const T* b = bt.data<T>();
     T* z = out->data<T>();
-    ParallelRange(ctx->intra_op_pool(), out->num_elements(), Fn::kCost,
-                  [&](int64_t lo, int64_t hi) { fn_.Run(a + lo, b + lo, z + lo, hi - lo); });
+    ParallelRange(ctx->intra_op_pool(), out->num_elements(), Fn::kCost, [&](int64_t lo, int64_t hi) {
+      if constexpr (kIsFloat16<T>) RunWidened(a + lo, b + lo, z + lo, hi - lo);
+      else fn_.Run(a + lo, b + lo, z + lo, hi - lo);
+    });
+  }
+
+  // Fn on 16-bit floats: float blocks in, one rounding per result (Note [16-bit floats]).
+  void RunWidened(const T* a, const T* b, T* z, int64_t n) const {
+    float af[kConvertBlock], bf[kConvertBlock];
+    for (int64_t s = 0; s < n; s += kConvertBlock) {
+      const int64_t m = std::min(kConvertBlock, n - s);
+      ToFloat(a + s, af, m);
+      ToFloat(b + s, bf, m);
+      fn_.Run(af, bf, af, m);
+      FromFloat(af, z + s, m);
+    }
   }
 
  private:
@@ -234,6 +249,33 @@ TX_REGISTER_GRAD_FLOATS("TanhGrad", TanhGradFn);
 TX_REGISTER_GRAD_FLOATS("SqrtGrad", SqrtGradFn);
 TX_REGISTER_GRAD_FLOATS("RsqrtGrad", RsqrtGradFn);
 TX_REGISTER_GRAD_FLOATS("ReciprocalGrad", ReciprocalGradFn);
+
+// --- half and bfloat16 (computed in float, Note [16-bit floats]) and the other integer types ---
+#define TX_REGISTER_GRAD_F16(OP, FN) \
+  TX_REGISTER_GRAD(OP, FN, Half);    \
+  TX_REGISTER_GRAD(OP, FN, BFloat16)
+#define TX_REGISTER_GRAD_NARROW(OP, FN) \
+  TX_REGISTER_GRAD(OP, FN, int8_t);     \
+  TX_REGISTER_GRAD(OP, FN, int16_t);    \
+  TX_REGISTER_GRAD(OP, FN, uint16_t);   \
+  TX_REGISTER_GRAD(OP, FN, uint32_t);   \
+  TX_REGISTER_GRAD(OP, FN, uint64_t)
+TX_REGISTER_GRAD_F16("ReluGrad", ReluGradFn);
+TX_REGISTER_GRAD_NARROW("ReluGrad", ReluGradFn);
+TX_REGISTER_GRAD_F16("Relu6Grad", Relu6GradFn);
+TX_REGISTER_GRAD_NARROW("Relu6Grad", Relu6GradFn);
+TX_REGISTER_GRAD_F16("LeakyReluGrad", LeakyReluGradFn);
+TX_REGISTER_GRAD_F16("EluGrad", EluGradFn);
+TX_REGISTER_GRAD_F16("SeluGrad", SeluGradFn);
+TX_REGISTER_GRAD_F16("SoftplusGrad", SoftplusGradFn);
+TX_REGISTER_GRAD_F16("SoftsignGrad", SoftsignGradFn);
+TX_REGISTER_GRAD_F16("SigmoidGrad", SigmoidGradFn);
+TX_REGISTER_GRAD_F16("TanhGrad", TanhGradFn);
+TX_REGISTER_GRAD_F16("SqrtGrad", SqrtGradFn);
+TX_REGISTER_GRAD_F16("RsqrtGrad", RsqrtGradFn);
+TX_REGISTER_GRAD_F16("ReciprocalGrad", ReciprocalGradFn);
+#undef TX_REGISTER_GRAD_NARROW
+#undef TX_REGISTER_GRAD_F16
 #undef TX_REGISTER_GRAD_REAL
 #undef TX_REGISTER_GRAD_FLOATS
 #undef TX_REGISTER_GRAD

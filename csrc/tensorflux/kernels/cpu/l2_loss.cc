@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -92,6 +93,10 @@ TX_REGISTER_KERNEL(KernelDefBuilder("L2Loss").TypeConstraint<float>("T"), L2Loss
 TX_REGISTER_KERNEL(KernelDefBuilder("L2Loss").TypeConstraint<double>("T"), L2LossOp<double>);
 TX_REGISTER_KERNEL(KernelDefBuilder("InTopKV2").TypeConstraint<int32_t>("T"), InTopKOp<int32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("InTopKV2").TypeConstraint<int64_t>("T"), InTopKOp<int64_t>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("L2Loss", "T");
 
 }  // namespace
 }  // namespace cpu

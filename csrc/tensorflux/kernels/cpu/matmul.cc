@@ -1,5 +1,5 @@
 // CPU kernels for MatMul and BatchMatMulV2: float/double through OpenBLAS, integers through a
-// cache-blocked loop.
+// cache-blocked loop, half and bfloat16 through OpenBLAS's float GEMM (Note [16-bit GEMM]).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/blas.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -80,9 +81,28 @@ void BlockedGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a_i
   });
 }
 
+// Note [16-bit GEMM]
+// half and bfloat16 operands are widened to float32 whole (exactly), multiplied by OpenBLAS's
+// sgemm (float accumulation, as TensorFlow's CPU kernels accumulate), and each output element is
+// rounded once to the 16-bit type. The widening costs two passes over the operands and float
+// copies of them, small next to the O(mnk) product for all but tiny or very thin matrices.
+
+// The float32 values of a 16-bit operand (owned by `*keep`), or the operand itself.
+template <typename T>
+const ComputeType<T>* Operand(const Tensor& t, ThreadPool* pool, std::unique_ptr<float[]>* keep) {
+  if constexpr (kIsFloat16<T>) {
+    *keep = WidenArray(t.data<T>(), t.num_elements(), pool);
+    return keep->get();
+  } else {
+    return t.data<T>();
+  }
+}
+
 // product = op(a) * op(b) for rank-2 a and b.
 template <typename T>
 class MatMulOp : public OpKernel {
+  using C = ComputeType<T>;
+
  public:
   explicit MatMulOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("transpose_a", &ta_));
@@ -109,22 +129,30 @@ class MatMulOp : public OpKernel {
     }
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
-    T* c = out->data<T>();
     if (m == 0 || n == 0) return;
     if (k == 0) {
-      std::fill(c, c + m * n, T(0));
+      std::fill(out->data<T>(), out->data<T>() + m * n, Narrow<T>(C(0)));
       return;
     }
-    const T* a = at.data<T>();
-    const T* b = bt.data<T>();
-    const int64_t lda = at.dim(1), ldb = bt.dim(1);
-    if constexpr (std::is_floating_point_v<T>) {
-      if (FitsBlasInt(m, n, k, lda, ldb, n)) {
-        PoolGemm(ctx->intra_op_pool(), ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
-        return;
-      }
+    ThreadPool* pool = ctx->intra_op_pool();
+    std::unique_ptr<float[]> a16, b16, c16;  // Note [16-bit GEMM]
+    const C* a = Operand<T>(at, pool, &a16);
+    const C* b = Operand<T>(bt, pool, &b16);
+    C* c;
+    if constexpr (kIsFloat16<T>) {
+      c16.reset(new float[static_cast<size_t>(m * n)]);
+      c = c16.get();
+    } else {
+      c = out->data<T>();
     }
-    BlockedGemm<T>(ta_, tb_, m, n, k, a, lda, b, ldb, c, ctx->intra_op_pool());
+    const int64_t lda = at.dim(1), ldb = bt.dim(1);
+    if constexpr (std::is_floating_point_v<C>) {
+      if (FitsBlasInt(m, n, k, lda, ldb, n)) PoolGemm(pool, ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
+      else BlockedGemm<C>(ta_, tb_, m, n, k, a, lda, b, ldb, c, pool);
+    } else {
+      BlockedGemm<C>(ta_, tb_, m, n, k, a, lda, b, ldb, c, pool);
+    }
+    if constexpr (kIsFloat16<T>) NarrowArray(c, out->data<T>(), m * n, pool);
   }
 
  private:
@@ -142,6 +170,8 @@ TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<int64_t>("T"), MatM
 // operand's dim is 1. Each product is one GEMM (OpenBLAS for float/double, BlockedGemm otherwise).
 template <typename T>
 class BatchMatMulOp : public OpKernel {
+  using C = ComputeType<T>;
+
  public:
   explicit BatchMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("adj_x", &adj_x_));
@@ -193,16 +223,24 @@ class BatchMatMulOp : public OpKernel {
     out_shape.add_dim(n);
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, out_shape, &out));
-    T* c = out->data<T>();
     const int64_t total = out->num_elements();
     if (total == 0) return;
     if (k == 0) {
-      std::fill(c, c + total, T(0));
+      std::fill(out->data<T>(), out->data<T>() + total, Narrow<T>(C(0)));
       return;
     }
     const int64_t batches = total / (m * n);
-    const T* a = xt.data<T>();
-    const T* b = yt.data<T>();
+    ThreadPool* pool = ctx->intra_op_pool();
+    std::unique_ptr<float[]> a16, b16, c16;  // Note [16-bit GEMM]
+    const C* a = Operand<T>(xt, pool, &a16);
+    const C* b = Operand<T>(yt, pool, &b16);
+    C* c;
+    if constexpr (kIsFloat16<T>) {
+      c16.reset(new float[static_cast<size_t>(total)]);
+      c = c16.get();
+    } else {
+      c = out->data<T>();
+    }
     const int64_t lda = xt.dim(rx - 1), ldb = yt.dim(ry - 1);
     const int64_t a_mat = xt.dim(rx - 2) * lda, b_mat = yt.dim(ry - 2) * ldb;
     // Batch item bi's operand offsets (broadcast batch dims: stride 0 where the operand has size 1).
@@ -218,28 +256,29 @@ class BatchMatMulOp : public OpKernel {
     auto one = [&](int64_t bi, bool split) {
       int64_t ox, oy;
       offsets(bi, &ox, &oy);
-      const T* ap = a + ox * a_mat;
-      const T* bp = b + oy * b_mat;
-      T* cp = c + bi * m * n;
-      if constexpr (std::is_floating_point_v<T>) {
+      const C* ap = a + ox * a_mat;
+      const C* bp = b + oy * b_mat;
+      C* cp = c + bi * m * n;
+      if constexpr (std::is_floating_point_v<C>) {
         if (FitsBlasInt(m, n, k, lda, ldb, n)) {
           if (split) PoolGemm(ctx->intra_op_pool(), adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
           else BlasGemm(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
           return;
         }
       }
-      BlockedGemm<T>(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, split ? ctx->intra_op_pool() : nullptr);
+      BlockedGemm<C>(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, split ? ctx->intra_op_pool() : nullptr);
     };
     // Several items: one GEMM per pool thread at a time (Note [Single-threaded BLAS]); a single one
     // is split over the pool itself.
     if (batches == 1) {
       one(0, true);
-      return;
+    } else {
+      const int64_t cost = std::min<int64_t>(m * n * k, int64_t{1} << 30);
+      ParallelItems(pool, batches, cost, [&](int64_t b0, int64_t b1) {
+        for (int64_t bi = b0; bi < b1; ++bi) one(bi, false);
+      });
     }
-    const int64_t cost = std::min<int64_t>(m * n * k, int64_t{1} << 30);
-    ParallelItems(ctx->intra_op_pool(), batches, cost, [&](int64_t b0, int64_t b1) {
-      for (int64_t bi = b0; bi < b1; ++bi) one(bi, false);
-    });
+    if constexpr (kIsFloat16<T>) NarrowArray(c, out->data<T>(), total, pool);
   }
 
  private:
@@ -250,6 +289,16 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<float>("T"),
 TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<double>("T"), BatchMatMulOp<double>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int32_t>("T"), BatchMatMulOp<int32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int64_t>("T"), BatchMatMulOp<int64_t>);
+
+// --- half, bfloat16 (Note [16-bit GEMM]) and int16 (BatchMatMulV2 only: MatMul's OpDef has no
+// int16), as TensorFlow registers them ---
+#define TX_REGISTER_MATMULS(T)                                                              \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<T>("T"), MatMulOp<T>);        \
+  TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<T>("T"), BatchMatMulOp<T>)
+TX_REGISTER_MATMULS(Half);
+TX_REGISTER_MATMULS(BFloat16);
+#undef TX_REGISTER_MATMULS
+TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int16_t>("T"), BatchMatMulOp<int16_t>);
 
 }  // namespace
 }  // namespace cpu

@@ -6,6 +6,7 @@
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/ops/conv_window.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -102,6 +103,11 @@ TX_REGISTER_KERNEL(KernelDefBuilder("MaxPool").TypeConstraint<int32_t>("T"), Poo
 TX_REGISTER_KERNEL(KernelDefBuilder("MaxPool").TypeConstraint<int64_t>("T"), PoolOp<int64_t, true>);
 TX_REGISTER_KERNEL(KernelDefBuilder("AvgPool").TypeConstraint<float>("T"), PoolOp<float, false>);
 TX_REGISTER_KERNEL(KernelDefBuilder("AvgPool").TypeConstraint<double>("T"), PoolOp<double, false>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("MaxPool", "T");
+TX_REGISTER_WIDENED("AvgPool", "T");
 
 }  // namespace
 }  // namespace cpu

@@ -15,6 +15,7 @@
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/ops/conv_window.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -221,6 +222,11 @@ TX_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGrad").TypeConstraint<int32_t>("T"),
 TX_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGrad").TypeConstraint<int64_t>("T"), MaxPoolGradOp<int64_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("AvgPoolGrad").TypeConstraint<float>("T"), AvgPoolGradOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("AvgPoolGrad").TypeConstraint<double>("T"), AvgPoolGradOp<double>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("MaxPoolGrad", "T");
+TX_REGISTER_WIDENED("AvgPoolGrad", "T");
 
 }  // namespace
 }  // namespace cpu

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensorflux/kernels/cpu/binary_functors.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -20,7 +21,8 @@
 // Work splits over (outer, column chunk) items, and also over mid when that leaves too few items
 // (a full reduction), with per-split partial results added at the end. Sums accumulate in the
 // input type (integers wrap, as in TensorFlow); Mean of integers accumulates in 64 bits and
-// divides with truncation.
+// divides with truncation. half and bfloat16 inputs are widened to float first, accumulate in
+// float (as TensorFlow does) and are rounded once at the end (Note [16-bit floats]).
 
 namespace tx {
 namespace cpu {
@@ -149,7 +151,8 @@ using AccType = std::conditional_t<std::is_floating_point_v<T>, T,
 // Sum (kMean false) or Mean (kMean true) of input 0 over the axes in input 1.
 template <typename T, bool kMean>
 class ReduceOp : public OpKernel {
-  using Acc = AccType<T, kMean>;
+  using C = ComputeType<T>;
+  using Acc = AccType<C, kMean>;
 
  public:
   explicit ReduceOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(c->GetAttr("keep_dims", &keep_dims_)); }
@@ -202,11 +205,19 @@ class ReduceOp : public OpKernel {
     T* y = out->data<T>();
     if (n_out == 0) return;
     if (xt.num_elements() == 0) {  // empty reductions: sum 0, mean NaN (floats) or 0 (integers)
-      const T fill = kMean && std::is_floating_point_v<T> ? std::numeric_limits<T>::quiet_NaN() : T(0);
-      std::fill(y, y + n_out, fill);
+      const C fill = kMean && std::is_floating_point_v<C> ? std::numeric_limits<C>::quiet_NaN() : C(0);
+      std::fill(y, y + n_out, Narrow<T>(fill));
       return;
     }
     ThreadPool* pool = ctx->intra_op_pool();
+    std::unique_ptr<float[]> wide;  // 16-bit inputs as float
+    const C* x = nullptr;
+    if constexpr (kIsFloat16<T>) {
+      wide = WidenArray(xt.data<T>(), xt.num_elements(), pool);
+      x = wide.get();
+    } else {
+      x = xt.data<T>();
+    }
     std::unique_ptr<Acc[]> tmp_a, tmp_b;
     const Acc* src_acc = nullptr;
     bool first = true;
@@ -224,19 +235,26 @@ class ReduceOp : public OpKernel {
       }
       const bool last = std::none_of(groups.begin(), groups.end(), [](const auto& gr) { return gr.second; });
       Acc* dst;
-      if (last && !kMean) {
+      if (last && !kMean && !kIsFloat16<T>) {
         dst = reinterpret_cast<Acc*>(y);  // same size and representation family as T
       } else {
         std::unique_ptr<Acc[]>& buf = (src_acc == tmp_a.get() && tmp_a) ? tmp_b : tmp_a;
         buf.reset(new Acc[static_cast<size_t>(outer * inner)]);
         dst = buf.get();
       }
-      if (first) Reduce3D<Acc>(xt.data<T>(), outer, mid, inner, dst, pool);
+      if (first) Reduce3D<Acc>(x, outer, mid, inner, dst, pool);
       else Reduce3D<Acc>(src_acc, outer, mid, inner, dst, pool);
       first = false;
       src_acc = dst;
     }
-    if constexpr (kMean) {
+    if constexpr (kIsFloat16<T>) {
+      std::unique_ptr<float[]> mean;
+      if constexpr (kMean) {
+        mean.reset(new float[static_cast<size_t>(n_out)]);
+        for (int64_t i = 0; i < n_out; ++i) mean[i] = src_acc[i] / static_cast<float>(count);
+      }
+      NarrowArray(kMean ? mean.get() : src_acc, y, n_out, pool);
+    } else if constexpr (kMean) {
       const Acc* s = src_acc;
       ParallelRange(pool, n_out, 2, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
@@ -260,6 +278,15 @@ TX_REGISTER_REDUCE(double);
 TX_REGISTER_REDUCE(int32_t);
 TX_REGISTER_REDUCE(int64_t);
 TX_REGISTER_REDUCE(uint8_t);
+
+// --- half and bfloat16 (float accumulation) and the other integer types ---
+TX_REGISTER_REDUCE(Half);
+TX_REGISTER_REDUCE(BFloat16);
+TX_REGISTER_REDUCE(int8_t);
+TX_REGISTER_REDUCE(int16_t);
+TX_REGISTER_REDUCE(uint16_t);
+TX_REGISTER_REDUCE(uint32_t);
+TX_REGISTER_REDUCE(uint64_t);
 
 }  // namespace
 }  // namespace cpu

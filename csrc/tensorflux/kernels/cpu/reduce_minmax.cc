@@ -8,6 +8,7 @@
 
 #include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/binary_functors.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/reduce_axes.h"
 #include "tensorflux/kernels/cpu/vec_fold.h"
@@ -21,6 +22,8 @@
 // full reduction, with partial results folded at the end. The element type is reinterpreted as its
 // accumulator (unsigned for integer products so they wrap; uint8 for bool) of the same size.
 // Max/Min propagate NaN like TensorFlow; their contiguous folds use VecExtreme (vec_fold.h).
+// half and bfloat16 are widened to float, folded with the float reducer and rounded once at the
+// end (Note [16-bit floats]); Max and Min are exact either way.
 
 namespace tx {
 namespace cpu {
@@ -137,7 +140,7 @@ void Fold3D(const Acc* x, int64_t outer, int64_t mid, int64_t inner, Acc* out, T
 template <typename T, typename R>
 class FoldReduceOp : public OpKernel {
   using Acc = typename R::Acc;
-  static_assert(sizeof(Acc) == sizeof(T), "accumulator must reinterpret the element type");
+  static_assert(sizeof(Acc) == sizeof(T) || kIsFloat16<T>, "accumulator must reinterpret the element type");
 
  public:
   explicit FoldReduceOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(c->GetAttr("keep_dims", &keep_dims_)); }
@@ -156,16 +159,33 @@ class FoldReduceOp : public OpKernel {
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, plan.out_shape, &out));
     const int64_t n_out = out->num_elements();
-    Acc* y = reinterpret_cast<Acc*>(out->data<T>());
     if (n_out == 0) return;
+    ThreadPool* pool = ctx->intra_op_pool();
+    std::unique_ptr<float[]> wide, wide_out;  // 16-bit input and output as float
+    Acc* y;
+    const Acc* src;
+    if constexpr (kIsFloat16<T>) {
+      wide = WidenArray(xt.data<T>(), xt.num_elements(), pool);
+      wide_out.reset(new float[static_cast<size_t>(n_out)]);
+      src = wide.get();
+      y = wide_out.get();
+    } else {
+      src = reinterpret_cast<const Acc*>(xt.data<T>());
+      y = reinterpret_cast<Acc*>(out->data<T>());
+    }
     if (xt.num_elements() == 0) {
       std::fill(y, y + n_out, R::Init());
-      return;
+    } else {
+      Fold(plan, src, y, pool);
     }
-    ThreadPool* pool = ctx->intra_op_pool();
+    if constexpr (kIsFloat16<T>) NarrowArray(y, out->data<T>(), n_out, pool);
+  }
+
+ private:
+  // Folds src (the input) into y (the output) over the plan's reduced groups.
+  static void Fold(ReductionPlan& plan, const Acc* src, Acc* y, ThreadPool* pool) {
     auto& groups = plan.groups;
     std::unique_ptr<Acc[]> tmp_a, tmp_b;
-    const Acc* src = reinterpret_cast<const Acc*>(xt.data<T>());
     while (plan.any_reduced()) {
       size_t g = groups.size();
       while (!groups[--g].second) {}
@@ -191,7 +211,6 @@ class FoldReduceOp : public OpKernel {
     }
   }
 
- private:
   bool keep_dims_ = false;
 };
 
@@ -208,6 +227,17 @@ TX_REGISTER_NUMERIC_FOLDS(int64_t);
 TX_REGISTER_NUMERIC_FOLDS(uint8_t);
 TX_REGISTER_NUMERIC_FOLDS(int8_t);
 TX_REGISTER_NUMERIC_FOLDS(int16_t);
+TX_REGISTER_NUMERIC_FOLDS(uint16_t);
+TX_REGISTER_NUMERIC_FOLDS(uint32_t);
+TX_REGISTER_NUMERIC_FOLDS(uint64_t);
+// half and bfloat16 fold in float (Note [Generic reduction]).
+#define TX_REGISTER_F16_FOLDS(T)                \
+  TX_REGISTER_FOLD("Prod", T, ProdR<float>);    \
+  TX_REGISTER_FOLD("Max", T, MaxR<float>);      \
+  TX_REGISTER_FOLD("Min", T, MinR<float>)
+TX_REGISTER_F16_FOLDS(Half);
+TX_REGISTER_F16_FOLDS(BFloat16);
+#undef TX_REGISTER_F16_FOLDS
 TX_REGISTER_KERNEL(KernelDefBuilder("All"), FoldReduceOp<bool, AllR>);
 TX_REGISTER_KERNEL(KernelDefBuilder("Any"), FoldReduceOp<bool, AnyR>);
 

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "tensorflux/core/complex.h"
+#include "tensorflux/kernels/cpu/binary_functors.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/resource_util.h"
@@ -129,7 +131,13 @@ class AssignUpdateVariableOp : public VarDtypeKernel {
     T* dst = var->value.data<T>();
     const T* src = value.data<T>();
     ParallelRange(ctx->intra_op_pool(), value.num_elements(), 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) dst[i] = kAdd ? dst[i] + src[i] : dst[i] - src[i];
+      for (int64_t i = b; i < e; ++i) {
+        if constexpr (kIsFloat16<T>)  // computed in float, rounded once (Note [16-bit floats])
+          dst[i] = T(kAdd ? static_cast<float>(dst[i]) + static_cast<float>(src[i])
+                          : static_cast<float>(dst[i]) - static_cast<float>(src[i]));
+        else
+          dst[i] = kAdd ? AddFn::Apply(dst[i], src[i]) : SubFn::Apply(dst[i], src[i]);  // integers wrap
+      }
     });
   }
 };
@@ -172,8 +180,9 @@ class DestroyResourceOp : public OpKernel {
   bool ignore_lookup_error_ = true;
 };
 
-constexpr DataType kStoredTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16,  DT_INT32,     DT_INT64, DT_INT8,
-                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
+constexpr DataType kStoredTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT32,     DT_INT64,
+                                     DT_INT8,   DT_UINT8,  DT_INT16,  DT_UINT16,   DT_UINT32,    DT_UINT64,
+                                     DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
 
 // Registers the dtype-agnostic kernels for every stored type at static-initialization time.
 struct RegisterVariableKernels {
@@ -204,6 +213,16 @@ TX_REGISTER_ASSIGN_UPDATE(int64_t);
 // Complex block.
 TX_REGISTER_ASSIGN_UPDATE(complex64);
 TX_REGISTER_ASSIGN_UPDATE(complex128);
+
+// --- half, bfloat16 and the other integer types (TensorFlow's CPU list) ---
+TX_REGISTER_ASSIGN_UPDATE(Half);
+TX_REGISTER_ASSIGN_UPDATE(BFloat16);
+TX_REGISTER_ASSIGN_UPDATE(int8_t);
+TX_REGISTER_ASSIGN_UPDATE(int16_t);
+TX_REGISTER_ASSIGN_UPDATE(uint8_t);
+TX_REGISTER_ASSIGN_UPDATE(uint16_t);
+TX_REGISTER_ASSIGN_UPDATE(uint32_t);
+TX_REGISTER_ASSIGN_UPDATE(uint64_t);
 #undef TX_REGISTER_ASSIGN_UPDATE
 
 }  // namespace

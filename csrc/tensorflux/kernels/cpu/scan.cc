@@ -7,6 +7,7 @@
 #include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -129,7 +130,19 @@ TX_REGISTER_SCAN(uint8_t);
 // Complex block.
 TX_REGISTER_SCAN(complex64);
 TX_REGISTER_SCAN(complex128);
+
+// --- the other integer types ---
+TX_REGISTER_SCAN(int8_t);
+TX_REGISTER_SCAN(int16_t);
+TX_REGISTER_SCAN(uint16_t);
+TX_REGISTER_SCAN(uint32_t);
+TX_REGISTER_SCAN(uint64_t);
 #undef TX_REGISTER_SCAN
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("Cumsum", "T");
+TX_REGISTER_WIDENED("Cumprod", "T");
 
 }  // namespace
 }  // namespace cpu

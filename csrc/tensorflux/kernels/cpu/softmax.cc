@@ -4,6 +4,7 @@
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/vec_math.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -81,6 +82,11 @@ TX_REGISTER_KERNEL(KernelDefBuilder("Softmax").TypeConstraint<float>("T"), Softm
 TX_REGISTER_KERNEL(KernelDefBuilder("Softmax").TypeConstraint<double>("T"), SoftmaxOp<double>);
 TX_REGISTER_KERNEL(KernelDefBuilder("LogSoftmax").TypeConstraint<float>("T"), SoftmaxOp<float, true>);
 TX_REGISTER_KERNEL(KernelDefBuilder("LogSoftmax").TypeConstraint<double>("T"), SoftmaxOp<double, true>);
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("Softmax", "T");
+TX_REGISTER_WIDENED("LogSoftmax", "T");
 
 }  // namespace
 }  // namespace cpu

@@ -179,6 +179,57 @@ TX_REGISTER_UNARY("IsFinite", IsFiniteFn, float, bool);
 TX_REGISTER_UNARY("IsFinite", IsFiniteFn, double, bool);
 TX_REGISTER_KERNEL(KernelDefBuilder("LogicalNot"), UnaryOp<bool, LogicalNotFn>);
 
+// --- 16-bit floats (computed in float, Note [16-bit floats]) and the narrow/unsigned integers ---
+#define TX_REGISTER_UNARY_F16(OP, FN)                                                                 \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>>);     \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<BFloat16>("T"), UnaryOp<BFloat16, Widened<FN>>)
+#define TX_REGISTER_PREDICATE_F16(OP, FN)                                                                   \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>, bool>);     \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<BFloat16>("T"), UnaryOp<BFloat16, Widened<FN>, bool>)
+#define TX_REGISTER_UNARY_I8_I16(OP, FN) \
+  TX_REGISTER_UNARY(OP, FN, int8_t);     \
+  TX_REGISTER_UNARY(OP, FN, int16_t)
+#define TX_REGISTER_UNARY_UNSIGNED(OP, FN) \
+  TX_REGISTER_UNARY(OP, FN, uint16_t);     \
+  TX_REGISTER_UNARY(OP, FN, uint32_t);     \
+  TX_REGISTER_UNARY(OP, FN, uint64_t)
+
+TX_REGISTER_UNARY_F16("Relu", ReluFn);
+TX_REGISTER_UNARY_I8_I16("Relu", ReluFn);
+TX_REGISTER_UNARY_UNSIGNED("Relu", ReluFn);
+TX_REGISTER_UNARY_F16("Neg", NegFn);
+TX_REGISTER_UNARY_I8_I16("Neg", NegFn);
+TX_REGISTER_UNARY_F16("Abs", AbsFn);
+TX_REGISTER_UNARY_I8_I16("Abs", AbsFn);
+TX_REGISTER_UNARY_F16("Sign", SignFn);
+TX_REGISTER_UNARY_I8_I16("Sign", SignFn);
+TX_REGISTER_UNARY_F16("Square", SquareFn);
+TX_REGISTER_UNARY_I8_I16("Square", SquareFn);
+TX_REGISTER_UNARY_UNSIGNED("Square", SquareFn);
+TX_REGISTER_UNARY_F16("Round", RoundFn);
+TX_REGISTER_UNARY_F16("Sqrt", SqrtFn);
+TX_REGISTER_UNARY_F16("Rsqrt", RsqrtFn);
+TX_REGISTER_UNARY_F16("Reciprocal", ReciprocalFn);
+TX_REGISTER_UNARY_F16("Floor", FloorFn);
+TX_REGISTER_UNARY_F16("Ceil", CeilFn);
+TX_REGISTER_UNARY_F16("Exp", ExpFn);
+TX_REGISTER_UNARY_F16("Expm1", Expm1Fn);
+TX_REGISTER_UNARY_F16("Log", LogFn);
+TX_REGISTER_UNARY_F16("Log1p", Log1pFn);
+TX_REGISTER_UNARY_F16("Sin", SinFn);
+TX_REGISTER_UNARY_F16("Cos", CosFn);
+TX_REGISTER_UNARY_F16("Tan", TanFn);
+TX_REGISTER_UNARY_F16("Tanh", TanhFn);
+TX_REGISTER_UNARY_F16("Sigmoid", SigmoidFn);
+TX_REGISTER_UNARY_F16("Erf", ErfFn);
+TX_REGISTER_UNARY_F16("Erfc", ErfcFn);
+TX_REGISTER_PREDICATE_F16("IsNan", IsNanFn);
+TX_REGISTER_PREDICATE_F16("IsFinite", IsFiniteFn);
+#undef TX_REGISTER_UNARY_UNSIGNED
+#undef TX_REGISTER_UNARY_I8_I16
+#undef TX_REGISTER_PREDICATE_F16
+#undef TX_REGISTER_UNARY_F16
+
 }  // namespace
 }  // namespace cpu
 }  // namespace tx

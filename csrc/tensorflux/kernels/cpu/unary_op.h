@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -19,6 +20,26 @@ struct Map {
   static void Run(const T* x, Out* y, int64_t n) {
 #pragma GCC ivdep
     for (int64_t i = 0; i < n; ++i) y[i] = Fn::Apply(x[i]);
+  }
+};
+
+// Op on half or bfloat16 arrays: blocks are widened to float, Op::Run maps them, and each result
+// is rounded once (Note [16-bit floats]); predicates (Out = bool) write their results directly.
+template <typename Op>
+struct Widened {
+  static constexpr int64_t kCost = Op::kCost + 1;
+  template <typename T, typename Out>
+  static void Run(const T* x, Out* y, int64_t n) {
+    if constexpr (std::is_same_v<T, Out>) {
+      MapFloatBlocks(x, y, n, [](float* buf, int64_t m) { Op::Run(buf, buf, m); });
+    } else {
+      float buf[kConvertBlock];
+      for (int64_t b = 0; b < n; b += kConvertBlock) {
+        const int64_t m = n - b < kConvertBlock ? n - b : kConvertBlock;
+        ToFloat(x + b, buf, m);
+        Op::Run(buf, y + b, m);
+      }
+    }
   }
 };
 

@@ -60,6 +60,30 @@ TX_REGISTER_KERNEL(KernelDefBuilder("IsInf").TypeConstraint<float>("T"), UnaryOp
 TX_REGISTER_KERNEL(KernelDefBuilder("IsInf").TypeConstraint<double>("T"), UnaryOp<double, IsInfFn, bool>);
 #undef TX_REGISTER_FLOATS
 
+// --- half and bfloat16 (computed in float, Note [16-bit floats]); TensorFlow has the gamma and
+// Bessel maps for half only ---
+#define TX_REGISTER_HALF(OP, FN) \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>>)
+#define TX_REGISTER_F16(OP, FN) \
+  TX_REGISTER_HALF(OP, FN);     \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<BFloat16>("T"), UnaryOp<BFloat16, Widened<FN>>)
+TX_REGISTER_F16("Asin", AsinFn);
+TX_REGISTER_F16("Acos", AcosFn);
+TX_REGISTER_F16("Atan", AtanFn);
+TX_REGISTER_F16("Sinh", SinhFn);
+TX_REGISTER_F16("Cosh", CoshFn);
+TX_REGISTER_F16("Asinh", AsinhFn);
+TX_REGISTER_F16("Acosh", AcoshFn);
+TX_REGISTER_F16("Atanh", AtanhFn);
+TX_REGISTER_HALF("Lgamma", LgammaFn);
+TX_REGISTER_HALF("Digamma", DigammaFn);
+TX_REGISTER_HALF("BesselI0e", BesselI0eFn);
+TX_REGISTER_HALF("BesselI1e", BesselI1eFn);
+TX_REGISTER_KERNEL(KernelDefBuilder("IsInf").TypeConstraint<Half>("T"), UnaryOp<Half, Widened<IsInfFn>, bool>);
+TX_REGISTER_KERNEL(KernelDefBuilder("IsInf").TypeConstraint<BFloat16>("T"), UnaryOp<BFloat16, Widened<IsInfFn>, bool>);
+#undef TX_REGISTER_F16
+#undef TX_REGISTER_HALF
+
 }  // namespace
 }  // namespace cpu
 }  // namespace tx

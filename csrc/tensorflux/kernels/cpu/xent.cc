@@ -5,6 +5,7 @@
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/vec_math.h"
+#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -153,6 +154,11 @@ TX_SPARSE_XENT(float, int64_t);
 TX_SPARSE_XENT(double, int32_t);
 TX_SPARSE_XENT(double, int64_t);
 #undef TX_SPARSE_XENT
+
+// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
+// (Note [Widened kernels]) ---
+TX_REGISTER_WIDENED("SoftmaxCrossEntropyWithLogits", "T");
+TX_REGISTER_WIDENED("SparseSoftmaxCrossEntropyWithLogits", "T");
 
 }  // namespace
 }  // namespace cpu

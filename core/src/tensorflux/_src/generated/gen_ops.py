@@ -698,6 +698,60 @@ def bincount(arr, size, weights, name=None):
     return _apply_op(_BINCOUNT, name, (arr, size, weights), ())
 
 
+_BITWISE_AND = _OpSig('BitwiseAnd',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def bitwise_and(x, y, name=None):
+    r"""Returns x & y elementwise, with NumPy broadcasting.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BITWISE_AND, name, (x, y), ())
+
+
+_BITWISE_OR = _OpSig('BitwiseOr',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def bitwise_or(x, y, name=None):
+    r"""Returns x | y elementwise, with NumPy broadcasting.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BITWISE_OR, name, (x, y), ())
+
+
+_BITWISE_XOR = _OpSig('BitwiseXor',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def bitwise_xor(x, y, name=None):
+    r"""Returns x ^ y elementwise, with NumPy broadcasting.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BITWISE_XOR, name, (x, y), ())
+
+
 _BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
 _BROADCAST_GRADIENT_ARGS = _OpSig('BroadcastGradientArgs',
     inputs=(('s0', 'T', 0, 0), ('s1', 'T', 0, 0)),
@@ -2482,6 +2536,23 @@ def in_top_kv2(predictions, targets, k, name=None):
     return _apply_op(_IN_TOP_KV2, name, (predictions, targets, k), ())
 
 
+_INVERT = _OpSig('Invert',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def invert(x, name=None):
+    r"""Flips every bit of x elementwise (~x).
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_INVERT, name, (x,), ())
+
+
 _INVERT_PERMUTATION = _OpSig('InvertPermutation',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),),
@@ -2655,6 +2726,24 @@ def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LEAKY_RELU_GRAD, name, (gradients, features), (alpha,))
+
+
+_LEFT_SHIFT = _OpSig('LeftShift',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def left_shift(x, y, name=None):
+    r"""Returns x << y elementwise; y is clamped to [0, bits - 1] (bits of x's type).
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LEFT_SHIFT, name, (x, y), ())
 
 
 _LESS = _OpSig('Less',
@@ -3719,6 +3808,23 @@ def polygamma(a, x, name=None):
     return _apply_op(_POLYGAMMA, name, (a, x), ())
 
 
+_POPULATION_COUNT = _OpSig('PopulationCount',
+    inputs=(('x', 'T', 0, 0),),
+    outputs=(('y', False),))
+
+
+def population_count(x, name=None):
+    r"""Counts the set bits of each element of x.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_POPULATION_COUNT, name, (x,), ())
+
+
 _POW = _OpSig('Pow',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -4748,6 +4854,24 @@ def reverse_v2(tensor, axis, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_REVERSE_V2, name, (tensor, axis), ())
+
+
+_RIGHT_SHIFT = _OpSig('RightShift',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def right_shift(x, y, name=None):
+    r"""Returns x >> y elementwise (arithmetic for signed x); y is clamped to [0, bits - 1].
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RIGHT_SHIFT, name, (x, y), ())
 
 
 _RINT = _OpSig('Rint',
@@ -7167,6 +7291,42 @@ def transpose(x, perm, name=None):
     return _apply_op(_TRANSPOSE, name, (x, perm), ())
 
 
+_TRUNCATE_DIV = _OpSig('TruncateDiv',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def truncate_div(x, y, name=None):
+    r"""Returns x / y elementwise rounded toward zero, with NumPy broadcasting.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TRUNCATE_DIV, name, (x, y), ())
+
+
+_TRUNCATE_MOD = _OpSig('TruncateMod',
+    inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
+    outputs=(('z', False),))
+
+
+def truncate_mod(x, y, name=None):
+    r"""Returns the remainder of x / y rounded toward zero (the sign of x), with NumPy broadcasting.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      y: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TRUNCATE_MOD, name, (x, y), ())
+
+
 _TRUNCATED_NORMAL = _OpSig('TruncatedNormal',
     inputs=(('shape', 'T', 0, 0),),
     attrs=(('dtype', 4), ('seed', 1), ('seed2', 1)),
@@ -7591,6 +7751,9 @@ OP_WRAPPERS = {
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
     'Bincount': 'bincount',
+    'BitwiseAnd': 'bitwise_and',
+    'BitwiseOr': 'bitwise_or',
+    'BitwiseXor': 'bitwise_xor',
     'BroadcastGradientArgs': 'broadcast_gradient_args',
     'BroadcastTo': 'broadcast_to',
     'Bucketize': 'bucketize',
@@ -7680,6 +7843,7 @@ OP_WRAPPERS = {
     'Igammac': 'igammac',
     'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
+    'Invert': 'invert',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
     'IsInf': 'is_inf',
@@ -7689,6 +7853,7 @@ OP_WRAPPERS = {
     'LRNGrad': 'lrn_grad',
     'LeakyRelu': 'leaky_relu',
     'LeakyReluGrad': 'leaky_relu_grad',
+    'LeftShift': 'left_shift',
     'Less': 'less',
     'LessEqual': 'less_equal',
     'Lgamma': 'lgamma',
@@ -7742,6 +7907,7 @@ OP_WRAPPERS = {
     'PartitionedCall': 'partitioned_call',
     'Placeholder': 'placeholder',
     'Polygamma': 'polygamma',
+    'PopulationCount': 'population_count',
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
     'Print': 'print',
@@ -7793,6 +7959,7 @@ OP_WRAPPERS = {
     'ResourceApplyRMSProp': 'resource_apply_rms_prop',
     'ResourceGather': 'resource_gather',
     'ReverseV2': 'reverse_v2',
+    'RightShift': 'right_shift',
     'Rint': 'rint',
     'Roll': 'roll',
     'Round': 'round',
@@ -7912,6 +8079,8 @@ OP_WRAPPERS = {
     'Tile': 'tile',
     'TopKV2': 'top_kv2',
     'Transpose': 'transpose',
+    'TruncateDiv': 'truncate_div',
+    'TruncateMod': 'truncate_mod',
     'TruncatedNormal': 'truncated_normal',
     'Unique': 'unique',
     'UniqueWithCounts': 'unique_with_counts',
