@@ -7,7 +7,8 @@ loop with maximum_iterations, a growing loop variable, an RNN-like loop over a m
 loops) whose variables are frozen into constants by convert_variables_to_constants_v2 with
 lower_control_flow=False, so the GraphDef keeps If/StatelessIf, Case/StatelessCase and
 While/StatelessWhile nodes calling functions of its library. Two more graphs hold what the
-engine cannot run yet: a tf.TensorArray loop and a graph frozen with lowered control flow.
+engine cannot run yet (a tf.TensorArray loop), and one frozen with lowered control flow, which import
+rebuilds into While/If.
 For model NAME it writes into core/tests/data/tf_control_flow/:
 
     NAME.pb   the serialized GraphDef
@@ -203,7 +204,7 @@ def lowered_model():
 
 
 # name: (model, options); models whose graphs the engine cannot run yet are kept so the tests
-# say why (test_tf_control_flow_import.py, UNSUPPORTED).
+# say why (test_tf_control_flow_import.py, UNSUPPORTED); "lowered" keeps lowered control flow.
 MODELS = {
     "cond": (cond_model, {}),
     "switch_case": (switch_case_model, {}),

@@ -13,6 +13,9 @@ namespace {
 
 // The (predicate, branch) pairs under which a value exists, sorted by predicate: a conjunction.
 using State = std::vector<std::pair<int, int>>;
+// The state id of a value that never exists: output k of a Switch on a predicate its input
+// already depends on with another branch.
+constexpr int kNever = -1;
 
 bool IsSwitch(const FNode& n) { return n.IsOp("Switch") || n.IsOp("_SwitchN"); }
 
@@ -116,7 +119,9 @@ Status CondPass::Union(const State& a, const State& b, int node, int* out) {
 int CondPass::TensorState(FOut t) {
   const int base = state_[t.node];
   const int p = switch_pred_[t.node];
-  if (p < 0) return base;
+  if (p < 0 || base == kNever) return base;
+  const int b = BranchOf(states_[base], p);
+  if (b >= 0) return b == t.index ? base : kNever;  // switched again on a predicate it already depends on
   State s = states_[base];
   s.push_back({p, t.index});
   std::sort(s.begin(), s.end());
@@ -126,7 +131,14 @@ int CondPass::TensorState(FOut t) {
 Status CondPass::MergeState(int m, int* out) {
   const FNode& n = g_->nodes[m];
   std::vector<State> in;
-  for (const FOut& t : n.inputs) in.push_back(states_[TensorState(t)]);
+  for (const FOut& t : n.inputs) {
+    const int ts = TensorState(t);
+    if (ts == kNever)
+      return InvalidArgument(g_->Where(m), "reads output ", t.index, " of Switch '", g_->nodes[t.node].name,
+                             "', which never has a value: its input exists only in another branch of the cond on '",
+                             g_->TensorName(preds_[switch_pred_[t.node]]), "'");
+    in.push_back(states_[ts]);
+  }
   if (in.size() == 1) {
     *out = Intern(in[0]);
     return Status::OK();
@@ -172,7 +184,14 @@ Status CondPass::ComputeStates() {
       continue;
     }
     int s = 0;
-    for (const FOut& t : n.inputs) TX_RETURN_IF_ERROR(Union(states_[s], states_[TensorState(t)], i, &s));
+    for (const FOut& t : n.inputs) {
+      const int ts = TensorState(t);
+      if (ts == kNever)
+        return InvalidArgument(g_->Where(i), "reads output ", t.index, " of Switch '", g_->nodes[t.node].name,
+                               "', which never has a value: its input exists only in another branch of the cond on '",
+                               g_->TensorName(preds_[switch_pred_[t.node]]), "'");
+      TX_RETURN_IF_ERROR(Union(states_[s], states_[ts], i, &s));
+    }
     for (int c : n.control_inputs) TX_RETURN_IF_ERROR(Union(states_[s], states_[state_[c]], i, &s));
     state_[i] = s;
     if (IsSwitch(n) && n.inputs.size() == 2) {
@@ -349,6 +368,20 @@ Status CondPass::Build(const Cluster& c) {
   }
   op.out_types = out_types;
   const int id = g_->Add(std::move(op));
+  // A control edge from a Switch is taken whichever branch runs: nodes outside the cond that wait
+  // for a Switch wait for its inputs instead.
+  const auto control_users = g_->ControlConsumers();
+  for (int s : switches) {
+    std::vector<int> instead = g_->nodes[s].control_inputs;
+    for (const FOut& t : g_->nodes[s].inputs) instead.push_back(t.node);
+    for (int user : control_users[s]) {
+      if (c.nodes.count(user) || user == id) continue;
+      std::vector<int>& ctl = g_->nodes[user].control_inputs;
+      ctl.erase(std::remove(ctl.begin(), ctl.end(), s), ctl.end());
+      for (int n : instead)
+        if (std::find(ctl.begin(), ctl.end(), n) == ctl.end()) ctl.push_back(n);
+    }
+  }
   for (int b = 0; b < nb; ++b)
     for (int i : branch[b]) g_->nodes[i].removed = true, g_->nodes[i].moved_to = id;
   for (int s : switches) g_->nodes[s].removed = true, g_->nodes[s].moved_to = id;
