@@ -2017,6 +2017,31 @@ func Svd(scope *Scope, input tf.Output, optional ...SvdAttr) (s tf.Output, u tf.
 	return op.Output(0), op.Output(1), op.Output(2)
 }
 
+// Switch: Forwards `data` to `output_true` when `pred` is true, else to `output_false` (lowered control flow).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	pred: a tensor of type tf.Bool.
+//
+// Returns outputFalse (one output), outputTrue (one output).
+func Switch(scope *Scope, data tf.Output, pred tf.Output) (outputFalse tf.Output, outputTrue tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Switch",
+		Input: []tf.Input{
+			data, pred,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // Tan: Returns tan(x) elementwise.
 //
 // Arguments:

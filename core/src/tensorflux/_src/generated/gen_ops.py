@@ -1322,6 +1322,27 @@ def elu_grad(gradients, outputs, name=None):
     return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
 
 
+_ENTER = _OpSig('Enter',
+    inputs=(('data', 'T', 0, 0),),
+    attrs=(('frame_name', 0), ('is_constant', 3), ('parallel_iterations', 1)),
+    outputs=(('output', False),))
+
+
+def enter(data, frame_name, is_constant=False, parallel_iterations=10, name=None):
+    r"""Makes `data` available in the child frame `frame_name` of a lowered while loop.
+
+    Args:
+      data: A `Tensor` of type `T`.
+      frame_name: An attr of type `string`.
+      is_constant: An attr of type `bool`, defaults to `False`.
+      parallel_iterations: An attr of type `int`, defaults to `10`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ENTER, name, (data,), (frame_name, is_constant, parallel_iterations))
+
+
 _EQUAL = _OpSig('Equal',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     attrs=(('incompatible_shape_error', 3),),
@@ -1391,6 +1412,23 @@ def erfinv(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ERFINV, name, (x,), ())
+
+
+_EXIT = _OpSig('Exit',
+    inputs=(('data', 'T', 0, 0),),
+    outputs=(('output', False),))
+
+
+def exit(data, name=None):
+    r"""Returns `data` from a lowered while loop's frame to its parent frame.
+
+    Args:
+      data: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EXIT, name, (data,), ())
 
 
 _EXP = _OpSig('Exp',
@@ -2119,6 +2157,23 @@ def logical_or(x, y, name=None):
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
 
 
+_LOOP_COND = _OpSig('LoopCond',
+    inputs=(('input', '', 10, 0),),
+    outputs=(('output', False),))
+
+
+def loop_cond(input, name=None):
+    r"""Forwards the loop predicate of a lowered while loop.
+
+    Args:
+      input: A `Tensor` of type bool.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LOOP_COND, name, (input,), ())
+
+
 _LOWER_BOUND = _OpSig('LowerBound',
     inputs=(('sorted_inputs', 'T', 0, 0), ('values', 'T', 0, 0)),
     attrs=(('out_type', 4),),
@@ -2523,6 +2578,25 @@ def mean(input, axis, keep_dims=False, name=None):
     return _apply_op(_MEAN, name, (input, axis), (keep_dims,))
 
 
+_MergeOutput = _collections.namedtuple('Merge', ['output', 'value_index'])
+_MERGE = _OpSig('Merge',
+    inputs=(('inputs', 'T', 0, 1),),
+    outputs=(('output', False), ('value_index', False)),
+    output_class=_MergeOutput)
+
+
+def merge(inputs, name=None):
+    r"""Forwards the one input that has a value, and its position (lowered control flow).
+
+    Args:
+      inputs: A list of `N` Tensors of type T.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output, value_index) of `Tensor`s.
+    """
+    return _apply_op(_MERGE, name, (inputs,), ())
+
+
 _MIN = _OpSig('Min',
     inputs=(('input', 'T', 0, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -2696,6 +2770,23 @@ def next_after(x1, x2, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_NEXT_AFTER, name, (x1, x2), ())
+
+
+_NEXT_ITERATION = _OpSig('NextIteration',
+    inputs=(('data', 'T', 0, 0),),
+    outputs=(('output', False),))
+
+
+def next_iteration(data, name=None):
+    r"""Makes `data` available to the next iteration of a lowered while loop.
+
+    Args:
+      data: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NEXT_ITERATION, name, (data,), ())
 
 
 _NO_OP = _OpSig('NoOp')
@@ -4660,6 +4751,26 @@ def svd(input, compute_uv=True, full_matrices=False, name=None):
     return _apply_op(_SVD, name, (input,), (compute_uv, full_matrices))
 
 
+_SwitchOutput = _collections.namedtuple('Switch', ['output_false', 'output_true'])
+_SWITCH = _OpSig('Switch',
+    inputs=(('data', 'T', 0, 0), ('pred', '', 10, 0)),
+    outputs=(('output_false', False), ('output_true', False)),
+    output_class=_SwitchOutput)
+
+
+def switch(data, pred, name=None):
+    r"""Forwards `data` to `output_true` when `pred` is true, else to `output_false` (lowered control flow).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      pred: A `Tensor` of type bool.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_false, output_true) of `Tensor`s.
+    """
+    return _apply_op(_SWITCH, name, (data, pred), ())
+
+
 _TAN = _OpSig('Tan',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -5248,6 +5359,26 @@ def __arg(T, index, name=None):
     return _apply_op(___ARG, name, (), (T, index))
 
 
+___SWITCH_N = _OpSig('_SwitchN',
+    inputs=(('data', 'T', 0, 0), ('output_index', '', 3, 0)),
+    attrs=(('num_outs', 1),),
+    outputs=(('outputs', True),))
+
+
+def __switch_n(data, output_index, num_outs, name=None):
+    r"""Forwards `data` to output `output_index` (the last one when out of range; lowered Case).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      output_index: A `Tensor` of type int32.
+      num_outs: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(___SWITCH_N, name, (data, output_index), (num_outs,))
+
+
 # Op type -> wrapper name.
 OP_WRAPPERS = {
     'Abs': 'abs',
@@ -5316,10 +5447,12 @@ OP_WRAPPERS = {
     'Einsum': 'einsum',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
+    'Enter': 'enter',
     'Equal': 'equal',
     'Erf': 'erf',
     'Erfc': 'erfc',
     'Erfinv': 'erfinv',
+    'Exit': 'exit',
     'Exp': 'exp',
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
@@ -5358,6 +5491,7 @@ OP_WRAPPERS = {
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
+    'LoopCond': 'loop_cond',
     'LowerBound': 'lower_bound',
     'Lu': 'lu',
     'MatMul': 'mat_mul',
@@ -5377,6 +5511,7 @@ OP_WRAPPERS = {
     'MaxPoolGrad': 'max_pool_grad',
     'Maximum': 'maximum',
     'Mean': 'mean',
+    'Merge': 'merge',
     'Min': 'min',
     'Minimum': 'minimum',
     'MirrorPad': 'mirror_pad',
@@ -5386,6 +5521,7 @@ OP_WRAPPERS = {
     'Multinomial': 'multinomial',
     'Neg': 'neg',
     'NextAfter': 'next_after',
+    'NextIteration': 'next_iteration',
     'NoOp': 'no_op',
     'NotEqual': 'not_equal',
     'OneHot': 'one_hot',
@@ -5486,6 +5622,7 @@ OP_WRAPPERS = {
     'Sub': 'sub',
     'Sum': 'sum',
     'Svd': 'svd',
+    'Switch': 'switch',
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
@@ -5516,4 +5653,5 @@ OP_WRAPPERS = {
     'ZerosLike': 'zeros_like',
     'Zeta': 'zeta',
     '_Arg': '__arg',
+    '_SwitchN': '__switch_n',
 }
