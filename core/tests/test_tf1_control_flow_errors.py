@@ -6,99 +6,7 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
-from tensorflux.proto import attr_value_pb2, graph_pb2, types_pb2
-
-INT = types_pb2.DT_INT32
-FLOAT = types_pb2.DT_FLOAT
-BOOL = types_pb2.DT_BOOL
-
-
-def _attr(v):
-    a = attr_value_pb2.AttrValue()
-    if isinstance(v, bool):
-        a.b = v
-    elif isinstance(v, str):
-        a.s = v.encode()
-    elif isinstance(v, tuple):  # ("type", dtype)
-        a.type = v[1]
-    elif isinstance(v, int):
-        a.i = v
-    else:
-        a.tensor.CopyFrom(v)
-    return a
-
-
-def _t(dtype):
-    return ("type", dtype)
-
-
-def _const(value, dtype=INT):
-    from tensorflux.proto import tensor_pb2
-
-    t = tensor_pb2.TensorProto(dtype=dtype)
-    (t.int_val if dtype == INT else t.float_val).append(value)
-    return t
-
-
-class G:
-    """A GraphDef written node by node: add(name, op, inputs, attr=value...)."""
-
-    def __init__(self):
-        self.gd = graph_pb2.GraphDef()
-
-    def add(self, name, op, inputs=(), **attrs):
-        n = self.gd.node.add(name=name, op=op)
-        n.input.extend(inputs)
-        for k, v in attrs.items():
-            n.attr[k].CopyFrom(_attr(v))
-        return self
-
-    def drop(self, name):
-        nodes = [n for n in self.gd.node if n.name != name]
-        del self.gd.node[:]
-        self.gd.node.extend(nodes)
-        return self
-
-    def node(self, name):
-        return next(n for n in self.gd.node if n.name == name)
-
-    def bytes(self):
-        return self.gd.SerializeToString()
-
-
-def counting_loop():
-    """i = x; while i < 5: i += 1 -- written as Enter/Merge/Switch/LoopCond/NextIteration/Exit."""
-    g = G()
-    g.add("x", "Placeholder", dtype=_t(INT))
-    g.add("limit", "Const", dtype=_t(INT), value=_const(5))
-    g.add("w/Enter", "Enter", ["x"], T=_t(INT), frame_name="w")
-    g.add("w/Merge", "Merge", ["w/Enter", "w/NextIteration"], T=_t(INT), N=2)
-    g.add("w/limit", "Enter", ["limit"], T=_t(INT), frame_name="w", is_constant=True)
-    g.add("w/Less", "Less", ["w/Merge", "w/limit"], T=_t(INT))
-    g.add("w/LoopCond", "LoopCond", ["w/Less"])
-    g.add("w/Switch", "Switch", ["w/Merge", "w/LoopCond"], T=_t(INT))
-    g.add("w/Identity", "Identity", ["w/Switch:1"], T=_t(INT))
-    g.add("w/one", "Const", ["^w/Identity"], dtype=_t(INT), value=_const(1))
-    g.add("w/add", "AddV2", ["w/Identity", "w/one"], T=_t(INT))
-    g.add("w/NextIteration", "NextIteration", ["w/add"], T=_t(INT))
-    g.add("w/Exit", "Exit", ["w/Switch"], T=_t(INT))
-    return g
-
-
-def simple_cond():
-    """y = p ? x * 2 : x - 1 -- written as Switch/Merge."""
-    g = G()
-    g.add("x", "Placeholder", dtype=_t(FLOAT))
-    g.add("p", "Placeholder", dtype=_t(BOOL))
-    g.add("c/Switch", "Switch", ["x", "p"], T=_t(FLOAT))
-    g.add("c/two", "Const", dtype=_t(FLOAT), value=_const(2.0, FLOAT))
-    g.add("c/mul", "Mul", ["c/Switch:1", "c/two"], T=_t(FLOAT))
-    g.add("c/one", "Const", dtype=_t(FLOAT), value=_const(1.0, FLOAT))
-    g.add("c/sub", "Sub", ["c/Switch:0", "c/one"], T=_t(FLOAT))
-    g.add("c/Merge", "Merge", ["c/sub", "c/mul"], T=_t(FLOAT), N=2)
-    g.add("c/index", "Identity", ["c/Merge:1"], T=_t(INT))
-    return g
-
+from lowered_graphs import BOOL, FLOAT, INT, G, counting_loop, lowered_case, simple_cond, typ
 
 def _run(g, fetch, feeds):
     with tx.Graph().as_default() as graph:
@@ -147,66 +55,66 @@ def test_mismatched_cond_merge_inputs():
     _fails(g, tx.errors.InvalidArgumentError,
            r"^\[c/Merge\] mismatched Merge inputs: they do not come from the branches of one cond \('c/mul' exists "
            r"when p selects branch 1; 'x' exists always\)")
-    g = simple_cond().add("q", "Placeholder", dtype=_t(BOOL)).add("c/Switch_q", "Switch", ["x", "q"], T=_t(FLOAT))
+    g = simple_cond().add("q", "Placeholder", dtype=typ(BOOL)).add("c/Switch_q", "Switch", ["x", "q"], T=typ(FLOAT))
     g.node("c/Merge").input[:] = ["c/Switch_q:0", "c/mul"]  # branches of two different predicates
     _fails(g, tx.errors.InvalidArgumentError, r"^\[c/Merge\] mismatched Merge inputs")
 
 
 def test_next_iteration_without_enter():
-    g = G().add("x", "Placeholder", dtype=_t(INT)).add("n", "NextIteration", ["x"], T=_t(INT))
+    g = G().add("x", "Placeholder", dtype=typ(INT)).add("n", "NextIteration", ["x"], T=typ(INT))
     _fails(g, tx.errors.InvalidArgumentError, r"^\[n\] NextIteration is outside any while loop frame \(no Enter")
 
 
 def test_next_iteration_feeding_no_merge():
-    g = counting_loop().add("w/stray", "NextIteration", ["w/add"], T=_t(INT))
+    g = counting_loop().add("w/stray", "NextIteration", ["w/add"], T=typ(INT))
     _fails(g, tx.errors.InvalidArgumentError, r"^\[w/stray\] NextIteration of while loop frame 'w' feeds no Merge")
 
 
 def test_cycle_not_through_next_iteration():
     g = counting_loop()
-    g.add("a", "Neg", ["b"], T=_t(INT)).add("b", "Neg", ["a"], T=_t(INT))
+    g.add("a", "Neg", ["b"], T=typ(INT)).add("b", "Neg", ["a"], T=typ(INT))
     _fails(g, tx.errors.InvalidArgumentError,
            r"^\[[ab]\] graph contains a cycle involving node '[ab]' that does not pass through a NextIteration")
 
 
 def test_inputs_from_two_frames():
-    g = counting_loop().add("bad", "AddV2", ["w/Identity", "w/Exit"], T=_t(INT))  # a loop value and its result
+    g = counting_loop().add("bad", "AddV2", ["w/Identity", "w/Exit"], T=typ(INT))  # a loop value and its result
     _fails(g, tx.errors.InvalidArgumentError, r"^\[bad\] has inputs from different frames: 'w/Identity' is in "
                                               r"frame 'w' and 'w/Exit' in frame '\(root\)'")
 
 
 def test_switch_on_a_predicate_already_taken():
-    g = simple_cond().add("again", "Switch", ["c/mul", "p"], T=_t(FLOAT)).add("dead", "Neg", ["again:0"], T=_t(FLOAT))
+    g = simple_cond().add("again", "Switch", ["c/mul", "p"], T=typ(FLOAT)).add("dead", "Neg", ["again:0"], T=typ(FLOAT))
     _fails(g, tx.errors.InvalidArgumentError, r"^\[dead\] reads output 0 of Switch 'again', which never has a value")
 
 
 def test_loop_variable_enter_not_constant_without_merge():
-    g = counting_loop().add("w/loose", "Enter", ["x"], T=_t(INT), frame_name="w")
+    g = counting_loop().add("w/loose", "Enter", ["x"], T=typ(INT), frame_name="w")
     _fails(g, tx.errors.InvalidArgumentError, r"^\[w/loose\] Enter \(is_constant=false\) of while loop frame 'w' "
                                               r"feeds no Merge")
 
 
 def test_node_in_both_branches():
-    g = simple_cond().add("both", "AddV2", ["c/mul", "c/sub"], T=_t(FLOAT))
+    g = simple_cond().add("both", "AddV2", ["c/mul", "c/sub"], T=typ(FLOAT))
     _fails(g, tx.errors.InvalidArgumentError, r"^\[both\] has inputs from different branches \(1 and 0\) of the cond "
                                               r"on 'p', so it would never run")
 
 
 def test_switch_without_merge():
-    g = G().add("x", "Placeholder", dtype=_t(FLOAT)).add("p", "Placeholder", dtype=_t(BOOL))
-    g.add("s", "Switch", ["x", "p"], T=_t(FLOAT)).add("y", "Neg", ["s:1"], T=_t(FLOAT))
+    g = G().add("x", "Placeholder", dtype=typ(FLOAT)).add("p", "Placeholder", dtype=typ(BOOL))
+    g.add("s", "Switch", ["x", "p"], T=typ(FLOAT)).add("y", "Neg", ["s:1"], T=typ(FLOAT))
     _fails(g, tx.errors.InvalidArgumentError, r"^\[y\] reads Switch 's', but the branch reaches no Merge")
 
 
 def test_deep_nesting_is_refused():
-    g = G().add("x", "Placeholder", dtype=_t(FLOAT))
+    g = G().add("x", "Placeholder", dtype=typ(FLOAT))
     prev, depth = "x", 120
     for k in range(depth):
-        g.add("p%d" % k, "Placeholder", dtype=_t(BOOL))
-        g.add("s%d" % k, "Switch", [prev, "p%d" % k], T=_t(FLOAT))
+        g.add("p%d" % k, "Placeholder", dtype=typ(BOOL))
+        g.add("s%d" % k, "Switch", [prev, "p%d" % k], T=typ(FLOAT))
         prev = "s%d:1" % k
     for k in reversed(range(depth)):
-        g.add("m%d" % k, "Merge", ["s%d:0" % k, prev], T=_t(FLOAT), N=2)
+        g.add("m%d" % k, "Merge", ["s%d:0" % k, prev], T=typ(FLOAT), N=2)
         prev = "m%d" % k
     _fails(g, tx.errors.InvalidArgumentError, r"lowered control flow is nested more than 100 levels deep")
 
@@ -231,17 +139,9 @@ def test_lowered_ops_built_directly_fail_when_run():
             tx.import_graph_def(exported, return_elements=["sw:1"], name="")
 
 
-def _lowered_case():
-    g = G().add("x", "Placeholder", dtype=_t(FLOAT)).add("i", "Placeholder", dtype=_t(INT))
-    g.add("c/SwitchN", "_SwitchN", ["x", "i"], T=_t(FLOAT), num_outs=3)
-    g.add("c/b0", "Neg", ["c/SwitchN:0"], T=_t(FLOAT)).add("c/b1", "Square", ["c/SwitchN:1"], T=_t(FLOAT))
-    g.add("c/Merge", "Merge", ["c/b0", "c/b1", "c/SwitchN:2"], T=_t(FLOAT), N=3)
-    return g
-
-
-def test_lowered_case_runs():
+def testlowered_case_runs():
     for i, want in [(0, -3.0), (1, 9.0), (2, 3.0), (7, 3.0), (-1, 3.0)]:  # out of range: the last branch
-        graph, got = _run(_lowered_case(), "c/Merge:0", {"x:0": 3.0, "i:0": i})
+        graph, got = _run(lowered_case(), "c/Merge:0", {"x:0": 3.0, "i:0": i})
         assert got == want, i
     assert "StatelessCase" in {op.type for op in graph.get_operations()}
 
@@ -272,7 +172,7 @@ def test_mutated_lowered_graphs_fail_cleanly(seed):
     from tensorflux.proto import config_pb2
 
     rng = np.random.default_rng(seed)
-    makers = [counting_loop, simple_cond, _lowered_case]
+    makers = [counting_loop, simple_cond, lowered_case]
     options = config_pb2.RunOptions(timeout_in_ms=2000)
     imported = 0
     for _ in range(250):
@@ -296,3 +196,13 @@ def test_mutated_lowered_graphs_fail_cleanly(seed):
                     except (tx.errors.OpError, ValueError):
                         pass
     assert imported > 0
+
+
+def test_gradient_of_a_lowered_op_built_directly_is_an_error():
+    with tx.Graph().as_default():
+        from tensorflux._src.generated import gen_ops
+
+        x = tx.placeholder(tx.float32, [2])
+        _, t = gen_ops.switch(x, tx.constant(True))
+        with pytest.raises(tx.errors.UnimplementedError, match="no gradient for lowered control flow: import the graph"):
+            tx.gradients(tx.reduce_sum(t), [x])

@@ -274,11 +274,6 @@ Status CondPass::Build(const Cluster& c) {
   for (int m : c.merges)
     for (int ci : g_->nodes[m].control_inputs)
       if (!c.nodes.count(ci) && !IsSwitchOn(ci, p)) add_control(ci);
-  std::vector<DataType> types;
-  for (const FOut& t : captures) {
-    types.push_back(g_->nodes[t.node].out_types.at(t.index));
-    if (types.back() == DT_INVALID) return InvalidArgument(g_->Where(t.node), "the dtype of output ", t.index, " is unknown");
-  }
   // Results: each Merge's input from the branch (and its value_index, where something reads it).
   const auto consumers = g_->DataConsumers();
   std::vector<std::vector<FOut>> rets(nb);
@@ -319,7 +314,11 @@ Status CondPass::Build(const Cluster& c) {
     for (int ci : mn.control_inputs)
       if (c.nodes.count(ci) && !IsSwitchOn(ci, p)) control_rets[BranchOf(states_[state_[ci]], p)].push_back(ci);
   }
-  if (types.size() != captures.size()) return Internal("capture types");
+  std::vector<DataType> types;
+  for (const FOut& t : captures) {
+    types.push_back(g_->nodes[t.node].out_types.at(t.index));
+    if (types.back() == DT_INVALID) return InvalidArgument(g_->Where(t.node), "the dtype of output ", t.index, " is unknown");
+  }
   for (int b = 0; b < nb; ++b)
     for (int i : branch[b])
       if (IsStateful(g_->nodes[i]) && std::find(control_rets[b].begin(), control_rets[b].end(), i) == control_rets[b].end())
