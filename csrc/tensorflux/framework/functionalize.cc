@@ -34,14 +34,15 @@
 // frame without Exit or with other than one LoopCond; a loop Merge that does not join one Enter
 // and one NextIteration; an Enter(is_constant=false) that feeds no Merge; a Merge whose inputs do
 // not come from all branches of one predicate (mismatched Merge inputs); a node with inputs from
-// two branches of one cond; a cond whose branch values reach no Merge; a loop Merge's
-// value_index read. Valid graphs this pass cannot rebuild (TensorFlow would run them with its
-// dead-tensor executor): a cond whose result feeds back into its own inputs through a second
-// cond on the same predicate, a value used from inside a cond branch outside of it other than
-// through a Merge, a stateful node inside a loop frame that reaches neither the loop condition nor
-// the body results (its effect is kept only when it depends on the body), and lowered control
-// flow inside library functions (the functions are imported as they are; their Switch/Merge nodes
-// fail when run, naming the node).
+// two branches of one cond, or reading a Switch output that never has a value; a cond whose
+// branch values reach no Merge; a loop Merge's value_index read. Valid graphs this pass handles
+// differently (TensorFlow's dead-tensor executor runs them): a cond whose result feeds back into
+// its own inputs through a second cond on the same predicate, a value used from inside a cond
+// branch outside of it other than through a Merge, and a cond nested in a branch of a cond on the
+// same predicate are rejected; a stateful node of a loop frame that reaches neither the loop
+// condition nor the body results becomes a control output of the body, and every stateful node of
+// a cond branch one of its branch; lowered control flow inside library functions is left as it is
+// (its nodes fail when run, naming the node). docs/control_flow.md has the user's view.
 #include "tensorflux/framework/functionalize.h"
 
 #include <algorithm>
