@@ -18,10 +18,11 @@ import grad_bench  # noqa: E402
 import linalg_bench  # noqa: E402
 import ops_bench  # noqa: E402
 import session_bench  # noqa: E402
+import tensor_array_bench  # noqa: E402
 import train_bench  # noqa: E402
 
 BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *grad_bench.ALL, *train_bench.ALL,
-              *control_flow_bench.ALL, *linalg_bench.ALL, *go_bench.ALL]
+              *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL, *go_bench.ALL]
 
 
 def main(argv: list[str]) -> None:

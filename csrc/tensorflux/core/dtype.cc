@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "tensorflux/core/object_types.h"
+
 namespace tx {
 namespace {
 
@@ -12,7 +14,8 @@ struct TypeInfo {
   bool storage;  // allocatable here
 };
 
-// One row per DataType: TensorFlow's name, element size, whether we store it.
+// One row per DataType: TensorFlow's name, element size, whether we store it. Object element
+// types (string, variant) say 0/false here; their registered ObjectElementOps decide.
 constexpr TypeInfo kTypes[] = {
     {DT_FLOAT, "float", 4, true},         {DT_DOUBLE, "double", 8, true},
     {DT_INT32, "int32", 4, true},         {DT_UINT8, "uint8", 1, true},
@@ -44,6 +47,7 @@ const TypeInfo* Find(DataType dt) {
 }  // namespace
 
 size_t DataTypeSize(DataType dt) {
+  if (const ObjectElementOps* ops = ObjectOpsFor(dt)) return ops->element_size;  // Note [Object element types]
   const TypeInfo* t = Find(dt);
   return t ? t->size : 0;
 }
@@ -51,6 +55,7 @@ size_t DataTypeSize(DataType dt) {
 bool IsValidDataType(int value) { return value >= 1 && value <= kLastDataType; }
 
 bool IsSupportedStorageType(DataType dt) {
+  if (ObjectOpsFor(dt) != nullptr) return true;
   const TypeInfo* t = Find(dt);
   return t != nullptr && t->storage;
 }

@@ -283,12 +283,18 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
 Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
                           std::vector<Tensor>* outputs, ResourceMgr* resources,
                           const CancellationToken* cancel) const {
+  return Run(std::vector<Tensor>(feed_values), inter_op, intra_op, outputs, resources, cancel);
+}
+
+Status ExecutionPlan::Run(std::vector<Tensor>&& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+                          std::vector<Tensor>* outputs, ResourceMgr* resources,
+                          const CancellationToken* cancel) const {
   RunState rs(num_nodes(), num_slots_);
   rs.resources = resources;
   rs.cancel = cancel;
   for (int p = 0; p < num_nodes(); ++p) rs.pending[p].store(nodes_[p].initial_pending, std::memory_order_relaxed);
   for (int s = 0; s < num_slots_; ++s) rs.reads[s].store(slot_reads_[s], std::memory_order_relaxed);
-  for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = feed_values[i];
+  for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = std::move(feed_values[i]);
 
   if (!roots_.empty()) {
     rs.inflight.store(1, std::memory_order_relaxed);  // this thread

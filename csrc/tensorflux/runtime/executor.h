@@ -40,6 +40,12 @@ class ExecutionPlan {
   Status Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
              std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
              const CancellationToken* cancel = nullptr) const;
+  // Like Run, taking the feed values over: once the caller holds no reference, a fed tensor's last
+  // reader holds its only one and may change it in place (Note [Loop variables moved] in
+  // kernels/cpu/control_flow.cc).
+  Status Run(std::vector<Tensor>&& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+             std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
+             const CancellationToken* cancel = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "tensorflux/core/object_types.h"
+
 // Note [Buffer forwarding]
 // The executor moves a tensor into a kernel's input array when that kernel is its last reader
 // and the tensor is neither fed nor fetched. If the buffer is engine-allocated and its refcount
 // is one, an elementwise kernel may write its output into it (forward_input_or_allocate_output),
 // saving an allocation and keeping the working set in cache. Wrapped caller memory (a fed NumPy
-// array) is never reused: the caller still owns it.
+// array) is never reused: the caller still owns it, nor is a buffer of object elements (strings):
+// a kernel writing raw bytes there would leak or corrupt them (Note [Object element types]).
 
 namespace tx {
 
@@ -47,7 +50,7 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
 
 Status OpKernelContext::forward_input_or_allocate_output(int in, int out, const TensorShape& shape, Tensor** result) {
   Tensor& src = inputs_[in];
-  if (src.CanReuseBuffer() && src.dtype() == node_->output_type(out) &&
+  if (src.CanReuseBuffer() && src.dtype() == node_->output_type(out) && ObjectOpsFor(src.dtype()) == nullptr &&
       src.buffer()->size() == static_cast<size_t>(shape.num_elements()) * DataTypeSize(src.dtype())) {
     outputs_[out] = Tensor(src.dtype(), shape, src.buffer());
     *result = &outputs_[out];
@@ -67,16 +70,19 @@ void KernelRegistry::Register(KernelRegistration reg) {
 }
 
 const KernelRegistration* KernelRegistry::Find(const Node* node, const std::string& device_type) const {
+  // The matching registration with the most type constraints: a kernel registered for one dtype
+  // (a variant TensorList's ZerosLike) wins over one registered for every dtype.
   std::lock_guard<std::mutex> l(mu_);
+  const KernelRegistration* best = nullptr;
   for (const KernelRegistration& r : regs_) {
     if (r.op != node->op_type() || r.device != device_type) continue;
     bool match = std::all_of(r.type_constraints.begin(), r.type_constraints.end(), [&](const auto& c) {
       const AttrValue* v = node->attr(c.first);
       return v != nullptr && v->kind == AttrValue::Kind::kType && v->type == c.second;
     });
-    if (match) return &r;
+    if (match && (best == nullptr || r.type_constraints.size() > best->type_constraints.size())) best = &r;
   }
-  return nullptr;
+  return best;
 }
 
 bool KernelRegistry::HasKernel(const Node* node, const std::string& device_type) const {

@@ -69,6 +69,9 @@ class OpKernelContext {
   int num_inputs() const { return node_->num_inputs(); }
   int num_outputs() const { return node_->num_outputs(); }
   const Tensor& input(int i) const { return inputs_[i]; }
+  // Moves input `i` out (the input is then empty): for kernels that hand their inputs on, so the
+  // receiver may hold the only reference (Note [Loop variables moved] in kernels/cpu/control_flow.cc).
+  Tensor take_input(int i) { return std::move(inputs_[i]); }
   DataType output_type(int i) const { return node_->output_type(i); }
 
   // Allocates output `i` with the node's output dtype.

@@ -143,6 +143,11 @@ TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
  * (Note [Canonical bool] in the engine's core/canonical_bool.h.)
  * Writing into a tensor's memory after passing it to one of those functions is undefined. */
 
+/* Variant tensors (TX_VARIANT) hold engine objects, such as the TensorLists of the TensorList ops:
+ * TX_AllocateTensor makes empty ones, TX_NewTensor refuses the type (returns NULL after calling
+ * the deallocator), and the bytes at TX_TensorData of a variant tensor are not to be read or
+ * written. Their values leave the engine through ops (TensorListStack, ...). */
+
 typedef struct TX_Tensor TX_Tensor;
 
 /* Wraps caller memory `data` of `len` bytes without copying. The tensor calls
