@@ -1,7 +1,7 @@
 """Frozen TensorFlow 2 graphs with functional control flow (If, StatelessIf, Case, StatelessCase,
 While, StatelessWhile calling functions of the GraphDef's library), and one frozen with lowered
 control flow (Switch/Merge/Enter/Exit, rebuilt into While/If at import), import and run here with
-the outputs TensorFlow computed. The graphs, inputs and outputs are checked-in files written by
+the outputs TensorFlow computed; one loop writes a tf.TensorArray (TensorList ops). The graphs, inputs and outputs are checked-in files written by
 tools/testdata/make_tf_control_flow_graphs.py, so these tests need no TensorFlow."""
 
 import pathlib
@@ -22,18 +22,13 @@ MODELS = {
     "nested_while": {"StatelessWhile", "PartitionedCall"},
     "rnn": {"While"},
     "autograph": {"StatelessWhile", "StatelessIf"},
+    "tensor_array": {"StatelessWhile", "TensorListReserve", "TensorListSetItem", "TensorListStack"},
 }
 
 # Models frozen with lowered control flow -> the ops import rebuilds it into.
 LOWERED = {
     "lowered": {"StatelessWhile", "StatelessIf"},
 }
-
-# Models the engine cannot run yet -> (a pattern of the node the import names, the op it lacks).
-UNSUPPORTED = {
-    "tensor_array": (r"TensorArrayV2", "TensorListReserve"),  # tf.TensorArray: TensorList* ops
-}
-
 
 def _load(name):
     graph_def = (DATA / (name + ".pb")).read_bytes()
@@ -103,14 +98,3 @@ def test_reexported_graph_runs_the_same(name):
     for a, b in zip(first, again):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
-
-
-@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
-def test_unsupported_graphs_fail_to_import_naming_the_node(name):
-    graph_def, _, _, cases = _load(name)
-    assert cases  # TensorFlow's outputs are kept for when the ops exist
-    node, op = UNSUPPORTED[name]
-    with tx.Graph().as_default() as g:
-        with pytest.raises(tx.errors.NotFoundError, match=r"^\[%s\] op type not registered: '%s'" % (node, op)):
-            tx.import_graph_def(graph_def, name="")
-        assert g.get_operations() == []  # all or nothing

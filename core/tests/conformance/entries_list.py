@@ -32,7 +32,7 @@ def _shape(dims):
 def _list(tensor, element_shape=None):
     t = tx.constant(tensor)
     shape = list(tensor.shape[1:]) if element_shape is None else element_shape
-    return gen_ops.tensor_list_from_tensor(t, _shape(shape), element_dtype=t.dtype)
+    return gen_ops.tensor_list_from_tensor(t, _shape(shape))
 
 
 def _read(lst, dtype, element_shape):
@@ -56,7 +56,7 @@ def _build(op):
             lst = gen_ops.empty_tensor_list(_shape(i["element_shape"]), tx.constant(np.int32(i["max_num_elements"])),
                                             element_dtype=tx.float32)
             for item in i.get("push", []):
-                lst = gen_ops.tensor_list_push_back(lst, tx.constant(item), element_dtype=tx.float32)
+                lst = gen_ops.tensor_list_push_back(lst, tx.constant(item))
             return [gen_ops.tensor_list_length(lst), gen_ops.tensor_list_element_shape(lst, shape_type=tx.int32)], {}
         if op == "TensorListReserve":
             lst = gen_ops.tensor_list_reserve(_shape(i["element_shape"]), tx.constant(np.int32(i["num_elements"])),
@@ -75,12 +75,12 @@ def _build(op):
             return [gen_ops.tensor_list_get_item(lst, tx.constant(np.int32(i["index"])), _shape(rows), element_dtype=dt)], {}
         if op == "TensorListSetItem":
             item = tx.constant(i["item"])
-            out = gen_ops.tensor_list_set_item(lst, tx.constant(np.int32(i["index"])), item, element_dtype=item.dtype,
+            out = gen_ops.tensor_list_set_item(lst, tx.constant(np.int32(i["index"])), item,
                                                **a)
             return _read(out, dt, rows), {}
         if op == "TensorListPushBack":
             item = tx.constant(i["item"])
-            return _read(gen_ops.tensor_list_push_back(lst, item, element_dtype=item.dtype), dt, rows), {}
+            return _read(gen_ops.tensor_list_push_back(lst, item), dt, rows), {}
         if op == "TensorListPopBack":
             for _ in range(i.get("extra_pops", 0)):
                 lst, _ = gen_ops.tensor_list_pop_back(lst, _shape(rows), element_dtype=dt)
@@ -91,8 +91,8 @@ def _build(op):
         if op == "TensorListLength":
             return [gen_ops.tensor_list_length(lst)], {}
         if op == "TensorListConcatV2":
-            lst = gen_ops.tensor_list_split(tx.constant(t), _shape([-1] + rows[1:] if rows else [-1]),
-                                            tx.constant(np.asarray(i["lengths"], np.int64)), element_dtype=dt)
+            lst = gen_ops.tensor_list_split(tx.constant(t), _shape([-1] + rows),
+                                            tx.constant(np.asarray(i["lengths"], np.int64)))
             return list(gen_ops.tensor_list_concat_v2(lst, _shape([-1] + list(t.shape[1:])),
                                                       tx.constant(np.zeros([0], np.int64)), element_dtype=dt)), {}
         if op == "TensorListGather":
@@ -100,16 +100,15 @@ def _build(op):
                                                element_dtype=dt)], {}
         if op == "TensorListScatterV2":
             out = gen_ops.tensor_list_scatter_v2(tx.constant(t), tx.constant(np.asarray(i["indices"], np.int32)),
-                                                 _shape(rows), tx.constant(np.int32(i["num_elements"])), element_dtype=dt)
+                                                 _shape(rows), tx.constant(np.int32(i["num_elements"])))
             return _read(out, dt, rows), {}
         if op == "TensorListScatterIntoExistingList":
             v = tx.constant(i["values"])
-            out = gen_ops.tensor_list_scatter_into_existing_list(lst, v, tx.constant(np.asarray(i["indices"], np.int32)),
-                                                                 element_dtype=v.dtype)
+            out = gen_ops.tensor_list_scatter_into_existing_list(lst, v, tx.constant(np.asarray(i["indices"], np.int32)))
             return _read(out, dt, rows), {}
         if op == "TensorListSplit":
             out = gen_ops.tensor_list_split(tx.constant(t), _shape([-1] + rows),
-                                            tx.constant(np.asarray(i["lengths"], np.int64)), element_dtype=dt)
+                                            tx.constant(np.asarray(i["lengths"], np.int64)))
             pieces = [gen_ops.tensor_list_get_item(out, tx.constant(np.int32(k)), _shape([-1] + rows), element_dtype=dt)
                       for k in range(len(i["lengths"]))]
             return pieces + [gen_ops.tensor_list_length(out)], {}

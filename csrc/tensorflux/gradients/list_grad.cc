@@ -130,14 +130,18 @@ Status ScatterGrad(GradContext& g) {
   return Status::OK();
 }
 
-// TensorListScatterIntoExistingList(list, tensor, indices) -> list.
+// TensorListScatterIntoExistingList(list, tensor, indices) -> list: gather dlist at indices; the
+// input list's gradient is dlist with zeros there.
 Status ScatterIntoGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dlist = g.grad(0), t = g.input(1);
   const AttrMap dtype = DtypeAttr(g);
   GValue dt = o.Op1("TensorListGather", {dlist, g.input(2), RowShape(o, t)}, dtype);
   if (g.needs_grad(1)) g.set_grad(1, dt);
-  g.set_grad(0, o.Op1("TensorListScatterIntoExistingList", {dlist, o.ZerosLike(dt), g.input(2)}, dtype));
+  // Cut back to the input's length (the scatter may have grown the list; TensorFlow's gradient
+  // leaves the longer list, which the input's producer then rejects).
+  GValue din = o.Op1("TensorListScatterIntoExistingList", {dlist, o.ZerosLike(dt), g.input(2)}, dtype);
+  g.set_grad(0, o.Op1("TensorListResize", {din, Length(o, g.input(0))}));
   return Status::OK();
 }
 

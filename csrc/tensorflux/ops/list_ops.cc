@@ -45,8 +45,8 @@ Status InputList(InferenceContext* c, int i, PartialShape* element_shape) {
   if (h == nullptr) return Status::OK();
   const DataType want = ElementDtype(c);
   if (want != DT_INVALID && h->dtype != want)
-    return InvalidArgument("expected a list with element dtype ", DataTypeString(want),
-                           " but got a list with element dtype ", DataTypeString(h->dtype));
+    return InvalidArgument("Invalid data types; op elements ", DataTypeString(want), " but list elements ",
+                           DataTypeString(h->dtype));
   *element_shape = h->shape;
   return Status::OK();
 }
@@ -77,7 +77,10 @@ Status FromTensorShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, "tensor", &t));
   TX_RETURN_IF_ERROR(ElementShapeInput(c, 1, &element));
   rows = t.known_rank() ? PartialShape(std::vector<int64_t>(t.dims().begin() + 1, t.dims().end())) : t;
-  TX_RETURN_IF_ERROR(element.Merge(rows, &element).WithPrefix("tensor rows and element_shape: "));
+  if (!element.IsCompatibleWith(rows))
+    return InvalidArgument("Specified a list with shape ", element.ToString(), " from a tensor with shape ",
+                           t.ToString());
+  TX_RETURN_IF_ERROR(element.Merge(rows, &element));
   SetListOutput(c, 0, element);
   return Status::OK();
 }

@@ -226,7 +226,7 @@ class _GraphTensorArray:
         value = _to_tensor(value, self._dtype)
         _check_dtype(value, self._dtype)
         self._check_element_shape(value.shape)
-        flow = gen_ops.tensor_list_set_item(self._flow, index, value, element_dtype=self._dtype,
+        flow = gen_ops.tensor_list_set_item(self._flow, index, value,
                                             resize_if_index_out_of_bounds=self._dynamic_size)
         return self._with_flow(flow)
 
@@ -259,23 +259,20 @@ class _GraphTensorArray:
         _check_dtype(value, self._dtype)
         rows = TensorShape(value.shape.as_list()[1:]) if value.shape.rank is not None else TensorShape(None)
         self._check_element_shape(rows)
-        return self._with_flow(gen_ops.tensor_list_from_tensor(value, _element_shape_tensor(rows),
-                                                               element_dtype=self._dtype))
+        return self._with_flow(gen_ops.tensor_list_from_tensor(value, _element_shape_tensor(rows)))
 
     def scatter(self, indices, value):
         value = _to_tensor(value, self._dtype)
         _check_dtype(value, self._dtype)
         if value.shape.rank is not None:
             self._check_element_shape(TensorShape(value.shape.as_list()[1:]))
-        return self._with_flow(gen_ops.tensor_list_scatter_into_existing_list(self._flow, value, indices,
-                                                                              element_dtype=self._dtype))
+        return self._with_flow(gen_ops.tensor_list_scatter_into_existing_list(self._flow, value, indices))
 
     def split(self, value, lengths):
         value = _to_tensor(value, self._dtype)
         _check_dtype(value, self._dtype)
         lengths = gen_ops.cast(convert_to_tensor(lengths), DstT=_dtypes.int64)
-        return self._with_flow(gen_ops.tensor_list_split(value, _element_shape_tensor(self.element_shape), lengths,
-                                                         element_dtype=self._dtype))
+        return self._with_flow(gen_ops.tensor_list_split(value, _element_shape_tensor(self.element_shape), lengths))
 
     def size(self):
         if self._static_size() >= 0:
