@@ -526,6 +526,34 @@ func EluGrad(scope *Scope, gradients tf.Output, outputs tf.Output) (backprops tf
 	return op.Output(0)
 }
 
+// EmptyTensorList: An empty list of `element_dtype` tensors of shape `element_shape`, holding at most `max_num_elements` (-1: no limit).
+//
+// Arguments:
+//
+//	elementShape: a tensor of type `shape_type`.
+//	maxNumElements: a tensor of type tf.Int32.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns handle (one output).
+func EmptyTensorList(scope *Scope, elementShape tf.Output, maxNumElements tf.Output, elementDtype tf.DataType) (handle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "EmptyTensorList",
+		Input: []tf.Input{
+			elementShape, maxNumElements,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // EnterAttr is an optional argument to Enter.
 type EnterAttr func(optionalAttr)
 

@@ -1322,6 +1322,26 @@ def elu_grad(gradients, outputs, name=None):
     return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
 
 
+_EMPTY_TENSOR_LIST = _OpSig('EmptyTensorList',
+    inputs=(('element_shape', 'shape_type', 0, 0), ('max_num_elements', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('handle', False),))
+
+
+def empty_tensor_list(element_shape, max_num_elements, element_dtype, name=None):
+    r"""An empty list of `element_dtype` tensors of shape `element_shape`, holding at most `max_num_elements` (-1: no limit).
+
+    Args:
+      element_shape: A `Tensor` of type `shape_type`.
+      max_num_elements: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EMPTY_TENSOR_LIST, name, (element_shape, max_num_elements), (element_dtype,))
+
+
 _ENTER = _OpSig('Enter',
     inputs=(('data', 'T', 0, 0),),
     attrs=(('frame_name', 0), ('is_constant', 3), ('parallel_iterations', 1)),
@@ -4823,6 +4843,304 @@ def tanh_grad(y, dy, name=None):
     return _apply_op(_TANH_GRAD, name, (y, dy), ())
 
 
+_TensorListConcatV2Output = _collections.namedtuple('TensorListConcatV2', ['tensor', 'lengths'])
+_TENSOR_LIST_CONCAT_V2 = _OpSig('TensorListConcatV2',
+    inputs=(('input_handle', '', 21, 0), ('element_shape', 'shape_type', 0, 0), ('leading_dims', '', 9, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('tensor', False), ('lengths', False)),
+    output_class=_TensorListConcatV2Output)
+
+
+def tensor_list_concat_v2(input_handle, element_shape, leading_dims, element_dtype, name=None):
+    r"""The elements concatenated along their first dimension, and each element's length there.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      element_shape: A `Tensor` of type `shape_type`.
+      leading_dims: A `Tensor` of type int64.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (tensor, lengths) of `Tensor`s.
+    """
+    return _apply_op(_TENSOR_LIST_CONCAT_V2, name, (input_handle, element_shape, leading_dims), (element_dtype,))
+
+
+_TENSOR_LIST_ELEMENT_SHAPE = _OpSig('TensorListElementShape',
+    inputs=(('input_handle', '', 21, 0),),
+    attrs=(('shape_type', 4),),
+    outputs=(('element_shape', False),))
+
+
+def tensor_list_element_shape(input_handle, shape_type, name=None):
+    r"""The list's element shape (-1 for unknown dimensions; a scalar -1 for an unknown rank).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      shape_type: An attr of type `type`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_ELEMENT_SHAPE, name, (input_handle,), (shape_type,))
+
+
+_TENSOR_LIST_FROM_TENSOR = _OpSig('TensorListFromTensor',
+    inputs=(('tensor', 'element_dtype', 0, 0), ('element_shape', 'shape_type', 0, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_from_tensor(tensor, element_shape, name=None):
+    r"""A list whose element i is tensor[i].
+
+    Args:
+      tensor: A `Tensor` of type `element_dtype`.
+      element_shape: A `Tensor` of type `shape_type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_FROM_TENSOR, name, (tensor, element_shape), ())
+
+
+_TENSOR_LIST_GATHER = _OpSig('TensorListGather',
+    inputs=(('input_handle', '', 21, 0), ('indices', '', 3, 0), ('element_shape', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('values', False),))
+
+
+def tensor_list_gather(input_handle, indices, element_shape, element_dtype, name=None):
+    r"""The elements at `indices`, stacked.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      indices: A `Tensor` of type int32.
+      element_shape: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_GATHER, name, (input_handle, indices, element_shape), (element_dtype,))
+
+
+_TENSOR_LIST_GET_ITEM = _OpSig('TensorListGetItem',
+    inputs=(('input_handle', '', 21, 0), ('index', '', 3, 0), ('element_shape', 'Tshape', 0, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('item', False),),
+    type_defaults={'Tshape': 3})
+
+
+def tensor_list_get_item(input_handle, index, element_shape, element_dtype, name=None):
+    r"""Element `index` of the list (zeros of the element shape when it was never set).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      index: A `Tensor` of type int32.
+      element_shape: A `Tensor` of type `Tshape`.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_GET_ITEM, name, (input_handle, index, element_shape), (element_dtype,))
+
+
+_TENSOR_LIST_LENGTH = _OpSig('TensorListLength',
+    inputs=(('input_handle', '', 21, 0),),
+    outputs=(('length', False),))
+
+
+def tensor_list_length(input_handle, name=None):
+    r"""The number of elements of the list.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_LENGTH, name, (input_handle,), ())
+
+
+_TensorListPopBackOutput = _collections.namedtuple('TensorListPopBack', ['output_handle', 'tensor'])
+_TENSOR_LIST_POP_BACK = _OpSig('TensorListPopBack',
+    inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('output_handle', False), ('tensor', False)),
+    output_class=_TensorListPopBackOutput)
+
+
+def tensor_list_pop_back(input_handle, element_shape, element_dtype, name=None):
+    r"""The list without its last element, and that element.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      element_shape: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_handle, tensor) of `Tensor`s.
+    """
+    return _apply_op(_TENSOR_LIST_POP_BACK, name, (input_handle, element_shape), (element_dtype,))
+
+
+_TENSOR_LIST_PUSH_BACK = _OpSig('TensorListPushBack',
+    inputs=(('input_handle', '', 21, 0), ('tensor', 'element_dtype', 0, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_push_back(input_handle, tensor, name=None):
+    r"""The list with `tensor` appended.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      tensor: A `Tensor` of type `element_dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_PUSH_BACK, name, (input_handle, tensor), ())
+
+
+_TENSOR_LIST_RESERVE = _OpSig('TensorListReserve',
+    inputs=(('element_shape', 'shape_type', 0, 0), ('num_elements', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('handle', False),))
+
+
+def tensor_list_reserve(element_shape, num_elements, element_dtype, name=None):
+    r"""A list of `num_elements` unset elements (read as zeros) of `element_dtype` and `element_shape`.
+
+    Args:
+      element_shape: A `Tensor` of type `shape_type`.
+      num_elements: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_RESERVE, name, (element_shape, num_elements), (element_dtype,))
+
+
+_TENSOR_LIST_RESIZE = _OpSig('TensorListResize',
+    inputs=(('input_handle', '', 21, 0), ('size', '', 3, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_resize(input_handle, size, name=None):
+    r"""The list cut to, or grown with unset elements to, `size` elements.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      size: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_RESIZE, name, (input_handle, size), ())
+
+
+_TENSOR_LIST_SCATTER_INTO_EXISTING_LIST = _OpSig('TensorListScatterIntoExistingList',
+    inputs=(('input_handle', '', 21, 0), ('tensor', 'element_dtype', 0, 0), ('indices', '', 3, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_scatter_into_existing_list(input_handle, tensor, indices, name=None):
+    r"""The list with tensor[i] at indices[i] (grown when an index is past its end).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      tensor: A `Tensor` of type `element_dtype`.
+      indices: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SCATTER_INTO_EXISTING_LIST, name, (input_handle, tensor, indices), ())
+
+
+_TENSOR_LIST_SCATTER_V2 = _OpSig('TensorListScatterV2',
+    inputs=(('tensor', 'element_dtype', 0, 0), ('indices', '', 3, 0), ('element_shape', 'shape_type', 0, 0), ('num_elements', '', 3, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_scatter_v2(tensor, indices, element_shape, num_elements, name=None):
+    r"""A list of max(num_elements, max(indices) + 1) elements with tensor[i] at indices[i].
+
+    Args:
+      tensor: A `Tensor` of type `element_dtype`.
+      indices: A `Tensor` of type int32.
+      element_shape: A `Tensor` of type `shape_type`.
+      num_elements: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SCATTER_V2, name, (tensor, indices, element_shape, num_elements), ())
+
+
+_TENSOR_LIST_SET_ITEM = _OpSig('TensorListSetItem',
+    inputs=(('input_handle', '', 21, 0), ('index', '', 3, 0), ('item', 'element_dtype', 0, 0)),
+    attrs=(('resize_if_index_out_of_bounds', 3),),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bounds=False, name=None):
+    r"""The list with element `index` set to `item` (in place when no one else holds the list).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      index: A `Tensor` of type int32.
+      item: A `Tensor` of type `element_dtype`.
+      resize_if_index_out_of_bounds: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SET_ITEM, name, (input_handle, index, item), (resize_if_index_out_of_bounds,))
+
+
+_TENSOR_LIST_SPLIT = _OpSig('TensorListSplit',
+    inputs=(('tensor', 'element_dtype', 0, 0), ('element_shape', 'shape_type', 0, 0), ('lengths', '', 9, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_split(tensor, element_shape, lengths, name=None):
+    r"""A list of the pieces of `tensor` along its first dimension, of lengths `lengths`.
+
+    Args:
+      tensor: A `Tensor` of type `element_dtype`.
+      element_shape: A `Tensor` of type `shape_type`.
+      lengths: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SPLIT, name, (tensor, element_shape, lengths), ())
+
+
+_TENSOR_LIST_STACK = _OpSig('TensorListStack',
+    inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
+    attrs=(('element_dtype', 4), ('num_elements', 1)),
+    outputs=(('tensor', False),))
+
+
+def tensor_list_stack(input_handle, element_shape, element_dtype, num_elements=-1, name=None):
+    r"""The elements stacked into one tensor along a new first dimension.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      element_shape: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      num_elements: An attr of type `int`, defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_STACK, name, (input_handle, element_shape), (element_dtype, num_elements))
+
+
 _TENSOR_SCATTER_ADD = _OpSig('TensorScatterAdd',
     inputs=(('tensor', 'T', 0, 0), ('indices', 'Tindices', 0, 0), ('updates', 'T', 0, 0)),
     attrs=(('bad_indices_policy', 0),),
@@ -5447,6 +5765,7 @@ OP_WRAPPERS = {
     'Einsum': 'einsum',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
+    'EmptyTensorList': 'empty_tensor_list',
     'Enter': 'enter',
     'Equal': 'equal',
     'Erf': 'erf',
@@ -5626,6 +5945,21 @@ OP_WRAPPERS = {
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
+    'TensorListConcatV2': 'tensor_list_concat_v2',
+    'TensorListElementShape': 'tensor_list_element_shape',
+    'TensorListFromTensor': 'tensor_list_from_tensor',
+    'TensorListGather': 'tensor_list_gather',
+    'TensorListGetItem': 'tensor_list_get_item',
+    'TensorListLength': 'tensor_list_length',
+    'TensorListPopBack': 'tensor_list_pop_back',
+    'TensorListPushBack': 'tensor_list_push_back',
+    'TensorListReserve': 'tensor_list_reserve',
+    'TensorListResize': 'tensor_list_resize',
+    'TensorListScatterIntoExistingList': 'tensor_list_scatter_into_existing_list',
+    'TensorListScatterV2': 'tensor_list_scatter_v2',
+    'TensorListSetItem': 'tensor_list_set_item',
+    'TensorListSplit': 'tensor_list_split',
+    'TensorListStack': 'tensor_list_stack',
     'TensorScatterAdd': 'tensor_scatter_add',
     'TensorScatterMax': 'tensor_scatter_max',
     'TensorScatterMin': 'tensor_scatter_min',
