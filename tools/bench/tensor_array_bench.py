@@ -1,8 +1,10 @@
-"""TensorArray benchmarks: a loop that writes one element per step into a TensorArray and stacks
-it, h = tanh(x[t] + 0.5 * h) over n steps of 64 floats, as a tx.function (While over a TensorList)
-next to the same tf.function with tf.TensorArray, in one run; forward, and forward plus the gradient
-of the stacked states. Times are per step for n = 100, 1,000 and 10,000: a per-step time that stays
-flat as n grows shows the loop is O(n) (Note [TensorList in place])."""
+"""TensorArray benchmarks: the loop of a Keras RNN layer, h = tanh(x_t + 0.5 * h) over n steps of
+64 floats, reading x_t from a TensorArray unstacked from the input and writing h into another,
+stacked at the end; as a tx.function (While over TensorLists) next to the same tf.function with
+tf.TensorArray, in one run; forward, and forward plus the gradient of the stacked states. Times are
+per step for n = 100, 1,000 and 10,000. The forward loop writes in place (Note [TensorList in
+place]); in the backward loop each step's read gradient is a list of n (mostly unset) elements,
+added into the accumulated one, so its per-step time grows with n, as TensorFlow's does."""
 
 from __future__ import annotations
 
@@ -27,8 +29,10 @@ def _tx_fns():
     def loop(x):
         n = tx.shape(x)[0]
 
+        xs = tx.TensorArray(tx.float32, size=n, element_shape=[WIDTH]).unstack(x)
+
         def body(t, h, ta):
-            h = tx.tanh(x[t] + 0.5 * h)
+            h = tx.tanh(xs.read(t) + 0.5 * h)
             return t + 1, h, ta.write(t, h)
 
         ta = tx.TensorArray(tx.float32, size=n, element_shape=[WIDTH])
@@ -52,8 +56,10 @@ def _tf_fns(tf):
     def loop(x):
         n = tf.shape(x)[0]
 
+        xs = tf.TensorArray(tf.float32, size=n, element_shape=[WIDTH]).unstack(x)
+
         def body(t, h, ta):
-            h = tf.tanh(x[t] + 0.5 * h)
+            h = tf.tanh(xs.read(t) + 0.5 * h)
             return t + 1, h, ta.write(t, h)
 
         ta = tf.TensorArray(tf.float32, size=n, element_shape=[WIDTH])
