@@ -37,17 +37,20 @@ def _build_dir(session: nox.Session) -> pathlib.Path:
     return ROOT / "core" / "build" / f"{session.name}-{tag}"
 
 
-def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None) -> pathlib.Path:
-    """Builds the engine and installs `tensorflux` editable into the session's venv (or into the
-    venv of ``python``, with its ``build_dir``)."""
+def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None,
+                 tests: bool = True) -> pathlib.Path:
+    """Builds the engine (with its C/C++ test programs when ``tests``) and installs `tensorflux`
+    editable into the session's venv (or into the venv of ``python``, with its ``build_dir``); pip
+    runs verbosely so the compiler's progress shows."""
     if python == "python":
         session.install(*BUILD_DEPS)
     env = {}
     if shutil.which("ccache"):
         env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
     build_dir = build_dir or _build_dir(session)
-    session.run(python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", env=env, external=python != "python")
+    session.run(python, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
+                f"-Cbuild-dir={build_dir}", f"-Ccmake.define.TX_BUILD_TESTS={'ON' if tests else 'OFF'}",
+                env=env, external=python != "python")
     return build_dir
 
 
@@ -68,7 +71,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def demo(session: nox.Session) -> None:
     """Builds a graph, runs a TensorFlow-made frozen MLP, trains classifiers on the digits dataset."""
-    install_core(session)
+    install_core(session, tests=False)
     session.install("scikit-learn", "tqdm")
     session.run("python", "tools/demo.py")
 
@@ -77,7 +80,7 @@ def demo(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Side-by-side benchmarks against TensorFlow (and PyTorch/JAX when installed)."""
     session.install(*ORACLE_DEPS)
-    install_core(session)
+    install_core(session, tests=False)
     session.run("python", "tools/bench/run_all.py", *session.posargs)
 
 
@@ -85,7 +88,7 @@ def bench(session: nox.Session) -> None:
 def generate(session: nox.Session) -> None:
     """Regenerates checked-in generated code (Python protos, op wrappers)."""
     session.install(PROTOC)
-    install_core(session)
+    install_core(session, tests=False)
     session.run("python", "tools/gen_protos.py")
     session.run("python", "tools/gen_python_ops.py")
 
@@ -94,7 +97,7 @@ def generate(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Builds the HTML API reference from the docstrings (Sphinx autodoc) into core/build/docs/html."""
     session.install("sphinx>=7")
-    install_core(session)
+    install_core(session, tests=False)
     session.run("python", "-m", "sphinx", "-b", "html", "-q", "docs/api", str(ROOT / "core" / "build" / "docs" / "html"))
 
 
@@ -104,7 +107,7 @@ def sanitize(session: nox.Session) -> None:
     session.install(*BUILD_DEPS, "pytest>=8", "scipy")  # scipy: references of the conformance table
     build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
     session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON",
+                f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.define.TX_BUILD_TESTS=ON",
                 "-Ccmake.build-type=RelWithDebInfo")
     # Python itself is not instrumented: the sanitizer runtimes are preloaded into it.
     runtimes = [session.run("gcc", f"-print-file-name={lib}", silent=True, external=True).strip()
@@ -125,7 +128,7 @@ def sanitize(session: nox.Session) -> None:
 def soak(session: nox.Session) -> None:
     """Minutes of eager ops, tx.function retraces, sessions and checkpoints; fails if RSS grows
     after warm-up (tools/soak.py; `-- --rounds N` shortens it). Not a default session."""
-    install_core(session)
+    install_core(session, tests=False)
     session.run("python", "tools/soak.py", *session.posargs)
 
 

@@ -1,6 +1,8 @@
 """The main demo: build a graph in Python, run it in the C++ engine, run a frozen MLP that
-TensorFlow made (tools/demo/frozen_mlp.pb, with TensorFlow's recorded outputs), then train an MLP
-and a CNN on scikit-learn's digits in graph mode (tools/demo/digits.py)."""
+TensorFlow made (tools/demo/frozen_mlp.pb, with TensorFlow's recorded outputs), train an MLP
+and a CNN on scikit-learn's digits in graph mode and eagerly (tools/demo/digits.py), then the
+digits CNN with tx.keras: compile, fit with EarlyStopping, evaluate, and a .keras file reloaded
+in a fresh process (tools/demo/keras_digits.py)."""
 
 import pathlib
 import time
@@ -59,3 +61,5 @@ if __name__ == "__main__":
     sys.path.insert(0, str(HERE))
     import digits  # noqa: E402  (tools/demo/digits.py: training on scikit-learn's digits)
     digits.main([])
+    import keras_digits  # noqa: E402  (tools/demo/keras_digits.py: the same CNN with tx.keras)
+    keras_digits.main([])

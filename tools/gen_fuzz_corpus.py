@@ -147,6 +147,18 @@ def tensorprotos():
     t = tensor_pb2.TensorProto(dtype=types_pb2.DT_DOUBLE, double_val=[1.5, -2])
     t.tensor_shape.dim.add().size = 2
     yield "double_vals", t.SerializeToString()
+    # Strings: one string_val per element (TensorFlow's form), fewer values than elements (the
+    # last repeats), and TensorFlow's packed tensor_content (varint lengths, then the bytes).
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING, string_val=[b"", b"a", b"\xff\x00 bytes", b"x" * 40])
+    t.tensor_shape.dim.add().size = 2
+    t.tensor_shape.dim.add().size = 2
+    yield "string_vals", t.SerializeToString()
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING, string_val=[b"rep"])
+    t.tensor_shape.dim.add().size = 5
+    yield "string_splat", t.SerializeToString()
+    t = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING, tensor_content=b"\x02\x00\x03" + b"abxyz")
+    t.tensor_shape.dim.add().size = 3
+    yield "string_content", t.SerializeToString()
 
 
 def safetensors():

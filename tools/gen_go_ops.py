@@ -14,7 +14,9 @@ inferred by the engine and not exposed. Const is hand-written (op/const.go).
 
 import argparse
 import difflib
+import json
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -47,10 +49,19 @@ BODY_NAMES = {"scope", "optional", "attrs", "opspec", "op", "tf", "idx", "err", 
 
 GO_ATTR_TYPES = {"string": "string", "int": "int64", "float": "float32", "bool": "bool", "type": "tf.DataType",
                  "shape": "tf.Shape", "tensor": "*tf.Tensor", "func": "*tf.Function"}
-# DataType enum value -> package tf constant (doc comments only).
-GO_DTYPES = {1: "Float", 2: "Double", 3: "Int32", 4: "Uint8", 5: "Int16", 6: "Int8", 7: "String", 8: "Complex64",
-             9: "Int64", 10: "Bool", 14: "BFloat16", 17: "Uint16", 18: "Complex128", 19: "Half", 20: "Resource",
-             21: "Variant", 22: "Uint32", 23: "Uint64"}
+
+
+def _go_dtypes():
+    """DataType enum value -> package tf constant (doc comments only), derived from the constants of
+    bindings-go/tf/types.go and the TX_DataType values of c_api.h, so neither table is repeated here."""
+    header = (ROOT / "csrc" / "include" / "tensorflux" / "c" / "c_api.h").read_text()
+    block = header[header.index("typedef enum TX_DataType {"):header.index("} TX_DataType;")]
+    values = {name: int(v) for name, v in re.findall(r"\b(TX_\w+) = (\d+),", block)}
+    go = (ROOT / "bindings-go" / "tf" / "types.go").read_text()
+    return {values[c]: name for name, c in re.findall(r"^\t(\w+)\s+DataType = C\.(TX_\w+)$", go, re.M)}
+
+
+GO_DTYPES = _go_dtypes()
 
 
 def go_attr_type(attr_type):
@@ -87,9 +98,8 @@ def go_dtype(t):
 
 def go_scalar(x, kind):
     """A Go-syntax rendering of one attr value element, for doc comments."""
-    if kind == "string":
-        text = x.decode("utf-8") if isinstance(x, bytes) else x
-        return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+    if kind == "string":  # a Go string literal: JSON's escapes (\n, \", \uXXXX) are Go's too
+        return json.dumps(x.decode("utf-8") if isinstance(x, bytes) else x, ensure_ascii=False)
     if kind == "int":
         return str(int(x))
     if kind == "float":

@@ -150,6 +150,81 @@ func AddV2(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// AdjustContrastv2: Scales each image channel's deviation from its mean by contrast_factor.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	contrastFactor: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func AdjustContrastv2(scope *Scope, images tf.Output, contrastFactor tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "AdjustContrastv2",
+		Input: []tf.Input{
+			images, contrastFactor,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// AdjustHue: Rotates the hue of RGB images by delta (a fraction of the color wheel).
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	delta: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func AdjustHue(scope *Scope, images tf.Output, delta tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "AdjustHue",
+		Input: []tf.Input{
+			images, delta,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// AdjustSaturation: Multiplies the saturation of RGB images by scale (clamped to [0, 1]).
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	scale: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func AdjustSaturation(scope *Scope, images tf.Output, scale tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "AdjustSaturation",
+		Input: []tf.Input{
+			images, scale,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // AllAttr is an optional argument to All.
 type AllAttr func(optionalAttr)
 
@@ -183,6 +258,48 @@ func All(scope *Scope, input tf.Output, axis tf.Output, optional ...AllAttr) (ou
 		Type: "All",
 		Input: []tf.Input{
 			input, axis,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// AngleAttr is an optional argument to Angle.
+type AngleAttr func(optionalAttr)
+
+// AngleTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func AngleTout(value tf.DataType) AngleAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Angle: The argument (phase, in [-pi, pi]) of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Angle(scope *Scope, input tf.Output, optional ...AngleAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Angle",
+		Input: []tf.Input{
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -312,6 +429,88 @@ func ArgMin(scope *Scope, input tf.Output, dimension tf.Output, optional ...ArgM
 		Type: "ArgMin",
 		Input: []tf.Input{
 			input, dimension,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// AsStringAttr is an optional argument to AsString.
+type AsStringAttr func(optionalAttr)
+
+// AsStringPrecision sets the optional precision attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func AsStringPrecision(value int64) AsStringAttr {
+	return func(m optionalAttr) {
+		m["precision"] = value
+	}
+}
+
+// AsStringScientific sets the optional scientific attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func AsStringScientific(value bool) AsStringAttr {
+	return func(m optionalAttr) {
+		m["scientific"] = value
+	}
+}
+
+// AsStringShortest sets the optional shortest attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func AsStringShortest(value bool) AsStringAttr {
+	return func(m optionalAttr) {
+		m["shortest"] = value
+	}
+}
+
+// AsStringWidth sets the optional width attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func AsStringWidth(value int64) AsStringAttr {
+	return func(m optionalAttr) {
+		m["width"] = value
+	}
+}
+
+// AsStringFill sets the optional fill attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func AsStringFill(value string) AsStringAttr {
+	return func(m optionalAttr) {
+		m["fill"] = value
+	}
+}
+
+// AsString: Formats each element as text, printf-style (precision, notation, width and fill).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func AsString(scope *Scope, input tf.Output, optional ...AsStringAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "AsString",
+		Input: []tf.Input{
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -1313,6 +1512,148 @@ func ClipByValue(scope *Scope, t tf.Output, clipValueMin tf.Output, clipValueMax
 	return op.Output(0)
 }
 
+// CombinedNonMaxSuppressionAttr is an optional argument to CombinedNonMaxSuppression.
+type CombinedNonMaxSuppressionAttr func(optionalAttr)
+
+// CombinedNonMaxSuppressionPadPerClass sets the optional pad_per_class attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func CombinedNonMaxSuppressionPadPerClass(value bool) CombinedNonMaxSuppressionAttr {
+	return func(m optionalAttr) {
+		m["pad_per_class"] = value
+	}
+}
+
+// CombinedNonMaxSuppressionClipBoxes sets the optional clip_boxes attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func CombinedNonMaxSuppressionClipBoxes(value bool) CombinedNonMaxSuppressionAttr {
+	return func(m optionalAttr) {
+		m["clip_boxes"] = value
+	}
+}
+
+// CombinedNonMaxSuppression: Non-max suppression per batch entry and class, then the best max_total_size detections of each batch entry, zero-padded.
+//
+// Arguments:
+//
+//	boxes: a tensor of type tf.Float.
+//	scores: a tensor of type tf.Float.
+//	maxOutputSizePerClass: a tensor of type tf.Int32.
+//	maxTotalSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type tf.Float.
+//	scoreThreshold: a tensor of type tf.Float.
+//
+// Returns nmsedBoxes (one output), nmsedScores (one output), nmsedClasses (one output), validDetections (one output).
+func CombinedNonMaxSuppression(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSizePerClass tf.Output, maxTotalSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output, optional ...CombinedNonMaxSuppressionAttr) (nmsedBoxes tf.Output, nmsedScores tf.Output, nmsedClasses tf.Output, validDetections tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CombinedNonMaxSuppression",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSizePerClass, maxTotalSize, iouThreshold, scoreThreshold,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2), op.Output(3)
+}
+
+// ComplexAttr is an optional argument to Complex.
+type ComplexAttr func(optionalAttr)
+
+// ComplexTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func ComplexTout(value tf.DataType) ComplexAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Complex: Builds complex numbers real + i imag elementwise, with broadcasting.
+//
+// Arguments:
+//
+//	real_: a tensor of type `T`.
+//	imag_: a tensor of type `T`.
+//
+// Returns out (one output).
+func Complex(scope *Scope, real_ tf.Output, imag_ tf.Output, optional ...ComplexAttr) (out tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Complex",
+		Input: []tf.Input{
+			real_, imag_,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ComplexAbsAttr is an optional argument to ComplexAbs.
+type ComplexAbsAttr func(optionalAttr)
+
+// ComplexAbsTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func ComplexAbsTout(value tf.DataType) ComplexAbsAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// ComplexAbs: The modulus |x| of each element.
+//
+// Arguments:
+//
+//	x: a tensor of type `T`.
+//
+// Returns y (one output).
+func ComplexAbs(scope *Scope, x tf.Output, optional ...ComplexAbsAttr) (y tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ComplexAbs",
+		Input: []tf.Input{
+			x,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ConcatOffset: Where each input of a concatenation along concat_dim starts in the result.
 //
 // Arguments:
@@ -1360,6 +1701,30 @@ func ConcatV2(scope *Scope, values []tf.Output, axis tf.Output) (output tf.Outpu
 		Type: "ConcatV2",
 		Input: []tf.Input{
 			tf.OutputList(values), axis,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Conj: The complex conjugate of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Conj(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Conj",
+		Input: []tf.Input{
+			input,
 		},
 	}
 	op := scope.AddOperation(opspec)
@@ -1803,6 +2168,152 @@ func Cosh(scope *Scope, x tf.Output) (y tf.Output) {
 		Input: []tf.Input{
 			x,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// CropAndResizeAttr is an optional argument to CropAndResize.
+type CropAndResizeAttr func(optionalAttr)
+
+// CropAndResizeMethod sets the optional method attribute to value.
+//
+// value: an attr of type string (Go string), one of "bilinear", "nearest".
+// If not specified, defaults to "bilinear".
+func CropAndResizeMethod(value string) CropAndResizeAttr {
+	return func(m optionalAttr) {
+		m["method"] = value
+	}
+}
+
+// CropAndResizeExtrapolationValue sets the optional extrapolation_value attribute to value.
+//
+// value: an attr of type float (Go float32).
+// If not specified, defaults to 0.0.
+func CropAndResizeExtrapolationValue(value float32) CropAndResizeAttr {
+	return func(m optionalAttr) {
+		m["extrapolation_value"] = value
+	}
+}
+
+// CropAndResize: Crops boxes (normalized [y1, x1, y2, x2]) out of a batch of images and resizes each crop to crop_size.
+//
+// Arguments:
+//
+//	image: a tensor of type `T`.
+//	boxes: a tensor of type tf.Float.
+//	boxInd: a tensor of type tf.Int32.
+//	cropSize: a tensor of type tf.Int32.
+//
+// Returns crops (one output).
+func CropAndResize(scope *Scope, image tf.Output, boxes tf.Output, boxInd tf.Output, cropSize tf.Output, optional ...CropAndResizeAttr) (crops tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CropAndResize",
+		Input: []tf.Input{
+			image, boxes, boxInd, cropSize,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// CropAndResizeGradBoxesAttr is an optional argument to CropAndResizeGradBoxes.
+type CropAndResizeGradBoxesAttr func(optionalAttr)
+
+// CropAndResizeGradBoxesMethod sets the optional method attribute to value.
+//
+// value: an attr of type string (Go string), one of "bilinear".
+// If not specified, defaults to "bilinear".
+func CropAndResizeGradBoxesMethod(value string) CropAndResizeGradBoxesAttr {
+	return func(m optionalAttr) {
+		m["method"] = value
+	}
+}
+
+// CropAndResizeGradBoxes: Gradient of CropAndResize with respect to the boxes.
+//
+// Arguments:
+//
+//	grads: a tensor of type tf.Float.
+//	image: a tensor of type `T`.
+//	boxes: a tensor of type tf.Float.
+//	boxInd: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func CropAndResizeGradBoxes(scope *Scope, grads tf.Output, image tf.Output, boxes tf.Output, boxInd tf.Output, optional ...CropAndResizeGradBoxesAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CropAndResizeGradBoxes",
+		Input: []tf.Input{
+			grads, image, boxes, boxInd,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// CropAndResizeGradImageAttr is an optional argument to CropAndResizeGradImage.
+type CropAndResizeGradImageAttr func(optionalAttr)
+
+// CropAndResizeGradImageMethod sets the optional method attribute to value.
+//
+// value: an attr of type string (Go string), one of "bilinear", "nearest".
+// If not specified, defaults to "bilinear".
+func CropAndResizeGradImageMethod(value string) CropAndResizeGradImageAttr {
+	return func(m optionalAttr) {
+		m["method"] = value
+	}
+}
+
+// CropAndResizeGradImage: Gradient of CropAndResize with respect to the image.
+//
+// Arguments:
+//
+//	grads: a tensor of type tf.Float.
+//	boxes: a tensor of type tf.Float.
+//	boxInd: a tensor of type tf.Int32.
+//	imageSize: a tensor of type tf.Int32.
+//	t: an attr of type type (Go tf.DataType), one of tf.Float, tf.Half, tf.Double.
+//
+// Returns output (one output).
+func CropAndResizeGradImage(scope *Scope, grads tf.Output, boxes tf.Output, boxInd tf.Output, imageSize tf.Output, t tf.DataType, optional ...CropAndResizeGradImageAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"T": t}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "CropAndResizeGradImage",
+		Input: []tf.Input{
+			grads, boxes, boxInd, imageSize,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

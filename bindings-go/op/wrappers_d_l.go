@@ -4,6 +4,73 @@ package op
 
 import tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 
+// DecodeBase64: Decodes each web-safe base64 string ('-' and '_'; '=' padding optional).
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func DecodeBase64(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "DecodeBase64",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// DecodeRawAttr is an optional argument to DecodeRaw.
+type DecodeRawAttr func(optionalAttr)
+
+// DecodeRawLittleEndian sets the optional little_endian attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func DecodeRawLittleEndian(value bool) DecodeRawAttr {
+	return func(m optionalAttr) {
+		m["little_endian"] = value
+	}
+}
+
+// DecodeRaw: Reinterprets the bytes of each string (all of one length) as a vector of out_type.
+//
+// Arguments:
+//
+//	bytes: a tensor of type tf.String.
+//	outType: an attr of type type (Go tf.DataType), one of tf.Half, tf.Float, tf.Double, tf.Int32, tf.Uint16, tf.Uint8, tf.Int16, tf.Int8, tf.Int64, tf.Complex64, tf.Complex128, tf.Bool, tf.BFloat16.
+//
+// Returns output (one output).
+func DecodeRaw(scope *Scope, bytes tf.Output, outType tf.DataType, optional ...DecodeRawAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"out_type": outType}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "DecodeRaw",
+		Input: []tf.Input{
+			bytes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // DenseBincountAttr is an optional argument to DenseBincount.
 type DenseBincountAttr func(optionalAttr)
 
@@ -400,6 +467,57 @@ func DivNoNan(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// DrawBoundingBoxes: Draws the outlines of normalized boxes [y1, x1, y2, x2] over images in a default color table.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	boxes: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func DrawBoundingBoxes(scope *Scope, images tf.Output, boxes tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "DrawBoundingBoxes",
+		Input: []tf.Input{
+			images, boxes,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// DrawBoundingBoxesV2: Draws the outlines of normalized boxes [y1, x1, y2, x2] over images, box k in colors[k % n].
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	boxes: a tensor of type tf.Float.
+//	colors: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func DrawBoundingBoxesV2(scope *Scope, images tf.Output, boxes tf.Output, colors tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "DrawBoundingBoxesV2",
+		Input: []tf.Input{
+			images, boxes, colors,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // EagerPyFuncAttr is an optional argument to EagerPyFunc.
 type EagerPyFuncAttr func(optionalAttr)
 
@@ -526,77 +644,38 @@ func EluGrad(scope *Scope, gradients tf.Output, outputs tf.Output) (backprops tf
 	return op.Output(0)
 }
 
-// EmptyTensorList: An empty list of `element_dtype` tensors of shape `element_shape`, holding at most `max_num_elements` (-1: no limit).
-//
-// Arguments:
-//
-//	elementShape: a tensor of type `shape_type`.
-//	maxNumElements: a tensor of type tf.Int32.
-//	elementDtype: an attr of type type (Go tf.DataType).
-//
-// Returns handle (one output).
-func EmptyTensorList(scope *Scope, elementShape tf.Output, maxNumElements tf.Output, elementDtype tf.DataType) (handle tf.Output) {
-	if scope.Err() != nil {
-		return
-	}
-	attrs := map[string]interface{}{"element_dtype": elementDtype}
-	opspec := tf.OpSpec{
-		Type: "EmptyTensorList",
-		Input: []tf.Input{
-			elementShape, maxNumElements,
-		},
-		Attrs: attrs,
-	}
-	op := scope.AddOperation(opspec)
-	if op == nil {
-		return
-	}
-	return op.Output(0)
-}
+// EncodeBase64Attr is an optional argument to EncodeBase64.
+type EncodeBase64Attr func(optionalAttr)
 
-// EnterAttr is an optional argument to Enter.
-type EnterAttr func(optionalAttr)
-
-// EnterIsConstant sets the optional is_constant attribute to value.
+// EncodeBase64Pad sets the optional pad attribute to value.
 //
 // value: an attr of type bool (Go bool).
 // If not specified, defaults to false.
-func EnterIsConstant(value bool) EnterAttr {
+func EncodeBase64Pad(value bool) EncodeBase64Attr {
 	return func(m optionalAttr) {
-		m["is_constant"] = value
+		m["pad"] = value
 	}
 }
 
-// EnterParallelIterations sets the optional parallel_iterations attribute to value.
-//
-// value: an attr of type int (Go int64).
-// If not specified, defaults to 10.
-func EnterParallelIterations(value int64) EnterAttr {
-	return func(m optionalAttr) {
-		m["parallel_iterations"] = value
-	}
-}
-
-// Enter: Makes `data` available in the child frame `frame_name` of a lowered while loop.
+// EncodeBase64: Encodes each string in web-safe base64 ('-' and '_'), '='-padded when `pad`.
 //
 // Arguments:
 //
-//	data: a tensor of type `T`.
-//	frameName: an attr of type string (Go string).
+//	input: a tensor of type tf.String.
 //
 // Returns output (one output).
-func Enter(scope *Scope, data tf.Output, frameName string, optional ...EnterAttr) (output tf.Output) {
+func EncodeBase64(scope *Scope, input tf.Output, optional ...EncodeBase64Attr) (output tf.Output) {
 	if scope.Err() != nil {
 		return
 	}
-	attrs := map[string]interface{}{"frame_name": frameName}
+	attrs := map[string]interface{}{}
 	for _, a := range optional {
 		a(attrs)
 	}
 	opspec := tf.OpSpec{
-		Type: "Enter",
+		Type: "EncodeBase64",
 		Input: []tf.Input{
-			data,
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -722,30 +801,6 @@ func Erfinv(scope *Scope, x tf.Output) (y tf.Output) {
 	return op.Output(0)
 }
 
-// Exit: Returns `data` from a lowered while loop's frame to its parent frame.
-//
-// Arguments:
-//
-//	data: a tensor of type `T`.
-//
-// Returns output (one output).
-func Exit(scope *Scope, data tf.Output) (output tf.Output) {
-	if scope.Err() != nil {
-		return
-	}
-	opspec := tf.OpSpec{
-		Type: "Exit",
-		Input: []tf.Input{
-			data,
-		},
-	}
-	op := scope.AddOperation(opspec)
-	if op == nil {
-		return
-	}
-	return op.Output(0)
-}
-
 // Exp: Returns e to the power x elementwise.
 //
 // Arguments:
@@ -810,6 +865,134 @@ func Expm1(scope *Scope, x tf.Output) (y tf.Output) {
 		Type: "Expm1",
 		Input: []tf.Input{
 			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ExtractImagePatches: Extracts the (dilated) ksizes patches of images [batch, rows, cols, depth] into the depth dimension.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	ksizes: an attr of type list(int) (Go []int64), at least 4.
+//	strides: an attr of type list(int) (Go []int64), at least 4.
+//	rates: an attr of type list(int) (Go []int64), at least 4.
+//	padding: an attr of type string (Go string), one of "SAME", "VALID".
+//
+// Returns patches (one output).
+func ExtractImagePatches(scope *Scope, images tf.Output, ksizes []int64, strides []int64, rates []int64, padding string) (patches tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"ksizes": ksizes, "strides": strides, "rates": rates, "padding": padding}
+	opspec := tf.OpSpec{
+		Type: "ExtractImagePatches",
+		Input: []tf.Input{
+			images,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// FFT: Fast Fourier transform over the innermost dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//
+// Returns output (one output).
+func FFT(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "FFT",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// FFT2D: 2-D fast Fourier transform over the two innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//
+// Returns output (one output).
+func FFT2D(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "FFT2D",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// FFT3D: 3-D fast Fourier transform over the three innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//
+// Returns output (one output).
+func FFT3D(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "FFT3D",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// FFTND: N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//	fftLength: a tensor of type tf.Int32.
+//	axes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func FFTND(scope *Scope, input tf.Output, fftLength tf.Output, axes tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "FFTND",
+		Input: []tf.Input{
+			input, fftLength, axes,
 		},
 	}
 	op := scope.AddOperation(opspec)
@@ -1241,6 +1424,301 @@ func GreaterEqual(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 	return op.Output(0)
 }
 
+// HSVToRGB: Converts HSV pixels (last dimension 3, values in [0, 1]) to RGB.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//
+// Returns output (one output).
+func HSVToRGB(scope *Scope, images tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "HSVToRGB",
+		Input: []tf.Input{
+			images,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IFFT: Inverse fast Fourier transform over the innermost dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//
+// Returns output (one output).
+func IFFT(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "IFFT",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IFFT2D: Inverse 2-D fast Fourier transform over the two innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//
+// Returns output (one output).
+func IFFT2D(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "IFFT2D",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IFFT3D: Inverse 3-D fast Fourier transform over the three innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//
+// Returns output (one output).
+func IFFT3D(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "IFFT3D",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IFFTND: N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//	fftLength: a tensor of type tf.Int32.
+//	axes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func IFFTND(scope *Scope, input tf.Output, fftLength tf.Output, axes tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "IFFTND",
+		Input: []tf.Input{
+			input, fftLength, axes,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IRFFTAttr is an optional argument to IRFFT.
+type IRFFTAttr func(optionalAttr)
+
+// IRFFTTreal sets the optional Treal attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func IRFFTTreal(value tf.DataType) IRFFTAttr {
+	return func(m optionalAttr) {
+		m["Treal"] = value
+	}
+}
+
+// IRFFT: Inverse real fast Fourier transform over the innermost dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func IRFFT(scope *Scope, input tf.Output, fftLength tf.Output, optional ...IRFFTAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "IRFFT",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IRFFT2DAttr is an optional argument to IRFFT2D.
+type IRFFT2DAttr func(optionalAttr)
+
+// IRFFT2DTreal sets the optional Treal attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func IRFFT2DTreal(value tf.DataType) IRFFT2DAttr {
+	return func(m optionalAttr) {
+		m["Treal"] = value
+	}
+}
+
+// IRFFT2D: Inverse 2-D real FFT over the two innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func IRFFT2D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...IRFFT2DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "IRFFT2D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IRFFT3DAttr is an optional argument to IRFFT3D.
+type IRFFT3DAttr func(optionalAttr)
+
+// IRFFT3DTreal sets the optional Treal attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func IRFFT3DTreal(value tf.DataType) IRFFT3DAttr {
+	return func(m optionalAttr) {
+		m["Treal"] = value
+	}
+}
+
+// IRFFT3D: Inverse 3-D real FFT over the three innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func IRFFT3D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...IRFFT3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "IRFFT3D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// IRFFTNDAttr is an optional argument to IRFFTND.
+type IRFFTNDAttr func(optionalAttr)
+
+// IRFFTNDTreal sets the optional Treal attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func IRFFTNDTreal(value tf.DataType) IRFFTNDAttr {
+	return func(m optionalAttr) {
+		m["Treal"] = value
+	}
+}
+
+// IRFFTND: N-D inverse real fast Fourier transform over the given axes (as np.fft.irfftn).
+//
+// Arguments:
+//
+//	input: a tensor of type `Tcomplex`.
+//	fftLength: a tensor of type tf.Int32.
+//	axes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func IRFFTND(scope *Scope, input tf.Output, fftLength tf.Output, axes tf.Output, optional ...IRFFTNDAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "IRFFTND",
+		Input: []tf.Input{
+			input, fftLength, axes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Identity: Returns its input unchanged, sharing the same buffer.
 //
 // Arguments:
@@ -1345,6 +1823,48 @@ func If(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.DataType, the
 		return
 	}
 	return
+}
+
+// ImagAttr is an optional argument to Imag.
+type ImagAttr func(optionalAttr)
+
+// ImagTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func ImagTout(value tf.DataType) ImagAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Imag: The imaginary part of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Imag(scope *Scope, input tf.Output, optional ...ImagAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Imag",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
 }
 
 // InTopKV2: Whether each row's target class is among its k largest predictions.
@@ -1985,30 +2505,6 @@ func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 		Type: "LogicalOr",
 		Input: []tf.Input{
 			x, y,
-		},
-	}
-	op := scope.AddOperation(opspec)
-	if op == nil {
-		return
-	}
-	return op.Output(0)
-}
-
-// LoopCond: Forwards the loop predicate of a lowered while loop.
-//
-// Arguments:
-//
-//	input: a tensor of type tf.Bool.
-//
-// Returns output (one output).
-func LoopCond(scope *Scope, input tf.Output) (output tf.Output) {
-	if scope.Err() != nil {
-		return
-	}
-	opspec := tf.OpSpec{
-		Type: "LoopCond",
-		Input: []tf.Input{
-			input,
 		},
 	}
 	op := scope.AddOperation(opspec)

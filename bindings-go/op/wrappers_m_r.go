@@ -1105,6 +1105,155 @@ func NoOp(scope *Scope) (o *tf.Operation) {
 	return scope.AddOperation(opspec)
 }
 
+// NonMaxSuppressionV3: Greedily selects boxes by descending score, skipping those overlapping a selected box by more than iou_threshold.
+//
+// Arguments:
+//
+//	boxes: a tensor of type `T`.
+//	scores: a tensor of type `T`.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type `T_threshold`.
+//	scoreThreshold: a tensor of type `T_threshold`.
+//
+// Returns selectedIndices (one output).
+func NonMaxSuppressionV3(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output) (selectedIndices tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionV3",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSize, iouThreshold, scoreThreshold,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// NonMaxSuppressionV4Attr is an optional argument to NonMaxSuppressionV4.
+type NonMaxSuppressionV4Attr func(optionalAttr)
+
+// NonMaxSuppressionV4PadToMaxOutputSize sets the optional pad_to_max_output_size attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func NonMaxSuppressionV4PadToMaxOutputSize(value bool) NonMaxSuppressionV4Attr {
+	return func(m optionalAttr) {
+		m["pad_to_max_output_size"] = value
+	}
+}
+
+// NonMaxSuppressionV4: NonMaxSuppressionV3 that can pad the selection to max_output_size and counts the valid entries.
+//
+// Arguments:
+//
+//	boxes: a tensor of type `T`.
+//	scores: a tensor of type `T`.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type `T_threshold`.
+//	scoreThreshold: a tensor of type `T_threshold`.
+//
+// Returns selectedIndices (one output), validOutputs (one output).
+func NonMaxSuppressionV4(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output, optional ...NonMaxSuppressionV4Attr) (selectedIndices tf.Output, validOutputs tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionV4",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSize, iouThreshold, scoreThreshold,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// NonMaxSuppressionV5Attr is an optional argument to NonMaxSuppressionV5.
+type NonMaxSuppressionV5Attr func(optionalAttr)
+
+// NonMaxSuppressionV5PadToMaxOutputSize sets the optional pad_to_max_output_size attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func NonMaxSuppressionV5PadToMaxOutputSize(value bool) NonMaxSuppressionV5Attr {
+	return func(m optionalAttr) {
+		m["pad_to_max_output_size"] = value
+	}
+}
+
+// NonMaxSuppressionV5: Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores (Soft-NMS) instead of dropping the boxes.
+//
+// Arguments:
+//
+//	boxes: a tensor of type `T`.
+//	scores: a tensor of type `T`.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	iouThreshold: a tensor of type `T`.
+//	scoreThreshold: a tensor of type `T`.
+//	softNmsSigma: a tensor of type `T`.
+//
+// Returns selectedIndices (one output), selectedScores (one output), validOutputs (one output).
+func NonMaxSuppressionV5(scope *Scope, boxes tf.Output, scores tf.Output, maxOutputSize tf.Output, iouThreshold tf.Output, scoreThreshold tf.Output, softNmsSigma tf.Output, optional ...NonMaxSuppressionV5Attr) (selectedIndices tf.Output, selectedScores tf.Output, validOutputs tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionV5",
+		Input: []tf.Input{
+			boxes, scores, maxOutputSize, iouThreshold, scoreThreshold, softNmsSigma,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// NonMaxSuppressionWithOverlaps: Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.
+//
+// Arguments:
+//
+//	overlaps: a tensor of type tf.Float.
+//	scores: a tensor of type tf.Float.
+//	maxOutputSize: a tensor of type tf.Int32.
+//	overlapThreshold: a tensor of type tf.Float.
+//	scoreThreshold: a tensor of type tf.Float.
+//
+// Returns selectedIndices (one output).
+func NonMaxSuppressionWithOverlaps(scope *Scope, overlaps tf.Output, scores tf.Output, maxOutputSize tf.Output, overlapThreshold tf.Output, scoreThreshold tf.Output) (selectedIndices tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NonMaxSuppressionWithOverlaps",
+		Input: []tf.Input{
+			overlaps, scores, maxOutputSize, overlapThreshold, scoreThreshold,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // NotEqualAttr is an optional argument to NotEqual.
 type NotEqualAttr func(optionalAttr)
 
@@ -1511,6 +1660,117 @@ func PreventGradient(scope *Scope, input tf.Output, optional ...PreventGradientA
 	return op.Output(0)
 }
 
+// PrintAttr is an optional argument to Print.
+type PrintAttr func(optionalAttr)
+
+// PrintMessage sets the optional message attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func PrintMessage(value string) PrintAttr {
+	return func(m optionalAttr) {
+		m["message"] = value
+	}
+}
+
+// PrintFirstN sets the optional first_n attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func PrintFirstN(value int64) PrintAttr {
+	return func(m optionalAttr) {
+		m["first_n"] = value
+	}
+}
+
+// PrintSummarize sets the optional summarize attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 3.
+func PrintSummarize(value int64) PrintAttr {
+	return func(m optionalAttr) {
+		m["summarize"] = value
+	}
+}
+
+// Print: Passes `input` through, printing `message` and `data` to stderr (the first `first_n` runs).
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	data: a list of tensors with types `U`.
+//
+// Returns output (one output).
+func Print(scope *Scope, input tf.Output, data []tf.Output, optional ...PrintAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Print",
+		Input: []tf.Input{
+			input, tf.OutputList(data),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// PrintV2Attr is an optional argument to PrintV2.
+type PrintV2Attr func(optionalAttr)
+
+// PrintV2OutputStream sets the optional output_stream attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "stderr".
+func PrintV2OutputStream(value string) PrintV2Attr {
+	return func(m optionalAttr) {
+		m["output_stream"] = value
+	}
+}
+
+// PrintV2End sets the optional end attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "\n".
+func PrintV2End(value string) PrintV2Attr {
+	return func(m optionalAttr) {
+		m["end"] = value
+	}
+}
+
+// PrintV2: Prints a string scalar to 'stderr', 'stdout', 'log(info)'... or 'file://<path>', then `end`.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns the created operation.
+func PrintV2(scope *Scope, input tf.Output, optional ...PrintV2Attr) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "PrintV2",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	return scope.AddOperation(opspec)
+}
+
 // ProdAttr is an optional argument to Prod.
 type ProdAttr func(optionalAttr)
 
@@ -1662,6 +1922,203 @@ func Qr(scope *Scope, input tf.Output, optional ...QrAttr) (q tf.Output, r tf.Ou
 		return
 	}
 	return op.Output(0), op.Output(1)
+}
+
+// RFFTAttr is an optional argument to RFFT.
+type RFFTAttr func(optionalAttr)
+
+// RFFTTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFTTcomplex(value tf.DataType) RFFTAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT: Real fast Fourier transform over the innermost dimension.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFTAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFT2DAttr is an optional argument to RFFT2D.
+type RFFT2DAttr func(optionalAttr)
+
+// RFFT2DTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFT2DTcomplex(value tf.DataType) RFFT2DAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT2D: 2-D real fast Fourier transform over the two innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT2D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFT2DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT2D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFT3DAttr is an optional argument to RFFT3D.
+type RFFT3DAttr func(optionalAttr)
+
+// RFFT3DTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFT3DTcomplex(value tf.DataType) RFFT3DAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFT3D: 3-D real fast Fourier transform over the three innermost dimensions.
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFT3D(scope *Scope, input tf.Output, fftLength tf.Output, optional ...RFFT3DAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFT3D",
+		Input: []tf.Input{
+			input, fftLength,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RFFTNDAttr is an optional argument to RFFTND.
+type RFFTNDAttr func(optionalAttr)
+
+// RFFTNDTcomplex sets the optional Tcomplex attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Complex64, tf.Complex128.
+// If not specified, defaults to tf.Complex64.
+func RFFTNDTcomplex(value tf.DataType) RFFTNDAttr {
+	return func(m optionalAttr) {
+		m["Tcomplex"] = value
+	}
+}
+
+// RFFTND: N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).
+//
+// Arguments:
+//
+//	input: a tensor of type `Treal`.
+//	fftLength: a tensor of type tf.Int32.
+//	axes: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func RFFTND(scope *Scope, input tf.Output, fftLength tf.Output, axes tf.Output, optional ...RFFTNDAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RFFTND",
+		Input: []tf.Input{
+			input, fftLength, axes,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RGBToHSV: Converts RGB pixels (last dimension 3, values in [0, 1]) to hue, saturation and value in [0, 1].
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//
+// Returns output (one output).
+func RGBToHSV(scope *Scope, images tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "RGBToHSV",
+		Input: []tf.Input{
+			images,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
 }
 
 // RandomShuffleAttr is an optional argument to RandomShuffle.
@@ -1926,6 +2383,30 @@ func Rank(scope *Scope, input tf.Output) (output tf.Output) {
 	return op.Output(0)
 }
 
+// ReadFile: The bytes of the file `filename`.
+//
+// Arguments:
+//
+//	filename: a tensor of type tf.String.
+//
+// Returns contents (one output).
+func ReadFile(scope *Scope, filename tf.Output) (contents tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "ReadFile",
+		Input: []tf.Input{
+			filename,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ReadVariableOp: A snapshot of the variable's current value; later updates do not change it.
 //
 // Arguments:
@@ -1943,6 +2424,48 @@ func ReadVariableOp(scope *Scope, resource tf.Output, dtype tf.DataType) (value 
 		Type: "ReadVariableOp",
 		Input: []tf.Input{
 			resource,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RealAttr is an optional argument to Real.
+type RealAttr func(optionalAttr)
+
+// RealTout sets the optional Tout attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double.
+// If not specified, defaults to tf.Float.
+func RealTout(value tf.DataType) RealAttr {
+	return func(m optionalAttr) {
+		m["Tout"] = value
+	}
+}
+
+// Real: The real part of each element.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//
+// Returns output (one output).
+func Real(scope *Scope, input tf.Output, optional ...RealAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Real",
+		Input: []tf.Input{
+			input,
 		},
 		Attrs: attrs,
 	}
@@ -2019,6 +2542,128 @@ func ReciprocalGrad(scope *Scope, y tf.Output, dy tf.Output) (z tf.Output) {
 		Input: []tf.Input{
 			y, dy,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ReduceJoinAttr is an optional argument to ReduceJoin.
+type ReduceJoinAttr func(optionalAttr)
+
+// ReduceJoinKeepDims sets the optional keep_dims attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ReduceJoinKeepDims(value bool) ReduceJoinAttr {
+	return func(m optionalAttr) {
+		m["keep_dims"] = value
+	}
+}
+
+// ReduceJoinSeparator sets the optional separator attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func ReduceJoinSeparator(value string) ReduceJoinAttr {
+	return func(m optionalAttr) {
+		m["separator"] = value
+	}
+}
+
+// ReduceJoin: Joins the strings along the given dimensions, the first listed varying fastest.
+//
+// Arguments:
+//
+//	inputs: a tensor of type tf.String.
+//	reductionIndices: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func ReduceJoin(scope *Scope, inputs tf.Output, reductionIndices tf.Output, optional ...ReduceJoinAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ReduceJoin",
+		Input: []tf.Input{
+			inputs, reductionIndices,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RegexFullMatch: Whether each whole string matches `pattern`.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pattern: a tensor of type tf.String.
+//
+// Returns output (one output).
+func RegexFullMatch(scope *Scope, input tf.Output, pattern tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "RegexFullMatch",
+		Input: []tf.Input{
+			input, pattern,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RegexReplaceAttr is an optional argument to RegexReplace.
+type RegexReplaceAttr func(optionalAttr)
+
+// RegexReplaceReplaceGlobal sets the optional replace_global attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func RegexReplaceReplaceGlobal(value bool) RegexReplaceAttr {
+	return func(m optionalAttr) {
+		m["replace_global"] = value
+	}
+}
+
+// RegexReplace: Replaces matches of `pattern` by `rewrite` (\0-\9 insert groups), every match or the first.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pattern: a tensor of type tf.String.
+//	rewrite: a tensor of type tf.String.
+//
+// Returns output (one output).
+func RegexReplace(scope *Scope, input tf.Output, pattern tf.Output, rewrite tf.Output, optional ...RegexReplaceAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "RegexReplace",
+		Input: []tf.Input{
+			input, pattern, rewrite,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -2142,6 +2787,367 @@ func Reshape(scope *Scope, tensor tf.Output, shape tf.Output) (output tf.Output)
 		Input: []tf.Input{
 			tensor, shape,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeAreaAttr is an optional argument to ResizeArea.
+type ResizeAreaAttr func(optionalAttr)
+
+// ResizeAreaAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeAreaAlignCorners(value bool) ResizeAreaAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeArea: Resizes images to `size` by area averaging: each output pixel is the mean of the input area it covers.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeArea(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeAreaAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeArea",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBicubicAttr is an optional argument to ResizeBicubic.
+type ResizeBicubicAttr func(optionalAttr)
+
+// ResizeBicubicAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicAlignCorners(value bool) ResizeBicubicAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBicubicHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicHalfPixelCenters(value bool) ResizeBicubicAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBicubic: Resizes images [batch, height, width, channels] to `size` by bicubic interpolation.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeBicubic(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeBicubicAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBicubic",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBicubicGradAttr is an optional argument to ResizeBicubicGrad.
+type ResizeBicubicGradAttr func(optionalAttr)
+
+// ResizeBicubicGradAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicGradAlignCorners(value bool) ResizeBicubicGradAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBicubicGradHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBicubicGradHalfPixelCenters(value bool) ResizeBicubicGradAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBicubicGrad: Gradient of ResizeBicubic with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type tf.Float.
+//	originalImage: a tensor of type `T`.
+//
+// Returns output (one output).
+func ResizeBicubicGrad(scope *Scope, grads tf.Output, originalImage tf.Output, optional ...ResizeBicubicGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBicubicGrad",
+		Input: []tf.Input{
+			grads, originalImage,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBilinearAttr is an optional argument to ResizeBilinear.
+type ResizeBilinearAttr func(optionalAttr)
+
+// ResizeBilinearAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearAlignCorners(value bool) ResizeBilinearAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBilinearHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearHalfPixelCenters(value bool) ResizeBilinearAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBilinear: Resizes images [batch, height, width, channels] to `size` by bilinear interpolation.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeBilinear(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeBilinearAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBilinear",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeBilinearGradAttr is an optional argument to ResizeBilinearGrad.
+type ResizeBilinearGradAttr func(optionalAttr)
+
+// ResizeBilinearGradAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearGradAlignCorners(value bool) ResizeBilinearGradAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeBilinearGradHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeBilinearGradHalfPixelCenters(value bool) ResizeBilinearGradAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeBilinearGrad: Gradient of ResizeBilinear with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type tf.Float.
+//	originalImage: a tensor of type `T`.
+//
+// Returns output (one output).
+func ResizeBilinearGrad(scope *Scope, grads tf.Output, originalImage tf.Output, optional ...ResizeBilinearGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeBilinearGrad",
+		Input: []tf.Input{
+			grads, originalImage,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeNearestNeighborAttr is an optional argument to ResizeNearestNeighbor.
+type ResizeNearestNeighborAttr func(optionalAttr)
+
+// ResizeNearestNeighborAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborAlignCorners(value bool) ResizeNearestNeighborAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeNearestNeighborHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborHalfPixelCenters(value bool) ResizeNearestNeighborAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeNearestNeighbor: Resizes images [batch, height, width, channels] to `size` by nearest-neighbor sampling.
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns resizedImages (one output).
+func ResizeNearestNeighbor(scope *Scope, images tf.Output, size tf.Output, optional ...ResizeNearestNeighborAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeNearestNeighbor",
+		Input: []tf.Input{
+			images, size,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ResizeNearestNeighborGradAttr is an optional argument to ResizeNearestNeighborGrad.
+type ResizeNearestNeighborGradAttr func(optionalAttr)
+
+// ResizeNearestNeighborGradAlignCorners sets the optional align_corners attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborGradAlignCorners(value bool) ResizeNearestNeighborGradAttr {
+	return func(m optionalAttr) {
+		m["align_corners"] = value
+	}
+}
+
+// ResizeNearestNeighborGradHalfPixelCenters sets the optional half_pixel_centers attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func ResizeNearestNeighborGradHalfPixelCenters(value bool) ResizeNearestNeighborGradAttr {
+	return func(m optionalAttr) {
+		m["half_pixel_centers"] = value
+	}
+}
+
+// ResizeNearestNeighborGrad: Gradient of ResizeNearestNeighbor: sums each gradient into the pixel it was copied from.
+//
+// Arguments:
+//
+//	grads: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//
+// Returns output (one output).
+func ResizeNearestNeighborGrad(scope *Scope, grads tf.Output, size tf.Output, optional ...ResizeNearestNeighborGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ResizeNearestNeighborGrad",
+		Input: []tf.Input{
+			grads, size,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -4,6 +4,210 @@ package op
 
 import tf "github.com/tensorflux/tensorflux/bindings-go/tf"
 
+// SampleDistortedBoundingBoxV2Attr is an optional argument to SampleDistortedBoundingBoxV2.
+type SampleDistortedBoundingBoxV2Attr func(optionalAttr)
+
+// SampleDistortedBoundingBoxV2Seed sets the optional seed attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 0.
+func SampleDistortedBoundingBoxV2Seed(value int64) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["seed"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2Seed2 sets the optional seed2 attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 0.
+func SampleDistortedBoundingBoxV2Seed2(value int64) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["seed2"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2AspectRatioRange sets the optional aspect_ratio_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.75, 1.33].
+func SampleDistortedBoundingBoxV2AspectRatioRange(value []float32) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["aspect_ratio_range"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2AreaRange sets the optional area_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.05, 1.0].
+func SampleDistortedBoundingBoxV2AreaRange(value []float32) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["area_range"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2MaxAttempts sets the optional max_attempts attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 100.
+func SampleDistortedBoundingBoxV2MaxAttempts(value int64) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["max_attempts"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2UseImageIfNoBoundingBoxes sets the optional use_image_if_no_bounding_boxes attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func SampleDistortedBoundingBoxV2UseImageIfNoBoundingBoxes(value bool) SampleDistortedBoundingBoxV2Attr {
+	return func(m optionalAttr) {
+		m["use_image_if_no_bounding_boxes"] = value
+	}
+}
+
+// SampleDistortedBoundingBoxV2: Samples a random crop of an image that covers enough of one of the bounding boxes.
+//
+// Arguments:
+//
+//	imageSize: a tensor of type `T`.
+//	boundingBoxes: a tensor of type tf.Float.
+//	minObjectCovered: a tensor of type tf.Float.
+//
+// Returns begin (one output), size (one output), bboxes (one output).
+func SampleDistortedBoundingBoxV2(scope *Scope, imageSize tf.Output, boundingBoxes tf.Output, minObjectCovered tf.Output, optional ...SampleDistortedBoundingBoxV2Attr) (begin tf.Output, size tf.Output, bboxes tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "SampleDistortedBoundingBoxV2",
+		Input: []tf.Input{
+			imageSize, boundingBoxes, minObjectCovered,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// ScaleAndTranslateAttr is an optional argument to ScaleAndTranslate.
+type ScaleAndTranslateAttr func(optionalAttr)
+
+// ScaleAndTranslateKernelType sets the optional kernel_type attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "lanczos3".
+func ScaleAndTranslateKernelType(value string) ScaleAndTranslateAttr {
+	return func(m optionalAttr) {
+		m["kernel_type"] = value
+	}
+}
+
+// ScaleAndTranslateAntialias sets the optional antialias attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func ScaleAndTranslateAntialias(value bool) ScaleAndTranslateAttr {
+	return func(m optionalAttr) {
+		m["antialias"] = value
+	}
+}
+
+// ScaleAndTranslate: Resamples images to `size` through `scale` and `translation` with a reconstruction filter (widened when downscaling if antialias).
+//
+// Arguments:
+//
+//	images: a tensor of type `T`.
+//	size: a tensor of type tf.Int32.
+//	scale: a tensor of type tf.Float.
+//	translation: a tensor of type tf.Float.
+//
+// Returns resizedImages (one output).
+func ScaleAndTranslate(scope *Scope, images tf.Output, size tf.Output, scale tf.Output, translation tf.Output, optional ...ScaleAndTranslateAttr) (resizedImages tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ScaleAndTranslate",
+		Input: []tf.Input{
+			images, size, scale, translation,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// ScaleAndTranslateGradAttr is an optional argument to ScaleAndTranslateGrad.
+type ScaleAndTranslateGradAttr func(optionalAttr)
+
+// ScaleAndTranslateGradKernelType sets the optional kernel_type attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "lanczos3".
+func ScaleAndTranslateGradKernelType(value string) ScaleAndTranslateGradAttr {
+	return func(m optionalAttr) {
+		m["kernel_type"] = value
+	}
+}
+
+// ScaleAndTranslateGradAntialias sets the optional antialias attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func ScaleAndTranslateGradAntialias(value bool) ScaleAndTranslateGradAttr {
+	return func(m optionalAttr) {
+		m["antialias"] = value
+	}
+}
+
+// ScaleAndTranslateGrad: Gradient of ScaleAndTranslate with respect to its images.
+//
+// Arguments:
+//
+//	grads: a tensor of type `T`.
+//	originalImage: a tensor of type `T`.
+//	scale: a tensor of type tf.Float.
+//	translation: a tensor of type tf.Float.
+//
+// Returns output (one output).
+func ScaleAndTranslateGrad(scope *Scope, grads tf.Output, originalImage tf.Output, scale tf.Output, translation tf.Output, optional ...ScaleAndTranslateGradAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "ScaleAndTranslateGrad",
+		Input: []tf.Input{
+			grads, originalImage, scale, translation,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // ScatterNdAttr is an optional argument to ScatterNd.
 type ScatterNdAttr func(optionalAttr)
 
@@ -1597,6 +1801,81 @@ func StatelessRandomUniformV2(scope *Scope, shape tf.Output, key tf.Output, coun
 	return op.Output(0)
 }
 
+// StatelessSampleDistortedBoundingBoxAttr is an optional argument to StatelessSampleDistortedBoundingBox.
+type StatelessSampleDistortedBoundingBoxAttr func(optionalAttr)
+
+// StatelessSampleDistortedBoundingBoxAspectRatioRange sets the optional aspect_ratio_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.75, 1.33].
+func StatelessSampleDistortedBoundingBoxAspectRatioRange(value []float32) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["aspect_ratio_range"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBoxAreaRange sets the optional area_range attribute to value.
+//
+// value: an attr of type list(float) (Go []float32).
+// If not specified, defaults to [0.05, 1.0].
+func StatelessSampleDistortedBoundingBoxAreaRange(value []float32) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["area_range"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBoxMaxAttempts sets the optional max_attempts attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 100.
+func StatelessSampleDistortedBoundingBoxMaxAttempts(value int64) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["max_attempts"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBoxUseImageIfNoBoundingBoxes sets the optional use_image_if_no_bounding_boxes attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func StatelessSampleDistortedBoundingBoxUseImageIfNoBoundingBoxes(value bool) StatelessSampleDistortedBoundingBoxAttr {
+	return func(m optionalAttr) {
+		m["use_image_if_no_bounding_boxes"] = value
+	}
+}
+
+// StatelessSampleDistortedBoundingBox: SampleDistortedBoundingBoxV2 determined by `seed` (shape [2]) alone.
+//
+// Arguments:
+//
+//	imageSize: a tensor of type `T`.
+//	boundingBoxes: a tensor of type tf.Float.
+//	minObjectCovered: a tensor of type tf.Float.
+//	seed: a tensor of type `Tseed`.
+//
+// Returns begin (one output), size (one output), bboxes (one output).
+func StatelessSampleDistortedBoundingBox(scope *Scope, imageSize tf.Output, boundingBoxes tf.Output, minObjectCovered tf.Output, seed tf.Output, optional ...StatelessSampleDistortedBoundingBoxAttr) (begin tf.Output, size tf.Output, bboxes tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessSampleDistortedBoundingBox",
+		Input: []tf.Input{
+			imageSize, boundingBoxes, minObjectCovered, seed,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
 // StatelessTruncatedNormalV2Attr is an optional argument to StatelessTruncatedNormalV2.
 type StatelessTruncatedNormalV2Attr func(optionalAttr)
 
@@ -1700,6 +1979,77 @@ func StatelessWhile(scope *Scope, input []tf.Output, cond *tf.Function, body *tf
 		return
 	}
 	return
+}
+
+// StaticRegexFullMatch: RegexFullMatch with the pattern as an attr, compiled once per kernel.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pattern: an attr of type string (Go string).
+//
+// Returns output (one output).
+func StaticRegexFullMatch(scope *Scope, input tf.Output, pattern string) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"pattern": pattern}
+	opspec := tf.OpSpec{
+		Type: "StaticRegexFullMatch",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StaticRegexReplaceAttr is an optional argument to StaticRegexReplace.
+type StaticRegexReplaceAttr func(optionalAttr)
+
+// StaticRegexReplaceReplaceGlobal sets the optional replace_global attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to true.
+func StaticRegexReplaceReplaceGlobal(value bool) StaticRegexReplaceAttr {
+	return func(m optionalAttr) {
+		m["replace_global"] = value
+	}
+}
+
+// StaticRegexReplace: RegexReplace with the pattern and rewrite as attrs, compiled once per kernel.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pattern: an attr of type string (Go string).
+//	rewrite: an attr of type string (Go string).
+//
+// Returns output (one output).
+func StaticRegexReplace(scope *Scope, input tf.Output, pattern string, rewrite string, optional ...StaticRegexReplaceAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"pattern": pattern, "rewrite": rewrite}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StaticRegexReplace",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
 }
 
 // StopGradient: Returns its input unchanged; gradients do not flow through it.
@@ -1897,6 +2247,427 @@ func StridedSliceGrad(scope *Scope, shape tf.Output, begin tf.Output, end tf.Out
 	return op.Output(0)
 }
 
+// StringFormatAttr is an optional argument to StringFormat.
+type StringFormatAttr func(optionalAttr)
+
+// StringFormatTemplate sets the optional template attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "%s".
+func StringFormatTemplate(value string) StringFormatAttr {
+	return func(m optionalAttr) {
+		m["template"] = value
+	}
+}
+
+// StringFormatPlaceholder sets the optional placeholder attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "%s".
+func StringFormatPlaceholder(value string) StringFormatAttr {
+	return func(m optionalAttr) {
+		m["placeholder"] = value
+	}
+}
+
+// StringFormatSummarize sets the optional summarize attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 3.
+func StringFormatSummarize(value int64) StringFormatAttr {
+	return func(m optionalAttr) {
+		m["summarize"] = value
+	}
+}
+
+// StringFormat: Formats `template`, replacing each `placeholder` by the next input tensor's summary.
+//
+// Arguments:
+//
+//	inputs: a list of tensors with types `T`.
+//
+// Returns output (one output).
+func StringFormat(scope *Scope, inputs []tf.Output, optional ...StringFormatAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringFormat",
+		Input: []tf.Input{
+			tf.OutputList(inputs),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringJoinAttr is an optional argument to StringJoin.
+type StringJoinAttr func(optionalAttr)
+
+// StringJoinSeparator sets the optional separator attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func StringJoinSeparator(value string) StringJoinAttr {
+	return func(m optionalAttr) {
+		m["separator"] = value
+	}
+}
+
+// StringJoin: Joins the strings of the inputs elementwise with `separator`; scalars broadcast.
+//
+// Arguments:
+//
+//	inputs: a list of `N` tensors of the same type.
+//
+// Returns output (one output).
+func StringJoin(scope *Scope, inputs []tf.Output, optional ...StringJoinAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringJoin",
+		Input: []tf.Input{
+			tf.OutputList(inputs),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringLengthAttr is an optional argument to StringLength.
+type StringLengthAttr func(optionalAttr)
+
+// StringLengthUnit sets the optional unit attribute to value.
+//
+// value: an attr of type string (Go string), one of "BYTE", "UTF8_CHAR".
+// If not specified, defaults to "BYTE".
+func StringLengthUnit(value string) StringLengthAttr {
+	return func(m optionalAttr) {
+		m["unit"] = value
+	}
+}
+
+// StringLength: The length of each string in bytes or in UTF-8 characters.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func StringLength(scope *Scope, input tf.Output, optional ...StringLengthAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringLength",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringLowerAttr is an optional argument to StringLower.
+type StringLowerAttr func(optionalAttr)
+
+// StringLowerEncoding sets the optional encoding attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func StringLowerEncoding(value string) StringLowerAttr {
+	return func(m optionalAttr) {
+		m["encoding"] = value
+	}
+}
+
+// StringLower: Lowercases each string (ASCII letters, or letters of UTF-8 text when encoding is 'utf-8').
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func StringLower(scope *Scope, input tf.Output, optional ...StringLowerAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringLower",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringSplitV2Attr is an optional argument to StringSplitV2.
+type StringSplitV2Attr func(optionalAttr)
+
+// StringSplitV2Maxsplit sets the optional maxsplit attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func StringSplitV2Maxsplit(value int64) StringSplitV2Attr {
+	return func(m optionalAttr) {
+		m["maxsplit"] = value
+	}
+}
+
+// StringSplitV2: Splits each string of a vector at `sep` (runs of whitespace when empty) into a sparse matrix.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	sep: a tensor of type tf.String.
+//
+// Returns indices (one output), values (one output), shape (one output).
+func StringSplitV2(scope *Scope, input tf.Output, sep tf.Output, optional ...StringSplitV2Attr) (indices tf.Output, values tf.Output, shape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringSplitV2",
+		Input: []tf.Input{
+			input, sep,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1), op.Output(2)
+}
+
+// StringStrip: Removes leading and trailing ASCII whitespace from each string.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func StringStrip(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StringStrip",
+		Input: []tf.Input{
+			input,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringToHashBucket: TensorFlow's legacy Hash64 of each string modulo num_buckets (deprecated there too).
+//
+// Arguments:
+//
+//	stringTensor: a tensor of type tf.String.
+//	numBuckets: an attr of type int (Go int64), at least 1.
+//
+// Returns output (one output).
+func StringToHashBucket(scope *Scope, stringTensor tf.Output, numBuckets int64) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"num_buckets": numBuckets}
+	opspec := tf.OpSpec{
+		Type: "StringToHashBucket",
+		Input: []tf.Input{
+			stringTensor,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringToHashBucketFast: FarmHash Fingerprint64 of each string modulo num_buckets (TensorFlow's buckets).
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	numBuckets: an attr of type int (Go int64), at least 1.
+//
+// Returns output (one output).
+func StringToHashBucketFast(scope *Scope, input tf.Output, numBuckets int64) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"num_buckets": numBuckets}
+	opspec := tf.OpSpec{
+		Type: "StringToHashBucketFast",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringToHashBucketStrong: SipHash-2-4 of each string under the two-integer `key`, modulo num_buckets.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	numBuckets: an attr of type int (Go int64), at least 1.
+//	key: an attr of type list(int) (Go []int64).
+//
+// Returns output (one output).
+func StringToHashBucketStrong(scope *Scope, input tf.Output, numBuckets int64, key []int64) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"num_buckets": numBuckets, "key": key}
+	opspec := tf.OpSpec{
+		Type: "StringToHashBucketStrong",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringToNumberAttr is an optional argument to StringToNumber.
+type StringToNumberAttr func(optionalAttr)
+
+// StringToNumberOutType sets the optional out_type attribute to value.
+//
+// value: an attr of type type (Go tf.DataType), one of tf.Float, tf.Double, tf.Int32, tf.Int64, tf.Uint32, tf.Uint64.
+// If not specified, defaults to tf.Float.
+func StringToNumberOutType(value tf.DataType) StringToNumberAttr {
+	return func(m optionalAttr) {
+		m["out_type"] = value
+	}
+}
+
+// StringToNumber: Parses each string as a number of `out_type` (surrounding whitespace allowed).
+//
+// Arguments:
+//
+//	stringTensor: a tensor of type tf.String.
+//
+// Returns output (one output).
+func StringToNumber(scope *Scope, stringTensor tf.Output, optional ...StringToNumberAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringToNumber",
+		Input: []tf.Input{
+			stringTensor,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// StringUpperAttr is an optional argument to StringUpper.
+type StringUpperAttr func(optionalAttr)
+
+// StringUpperEncoding sets the optional encoding attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func StringUpperEncoding(value string) StringUpperAttr {
+	return func(m optionalAttr) {
+		m["encoding"] = value
+	}
+}
+
+// StringUpper: Uppercases each string (ASCII letters, or letters of UTF-8 text when encoding is 'utf-8').
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//
+// Returns output (one output).
+func StringUpper(scope *Scope, input tf.Output, optional ...StringUpperAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "StringUpper",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Sub: Returns x - y elementwise, with NumPy broadcasting.
 //
 // Arguments:
@@ -1914,6 +2685,50 @@ func Sub(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 		Input: []tf.Input{
 			x, y,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// SubstrAttr is an optional argument to Substr.
+type SubstrAttr func(optionalAttr)
+
+// SubstrUnit sets the optional unit attribute to value.
+//
+// value: an attr of type string (Go string), one of "BYTE", "UTF8_CHAR".
+// If not specified, defaults to "BYTE".
+func SubstrUnit(value string) SubstrAttr {
+	return func(m optionalAttr) {
+		m["unit"] = value
+	}
+}
+
+// Substr: The substrings of `len` units starting at `pos` (from the end when negative).
+//
+// Arguments:
+//
+//	input: a tensor of type tf.String.
+//	pos: a tensor of type `T`.
+//	len_: a tensor of type `T`.
+//
+// Returns output (one output).
+func Substr(scope *Scope, input tf.Output, pos tf.Output, len_ tf.Output, optional ...SubstrAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Substr",
+		Input: []tf.Input{
+			input, pos, len_,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {
@@ -3383,6 +4198,27 @@ func While(scope *Scope, input []tf.Output, cond *tf.Function, body *tf.Function
 		return
 	}
 	return
+}
+
+// WriteFile: Writes `contents` to the file `filename`, creating missing parent directories.
+//
+// Arguments:
+//
+//	filename: a tensor of type tf.String.
+//	contents: a tensor of type tf.String.
+//
+// Returns the created operation.
+func WriteFile(scope *Scope, filename tf.Output, contents tf.Output) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "WriteFile",
+		Input: []tf.Input{
+			filename, contents,
+		},
+	}
+	return scope.AddOperation(opspec)
 }
 
 // Xdivy: Returns x / y elementwise, 0 where x == 0.

@@ -55,8 +55,8 @@ func allocateTensor(dt DataType, shape []int64) (*Tensor, error) {
 
 // NewTensor converts a Go value to a tensor: a scalar of a supported element type (float32,
 // float64, int8..int64, int, uint8..uint64, uint, bool, complex64, complex128, Float16,
-// BrainFloat16), or a slice or array of them, nested to any depth with equal lengths at each
-// level (a ragged value is an error).
+// BrainFloat16, string), or a slice or array of them, nested to any depth with equal lengths at
+// each level (a ragged value is an error). A string becomes a String element holding its bytes.
 func NewTensor(value interface{}) (*Tensor, error) {
 	v := reflect.ValueOf(value)
 	if !v.IsValid() {
@@ -73,6 +73,13 @@ func NewTensor(value interface{}) (*Tensor, error) {
 	t, err := allocateTensor(dt, shape)
 	if err != nil {
 		return nil, err
+	}
+	if dt == String {
+		if err := t.fillStrings(v, shape, elem); err != nil {
+			t.Delete()
+			return nil, err
+		}
+		return t, nil
 	}
 	flat := t.flatView(elem)
 	if n := fill(flat, v, shape); n != flat.Len() {
@@ -142,6 +149,34 @@ func fill(dst, v reflect.Value, shape []int64) int {
 	return n
 }
 
+// fillStrings copies the strings (of Go type elem, a string kind) of nested value v, row-major,
+// into the TX_TString elements of a new String tensor.
+func (t *Tensor) fillStrings(v reflect.Value, shape []int64, elem reflect.Type) error {
+	defer runtime.KeepAlive(t)
+	n := int(C.TX_TensorElementCount(t.c))
+	flat := reflect.MakeSlice(reflect.SliceOf(elem), n, n)
+	if got := fill(flat, v, shape); got != n {
+		return errorf(Internal, "filled %d of %d strings", got, n)
+	}
+	elems := t.tstrings()
+	for i := range elems {
+		s := flat.Index(i).String()
+		if C.TX_StringCopy(&elems[i], (*C.char)(unsafe.Pointer(unsafe.StringData(s))), C.size_t(len(s))) == 0 {
+			return errorf(ResourceExhausted, "out of memory copying a string of %d bytes", len(s))
+		}
+	}
+	return nil
+}
+
+// tstrings views the elements of a String tensor (valid while t lives).
+func (t *Tensor) tstrings() []C.TX_TString {
+	n := int(C.TX_TensorElementCount(t.c))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*C.TX_TString)(C.TX_TensorData(t.c)), n)
+}
+
 // flatView is a Go slice of element type elem over the tensor's memory (valid while t lives).
 func (t *Tensor) flatView(elem reflect.Type) reflect.Value {
 	n := int(C.TX_TensorElementCount(t.c))
@@ -152,8 +187,12 @@ func (t *Tensor) flatView(elem reflect.Type) reflect.Value {
 }
 
 // ReadTensor makes a tensor of type dt and shape from the raw row-major little-endian element
-// bytes in r (as WriteContentsTo writes them).
+// bytes in r (as WriteContentsTo writes them). String tensors have no raw byte form: build them
+// with NewTensor.
 func ReadTensor(dt DataType, shape []int64, r io.Reader) (*Tensor, error) {
+	if dt == String {
+		return nil, errorf(Unimplemented, "string tensors have no raw byte form; use NewTensor")
+	}
 	t, err := allocateTensor(dt, shape)
 	if err != nil {
 		return nil, err
@@ -253,7 +292,19 @@ func (t *Tensor) TryValue() (interface{}, error) {
 			return nil, err
 		}
 	}
-	flat := t.flatView(elem)
+	var flat reflect.Value
+	if dt == String {
+		elems := t.tstrings()
+		strs := make([]string, len(elems))
+		for i := range elems {
+			if n := int(C.TX_StringGetSize(&elems[i])); n > 0 {
+				strs[i] = string(unsafe.Slice((*byte)(unsafe.Pointer(C.TX_StringGetDataPointer(&elems[i]))), n))
+			}
+		}
+		flat = reflect.ValueOf(strs)
+	} else {
+		flat = t.flatView(elem)
+	}
 	if dt == Bool && flat.Len() > 0 {
 		// Read through a canonical copy: the engine's own tensors hold 0/1 already, but one made
 		// by TX_NewTensor over foreign memory may not.
@@ -289,10 +340,14 @@ func build(src reflect.Value, elem reflect.Type, shape []int64) reflect.Value {
 	return out
 }
 
-// WriteContentsTo writes the raw row-major element bytes (native little-endian) to w.
+// WriteContentsTo writes the raw row-major element bytes (native little-endian) to w; string
+// tensors have no raw byte form (read them with Value).
 func (t *Tensor) WriteContentsTo(w io.Writer) (int64, error) {
 	if t == nil || t.c == nil {
 		return 0, errorf(FailedPrecondition, "the tensor was deleted")
+	}
+	if t.DataType() == String {
+		return 0, errorf(Unimplemented, "string tensors have no raw byte form; use Value")
 	}
 	defer runtime.KeepAlive(t)
 	n := int(C.TX_TensorByteSize(t.c))

@@ -83,8 +83,6 @@ func TestNewTensorErrors(t *testing.T) {
 		value interface{}
 	}{
 		{"nil", nil},
-		{"string", "text"},
-		{"string slice", []string{"a"}},
 		{"map", map[int]int{}},
 		{"struct", struct{}{}},
 		{"pointer", new(float32)},

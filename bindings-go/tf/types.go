@@ -12,7 +12,7 @@ import (
 // DataType is a tensor element type; the values equal TX_DataType (TensorFlow's DataType enum).
 type DataType C.TX_DataType
 
-// The data types. Strings are not listed: the engine does not store string tensors.
+// The data types.
 const (
 	Float      DataType = C.TX_FLOAT
 	Double     DataType = C.TX_DOUBLE
@@ -20,6 +20,7 @@ const (
 	Uint8      DataType = C.TX_UINT8
 	Int16      DataType = C.TX_INT16
 	Int8       DataType = C.TX_INT8
+	String     DataType = C.TX_STRING
 	Complex64  DataType = C.TX_COMPLEX64
 	Int64      DataType = C.TX_INT64
 	Bool       DataType = C.TX_BOOL
@@ -42,7 +43,7 @@ type BrainFloat16 uint16
 
 var dtypeNames = map[DataType]string{
 	Float: "float32", Double: "float64", Int32: "int32", Uint8: "uint8", Int16: "int16", Int8: "int8",
-	Complex64: "complex64", Int64: "int64", Bool: "bool", BFloat16: "bfloat16", Uint16: "uint16",
+	String: "string", Complex64: "complex64", Int64: "int64", Bool: "bool", BFloat16: "bfloat16", Uint16: "uint16",
 	Complex128: "complex128", Half: "float16", Resource: "resource", Variant: "variant", Uint32: "uint32",
 	Uint64: "uint64",
 }
@@ -65,7 +66,7 @@ var goTypes = map[DataType]reflect.Type{
 	Int64: reflect.TypeOf(int64(0)), Uint8: reflect.TypeOf(uint8(0)), Uint16: reflect.TypeOf(uint16(0)),
 	Uint32: reflect.TypeOf(uint32(0)), Uint64: reflect.TypeOf(uint64(0)), Bool: reflect.TypeOf(false),
 	Complex64: reflect.TypeOf(complex64(0)), Complex128: reflect.TypeOf(complex128(0)),
-	Half: reflect.TypeOf(Float16(0)), BFloat16: reflect.TypeOf(BrainFloat16(0)),
+	Half: reflect.TypeOf(Float16(0)), BFloat16: reflect.TypeOf(BrainFloat16(0)), String: reflect.TypeOf(""),
 }
 
 // dataTypeOf returns the data type of Go element type t (by kind, so named types work too).
@@ -113,6 +114,8 @@ func dataTypeOf(t reflect.Type) (DataType, error) {
 		return Complex64, nil
 	case reflect.Complex128:
 		return Complex128, nil
+	case reflect.String:
+		return String, nil
 	}
 	return 0, errorf(InvalidArgument, "unsupported Go type %v for a tensor element", t)
 }

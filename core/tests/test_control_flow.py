@@ -212,7 +212,7 @@ def test_case_without_default_fails_when_no_predicate_holds(sess):
     x = tx.placeholder(tx.int32, shape=[])
     r = tx.case([(x < 0, lambda: tx.constant(-1)), (x > 0, lambda: tx.constant(1))])
     assert sess.run(r, {x: 3}) == 1 and sess.run(r, {x: -3}) == -1
-    with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[case/none_true\] assertion failed: \[false false\]"):
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[case/none_true\] assertion failed: \[0 0\]"):
         sess.run(r, {x: 0})
     assert sess.run(r, {x: 2}) == 1
 
@@ -223,7 +223,7 @@ def test_case_exclusive_checks_at_run_time(sess):
                 exclusive=True)
     assert sess.run(r, {x: 3}) == 1 and sess.run(r, {x: 30}) == 2
     with pytest.raises(tx.errors.InvalidArgumentError,
-                       match=r"\[case/more_than_one_true\] assertion failed: \[true true\]"):
+                       match=r"\[case/more_than_one_true\] assertion failed: \[1 1\]"):
         sess.run(r, {x: 7})
 
 
@@ -334,5 +334,5 @@ def test_assert_executing_eagerly():
     from tensorflux._src.generated import gen_ops
 
     assert gen_ops.assert_(tx.constant(True), [tx.constant(1.5)]) is None
-    with pytest.raises(tx.errors.InvalidArgumentError, match=r"assertion failed: \[0 1 2\.\.\.\] 1\.5"):
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"assertion failed: \[0 1 2\.\.\.\] \[1\.5\]"):
         gen_ops.assert_(tx.constant(False), [tx.constant(np.arange(10)), tx.constant(1.5)])

@@ -27,3 +27,17 @@ def test_digits_demo_trains_saves_and_restores(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "digits_cnn_eager.safetensors", "digits_cnn_graph.safetensors", "digits_mlp_eager.safetensors",
         "digits_mlp_graph.safetensors"]
+
+
+KERAS_DEMO = DEMO.parent / "keras_digits.py"
+
+
+def test_keras_digits_demo_fits_saves_and_reloads_in_a_fresh_process(tmp_path):
+    out = subprocess.run([sys.executable, str(KERAS_DEMO), "--dir", str(tmp_path), "--epochs", "10"],
+                         capture_output=True, text=True, check=True).stdout
+    trained = re.search(r"^tx.keras CNN: test accuracy ([\d.]+) after (\d+) epochs", out, re.M)
+    restored = re.search(r"^tx.keras CNN: test accuracy ([\d.]+) restored from digits_cnn.keras", out, re.M)
+    assert trained and restored, out
+    assert float(trained.group(1)) >= 0.95 and restored.group(1) == trained.group(1), out
+    assert "Epoch 1/10" in out and "val_accuracy" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["digits_cnn.keras"]

@@ -11,11 +11,17 @@ import tensorflux as tx
 pytestmark = pytest.mark.eager  # examples run as users run them: eagerly, the library default
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MARKDOWN_FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+MARKDOWN_FILES = [ROOT / "README.md", ROOT / "core" / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
-                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack"]
+                  "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image",
+                  "tensorflux.signal", "tensorflux.strings", "tensorflux.io", "tensorflux.keras",
+                  "tensorflux.keras.layers", "tensorflux.keras.models", "tensorflux.keras.callbacks",
+                  "tensorflux.keras.metrics", "tensorflux.keras.activations", "tensorflux.keras.initializers",
+                  "tensorflux.keras.regularizers", "tensorflux.keras.constraints", "tensorflux.keras.mixed_precision",
+                  "tensorflux.keras.saving", "tensorflux.keras.utils", "tensorflux.keras.optimizers",
+                  "tensorflux.keras.backend"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -167,3 +167,49 @@ def test_nan_in_the_loss_names_the_check():
             with pytest.raises(tx.errors.InvalidArgumentError, match="loss is not finite"):
                 s.run(train)
             np.testing.assert_array_equal(s.run(w), [1.0, -1.0])  # the failed step changed nothing
+
+
+@pytest.mark.eager
+@pytest.mark.parametrize("make", [lambda: tx.optimizers.RMSprop(0.1), lambda: tx.optimizers.AdamW(0.1),
+                                  lambda: tx.optimizers.Optimizer(tx.optimizers.scale(-0.1))])
+def test_unfused_optimizers_step_inside_tx_function(make):
+    # Op-by-op updates of eager variables traced into a function are ops the step depends on.
+    w, w_eager = tx.Variable([1.0, 2.0]), tx.Variable([1.0, 2.0])
+    opt, opt_eager = make(), make()
+
+    @tx.function
+    def step():
+        with tx.GradientTape() as tape:
+            loss = tx.reduce_sum(w * w)
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+    for _ in range(3):
+        step()
+        with tx.GradientTape() as tape:
+            loss = tx.reduce_sum(w_eager * w_eager)
+        opt_eager.apply_gradients(zip(tape.gradient(loss, [w_eager]), [w_eager]))
+    np.testing.assert_allclose(w.numpy(), w_eager.numpy(), rtol=1e-6)
+    assert not np.allclose(w.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.eager
+def test_learning_rate_is_assignable_between_steps_of_a_traced_step():
+    w = tx.Variable([1.0])
+    opt = tx.optimizers.SGD(learning_rate=0.5)
+
+    @tx.function
+    def step():
+        with tx.GradientTape() as tape:
+            loss = tx.reduce_sum(w)
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+    step()
+    np.testing.assert_allclose(w.numpy(), [0.5])
+    opt.learning_rate = 0.25  # no retrace needed: the rate lives in a Variable
+    step()
+    np.testing.assert_allclose(w.numpy(), [0.25])
+    assert float(opt.learning_rate.numpy()) == 0.25
+    assert opt.get_config()["learning_rate"] == 0.25
+    schedule_opt = tx.optimizers.SGD(learning_rate=tx.optimizers.schedules.exponential_decay(0.1, 10, 0.5))
+    with pytest.raises(TypeError, match="schedule"):
+        schedule_opt.learning_rate = 0.3

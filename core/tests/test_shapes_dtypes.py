@@ -140,7 +140,8 @@ def test_constant_with_dtype_and_shape(sess):
     with pytest.raises(TypeError, match="shape"):
         tx.constant([1, 2, 3], shape=[2, 2])
     with pytest.raises(TypeError, match="only numbers"):
-        tx.constant("text")
+        tx.constant({"not": "a tensor"})
+    assert tx.constant("text").dtype == tx.string  # text makes string tensors (test_strings.py)
     with pytest.raises(ValueError):
         tx.constant([[1, 2], [3]])
 

@@ -380,8 +380,7 @@ static void test_errors_leave_the_session_usable(void) {
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "[no_branches] attr 'branches' must have at least 1 elements, got 0");
 
   /* Predicates that have no truth value here. A non-scalar string predicate builds (TensorFlow's
-   * OpDef takes any Tcond) but the engine stores no string tensors, so a run that needs it fails
-   * naming the string's producer. */
+   * OpDef takes any Tcond); a run that needs it but does not feed it fails naming its producer. */
   TX_Output str = out0(placeholder(g, "str", TX_STRING, dims, 1, s));
   CHECK_OK(s);
   TX_Operation* if_str = add_if(g, "if_str", str, x, s);

@@ -62,7 +62,8 @@ static void test_datatype_sizes(void) {
   CHECK(TX_DataTypeSize(TX_BOOL) == 1);
   CHECK(TX_DataTypeSize(TX_HALF) == 2);
   CHECK(TX_DataTypeSize(TX_COMPLEX128) == 16);
-  CHECK(TX_DataTypeSize(TX_STRING) == 0);
+  CHECK(TX_DataTypeSize(TX_STRING) == sizeof(TX_TString) && sizeof(TX_TString) == 24);
+  CHECK(TX_DataTypeSize(TX_RESOURCE) == 0);
   CHECK(TX_DataTypeSize((TX_DataType)999) == 0);
 }
 
@@ -97,7 +98,7 @@ static void test_tensors(void) {
   int64_t neg[2] = {2, -3};
   CHECK(TX_NewTensor(TX_FLOAT, neg, 2, data, sizeof(data), count_dealloc, &arg) == NULL);
   CHECK(g_deallocs == 2);
-  CHECK(TX_NewTensor(TX_STRING, dims, 2, data, sizeof(data), count_dealloc, &arg) == NULL);
+  CHECK(TX_NewTensor(TX_RESOURCE, dims, 2, data, sizeof(data), count_dealloc, &arg) == NULL);
   CHECK(g_deallocs == 3);
   CHECK(TX_NewTensor(TX_FLOAT, dims, 2, data, sizeof(data) - 4, NULL, NULL) == NULL);
 

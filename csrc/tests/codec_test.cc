@@ -6,6 +6,7 @@
 #include "test_util.h"
 #include "tensorflux/framework/graph_def_io.h"
 #include "tensorflux/framework/op_registry.h"
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/framework/proto_codec.h"
 #include "tensorflux/framework/proto_wire.h"
 
@@ -243,7 +244,8 @@ TEST(TensorShapeProtoRoundTrips) {
 TEST(TensorProtoContentRoundTripsForEveryStorageType) {
   for (int v = 1; v <= kLastDataType; ++v) {
     DataType dt = static_cast<DataType>(v);
-    if (!IsSupportedStorageType(dt)) continue;
+    // Object element types hold objects, not bytes: strings round-trip in tstring_test.
+    if (!IsSupportedStorageType(dt) || ObjectOpsFor(dt) != nullptr) continue;
     unsigned char bytes[6 * 16];
     for (size_t k = 0; k < sizeof bytes; ++k) bytes[k] = static_cast<unsigned char>(k * 7 + v);
     if (dt == DT_BOOL)
@@ -353,9 +355,7 @@ TEST(TensorProtoErrors) {
   unknown_rank.WriteInt32Field(1, DT_FLOAT);
   unknown_rank.WriteBytesField(2, SerializeTensorShapeProto(PartialShape::Unknown()));
   EXPECT_ERROR(ParseTensorProto(unknown_rank.data(), &t), "known rank");
-  Status s = ParseTensorProto(TensorBytes(DT_STRING, {1}, [](Writer& w) { w.WriteBytesField(8, "hi"); }), &t);
-  EXPECT_TRUE(s.code() == Code::kUnimplemented && s.message().find("string") != std::string::npos);
-  s = ParseTensorProto(TensorBytes(DT_QINT8, {1}, [](Writer&) {}), &t);
+  Status s = ParseTensorProto(TensorBytes(DT_QINT8, {1}, [](Writer&) {}), &t);
   EXPECT_TRUE(s.code() == Code::kUnimplemented && s.message().find("qint8") != std::string::npos);
   EXPECT_ERROR(ParseTensorProto(TensorBytes(DT_INVALID, {1}, [](Writer&) {}), &t), "invalid dtype 0");
   EXPECT_ERROR(ParseTensorProto(TensorBytes(static_cast<DataType>(101), {1}, [](Writer&) {}), &t), "invalid dtype 101");

@@ -268,7 +268,13 @@ static void run_tensor(const unsigned char* d, size_t n, TX_Status* s) {
   if (len <= (1u << 20)) {
     TX_Tensor* b = TX_AllocateTensor(dt, dims, nd, len);
     if (b != NULL) {
-      memset(TX_TensorData(b), 0xAB, TX_TensorByteSize(b));
+      /* Raw bytes may not be written into TX_TString elements (c_api.h): fill strings properly. */
+      if (dt == TX_STRING) {
+        TX_TString* strs = (TX_TString*)TX_TensorData(b);
+        for (int64_t i = 0; i < TX_TensorElementCount(b); ++i) TX_StringCopy(&strs[i], (const char*)d, n);
+      } else {
+        memset(TX_TensorData(b), 0xAB, TX_TensorByteSize(b));
+      }
       TX_SetStatus(s, TX_OK, "");
     }
     TX_DeleteTensor(b);

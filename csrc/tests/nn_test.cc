@@ -122,6 +122,74 @@ TEST(ShapeFunctionsNN) {
   });
 }
 
+// The image ops: resize sizes from constant inputs, crop and NMS shapes, patch grids.
+TEST(ShapeFunctionsImage) {
+  auto Size = [](int32_t h, int32_t w) { return Cst(MakeTensor<int32_t>(TensorShape({2}), {h, w})); };
+  const AttrMap t{{"T", AttrValue::Type(DT_FLOAT)}};
+  const AttrMap nms{{"T", AttrValue::Type(DT_FLOAT)}, {"T_threshold", AttrValue::Type(DT_FLOAT)}};
+  AttrMap nms_pad = nms;
+  nms_pad["pad_to_max_output_size"] = AttrValue::Bool(true);
+  auto Patches = [](std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> r, const char* pad) {
+    return AttrMap{{"T", AttrValue::Type(DT_FLOAT)}, {"ksizes", Ints(k)}, {"strides", Ints(s)}, {"rates", Ints(r)},
+                   {"padding", S(pad)}};
+  };
+  const InputSpec max_out = Cst(MakeTensor<int32_t>(TensorShape({}), {7}));
+  RunShapeCases({
+      {"ResizeBilinear", {F({2, 5, 6, 3}), Size(10, 4)}, t, "[2,10,4,3]"},
+      {"ResizeBilinear", {F({2, 5, 6, 3}), I({2})}, t, "[2,?,?,3]"},
+      {"ResizeBilinear", {F({-1, 5, 6, -1}), Size(1, 1)}, t, "[?,1,1,?]"},
+      {"ResizeBilinear", {F({5, 6, 3}), Size(10, 4)}, t, "!rank 4"},
+      {"ResizeBilinear", {F({2, 5, 6, 3}), Size(-1, 4)}, t, "!size must be positive, got [-1, 4]"},
+      {"ResizeBilinear", {F({2, 5, 6, 3}), Size(0, 4)}, t, "!size must be positive"},
+      {"ResizeBilinear", {F({2, 5, 6, 3}), I({3})}, t, "!2 elements"},
+      {"ResizeNearestNeighbor", {F({2, 5, 6, 3}), Size(3, 3)}, t, "[2,3,3,3]"},
+      {"ResizeBicubic", {F({1, 5, 6, 1}), Size(65536, 65536)}, t, "[1,65536,65536,1]"},
+      {"ResizeArea", {F({2, 5, 6, 3}), Size(2, 9)}, t, "[2,2,9,3]"},
+      {"ResizeBilinearGrad", {F({2, 10, 4, 3}), F({2, 5, 6, 3})}, t, "[2,5,6,3]"},
+      {"ResizeBilinearGrad", {F({2, 10, 4, 3}), F({5, 6, 3})}, t, "!rank 4"},
+      {"ResizeNearestNeighborGrad", {F({2, 10, 4, 3}), Size(5, 6)}, t, "[2,5,6,3]"},
+      {"ScaleAndTranslate", {F({2, 5, 6, 3}), Size(7, 8), F({2}), F({2})}, t, "[2,7,8,3]"},
+      {"ScaleAndTranslate", {F({2, 5, 6, 3}), Size(7, 8), F({3}), F({2})}, t, "!2 elements"},
+      {"ScaleAndTranslateGrad", {F({2, 7, 8, 3}), F({2, 5, 6, 3}), F({2}), F({2})}, t, "[2,5,6,3]"},
+      {"CropAndResize", {F({2, 5, 6, 3}), F({4, 4}), I({4}), Size(3, 2)}, t, "[4,3,2,3]"},
+      {"CropAndResize", {F({2, 5, 6, 3}), F({-1, 4}), I({4}), I({2})}, t, "[4,?,?,3]"},
+      {"CropAndResize", {F({2, 5, 6, 3}), F({4, 3}), I({4}), Size(3, 2)}, t, "!4 columns"},
+      {"CropAndResize", {F({2, 5, 6, 3}), F({4, 4}), I({5}), Size(3, 2)}, t, "!box_ind has 5"},
+      {"CropAndResizeGradImage", {F({4, 3, 2, 3}), F({4, 4}), I({4}), Cst(MakeTensor<int32_t>(TensorShape({4}),
+                                                                                                 {2, 5, 6, 3}))},
+       t, "[2,5,6,3]"},
+      {"CropAndResizeGradBoxes", {F({4, 3, 2, 3}), F({2, 5, 6, 3}), F({4, 4}), I({4})}, t, "[4,4]"},
+      {"NonMaxSuppressionV3", {F({9, 4}), F({9}), I(kScalar), F(kScalar), F(kScalar)}, nms, "[?]"},
+      {"NonMaxSuppressionV3", {F({9, 4}), F({8}), I(kScalar), F(kScalar), F(kScalar)}, nms, "!scores has 8"},
+      {"NonMaxSuppressionV3", {F({9, 5}), F({9}), I(kScalar), F(kScalar), F(kScalar)}, nms, "!4 columns"},
+      {"NonMaxSuppressionV3", {F({9, 4}), F({9}), I({1}), F(kScalar), F(kScalar)}, nms, "!must be a scalar"},
+      {"NonMaxSuppressionV4", {F({9, 4}), F({9}), max_out, F(kScalar), F(kScalar)}, nms_pad, "[7]"},
+      {"RGBToHSV", {F({2, 4, 3})}, t, "[2,4,3]"},
+      {"RGBToHSV", {F({2, 4, 4})}, t, "!3 channels"},
+      {"AdjustHue", {F({4, 3}), F(kScalar)}, t, "!at least rank 3"},
+      {"AdjustContrastv2", {F({2, 4, 5, 7}), F(kScalar)}, t, "[2,4,5,7]"},
+      {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({1, 3, 2, 1}, {1, 2, 1, 1}, {1, 1, 2, 1}, "SAME"),
+       "[2,4,8,18]"},
+      {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({1, 2, 2, 1}, {1, 3, 3, 1}, {1, 1, 1, 1}, "VALID"),
+       "[2,2,3,12]"},
+      {"ExtractImagePatches", {F({2, -1, 8, -1})}, Patches({1, 2, 2, 1}, {1, 3, 3, 1}, {1, 1, 1, 1}, "VALID"),
+       "[2,?,3,?]"},
+      {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({2, 2, 2, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID"),
+       "!ksizes must be [1, rows, cols, 1]"},
+      {"DrawBoundingBoxesV2", {F({2, 5, 6, 3}), F({2, 7, 4}), F({3, 4})}, t, "[2,5,6,3]"},
+      {"NonMaxSuppressionWithOverlaps", {F({6, 6}), F({6}), I(kScalar), F(kScalar), F(kScalar)}, {}, "[?]"},
+      {"NonMaxSuppressionWithOverlaps", {F({6, 5}), F({6}), I(kScalar), F(kScalar), F(kScalar)}, {}, "!square"},
+      {"CombinedNonMaxSuppression", {F({2, 9, 1, 4}), F({2, 9, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
+       AttrMap{{"pad_per_class", AttrValue::Bool(false)}}, "[2,7,4]"},
+      {"CombinedNonMaxSuppression", {F({2, 9, 1, 4}), F({2, 8, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
+       AttrMap{{"pad_per_class", AttrValue::Bool(false)}}, "!disagree"},
+      {"StatelessSampleDistortedBoundingBox", {I({3}), F({1, 2, 4}), F(kScalar), I({2})},
+       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}}, "[3]"},
+      {"StatelessSampleDistortedBoundingBox", {I({4}), F({1, 2, 4}), F(kScalar), I({2})},
+       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}}, "!3 elements"},
+  });
+}
+
 TEST(Conv2DMatchesDirectLoop) {
   // 2x5x6x3 input, 3x2x3x4 filter, strides 2x1, dilation 1x2, SAME and VALID, plus a 1x1 case.
   struct Case { int64_t kh, kw, sh, sw, dh, dw; const char* pad; };

@@ -13,16 +13,21 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 import control_flow_bench  # noqa: E402
 import eager_bench  # noqa: E402
+import fft_bench  # noqa: E402
 import go_bench  # noqa: E402
 import grad_bench  # noqa: E402
+import image_bench  # noqa: E402
+import keras_bench  # noqa: E402
 import linalg_bench  # noqa: E402
 import ops_bench  # noqa: E402
 import session_bench  # noqa: E402
+import strings_bench  # noqa: E402
 import tensor_array_bench  # noqa: E402
 import train_bench  # noqa: E402
 
 BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *grad_bench.ALL, *train_bench.ALL,
-              *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL, *go_bench.ALL]
+              *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL, *fft_bench.ALL, *image_bench.ALL,
+              *go_bench.ALL, *strings_bench.ALL, *keras_bench.ALL]
 
 
 def main(argv: list[str]) -> None:

@@ -14,7 +14,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -22,6 +21,8 @@ import numpy as np
 import tensorflux as tx
 
 BATCH = 32
+# Checkpoints stay where the user can open them (build/ is ignored by git).
+DEFAULT_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "demo"))
 
 
 def load_digits(seed: int = 0):
@@ -162,20 +163,20 @@ class EagerModel:
 
 
 def fit(model, x, y, epochs, title):
-    """Trains `model` (Model or EagerModel) for `epochs` with a progress bar per epoch."""
+    """Trains `model` (Model or EagerModel) for `epochs` under one progress bar for the whole run."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(1)
-    for epoch in range(epochs):
-        order = rng.permutation(len(x))
-        total = 0.0
-        with tqdm(total=len(x), desc=f"{title} epoch {epoch + 1:2d}/{epochs}", unit="img", mininterval=0.25,
-                  bar_format="{desc} {bar:20} {n_fmt}/{total_fmt} [{elapsed}]{postfix}") as bar:
+    with tqdm(total=epochs * len(x), desc=title, unit="img", mininterval=0.25,
+              bar_format="{desc} {bar:20} {n_fmt}/{total_fmt} [{elapsed}]{postfix}") as bar:
+        for epoch in range(epochs):
+            order = rng.permutation(len(x))
+            total = 0.0
             for i in range(0, len(x), BATCH):
                 idx = order[i:i + BATCH]
                 total += model.step(x[idx], y[idx]) * len(idx)
                 bar.update(len(idx))
-            bar.set_postfix_str(f"mean loss {total / len(x):.4f}")
+            bar.set_postfix_str(f"epoch {epoch + 1}/{epochs}, mean loss {total / len(x):.4f}")
 
 
 MODELS = {"MLP": (mlp, 3e-3), "CNN": (cnn, 3e-3)}
@@ -195,7 +196,7 @@ def evaluate_checkpoint(title, path, mode="graph"):
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=20)
-    p.add_argument("--dir", default=None, help="where checkpoints go (a temporary directory by default)")
+    p.add_argument("--dir", default=DEFAULT_DIR, help=f"where checkpoints go (default: {DEFAULT_DIR})")
     p.add_argument("--mode", choices=["graph", "eager", "both"], default="both",
                    help="graph mode with a Session, eager with tx.function, or both (default)")
     p.add_argument("--evaluate", nargs=3, metavar=("MODEL", "PATH", "MODE"), help=argparse.SUPPRESS)
@@ -206,23 +207,24 @@ def main(argv=None) -> dict:
     x_tr, y_tr, x_te, y_te = load_digits()
     print(f"digits: {len(x_tr)} training and {len(x_te)} test images (8x8)")
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        directory = args.dir or tmp
-        modes = ["graph", "eager"] if args.mode == "both" else [args.mode]
-        for mode in modes:
-            print(f"-- {'graph mode, Session' if mode == 'graph' else 'eager mode, train step in tx.function'}")
-            for name, (build, lr) in MODELS.items():
-                title = name if mode == "graph" else f"{name} (eager)"
-                t0 = time.perf_counter()
-                model = KINDS[mode](build, lr)
-                fit(model, x_tr, y_tr, args.epochs, title)
-                acc = model.evaluate(x_te, y_te)
-                print(f"{title}: test accuracy {acc:.4f} after {args.epochs} epochs "
-                      f"({time.perf_counter() - t0:.1f} s)")
-                path = model.save(os.path.join(directory, f"digits_{name.lower()}_{mode}.safetensors"))
-                print(f"{title}: saved {os.path.basename(path)} ({os.path.getsize(path) / 1024:.0f} KiB)")
-                subprocess.run([sys.executable, __file__, "--evaluate", name, path, mode], check=True)
-                results[title] = acc
+    directory = os.path.abspath(args.dir)
+    os.makedirs(directory, exist_ok=True)
+    print(f"checkpoints go to {directory}")
+    modes = ["graph", "eager"] if args.mode == "both" else [args.mode]
+    for mode in modes:
+        print(f"-- {'graph mode, Session' if mode == 'graph' else 'eager mode, train step in tx.function'}")
+        for name, (build, lr) in MODELS.items():
+            title = name if mode == "graph" else f"{name} (eager)"
+            t0 = time.perf_counter()
+            model = KINDS[mode](build, lr)
+            fit(model, x_tr, y_tr, args.epochs, title)
+            acc = model.evaluate(x_te, y_te)
+            print(f"{title}: test accuracy {acc:.4f} after {args.epochs} epochs "
+                  f"({time.perf_counter() - t0:.1f} s)")
+            path = model.save(os.path.join(directory, f"digits_{name.lower()}_{mode}.safetensors"))
+            print(f"{title}: saved {path} ({os.path.getsize(path) / 1024:.0f} KiB)")
+            subprocess.run([sys.executable, __file__, "--evaluate", name, path, mode], check=True)
+            results[title] = acc
     return results
 
 

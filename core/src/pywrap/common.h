@@ -61,11 +61,16 @@ struct GraphHandle {
   TX_Graph* graph;
 };
 
-// A new TX_Tensor holding a copy of `array` (any layout); caller owns it.
+// A new TX_Tensor holding a copy of `array` (any layout); caller owns it. For TX_STRING the array
+// may hold bytes or str objects (object arrays) or be a NumPy 'S' or 'U' array (Note [String
+// tensors in Python]).
 TX_Tensor* CopyToTensor(TX_DataType dt, const py::array& array);
 // A NumPy array over `t` without copying: the array's base is a capsule that deletes `t`.
-// Takes ownership of `t`. Rank-0 tensors become NumPy scalars.
+// Takes ownership of `t`. Rank-0 tensors become NumPy scalars. TX_STRING tensors become object
+// arrays of bytes (a bytes object for rank 0), always copied.
 py::object TensorToNumpy(TX_Tensor* t, bool copy);
+// The strings of a TX_STRING tensor (borrowed) as TensorToNumpy returns them.
+py::object StringTensorToNumpy(const TX_Tensor* t);
 
 // The bytes of `buf`, which is deleted.
 inline py::bytes TakeBuffer(TX_Buffer* buf) {

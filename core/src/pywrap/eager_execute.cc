@@ -18,16 +18,13 @@
 
 #include <pybind11/stl.h>
 
+#include "attr_kinds.h"
 #include "eager_tensor.h"
 #include "interrupt.h"
 
 namespace txpy {
 namespace {
 
-// Input kinds and attr kinds as in op_def_library.py.
-constexpr int kSingle = 0, kNumberList = 1;
-constexpr int kString = 0, kInt = 1, kFloat = 2, kBool = 3, kType = 4, kShape = 5, kTensor = 6, kFunc = 8;
-constexpr int kList = 16;
 // Inputs with more elements than this run with the GIL released.
 constexpr int64_t kReleaseGilElements = 1 << 14;
 

@@ -5,26 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "attr_kinds.h"
 #include "common.h"
 
 namespace txpy {
 namespace {
-
-// Attr kind codes of finish_operation's compact attr list; tensorflux/_src/op_def_library.py
-// uses the same numbers. A list attr is its element kind plus kList; kProto is a serialized
-// AttrValue.
-enum AttrKind {
-  kString = 0,
-  kInt = 1,
-  kFloat = 2,
-  kBool = 3,
-  kType = 4,
-  kShape = 5,
-  kTensor = 6,
-  kFunc = 8,
-  kList = 16,
-  kProto = 32,
-};
 
 std::string AsBytes(py::handle v) {
   if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();

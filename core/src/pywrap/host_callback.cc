@@ -22,6 +22,7 @@ bool Finalizing() {
 
 // A NumPy array holding a copy of the borrowed tensor `t`.
 py::object CopyToNumpy(const TX_Tensor* t) {
+  if (TX_TensorType(t) == TX_STRING) return StringTensorToNumpy(t);
   const int nd = TX_NumDims(t);
   std::vector<int64_t> dims(nd);
   for (int i = 0; i < nd; ++i) dims[i] = TX_Dim(t, i);

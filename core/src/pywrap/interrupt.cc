@@ -65,6 +65,12 @@ InterruptScope::InterruptScope(TX_Cancellation* flag) : flag_(flag) {
   if (flag_ == nullptr) return;
   TX_ResetCancellation(flag_);
   g_armed.store(true, std::memory_order_relaxed);
+  // A SIGINT that came after InterruptFlag() installed the handler but before arming cancelled
+  // nothing; Python has it pending, so it is raised now instead of being lost behind the run.
+  if (PyErr_CheckSignals() != 0) {
+    g_armed.store(false, std::memory_order_relaxed);
+    throw py::error_already_set();
+  }
 }
 
 InterruptScope::~InterruptScope() {

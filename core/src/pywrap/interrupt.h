@@ -25,7 +25,9 @@ namespace txpy {
 // InterruptScope around the engine call.
 TX_Cancellation* InterruptFlag();
 
-// Arms SIGINT cancellation of `flag` (may be null: does nothing) for the scope's lifetime.
+// Arms SIGINT cancellation of `flag` (may be null: does nothing) for the scope's lifetime; with
+// the GIL held, it first raises KeyboardInterrupt (py::error_already_set) for a SIGINT that is
+// already pending.
 class InterruptScope {
  public:
   explicit InterruptScope(TX_Cancellation* flag);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "attr_kinds.h"
 #include "common.h"
 #include "eager_tensor.h"
 
@@ -118,7 +119,85 @@ py::dtype NumpyDtype(TX_DataType dt) {
   ThrowTypeError("tensors of data type " + std::to_string(code) + " have no NumPy equivalent here");
 }
 
+// Note [String tensors in Python]
+// Strings cross the binding as bytes, as in TensorFlow: a fetched or .numpy() string tensor is a
+// NumPy object array of bytes (a bytes object when scalar). Into the engine, each element may be
+// bytes, str (encoded as UTF-8) or a NumPy bytes_/str_ scalar; a NumPy 'S' array gives its
+// bytes without the trailing NULs NumPy pads with, and a 'U' array its text as UTF-8. Anything
+// else is a TypeError naming the element.
+TX_Tensor* StringsToTensor(const py::array& array) {
+  py::array src = py::array::ensure(array, py::array::c_style);
+  if (!src) throw py::error_already_set();
+  const char kind = src.dtype().kind();
+  if (kind != 'O' && kind != 'S' && kind != 'U')
+    ThrowTypeError("Expected bytes or str for a string tensor, got an array of dtype " +
+                   py::str(src.dtype()).cast<std::string>());
+  std::vector<int64_t> dims(src.shape(), src.shape() + src.ndim());
+  const int64_t n = static_cast<int64_t>(src.size());
+  TX_Tensor* t = TX_AllocateTensor(TX_STRING, dims.data(), static_cast<int>(dims.size()),
+                                   static_cast<size_t>(n) * sizeof(TX_TString));
+  if (t == nullptr) ThrowStatus(TX_RESOURCE_EXHAUSTED, "could not allocate a string tensor");
+  std::unique_ptr<TX_Tensor, void (*)(TX_Tensor*)> owner(t, TX_DeleteTensor);
+  TX_TString* dst = static_cast<TX_TString*>(TX_TensorData(t));
+  auto put = [&](int64_t i, const char* data, size_t len) {
+    if (!TX_StringCopy(&dst[i], data, len)) ThrowStatus(TX_RESOURCE_EXHAUSTED, "out of memory copying a string");
+  };
+  if (kind == 'S') {
+    const size_t width = static_cast<size_t>(src.itemsize());
+    const char* base = static_cast<const char*>(src.data());
+    for (int64_t i = 0; i < n; ++i) {
+      const char* item = base + static_cast<size_t>(i) * width;
+      size_t len = width;
+      while (len > 0 && item[len - 1] == '\0') --len;
+      put(i, item, len);
+    }
+    return owner.release();
+  }
+  py::list items = src.attr("ravel")().attr("tolist")();
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* o = items[static_cast<size_t>(i)].ptr();
+    char* data = nullptr;
+    Py_ssize_t len = 0;
+    if (PyBytes_Check(o)) {
+      PyBytes_AsStringAndSize(o, &data, &len);
+    } else if (PyUnicode_Check(o)) {
+      const char* utf8 = PyUnicode_AsUTF8AndSize(o, &len);
+      if (utf8 == nullptr) throw py::error_already_set();
+      data = const_cast<char*>(utf8);
+    } else {
+      ThrowTypeError("Expected bytes or str for a string tensor, got " + py::repr(o).cast<std::string>() +
+                     " of type '" + std::string(Py_TYPE(o)->tp_name) + "'");
+    }
+    put(i, data, static_cast<size_t>(len));
+  }
+  return owner.release();
+}
+
+// An object array of bytes (a bytes object for rank 0) copied from a TX_STRING tensor.
+py::object StringTensorToNumpy(const TX_Tensor* t) {
+  const int nd = TX_NumDims(t);
+  std::vector<py::ssize_t> shape(static_cast<size_t>(nd));
+  for (int i = 0; i < nd; ++i) shape[i] = static_cast<py::ssize_t>(TX_Dim(t, i));
+  const TX_TString* s = static_cast<const TX_TString*>(TX_TensorData(t));
+  const int64_t n = TX_TensorElementCount(t);
+  auto bytes = [&](int64_t i) {
+    PyObject* b = PyBytes_FromStringAndSize(TX_StringGetDataPointer(&s[i]), static_cast<Py_ssize_t>(TX_StringGetSize(&s[i])));
+    if (b == nullptr) throw py::error_already_set();
+    return b;
+  };
+  if (nd == 0) return py::reinterpret_steal<py::object>(bytes(0));
+  py::array out(py::dtype("O"), shape);
+  PyObject** items = static_cast<PyObject**>(out.mutable_data());
+  for (int64_t i = 0; i < n; ++i) {
+    PyObject* b = bytes(i);
+    Py_XDECREF(items[i]);  // NumPy filled the new object array with None
+    items[i] = b;
+  }
+  return std::move(out);
+}
+
 TX_Tensor* CopyToTensor(TX_DataType dt, const py::array& array) {
+  if (dt == TX_STRING) return StringsToTensor(array);
   size_t elem = TX_DataTypeSize(dt);
   if (elem == 0) ThrowTypeError("tensors of data type " + std::to_string(dt) + " are not supported yet");
   py::array src = py::array::ensure(array, py::array::c_style);
@@ -134,6 +213,7 @@ TX_Tensor* CopyToTensor(TX_DataType dt, const py::array& array) {
 
 py::object TensorToNumpy(TX_Tensor* raw, bool copy) {
   std::unique_ptr<TX_Tensor, void (*)(TX_Tensor*)> t(raw, TX_DeleteTensor);
+  if (TX_TensorType(raw) == TX_STRING) return StringTensorToNumpy(raw);
   py::dtype dtype = NumpyDtype(TX_TensorType(raw));
   int nd = TX_NumDims(raw);
   std::vector<py::ssize_t> shape(static_cast<size_t>(nd));
@@ -167,6 +247,13 @@ PYBIND11_MODULE(_tx_c, m) {
   m.def("register_dtypes", &RegisterDtypes, py::arg("dtypes"), py::arg("resolver") = py::none(),
         "Registers {TX_DataType: numpy dtype} and a resolver for dtypes loaded lazily.");
   m.def("get_all_op_list", &AllOpList, "Serialized OpList of every registered op.");
+  m.attr("ATTR_KINDS") = py::dict(py::arg("string") = int(kString), py::arg("int") = int(kInt),
+                                  py::arg("float") = int(kFloat), py::arg("bool") = int(kBool),
+                                  py::arg("type") = int(kType), py::arg("shape") = int(kShape),
+                                  py::arg("tensor") = int(kTensor), py::arg("func") = int(kFunc),
+                                  py::arg("list") = int(kList), py::arg("proto") = int(kProto));
+  m.attr("INPUT_KINDS") = py::dict(py::arg("single") = int(kSingle), py::arg("number_list") = int(kNumberList),
+                                   py::arg("type_list") = int(kTypeList));
   InitGraph(m);
   InitOperation(m);
   InitImport(m);

@@ -2,12 +2,11 @@
 #include <string>
 #include <vector>
 
+#include "attr_kinds.h"
 #include "common.h"
 
 namespace txpy {
 namespace {
-
-constexpr int kKindProto = 32;  // see AttrKind in graph.cc
 
 py::list OutputPairs(const std::vector<TX_Output>& outs) {
   py::list result(outs.size());
@@ -99,7 +98,7 @@ py::list ScalarList(int64_t n, Get get) {
 }
 
 // Returns (kind, value): Python values for scalars and scalar lists, a (copied) NumPy array
-// for a tensor, dims (or None) for a shape, and (kKindProto, AttrValue bytes) for the rest.
+// for a tensor, dims (or None) for a shape, and (kProto, AttrValue bytes) for the rest.
 py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
   TX_Operation* op = ToOp(h);
   const char* name = attr_name.c_str();
@@ -143,7 +142,7 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
         });
         break;
       default:
-        return py::make_tuple(kKindProto, AttrProto(op, name));
+        return py::make_tuple(kProto, AttrProto(op, name));
     }
     return py::make_tuple(kind | 16, v);
   }
@@ -195,7 +194,7 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
       return py::make_tuple(kind, TensorToNumpy(t, /*copy=*/true));
     }
     default:
-      return py::make_tuple(kKindProto, AttrProto(op, name));
+      return py::make_tuple(kProto, AttrProto(op, name));
   }
 }
 

@@ -59,22 +59,33 @@ std::string ShapeString(const int64_t* dims, int nd) {
 
 std::string TypeName(py::handle v) { return py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>(); }
 
+// True when `value` is text: str, bytes, a NumPy array of strings, or a (nested) list or tuple
+// whose first element is one.
+bool IsText(py::handle value) {
+  while ((PyList_Check(value.ptr()) && PyList_GET_SIZE(value.ptr()) > 0) ||
+         (PyTuple_Check(value.ptr()) && PyTuple_GET_SIZE(value.ptr()) > 0))
+    value = PyList_Check(value.ptr()) ? PyList_GET_ITEM(value.ptr(), 0) : PyTuple_GET_ITEM(value.ptr(), 0);
+  if (PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr())) return true;
+  if (!py::isinstance<py::array>(value)) return false;
+  const char kind = py::reinterpret_borrow<py::array>(value).dtype().kind();
+  return kind == 'U' || kind == 'S';
+}
+
+// numpy.asarray (looked up once).
+py::object NumpyAsarray() {
+  static PyObject* asarray = py::object(py::module_::import("numpy").attr("asarray")).release().ptr();
+  return py::reinterpret_borrow<py::object>(asarray);
+}
+
 // Converts a feed value that cannot be wrapped as is (Note [Feeding NumPy arrays without copying]).
 py::array ConvertFeed(py::handle value, const py::dtype& want, TX_Output out) {
-  bool is_text = PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr());
-  if (!is_text && py::isinstance<py::array>(value)) {
-    char kind = py::reinterpret_borrow<py::array>(value).dtype().kind();
-    is_text = kind == 'U' || kind == 'S';
-  }
   std::string dtype_name = py::str(want).cast<std::string>();
-  if (is_text) {
-    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " to Tensor '" + OutputName(out) +
-                   "' of dtype " + dtype_name);
+  if (IsText(value)) {
+    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " (a string, dtype string) to Tensor '" +
+                   OutputName(out) + "' of dtype " + dtype_name);
   }
-  static PyObject* asarray = nullptr;
-  if (asarray == nullptr) asarray = py::object(py::module_::import("numpy").attr("asarray")).release().ptr();
   try {
-    return py::reinterpret_borrow<py::object>(asarray)(value, want, "C").cast<py::array>();
+    return NumpyAsarray()(value, want, "C").cast<py::array>();
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError) && !e.matches(PyExc_OverflowError)) throw;
     ThrowTypeError("Cannot feed value of type " + TypeName(value) + " to Tensor '" + OutputName(out) +
@@ -82,9 +93,46 @@ py::array ConvertFeed(py::handle value, const py::dtype& want, TX_Output out) {
   }
 }
 
+// Raises ValueError when `dims` does not fit the static shape of `out`.
+void CheckFeedShape(GraphHandle& g, TX_Output out, const std::vector<int64_t>& dims) {
+  const int nd = static_cast<int>(dims.size());
+  Status status;
+  int static_nd = TX_GraphGetTensorNumDims(g.graph, out, status.get());
+  if (!status.ok() || static_nd < 0) return;
+  std::vector<int64_t> want_dims(static_cast<size_t>(static_nd));
+  TX_GraphGetTensorShape(g.graph, out, want_dims.data(), static_nd, status.get());
+  bool compatible = status.ok() && static_nd == nd;
+  for (int i = 0; compatible && i < nd; ++i) compatible = want_dims[i] < 0 || want_dims[i] == dims[i];
+  if (status.ok() && !compatible) {
+    ThrowValueError("Cannot feed value of shape " + ShapeString(dims.data(), nd) + " for Tensor '" +
+                    OutputName(out) + "', which has shape " + ShapeString(want_dims.data(), static_nd));
+  }
+}
+
+// A string feed: text, or an array of it, copied into a new TX_STRING tensor (Note [String
+// tensors in Python]); numbers are a TypeError naming both dtypes.
+TX_Tensor* FeedStrings(GraphHandle& g, TX_Output out, py::handle value) {
+  py::array arr = py::isinstance<py::array>(value) ? py::reinterpret_borrow<py::array>(value)
+                                                   : NumpyAsarray()(value, py::arg("dtype") = "O").cast<py::array>();
+  const char kind = arr.dtype().kind();
+  if (kind != 'O' && kind != 'S' && kind != 'U') {
+    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " (dtype " + py::str(arr.dtype()).cast<std::string>() +
+                   ") to Tensor '" + OutputName(out) + "' of dtype string");
+  }
+  CheckFeedShape(g, out, std::vector<int64_t>(arr.shape(), arr.shape() + arr.ndim()));
+  try {
+    return CopyToTensor(TX_STRING, arr);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " to Tensor '" + OutputName(out) +
+                   "' of dtype string: " + std::string(py::str(e.value())));
+  }
+}
+
 // Wraps (or converts, then wraps) `value` as the tensor fed to `out`; caller owns the result.
 TX_Tensor* FeedTensor(GraphHandle& g, TX_Output out, py::handle value) {
   const TX_DataType dt = TX_OperationOutputType(out);
+  if (dt == TX_STRING) return FeedStrings(g, out, value);
   py::dtype want = NumpyDtype(dt);
   bool usable = false;
   if (py::isinstance<py::array>(value)) {
@@ -98,18 +146,7 @@ TX_Tensor* FeedTensor(GraphHandle& g, TX_Output out, py::handle value) {
 
   const int nd = static_cast<int>(arr.ndim());
   std::vector<int64_t> dims(arr.shape(), arr.shape() + nd);
-  Status status;
-  int static_nd = TX_GraphGetTensorNumDims(g.graph, out, status.get());
-  if (status.ok() && static_nd >= 0) {
-    std::vector<int64_t> want_dims(static_cast<size_t>(static_nd));
-    TX_GraphGetTensorShape(g.graph, out, want_dims.data(), static_nd, status.get());
-    bool compatible = status.ok() && static_nd == nd;
-    for (int i = 0; compatible && i < nd; ++i) compatible = want_dims[i] < 0 || want_dims[i] == dims[i];
-    if (status.ok() && !compatible) {
-      ThrowValueError("Cannot feed value of shape " + ShapeString(dims.data(), nd) + " for Tensor '" +
-                      OutputName(out) + "', which has shape " + ShapeString(want_dims.data(), static_nd));
-    }
-  }
+  CheckFeedShape(g, out, dims);
   PyObject* ref = arr.ptr();
   Py_INCREF(ref);  // dropped by ReleaseArray
   TX_Tensor* t = TX_NewTensor(dt, dims.data(), nd, const_cast<void*>(arr.data()), static_cast<size_t>(arr.nbytes()),

@@ -1,7 +1,7 @@
 """Tensorflux: describe a dataflow graph in Python, run it in the C++ engine.
 
 The public API is exactly the names listed in ``__all__`` (plus the ``autograph``, ``debugging``, ``errors``,
-``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
+``image``, ``linalg``, ``math``, ``nn`` and ``random`` modules); everything under ``tensorflux._src`` is private.
 """
 
 from tensorflux._src import lib as _lib
@@ -17,8 +17,8 @@ from tensorflux._src.context import executing_eagerly
 from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, float16, float32,
-                                    float64, int8, int16, int32, int64, resource, uint8, uint16, uint32, uint64,
-                                    variant)
+                                    float64, int8, int16, int32, int64, resource, string, uint8, uint16, uint32,
+                                    uint64, variant)
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
                                    reset_default_graph)
 from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
@@ -56,9 +56,15 @@ from tensorflux._src.sort_ops import argsort, sort
 from tensorflux._src.special_math import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, scalar_mul, sinh
 from tensorflux._src.stat_ops import clip_by_global_norm, clip_by_norm, reduce_logsumexp
 from tensorflux._src.reduce_ops import cumsum
+from tensorflux._src.string_ops import as_string
 from tensorflux import sparse
-from tensorflux import (autograph, compat, config, debugging, errors, experimental, initializers, linalg, losses, math,
-                        nest, nn, optimizers, random, raw_ops, train)
+# Complex numbers and the FFTs TensorFlow also exports at the top level (the rest is in tx.math and
+# tx.signal).
+from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name)
+from tensorflux._src.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
+from tensorflux import (autograph, compat, config, debugging, errors, experimental, image, initializers, io, linalg,
+                        losses, math, nest, nn, optimizers, random, raw_ops, signal, strings, train)
+from tensorflux import keras
 
 __version__ = _lib.c.version()
 
@@ -76,7 +82,7 @@ __all__ = [
     "less_equal", "logical_and", "logical_not", "logical_or", "maximum", "minimum", "negative", "not_equal", "pow",
     "round", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh", "truediv",
     "bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "resource", "uint8", "uint16", "uint32", "uint64", "variant",
+    "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64", "variant",
     # Array, index, reduction and shape functions.
     "argmax", "argmin", "broadcast_to", "concat", "expand_dims", "fill", "gather", "gather_nd", "identity_n",
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
@@ -85,7 +91,7 @@ __all__ = [
     "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
-    "debugging", "errors", "initializers", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
+    "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
     "GraphDef", "ConfigProto", "RunOptions",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
@@ -100,7 +106,11 @@ __all__ += [
     "unique", "unique_with_counts", "vectorized_map", "sparse",
     "dynamic_partition", "dynamic_stitch", "histogram_fixed_width", "histogram_fixed_width_bins",
     "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
+    # Strings and files (tx.strings, tx.io; docs/strings.md).
+    "as_string", "io", "strings",
 ]
+
+__all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
 _LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto"),

@@ -54,6 +54,11 @@ __all__ += [
     "approx_max_k", "approx_min_k", "is_non_decreasing", "is_strictly_increasing", "lbeta", "zero_fraction",
 ]
 
+# Complex numbers (tensorflux._src.complex_ops).
+from tensorflux._src.complex_ops import angle, conj, imag, real
+
+__all__ += ["angle", "conj", "imag", "real"]
+
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__)

@@ -9,8 +9,8 @@ from conformance.gen import BROADCAST_SHAPES, FLOATS, NUMBERS, positive, rand
 from conformance.harness import ErrorSample, OpEntry, Sample
 
 
-def _binary(op, fn, dtypes=NUMBERS, divisor=False, errors=()):
-    samples = []
+def _binary(op, fn, dtypes=NUMBERS, divisor=False, errors=(), extra_samples=()):
+    samples = list(extra_samples)
     for i, (sx, sy) in enumerate(BROADCAST_SHAPES):
         for dt in dtypes:
             y = positive(sy, dt, seed=i) if divisor else rand(sy, dt, seed=i + 1)
@@ -74,8 +74,23 @@ def _compare(op, fn, dtypes=NUMBERS):
     return OpEntry(op, samples, ref=lambda x, y, **_: fn(x, y), errors=(bad,))
 
 
+def _strings(*values):
+    return np.array(values, dtype=object)
+
+
+# String samples of the ops that also take strings: byte-wise comparison, and Add's concatenation.
+_STRING_PAIRS = [
+    Sample({"x": _strings(b"a", b"bb", b"", "\u00e9".encode()), "y": _strings(b"a", b"b", b"", b"e")},
+           note="strings"),
+    Sample({"x": _strings([b"x", b"y"], [b"z", b"x\x00"]), "y": np.array(b"x", dtype=object)},
+           note="strings vs scalar"),
+    Sample({"x": np.zeros((0, 2), dtype=object), "y": _strings(b"q", b"r")}, note="empty strings"),
+]
+
+
 def _equality(op, fn):
     entry = _compare(op, fn, dtypes=NUMBERS + (np.bool_,))
+    entry.samples.extend(_STRING_PAIRS)
     loose = {"incompatible_shape_error": False}
     entry.samples.append(Sample({"x": rand((2, 3), np.int32), "y": rand((4,), np.int32)}, loose, note="incompatible"))
     entry.samples.append(Sample({"x": rand((2, 3), np.int32), "y": rand((3,), np.int32)}, loose, note="loose ok"))
@@ -208,7 +223,7 @@ def _cast_samples():
 
 ENTRIES = [
     _binary("AddV2", np.add),
-    _binary("Add", np.add),
+    _binary("Add", np.add, extra_samples=_STRING_PAIRS),
     _binary("Sub", np.subtract),
     _binary("Mul", np.multiply),
     _binary("RealDiv", lambda x, y: (x / y).astype(x.dtype) if x.dtype.kind == "f" else _int_div(x, y),

@@ -344,7 +344,7 @@ ENTRIES = [
             ref=lambda value, **a: _pool_ref(value, is_max=False, **a), rtol=1e-5, atol=1e-6,
             errors=[ErrorSample({"value": rand((2, 4, 4))}, {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1],
                                 "padding": "VALID"}, match="rank|4-dimensional")]),
-    OpEntry("FusedBatchNormV3", _fbn_samples(), ref=_fbn_ref, rtol=1e-4, atol=1e-4,
+    OpEntry("FusedBatchNormV3", _fbn_samples(), ref=_fbn_ref, rtol=1e-4, atol=1e-4, cross_check_outputs=3,
             grad_checked_by="test_gradients_models.py::test_fused_batch_norm_gradients_match_composite",
             errors=[ErrorSample({"x": rand((2, 3, 3, 4)), "scale": rand((5,)), "offset": rand((4,)),
                                  "mean": rand((4,)), "variance": rand((4,))}, match="channel|scale")]),

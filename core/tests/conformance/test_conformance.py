@@ -101,6 +101,8 @@ def test_matches_tensorflow(entry, sample):
     pytest.importorskip("tensorflow")
     theirs = harness.tf_outputs(entry, sample)
     ours, _ = harness.run_sample(entry, sample, "runtime")
+    if entry.cross_check_outputs is not None:
+        ours = ours[:entry.cross_check_outputs]
     assert len(ours) == len(theirs)
     for k, (a, b) in enumerate(zip(ours, theirs)):
         harness.assert_close(a, b, sample.rtol or entry.rtol, sample.atol or entry.atol,

@@ -20,9 +20,12 @@ MAX_SAMPLES = 4  # gradient samples checked per op
 # through a While loop (an Unimplemented error, tested in core/tests/test_control_flow_gradients.py).
 # LRNGrad and MaxPool3DGrad: second derivatives not implemented (Unimplemented naming the op,
 # tested in core/tests/test_nn_ext.py).
+# ResizeArea, AdjustHue, AdjustSaturation and CropAndResizeGradBoxes: no gradient (TensorFlow
+# defines none either; Unimplemented naming the op, tested in core/tests/test_image_grad.py).
 # The lowered control-flow ops: GraphDef import rebuilds them into While/If, whose gradients are the
 # engine's (test_tf1_control_flow.py); a graph still holding one cannot run (test_tf1_control_flow_errors.py).
 GRADIENT_RAISES = {"PreventGradient", "MaxPoolGrad", "FusedBatchNormGradV3", "StackPopV2", "LRNGrad", "MaxPool3DGrad",
+                   "ResizeArea", "AdjustHue", "AdjustSaturation", "CropAndResizeGradBoxes",
                    "Switch", "Merge", "Enter", "Exit", "NextIteration"}
 
 

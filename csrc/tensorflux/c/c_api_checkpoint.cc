@@ -48,7 +48,7 @@ tx::Status CollectSaveArgs(const char* const* names, TX_Tensor* const* tensors, 
     if (names[i] == nullptr) return tx::InvalidArgument("name #", i, " is NULL");
     if (tensors[i] == nullptr) return tx::InvalidArgument("tensor '", names[i], "' is NULL");
     tx::Tensor value;
-    TX_RETURN_IF_ERROR(tx::CanonicalBool(tensors[i]->tensor, &value));  // Note [Canonical bool]
+    TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(tensors[i]->tensor, &value));  // Note [Canonical bool]
     out->emplace_back(names[i], std::move(value));
   }
   for (int i = 0; i < nmeta; ++i) {

@@ -154,7 +154,7 @@ TXE_TensorHandle* TXE_NewTensorHandle(const TX_Tensor* t, TX_Status* status) {
     if (t->tensor.dtype() != tx::DT_RESOURCE && !t->tensor.initialized() && t->tensor.num_elements() > 0)
       return tx::InvalidArgument("tensor holds no data");
     tx::Tensor value;
-    TX_RETURN_IF_ERROR(tx::CanonicalBool(t->tensor, &value));  // Note [Canonical bool]
+    TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(t->tensor, &value));  // Note [Canonical bool]
     out = new TXE_TensorHandle;
     out->t.tensor = std::move(value);
     out->t.id = tx::NewEagerTensorId();
@@ -368,7 +368,7 @@ void TXE_OpSetAttrTensor(TXE_Op* op, const char* attr_name, TX_Tensor* tensor, T
   Guard(status, [&]() -> tx::Status {
     if (op == nullptr || tensor == nullptr) return tx::InvalidArgument("op or tensor is NULL");
     tx::Tensor value;
-    TX_RETURN_IF_ERROR(tx::CanonicalBool(tensor->tensor, &value));  // Note [Canonical bool]
+    TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(tensor->tensor, &value));  // Note [Canonical bool]
     SetOpAttr(op, attr_name, AttrValue::FromTensor(value));
     return tx::Status::OK();
   });

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/core/object_types.h"
 
 using namespace tx::capi;
 using tx::AttrValue;
@@ -428,8 +429,7 @@ void TX_OperationGetAttrTensor(TX_Operation* oper, const char* attr_name, TX_Ten
     // A copy: the caller may write into the result, and the Const keeps its value (c_api.h).
     tx::Tensor copy;
     if (v->tensor.initialized()) {
-      TX_RETURN_IF_ERROR(tx::Tensor::Allocate(v->tensor.dtype(), v->tensor.shape(), &copy));
-      if (v->tensor.byte_size() > 0) std::memcpy(copy.raw_data(), v->tensor.raw_data(), v->tensor.byte_size());
+      TX_RETURN_IF_ERROR(tx::DeepCopyTensor(v->tensor, &copy));
     } else {
       copy = v->tensor;
     }

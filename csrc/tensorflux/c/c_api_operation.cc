@@ -230,7 +230,7 @@ void TX_SetAttrTensor(TX_OperationDescription* desc, const char* attr_name, TX_T
   Set(status, Build(desc, [&]() -> tx::Status {
     if (value == nullptr) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor is NULL");
     tx::Tensor canonical;
-    TX_RETURN_IF_ERROR(tx::CanonicalBool(value->tensor, &canonical));  // Note [Canonical bool]
+    TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(value->tensor, &canonical));  // Note [Canonical bool]
     return SetAttr(desc, attr_name, AttrValue::FromTensor(canonical));
   }));
 }
@@ -244,7 +244,7 @@ void TX_SetAttrTensorList(TX_OperationDescription* desc, const char* attr_name, 
       if (values[k] == nullptr)
         return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor ", k, " is NULL");
       tx::Tensor canonical;
-      TX_RETURN_IF_ERROR(tx::CanonicalBool(values[k]->tensor, &canonical));  // Note [Canonical bool]
+      TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(values[k]->tensor, &canonical));  // Note [Canonical bool]
       v.list.tensor.push_back(std::move(canonical));
     }
     return SetAttr(desc, attr_name, std::move(v));

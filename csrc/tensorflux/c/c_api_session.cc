@@ -84,7 +84,7 @@ tx::Status Run(TX_Session* session, const TX_Buffer* run_options, TX_Cancellatio
     if (input_values[i] == nullptr)
       return tx::InvalidArgument(Where(feeds[i].first.node), "value fed to output ", inputs[i].index, " is NULL");
     // Note [Canonical bool]: a fed bool buffer with bytes other than 0/1 is read through a copy.
-    TX_RETURN_IF_ERROR(tx::CanonicalBool(input_values[i]->tensor, &feeds[i].second));
+    TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(input_values[i]->tensor, &feeds[i].second));
   }
   std::vector<tx::Endpoint> fetches(static_cast<size_t>(noutputs));
   for (int i = 0; i < noutputs; ++i)

@@ -1,7 +1,13 @@
 // C API: tensors wrapping caller memory (zero-copy) or engine-allocated aligned memory.
 #include <cstdint>
+#include <new>
 
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/core/tstring.h"
+
+// TX_TString is the C view of tx::TString (Note [TString layout] in core/tstring.h).
+static_assert(sizeof(TX_TString) == sizeof(tx::TString), "TX_TString and tx::TString must have one layout");
+static_assert(alignof(TX_TString) == alignof(tx::TString), "TX_TString and tx::TString must have one layout");
 
 namespace {
 
@@ -16,6 +22,9 @@ bool MakeShape(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len,
   if (elem != 0 && n > SIZE_MAX / elem) return false;
   return n * elem == len;
 }
+
+tx::TString* Str(TX_TString* t) { return reinterpret_cast<tx::TString*>(t); }
+const tx::TString* Str(const TX_TString* t) { return reinterpret_cast<const tx::TString*>(t); }
 
 // Stands in for a NULL deallocator: the memory stays the caller's (a Buffer without a deallocator
 // would be engine memory, returned to the engine's allocator).
@@ -87,6 +96,33 @@ int64_t TX_TensorElementCount(const TX_Tensor* t) { return t == nullptr ? 0 : t-
 unsigned char TX_TensorIsAligned(const TX_Tensor* t) {
   if (t == nullptr) return 0;
   return reinterpret_cast<uintptr_t>(t->tensor.raw_data()) % tx::kBufferAlignment == 0 ? 1 : 0;
+}
+
+void TX_StringInit(TX_TString* t) {
+  if (t != nullptr) new (t) tx::TString();
+}
+
+unsigned char TX_StringCopy(TX_TString* dst, const char* src, size_t size) {
+  if (dst == nullptr || (src == nullptr && size != 0)) return 0;
+  return Str(dst)->Assign(src, size) ? 1 : 0;
+}
+
+void TX_StringAssignView(TX_TString* dst, const char* src, size_t size) {
+  if (dst != nullptr) Str(dst)->AssignView(src, size);
+}
+
+const char* TX_StringGetDataPointer(const TX_TString* t) { return t == nullptr ? nullptr : Str(t)->data(); }
+
+TX_TString_Type TX_StringGetType(const TX_TString* t) {
+  return t == nullptr ? TX_TSTR_SMALL : static_cast<TX_TString_Type>(Str(t)->type());
+}
+
+size_t TX_StringGetSize(const TX_TString* t) { return t == nullptr ? 0 : Str(t)->size(); }
+
+size_t TX_StringGetCapacity(const TX_TString* t) { return t == nullptr ? 0 : Str(t)->capacity(); }
+
+void TX_StringDealloc(TX_TString* t) {
+  if (t != nullptr) Str(t)->Clear();
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 #include "tensorflux/core/canonical_bool.h"
 
+#include "tensorflux/core/tstring.h"
+
 namespace tx {
 
 bool IsCanonicalBool(const Tensor& t) {
@@ -24,6 +26,11 @@ Status CanonicalBool(const Tensor& in, Tensor* out) {
   for (size_t i = 0; i < n; ++i) dst[i] = src[i] != 0 ? 1 : 0;
   *out = std::move(copy);
   return Status::OK();
+}
+
+Status AdoptCallerTensor(const Tensor& in, Tensor* out) {
+  if (in.dtype() == DT_STRING) return OwnedStringTensor(in, out);
+  return CanonicalBool(in, out);
 }
 
 void CanonicalizeBoolInPlace(const Tensor& t) {

@@ -26,6 +26,11 @@ bool IsCanonicalBool(const Tensor& t);
 // ResourceExhausted when the copy cannot be allocated. See Note [Canonical bool].
 Status CanonicalBool(const Tensor& in, Tensor* out);
 
+// What the engine reads where it first takes a caller's tensor (the sites Note [Canonical bool]
+// lists): CanonicalBool for DT_BOOL; for DT_STRING, ValidateStringTensor, and a copy owning its
+// bytes when an element views caller bytes (OwnedStringTensor).
+Status AdoptCallerTensor(const Tensor& in, Tensor* out);
+
 // Rewrites the nonzero bytes of a DT_BOOL tensor to 1 in place; requires that the engine owns the
 // buffer (decoders); does nothing for other dtypes. See Note [Canonical bool].
 void CanonicalizeBoolInPlace(const Tensor& t);

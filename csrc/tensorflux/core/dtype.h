@@ -49,13 +49,16 @@ enum DataType : int {
 // The highest DataType value this build knows; reference types are base + 100.
 constexpr int kLastDataType = DT_FLOAT4_E2M1FN;
 
-// Bytes per element of a fixed-size type; 0 for variable-size or unknown types.
+// Bytes per element: of a fixed-size type, or of an object element type's element (DT_STRING's
+// TString, Note [Object element types]); 0 for types without one (unknown, resource, the
+// sub-byte types, and object element types not registered).
 size_t DataTypeSize(DataType dt);
 
 // True when `value` names a DataType enumerator (reference types excluded).
 bool IsValidDataType(int value);
 
-// True when tensors of this type can be allocated and hold data in this engine.
+// True when tensors of this type can be allocated and hold data in this engine (object element
+// types once their ObjectElementOps are registered).
 bool IsSupportedStorageType(DataType dt);
 
 // TensorFlow's lowercase name ("float", "int32", ...), as in error messages and OpDef specs.

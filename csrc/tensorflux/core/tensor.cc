@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "tensorflux/core/object_types.h"
+#include "tensorflux/core/tstring.h"
 
 namespace tx {
 
@@ -63,6 +64,9 @@ std::string Tensor::DebugString(int max_entries) const {
     case DT_INT64: AppendValues<int64_t>(os, raw_data(), n); break;
     case DT_UINT8: AppendValues<uint8_t>(os, raw_data(), n); break;
     case DT_BOOL: AppendValues<bool>(os, raw_data(), n); break;
+    case DT_STRING:
+      for (int64_t i = 0; i < n; ++i) os << (i ? " " : "") << '"' << data<TString>()[i].view() << '"';
+      break;
     default: os << "..."; break;
   }
   if (num_elements() > n) os << "...";

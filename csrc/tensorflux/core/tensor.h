@@ -48,7 +48,9 @@ class Tensor {
   Tensor(DataType dtype, TensorShape shape, RefPtr<Buffer> buffer)
       : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
 
-  // Allocates an uninitialized tensor; ResourceExhausted/InvalidArgument on failure.
+  // Allocates a tensor: uninitialized memory for plain-bytes types, default-constructed elements
+  // (empty strings) for object element types (Note [Object element types] in object_types.h);
+  // ResourceExhausted/InvalidArgument on failure.
   static Status Allocate(DataType dtype, const TensorShape& shape, Tensor* out);
 
   bool initialized() const { return static_cast<bool>(buffer_); }

@@ -1,5 +1,8 @@
 #include "tensorflux/core/thread_pool.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -33,6 +36,19 @@ ThreadPool::ThreadPool(int num_threads) {
     cv_.notify_all();
     for (std::thread& t : workers_) t.join();
   };
+  // Note [Worker signal mask]: workers start with asynchronous signals blocked, so a process
+  // directed SIGINT/SIGTERM reaches a thread of the program (Python's main thread) instead of a
+  // worker, where the program's handler would run on the wrong thread and a main thread waiting in
+  // a system call would not be woken.
+  sigset_t block, previous;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD, SIGPIPE, SIGWINCH})
+    sigaddset(&block, sig);
+  pthread_sigmask(SIG_BLOCK, &block, &previous);
+  struct RestoreMask {
+    sigset_t* mask;
+    ~RestoreMask() { pthread_sigmask(SIG_SETMASK, mask, nullptr); }
+  } restore{&previous};
   try {
     workers_.reserve(static_cast<size_t>(num_threads > 0 ? num_threads : 0));
     for (int i = 0; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "tensorflux/core/tstring.h"
 #include "tensorflux/framework/op_registry.h"
 
 namespace tx {
@@ -15,9 +16,9 @@ void AppendRaw(std::string* key, const void* p, size_t n) { key->append(static_c
 template <typename T>
 void AppendPod(std::string* key, T v) { AppendRaw(key, &v, sizeof v); }
 
-void AppendString(std::string* key, const std::string& s) {
+void AppendString(std::string* key, std::string_view s) {
   AppendPod<uint64_t>(key, s.size());
-  key->append(s);
+  key->append(s.data(), s.size());
 }
 
 void AppendShape(std::string* key, const PartialShape& s) {
@@ -29,7 +30,12 @@ void AppendShape(std::string* key, const PartialShape& s) {
 void AppendTensor(std::string* key, const Tensor& t) {
   AppendPod<int32_t>(key, t.dtype());
   AppendShape(key, PartialShape(t.shape()));
-  if (t.initialized()) AppendRaw(key, t.raw_data(), t.byte_size());
+  if (!t.initialized()) return;
+  if (t.dtype() == DT_STRING) {  // the strings' bytes, not their (pointer-holding) representations
+    for (int64_t i = 0; i < t.num_elements(); ++i) AppendString(key, t.data<TString>()[i].view());
+    return;
+  }
+  AppendRaw(key, t.raw_data(), t.byte_size());
 }
 
 // An unambiguous serialization of `v` for kernel cache keys.

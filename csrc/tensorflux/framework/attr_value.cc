@@ -3,6 +3,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "tensorflux/core/tstring.h"
+
 namespace tx {
 namespace {
 
@@ -23,6 +25,12 @@ void Join(std::ostringstream& os, const std::vector<T>& v, F f) {
 bool TensorEquals(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
   if (a.byte_size() != b.byte_size()) return false;
+  if (a.dtype() == DT_STRING) {  // compare the strings, not their representations
+    const TString *x = a.data<TString>(), *y = b.data<TString>();
+    for (int64_t i = 0; i < a.num_elements(); ++i)
+      if (x[i] != y[i]) return false;
+    return true;
+  }
   return a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0;
 }
 

@@ -1,9 +1,11 @@
 // TensorShapeProto and TensorProto codecs (see proto_codec.h).
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
 
 #include "tensorflux/core/canonical_bool.h"
+#include "tensorflux/core/tstring.h"
 #include "tensorflux/framework/proto_codec.h"
 
 namespace tx {
@@ -178,6 +180,57 @@ Status ReadValField(Reader& r, int field, WireType wt, ValFields* v, bool* handl
   }
 }
 
+// Note [String TensorProtos]
+// TensorFlow writes DT_STRING tensors as repeated string_val (field 8), one bytes value per
+// element, fewer than the shape holds meaning "repeat the last" like the other *_val fields; its
+// C++ Tensor::AsProtoTensorContent may instead put them in tensor_content as n varint32 lengths
+// followed by the n strings' bytes. Both are read here; EncodeTensor writes string_val. The
+// decoded strings are copies (TString owns its bytes), never views into the proto buffer.
+
+// Decodes a DT_STRING tensor of shape `ts` from string_val entries or tensor_content.
+Status DecodeStrings(const TensorShape& ts, const std::vector<std::string_view>& vals, std::string_view content,
+                     Tensor* out) {
+  const int64_t n = ts.num_elements();
+  std::vector<std::string_view> items;
+  if (!content.empty()) {  // n varint32 lengths, then the bytes
+    Reader r(content);
+    std::vector<uint64_t> sizes(static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(content.size()))));
+    if (static_cast<int64_t>(sizes.size()) != n)
+      return InvalidArgument("tensor_content of ", content.size(), " bytes cannot hold ", n, " string lengths");
+    for (uint64_t& s : sizes) {
+      TX_RETURN_IF_ERROR(r.ReadVarint(&s).WithPrefix("string tensor_content: "));
+      if (s > UINT32_MAX) return InvalidArgument("string tensor_content has a length above 2^32");
+    }
+    std::string_view rest = r.Slice(r.position(), content.size());
+    for (uint64_t s : sizes) {
+      if (s > rest.size()) return InvalidArgument("string tensor_content is shorter than its lengths say");
+      items.push_back(rest.substr(0, s));
+      rest.remove_prefix(s);
+    }
+    if (!rest.empty()) return InvalidArgument("string tensor_content has ", rest.size(), " bytes past its strings");
+  } else {
+    const int64_t k = static_cast<int64_t>(vals.size());
+    if (k > n)
+      return InvalidArgument("TensorProto has ", k, " values but its string shape ", ts.ToString(), " holds only ", n);
+    const uint64_t tail = k == 0 ? 0 : vals.back().size();
+    const uint64_t expanded = static_cast<uint64_t>(n - k) * (sizeof(TString) + tail);
+    if (k < n && expanded > MaxExpandedTensorBytes())
+      return InvalidArgument("TensorProto of shape ", ts.ToString(), " would expand to ", expanded,
+                             " bytes, above the limit of ", MaxExpandedTensorBytes());
+    items = vals;
+  }
+  Tensor t;
+  TX_RETURN_IF_ERROR(Tensor::Allocate(DT_STRING, ts, &t));
+  TString* s = t.data<TString>();
+  for (int64_t i = 0; i < n; ++i) {
+    if (items.empty()) break;  // no values: every element stays empty
+    const std::string_view v = i < static_cast<int64_t>(items.size()) ? items[i] : items.back();
+    if (!s[i].Assign(v)) return ResourceExhausted("out of memory decoding a string of ", v.size(), " bytes");
+  }
+  *out = std::move(t);
+  return Status::OK();
+}
+
 }  // namespace
 
 Status DecodeTensor(Reader& r, Tensor* out) {
@@ -185,6 +238,7 @@ Status DecodeTensor(Reader& r, Tensor* out) {
   PartialShape shape{std::vector<int64_t>{}};  // a missing tensor_shape means a scalar
   std::string_view content;
   ValFields vals;
+  std::vector<std::string_view> string_vals;
   while (!r.done()) {
     int field;
     WireType wt;
@@ -201,9 +255,12 @@ Status DecodeTensor(Reader& r, Tensor* out) {
     } else if (field == 4) {
       if (wt != wire::kLengthDelimited) return DataLoss("tensor_content must be length-delimited");
       TX_RETURN_IF_ERROR(r.ReadBytes(&content));
+    } else if (field == 8) {
+      if (wt != wire::kLengthDelimited) return DataLoss("string_val must be length-delimited");
+      TX_RETURN_IF_ERROR(r.ReadBytes(&string_vals.emplace_back()));
     } else {
-      // version_number (3), string_val (8), resource/variant/float8 values and unknown fields:
-      // only meaningful for dtypes rejected below.
+      // version_number (3), resource/variant/float8 values and unknown fields: only meaningful
+      // for dtypes rejected below.
       TX_RETURN_IF_ERROR(r.Skip(wt));
     }
   }
@@ -217,6 +274,7 @@ Status DecodeTensor(Reader& r, Tensor* out) {
   TensorShape ts;
   TX_RETURN_IF_ERROR(TensorShape::Make(shape.dims().data(), shape.rank(), &ts)
                          .WithPrefix("invalid TensorProto shape " + shape.ToString() + ": "));
+  if (dt == DT_STRING) return DecodeStrings(ts, string_vals, content, out);  // Note [String TensorProtos]
   const int64_t n = ts.num_elements();
   const uint64_t elem = DataTypeSize(dt);
   if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem)
@@ -255,6 +313,12 @@ void EncodeTensor(const Tensor& t, Writer* w) {
   Writer shape;
   EncodeTensorShape(PartialShape(t.shape()), &shape);
   w->WriteBytesField(2, shape.data());
+  if (t.dtype() == DT_STRING) {  // Note [String TensorProtos]
+    if (!t.initialized()) return;
+    const TString* s = t.data<TString>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) w->WriteBytesField(8, s[i].view());
+    return;
+  }
   if (t.initialized() && t.byte_size() > 0)
     w->WriteBytesField(4, std::string_view(static_cast<const char*>(t.raw_data()), t.byte_size()));
 }

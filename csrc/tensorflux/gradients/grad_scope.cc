@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tensorflux/core/complex.h"
+
 namespace tx {
 
 AttrValue IntListAttr(const std::vector<int64_t>& values) {
@@ -70,6 +72,8 @@ GValue GradScope::Scalar(double value, DataType dt) {
     return GValue();
   }
   switch (dt) {
+    case DT_COMPLEX64: *t.data<complex64>() = complex64(static_cast<float>(value)); break;
+    case DT_COMPLEX128: *t.data<complex128>() = complex128(value); break;
     case DT_FLOAT: *t.data<float>() = static_cast<float>(value); break;
     case DT_DOUBLE: *t.data<double>() = value; break;
     case DT_INT32: *t.data<int32_t>() = static_cast<int32_t>(value); break;
@@ -97,6 +101,11 @@ GValue GradScope::Cast(GValue a, DataType dt) {
   if (!ok()) return GValue();
   if (dtype(a) == dt) return a;
   return Op1("Cast", {a}, {{"DstT", TypeAttr(dt)}});
+}
+
+GValue GradScope::Conj(GValue a) {
+  if (!ok() || !IsComplexType(dtype(a))) return a;
+  return Op1("Conj", {a});
 }
 
 GValue GradScope::AddN(const std::vector<GValue>& values) {

@@ -39,7 +39,7 @@ class GradScope {
   GValue Ints(const std::vector<int64_t>& values, DataType dt = DT_INT32);
   // A scalar int32 (or int64) constant.
   GValue Int(int64_t value, DataType dt = DT_INT32);
-  // A scalar of type `dt` (float, double, int32, int64) holding `value`.
+  // A scalar of type `dt` (float, double, int32, int64, complex64, complex128) holding `value`.
   GValue Scalar(double value, DataType dt);
 
   // Shapes: a constant when statically known, else a Shape/Size/Rank op.
@@ -59,6 +59,8 @@ class GradScope {
   GValue ZerosLike(GValue a) { return Op1("ZerosLike", {a}); }
   GValue OnesLike(GValue a) { return Op1("OnesLike", {a}); }
   GValue Cast(GValue a, DataType dt);
+  // The complex conjugate of a complex value; any other value itself (TensorFlow's math_ops.conj).
+  GValue Conj(GValue a);
   GValue Select(GValue cond, GValue a, GValue b) { return Op1("SelectV2", {cond, a, b}); }
   // Sum of `values` (AddN for more than two, the value itself for one).
   GValue AddN(const std::vector<GValue>& values);

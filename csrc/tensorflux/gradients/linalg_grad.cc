@@ -1,6 +1,8 @@
 // Gradients of MatMul and BatchMatMulV2 (every transpose/adjoint combination; batch gradients
 // summed over broadcast batch dimensions), of the solvers and inverses, determinants, Cholesky,
 // and of the band/diagonal/cross ops. Formulas follow TensorFlow's linalg_grad.py.
+#include <string>
+
 #include "tensorflux/gradients/gradient_registry.h"
 #include "tensorflux/gradients/linalg_grad_util.h"
 
@@ -21,7 +23,10 @@ struct Product {
 void ProductGrads(GradContext& g, const Product& p, GValue* da, GValue* db) {
   GradScope& o = g.ops();
   const bool ta = g.attr_bool(p.ta), tb = g.attr_bool(p.tb);
-  GValue a = g.input(0), b = g.input(1), dz = g.grad(0);
+  // MatMul's transposes do not conjugate, so complex operands are conjugated here (TensorFlow's
+  // _MatMulGrad); BatchMatMulV2's adjoints already do.
+  const bool conj = std::string(p.op) == "MatMul";
+  GValue a = conj ? o.Conj(g.input(0)) : g.input(0), b = conj ? o.Conj(g.input(1)) : g.input(1), dz = g.grad(0);
   const bool want_a = g.needs_grad(0), want_b = g.needs_grad(1);
   if (!ta && !tb) {
     if (want_a) *da = p(o, dz, b, false, true);

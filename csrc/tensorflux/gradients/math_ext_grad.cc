@@ -7,9 +7,10 @@
 namespace tx {
 namespace {
 
-// Sets the gradient of input 0 to dz * factor.
+// Sets the gradient of input 0 to dz * f'(x) given as `factor` (conjugated for complex x, as in
+// TensorFlow).
 Status Times(GradContext& g, GValue factor) {
-  g.set_grad(0, g.ops().Mul(g.grad(0), factor));
+  g.set_grad(0, g.ops().Mul(g.grad(0), g.ops().Conj(factor)));
   return Status::OK();
 }
 
@@ -108,10 +109,11 @@ Status XdivyGrad(GradContext& g) {
   return SetBinaryGrads(g, g.needs_grad(0) ? o.Mul(dz, o.Op1("Xdivy", {NonZero(o, x), y})) : GValue(),
                         g.needs_grad(1) ? o.Mul(dz, o.Op1("Xdivy", {o.Neg(x), o.Square(y)})) : GValue());
 }
-// z = div_no_nan(x, y): dx = div_no_nan(dz, y), dy = dz div_no_nan(div_no_nan(-x, y), y).
+// z = div_no_nan(x, y): dx = div_no_nan(dz, y), dy = dz div_no_nan(div_no_nan(-x, y), y); complex
+// x and y are conjugated (as TensorFlow does here, and not in Xlogy, Xdivy or MulNoNan).
 Status DivNoNanGrad(GradContext& g) {
   GradScope& o = g.ops();
-  GValue x = g.input(0), y = g.input(1), dz = g.grad(0);
+  GValue x = o.Conj(g.input(0)), y = o.Conj(g.input(1)), dz = g.grad(0);
   return SetBinaryGrads(
       g, g.needs_grad(0) ? o.Op1("DivNoNan", {dz, y}) : GValue(),
       g.needs_grad(1) ? o.Mul(dz, o.Op1("DivNoNan", {o.Op1("DivNoNan", {o.Neg(x), y}), y})) : GValue());

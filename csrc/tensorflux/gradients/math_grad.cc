@@ -1,4 +1,5 @@
 // Gradients of elementwise arithmetic (binary ops reduce over broadcast dimensions).
+#include "tensorflux/core/complex.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
@@ -25,18 +26,18 @@ Status SubGrad(GradContext& g) {
   return Status::OK();
 }
 
-// z = x * y
+// z = x * y (complex: dx = dz conj(y), dy = conj(x) dz, TensorFlow's convention).
 Status MulGrad(GradContext& g) {
   GradScope& o = g.ops();
-  GValue x = g.input(0), y = g.input(1), dz = g.grad(0);
+  GValue x = o.Conj(g.input(0)), y = o.Conj(g.input(1)), dz = g.grad(0);
   SetBinaryGrads(g, g.needs_grad(0) ? o.Mul(dz, y) : GValue(), g.needs_grad(1) ? o.Mul(x, dz) : GValue());
   return Status::OK();
 }
 
-// z = x / y: dx = dz / y, dy = -dz * x / y^2.
+// z = x / y: dx = dz / y, dy = -dz * x / y^2 (complex: x and y conjugated).
 Status DivGrad(GradContext& g) {
   GradScope& o = g.ops();
-  GValue x = g.input(0), y = g.input(1), dz = g.grad(0);
+  GValue x = o.Conj(g.input(0)), y = o.Conj(g.input(1)), dz = g.grad(0);
   SetBinaryGrads(g, g.needs_grad(0) ? o.Div(dz, y) : GValue(),
                  g.needs_grad(1) ? o.Mul(dz, o.Div(o.Div(o.Neg(x), y), y)) : GValue());
   return Status::OK();
@@ -60,15 +61,16 @@ Status AddNGrad(GradContext& g) {
   return Status::OK();
 }
 
-// z = x^y: dx = dz y x^(y-1); dy = dz z log(x) where x > 0, else 0 (TensorFlow's convention).
+// z = x^y: dx = dz y x^(y-1); dy = dz z log(x) where x > 0 (complex: x != 0), else 0; complex
+// x, y and z are conjugated (TensorFlow's convention).
 Status PowGrad(GradContext& g) {
   GradScope& o = g.ops();
-  GValue x = g.input(0), y = g.input(1), z = g.output(0), dz = g.grad(0);
+  GValue x = o.Conj(g.input(0)), y = o.Conj(g.input(1)), z = o.Conj(g.output(0)), dz = g.grad(0);
   const DataType t = o.dtype(x);
   GValue gx, gy;
   if (g.needs_grad(0)) gx = o.Mul(dz, o.Mul(y, o.Op1("Pow", {x, o.Sub(y, o.Scalar(1.0, t))})));
   if (g.needs_grad(1)) {
-    GValue positive = o.Op1("Greater", {x, o.Scalar(0.0, t)});
+    GValue positive = o.Op1(IsComplexType(t) ? "NotEqual" : "Greater", {x, o.Scalar(0.0, t)});
     GValue safe_x = o.Select(positive, x, o.OnesLike(x));
     GValue log_x = o.Select(positive, o.Op1("Log", {safe_x}), o.ZerosLike(x));
     gy = o.Mul(dz, o.Mul(z, log_x));

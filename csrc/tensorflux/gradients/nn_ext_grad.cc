@@ -2,20 +2,12 @@
 // LRN (through the LRNGrad kernel) and of the 3-D convolution and pooling ops.
 #include <initializer_list>
 
+#include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
 namespace {
 
-// The forward op's attrs named in `names`, for the op that computes its gradient.
-AttrMap CarryAttrs(GradContext& g, const std::initializer_list<const char*>& names) {
-  AttrMap attrs;
-  for (const char* n : names) {
-    auto it = g.attrs().find(n);
-    if (it != g.attrs().end()) attrs[n] = it->second;
-  }
-  return attrs;
-}
 
 // SpaceToBatchND(x, block, paddings) -> BatchToSpaceND(dy, block, paddings), and the reverse;
 // block_shape and paddings/crops are integer and get no gradient.

@@ -3,25 +3,17 @@
 // heavy ones run through dedicated gradient kernels (Conv2DBackpropInput, MaxPoolGrad, ...).
 #include <initializer_list>
 
+#include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
 namespace {
 
-// The forward op's attrs named in `names` (those it has), for its gradient op.
-AttrMap Carry(GradContext& g, std::initializer_list<const char*> names) {
-  AttrMap attrs;
-  for (const char* n : names) {
-    auto it = g.attrs().find(n);
-    if (it != g.attrs().end()) attrs[n] = it->second;
-  }
-  return attrs;
-}
 
 Status BiasAddGrad(GradContext& g) {
   GValue dz = g.grad(0);
   g.set_grad(0, dz);
-  if (g.needs_grad(1)) g.set_grad(1, g.ops().Op1("BiasAddGrad", {dz}, Carry(g, {"data_format"})));
+  if (g.needs_grad(1)) g.set_grad(1, g.ops().Op1("BiasAddGrad", {dz}, CarryAttrs(g, {"data_format"})));
   return Status::OK();
 }
 
@@ -81,7 +73,8 @@ Status L2LossGrad(GradContext& g) {
 Status Conv2DGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
-  AttrMap attrs = Carry(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
+  AttrMap attrs =
+      CarryAttrs(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
   if (g.needs_grad(0)) g.set_grad(0, o.Op1("Conv2DBackpropInput", {o.ShapeOf(x), w, dz}, attrs));
   if (g.needs_grad(1)) g.set_grad(1, o.Op1("Conv2DBackpropFilter", {x, o.ShapeOf(w), dz}, attrs));
   return Status::OK();
@@ -90,21 +83,21 @@ Status Conv2DGrad(GradContext& g) {
 Status DepthwiseConv2dGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
-  AttrMap attrs = Carry(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
+  AttrMap attrs = CarryAttrs(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
   if (g.needs_grad(0)) g.set_grad(0, o.Op1("DepthwiseConv2dNativeBackpropInput", {o.ShapeOf(x), w, dz}, attrs));
   if (g.needs_grad(1)) g.set_grad(1, o.Op1("DepthwiseConv2dNativeBackpropFilter", {x, o.ShapeOf(w), dz}, attrs));
   return Status::OK();
 }
 
 Status MaxPoolGrad(GradContext& g) {
-  AttrMap attrs = Carry(g, {"ksize", "strides", "padding", "explicit_paddings", "data_format"});
+  AttrMap attrs = CarryAttrs(g, {"ksize", "strides", "padding", "explicit_paddings", "data_format"});
   g.set_grad(0, g.ops().Op1("MaxPoolGrad", {g.input(0), g.output(0), g.grad(0)}, attrs));
   return Status::OK();
 }
 
 Status AvgPoolGrad(GradContext& g) {
   GradScope& o = g.ops();
-  AttrMap attrs = Carry(g, {"ksize", "strides", "padding", "data_format"});
+  AttrMap attrs = CarryAttrs(g, {"ksize", "strides", "padding", "data_format"});
   g.set_grad(0, o.Op1("AvgPoolGrad", {o.ShapeOf(g.input(0)), g.grad(0)}, attrs));
   return Status::OK();
 }
@@ -118,7 +111,7 @@ Status FusedBatchNormGrad(GradContext& g) {
   GValue r1 = training ? g.output(3) : g.input(3), r2 = training ? g.output(4) : g.input(4);
   std::vector<GValue> out = o.Op("FusedBatchNormGradV3",
                                  {{g.grad(0)}, {g.input(0)}, {g.input(1)}, {r1}, {r2}, {g.output(5)}},
-                                 Carry(g, {"epsilon", "data_format", "is_training"}));
+                                 CarryAttrs(g, {"epsilon", "data_format", "is_training"}));
   if (out.size() < 3) return Status::OK();
   g.set_grad(0, out[0]);
   g.set_grad(1, out[1]);
@@ -155,7 +148,7 @@ template <const char* kForward, const char* kFilterGrad>
 Status ConvBackpropInputGrad(GradContext& g, std::initializer_list<const char*> attr_names) {
   GradScope& o = g.ops();
   GValue w = g.input(1), dy = g.input(2), grad = g.grad(0);
-  AttrMap attrs = Carry(g, attr_names);
+  AttrMap attrs = CarryAttrs(g, attr_names);
   if (g.needs_grad(1)) g.set_grad(1, o.Op1(kFilterGrad, {grad, o.ShapeOf(w), dy}, attrs));
   if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {grad, w}, attrs));
   return Status::OK();
@@ -165,7 +158,7 @@ template <const char* kForward, const char* kInputGrad>
 Status ConvBackpropFilterGrad(GradContext& g, std::initializer_list<const char*> attr_names) {
   GradScope& o = g.ops();
   GValue x = g.input(0), dy = g.input(2), grad = g.grad(0);
-  AttrMap attrs = Carry(g, attr_names);
+  AttrMap attrs = CarryAttrs(g, attr_names);
   if (g.needs_grad(0)) g.set_grad(0, o.Op1(kInputGrad, {o.ShapeOf(x), grad, dy}, attrs));
   if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {x, grad}, attrs));
   return Status::OK();
@@ -195,7 +188,7 @@ Status DepthwiseBackpropFilterGrad(GradContext& g) {
 
 // AvgPoolGrad is linear in its gradient input: its gradient is the forward pooling.
 Status AvgPoolGradGrad(GradContext& g) {
-  g.set_grad(1, g.ops().Op1("AvgPool", {g.grad(0)}, Carry(g, {"ksize", "strides", "padding", "data_format"})));
+  g.set_grad(1, g.ops().Op1("AvgPool", {g.grad(0)}, CarryAttrs(g, {"ksize", "strides", "padding", "data_format"})));
   return Status::OK();
 }
 

@@ -138,7 +138,9 @@ Status ProdGrad(GradContext& g) {
   GValue rows = o.Reshape(permuted, l.matrix);
   AttrMap before = {{"exclusive", BoolAttr(true)}, {"reverse", BoolAttr(false)}};
   AttrMap after = {{"exclusive", BoolAttr(true)}, {"reverse", BoolAttr(true)}};
-  GValue others = o.Mul(o.Op1("Cumprod", {rows, o.Int(0)}, before), o.Op1("Cumprod", {rows, o.Int(0)}, after));
+  // For complex x the gradient is in the conjugate direction (TensorFlow's _ProdGrad).
+  GValue others =
+      o.Conj(o.Mul(o.Op1("Cumprod", {rows, o.Int(0)}, before), o.Op1("Cumprod", {rows, o.Int(0)}, after)));
   others = o.Reshape(others, o.ShapeOf(permuted));
   g.set_grad(0, o.Mul(grad, l.identity ? others : o.Transpose(others, l.inverse)));
   return Status::OK();

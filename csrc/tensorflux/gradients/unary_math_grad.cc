@@ -7,9 +7,10 @@
 namespace tx {
 namespace {
 
-// Sets the gradient of input 0 to dz * f'(x) given as `factor`.
+// Sets the gradient of input 0 to dz * f'(x) given as `factor` (conjugated for complex x, as in
+// TensorFlow).
 Status Times(GradContext& g, GValue factor) {
-  g.set_grad(0, g.ops().Mul(g.grad(0), factor));
+  g.set_grad(0, g.ops().Mul(g.grad(0), g.ops().Conj(factor)));
   return Status::OK();
 }
 

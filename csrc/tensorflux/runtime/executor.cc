@@ -219,6 +219,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
   ctx.set_resource_manager(rs->resources);
   ctx.set_inter_op_pool(inter_op);
   ctx.set_cancellation(rs->cancel);
+  ctx.set_inputs_releasable(true);  // `in` is this node's alone and unread after Compute
   pn.kernel->Compute(&ctx);
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
@@ -280,13 +281,7 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
   }
 }
 
-Status ExecutionPlan::Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-                          std::vector<Tensor>* outputs, ResourceMgr* resources,
-                          const CancellationToken* cancel) const {
-  return Run(std::vector<Tensor>(feed_values), inter_op, intra_op, outputs, resources, cancel);
-}
-
-Status ExecutionPlan::Run(std::vector<Tensor>&& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+Status ExecutionPlan::Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
                           std::vector<Tensor>* outputs, ResourceMgr* resources,
                           const CancellationToken* cancel) const {
   RunState rs(num_nodes(), num_slots_);

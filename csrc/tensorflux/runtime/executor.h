@@ -36,14 +36,8 @@ class ExecutionPlan {
   // tensors. Cheap nodes run inline on the calling thread; independent expensive nodes are
   // spread over `inter_op`. Kernels see `resources` (may be null). Once `cancel` (may be null) is
   // cancelled no further kernel starts and its status is returned (Note [Cancellation]). Safe to
-  // call concurrently.
-  Status Run(const std::vector<Tensor>& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-             std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
-             const CancellationToken* cancel = nullptr) const;
-  // Like Run, taking the feed values over: once the caller holds no reference, a fed tensor's last
-  // reader holds its only one and may change it in place (Note [Loop variables moved] in
-  // kernels/cpu/control_flow.cc).
-  Status Run(std::vector<Tensor>&& feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
+  // call concurrently. The plan takes `feed_values` (Note [Loop variables move into the body]).
+  Status Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
              std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
              const CancellationToken* cancel = nullptr) const;
 

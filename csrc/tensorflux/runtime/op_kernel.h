@@ -69,9 +69,13 @@ class OpKernelContext {
   int num_inputs() const { return node_->num_inputs(); }
   int num_outputs() const { return node_->num_outputs(); }
   const Tensor& input(int i) const { return inputs_[i]; }
-  // Moves input `i` out (the input is then empty): for kernels that hand their inputs on, so the
-  // receiver may hold the only reference (Note [Loop variables moved] in kernels/cpu/control_flow.cc).
-  Tensor take_input(int i) { return std::move(inputs_[i]); }
+  // Input `i` for a kernel that reads it no more: moved out of the context (which then reads it
+  // as empty) when the caller allowed it (set_inputs_releasable: the graph executor, whose input
+  // array is the kernel's alone), a copy otherwise (eager execution keeps its inputs for the
+  // tape). A kernel handing its inputs to a function run uses it, so the run may hold the only
+  // reference (Note [Loop variables move into the body] in kernels/cpu/control_flow.cc).
+  Tensor release_input(int i) { return inputs_releasable_ ? std::move(inputs_[i]) : inputs_[i]; }
+  void set_inputs_releasable(bool releasable) { inputs_releasable_ = releasable; }
   DataType output_type(int i) const { return node_->output_type(i); }
 
   // Allocates output `i` with the node's output dtype.
@@ -110,6 +114,7 @@ class OpKernelContext {
   ThreadPool* inter_op_ = nullptr;
   ResourceMgr* resources_ = nullptr;
   const CancellationToken* cancellation_ = nullptr;
+  bool inputs_releasable_ = false;
   Status status_;
 };
 

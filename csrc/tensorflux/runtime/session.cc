@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/resource_mgr.h"
@@ -26,12 +27,14 @@ Status CheckEndpoint(const Graph& g, const Endpoint& e, const char* what) {
 }
 
 // A fetched tensor must not alias engine memory that outlives the run (a Const's value):
-// such results are copied so the caller may write into them.
+// such results are copied so the caller may write into them. Wrapped caller memory (a feed) is
+// returned as is, but object elements (strings) are always engine-made (Note [Object element
+// types]) although their buffers are not owned().
 Tensor OwnedResult(const Tensor& t) {
-  if (!t.initialized() || !t.buffer()->owned() || t.buffer()->RefCountIsOne()) return t;
+  if (!t.initialized() || t.buffer()->RefCountIsOne()) return t;
+  if (!t.buffer()->owned() && ObjectOpsFor(t.dtype()) == nullptr) return t;
   Tensor copy;
-  if (!Tensor::Allocate(t.dtype(), t.shape(), &copy).ok()) return t;
-  std::memcpy(copy.raw_data(), t.raw_data(), t.byte_size());
+  if (!DeepCopyTensor(t, &copy).ok()) return t;
   return copy;
 }
 

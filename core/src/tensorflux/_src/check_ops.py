@@ -46,15 +46,15 @@ def _raise(data, summarize):
 
 
 def _graph_assert(condition, data, summarize, name):
-    tensors = [d for d in data if not isinstance(d, str)]
-    if not tensors:
-        tensors = [condition]
+    """An Assert op showing ``data`` (tensors and Python values; text becomes string tensors)."""
+    tensors = [_tensor(d) for d in data] or [condition]
     return gen_ops.assert_(condition, tensors, summarize=3 if summarize is None else summarize, name=name)
 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
-    """Fails when the scalar bool ``condition`` is false, showing ``data`` (tensors and, eagerly,
-    strings); eagerly raises at once and returns None, in a graph returns the Assert op."""
+    """Fails when the scalar bool ``condition`` is false, showing ``data`` (tensors and Python
+    values such as message strings); eagerly raises at once and returns None, in a graph returns
+    the Assert op, whose error shows each data item as TensorFlow's does ("[msg] [1 2]")."""
     if _context.executing_eagerly():
         cond = _tensor(condition)
         if not bool(cond.numpy()):

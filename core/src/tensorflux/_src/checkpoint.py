@@ -26,9 +26,11 @@ def _var_name(v):
 def _collect(prefix, obj, out, seen):
     """Adds {key: Variable} for everything ``obj`` holds (Note [Checkpoint keys])."""
     # Note [Checkpoint keys]: a Variable is saved under the path of attribute names, dict keys and
-    # list indices that leads to it from the checkpoint (``model/layers/0/kernel``). Two shapes
-    # keep the keys of earlier releases: an optimizer's variables are keyed by their names
-    # (``optimizer/<variable name>``), and so are the elements of a list holding only Variables.
+    # list indices that leads to it from the checkpoint (``model/layers/0/kernel``); a tx.keras layer
+    # or model contributes its weights under Keras's weight paths (``model/layers/dense/vars/0``,
+    # Note [Weight paths] in _src/keras/weight_paths.py). Two shapes keep the keys of earlier
+    # releases: an optimizer's variables are keyed by their names (``optimizer/<variable name>``),
+    # and so are the elements of a list holding only Variables.
     if isinstance(obj, Variable):
         out.setdefault(prefix, obj)
         return
@@ -42,6 +44,9 @@ def _collect(prefix, obj, out, seen):
         by_name = bool(obj) and all(isinstance(v, Variable) for v in obj)
         for i, v in enumerate(obj):
             _collect("%s/%s" % (prefix, _var_name(v) if by_name else i), v, out, seen)
+    elif callable(getattr(obj, "_checkpoint_variables", None)):  # a tx.keras layer or model: Keras's weight paths
+        for path, v in obj._checkpoint_variables().items():
+            out.setdefault("%s/%s" % (prefix, path), v)
     elif callable(getattr(obj, "variables", None)):  # an optimizer: variables() holds its slots
         for v in obj.variables():
             out.setdefault("%s/%s" % (prefix, _var_name(v)), v)

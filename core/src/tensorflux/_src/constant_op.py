@@ -18,15 +18,49 @@ def _describe(value):
     return "%r of type %r" % (value, type(value).__name__)
 
 
+def _is_text(value):
+    """True when ``value`` is str/bytes, a NumPy string or object array, or a (nested) list whose
+    first element is one."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    if isinstance(value, (str, bytes)):
+        return True
+    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "SUO"
+
+
+def _to_bytes(x, where):
+    if isinstance(x, bytes):
+        return bytes(x)
+    if isinstance(x, str):
+        return x.encode("utf-8")
+    raise TypeError("Expected string%s, but got %r of type %r." % (where, x, type(x).__name__))
+
+
+def _string_array(value, where):
+    """``value`` (text, nested lists of it, NumPy S/U/object arrays) as an object array of bytes,
+    str encoded as UTF-8 (Note [String tensors in Python] in the binding)."""
+    arr = np.asarray(value, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, x in enumerate(arr.reshape(-1)):
+        flat[i] = _to_bytes(x, where)
+    return out
+
+
 def to_numpy(value, dtype=None, for_input=None):
     """``value`` as a NumPy array of ``dtype`` (or of the inferred dtype).
 
     Python values must be compatible with ``dtype`` (no float into an int dtype: TypeError);
-    NumPy values are cast to it, like TensorFlow's make_tensor_proto."""
+    NumPy values are cast to it, like TensorFlow's make_tensor_proto. Text (str, bytes, NumPy
+    string arrays) becomes a string tensor's object array of bytes."""
     where = " for input %s" % for_input if for_input else ""
     if isinstance(value, Tensor):
         raise TypeError("Expected a Python or NumPy value%s, not the Tensor %s." % (where, value.name))
     dtype = None if dtype is None else _dtypes.as_dtype(dtype)
+    if dtype == _dtypes.string or (dtype is None and _is_text(value)):
+        return _string_array(value, where)
+    if _is_text(value):
+        raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind in "USOV":
             raise TypeError("Tensors of NumPy dtype %s are not supported%s." % (value.dtype, where))

@@ -26,7 +26,8 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        """The NumPy scalar type (``np.float32``); bfloat16 needs the ``ml_dtypes`` package."""
+        """The NumPy scalar type (``np.float32``; ``np.object_`` for string, whose elements are
+        bytes); bfloat16 needs the ``ml_dtypes`` package."""
         if self._np is None:
             self._np = _lazy_numpy_type(self._enum)
         return self._np
@@ -71,7 +72,8 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return self._enum not in (7, 20, 21) and not self.is_quantized
+        """True when NumPy can hold the values (strings as object arrays of bytes)."""
+        return self._enum not in (20, 21) and not self.is_quantized
 
     @property
     def min(self):
@@ -134,7 +136,7 @@ int32 = DType(3, "int32", np.int32)
 uint8 = DType(4, "uint8", np.uint8)
 int16 = DType(5, "int16", np.int16)
 int8 = DType(6, "int8", np.int8)
-string = DType(7, "string", None)
+string = DType(7, "string", np.object_)  # values are bytes objects, as in TensorFlow
 complex64 = DType(8, "complex64", np.complex64)
 int64 = DType(9, "int64", np.int64)
 bool = DType(10, "bool", np.bool_)  # noqa: A001 (TensorFlow's name)

@@ -146,6 +146,8 @@ class EagerTensor(_c.EagerTensorBase):
 
 
 def _np_repr(a):
+    if isinstance(a, bytes):  # a scalar string's value, as TensorFlow shows it
+        return repr(a)
     return repr(a) if isinstance(a, np.ndarray) else repr(np.asarray(a))
 
 
@@ -185,7 +187,8 @@ def _convert(value, dtype_enum, arg_name, op_type):
 
 def _fast_operator(sig, reverse, fallback):
     """An operator running ``sig`` straight through eager_execute (the per-op overhead is a
-    headline number); outside eager mode it defers to ``fallback``, the symbolic operator."""
+    headline number); outside eager mode, and for string tensors (whose ``+`` is the Add op, not
+    AddV2), it defers to ``fallback``, the symbolic operator."""
     from tensorflux._src import graph as _graph
     from tensorflux._src import op_def_library
 
@@ -194,7 +197,7 @@ def _fast_operator(sig, reverse, fallback):
     execute = _c.eager_execute
 
     def op(self, other):
-        if stack.stack or (_context._eager_disabled and not tls.force_eager):
+        if stack.stack or (_context._eager_disabled and not tls.force_eager) or self._dtype_enum == 7:
             return fallback(self, other)
         spec = sig._spec or op_def_library.eager_spec(sig)
         return execute(spec, (other, self) if reverse else (self, other), (), tls.device)

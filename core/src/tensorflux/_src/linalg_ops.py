@@ -26,9 +26,13 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     a = _t(a)
     rank = a.shape.rank
     if rank is None:
+        if conjugate and a.dtype.is_complex:
+            a = gen_ops.conj(a)
         return gen_ops.einsum([a], equation="...ij->...ji", name=name)
     if rank < 2:
         raise ValueError("Argument 'a' should be a (batch) matrix with rank >= 2, got rank %d" % rank)
+    if conjugate and a.dtype.is_complex:
+        a = gen_ops.conj(a)
     return transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], name=name)
 
 

@@ -1,9 +1,10 @@
 """``tx.print``: prints tensors and Python values when the op runs (eagerly at once; in a graph or a
 tx.function when the run reaches it), with TensorFlow 2's tf.print formatting.
 
-The op is a stateful PyFunc host callback (the engine has no string dtype to format into), so
-inside tx.function it runs even when nothing uses its result, in program order with other stateful
-ops; in a graph it is returned so it can be run or used in ``tx.control_dependencies``.
+The op is a stateful PyFunc host callback, so the text goes to the Python stream given (which
+pytest and notebooks capture), inside tx.function it runs even when nothing uses its result, in
+program order with other stateful ops, and in a graph it is returned so it can be run or used in
+``tx.control_dependencies``. The engine's StringFormat op formats tensors the same way.
 """
 
 import sys
@@ -28,9 +29,19 @@ def _format_float(v, digits, more_digits):
     return s
 
 
+_C_ESCAPES = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x27: "\\'", 0x5C: "\\\\"}
+
+
+def _c_escape(data):
+    """``data`` (bytes) with C escapes, as TensorFlow shows strings in tensors (absl::CEscape)."""
+    return "".join(_C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else "\\%03o" % b) for b in data)
+
+
 def _element_formatter(dtype):
     """A function formatting one element of an array of ``dtype`` as TensorFlow does."""
     kind = dtype.kind
+    if kind in "OS":  # strings: quoted, with C escapes
+        return lambda v: '"%s"' % _c_escape(v if isinstance(v, bytes) else str(v).encode())
     if kind == "b":
         return lambda v: "1" if v else "0"
     if kind in "iu":
@@ -175,12 +186,17 @@ def print_v2(*inputs, output_stream=sys.stderr, sep=" ", end="\n", summarize=3, 
         def text(i):
             return format_tensor(arrays[i], summarize)
 
+        def top_level(i):  # a scalar string prints as its text, as in TensorFlow
+            if isinstance(arrays[i], bytes):
+                return arrays[i].decode("utf-8", "backslashreplace")
+            return text(i)
+
         parts = []
         for t in templates:
             if isinstance(t, str):
                 parts.append(t)
             elif isinstance(t, _Slot):
-                parts.append(text(t.index))
+                parts.append(top_level(t.index))
             else:
                 parts.append(_format_structure(t, text))
         write(sep.join(parts) + end)

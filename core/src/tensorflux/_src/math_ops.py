@@ -14,14 +14,19 @@ from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 
 def add(x, y, name=None):
-    """x + y element-wise, with broadcasting (the AddV2 op).
+    """x + y element-wise, with broadcasting (the AddV2 op; for strings the Add op, which
+    concatenates, as in TensorFlow).
 
     >>> tx.add(tx.constant([1, 2]), 10).numpy()
     array([11, 12], dtype=int32)
     >>> (tx.constant([1.0, 2.0]) + tx.constant([[10.0], [20.0]])).numpy()
     array([[11., 12.],
            [21., 22.]], dtype=float32)
+    >>> (tx.constant(["a", "b"]) + "!").numpy()
+    array([b'a!', b'b!'], dtype=object)
     """
+    if any(_dtypes.string == getattr(v, "dtype", None) or isinstance(v, (str, bytes)) for v in (x, y)):
+        return gen_ops.add(x, y, name=name or "Add")
     return gen_ops.add_v2(x, y, name=name or "Add")
 
 
@@ -130,7 +135,18 @@ greater_equal = _binary(gen_ops.greater_equal, "GreaterEqual",
 logical_and = _binary(gen_ops.logical_and, "LogicalAnd", "x AND y element-wise for bool Tensors.")
 logical_or = _binary(gen_ops.logical_or, "LogicalOr", "x OR y element-wise for bool Tensors.")
 
-abs = _unary(gen_ops.abs, "Abs", "|x| element-wise.")  # noqa: A001
+def abs(x, name=None):  # noqa: A001 (TensorFlow's name)
+    """|x| element-wise; for complex x the modulus, as x's real dtype (the ComplexAbs op).
+
+    >>> tx.abs(tx.constant([-1.5, 2.0])).numpy()
+    array([1.5, 2. ], dtype=float32)
+    >>> tx.abs(tx.constant([3 + 4j])).numpy()
+    array([5.])
+    """
+    x = x if isinstance(x, _TENSORS) else convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return gen_ops.complex_abs(x, Tout=x.dtype.real_dtype, name=name or "ComplexAbs")
+    return gen_ops.abs(x, name=name or "Abs")
 sign = _unary(gen_ops.sign, "Sign", "-1, 0 or 1 element-wise by the sign of x (NaN stays NaN).")
 square = _unary(gen_ops.square, "Square", "x * x element-wise.")
 sqrt = _unary(gen_ops.sqrt, "Sqrt", "The square root of x element-wise.")
@@ -239,7 +255,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     if transpose_a is True and adjoint_a is True or transpose_b is True and adjoint_b is True:
         raise ValueError("Only one of transpose_x and adjoint_x can be True for each input")
-    # Real dtypes only here, so the adjoint is the transpose.
     ta = adjoint_a if adjoint_a is not False else transpose_a
     tb = adjoint_b if adjoint_b is not False else transpose_b
 
@@ -249,8 +264,19 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         shape = getattr(v, "shape", None)  # Tensors, EagerTensors and Variables have a TensorShape
         return shape.rank if hasattr(shape, "rank") else np.ndim(v)
 
+    def is_complex(v):
+        dtype = getattr(v, "dtype", None)
+        return dtype.is_complex if isinstance(dtype, _dtypes.DType) else np.iscomplexobj(v)
+
     ra, rb = rank(a), rank(b)
-    if ra is None or rb is None or ra > 2 or rb > 2:
+    batch = ra is None or rb is None or ra > 2 or rb > 2
+    # MatMul's transposes do not conjugate and BatchMatMulV2's adjoints do: a complex operand is
+    # conjugated first where the flag asked for the other one.
+    if (adjoint_a is True and not batch or transpose_a is True and batch) and is_complex(a):
+        a = gen_ops.conj(a if isinstance(a, _TENSORS) else convert_to_tensor(a))
+    if (adjoint_b is True and not batch or transpose_b is True and batch) and is_complex(b):
+        b = gen_ops.conj(b if isinstance(b, _TENSORS) else convert_to_tensor(b))
+    if batch:
         return gen_ops.batch_mat_mul_v2(a, b, adj_x=ta, adj_y=tb, name=name)
     return gen_ops.mat_mul(a, b, transpose_a=ta, transpose_b=tb, name=name)
 

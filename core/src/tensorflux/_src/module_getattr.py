@@ -18,6 +18,7 @@ TF_NAMESPACE_OF = {
     "tensorflux.image": "tf.image",
     "tensorflux.sparse": "tf.sparse",
     "tensorflux.strings": "tf.strings",
+    "tensorflux.io": "tf.io",
     "tensorflux.nest": "tf.nest",
     "tensorflux.config": "tf.config",
     "tensorflux.debugging": "tf.debugging",
@@ -28,6 +29,20 @@ TF_NAMESPACE_OF = {
     "tensorflux.optimizers": "tf.keras.optimizers",
     "tensorflux.autograph": "tf.autograph",
     "tensorflux.autograph.experimental": "tf.autograph.experimental",
+    "tensorflux.keras": "tf.keras",
+    "tensorflux.keras.layers": "tf.keras.layers",
+    "tensorflux.keras.models": "tf.keras.models",
+    "tensorflux.keras.callbacks": "tf.keras.callbacks",
+    "tensorflux.keras.metrics": "tf.keras.metrics",
+    "tensorflux.keras.losses": "tf.keras.losses",
+    "tensorflux.keras.optimizers": "tf.keras.optimizers",
+    "tensorflux.keras.activations": "tf.keras.activations",
+    "tensorflux.keras.initializers": "tf.keras.initializers",
+    "tensorflux.keras.regularizers": "tf.keras.regularizers",
+    "tensorflux.keras.constraints": "tf.keras.constraints",
+    "tensorflux.keras.mixed_precision": "tf.keras.mixed_precision",
+    "tensorflux.keras.utils": "tf.keras.utils",
+    "tensorflux.keras.saving": "tf.keras.saving",
 }
 
 

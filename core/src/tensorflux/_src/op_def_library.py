@@ -20,12 +20,10 @@ from tensorflux._src.tensor_shape import engine_dims
 _graph_stack = _graph._default_graph_stack
 _eager_execute = lib.c.eager_execute
 
-# Attr kind codes shared with the binding (src/pywrap/graph.cc, AttrKind).
-STRING, INT, FLOAT, BOOL, TYPE, SHAPE, TENSOR, FUNC = 0, 1, 2, 3, 4, 5, 6, 8
-LIST = 16
-
-# Input argument kinds.
-SINGLE, NUMBER_LIST, TYPE_LIST = 0, 1, 2
+# Attr kind codes and input argument kinds, defined by the binding (src/pywrap/attr_kinds.h).
+STRING, INT, FLOAT, BOOL, TYPE, SHAPE, TENSOR, FUNC, LIST = (
+    lib.c.ATTR_KINDS[k] for k in ("string", "int", "float", "bool", "type", "shape", "tensor", "func", "list"))
+SINGLE, NUMBER_LIST, TYPE_LIST = (lib.c.INPUT_KINDS[k] for k in ("single", "number_list", "type_list"))
 
 
 class OpSig:

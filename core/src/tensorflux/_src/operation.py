@@ -6,11 +6,8 @@ from tensorflux._src.tensor_shape import TensorShape, as_shape, engine_dims
 
 _c = lib.c
 
-# Attr kind codes returned by the binding's op_get_attr (TensorFlow's TF_AttrType numbering).
-_ATTR_TYPE = 4
-_ATTR_SHAPE = 5
-_ATTR_LIST = 16
-_ATTR_PROTO = 32
+# Attr kind codes returned by the binding's op_get_attr (src/pywrap/attr_kinds.h).
+_ATTR_TYPE, _ATTR_SHAPE, _ATTR_LIST, _ATTR_PROTO = (_c.ATTR_KINDS[k] for k in ("type", "shape", "list", "proto"))
 
 # Used as an index, inserts a dimension of size 1 (``x[:, newaxis]``), like ``numpy.newaxis``.
 newaxis = None

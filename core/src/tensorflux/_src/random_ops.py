@@ -217,10 +217,20 @@ def _stateless(gen_fn, shape, seed, dtype, name):
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32, name=None):
-    """Uniform values in [minval, maxval) determined by ``seed`` (shape [2]) alone."""
+    """Uniform values in [minval, maxval) determined by ``seed`` (shape [2]) alone; integer
+    dtypes (int32, int64) need ``maxval`` (TensorFlow's StatelessRandomUniformIntV2)."""
     dtype = _dtypes.as_dtype(dtype)
+    if dtype in (_dtypes.int32, _dtypes.int64):
+        if maxval is None:
+            raise ValueError("stateless_uniform: maxval must be given for integer dtype %s" % dtype.name)
+        key, counter = _key_counter(seed)
+        alg = constant(np.int32(_ALG_PHILOX), name="alg")
+        lo = minval if isinstance(minval, _TENSORS) else convert_to_tensor(minval, dtype=dtype, name="min")
+        hi = maxval if isinstance(maxval, _TENSORS) else convert_to_tensor(maxval, dtype=dtype, name="max")
+        return gen_ops.stateless_random_uniform_int_v2(_shape_tensor(shape), key, counter, alg, lo, hi,
+                                                       name=name or "stateless_random_uniform")
     if not dtype.is_floating:
-        raise ValueError("stateless_uniform supports float dtypes, got %s" % dtype.name)
+        raise ValueError("stateless_uniform supports float, int32 and int64 dtypes, got %s" % dtype.name)
     rnd = _stateless(gen_ops.stateless_random_uniform_v2, shape, seed, dtype, name or "stateless_random_uniform")
     if maxval is None:
         maxval = 1

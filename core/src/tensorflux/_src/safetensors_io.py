@@ -29,6 +29,11 @@ def _as_savable(name, value):
         dtype = _dtypes.as_dtype(array.dtype)
     except TypeError:
         dtype = None
+    text = array.dtype.kind in "SU" or (array.dtype.kind == "O" and array.size > 0 and
+                                        all(isinstance(x, (bytes, str)) for x in array.reshape(-1)))
+    if text:  # a string tensor's value
+        raise TypeError("tensor %r has type string, which the safetensors format cannot hold (it has no string "
+                        "type)" % (name,))
     if dtype is None or dtype == _dtypes.string:
         raise TypeError("tensor %r: arrays of dtype %s cannot be saved in a safetensors file" % (name, array.dtype))
     return dtype.as_datatype_enum, array

@@ -115,6 +115,15 @@ substr to_hash_bucket to_hash_bucket_fast to_hash_bucket_strong to_number unicod
 unicode_decode_with_offsets unicode_encode unicode_script unicode_split unicode_split_with_offsets
 unicode_transcode unsorted_segment_join upper
 """.split()),
+    "tf.io": frozenset("""
+FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature TFRecordOptions TFRecordWriter
+VarLenFeature decode_and_crop_jpeg decode_base64 decode_bmp decode_compressed decode_csv decode_gif
+decode_image decode_jpeg decode_json_example decode_jxl decode_png decode_proto decode_raw decode_webp
+deserialize_many_sparse encode_base64 encode_jpeg encode_png encode_proto extract_jpeg_shape is_jpeg
+match_filenames_once matching_files parse_example parse_sequence_example parse_single_example
+parse_single_sequence_example parse_tensor read_file serialize_many_sparse serialize_sparse serialize_tensor
+write_file write_graph
+""".split()),
     "tf.nest": frozenset("""
 assert_same_structure flatten is_nested map_structure pack_sequence_as
 """.split()),
@@ -173,5 +182,83 @@ set_verbosity to_code to_graph trace
 """.split()),
     "tf.autograph.experimental": frozenset("""
 Feature do_not_convert set_loop_options
+""".split()),
+    "tf.keras": frozenset("""
+DTypePolicy FloatDTypePolicy Function Initializer Input InputSpec KerasTensor Layer Loss Metric Model
+Operation Optimizer Quantizer Regularizer RematScope Sequential StatelessScope SymbolicScope Variable device
+name_scope remat version
+""".split()),
+    "tf.keras.layers": frozenset("""
+Activation ActivityRegularization AdaptiveAveragePooling1D AdaptiveAveragePooling2D AdaptiveAveragePooling3D
+AdaptiveMaxPooling1D AdaptiveMaxPooling2D AdaptiveMaxPooling3D Add AdditiveAttention AlphaDropout Attention
+AugMix AutoContrast Average AveragePooling1D AveragePooling2D AveragePooling3D AvgPool1D AvgPool2D AvgPool3D
+BatchNormalization Bidirectional CategoryEncoding CenterCrop Concatenate
+ContrastLimitedAdaptiveHistogramEqualization Conv1D Conv1DTranspose Conv2D Conv2DTranspose Conv3D
+Conv3DTranspose ConvLSTM1D ConvLSTM2D ConvLSTM3D Convolution1D Convolution1DTranspose Convolution2D
+Convolution2DTranspose Convolution3D Convolution3DTranspose Cropping1D Cropping2D Cropping3D CutMix Dense
+DepthwiseConv1D DepthwiseConv2D Discretization Dot Dropout ELU EinsumDense Embedding Equalization Flatten
+FlaxLayer GRU GRUCell GaussianDropout GaussianNoise GlobalAveragePooling1D GlobalAveragePooling2D
+GlobalAveragePooling3D GlobalAvgPool1D GlobalAvgPool2D GlobalAvgPool3D GlobalMaxPool1D GlobalMaxPool2D
+GlobalMaxPool3D GlobalMaxPooling1D GlobalMaxPooling2D GlobalMaxPooling3D GroupNormalization
+GroupQueryAttention HashedCrossing Hashing Identity Input InputLayer InputSpec IntegerLookup JaxLayer LSTM
+LSTMCell Lambda Layer LayerNormalization LeakyReLU Masking MaxNumBoundingBoxes MaxPool1D MaxPool2D MaxPool3D
+MaxPooling1D MaxPooling2D MaxPooling3D Maximum MelSpectrogram Minimum MixUp MultiHeadAttention Multiply
+Normalization PReLU Permute Pipeline RMSNormalization RNN RandAugment RandomBrightness
+RandomColorDegeneration RandomColorJitter RandomContrast RandomCrop RandomElasticTransform RandomErasing
+RandomFlip RandomGaussianBlur RandomGrayscale RandomHeight RandomHue RandomInvert RandomPerspective
+RandomPosterization RandomRotation RandomSaturation RandomSharpness RandomShear RandomTranslation
+RandomWidth RandomZoom ReLU RepeatVector Rescaling Reshape Resizing ReversibleEmbedding STFTSpectrogram
+SeparableConv1D SeparableConv2D SeparableConvolution1D SeparableConvolution2D SimpleRNN SimpleRNNCell
+Softmax Solarization SpatialDropout1D SpatialDropout2D SpatialDropout3D SpectralNormalization
+StackedRNNCells StringLookup Subtract TFSMLayer TextVectorization ThresholdedReLU TimeDistributed
+TorchModuleWrapper UnitNormalization UpSampling1D UpSampling2D UpSampling3D Wrapper ZeroPadding1D
+ZeroPadding2D ZeroPadding3D add average concatenate deserialize dot maximum minimum multiply serialize
+subtract
+""".split()),
+    "tf.keras.models": frozenset("""
+Model Sequential clone_model load_model model_from_json save_model
+""".split()),
+    "tf.keras.callbacks": frozenset("""
+BackupAndRestore CSVLogger Callback CallbackList EarlyStopping History LambdaCallback LearningRateScheduler
+ModelCheckpoint OrbaxCheckpoint ProgbarLogger ReduceLROnPlateau RemoteMonitor SwapEMAWeights TensorBoard
+TerminateOnNaN
+""".split()),
+    "tf.keras.metrics": frozenset("""
+AUC Accuracy BinaryAccuracy BinaryCrossentropy BinaryIoU CategoricalAccuracy CategoricalCrossentropy
+CategoricalHinge ConcordanceCorrelation CosineSimilarity F1Score FBetaScore FalseNegatives FalsePositives
+Hinge IoU KLD KLDivergence LogCoshError MAE MAPE MSE MSLE Mean MeanAbsoluteError MeanAbsolutePercentageError
+MeanIoU MeanMetricWrapper MeanSquaredError MeanSquaredLogarithmicError Metric OneHotIoU OneHotMeanIoU
+PearsonCorrelation Poisson Precision PrecisionAtRecall R2Score Recall RecallAtPrecision RootMeanSquaredError
+SensitivityAtSpecificity SparseCategoricalAccuracy SparseCategoricalCrossentropy
+SparseTopKCategoricalAccuracy SpecificityAtSensitivity SquaredHinge Sum TopKCategoricalAccuracy
+TrueNegatives TruePositives binary_accuracy binary_crossentropy binary_focal_crossentropy
+categorical_accuracy categorical_crossentropy categorical_focal_crossentropy categorical_hinge
+concordance_correlation deserialize get hinge huber kld kullback_leibler_divergence logcosh mae mape mse
+msle pearson_correlation poisson serialize sparse_categorical_accuracy sparse_categorical_crossentropy
+sparse_top_k_categorical_accuracy squared_hinge top_k_categorical_accuracy
+""".split()),
+    "tf.keras.activations": frozenset("""
+celu deserialize elu exponential gelu get glu hard_shrink hard_sigmoid hard_silu hard_swish hard_tanh
+leaky_relu linear log_sigmoid log_softmax mish relu relu6 selu serialize sigmoid silu soft_shrink softmax
+softplus softsign sparse_plus sparse_sigmoid sparsemax squareplus swish tanh tanh_shrink threshold
+""".split()),
+    "tf.keras.regularizers": frozenset("""
+L1 L1L2 L2 OrthogonalRegularizer Regularizer deserialize get l1 l1_l2 l2 orthogonal_regularizer serialize
+""".split()),
+    "tf.keras.constraints": frozenset("""
+Constraint MaxNorm MinMaxNorm NonNeg UnitNorm deserialize get max_norm min_max_norm non_neg serialize
+unit_norm
+""".split()),
+    "tf.keras.mixed_precision": frozenset("""
+DTypePolicy LossScaleOptimizer Policy dtype_policy global_policy set_dtype_policy set_global_policy
+""".split()),
+    "tf.keras.utils": frozenset("""
+Config CustomObjectScope FeatureSpace Progbar PyDataset Sequence array_to_img audio_dataset_from_directory
+clear_session custom_object_scope deserialize_keras_object disable_interactive_logging
+enable_interactive_logging get_custom_objects get_file get_registered_name get_registered_object
+get_source_inputs image_dataset_from_directory img_to_array is_interactive_logging_enabled is_keras_tensor
+load_img model_to_dot normalize pack_x_y_sample_weight pad_sequences plot_model register_keras_serializable
+save_img serialize_keras_object set_random_seed split_dataset standardize_dtype text_dataset_from_directory
+timeseries_dataset_from_array to_categorical unpack_x_y_sample_weight
 """.split()),
 }

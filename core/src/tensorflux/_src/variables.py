@@ -249,7 +249,7 @@ class Variable(TensorLike):
     def _update(self, op_fn, value, what, read_value, name):
         value = self._check_value(value, what)
         op = op_fn(self._handle, value, name=name)
-        if self._eager:
+        if self._eager and op is None:  # ran eagerly (inside a function being traced, the update is an op)
             return self.read_value() if read_value else None
         if not read_value:
             return op

@@ -128,7 +128,7 @@ typedef enum TX_DataType {
   TX_UINT64 = 23,
 } TX_DataType;
 
-/* Bytes per element; 0 for variable-size or unknown types. */
+/* Bytes per element (sizeof(TX_TString) for TX_STRING); 0 for unknown types and TX_RESOURCE. */
 TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
 
 /* ---------------------------------------------------------------------------------------------
@@ -141,7 +141,22 @@ TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
  * works on a 0/1 copy and never writes the caller's memory; decoded TensorProtos and safetensors
  * files are normalised the same way, so every tensor the engine returns holds only 0 and 1.
  * (Note [Canonical bool] in the engine's core/canonical_bool.h.)
- * Writing into a tensor's memory after passing it to one of those functions is undefined. */
+ * Writing into a tensor's memory after passing it to one of those functions is undefined.
+ *
+ * String tensors: a TX_STRING element is a TX_TString (below), so the tensor's memory is an
+ * array of TX_TString, read and written with the TX_String* functions.
+ *  - TX_AllocateTensor(TX_STRING, dims, num_dims, n * sizeof(TX_TString)) returns n empty
+ *    strings; fill them through TX_TensorData before passing the tensor on. The tensor destroys
+ *    them (TX_StringDealloc) when its memory is released.
+ *  - TX_NewTensor(TX_STRING, ...) wraps `data` holding n initialized TX_TStrings (TX_StringInit,
+ *    TX_StringCopy or TX_StringAssignView); len must be n * sizeof(TX_TString). The engine never
+ *    modifies or destroys those elements: the deallocator must TX_StringDealloc each before
+ *    freeing the memory, as in TensorFlow.
+ *  - Where the engine first reads a caller's tensor (the functions listed above), a malformed
+ *    element (an uninitialized or OFFSET-form TX_TString) is TX_INVALID_ARGUMENT, and a tensor
+ *    with views is copied into strings owning their bytes, so viewed bytes need only outlive
+ *    that call (while the caller itself reads the view, they must stay valid).
+ *  - Tensors the engine returns (fetches, resolved handles, attr values) own their strings. */
 
 /* Variant tensors (TX_VARIANT) hold engine objects, such as the TensorLists of the TensorList ops:
  * TX_AllocateTensor makes empty ones, TX_NewTensor refuses the type (returns NULL after calling
@@ -155,15 +170,17 @@ typedef struct TX_Tensor TX_Tensor;
  * possibly from another thread; with a NULL deallocator the memory stays the caller's and must
  * outlive every use of the tensor (the engine never frees it). `dims` (borrowed) has `num_dims`
  * entries. If `len` does not equal the dtype size times the element count, a dim is negative, or
- * the engine cannot store `dtype` (e.g. TX_STRING), returns NULL after calling the deallocator.
+ * the engine cannot store `dtype` (e.g. TX_RESOURCE), returns NULL after calling the deallocator.
+ * TX_STRING data is an array of initialized TX_TString (see "String tensors" above).
  * Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data,
                                               size_t len,
                                               void (*deallocator)(void* data, size_t len, void* arg),
                                               void* deallocator_arg);
-/* Allocates a tensor whose 64-byte-aligned, uninitialized memory the caller fills through
- * TX_TensorData. `len` must equal the dtype size times the element count; returns NULL on
- * mismatch, a dtype the engine cannot store, or allocation failure. Caller owns the result (TX_DeleteTensor). */
+/* Allocates a tensor whose 64-byte-aligned, uninitialized memory (empty strings for TX_STRING)
+ * the caller fills through TX_TensorData. `len` must equal the dtype size times the element
+ * count; returns NULL on mismatch, a dtype the engine cannot store, or allocation failure.
+ * Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len);
 /* Drops the caller's reference; memory is released when no engine object still uses it. */
 TX_CAPI_EXPORT extern void TX_DeleteTensor(TX_Tensor* t);
@@ -177,6 +194,49 @@ TX_CAPI_EXPORT extern void* TX_TensorData(const TX_Tensor* t);
 TX_CAPI_EXPORT extern int64_t TX_TensorElementCount(const TX_Tensor* t);
 /* 1 when the data pointer is 64-byte aligned. */
 TX_CAPI_EXPORT extern unsigned char TX_TensorIsAligned(const TX_Tensor* t);
+
+/* ---------------------------------------------------------------------------------------------
+ * Strings: the elements of TX_STRING tensors, with TensorFlow's TF_TString layout and
+ * functions (tensorflow/c/tf_tstring.h; TF_StringCopy -> TX_StringCopy, ...). A TX_TString is 24
+ * bytes: strings of up to 22 bytes are stored inline, longer ones in a heap block the string
+ * owns, and a view points at bytes someone else owns. Strings are bytes (no encoding; NULs
+ * allowed). Treat the struct as opaque; a zeroed TX_TString is the empty string. */
+
+typedef struct TX_TString {
+  union {
+    uint8_t raw[24];
+    uint64_t align_[3];
+  } u;
+} TX_TString;
+
+/* The representation of a TX_TString, numbered as TensorFlow's TF_TString_Type. The engine never
+ * produces TX_TSTR_OFFSET (a serialized form) and rejects it in tensors passed to it. */
+typedef enum TX_TString_Type {
+  TX_TSTR_SMALL = 0,
+  TX_TSTR_LARGE = 1,
+  TX_TSTR_OFFSET = 2,
+  TX_TSTR_VIEW = 3,
+} TX_TString_Type;
+
+/* Makes `t` (caller memory) the empty string; call it before any other use of raw memory. */
+TX_CAPI_EXPORT extern void TX_StringInit(TX_TString* t);
+/* Sets `dst` (initialized) to a copy of `size` bytes at `src` (borrowed; may be NULL when size is
+ * 0), freeing what it held. Returns 1, or 0 when out of memory (dst unchanged). TensorFlow's
+ * TF_StringCopy returns nothing; callers that ignore the result port unchanged. */
+TX_CAPI_EXPORT extern unsigned char TX_StringCopy(TX_TString* dst, const char* src, size_t size);
+/* Makes `dst` (initialized) a view of `size` bytes at `src`, which the caller keeps alive and
+ * unchanged while `dst` refers to them (see "String tensors" for what the engine copies). */
+TX_CAPI_EXPORT extern void TX_StringAssignView(TX_TString* dst, const char* src, size_t size);
+/* The string's bytes (NUL-terminated unless a view); owned by `t`, valid until `t` changes. */
+TX_CAPI_EXPORT extern const char* TX_StringGetDataPointer(const TX_TString* t);
+/* The representation of `t`. */
+TX_CAPI_EXPORT extern TX_TString_Type TX_StringGetType(const TX_TString* t);
+/* The length of `t` in bytes. */
+TX_CAPI_EXPORT extern size_t TX_StringGetSize(const TX_TString* t);
+/* Bytes `t` can hold without reallocating (its size for a view). */
+TX_CAPI_EXPORT extern size_t TX_StringGetCapacity(const TX_TString* t);
+/* Frees the heap block `t` owns (if any) and leaves the empty string; NULL is ignored. */
+TX_CAPI_EXPORT extern void TX_StringDealloc(TX_TString* t);
 
 /* ---------------------------------------------------------------------------------------------
  * Graphs and operations */

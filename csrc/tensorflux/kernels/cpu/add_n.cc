@@ -1,6 +1,7 @@
 // CPU kernel for AddN: the elementwise sum of N tensors of one shape.
 #include <algorithm>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
@@ -61,6 +62,9 @@ TX_REGISTER_ADD_N(double);
 TX_REGISTER_ADD_N(int32_t);
 TX_REGISTER_ADD_N(int64_t);
 TX_REGISTER_ADD_N(uint8_t);
+// Complex block.
+TX_REGISTER_ADD_N(complex64);
+TX_REGISTER_ADD_N(complex128);
 
 }  // namespace
 }  // namespace cpu

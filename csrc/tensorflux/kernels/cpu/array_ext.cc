@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/index_util.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -196,6 +197,8 @@ const bool kRegistered = [] {
   RegisterLinSpace<float>();
   RegisterLinSpace<double>();
   RegisterRoll<bool>();
+  RegisterRoll<complex64>();  // complex block
+  RegisterRoll<complex128>();
   return true;
 }();
 

@@ -11,12 +11,14 @@
 namespace tx {
 namespace cpu {
 
-// Every dtype the engine can store; array kernels move bytes, so each one is registered for
-// all of them (the copies are instantiated per element size, see index_copy.h).
+// Every dtype the engine can store; array kernels move elements, so each one is registered for
+// all of them (plain copies are instantiated per element size and strings are copied as objects,
+// see index_copy.h).
 inline const std::vector<DataType>& AllStorageTypes() {
-  static const std::vector<DataType> types = {DT_FLOAT,  DT_DOUBLE, DT_INT32,     DT_UINT8,  DT_INT16,
-                                              DT_INT8,   DT_INT64,  DT_BOOL,      DT_UINT16, DT_UINT32,
-                                              DT_UINT64, DT_HALF,   DT_BFLOAT16, DT_COMPLEX64, DT_COMPLEX128};
+  static const std::vector<DataType> types = {DT_FLOAT,  DT_DOUBLE, DT_INT32,     DT_UINT8,     DT_INT16,
+                                              DT_INT8,   DT_INT64,  DT_BOOL,      DT_UINT16,    DT_UINT32,
+                                              DT_UINT64, DT_HALF,   DT_BFLOAT16,  DT_COMPLEX64, DT_COMPLEX128,
+                                              DT_STRING};
   return types;
 }
 

@@ -1,8 +1,11 @@
-// CPU kernel for Cast between bool and the integer and floating types.
+// CPU kernel for Cast between bool and the integer and floating types, and to and from the complex
+// types (whose conversions are in cast_complex.cc).
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "tensorflux/core/complex.h"
+#include "tensorflux/kernels/cpu/cast_complex.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -63,6 +66,7 @@ CastFn PickSrc(DataType src) {
 
 // The conversion loop for (src, dst), or nullptr when the pair is not supported.
 CastFn PickCast(DataType src, DataType dst) {
+  if (IsComplexType(src) || IsComplexType(dst)) return PickComplexCast(src, dst);  // complex block
   switch (dst) {
     case DT_FLOAT: return PickSrc<float>(src);
     case DT_DOUBLE: return PickSrc<double>(src);
@@ -119,10 +123,18 @@ class CastOp : public OpKernel {
 struct RegisterCasts {
   RegisterCasts() {
     for (DataType s : kCastTypes)
-      for (DataType d : kCastTypes)
-        KernelRegistry::Global()->Register(
-            KernelDefBuilder("Cast").TypeConstraint("SrcT", s).TypeConstraint("DstT", d).Build(
-                [](OpKernelConstruction* c) -> OpKernel* { return new CastOp(c); }));
+      for (DataType d : kCastTypes) Register(s, d);
+    // Complex block: every pair with a complex side (cast_complex.cc).
+    for (DataType c : {DT_COMPLEX64, DT_COMPLEX128})
+      for (DataType t : kComplexCastTypes) {
+        Register(t, c);
+        if (!IsComplexType(t)) Register(c, t);
+      }
+  }
+  static void Register(DataType s, DataType d) {
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder("Cast").TypeConstraint("SrcT", s).TypeConstraint("DstT", d).Build(
+            [](OpKernelConstruction* c) -> OpKernel* { return new CastOp(c); }));
   }
 };
 RegisterCasts register_casts;

@@ -64,7 +64,7 @@ class ConcatV2Op : public OpKernel {
       srcs[i] = static_cast<const char*>(ctx->input(i).raw_data());
       bytes[i] = Prod(ctx->input(i).shape().dims(), axis, rank) * esize;
     }
-    ConcatRows(srcs, bytes, rows, static_cast<char*>(out->raw_data()), ctx->intra_op_pool());
+    ConcatRows(out->dtype(), srcs, bytes, rows, static_cast<char*>(out->raw_data()), ctx->intra_op_pool());
   }
 };
 
@@ -96,7 +96,8 @@ class PackOp : public OpKernel {
     const int64_t bytes = Prod(first.shape().dims(), axis, first.rank()) * esize;
     std::vector<const char*> srcs(n);
     for (int i = 0; i < n; ++i) srcs[i] = static_cast<const char*>(ctx->input(i).raw_data());
-    ConcatRows(srcs, std::vector<int64_t>(n, bytes), rows, static_cast<char*>(out->raw_data()), ctx->intra_op_pool());
+    ConcatRows(out->dtype(), srcs, std::vector<int64_t>(n, bytes), rows, static_cast<char*>(out->raw_data()),
+               ctx->intra_op_pool());
   }
 
  private:

@@ -68,7 +68,7 @@ class BranchOp : public OpKernel {
       branch = cond ? 0 : 1;
     }
     std::vector<Tensor> results;
-    Status s = branches_[branch].Run(ctx, InputsFrom(ctx, 1), &results);
+    Status s = branches_[branch].Run(ctx, ReleaseInputsFrom(ctx, 1), &results);
     if (!s.ok()) return ctx->SetStatus(s);
     SetOutputs(ctx, &results);
   }
@@ -88,13 +88,16 @@ class BranchOp : public OpKernel {
 // iteration costs more than the parallelism gains, and on a loaded machine each hand-off waits
 // for a core (measured: the 50-step RNN's forward + backward took 2-16 ms with hand-offs,
 // varying with load). Big kernels inside the body still split their work over the intra-op pool.
-// Note [Loop variables moved]
-// The loop variables go into each body run by move, and the kernel's own inputs into the first
-// one (InputsFrom takes them out of the input array): once the cond run is over, the body's
-// readers hold the only references to the values the previous iteration made. So a TensorList
-// that each iteration writes one element into is changed in place (Note [TensorList in place] in
-// tensor_list.h) instead of copied, and an n-step loop costs O(n), not O(n^2). If/Case and
-// function calls pass their inputs on the same way.
+//
+// Note [Loop variables move into the body]
+// The loop hands its variables to the body run (std::move), so the body's _Arg slots hold the
+// only references to them and a kernel consuming one may write its output into that buffer
+// (forward_input_or_allocate_output). That makes an accumulator updated in place each iteration
+// (TensorScatterUpdate into a preallocated [T, ...] tensor, as an RNN collects its outputs) cost
+// O(size of one update) per iteration instead of a copy of the whole accumulator: O(T) for the
+// loop rather than O(T^2). The cond gets a copy, released when it returns. Call, If and While
+// kernels likewise move their own inputs into the function run (ReleaseInputsFrom), so a tensor
+// whose last reader is the call is forwarded through it.
 class WhileOp : public OpKernel {
  public:
   explicit WhileOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -106,7 +109,7 @@ class WhileOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    std::vector<Tensor> vars = InputsFrom(ctx, 0), pred, next;
+    std::vector<Tensor> vars = ReleaseInputsFrom(ctx, 0), pred, next;
     for (;;) {
       // Every iteration checks for cancellation, so even a loop of no kernels stops (Note [Cancellation]).
       if (ctx->cancelled()) return ctx->SetStatus(ctx->cancellation()->status());
@@ -115,7 +118,7 @@ class WhileOp : public OpKernel {
       if (s.ok()) s = ToBool(pred[0], &go).WithPrefix("[" + name() + "] cond function '" + cond_.body().function + "': ");
       if (!s.ok()) return ctx->SetStatus(s);
       if (!go) break;
-      s = body_.Run(ctx, std::move(vars), &next, /*use_inter_op=*/false);  // Note [Loop variables moved]
+      s = body_.Run(ctx, std::move(vars), &next, /*use_inter_op=*/false);
       if (!s.ok()) return ctx->SetStatus(s);
       vars.swap(next);
     }

@@ -1,8 +1,10 @@
-// CPU kernels that create constant-valued tensors: Fill, ZerosLike, OnesLike.
+// CPU kernels that create constant-valued tensors: Fill, ZerosLike, OnesLike (Fill and ZerosLike
+// also for strings: copies of the value, and empty strings).
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -63,6 +65,12 @@ class FillOp : public OpKernel {
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, shape, &out));
     if (out->num_elements() == 0) return;
+    if (ObjectOpsFor(value.dtype()) != nullptr) {  // strings: one copy per element
+      char* d = static_cast<char*>(out->raw_data());
+      const size_t elem = DataTypeSize(value.dtype());
+      for (int64_t i = 0; i < out->num_elements(); ++i) CopyElements(value.dtype(), value.raw_data(), d + i * elem, 1);
+      return;
+    }
     FillPattern(ctx->intra_op_pool(), out->raw_data(), out->num_elements(), DataTypeSize(value.dtype()),
                 value.raw_data());
   }
@@ -76,7 +84,13 @@ class ConstLikeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const DataType dt = ctx->output_type(0);
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, dt));
-    uint64_t one = 0;  // the byte pattern of 1 in dt
+    if (!kOne && ObjectOpsFor(dt) != nullptr && dt != DT_STRING) {
+      ctx->SetStatus(InvalidArgument("ZerosLike does not support type ", DataTypeString(dt)));
+      return;
+    }
+    // The byte pattern of 1 in dt; 16 bytes so complex128's zero is read in full.
+    uint64_t pattern[2] = {0, 0};
+    uint64_t& one = pattern[0];
     if (kOne) {
       switch (dt) {
         case DT_FLOAT: { float v = 1; std::memcpy(&one, &v, 4); break; }
@@ -85,6 +99,9 @@ class ConstLikeOp : public OpKernel {
         case DT_BFLOAT16: one = 0x3F80; break;
         case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: case DT_INT32: case DT_UINT32:
         case DT_INT64: case DT_UINT64: case DT_BOOL: one = 1; break;
+        // Complex block: 1 + 0i.
+        case DT_COMPLEX64: { const float v[2] = {1, 0}; std::memcpy(pattern, v, 8); break; }
+        case DT_COMPLEX128: { const double v[2] = {1, 0}; std::memcpy(pattern, v, 16); break; }
         default:
           ctx->SetStatus(InvalidArgument("OnesLike does not support type ", DataTypeString(dt)));
           return;
@@ -92,8 +109,9 @@ class ConstLikeOp : public OpKernel {
     }
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, ctx->input(0).shape(), &out));
-    if (out->num_elements() == 0) return;
-    FillPattern(ctx->intra_op_pool(), out->raw_data(), out->num_elements(), DataTypeSize(dt), &one);
+    // Strings are allocated empty, which is their zero: ZerosLike is then done.
+    if (out->num_elements() == 0 || dt == DT_STRING) return;
+    FillPattern(ctx->intra_op_pool(), out->raw_data(), out->num_elements(), DataTypeSize(dt), pattern);
   }
 };
 

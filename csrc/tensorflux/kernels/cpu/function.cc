@@ -29,7 +29,7 @@ class CallOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     std::vector<Tensor> results;
-    Status s = runner_.Run(ctx, InputsFrom(ctx, 0), &results);
+    Status s = runner_.Run(ctx, ReleaseInputsFrom(ctx, 0), &results);
     if (!s.ok()) return ctx->SetStatus(s);
     for (size_t k = 0; k < results.size(); ++k) ctx->set_output(static_cast<int>(k), std::move(results[k]));
   }

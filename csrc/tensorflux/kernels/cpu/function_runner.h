@@ -35,19 +35,15 @@ class FunctionRunner {
   // when `use_inter_op` and the caller does not already run on one of that pool's workers, and
   // ctx's cancellation token (the body stops at its next kernel once the run is cancelled)
   // (loops pass false: Note [Loop bodies run inline] in control_flow.cc). Errors read
-  // "[node] in function 'name': ...", naming ctx's node.
-  Status Run(OpKernelContext* ctx, const std::vector<Tensor>& args, std::vector<Tensor>* results,
-             bool use_inter_op = true) const {
-    return Run(ctx, std::vector<Tensor>(args), results, use_inter_op);
-  }
-  // Like Run, taking `args` over (Note [Loop variables moved] in control_flow.cc).
-  Status Run(OpKernelContext* ctx, std::vector<Tensor>&& args, std::vector<Tensor>* results,
+  // "[node] in function 'name': ...", naming ctx's node. The run takes `args`: a caller that
+  // moves them in lets the body's kernels reuse their buffers (Note [Loop variables move into
+  // the body] in control_flow.cc).
+  Status Run(OpKernelContext* ctx, std::vector<Tensor> args, std::vector<Tensor>* results,
              bool use_inter_op = true) const {
     ThreadPool* inter_op = use_inter_op ? ctx->inter_op_pool() : nullptr;
     if (inter_op != nullptr && inter_op->IsWorkerThread()) inter_op = nullptr;
     results->clear();
-    Status s = plan_->Run(std::move(args), inter_op, ctx->intra_op_pool(), results, ctx->resource_manager(),
-                          ctx->cancellation());
+    Status s = plan_->Run(std::move(args), inter_op, ctx->intra_op_pool(), results, ctx->resource_manager(), ctx->cancellation());
     if (s.ok()) return s;
     if (ctx->cancelled()) return s;  // the token's status, unprefixed (Note [Cancellation])
     return Status(s.code(), "[" + ctx->name() + "] in function '" + body_->function + "': " + s.message());
@@ -60,11 +56,17 @@ class FunctionRunner {
   std::unique_ptr<ExecutionPlan> plan_;
 };
 
-// The kernel's inputs [begin, num_inputs) as a vector (the arguments of a function run), taken
-// out of the kernel's input array so that the vector holds the kernel's references.
+// The kernel's inputs [begin, num_inputs) as a vector (the arguments of a function run).
 inline std::vector<Tensor> InputsFrom(OpKernelContext* ctx, int begin) {
   std::vector<Tensor> args;
-  for (int i = begin; i < ctx->num_inputs(); ++i) args.push_back(ctx->take_input(i));
+  for (int i = begin; i < ctx->num_inputs(); ++i) args.push_back(ctx->input(i));
+  return args;
+}
+
+// Like InputsFrom, but moves the inputs out of the context, for a kernel that reads them no more.
+inline std::vector<Tensor> ReleaseInputsFrom(OpKernelContext* ctx, int begin) {
+  std::vector<Tensor> args;
+  for (int i = begin; i < ctx->num_inputs(); ++i) args.push_back(ctx->release_input(i));
   return args;
 }
 

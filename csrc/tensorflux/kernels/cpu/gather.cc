@@ -2,6 +2,7 @@
 // optionally per batch. Data is only moved, so one kernel serves every stored dtype.
 #include <cstring>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/index_util.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -30,6 +31,22 @@ void GatherRows(const E* params, const I* idx, E* out, int64_t batch, int64_t ou
       } else {
         std::memcpy(out + r * inner, params + src_row * inner, static_cast<size_t>(inner) * sizeof(E));
       }
+    }
+  });
+}
+
+// GatherRows for object elements (strings): each row copied with CopyElements.
+template <typename I>
+void GatherObjectRows(DataType dt, const void* params, const I* idx, void* out, int64_t batch, int64_t outer,
+                      int64_t limit, int64_t n, int64_t inner, ThreadPool* pool) {
+  const int64_t row_bytes = inner * static_cast<int64_t>(DataTypeSize(dt));
+  const char* p = static_cast<const char*>(params);
+  char* o = static_cast<char*>(out);
+  ParallelItems(pool, batch * outer * n, inner * 8 + 4, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t i = r % n, bo = r / n, bt = bo / outer;
+      const int64_t src_row = bo * limit + static_cast<int64_t>(idx[bt * n + i]);
+      CopyElements(dt, p + src_row * row_bytes, o + r * row_bytes, inner);
     }
   });
 }
@@ -107,6 +124,11 @@ class GatherOp : public OpKernel {
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out_shape.num_elements() == 0) return;
+    if (ObjectOpsFor(params.dtype()) != nullptr) {
+      GatherObjectRows<I>(params.dtype(), params.raw_data(), idx, out->raw_data(), batch, outer, limit, n, inner,
+                          ctx->intra_op_pool());
+      return;
+    }
     const bool ok = DispatchBySize(params.dtype(), [&](auto tag) {
       using E = decltype(tag);
       GatherRows<E, I>(params.data<E>(), idx, out->data<E>(), batch, outer, limit, n, inner, ctx->intra_op_pool());
@@ -121,7 +143,9 @@ class GatherOp : public OpKernel {
 
 template <typename I>
 void RegisterFor(const char* op, bool with_axis_types) {
-  for (DataType t : kStorageTypes) {
+  std::vector<DataType> types(std::begin(kStorageTypes), std::end(kStorageTypes));
+  types.push_back(DT_STRING);
+  for (DataType t : types) {
     if (!with_axis_types) {
       KernelRegistry::Global()->Register(KernelDefBuilder(op)
                                              .TypeConstraint("Tparams", t)

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/index_util.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -46,6 +47,14 @@ class GatherNdOp : public OpKernel {
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out_shape.num_elements() == 0) return;
+    if (ObjectOpsFor(params.dtype()) != nullptr) {  // strings: element copies; skipped tuples stay empty
+      const int64_t slice_bytes = slice * static_cast<int64_t>(DataTypeSize(params.dtype()));
+      const char* p = static_cast<const char*>(params.raw_data());
+      char* o = static_cast<char*>(out->raw_data());
+      for (int64_t t = 0; t < tuples; ++t)
+        if (offsets[t] >= 0) CopyElements(params.dtype(), p + offsets[t] * slice_bytes, o + t * slice_bytes, slice);
+      return;
+    }
     const bool ok = DispatchBySize(params.dtype(), [&](auto tag) {
       using E = decltype(tag);
       const E* p = params.data<E>();
@@ -68,7 +77,9 @@ class GatherNdOp : public OpKernel {
 
 template <typename I>
 void RegisterFor() {
-  for (DataType t : kStorageTypes)
+  std::vector<DataType> types(std::begin(kStorageTypes), std::end(kStorageTypes));
+  types.push_back(DT_STRING);
+  for (DataType t : types)
     KernelRegistry::Global()->Register(KernelDefBuilder("GatherNd")
                                            .TypeConstraint("Tparams", t)
                                            .TypeConstraint<I>("Tindices")

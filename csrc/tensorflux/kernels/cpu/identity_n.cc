@@ -2,6 +2,7 @@
 // Snapshot (which copies).
 #include <cstring>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -37,7 +38,7 @@ class SnapshotOp : public OpKernel {
     const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->forward_input_or_allocate_output(0, 0, x.shape(), &out));
-    if (x.num_elements() > 0 && out->raw_data() != x.raw_data()) std::memcpy(out->raw_data(), x.raw_data(), x.byte_size());
+    if (out->raw_data() != x.raw_data()) CopyElements(x.dtype(), x.raw_data(), out->raw_data(), x.num_elements());
   }
 };
 

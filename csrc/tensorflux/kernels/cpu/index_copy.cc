@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/ops/array_util.h"
 
@@ -118,7 +119,28 @@ void Transpose2D(const E* in, E* out, int64_t batch, int64_t R, int64_t C, Threa
   });
 }
 
+// Deallocator of wrapped memory that stays the caller's.
+void Keep(void*, size_t, void*) {}
+
+// Runs `move(src_index, dst_index)` (a transform of int64 tensors shaped like `in` and `out`) on
+// the flat indices of `in`, then copies the object elements accordingly (pad where index -1).
+template <typename Move>
+void MoveObjectsByIndex(const Tensor& in, Tensor* out, const void* pad, Move move) {
+  std::vector<int64_t> src(static_cast<size_t>(in.num_elements())), dst(static_cast<size_t>(out->num_elements()));
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int64_t>(i);
+  Tensor src_index(DT_INT64, in.shape(), RefPtr<Buffer>::Adopt(Buffer::Wrap(src.data(), src.size() * 8, Keep, nullptr)));
+  Tensor dst_index(DT_INT64, out->shape(),
+                   RefPtr<Buffer>::Adopt(Buffer::Wrap(dst.data(), dst.size() * 8, Keep, nullptr)));
+  move(src_index, &dst_index);
+  GatherElements(out->dtype(), in.raw_data(), dst.data(), out->num_elements(), out->raw_data(), pad);
+}
+
 }  // namespace
+
+const void* ZeroPad(DataType dt) {
+  alignas(16) static const unsigned char kZeros[16] = {};
+  return ObjectOpsFor(dt) != nullptr ? nullptr : kZeros;
+}
 
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape) {
   std::vector<int64_t> s(shape.rank(), 1);
@@ -129,6 +151,13 @@ std::vector<int64_t> RowMajorStrides(const TensorShape& shape) {
 void AxisTableCopy(const Tensor& in, Tensor* out, std::vector<AxisTable> tables, const void* pad, ThreadPool* pool) {
   const int64_t n = out->num_elements();
   if (n == 0) return;
+  if (ObjectOpsFor(out->dtype()) != nullptr) {
+    const int64_t no_element = -1;
+    MoveObjectsByIndex(in, out, pad, [&](const Tensor& src, Tensor* dst) {
+      AxisTableCopy(src, dst, std::move(tables), &no_element, pool);
+    });
+    return;
+  }
   const size_t esize = DataTypeSize(out->dtype());
   if (tables.empty()) {
     std::memcpy(out->raw_data(), in.raw_data(), esize);
@@ -156,6 +185,10 @@ void AxisTableCopy(const Tensor& in, Tensor* out, std::vector<AxisTable> tables,
 void TransposeCopy(const Tensor& in, const std::vector<int>& perm, Tensor* out, ThreadPool* pool) {
   const int64_t n = in.num_elements();
   if (n == 0) return;
+  if (ObjectOpsFor(in.dtype()) != nullptr) {
+    MoveObjectsByIndex(in, out, nullptr, [&](const Tensor& src, Tensor* dst) { TransposeCopy(src, perm, dst, pool); });
+    return;
+  }
   const size_t esize = DataTypeSize(in.dtype());
   // Drop size-1 dims, then merge input dims that stay adjacent and in order.
   std::vector<int> keep_of(in.rank(), -1);
@@ -212,29 +245,31 @@ void TransposeCopy(const Tensor& in, const std::vector<int>& perm, Tensor* out, 
   AxisTableCopy(in, &view, std::move(tables), nullptr, pool);
 }
 
-void ConcatRows(const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes, int64_t rows, char* dst,
-                ThreadPool* pool) {
+void ConcatRows(DataType dt, const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes,
+                int64_t rows, char* dst, ThreadPool* pool) {
+  const int64_t esize = static_cast<int64_t>(DataTypeSize(dt));
   int64_t total = 0;
   for (int64_t b : row_bytes) total += b;
   ParallelItems(pool, rows, std::max<int64_t>(total / 8, 1), [&](int64_t r0, int64_t r1) {
     char* o = dst + r0 * total;
     for (int64_t r = r0; r < r1; ++r)
       for (size_t i = 0; i < srcs.size(); ++i) {
-        if (row_bytes[i] > 0) std::memcpy(o, srcs[i] + r * row_bytes[i], static_cast<size_t>(row_bytes[i]));
+        if (row_bytes[i] > 0) CopyElements(dt, srcs[i] + r * row_bytes[i], o, row_bytes[i] / esize);
         o += row_bytes[i];
       }
   });
 }
 
-void SplitRows(const char* src, int64_t rows, const std::vector<char*>& dsts, const std::vector<int64_t>& row_bytes,
-               ThreadPool* pool) {
+void SplitRows(DataType dt, const char* src, int64_t rows, const std::vector<char*>& dsts,
+               const std::vector<int64_t>& row_bytes, ThreadPool* pool) {
+  const int64_t esize = static_cast<int64_t>(DataTypeSize(dt));
   int64_t total = 0;
   for (int64_t b : row_bytes) total += b;
   ParallelItems(pool, rows, std::max<int64_t>(total / 8, 1), [&](int64_t r0, int64_t r1) {
     const char* s = src + r0 * total;
     for (int64_t r = r0; r < r1; ++r)
       for (size_t i = 0; i < dsts.size(); ++i) {
-        if (row_bytes[i] > 0) std::memcpy(dsts[i] + r * row_bytes[i], s, static_cast<size_t>(row_bytes[i]));
+        if (row_bytes[i] > 0) CopyElements(dt, s, dsts[i] + r * row_bytes[i], row_bytes[i] / esize);
         s += row_bytes[i];
       }
   });

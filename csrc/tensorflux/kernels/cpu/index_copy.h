@@ -20,13 +20,16 @@ namespace cpu {
 // in elements), or the pad value when any of those entries is -1. Transpose, Slice,
 // StridedSlice, Tile, BroadcastTo, ReverseV2, Pad and MirrorPad only differ in their tables;
 // the copy coalesces trailing dimensions into runs and uses memcpy where a run is contiguous.
+// Object elements (strings) are never memcpy'd: the same transform runs on their int64 indices,
+// and the elements are then copied one by one (Note [Object element types] in core/object_types.h).
 using AxisTable = std::vector<int64_t>;
 
 // Element strides (row-major) of `shape`.
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape);
 
-// Fills `out` (allocated, same element size as `in`) from `in` as Note [Axis tables] says;
-// `pad` points to one element used for -1 entries (may be null when there are none).
+// Fills `out` (allocated, same dtype as `in`) from `in` as Note [Axis tables] says; `pad` points
+// to one element used for -1 entries (may be null when there are none; for object element types
+// null means a default-constructed element).
 void AxisTableCopy(const Tensor& in, Tensor* out, std::vector<AxisTable> tables, const void* pad, ThreadPool* pool);
 
 // out = in with dimensions permuted (out dim d is in dim perm[d]); uses a blocked kernel for
@@ -34,11 +37,16 @@ void AxisTableCopy(const Tensor& in, Tensor* out, std::vector<AxisTable> tables,
 void TransposeCopy(const Tensor& in, const std::vector<int>& perm, Tensor* out, ThreadPool* pool);
 
 // Copies `rows` rows of `row_bytes[i]` bytes from each of `srcs` into `dst`, interleaved
-// (concatenation along an axis); the inverse when `split` is true (dst is the source).
-void ConcatRows(const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes, int64_t rows, char* dst,
-                ThreadPool* pool);
-void SplitRows(const char* src, int64_t rows, const std::vector<char*>& dsts, const std::vector<int64_t>& row_bytes,
-               ThreadPool* pool);
+// (concatenation along an axis); SplitRows is the inverse (src is the concatenation). Elements
+// of dtype `dt` are copied with CopyElements.
+void ConcatRows(DataType dt, const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes,
+                int64_t rows, char* dst, ThreadPool* pool);
+void SplitRows(DataType dt, const char* src, int64_t rows, const std::vector<char*>& dsts,
+               const std::vector<int64_t>& row_bytes, ThreadPool* pool);
+
+// The pad of "zero" elements for `dt`: zero bytes for plain types, null (a default element, the
+// empty string) for object element types.
+const void* ZeroPad(DataType dt);
 
 // Allocates output `i` of `shape` with an overflow-checked size; InvalidArgument or
 // ResourceExhausted instead of crashing on huge requests.

@@ -174,7 +174,8 @@ void RegisterSummableKernels(const char* op, const char* index_attr) {
   });
 }
 
-// Every dtype the engine stores, for data-movement kernels registered over all of them.
+// Every plain-bytes dtype the engine stores, for data-movement kernels registered over all of
+// them (kernels that also move strings register DT_STRING themselves).
 inline constexpr DataType kStorageTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,    DT_UINT8,      DT_INT16,
                                              DT_INT8,   DT_INT64,  DT_BOOL,     DT_BFLOAT16,   DT_UINT16,
                                              DT_HALF,   DT_UINT32, DT_UINT64,   DT_COMPLEX64, DT_COMPLEX128};

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/linalg_util.h"
 #include "tensorflux/ops/array_util.h"
 #include "tensorflux/ops/matrix_diag_util.h"
@@ -248,6 +249,8 @@ TX_REGISTER_DIAG_KERNELS(int32_t)
 TX_REGISTER_DIAG_KERNELS(int64_t)
 TX_REGISTER_DIAG_KERNELS(uint8_t)
 TX_REGISTER_DIAG_KERNELS(bool)
+TX_REGISTER_DIAG_KERNELS(complex64)  // complex block
+TX_REGISTER_DIAG_KERNELS(complex128)
 
 #define TX_REGISTER_CROSS_KERNEL(T) \
   TX_REGISTER_KERNEL(KernelDefBuilder("Cross").TypeConstraint<T>("T"), CrossOp<T>);

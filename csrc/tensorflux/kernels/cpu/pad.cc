@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/array_grad_util.h"
 #include "tensorflux/kernels/cpu/array_kernel_util.h"
 #include "tensorflux/kernels/cpu/index_copy.h"
@@ -28,7 +29,8 @@ class PadOp : public OpKernel {
     std::vector<int64_t> pads, dims;
     TX_CTX_RETURN_IF_ERROR(ctx, ReadPaddings(ctx, 1, rank, &pads));
     TX_CTX_RETURN_IF_ERROR(ctx, array_util::ResolvePad(PartialShape(in.shape()), pads, mode_, &dims));
-    alignas(16) unsigned char pad_value[16] = {0};
+    alignas(16) unsigned char pad_bytes[16] = {0};
+    const void* pad_value = ZeroPad(in.dtype());
     if (ctx->num_inputs() > 2) {
       const Tensor& cv = ctx->input(2);
       TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, ctx->output_type(0)));
@@ -36,7 +38,12 @@ class PadOp : public OpKernel {
         ctx->SetStatus(InvalidArgument("constant_values must be a scalar, got shape ", cv.shape().ToString()));
         return;
       }
-      std::memcpy(pad_value, cv.raw_data(), DataTypeSize(cv.dtype()));
+      if (ObjectOpsFor(cv.dtype()) != nullptr) {
+        pad_value = cv.raw_data();  // an element (string) itself, copied by AxisTableCopy
+      } else {
+        std::memcpy(pad_bytes, cv.raw_data(), DataTypeSize(cv.dtype()));
+        pad_value = pad_bytes;
+      }
     }
     if (dims == in.shape().dims()) {
       ctx->set_output(0, in);

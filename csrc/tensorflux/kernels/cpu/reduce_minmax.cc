@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/reduce_axes.h"
@@ -209,6 +210,38 @@ TX_REGISTER_NUMERIC_FOLDS(int8_t);
 TX_REGISTER_NUMERIC_FOLDS(int16_t);
 TX_REGISTER_KERNEL(KernelDefBuilder("All"), FoldReduceOp<bool, AllR>);
 TX_REGISTER_KERNEL(KernelDefBuilder("Any"), FoldReduceOp<bool, AnyR>);
+
+// Complex block: Prod, and Sum and Mean as folds (reduce.cc's Sum and Mean are for real types).
+// Mean divides the sum by the reduced count; an empty reduction gives 0, as in TensorFlow.
+template <typename C>
+struct ComplexSumR {
+  static constexpr bool kNaNFlag = false;
+  using Acc = C;
+  static Acc Init() { return Acc(0); }
+  static Acc Apply(Acc a, Acc x) { return a + x; }
+};
+template <typename C>
+class ComplexMeanOp : public FoldReduceOp<C, ComplexSumR<C>> {
+ public:
+  using FoldReduceOp<C, ComplexSumR<C>>::FoldReduceOp;
+  void Compute(OpKernelContext* ctx) override {
+    FoldReduceOp<C, ComplexSumR<C>>::Compute(ctx);
+    if (!ctx->status().ok()) return;
+    const Tensor& out = *ctx->mutable_output(0);
+    const int64_t n_in = ctx->input(0).num_elements(), n_out = out.num_elements();
+    if (n_in == 0 || n_out == 0 || n_in == n_out) return;  // n_in == n_out: the output is the input
+    const auto count = static_cast<typename C::value_type>(n_in / n_out);
+    C* y = out.data<C>();
+    for (int64_t i = 0; i < n_out; ++i) y[i] /= count;
+  }
+};
+#define TX_REGISTER_COMPLEX_FOLDS(C)          \
+  TX_REGISTER_FOLD("Prod", C, ProdR<C>);      \
+  TX_REGISTER_FOLD("Sum", C, ComplexSumR<C>); \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Mean").TypeConstraint<C>("T"), ComplexMeanOp<C>)
+TX_REGISTER_COMPLEX_FOLDS(complex64);
+TX_REGISTER_COMPLEX_FOLDS(complex128);
+#undef TX_REGISTER_COMPLEX_FOLDS
 
 }  // namespace
 }  // namespace cpu

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/core/status.h"
 #include "tensorflux/runtime/op_kernel.h"
 #include "tensorflux/runtime/resource_mgr.h"
@@ -42,8 +43,7 @@ inline Status LookupVar(OpKernelContext* ctx, int i, RefPtr<Var>* var, const Res
 inline Status PrepareToUpdate(Var* v) {
   if (v->value.CanReuseBuffer()) return Status::OK();
   Tensor copy;
-  TX_RETURN_IF_ERROR(Tensor::Allocate(v->value.dtype(), v->value.shape(), &copy));
-  if (v->value.byte_size() > 0) std::memcpy(copy.raw_data(), v->value.raw_data(), v->value.byte_size());
+  TX_RETURN_IF_ERROR(DeepCopyTensor(v->value, &copy));
   v->value = std::move(copy);
   return Status::OK();
 }

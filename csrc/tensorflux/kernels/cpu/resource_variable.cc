@@ -4,7 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/resource_util.h"
 
 namespace tx {
@@ -95,9 +97,10 @@ class AssignVariableOp : public VarDtypeKernel {
       return;
     }
     Tensor stored = value;
-    if (!value.buffer()->owned()) {  // caller memory (a fed array) may change later: copy it
-      TX_CTX_RETURN_IF_ERROR(ctx, Tensor::Allocate(dtype_, value.shape(), &stored));
-      if (value.byte_size() > 0) std::memcpy(stored.raw_data(), value.raw_data(), value.byte_size());
+    // Caller memory (a fed array) may change later: copy it. Strings are engine-made and immutable
+    // (Note [Object element types]) although their buffers are not owned().
+    if (!value.buffer()->owned() && ObjectOpsFor(value.dtype()) == nullptr) {
+      TX_CTX_RETURN_IF_ERROR(ctx, DeepCopyTensor(value, &stored));
     }
     std::lock_guard<std::mutex> l(var->mu);
     var->value = std::move(stored);
@@ -170,7 +173,7 @@ class DestroyResourceOp : public OpKernel {
 };
 
 constexpr DataType kStoredTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16,  DT_INT32,     DT_INT64, DT_INT8,
-                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128};
+                                     DT_UINT8, DT_INT16,  DT_UINT16, DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
 
 // Registers the dtype-agnostic kernels for every stored type at static-initialization time.
 struct RegisterVariableKernels {
@@ -198,6 +201,9 @@ TX_REGISTER_ASSIGN_UPDATE(float);
 TX_REGISTER_ASSIGN_UPDATE(double);
 TX_REGISTER_ASSIGN_UPDATE(int32_t);
 TX_REGISTER_ASSIGN_UPDATE(int64_t);
+// Complex block.
+TX_REGISTER_ASSIGN_UPDATE(complex64);
+TX_REGISTER_ASSIGN_UPDATE(complex128);
 #undef TX_REGISTER_ASSIGN_UPDATE
 
 }  // namespace

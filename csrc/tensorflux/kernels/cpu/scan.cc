@@ -4,6 +4,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -125,6 +126,9 @@ TX_REGISTER_SCAN(double);
 TX_REGISTER_SCAN(int32_t);
 TX_REGISTER_SCAN(int64_t);
 TX_REGISTER_SCAN(uint8_t);
+// Complex block.
+TX_REGISTER_SCAN(complex64);
+TX_REGISTER_SCAN(complex128);
 #undef TX_REGISTER_SCAN
 
 }  // namespace

@@ -1,7 +1,10 @@
-// CPU kernel for SelectV2: output = condition ? t : e, with the three inputs broadcast together.
+// CPU kernel for SelectV2: output = condition ? t : e, with the three inputs broadcast together
+// (strings are assigned element by element, never forwarded: Note [Object element types]).
 #include <algorithm>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
+#include "tensorflux/core/tstring.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -96,6 +99,10 @@ TX_REGISTER_SELECT(int32_t);
 TX_REGISTER_SELECT(int64_t);
 TX_REGISTER_SELECT(uint8_t);
 TX_REGISTER_SELECT(bool);
+TX_REGISTER_SELECT(TString);
+// Complex block.
+TX_REGISTER_SELECT(complex64);
+TX_REGISTER_SELECT(complex128);
 
 }  // namespace
 }  // namespace cpu

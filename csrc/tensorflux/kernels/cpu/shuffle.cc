@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/philox.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -47,10 +48,11 @@ class RandomShuffleOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, x.shape(), &out));
     const size_t row_bytes = x.byte_size() / static_cast<size_t>(rows);
     if (row_bytes == 0) return;
+    const int64_t row_elems = x.num_elements() / rows;
     const char* src = static_cast<const char*>(x.raw_data());
     char* dst = static_cast<char*>(out->raw_data());
     ParallelItems(ctx->intra_op_pool(), rows, static_cast<int64_t>(row_bytes / 4 + 1), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) std::memcpy(dst + i * row_bytes, src + perm[i] * row_bytes, row_bytes);
+      for (int64_t i = b; i < e; ++i) CopyElements(x.dtype(), src + perm[i] * row_bytes, dst + i * row_bytes, row_elems);
     });
   }
 

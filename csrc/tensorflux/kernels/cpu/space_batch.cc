@@ -14,7 +14,7 @@ namespace cpu {
 namespace {
 
 // Copies `in` into `out` (both of rank r) with out[i] = in[i - lo] per dimension; positions
-// outside `in` get zero bytes (a pad), and when `out` is smaller this is a crop starting at -lo.
+// outside `in` get zero elements (ZeroPad), and when `out` is smaller this is a crop starting at -lo.
 void ShiftCopy(const Tensor& in, const std::vector<int64_t>& lo, Tensor* out, ThreadPool* pool) {
   const std::vector<int64_t> strides = RowMajorStrides(in.shape());
   std::vector<AxisTable> tables(in.rank());
@@ -25,8 +25,7 @@ void ShiftCopy(const Tensor& in, const std::vector<int64_t>& lo, Tensor* out, Th
       tables[d][i] = j >= 0 && j < in.dim(d) ? j * strides[d] : -1;
     }
   }
-  const char zeros[16] = {};
-  AxisTableCopy(in, out, std::move(tables), zeros, pool);
+  AxisTableCopy(in, out, std::move(tables), ZeroPad(out->dtype()), pool);
 }
 
 int64_t Product(const std::vector<int64_t>& v, size_t from, size_t to) {

@@ -33,7 +33,7 @@ void SplitInto(OpKernelContext* ctx, const Tensor& in, int axis, const std::vect
     bytes[i] = sizes[i] * inner * esize;
   }
   if (in.num_elements() == 0) return;
-  SplitRows(static_cast<const char*>(in.raw_data()), rows, dsts, bytes, ctx->intra_op_pool());
+  SplitRows(in.dtype(), static_cast<const char*>(in.raw_data()), rows, dsts, bytes, ctx->intra_op_pool());
 }
 
 class SplitOp : public OpKernel {

@@ -47,7 +47,6 @@ class StridedSliceGradOp : public OpKernel {
     }
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, AllocateChecked(ctx, 0, dims, &out));
-    alignas(16) const unsigned char zero[16] = {0};
     const Tensor view = dy.Reshaped(TensorShape(info.length));
     const std::vector<int64_t> strides = RowMajorStrides(view.shape());
     std::vector<AxisTable> tables(dims.size());
@@ -55,7 +54,7 @@ class StridedSliceGradOp : public OpKernel {
       tables[d].assign(static_cast<size_t>(dims[d]), -1);
       for (int64_t k = 0; k < info.length[d]; ++k) tables[d][info.begin[d] + k * info.stride[d]] = k * strides[d];
     }
-    AxisTableCopy(view, out, std::move(tables), zero, ctx->intra_op_pool());
+    AxisTableCopy(view, out, std::move(tables), ZeroPad(out->dtype()), ctx->intra_op_pool());
   }
 
  private:

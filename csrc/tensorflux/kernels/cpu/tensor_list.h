@@ -8,9 +8,10 @@
 // (SetItem, PushBack, PopBack, Resize, ScatterIntoExistingList) takes the input list over when
 // the kernel holds the only reference to its variant buffer: the executor moved the tensor in
 // as its last reader (Note [Buffer forwarding]), and a While loop hands its loop variables to
-// the body without keeping a copy (Note [Loop variables moved] in control_flow.cc). The list is
-// then changed in place and the same buffer is the output, as TensorFlow does. Otherwise (the
-// list is fetched, fed, or read by another node) the kernel writes a copy.
+// the body without keeping a copy (Note [Loop variables move into the body] in
+// control_flow.cc). The list is then changed in place and the same buffer is the output, as
+// TensorFlow does. Otherwise (the list is fetched, fed, or read by another node) the kernel
+// writes a copy.
 #pragma once
 
 #include <string>

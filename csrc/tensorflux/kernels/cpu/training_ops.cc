@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorflux/core/complex.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/resource_util.h"
 
@@ -205,6 +206,16 @@ TX_REGISTER_APPLY("ResourceApplyMomentum", MomentumUpdate);
 TX_REGISTER_APPLY("ResourceApplyAdam", AdamUpdate);
 TX_REGISTER_APPLY("ResourceApplyRMSProp", RMSPropUpdate);
 TX_REGISTER_APPLY("ResourceApplyAdagradV2", AdagradV2Update);
+// Complex block: plain and momentum SGD train complex variables (the other updates take square
+// roots of second moments, which TensorFlow's complex kernels define but no optimizer here uses).
+TX_REGISTER_KERNEL(KernelDefBuilder("ResourceApplyGradientDescent").TypeConstraint<complex64>("T"),
+                   ApplyOp<complex64, GradientDescentUpdate>);
+TX_REGISTER_KERNEL(KernelDefBuilder("ResourceApplyGradientDescent").TypeConstraint<complex128>("T"),
+                   ApplyOp<complex128, GradientDescentUpdate>);
+TX_REGISTER_KERNEL(KernelDefBuilder("ResourceApplyMomentum").TypeConstraint<complex64>("T"),
+                   ApplyOp<complex64, MomentumUpdate>);
+TX_REGISTER_KERNEL(KernelDefBuilder("ResourceApplyMomentum").TypeConstraint<complex128>("T"),
+                   ApplyOp<complex128, MomentumUpdate>);
 #undef TX_REGISTER_APPLY
 
 }  // namespace

@@ -112,6 +112,63 @@ def add_v2(x, y, name=None):
     return _apply_op(_ADD_V2, name, (x, y), ())
 
 
+_ADJUST_CONTRASTV2 = _OpSig('AdjustContrastv2',
+    inputs=(('images', 'T', 0, 0), ('contrast_factor', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def adjust_contrastv2(images, contrast_factor, name=None):
+    r"""Scales each image channel's deviation from its mean by contrast_factor.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      contrast_factor: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ADJUST_CONTRASTV2, name, (images, contrast_factor), ())
+
+
+_ADJUST_HUE = _OpSig('AdjustHue',
+    inputs=(('images', 'T', 0, 0), ('delta', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def adjust_hue(images, delta, name=None):
+    r"""Rotates the hue of RGB images by delta (a fraction of the color wheel).
+
+    Args:
+      images: A `Tensor` of type `T`.
+      delta: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ADJUST_HUE, name, (images, delta), ())
+
+
+_ADJUST_SATURATION = _OpSig('AdjustSaturation',
+    inputs=(('images', 'T', 0, 0), ('scale', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def adjust_saturation(images, scale, name=None):
+    r"""Multiplies the saturation of RGB images by scale (clamped to [0, 1]).
+
+    Args:
+      images: A `Tensor` of type `T`.
+      scale: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ADJUST_SATURATION, name, (images, scale), ())
+
+
 _ALL = _OpSig('All',
     inputs=(('input', '', 10, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -131,6 +188,26 @@ def all(input, axis, keep_dims=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ALL, name, (input, axis), (keep_dims,))
+
+
+_ANGLE = _OpSig('Angle',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def angle(input, Tout=_dtypes.float32, name=None):
+    r"""The argument (phase, in [-pi, pi]) of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ANGLE, name, (input,), (Tout,))
 
 
 _ANY = _OpSig('Any',
@@ -194,6 +271,29 @@ def arg_min(input, dimension, output_type=_dtypes.int64, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ARG_MIN, name, (input, dimension), (output_type,))
+
+
+_AS_STRING = _OpSig('AsString',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('precision', 1), ('scientific', 3), ('shortest', 3), ('width', 1), ('fill', 0)),
+    outputs=(('output', False),))
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill='', name=None):
+    r"""Formats each element as text, printf-style (precision, notation, width and fill).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      precision: An attr of type `int`, defaults to `-1`.
+      scientific: An attr of type `bool`, defaults to `False`.
+      shortest: An attr of type `bool`, defaults to `False`.
+      width: An attr of type `int`, defaults to `-1`.
+      fill: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_AS_STRING, name, (input,), (precision, scientific, shortest, width, fill))
 
 
 _ASIN = _OpSig('Asin',
@@ -760,6 +860,74 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return _apply_op(_CLIP_BY_VALUE, name, (t, clip_value_min, clip_value_max), ())
 
 
+_CombinedNonMaxSuppressionOutput = _collections.namedtuple('CombinedNonMaxSuppression', ['nmsed_boxes', 'nmsed_scores', 'nmsed_classes', 'valid_detections'])
+_COMBINED_NON_MAX_SUPPRESSION = _OpSig('CombinedNonMaxSuppression',
+    inputs=(('boxes', '', 1, 0), ('scores', '', 1, 0), ('max_output_size_per_class', '', 3, 0), ('max_total_size', '', 3, 0), ('iou_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
+    attrs=(('pad_per_class', 3), ('clip_boxes', 3)),
+    outputs=(('nmsed_boxes', False), ('nmsed_scores', False), ('nmsed_classes', False), ('valid_detections', False)),
+    output_class=_CombinedNonMaxSuppressionOutput)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold, pad_per_class=False, clip_boxes=True, name=None):
+    r"""Non-max suppression per batch entry and class, then the best max_total_size detections of each batch entry, zero-padded.
+
+    Args:
+      boxes: A `Tensor` of type float32.
+      scores: A `Tensor` of type float32.
+      max_output_size_per_class: A `Tensor` of type int32.
+      max_total_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type float32.
+      score_threshold: A `Tensor` of type float32.
+      pad_per_class: An attr of type `bool`, defaults to `False`.
+      clip_boxes: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections) of `Tensor`s.
+    """
+    return _apply_op(_COMBINED_NON_MAX_SUPPRESSION, name, (boxes, scores, max_output_size_per_class, max_total_size, iou_threshold, score_threshold), (pad_per_class, clip_boxes))
+
+
+_COMPLEX = _OpSig('Complex',
+    inputs=(('real', 'T', 0, 0), ('imag', 'T', 0, 0)),
+    attrs=(('Tout', 4),),
+    outputs=(('out', False),),
+    type_defaults={'T': 1})
+
+
+def complex(real, imag, Tout=_dtypes.complex64, name=None):
+    r"""Builds complex numbers real + i imag elementwise, with broadcasting.
+
+    Args:
+      real: A `Tensor` of type `T`.
+      imag: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COMPLEX, name, (real, imag), (Tout,))
+
+
+_COMPLEX_ABS = _OpSig('ComplexAbs',
+    inputs=(('x', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('y', False),),
+    type_defaults={'T': 8})
+
+
+def complex_abs(x, Tout=_dtypes.float32, name=None):
+    r"""The modulus |x| of each element.
+
+    Args:
+      x: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_COMPLEX_ABS, name, (x,), (Tout,))
+
+
 _CONCAT_OFFSET = _OpSig('ConcatOffset',
     inputs=(('concat_dim', '', 3, 0), ('shape', 'shape_type', 0, 1)),
     outputs=(('offset', True),),
@@ -796,6 +964,24 @@ def concat_v2(values, axis, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CONCAT_V2, name, (values, axis), ())
+
+
+_CONJ = _OpSig('Conj',
+    inputs=(('input', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def conj(input, name=None):
+    r"""The complex conjugate of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CONJ, name, (input,), ())
 
 
 _CONST = _OpSig('Const',
@@ -999,6 +1185,74 @@ def cosh(x, name=None):
     return _apply_op(_COSH, name, (x,), ())
 
 
+_CROP_AND_RESIZE = _OpSig('CropAndResize',
+    inputs=(('image', 'T', 0, 0), ('boxes', '', 1, 0), ('box_ind', '', 3, 0), ('crop_size', '', 3, 0)),
+    attrs=(('method', 0), ('extrapolation_value', 2)),
+    outputs=(('crops', False),))
+
+
+def crop_and_resize(image, boxes, box_ind, crop_size, method='bilinear', extrapolation_value=0.0, name=None):
+    r"""Crops boxes (normalized [y1, x1, y2, x2]) out of a batch of images and resizes each crop to crop_size.
+
+    Args:
+      image: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      box_ind: A `Tensor` of type int32.
+      crop_size: A `Tensor` of type int32.
+      method: An attr of type `string`, defaults to `'bilinear'`, one of bilinear, nearest.
+      extrapolation_value: An attr of type `float`, defaults to `0.0`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROP_AND_RESIZE, name, (image, boxes, box_ind, crop_size), (method, extrapolation_value))
+
+
+_CROP_AND_RESIZE_GRAD_BOXES = _OpSig('CropAndResizeGradBoxes',
+    inputs=(('grads', '', 1, 0), ('image', 'T', 0, 0), ('boxes', '', 1, 0), ('box_ind', '', 3, 0)),
+    attrs=(('method', 0),),
+    outputs=(('output', False),))
+
+
+def crop_and_resize_grad_boxes(grads, image, boxes, box_ind, method='bilinear', name=None):
+    r"""Gradient of CropAndResize with respect to the boxes.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      image: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      box_ind: A `Tensor` of type int32.
+      method: An attr of type `string`, defaults to `'bilinear'`, one of bilinear.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROP_AND_RESIZE_GRAD_BOXES, name, (grads, image, boxes, box_ind), (method,))
+
+
+_CROP_AND_RESIZE_GRAD_IMAGE = _OpSig('CropAndResizeGradImage',
+    inputs=(('grads', '', 1, 0), ('boxes', '', 1, 0), ('box_ind', '', 3, 0), ('image_size', '', 3, 0)),
+    attrs=(('T', 4), ('method', 0)),
+    outputs=(('output', False),))
+
+
+def crop_and_resize_grad_image(grads, boxes, box_ind, image_size, T, method='bilinear', name=None):
+    r"""Gradient of CropAndResize with respect to the image.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      boxes: A `Tensor` of type float32.
+      box_ind: A `Tensor` of type int32.
+      image_size: A `Tensor` of type int32.
+      T: An attr of type `type`, one of float32, float16, float64.
+      method: An attr of type `string`, defaults to `'bilinear'`, one of bilinear, nearest.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_CROP_AND_RESIZE_GRAD_IMAGE, name, (grads, boxes, box_ind, image_size), (T, method))
+
+
 _CROSS = _OpSig('Cross',
     inputs=(('a', 'T', 0, 0), ('b', 'T', 0, 0)),
     outputs=(('product', False),))
@@ -1059,6 +1313,43 @@ def cumsum(x, axis, exclusive=False, reverse=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_CUMSUM, name, (x, axis), (exclusive, reverse))
+
+
+_DECODE_BASE64 = _OpSig('DecodeBase64',
+    inputs=(('input', '', 7, 0),),
+    outputs=(('output', False),))
+
+
+def decode_base64(input, name=None):
+    r"""Decodes each web-safe base64 string ('-' and '_'; '=' padding optional).
+
+    Args:
+      input: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DECODE_BASE64, name, (input,), ())
+
+
+_DECODE_RAW = _OpSig('DecodeRaw',
+    inputs=(('bytes', '', 7, 0),),
+    attrs=(('out_type', 4), ('little_endian', 3)),
+    outputs=(('output', False),))
+
+
+def decode_raw(bytes, out_type, little_endian=True, name=None):
+    r"""Reinterprets the bytes of each string (all of one length) as a vector of out_type.
+
+    Args:
+      bytes: A `Tensor` of type string.
+      out_type: An attr of type `type`, one of float16, float32, float64, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16.
+      little_endian: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DECODE_RAW, name, (bytes,), (out_type, little_endian))
 
 
 _DENSE_BINCOUNT = _OpSig('DenseBincount',
@@ -1247,6 +1538,45 @@ def div_no_nan(x, y, name=None):
     return _apply_op(_DIV_NO_NAN, name, (x, y), ())
 
 
+_DRAW_BOUNDING_BOXES = _OpSig('DrawBoundingBoxes',
+    inputs=(('images', 'T', 0, 0), ('boxes', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def draw_bounding_boxes(images, boxes, name=None):
+    r"""Draws the outlines of normalized boxes [y1, x1, y2, x2] over images in a default color table.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DRAW_BOUNDING_BOXES, name, (images, boxes), ())
+
+
+_DRAW_BOUNDING_BOXES_V2 = _OpSig('DrawBoundingBoxesV2',
+    inputs=(('images', 'T', 0, 0), ('boxes', '', 1, 0), ('colors', '', 1, 0)),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def draw_bounding_boxes_v2(images, boxes, colors, name=None):
+    r"""Draws the outlines of normalized boxes [y1, x1, y2, x2] over images, box k in colors[k % n].
+
+    Args:
+      images: A `Tensor` of type `T`.
+      boxes: A `Tensor` of type float32.
+      colors: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_DRAW_BOUNDING_BOXES_V2, name, (images, boxes, colors), ())
+
+
 _EAGER_PY_FUNC = _OpSig('EagerPyFunc',
     inputs=(('input', 'Tin', 0, 2),),
     attrs=(('token', 0), ('Tout', 20), ('is_async', 3)),
@@ -1322,45 +1652,23 @@ def elu_grad(gradients, outputs, name=None):
     return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
 
 
-_EMPTY_TENSOR_LIST = _OpSig('EmptyTensorList',
-    inputs=(('element_shape', 'shape_type', 0, 0), ('max_num_elements', '', 3, 0)),
-    attrs=(('element_dtype', 4),),
-    outputs=(('handle', False),))
-
-
-def empty_tensor_list(element_shape, max_num_elements, element_dtype, name=None):
-    r"""An empty list of `element_dtype` tensors of shape `element_shape`, holding at most `max_num_elements` (-1: no limit).
-
-    Args:
-      element_shape: A `Tensor` of type `shape_type`.
-      max_num_elements: A `Tensor` of type int32.
-      element_dtype: An attr of type `type`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_EMPTY_TENSOR_LIST, name, (element_shape, max_num_elements), (element_dtype,))
-
-
-_ENTER = _OpSig('Enter',
-    inputs=(('data', 'T', 0, 0),),
-    attrs=(('frame_name', 0), ('is_constant', 3), ('parallel_iterations', 1)),
+_ENCODE_BASE64 = _OpSig('EncodeBase64',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('pad', 3),),
     outputs=(('output', False),))
 
 
-def enter(data, frame_name, is_constant=False, parallel_iterations=10, name=None):
-    r"""Makes `data` available in the child frame `frame_name` of a lowered while loop.
+def encode_base64(input, pad=False, name=None):
+    r"""Encodes each string in web-safe base64 ('-' and '_'), '='-padded when `pad`.
 
     Args:
-      data: A `Tensor` of type `T`.
-      frame_name: An attr of type `string`.
-      is_constant: An attr of type `bool`, defaults to `False`.
-      parallel_iterations: An attr of type `int`, defaults to `10`.
+      input: A `Tensor` of type string.
+      pad: An attr of type `bool`, defaults to `False`.
       name: A name for the operation (optional).
 
     Returns: a `Tensor`.
     """
-    return _apply_op(_ENTER, name, (data,), (frame_name, is_constant, parallel_iterations))
+    return _apply_op(_ENCODE_BASE64, name, (input,), (pad,))
 
 
 _EQUAL = _OpSig('Equal',
@@ -1434,23 +1742,6 @@ def erfinv(x, name=None):
     return _apply_op(_ERFINV, name, (x,), ())
 
 
-_EXIT = _OpSig('Exit',
-    inputs=(('data', 'T', 0, 0),),
-    outputs=(('output', False),))
-
-
-def exit(data, name=None):
-    r"""Returns `data` from a lowered while loop's frame to its parent frame.
-
-    Args:
-      data: A `Tensor` of type `T`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_EXIT, name, (data,), ())
-
-
 _EXP = _OpSig('Exp',
     inputs=(('x', 'T', 0, 0),),
     outputs=(('y', False),))
@@ -1502,6 +1793,102 @@ def expm1(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_EXPM1, name, (x,), ())
+
+
+_EXTRACT_IMAGE_PATCHES = _OpSig('ExtractImagePatches',
+    inputs=(('images', 'T', 0, 0),),
+    attrs=(('ksizes', 17), ('strides', 17), ('rates', 17), ('padding', 0)),
+    outputs=(('patches', False),))
+
+
+def extract_image_patches(images, ksizes, strides, rates, padding, name=None):
+    r"""Extracts the (dilated) ksizes patches of images [batch, rows, cols, depth] into the depth dimension.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      ksizes: An attr of type `list(int)`.
+      strides: An attr of type `list(int)`.
+      rates: An attr of type `list(int)`.
+      padding: An attr of type `string`, one of SAME, VALID.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EXTRACT_IMAGE_PATCHES, name, (images,), (ksizes, strides, rates, padding))
+
+
+_FFT = _OpSig('FFT',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft(input, name=None):
+    r"""Fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT, name, (input,), ())
+
+
+_FFT2D = _OpSig('FFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft2d(input, name=None):
+    r"""2-D fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT2D, name, (input,), ())
+
+
+_FFT3D = _OpSig('FFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fft3d(input, name=None):
+    r"""3-D fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFT3D, name, (input,), ())
+
+
+_FFTND = _OpSig('FFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def fftnd(input, fft_length, axes, name=None):
+    r"""N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_FFTND, name, (input, fft_length, axes), ())
 
 
 _FILL = _OpSig('Fill',
@@ -1729,6 +2116,183 @@ def greater_equal(x, y, name=None):
     return _apply_op(_GREATER_EQUAL, name, (x, y), ())
 
 
+_HSV_TO_RGB = _OpSig('HSVToRGB',
+    inputs=(('images', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def hsv_to_rgb(images, name=None):
+    r"""Converts HSV pixels (last dimension 3, values in [0, 1]) to RGB.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_HSV_TO_RGB, name, (images,), ())
+
+
+_IFFT = _OpSig('IFFT',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft(input, name=None):
+    r"""Inverse fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT, name, (input,), ())
+
+
+_IFFT2D = _OpSig('IFFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft2d(input, name=None):
+    r"""Inverse 2-D fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT2D, name, (input,), ())
+
+
+_IFFT3D = _OpSig('IFFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifft3d(input, name=None):
+    r"""Inverse 3-D fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFT3D, name, (input,), ())
+
+
+_IFFTND = _OpSig('IFFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def ifftnd(input, fft_length, axes, name=None):
+    r"""N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to fft_length.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IFFTND, name, (input, fft_length, axes), ())
+
+
+_IRFFT = _OpSig('IRFFT',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse real fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT, name, (input, fft_length), (Treal,))
+
+
+_IRFFT2D = _OpSig('IRFFT2D',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft2d(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse 2-D real FFT over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT2D, name, (input, fft_length), (Treal,))
+
+
+_IRFFT3D = _OpSig('IRFFT3D',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfft3d(input, fft_length, Treal=_dtypes.float32, name=None):
+    r"""Inverse 3-D real FFT over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFT3D, name, (input, fft_length), (Treal,))
+
+
+_IRFFTND = _OpSig('IRFFTND',
+    inputs=(('input', 'Tcomplex', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    attrs=(('Treal', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Tcomplex': 8})
+
+
+def irfftnd(input, fft_length, axes, Treal=_dtypes.float32, name=None):
+    r"""N-D inverse real fast Fourier transform over the given axes (as np.fft.irfftn).
+
+    Args:
+      input: A `Tensor` of type `Tcomplex`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      Treal: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IRFFTND, name, (input, fft_length, axes), (Treal,))
+
+
 _IDENTITY = _OpSig('Identity',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('output', False),))
@@ -1784,6 +2348,26 @@ def if_(cond, input, Tout, then_branch, else_branch, output_shapes=[], name=None
     Returns: a list of `Tensor`s.
     """
     return _apply_op(_IF_, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
+
+
+_IMAG = _OpSig('Imag',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def imag(input, Tout=_dtypes.float32, name=None):
+    r"""The imaginary part of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_IMAG, name, (input,), (Tout,))
 
 
 _IN_TOP_KV2 = _OpSig('InTopKV2',
@@ -2175,23 +2759,6 @@ def logical_or(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
-
-
-_LOOP_COND = _OpSig('LoopCond',
-    inputs=(('input', '', 10, 0),),
-    outputs=(('output', False),))
-
-
-def loop_cond(input, name=None):
-    r"""Forwards the loop predicate of a lowered while loop.
-
-    Args:
-      input: A `Tensor` of type bool.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_LOOP_COND, name, (input,), ())
 
 
 _LOWER_BOUND = _OpSig('LowerBound',
@@ -2598,25 +3165,6 @@ def mean(input, axis, keep_dims=False, name=None):
     return _apply_op(_MEAN, name, (input, axis), (keep_dims,))
 
 
-_MergeOutput = _collections.namedtuple('Merge', ['output', 'value_index'])
-_MERGE = _OpSig('Merge',
-    inputs=(('inputs', 'T', 0, 1),),
-    outputs=(('output', False), ('value_index', False)),
-    output_class=_MergeOutput)
-
-
-def merge(inputs, name=None):
-    r"""Forwards the one input that has a value, and its position (lowered control flow).
-
-    Args:
-      inputs: A list of `N` Tensors of type T.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (output, value_index) of `Tensor`s.
-    """
-    return _apply_op(_MERGE, name, (inputs,), ())
-
-
 _MIN = _OpSig('Min',
     inputs=(('input', 'T', 0, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -2792,23 +3340,6 @@ def next_after(x1, x2, name=None):
     return _apply_op(_NEXT_AFTER, name, (x1, x2), ())
 
 
-_NEXT_ITERATION = _OpSig('NextIteration',
-    inputs=(('data', 'T', 0, 0),),
-    outputs=(('output', False),))
-
-
-def next_iteration(data, name=None):
-    r"""Makes `data` available to the next iteration of a lowered while loop.
-
-    Args:
-      data: A `Tensor` of type `T`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_NEXT_ITERATION, name, (data,), ())
-
-
 _NO_OP = _OpSig('NoOp')
 
 
@@ -2821,6 +3352,102 @@ def no_op(name=None):
     Returns: the created `Operation`.
     """
     return _apply_op(_NO_OP, name, (), ())
+
+
+_NON_MAX_SUPPRESSION_V3 = _OpSig('NonMaxSuppressionV3',
+    inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T_threshold', 0, 0), ('score_threshold', 'T_threshold', 0, 0)),
+    outputs=(('selected_indices', False),),
+    type_defaults={'T': 1, 'T_threshold': 1})
+
+
+def non_max_suppression_v3(boxes, scores, max_output_size, iou_threshold, score_threshold, name=None):
+    r"""Greedily selects boxes by descending score, skipping those overlapping a selected box by more than iou_threshold.
+
+    Args:
+      boxes: A `Tensor` of type `T`.
+      scores: A `Tensor` of type `T`.
+      max_output_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type `T_threshold`.
+      score_threshold: A `Tensor` of type `T_threshold`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_V3, name, (boxes, scores, max_output_size, iou_threshold, score_threshold), ())
+
+
+_NonMaxSuppressionV4Output = _collections.namedtuple('NonMaxSuppressionV4', ['selected_indices', 'valid_outputs'])
+_NON_MAX_SUPPRESSION_V4 = _OpSig('NonMaxSuppressionV4',
+    inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T_threshold', 0, 0), ('score_threshold', 'T_threshold', 0, 0)),
+    attrs=(('pad_to_max_output_size', 3),),
+    outputs=(('selected_indices', False), ('valid_outputs', False)),
+    type_defaults={'T': 1, 'T_threshold': 1},
+    output_class=_NonMaxSuppressionV4Output)
+
+
+def non_max_suppression_v4(boxes, scores, max_output_size, iou_threshold, score_threshold, pad_to_max_output_size=False, name=None):
+    r"""NonMaxSuppressionV3 that can pad the selection to max_output_size and counts the valid entries.
+
+    Args:
+      boxes: A `Tensor` of type `T`.
+      scores: A `Tensor` of type `T`.
+      max_output_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type `T_threshold`.
+      score_threshold: A `Tensor` of type `T_threshold`.
+      pad_to_max_output_size: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (selected_indices, valid_outputs) of `Tensor`s.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_V4, name, (boxes, scores, max_output_size, iou_threshold, score_threshold), (pad_to_max_output_size,))
+
+
+_NonMaxSuppressionV5Output = _collections.namedtuple('NonMaxSuppressionV5', ['selected_indices', 'selected_scores', 'valid_outputs'])
+_NON_MAX_SUPPRESSION_V5 = _OpSig('NonMaxSuppressionV5',
+    inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T', 0, 0), ('score_threshold', 'T', 0, 0), ('soft_nms_sigma', 'T', 0, 0)),
+    attrs=(('pad_to_max_output_size', 3),),
+    outputs=(('selected_indices', False), ('selected_scores', False), ('valid_outputs', False)),
+    type_defaults={'T': 1},
+    output_class=_NonMaxSuppressionV5Output)
+
+
+def non_max_suppression_v5(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, pad_to_max_output_size=False, name=None):
+    r"""Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores (Soft-NMS) instead of dropping the boxes.
+
+    Args:
+      boxes: A `Tensor` of type `T`.
+      scores: A `Tensor` of type `T`.
+      max_output_size: A `Tensor` of type int32.
+      iou_threshold: A `Tensor` of type `T`.
+      score_threshold: A `Tensor` of type `T`.
+      soft_nms_sigma: A `Tensor` of type `T`.
+      pad_to_max_output_size: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (selected_indices, selected_scores, valid_outputs) of `Tensor`s.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_V5, name, (boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma), (pad_to_max_output_size,))
+
+
+_NON_MAX_SUPPRESSION_WITH_OVERLAPS = _OpSig('NonMaxSuppressionWithOverlaps',
+    inputs=(('overlaps', '', 1, 0), ('scores', '', 1, 0), ('max_output_size', '', 3, 0), ('overlap_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
+    outputs=(('selected_indices', False),))
+
+
+def non_max_suppression_with_overlaps(overlaps, scores, max_output_size, overlap_threshold, score_threshold, name=None):
+    r"""Non-max suppression with a given [n, n] overlap matrix in place of the boxes' IoU.
+
+    Args:
+      overlaps: A `Tensor` of type float32.
+      scores: A `Tensor` of type float32.
+      max_output_size: A `Tensor` of type int32.
+      overlap_threshold: A `Tensor` of type float32.
+      score_threshold: A `Tensor` of type float32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NON_MAX_SUPPRESSION_WITH_OVERLAPS, name, (overlaps, scores, max_output_size, overlap_threshold, score_threshold), ())
 
 
 _NOT_EQUAL = _OpSig('NotEqual',
@@ -3037,6 +3664,47 @@ def prevent_gradient(input, message='', name=None):
     return _apply_op(_PREVENT_GRADIENT, name, (input,), (message,))
 
 
+_PRINT = _OpSig('Print',
+    inputs=(('input', 'T', 0, 0), ('data', 'U', 0, 2)),
+    attrs=(('message', 0), ('first_n', 1), ('summarize', 1)),
+    outputs=(('output', False),))
+
+
+def print(input, data, message='', first_n=-1, summarize=3, name=None):
+    r"""Passes `input` through, printing `message` and `data` to stderr (the first `first_n` runs).
+
+    Args:
+      input: A `Tensor` of type `T`.
+      data: A list of Tensors with types `U`.
+      message: An attr of type `string`, defaults to `''`.
+      first_n: An attr of type `int`, defaults to `-1`.
+      summarize: An attr of type `int`, defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_PRINT, name, (input, data), (message, first_n, summarize))
+
+
+_PRINT_V2 = _OpSig('PrintV2',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('output_stream', 0), ('end', 0)))
+
+
+def print_v2(input, output_stream='stderr', end='\n', name=None):
+    r"""Prints a string scalar to 'stderr', 'stdout', 'log(info)'... or 'file://<path>', then `end`.
+
+    Args:
+      input: A `Tensor` of type string.
+      output_stream: An attr of type `string`, defaults to `'stderr'`.
+      end: An attr of type `string`, defaults to `'\n'`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_PRINT_V2, name, (input,), (output_stream, end))
+
+
 _PROD = _OpSig('Prod',
     inputs=(('input', 'T', 0, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -3117,6 +3785,109 @@ def qr(input, full_matrices=False, name=None):
     Returns: a namedtuple (q, r) of `Tensor`s.
     """
     return _apply_op(_QR, name, (input,), (full_matrices,))
+
+
+_RFFT = _OpSig('RFFT',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""Real fast Fourier transform over the innermost dimension.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFT2D = _OpSig('RFFT2D',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft2d(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""2-D real fast Fourier transform over the two innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT2D, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFT3D = _OpSig('RFFT3D',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfft3d(input, fft_length, Tcomplex=_dtypes.complex64, name=None):
+    r"""3-D real fast Fourier transform over the three innermost dimensions.
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFT3D, name, (input, fft_length), (Tcomplex,))
+
+
+_RFFTND = _OpSig('RFFTND',
+    inputs=(('input', 'Treal', 0, 0), ('fft_length', '', 3, 0), ('axes', '', 3, 0)),
+    attrs=(('Tcomplex', 4),),
+    outputs=(('output', False),),
+    type_defaults={'Treal': 1})
+
+
+def rfftnd(input, fft_length, axes, Tcomplex=_dtypes.complex64, name=None):
+    r"""N-D real fast Fourier transform over the given axes (the last one halved, as np.fft.rfftn).
+
+    Args:
+      input: A `Tensor` of type `Treal`.
+      fft_length: A `Tensor` of type int32.
+      axes: A `Tensor` of type int32.
+      Tcomplex: An attr of type `type`, defaults to `_dtypes.complex64`, one of complex64, complex128.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RFFTND, name, (input, fft_length, axes), (Tcomplex,))
+
+
+_RGB_TO_HSV = _OpSig('RGBToHSV',
+    inputs=(('images', 'T', 0, 0),),
+    outputs=(('output', False),),
+    type_defaults={'T': 1})
+
+
+def rgb_to_hsv(images, name=None):
+    r"""Converts RGB pixels (last dimension 3, values in [0, 1]) to hue, saturation and value in [0, 1].
+
+    Args:
+      images: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RGB_TO_HSV, name, (images,), ())
 
 
 _RANDOM_SHUFFLE = _OpSig('RandomShuffle',
@@ -3240,6 +4011,23 @@ def rank(input, name=None):
     return _apply_op(_RANK, name, (input,), ())
 
 
+_READ_FILE = _OpSig('ReadFile',
+    inputs=(('filename', '', 7, 0),),
+    outputs=(('contents', False),))
+
+
+def read_file(filename, name=None):
+    r"""The bytes of the file `filename`.
+
+    Args:
+      filename: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_READ_FILE, name, (filename,), ())
+
+
 _READ_VARIABLE_OP = _OpSig('ReadVariableOp',
     inputs=(('resource', '', 20, 0),),
     attrs=(('dtype', 4),),
@@ -3257,6 +4045,26 @@ def read_variable_op(resource, dtype, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_READ_VARIABLE_OP, name, (resource,), (dtype,))
+
+
+_REAL = _OpSig('Real',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('Tout', 4),),
+    outputs=(('output', False),),
+    type_defaults={'T': 8})
+
+
+def real(input, Tout=_dtypes.float32, name=None):
+    r"""The real part of each element.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      Tout: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REAL, name, (input,), (Tout,))
 
 
 _REAL_DIV = _OpSig('RealDiv',
@@ -3310,6 +4118,66 @@ def reciprocal_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RECIPROCAL_GRAD, name, (y, dy), ())
+
+
+_REDUCE_JOIN = _OpSig('ReduceJoin',
+    inputs=(('inputs', '', 7, 0), ('reduction_indices', '', 3, 0)),
+    attrs=(('keep_dims', 3), ('separator', 0)),
+    outputs=(('output', False),))
+
+
+def reduce_join(inputs, reduction_indices, keep_dims=False, separator='', name=None):
+    r"""Joins the strings along the given dimensions, the first listed varying fastest.
+
+    Args:
+      inputs: A `Tensor` of type string.
+      reduction_indices: A `Tensor` of type int32.
+      keep_dims: An attr of type `bool`, defaults to `False`.
+      separator: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REDUCE_JOIN, name, (inputs, reduction_indices), (keep_dims, separator))
+
+
+_REGEX_FULL_MATCH = _OpSig('RegexFullMatch',
+    inputs=(('input', '', 7, 0), ('pattern', '', 7, 0)),
+    outputs=(('output', False),))
+
+
+def regex_full_match(input, pattern, name=None):
+    r"""Whether each whole string matches `pattern`.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REGEX_FULL_MATCH, name, (input, pattern), ())
+
+
+_REGEX_REPLACE = _OpSig('RegexReplace',
+    inputs=(('input', '', 7, 0), ('pattern', '', 7, 0), ('rewrite', '', 7, 0)),
+    attrs=(('replace_global', 3),),
+    outputs=(('output', False),))
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
+    r"""Replaces matches of `pattern` by `rewrite` (\0-\9 insert groups), every match or the first.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: A `Tensor` of type string.
+      rewrite: A `Tensor` of type string.
+      replace_global: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_REGEX_REPLACE, name, (input, pattern, rewrite), (replace_global,))
 
 
 _RELU = _OpSig('Relu',
@@ -3399,6 +4267,152 @@ def reshape(tensor, shape, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RESHAPE, name, (tensor, shape), ())
+
+
+_RESIZE_AREA = _OpSig('ResizeArea',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3),),
+    outputs=(('resized_images', False),))
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    r"""Resizes images to `size` by area averaging: each output pixel is the mean of the input area it covers.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_AREA, name, (images, size), (align_corners,))
+
+
+_RESIZE_BICUBIC = _OpSig('ResizeBicubic',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('resized_images', False),))
+
+
+def resize_bicubic(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Resizes images [batch, height, width, channels] to `size` by bicubic interpolation.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BICUBIC, name, (images, size), (align_corners, half_pixel_centers))
+
+
+_RESIZE_BICUBIC_GRAD = _OpSig('ResizeBicubicGrad',
+    inputs=(('grads', '', 1, 0), ('original_image', 'T', 0, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('output', False),))
+
+
+def resize_bicubic_grad(grads, original_image, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Gradient of ResizeBicubic with respect to its images.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      original_image: A `Tensor` of type `T`.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BICUBIC_GRAD, name, (grads, original_image), (align_corners, half_pixel_centers))
+
+
+_RESIZE_BILINEAR = _OpSig('ResizeBilinear',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('resized_images', False),))
+
+
+def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Resizes images [batch, height, width, channels] to `size` by bilinear interpolation.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BILINEAR, name, (images, size), (align_corners, half_pixel_centers))
+
+
+_RESIZE_BILINEAR_GRAD = _OpSig('ResizeBilinearGrad',
+    inputs=(('grads', '', 1, 0), ('original_image', 'T', 0, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('output', False),))
+
+
+def resize_bilinear_grad(grads, original_image, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Gradient of ResizeBilinear with respect to its images.
+
+    Args:
+      grads: A `Tensor` of type float32.
+      original_image: A `Tensor` of type `T`.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_BILINEAR_GRAD, name, (grads, original_image), (align_corners, half_pixel_centers))
+
+
+_RESIZE_NEAREST_NEIGHBOR = _OpSig('ResizeNearestNeighbor',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('resized_images', False),))
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Resizes images [batch, height, width, channels] to `size` by nearest-neighbor sampling.
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_NEAREST_NEIGHBOR, name, (images, size), (align_corners, half_pixel_centers))
+
+
+_RESIZE_NEAREST_NEIGHBOR_GRAD = _OpSig('ResizeNearestNeighborGrad',
+    inputs=(('grads', 'T', 0, 0), ('size', '', 3, 0)),
+    attrs=(('align_corners', 3), ('half_pixel_centers', 3)),
+    outputs=(('output', False),))
+
+
+def resize_nearest_neighbor_grad(grads, size, align_corners=False, half_pixel_centers=False, name=None):
+    r"""Gradient of ResizeNearestNeighbor: sums each gradient into the pixel it was copied from.
+
+    Args:
+      grads: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      align_corners: An attr of type `bool`, defaults to `False`.
+      half_pixel_centers: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RESIZE_NEAREST_NEIGHBOR_GRAD, name, (grads, size), (align_corners, half_pixel_centers))
 
 
 _RESOURCE_APPLY_ADAGRAD_V2 = _OpSig('ResourceApplyAdagradV2',
@@ -3647,6 +4661,80 @@ def rsqrt_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RSQRT_GRAD, name, (y, dy), ())
+
+
+_SampleDistortedBoundingBoxV2Output = _collections.namedtuple('SampleDistortedBoundingBoxV2', ['begin', 'size', 'bboxes'])
+_SAMPLE_DISTORTED_BOUNDING_BOX_V2 = _OpSig('SampleDistortedBoundingBoxV2',
+    inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0)),
+    attrs=(('seed', 1), ('seed2', 1), ('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
+    outputs=(('begin', False), ('size', False), ('bboxes', False)),
+    output_class=_SampleDistortedBoundingBoxV2Output)
+
+
+def sample_distorted_bounding_box_v2(image_size, bounding_boxes, min_object_covered, seed=0, seed2=0, aspect_ratio_range=[0.75, 1.33], area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=False, name=None):
+    r"""Samples a random crop of an image that covers enough of one of the bounding boxes.
+
+    Args:
+      image_size: A `Tensor` of type `T`.
+      bounding_boxes: A `Tensor` of type float32.
+      min_object_covered: A `Tensor` of type float32.
+      seed: An attr of type `int`, defaults to `0`.
+      seed2: An attr of type `int`, defaults to `0`.
+      aspect_ratio_range: An attr of type `list(float)`, defaults to `[0.75, 1.33]`.
+      area_range: An attr of type `list(float)`, defaults to `[0.05, 1.0]`.
+      max_attempts: An attr of type `int`, defaults to `100`.
+      use_image_if_no_bounding_boxes: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (begin, size, bboxes) of `Tensor`s.
+    """
+    return _apply_op(_SAMPLE_DISTORTED_BOUNDING_BOX_V2, name, (image_size, bounding_boxes, min_object_covered), (seed, seed2, aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
+
+
+_SCALE_AND_TRANSLATE = _OpSig('ScaleAndTranslate',
+    inputs=(('images', 'T', 0, 0), ('size', '', 3, 0), ('scale', '', 1, 0), ('translation', '', 1, 0)),
+    attrs=(('kernel_type', 0), ('antialias', 3)),
+    outputs=(('resized_images', False),))
+
+
+def scale_and_translate(images, size, scale, translation, kernel_type='lanczos3', antialias=True, name=None):
+    r"""Resamples images to `size` through `scale` and `translation` with a reconstruction filter (widened when downscaling if antialias).
+
+    Args:
+      images: A `Tensor` of type `T`.
+      size: A `Tensor` of type int32.
+      scale: A `Tensor` of type float32.
+      translation: A `Tensor` of type float32.
+      kernel_type: An attr of type `string`, defaults to `'lanczos3'`.
+      antialias: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SCALE_AND_TRANSLATE, name, (images, size, scale, translation), (kernel_type, antialias))
+
+
+_SCALE_AND_TRANSLATE_GRAD = _OpSig('ScaleAndTranslateGrad',
+    inputs=(('grads', 'T', 0, 0), ('original_image', 'T', 0, 0), ('scale', '', 1, 0), ('translation', '', 1, 0)),
+    attrs=(('kernel_type', 0), ('antialias', 3)),
+    outputs=(('output', False),))
+
+
+def scale_and_translate_grad(grads, original_image, scale, translation, kernel_type='lanczos3', antialias=True, name=None):
+    r"""Gradient of ScaleAndTranslate with respect to its images.
+
+    Args:
+      grads: A `Tensor` of type `T`.
+      original_image: A `Tensor` of type `T`.
+      scale: A `Tensor` of type float32.
+      translation: A `Tensor` of type float32.
+      kernel_type: An attr of type `string`, defaults to `'lanczos3'`.
+      antialias: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SCALE_AND_TRANSLATE_GRAD, name, (grads, original_image, scale, translation), (kernel_type, antialias))
 
 
 _SCATTER_ND = _OpSig('ScatterNd',
@@ -4595,6 +5683,33 @@ def stateless_random_uniform_v2(shape, key, counter, alg, dtype=_dtypes.float32,
     return _apply_op(_STATELESS_RANDOM_UNIFORM_V2, name, (shape, key, counter, alg), (dtype,))
 
 
+_StatelessSampleDistortedBoundingBoxOutput = _collections.namedtuple('StatelessSampleDistortedBoundingBox', ['begin', 'size', 'bboxes'])
+_STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX = _OpSig('StatelessSampleDistortedBoundingBox',
+    inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0), ('seed', 'Tseed', 0, 0)),
+    attrs=(('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
+    outputs=(('begin', False), ('size', False), ('bboxes', False)),
+    output_class=_StatelessSampleDistortedBoundingBoxOutput)
+
+
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, min_object_covered, seed, aspect_ratio_range=[0.75, 1.33], area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=False, name=None):
+    r"""SampleDistortedBoundingBoxV2 determined by `seed` (shape [2]) alone.
+
+    Args:
+      image_size: A `Tensor` of type `T`.
+      bounding_boxes: A `Tensor` of type float32.
+      min_object_covered: A `Tensor` of type float32.
+      seed: A `Tensor` of type `Tseed`.
+      aspect_ratio_range: An attr of type `list(float)`, defaults to `[0.75, 1.33]`.
+      area_range: An attr of type `list(float)`, defaults to `[0.05, 1.0]`.
+      max_attempts: An attr of type `int`, defaults to `100`.
+      use_image_if_no_bounding_boxes: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (begin, size, bboxes) of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX, name, (image_size, bounding_boxes, min_object_covered, seed), (aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes))
+
+
 _STATELESS_TRUNCATED_NORMAL_V2 = _OpSig('StatelessTruncatedNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -4638,6 +5753,46 @@ def stateless_while(input, cond, body, output_shapes=[], parallel_iterations=10,
     Returns: a list of `Tensor`s.
     """
     return _apply_op(_STATELESS_WHILE, name, (input,), (cond, body, output_shapes, parallel_iterations))
+
+
+_STATIC_REGEX_FULL_MATCH = _OpSig('StaticRegexFullMatch',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('pattern', 0),),
+    outputs=(('output', False),))
+
+
+def static_regex_full_match(input, pattern, name=None):
+    r"""RegexFullMatch with the pattern as an attr, compiled once per kernel.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: An attr of type `string`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATIC_REGEX_FULL_MATCH, name, (input,), (pattern,))
+
+
+_STATIC_REGEX_REPLACE = _OpSig('StaticRegexReplace',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('pattern', 0), ('rewrite', 0), ('replace_global', 3)),
+    outputs=(('output', False),))
+
+
+def static_regex_replace(input, pattern, rewrite, replace_global=True, name=None):
+    r"""RegexReplace with the pattern and rewrite as attrs, compiled once per kernel.
+
+    Args:
+      input: A `Tensor` of type string.
+      pattern: An attr of type `string`.
+      rewrite: An attr of type `string`.
+      replace_global: An attr of type `bool`, defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STATIC_REGEX_REPLACE, name, (input,), (pattern, rewrite, replace_global))
 
 
 _STOP_GRADIENT = _OpSig('StopGradient',
@@ -4710,6 +5865,219 @@ def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0,
     return _apply_op(_STRIDED_SLICE_GRAD, name, (shape, begin, end, strides, dy), (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask))
 
 
+_STRING_FORMAT = _OpSig('StringFormat',
+    inputs=(('inputs', 'T', 0, 2),),
+    attrs=(('template', 0), ('placeholder', 0), ('summarize', 1)),
+    outputs=(('output', False),))
+
+
+def string_format(inputs, template='%s', placeholder='%s', summarize=3, name=None):
+    r"""Formats `template`, replacing each `placeholder` by the next input tensor's summary.
+
+    Args:
+      inputs: A list of Tensors with types `T`.
+      template: An attr of type `string`, defaults to `'%s'`.
+      placeholder: An attr of type `string`, defaults to `'%s'`.
+      summarize: An attr of type `int`, defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_FORMAT, name, (inputs,), (template, placeholder, summarize))
+
+
+_STRING_JOIN = _OpSig('StringJoin',
+    inputs=(('inputs', '', 7, 1),),
+    attrs=(('separator', 0),),
+    outputs=(('output', False),))
+
+
+def string_join(inputs, separator='', name=None):
+    r"""Joins the strings of the inputs elementwise with `separator`; scalars broadcast.
+
+    Args:
+      inputs: A list of `N` Tensors of type string.
+      separator: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_JOIN, name, (inputs,), (separator,))
+
+
+_STRING_LENGTH = _OpSig('StringLength',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('unit', 0),),
+    outputs=(('output', False),))
+
+
+def string_length(input, unit='BYTE', name=None):
+    r"""The length of each string in bytes or in UTF-8 characters.
+
+    Args:
+      input: A `Tensor` of type string.
+      unit: An attr of type `string`, defaults to `'BYTE'`, one of BYTE, UTF8_CHAR.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_LENGTH, name, (input,), (unit,))
+
+
+_STRING_LOWER = _OpSig('StringLower',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('encoding', 0),),
+    outputs=(('output', False),))
+
+
+def string_lower(input, encoding='', name=None):
+    r"""Lowercases each string (ASCII letters, or letters of UTF-8 text when encoding is 'utf-8').
+
+    Args:
+      input: A `Tensor` of type string.
+      encoding: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_LOWER, name, (input,), (encoding,))
+
+
+_StringSplitV2Output = _collections.namedtuple('StringSplitV2', ['indices', 'values', 'shape'])
+_STRING_SPLIT_V2 = _OpSig('StringSplitV2',
+    inputs=(('input', '', 7, 0), ('sep', '', 7, 0)),
+    attrs=(('maxsplit', 1),),
+    outputs=(('indices', False), ('values', False), ('shape', False)),
+    output_class=_StringSplitV2Output)
+
+
+def string_split_v2(input, sep, maxsplit=-1, name=None):
+    r"""Splits each string of a vector at `sep` (runs of whitespace when empty) into a sparse matrix.
+
+    Args:
+      input: A `Tensor` of type string.
+      sep: A `Tensor` of type string.
+      maxsplit: An attr of type `int`, defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (indices, values, shape) of `Tensor`s.
+    """
+    return _apply_op(_STRING_SPLIT_V2, name, (input, sep), (maxsplit,))
+
+
+_STRING_STRIP = _OpSig('StringStrip',
+    inputs=(('input', '', 7, 0),),
+    outputs=(('output', False),))
+
+
+def string_strip(input, name=None):
+    r"""Removes leading and trailing ASCII whitespace from each string.
+
+    Args:
+      input: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_STRIP, name, (input,), ())
+
+
+_STRING_TO_HASH_BUCKET = _OpSig('StringToHashBucket',
+    inputs=(('string_tensor', '', 7, 0),),
+    attrs=(('num_buckets', 1),),
+    outputs=(('output', False),))
+
+
+def string_to_hash_bucket(string_tensor, num_buckets, name=None):
+    r"""TensorFlow's legacy Hash64 of each string modulo num_buckets (deprecated there too).
+
+    Args:
+      string_tensor: A `Tensor` of type string.
+      num_buckets: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_HASH_BUCKET, name, (string_tensor,), (num_buckets,))
+
+
+_STRING_TO_HASH_BUCKET_FAST = _OpSig('StringToHashBucketFast',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('num_buckets', 1),),
+    outputs=(('output', False),))
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):
+    r"""FarmHash Fingerprint64 of each string modulo num_buckets (TensorFlow's buckets).
+
+    Args:
+      input: A `Tensor` of type string.
+      num_buckets: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_HASH_BUCKET_FAST, name, (input,), (num_buckets,))
+
+
+_STRING_TO_HASH_BUCKET_STRONG = _OpSig('StringToHashBucketStrong',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('num_buckets', 1), ('key', 17)),
+    outputs=(('output', False),))
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
+    r"""SipHash-2-4 of each string under the two-integer `key`, modulo num_buckets.
+
+    Args:
+      input: A `Tensor` of type string.
+      num_buckets: An attr of type `int`.
+      key: An attr of type `list(int)`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_HASH_BUCKET_STRONG, name, (input,), (num_buckets, key))
+
+
+_STRING_TO_NUMBER = _OpSig('StringToNumber',
+    inputs=(('string_tensor', '', 7, 0),),
+    attrs=(('out_type', 4),),
+    outputs=(('output', False),))
+
+
+def string_to_number(string_tensor, out_type=_dtypes.float32, name=None):
+    r"""Parses each string as a number of `out_type` (surrounding whitespace allowed).
+
+    Args:
+      string_tensor: A `Tensor` of type string.
+      out_type: An attr of type `type`, defaults to `_dtypes.float32`, one of float32, float64, int32, int64, uint32, uint64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_TO_NUMBER, name, (string_tensor,), (out_type,))
+
+
+_STRING_UPPER = _OpSig('StringUpper',
+    inputs=(('input', '', 7, 0),),
+    attrs=(('encoding', 0),),
+    outputs=(('output', False),))
+
+
+def string_upper(input, encoding='', name=None):
+    r"""Uppercases each string (ASCII letters, or letters of UTF-8 text when encoding is 'utf-8').
+
+    Args:
+      input: A `Tensor` of type string.
+      encoding: An attr of type `string`, defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_STRING_UPPER, name, (input,), (encoding,))
+
+
 _SUB = _OpSig('Sub',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -4726,6 +6094,27 @@ def sub(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_SUB, name, (x, y), ())
+
+
+_SUBSTR = _OpSig('Substr',
+    inputs=(('input', '', 7, 0), ('pos', 'T', 0, 0), ('len', 'T', 0, 0)),
+    attrs=(('unit', 0),),
+    outputs=(('output', False),))
+
+
+def substr(input, pos, len, unit='BYTE', name=None):
+    r"""The substrings of `len` units starting at `pos` (from the end when negative).
+
+    Args:
+      input: A `Tensor` of type string.
+      pos: A `Tensor` of type `T`.
+      len: A `Tensor` of type `T`.
+      unit: An attr of type `string`, defaults to `'BYTE'`, one of BYTE, UTF8_CHAR.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_SUBSTR, name, (input, pos, len), (unit,))
 
 
 _SUM = _OpSig('Sum',
@@ -4769,26 +6158,6 @@ def svd(input, compute_uv=True, full_matrices=False, name=None):
     Returns: a namedtuple (s, u, v) of `Tensor`s.
     """
     return _apply_op(_SVD, name, (input,), (compute_uv, full_matrices))
-
-
-_SwitchOutput = _collections.namedtuple('Switch', ['output_false', 'output_true'])
-_SWITCH = _OpSig('Switch',
-    inputs=(('data', 'T', 0, 0), ('pred', '', 10, 0)),
-    outputs=(('output_false', False), ('output_true', False)),
-    output_class=_SwitchOutput)
-
-
-def switch(data, pred, name=None):
-    r"""Forwards `data` to `output_true` when `pred` is true, else to `output_false` (lowered control flow).
-
-    Args:
-      data: A `Tensor` of type `T`.
-      pred: A `Tensor` of type bool.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (output_false, output_true) of `Tensor`s.
-    """
-    return _apply_op(_SWITCH, name, (data, pred), ())
 
 
 _TAN = _OpSig('Tan',
@@ -4841,304 +6210,6 @@ def tanh_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_TANH_GRAD, name, (y, dy), ())
-
-
-_TensorListConcatV2Output = _collections.namedtuple('TensorListConcatV2', ['tensor', 'lengths'])
-_TENSOR_LIST_CONCAT_V2 = _OpSig('TensorListConcatV2',
-    inputs=(('input_handle', '', 21, 0), ('element_shape', 'shape_type', 0, 0), ('leading_dims', '', 9, 0)),
-    attrs=(('element_dtype', 4),),
-    outputs=(('tensor', False), ('lengths', False)),
-    output_class=_TensorListConcatV2Output)
-
-
-def tensor_list_concat_v2(input_handle, element_shape, leading_dims, element_dtype, name=None):
-    r"""The elements concatenated along their first dimension, and each element's length there.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      element_shape: A `Tensor` of type `shape_type`.
-      leading_dims: A `Tensor` of type int64.
-      element_dtype: An attr of type `type`.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (tensor, lengths) of `Tensor`s.
-    """
-    return _apply_op(_TENSOR_LIST_CONCAT_V2, name, (input_handle, element_shape, leading_dims), (element_dtype,))
-
-
-_TENSOR_LIST_ELEMENT_SHAPE = _OpSig('TensorListElementShape',
-    inputs=(('input_handle', '', 21, 0),),
-    attrs=(('shape_type', 4),),
-    outputs=(('element_shape', False),))
-
-
-def tensor_list_element_shape(input_handle, shape_type, name=None):
-    r"""The list's element shape (-1 for unknown dimensions; a scalar -1 for an unknown rank).
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      shape_type: An attr of type `type`, one of int32, int64.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_ELEMENT_SHAPE, name, (input_handle,), (shape_type,))
-
-
-_TENSOR_LIST_FROM_TENSOR = _OpSig('TensorListFromTensor',
-    inputs=(('tensor', 'element_dtype', 0, 0), ('element_shape', 'shape_type', 0, 0)),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_from_tensor(tensor, element_shape, name=None):
-    r"""A list whose element i is tensor[i].
-
-    Args:
-      tensor: A `Tensor` of type `element_dtype`.
-      element_shape: A `Tensor` of type `shape_type`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_FROM_TENSOR, name, (tensor, element_shape), ())
-
-
-_TENSOR_LIST_GATHER = _OpSig('TensorListGather',
-    inputs=(('input_handle', '', 21, 0), ('indices', '', 3, 0), ('element_shape', '', 3, 0)),
-    attrs=(('element_dtype', 4),),
-    outputs=(('values', False),))
-
-
-def tensor_list_gather(input_handle, indices, element_shape, element_dtype, name=None):
-    r"""The elements at `indices`, stacked.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      indices: A `Tensor` of type int32.
-      element_shape: A `Tensor` of type int32.
-      element_dtype: An attr of type `type`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_GATHER, name, (input_handle, indices, element_shape), (element_dtype,))
-
-
-_TENSOR_LIST_GET_ITEM = _OpSig('TensorListGetItem',
-    inputs=(('input_handle', '', 21, 0), ('index', '', 3, 0), ('element_shape', 'Tshape', 0, 0)),
-    attrs=(('element_dtype', 4),),
-    outputs=(('item', False),),
-    type_defaults={'Tshape': 3})
-
-
-def tensor_list_get_item(input_handle, index, element_shape, element_dtype, name=None):
-    r"""Element `index` of the list (zeros of the element shape when it was never set).
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      index: A `Tensor` of type int32.
-      element_shape: A `Tensor` of type `Tshape`.
-      element_dtype: An attr of type `type`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_GET_ITEM, name, (input_handle, index, element_shape), (element_dtype,))
-
-
-_TENSOR_LIST_LENGTH = _OpSig('TensorListLength',
-    inputs=(('input_handle', '', 21, 0),),
-    outputs=(('length', False),))
-
-
-def tensor_list_length(input_handle, name=None):
-    r"""The number of elements of the list.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_LENGTH, name, (input_handle,), ())
-
-
-_TensorListPopBackOutput = _collections.namedtuple('TensorListPopBack', ['output_handle', 'tensor'])
-_TENSOR_LIST_POP_BACK = _OpSig('TensorListPopBack',
-    inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
-    attrs=(('element_dtype', 4),),
-    outputs=(('output_handle', False), ('tensor', False)),
-    output_class=_TensorListPopBackOutput)
-
-
-def tensor_list_pop_back(input_handle, element_shape, element_dtype, name=None):
-    r"""The list without its last element, and that element.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      element_shape: A `Tensor` of type int32.
-      element_dtype: An attr of type `type`.
-      name: A name for the operation (optional).
-
-    Returns: a namedtuple (output_handle, tensor) of `Tensor`s.
-    """
-    return _apply_op(_TENSOR_LIST_POP_BACK, name, (input_handle, element_shape), (element_dtype,))
-
-
-_TENSOR_LIST_PUSH_BACK = _OpSig('TensorListPushBack',
-    inputs=(('input_handle', '', 21, 0), ('tensor', 'element_dtype', 0, 0)),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_push_back(input_handle, tensor, name=None):
-    r"""The list with `tensor` appended.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      tensor: A `Tensor` of type `element_dtype`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_PUSH_BACK, name, (input_handle, tensor), ())
-
-
-_TENSOR_LIST_RESERVE = _OpSig('TensorListReserve',
-    inputs=(('element_shape', 'shape_type', 0, 0), ('num_elements', '', 3, 0)),
-    attrs=(('element_dtype', 4),),
-    outputs=(('handle', False),))
-
-
-def tensor_list_reserve(element_shape, num_elements, element_dtype, name=None):
-    r"""A list of `num_elements` unset elements (read as zeros) of `element_dtype` and `element_shape`.
-
-    Args:
-      element_shape: A `Tensor` of type `shape_type`.
-      num_elements: A `Tensor` of type int32.
-      element_dtype: An attr of type `type`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_RESERVE, name, (element_shape, num_elements), (element_dtype,))
-
-
-_TENSOR_LIST_RESIZE = _OpSig('TensorListResize',
-    inputs=(('input_handle', '', 21, 0), ('size', '', 3, 0)),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_resize(input_handle, size, name=None):
-    r"""The list cut to, or grown with unset elements to, `size` elements.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      size: A `Tensor` of type int32.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_RESIZE, name, (input_handle, size), ())
-
-
-_TENSOR_LIST_SCATTER_INTO_EXISTING_LIST = _OpSig('TensorListScatterIntoExistingList',
-    inputs=(('input_handle', '', 21, 0), ('tensor', 'element_dtype', 0, 0), ('indices', '', 3, 0)),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_scatter_into_existing_list(input_handle, tensor, indices, name=None):
-    r"""The list with tensor[i] at indices[i] (grown when an index is past its end).
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      tensor: A `Tensor` of type `element_dtype`.
-      indices: A `Tensor` of type int32.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_SCATTER_INTO_EXISTING_LIST, name, (input_handle, tensor, indices), ())
-
-
-_TENSOR_LIST_SCATTER_V2 = _OpSig('TensorListScatterV2',
-    inputs=(('tensor', 'element_dtype', 0, 0), ('indices', '', 3, 0), ('element_shape', 'shape_type', 0, 0), ('num_elements', '', 3, 0)),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_scatter_v2(tensor, indices, element_shape, num_elements, name=None):
-    r"""A list of max(num_elements, max(indices) + 1) elements with tensor[i] at indices[i].
-
-    Args:
-      tensor: A `Tensor` of type `element_dtype`.
-      indices: A `Tensor` of type int32.
-      element_shape: A `Tensor` of type `shape_type`.
-      num_elements: A `Tensor` of type int32.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_SCATTER_V2, name, (tensor, indices, element_shape, num_elements), ())
-
-
-_TENSOR_LIST_SET_ITEM = _OpSig('TensorListSetItem',
-    inputs=(('input_handle', '', 21, 0), ('index', '', 3, 0), ('item', 'element_dtype', 0, 0)),
-    attrs=(('resize_if_index_out_of_bounds', 3),),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bounds=False, name=None):
-    r"""The list with element `index` set to `item` (in place when no one else holds the list).
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      index: A `Tensor` of type int32.
-      item: A `Tensor` of type `element_dtype`.
-      resize_if_index_out_of_bounds: An attr of type `bool`, defaults to `False`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_SET_ITEM, name, (input_handle, index, item), (resize_if_index_out_of_bounds,))
-
-
-_TENSOR_LIST_SPLIT = _OpSig('TensorListSplit',
-    inputs=(('tensor', 'element_dtype', 0, 0), ('element_shape', 'shape_type', 0, 0), ('lengths', '', 9, 0)),
-    outputs=(('output_handle', False),))
-
-
-def tensor_list_split(tensor, element_shape, lengths, name=None):
-    r"""A list of the pieces of `tensor` along its first dimension, of lengths `lengths`.
-
-    Args:
-      tensor: A `Tensor` of type `element_dtype`.
-      element_shape: A `Tensor` of type `shape_type`.
-      lengths: A `Tensor` of type int64.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_SPLIT, name, (tensor, element_shape, lengths), ())
-
-
-_TENSOR_LIST_STACK = _OpSig('TensorListStack',
-    inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
-    attrs=(('element_dtype', 4), ('num_elements', 1)),
-    outputs=(('tensor', False),))
-
-
-def tensor_list_stack(input_handle, element_shape, element_dtype, num_elements=-1, name=None):
-    r"""The elements stacked into one tensor along a new first dimension.
-
-    Args:
-      input_handle: A `Tensor` of type variant.
-      element_shape: A `Tensor` of type int32.
-      element_dtype: An attr of type `type`.
-      num_elements: An attr of type `int`, defaults to `-1`.
-      name: A name for the operation (optional).
-
-    Returns: a `Tensor`.
-    """
-    return _apply_op(_TENSOR_LIST_STACK, name, (input_handle, element_shape), (element_dtype, num_elements))
 
 
 _TENSOR_SCATTER_ADD = _OpSig('TensorScatterAdd',
@@ -5570,6 +6641,23 @@ def while_(input, cond, body, output_shapes=[], parallel_iterations=10, name=Non
     return _apply_op(_WHILE_, name, (input,), (cond, body, output_shapes, parallel_iterations))
 
 
+_WRITE_FILE = _OpSig('WriteFile',
+    inputs=(('filename', '', 7, 0), ('contents', '', 7, 0)))
+
+
+def write_file(filename, contents, name=None):
+    r"""Writes `contents` to the file `filename`, creating missing parent directories.
+
+    Args:
+      filename: A `Tensor` of type string.
+      contents: A `Tensor` of type string.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_WRITE_FILE, name, (filename, contents), ())
+
+
 _XDIVY = _OpSig('Xdivy',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -5677,26 +6765,6 @@ def __arg(T, index, name=None):
     return _apply_op(___ARG, name, (), (T, index))
 
 
-___SWITCH_N = _OpSig('_SwitchN',
-    inputs=(('data', 'T', 0, 0), ('output_index', '', 3, 0)),
-    attrs=(('num_outs', 1),),
-    outputs=(('outputs', True),))
-
-
-def __switch_n(data, output_index, num_outs, name=None):
-    r"""Forwards `data` to output `output_index` (the last one when out of range; lowered Case).
-
-    Args:
-      data: A `Tensor` of type `T`.
-      output_index: A `Tensor` of type int32.
-      num_outs: An attr of type `int`.
-      name: A name for the operation (optional).
-
-    Returns: a list of `Tensor`s.
-    """
-    return _apply_op(___SWITCH_N, name, (data, output_index), (num_outs,))
-
-
 # Op type -> wrapper name.
 OP_WRAPPERS = {
     'Abs': 'abs',
@@ -5705,10 +6773,15 @@ OP_WRAPPERS = {
     'Add': 'add',
     'AddN': 'add_n',
     'AddV2': 'add_v2',
+    'AdjustContrastv2': 'adjust_contrastv2',
+    'AdjustHue': 'adjust_hue',
+    'AdjustSaturation': 'adjust_saturation',
     'All': 'all',
+    'Angle': 'angle',
     'Any': 'any',
     'ArgMax': 'arg_max',
     'ArgMin': 'arg_min',
+    'AsString': 'as_string',
     'Asin': 'asin',
     'Asinh': 'asinh',
     'Assert': 'assert_',
@@ -5738,8 +6811,12 @@ OP_WRAPPERS = {
     'CheckNumerics': 'check_numerics',
     'Cholesky': 'cholesky',
     'ClipByValue': 'clip_by_value',
+    'CombinedNonMaxSuppression': 'combined_non_max_suppression',
+    'Complex': 'complex',
+    'ComplexAbs': 'complex_abs',
     'ConcatOffset': 'concat_offset',
     'ConcatV2': 'concat_v2',
+    'Conj': 'conj',
     'Const': 'const',
     'Conv2D': 'conv2d',
     'Conv2DBackpropFilter': 'conv2d_backprop_filter',
@@ -5749,9 +6826,14 @@ OP_WRAPPERS = {
     'Conv3DBackpropInputV2': 'conv3d_backprop_input_v2',
     'Cos': 'cos',
     'Cosh': 'cosh',
+    'CropAndResize': 'crop_and_resize',
+    'CropAndResizeGradBoxes': 'crop_and_resize_grad_boxes',
+    'CropAndResizeGradImage': 'crop_and_resize_grad_image',
     'Cross': 'cross',
     'Cumprod': 'cumprod',
     'Cumsum': 'cumsum',
+    'DecodeBase64': 'decode_base64',
+    'DecodeRaw': 'decode_raw',
     'DenseBincount': 'dense_bincount',
     'DepthToSpace': 'depth_to_space',
     'DepthwiseConv2dNative': 'depthwise_conv2d_native',
@@ -5761,20 +6843,25 @@ OP_WRAPPERS = {
     'Digamma': 'digamma',
     'Div': 'div',
     'DivNoNan': 'div_no_nan',
+    'DrawBoundingBoxes': 'draw_bounding_boxes',
+    'DrawBoundingBoxesV2': 'draw_bounding_boxes_v2',
     'EagerPyFunc': 'eager_py_func',
     'Einsum': 'einsum',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
-    'EmptyTensorList': 'empty_tensor_list',
-    'Enter': 'enter',
+    'EncodeBase64': 'encode_base64',
     'Equal': 'equal',
     'Erf': 'erf',
     'Erfc': 'erfc',
     'Erfinv': 'erfinv',
-    'Exit': 'exit',
     'Exp': 'exp',
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
+    'ExtractImagePatches': 'extract_image_patches',
+    'FFT': 'fft',
+    'FFT2D': 'fft2d',
+    'FFT3D': 'fft3d',
+    'FFTND': 'fftnd',
     'Fill': 'fill',
     'Floor': 'floor',
     'FloorDiv': 'floor_div',
@@ -5786,9 +6873,19 @@ OP_WRAPPERS = {
     'GatherV2': 'gather_v2',
     'Greater': 'greater',
     'GreaterEqual': 'greater_equal',
+    'HSVToRGB': 'hsv_to_rgb',
+    'IFFT': 'ifft',
+    'IFFT2D': 'ifft2d',
+    'IFFT3D': 'ifft3d',
+    'IFFTND': 'ifftnd',
+    'IRFFT': 'irfft',
+    'IRFFT2D': 'irfft2d',
+    'IRFFT3D': 'irfft3d',
+    'IRFFTND': 'irfftnd',
     'Identity': 'identity',
     'IdentityN': 'identity_n',
     'If': 'if_',
+    'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
@@ -5810,7 +6907,6 @@ OP_WRAPPERS = {
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
-    'LoopCond': 'loop_cond',
     'LowerBound': 'lower_bound',
     'Lu': 'lu',
     'MatMul': 'mat_mul',
@@ -5830,7 +6926,6 @@ OP_WRAPPERS = {
     'MaxPoolGrad': 'max_pool_grad',
     'Maximum': 'maximum',
     'Mean': 'mean',
-    'Merge': 'merge',
     'Min': 'min',
     'Minimum': 'minimum',
     'MirrorPad': 'mirror_pad',
@@ -5840,8 +6935,11 @@ OP_WRAPPERS = {
     'Multinomial': 'multinomial',
     'Neg': 'neg',
     'NextAfter': 'next_after',
-    'NextIteration': 'next_iteration',
     'NoOp': 'no_op',
+    'NonMaxSuppressionV3': 'non_max_suppression_v3',
+    'NonMaxSuppressionV4': 'non_max_suppression_v4',
+    'NonMaxSuppressionV5': 'non_max_suppression_v5',
+    'NonMaxSuppressionWithOverlaps': 'non_max_suppression_with_overlaps',
     'NotEqual': 'not_equal',
     'OneHot': 'one_hot',
     'OnesLike': 'ones_like',
@@ -5853,25 +6951,44 @@ OP_WRAPPERS = {
     'Polygamma': 'polygamma',
     'Pow': 'pow',
     'PreventGradient': 'prevent_gradient',
+    'Print': 'print',
+    'PrintV2': 'print_v2',
     'Prod': 'prod',
     'PyFunc': 'py_func',
     'PyFuncStateless': 'py_func_stateless',
     'Qr': 'qr',
+    'RFFT': 'rfft',
+    'RFFT2D': 'rfft2d',
+    'RFFT3D': 'rfft3d',
+    'RFFTND': 'rfftnd',
+    'RGBToHSV': 'rgb_to_hsv',
     'RandomShuffle': 'random_shuffle',
     'RandomStandardNormal': 'random_standard_normal',
     'RandomUniform': 'random_uniform',
     'RandomUniformInt': 'random_uniform_int',
     'Range': 'range',
     'Rank': 'rank',
+    'ReadFile': 'read_file',
     'ReadVariableOp': 'read_variable_op',
+    'Real': 'real',
     'RealDiv': 'real_div',
     'Reciprocal': 'reciprocal',
     'ReciprocalGrad': 'reciprocal_grad',
+    'ReduceJoin': 'reduce_join',
+    'RegexFullMatch': 'regex_full_match',
+    'RegexReplace': 'regex_replace',
     'Relu': 'relu',
     'Relu6': 'relu6',
     'Relu6Grad': 'relu6_grad',
     'ReluGrad': 'relu_grad',
     'Reshape': 'reshape',
+    'ResizeArea': 'resize_area',
+    'ResizeBicubic': 'resize_bicubic',
+    'ResizeBicubicGrad': 'resize_bicubic_grad',
+    'ResizeBilinear': 'resize_bilinear',
+    'ResizeBilinearGrad': 'resize_bilinear_grad',
+    'ResizeNearestNeighbor': 'resize_nearest_neighbor',
+    'ResizeNearestNeighborGrad': 'resize_nearest_neighbor_grad',
     'ResourceApplyAdagradV2': 'resource_apply_adagrad_v2',
     'ResourceApplyAdam': 'resource_apply_adam',
     'ResourceApplyGradientDescent': 'resource_apply_gradient_descent',
@@ -5884,6 +7001,9 @@ OP_WRAPPERS = {
     'Round': 'round',
     'Rsqrt': 'rsqrt',
     'RsqrtGrad': 'rsqrt_grad',
+    'SampleDistortedBoundingBoxV2': 'sample_distorted_bounding_box_v2',
+    'ScaleAndTranslate': 'scale_and_translate',
+    'ScaleAndTranslateGrad': 'scale_and_translate_grad',
     'ScatterNd': 'scatter_nd',
     'SegmentMax': 'segment_max',
     'SegmentMean': 'segment_mean',
@@ -5933,33 +7053,32 @@ OP_WRAPPERS = {
     'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
     'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',
     'StatelessRandomUniformV2': 'stateless_random_uniform_v2',
+    'StatelessSampleDistortedBoundingBox': 'stateless_sample_distorted_bounding_box',
     'StatelessTruncatedNormalV2': 'stateless_truncated_normal_v2',
     'StatelessWhile': 'stateless_while',
+    'StaticRegexFullMatch': 'static_regex_full_match',
+    'StaticRegexReplace': 'static_regex_replace',
     'StopGradient': 'stop_gradient',
     'StridedSlice': 'strided_slice',
     'StridedSliceGrad': 'strided_slice_grad',
+    'StringFormat': 'string_format',
+    'StringJoin': 'string_join',
+    'StringLength': 'string_length',
+    'StringLower': 'string_lower',
+    'StringSplitV2': 'string_split_v2',
+    'StringStrip': 'string_strip',
+    'StringToHashBucket': 'string_to_hash_bucket',
+    'StringToHashBucketFast': 'string_to_hash_bucket_fast',
+    'StringToHashBucketStrong': 'string_to_hash_bucket_strong',
+    'StringToNumber': 'string_to_number',
+    'StringUpper': 'string_upper',
     'Sub': 'sub',
+    'Substr': 'substr',
     'Sum': 'sum',
     'Svd': 'svd',
-    'Switch': 'switch',
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
-    'TensorListConcatV2': 'tensor_list_concat_v2',
-    'TensorListElementShape': 'tensor_list_element_shape',
-    'TensorListFromTensor': 'tensor_list_from_tensor',
-    'TensorListGather': 'tensor_list_gather',
-    'TensorListGetItem': 'tensor_list_get_item',
-    'TensorListLength': 'tensor_list_length',
-    'TensorListPopBack': 'tensor_list_pop_back',
-    'TensorListPushBack': 'tensor_list_push_back',
-    'TensorListReserve': 'tensor_list_reserve',
-    'TensorListResize': 'tensor_list_resize',
-    'TensorListScatterIntoExistingList': 'tensor_list_scatter_into_existing_list',
-    'TensorListScatterV2': 'tensor_list_scatter_v2',
-    'TensorListSetItem': 'tensor_list_set_item',
-    'TensorListSplit': 'tensor_list_split',
-    'TensorListStack': 'tensor_list_stack',
     'TensorScatterAdd': 'tensor_scatter_add',
     'TensorScatterMax': 'tensor_scatter_max',
     'TensorScatterMin': 'tensor_scatter_min',
@@ -5981,11 +7100,11 @@ OP_WRAPPERS = {
     'VarIsInitializedOp': 'var_is_initialized_op',
     'Where': 'where',
     'While': 'while_',
+    'WriteFile': 'write_file',
     'Xdivy': 'xdivy',
     'Xlog1py': 'xlog1py',
     'Xlogy': 'xlogy',
     'ZerosLike': 'zeros_like',
     'Zeta': 'zeta',
     '_Arg': '__arg',
-    '_SwitchN': '__switch_n',
 }

@@ -18,12 +18,40 @@ class Optimizer:
     kernel; it must compute exactly what the transformation computes, on the same slots.
     """
 
-    def __init__(self, transformation, name="Optimizer", fused=None):
+    def __init__(self, transformation, name="Optimizer", fused=None, learning_rate=None):
         self.transformation = transformation
         self.name = name
         self._fused = fused
+        self._learning_rate = learning_rate  # a LearningRate (ready-made optimizers) or None
+        self._config = None  # (class name, constructor arguments) of a ready-made optimizer
         self._slots = {}  # id(var) -> {slot name: Variable}
         self._iterations = None
+
+    @property
+    def learning_rate(self):
+        """The learning rate: a float32 Variable once a step ran eagerly (Note [Learning-rate
+        variable]), else the number or schedule given. Optimizers built from a custom transformation
+        have none (AttributeError)."""
+        if self._learning_rate is None:
+            raise AttributeError("optimizer %r was built from a transformation and has no learning_rate" % self.name)
+        return self._learning_rate.current()
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        if self._learning_rate is None:
+            raise AttributeError("optimizer %r was built from a transformation and has no learning_rate" % self.name)
+        self._learning_rate.set(value)
+
+    def get_config(self):
+        """The constructor arguments of a ready-made optimizer (the current learning rate
+        included), as Keras's optimizer.get_config; ValueError for other optimizers."""
+        if self._config is None:
+            raise ValueError("optimizer %r was built from a transformation: it has no config" % self.name)
+        class_name, config = self._config
+        config = dict(config, name=self.name)
+        if self._learning_rate is not None and not callable(self._learning_rate.value):
+            config["learning_rate"] = float(self._learning_rate.value)
+        return config
 
     @property
     def iterations(self):
@@ -161,6 +189,48 @@ def _check_vars(var_list):
                             % (v.name, v.dtype.name))
 
 
+# Note [Learning-rate variable]
+# A ready-made optimizer keeps a constant learning rate in a LearningRate. Used eagerly (or in a
+# tx.function called eagerly) it lives in a non-trainable float32 Variable, made on the first step
+# (outside the function being traced, like the step counter), so that assigning
+# `optimizer.learning_rate` between steps (Keras's LearningRateScheduler and ReduceLROnPlateau do)
+# takes effect without retracing. In graph mode it stays a constant of the graph. Schedules are
+# called with the step as before. The Variable is not among `variables()`: checkpoints keep their keys.
+class LearningRate:
+    """A ready-made optimizer's learning rate: ``value`` (a number or a schedule ``step -> rate``);
+    calling it with the step gives the rate to use (Note [Learning-rate variable])."""
+
+    def __init__(self, value, name):
+        if isinstance(value, LearningRate):
+            value = value.value
+        self.value = value
+        self._name = name
+        self._variable = None
+
+    def __call__(self, step):
+        if callable(self.value):
+            return self.value(step)
+        if _context.executing_eagerly_outside_functions():
+            if self._variable is None:
+                with _context.init_scope():
+                    self._variable = Variable(math_ops.cast(self.value, "float32"), trainable=False,
+                                              name=self._name + "/learning_rate")
+            return self._variable.value()
+        return self.value
+
+    def current(self):
+        return self._variable if self._variable is not None else self.value
+
+    def set(self, value):
+        if callable(self.value) or callable(value):
+            raise TypeError("optimizer %s: the learning rate is a schedule (or is being set to one); only a "
+                            "constant learning rate can be assigned" % self._name)
+        self.value = float(value)
+        if self._variable is not None:
+            with _context.init_scope():
+                self._variable.assign(self.value, read_value=False)
+
+
 def _lr(learning_rate, step, dtype):
     value = learning_rate(step) if callable(learning_rate) else learning_rate
     return math_ops.cast(value, dtype)
@@ -184,13 +254,16 @@ def SGD(learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):  # noqa: 
     >>> w.numpy()
     array([ 0.8, -1.6], dtype=float32)
     """
+    learning_rate = LearningRate(learning_rate, name)
+
     def fused(var, grad, slots, step):
         lr = _lr(learning_rate, step, var.dtype)
         if not momentum:
             return gen_ops.resource_apply_gradient_descent(var.handle, lr, grad)
         return gen_ops.resource_apply_momentum(var.handle, slots["0_trace/trace"].handle, lr, grad,
                                                math_ops.cast(momentum, var.dtype), use_nesterov=nesterov)
-    return Optimizer(sgd(learning_rate, momentum, nesterov), name=name, fused=fused)
+    return _configured(Optimizer(sgd(learning_rate, momentum, nesterov), name=name, fused=fused,
+                                 learning_rate=learning_rate), "SGD", momentum=momentum, nesterov=nesterov)
 
 
 def adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
@@ -209,6 +282,8 @@ def Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam
     >>> np.round(w.numpy(), 4)
     array([ 0.9, -1.9], dtype=float32)
     """
+    learning_rate = LearningRate(learning_rate, name)
+
     def fused(var, grad, slots, step):
         dt = var.dtype
         t = math_ops.cast(step, dt) + 1.0
@@ -216,7 +291,8 @@ def Adam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adam
         return gen_ops.resource_apply_adam(var.handle, slots["0_scale_by_adam/m"].handle,
                                            slots["0_scale_by_adam/v"].handle, gen_ops.pow(b1, t), gen_ops.pow(b2, t),
                                            _lr(learning_rate, step, dt), b1, b2, math_ops.cast(epsilon, dt), grad)
-    return Optimizer(adam(learning_rate, beta_1, beta_2, epsilon), name=name, fused=fused)
+    return _configured(Optimizer(adam(learning_rate, beta_1, beta_2, epsilon), name=name, fused=fused,
+                                 learning_rate=learning_rate), "Adam", beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
 
 
 def adamw(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, mask=None):
@@ -234,7 +310,10 @@ def AdamW(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, eps
     >>> np.round(w.numpy(), 4)
     array([0.95], dtype=float32)
     """
-    return Optimizer(adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon, mask), name=name)
+    learning_rate = LearningRate(learning_rate, name)
+    return _configured(Optimizer(adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon, mask), name=name,
+                                 learning_rate=learning_rate), "AdamW", weight_decay=weight_decay, beta_1=beta_1,
+                       beta_2=beta_2, epsilon=epsilon)
 
 
 def rmsprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7):
@@ -252,13 +331,17 @@ def RMSprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, name="RMSp
     >>> bool(w.numpy()[0] < 1.0)
     True
     """
+    learning_rate = LearningRate(learning_rate, name)
+
     def fused(var, grad, slots, step):
         dt = var.dtype
         return gen_ops.resource_apply_rms_prop(var.handle, slots["0_scale_by_rms/nu"].handle,
                                                slots["2_trace/trace"].handle, _lr(learning_rate, step, dt),
                                                math_ops.cast(rho, dt), math_ops.cast(momentum, dt),
                                                math_ops.cast(epsilon, dt), grad)
-    return Optimizer(rmsprop(learning_rate, rho, momentum, epsilon), name=name, fused=fused if momentum else None)
+    return _configured(Optimizer(rmsprop(learning_rate, rho, momentum, epsilon), name=name,
+                                 fused=fused if momentum else None, learning_rate=learning_rate),
+                       "RMSprop", rho=rho, momentum=momentum, epsilon=epsilon)
 
 
 def adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7):
@@ -267,9 +350,18 @@ def adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7):
 
 def Adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad"):  # noqa: N802
     """Adagrad, fused (ResourceApplyAdagradV2)."""
+    learning_rate = LearningRate(learning_rate, name)
+
     def fused(var, grad, slots, step):
         dt = var.dtype
         return gen_ops.resource_apply_adagrad_v2(var.handle, slots["0_scale_by_rss/acc"].handle,
                                                  _lr(learning_rate, step, dt), math_ops.cast(epsilon, dt), grad)
-    return Optimizer(adagrad(learning_rate, initial_accumulator_value, epsilon), name=name, fused=fused)
+    return _configured(Optimizer(adagrad(learning_rate, initial_accumulator_value, epsilon), name=name, fused=fused,
+                                 learning_rate=learning_rate), "Adagrad",
+                       initial_accumulator_value=initial_accumulator_value, epsilon=epsilon)
+
+
+def _configured(optimizer, class_name, **config):
+    optimizer._config = (class_name, config)
+    return optimizer
 

@@ -1,0 +1,1 @@
+"""The implementation of ``tx.keras`` (docs/keras.md): layers, models, training, saving."""

@@ -1,0 +1,1 @@
+"""The layers of ``tx.keras.layers``, one file per family."""
