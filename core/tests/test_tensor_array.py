@@ -257,24 +257,16 @@ def test_matches_tensorflow():
     tf = pytest.importorskip("tensorflow")
     x = _f32(7, 4)
 
-    def tf_fn(x):
-        ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0], element_shape=[4])
+    def fn(m, x):  # the same program for TensorFlow (m = tf) and here (m = tx)
+        ta = m.TensorArray(m.float32, size=m.shape(x)[0], element_shape=[4])
         ta = ta.unstack(x)
-        out = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
-        for i in tf.range(tf.shape(x)[0]):
-            out = out.write(i, ta.read(i) * tf.cast(i, tf.float32))
+        out = m.TensorArray(m.float32, size=0, dynamic_size=True)
+        for i in m.range(m.shape(x)[0]):
+            out = out.write(i, ta.read(i) * m.cast(i, m.float32))
         return out.stack(), out.gather([6, 1]), out.concat(), out.size()
 
-    def tx_fn(x):
-        ta = tx.TensorArray(tx.float32, size=tx.shape(x)[0], element_shape=[4])
-        ta = ta.unstack(x)
-        out = tx.TensorArray(tx.float32, size=0, dynamic_size=True)
-        for i in tx.range(tx.shape(x)[0]):
-            out = out.write(i, ta.read(i) * tx.cast(i, tx.float32))
-        return out.stack(), out.gather([6, 1]), out.concat(), out.size()
-
-    want = [t.numpy() for t in tf.function(tf_fn)(tf.constant(x))]
-    got = [t.numpy() for t in tx.function(tx_fn)(tx.constant(x))]
+    want = [t.numpy() for t in tf.function(lambda x: fn(tf, x))(tf.constant(x))]
+    got = [t.numpy() for t in tx.function(lambda x: fn(tx, x))(tx.constant(x))]
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
