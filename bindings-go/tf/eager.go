@@ -27,7 +27,23 @@ type Context struct {
 	refs   int // live handles and tapes
 	closed bool
 	ops    map[string]*opPool // idle ops by type, reused by ExecuteOp (guarded by mu)
+	// Functions in the C library, by name (guarded by mu): explicit ones (AddFunction) stay until
+	// RemoveFunction; the others were added for ops' *Function attrs and are counted per Function
+	// (Note [Context function lifetime]).
+	explicit map[string]bool
+	implicit map[string]int
 }
+
+// Note [Context function lifetime]
+// An eager op whose attr is a *Function (While's cond and body, If's branches, a call's f) needs
+// the function in the context's library, so ExecuteOp adds it there. Nothing else would ever
+// take it out, and a loop building a new Function per step would grow the library without
+// bound; so such functions live as long as the Functions that put them there: each Function
+// records the contexts it was added to, and when it is deleted (Delete, or its finalizer) the
+// context removes the definition once no live Function with that name used it, unless
+// AddFunction added the name explicitly (explicit additions stay until RemoveFunction, since
+// other functions of the library may call them by name). Removing a definition also frees its
+// instantiated bodies and the kernels cached for calls of it (TXE_ContextRemoveFunction).
 
 // opPool holds idle TXE_Ops of one type, each with a status, and the type's name as a C string.
 // Reusing an op through TXE_OpReset keeps its cached kernel, as the Python binding does (Note
@@ -128,8 +144,22 @@ func (ctx *Context) Devices() ([]string, error) {
 }
 
 // AddFunction copies f into the context's library so call ops (StatefulPartitionedCall, While,
-// If, ...) executed on the context can run it.
+// If, ...) executed on the context can run it; it stays there until RemoveFunction.
 func (ctx *Context) AddFunction(f *Function) error {
+	if err := ctx.addFunction(f); err != nil {
+		return err
+	}
+	ctx.mu.Lock()
+	defer ctx.mu.Unlock()
+	if ctx.explicit == nil {
+		ctx.explicit = map[string]bool{}
+	}
+	ctx.explicit[f.Name()] = true
+	return nil
+}
+
+// addFunction copies f into the C library.
+func (ctx *Context) addFunction(f *Function) error {
 	if f == nil || f.c == nil {
 		return errorf(InvalidArgument, "the function is nil or deleted")
 	}
@@ -142,6 +172,79 @@ func (ctx *Context) AddFunction(f *Function) error {
 	C.TXE_ContextAddFunction(ctx.c, f.c, s.c)
 	runtime.KeepAlive(f)
 	return s.err()
+}
+
+// useFunction adds f for an op's attr, once per Function (Note [Context function lifetime]).
+func (ctx *Context) useFunction(f *Function) error {
+	if f == nil || f.c == nil {
+		return errorf(InvalidArgument, "the function is nil or deleted")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.contexts[ctx]; ok {
+		return nil
+	}
+	if err := ctx.addFunction(f); err != nil {
+		return err
+	}
+	ctx.mu.Lock()
+	if ctx.implicit == nil {
+		ctx.implicit = map[string]int{}
+	}
+	ctx.implicit[f.Name()]++
+	ctx.mu.Unlock()
+	if f.contexts == nil {
+		f.contexts = map[*Context]struct{}{}
+	}
+	f.contexts[ctx] = struct{}{}
+	return nil
+}
+
+// dropFunction is called when a Function that useFunction added as `name` is deleted.
+func (ctx *Context) dropFunction(name string) {
+	ctx.mu.Lock()
+	defer ctx.mu.Unlock()
+	if ctx.implicit[name]--; ctx.implicit[name] > 0 {
+		return
+	}
+	delete(ctx.implicit, name)
+	if ctx.explicit[name] || ctx.closed || ctx.c == nil {
+		return
+	}
+	s := newStatus()
+	defer s.done()
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	C.TXE_ContextRemoveFunction(ctx.c, cname, s.c) // NOT_FOUND if RemoveFunction came first: fine
+}
+
+// RemoveFunction removes function `name` from the context's library (TensorFlow's
+// TFE_ContextRemoveFunction), freeing its definition, instantiated bodies and the kernels cached
+// for calls of it; ops running now keep what they use. NotFound when absent. Remove a function
+// only after the functions that call it.
+func (ctx *Context) RemoveFunction(name string) error {
+	if err := ctx.acquire(); err != nil {
+		return err
+	}
+	defer ctx.release()
+	ctx.mu.Lock()
+	delete(ctx.explicit, name)
+	ctx.mu.Unlock()
+	s := newStatus()
+	defer s.done()
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	C.TXE_ContextRemoveFunction(ctx.c, cname, s.c)
+	return s.err()
+}
+
+// NumFunctions is the number of functions in the context's library (0 once it is closed).
+func (ctx *Context) NumFunctions() int {
+	if ctx.acquire() != nil {
+		return 0
+	}
+	defer ctx.release()
+	return int(C.TXE_ContextNumFunctions(ctx.c))
 }
 
 // TensorHandle is an immutable value living on a device of a Context (a TXE_TensorHandle).

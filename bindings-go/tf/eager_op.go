@@ -41,7 +41,8 @@ func (TensorHandleList) isEagerInput() {}
 
 // EagerOpSpec describes an op to execute on a Context.
 type EagerOpSpec struct {
-	// Type is the op type (or the name of a function in the context's library).
+	// Type is the op type; functions run through call ops (StatefulPartitionedCall with the
+	// *Function as its "f" attr), not by name.
 	Type string
 	// Input has one entry per input argument of the OpDef, in order.
 	Input []EagerInput

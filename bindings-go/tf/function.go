@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -13,6 +14,9 @@ import (
 // (PartitionedCall, While, If, ...) run; OpSpec attrs of type *Function copy it into the graph.
 type Function struct {
 	c *C.TX_Function
+	// The eager contexts an op's attr added it to (Note [Context function lifetime]).
+	mu       sync.Mutex
+	contexts map[*Context]struct{}
 }
 
 // newFunctionFromC wraps a caller-owned TX_Function, releasing it when collected.
@@ -112,10 +116,21 @@ func (f *Function) FunctionDef() ([]byte, error) {
 	return bufferBytes(buf), nil
 }
 
-// Delete releases the function now (graphs it was copied into keep their copies).
+// Delete releases the function now (a finalizer does it otherwise). Graphs it was copied into,
+// and contexts it was added to with AddFunction, keep their copies; contexts where only ops'
+// attrs used it remove it once no other Function of that name uses it (Note [Context function
+// lifetime]).
 func (f *Function) Delete() {
 	if f == nil || f.c == nil {
 		return
+	}
+	f.mu.Lock()
+	name := C.GoString(C.TX_FunctionName(f.c))
+	contexts := f.contexts
+	f.contexts = nil
+	f.mu.Unlock()
+	for ctx := range contexts {
+		ctx.dropFunction(name)
 	}
 	C.TX_DeleteFunction(f.c)
 	f.c = nil

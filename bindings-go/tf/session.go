@@ -5,8 +5,10 @@ package tf
 import "C"
 
 import (
+	"context"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -61,10 +63,96 @@ func NewSession(g *Graph, opts *SessionOptions) (*Session, error) {
 	return sess, nil
 }
 
+// RunOptions are per-run options (TensorFlow's RunOptions); the zero value means none.
+type RunOptions struct {
+	// Timeout, when positive, makes the run fail with DeadlineExceeded once it has run that long
+	// (RunOptions.timeout_in_ms, rounded up to a millisecond): it stops at the next kernel or loop
+	// iteration, and the session stays usable.
+	Timeout time.Duration
+}
+
+// serialize encodes the options as a RunOptions message (nil when there is nothing to say).
+func (o RunOptions) serialize() []byte {
+	if o.Timeout <= 0 {
+		return nil
+	}
+	ms := uint64((o.Timeout + time.Millisecond - 1) / time.Millisecond)
+	b := []byte{2<<3 | 0} // field 2 (timeout_in_ms), varint
+	for ; ms >= 0x80; ms >>= 7 {
+		b = append(b, byte(ms)|0x80)
+	}
+	return append(b, byte(ms))
+}
+
 // Run feeds the tensors of `feeds`, computes `fetches` and runs `targets` for their side
 // effects; it returns one new tensor per fetch. Every problem is an *Error: a closed session
 // (Cancelled), outputs or operations of another graph, nil tensors, and engine errors.
 func (s *Session) Run(feeds map[Output]*Tensor, fetches []Output, targets []*Operation) ([]*Tensor, error) {
+	return s.run(nil, nil, feeds, fetches, targets)
+}
+
+// RunWithOptions is Run with per-run options: with opts.Timeout > 0 a run still going after that
+// long fails with DeadlineExceeded.
+func (s *Session) RunWithOptions(opts RunOptions, feeds map[Output]*Tensor, fetches []Output,
+	targets []*Operation) ([]*Tensor, error) {
+	return s.run(opts.serialize(), nil, feeds, fetches, targets)
+}
+
+// RunContext is Run that stops when ctx is done: a run in progress fails at its next kernel or
+// loop iteration with Cancelled when ctx is cancelled, or with DeadlineExceeded once ctx's
+// deadline has passed (a context already done fails at once). The session stays usable.
+func (s *Session) RunContext(ctx context.Context, feeds map[Output]*Tensor, fetches []Output,
+	targets []*Operation) ([]*Tensor, error) {
+	if ctx.Done() == nil { // never done (context.Background)
+		return s.Run(feeds, fetches, targets)
+	}
+	if err := contextError(ctx); err != nil {
+		return nil, err
+	}
+	var opts RunOptions
+	if deadline, ok := ctx.Deadline(); ok {
+		if opts.Timeout = time.Until(deadline); opts.Timeout <= 0 {
+			return nil, contextError(ctx)
+		}
+	}
+	flag := C.TX_NewCancellation()
+	if flag == nil {
+		return nil, errorf(ResourceExhausted, "out of memory for a cancellation flag")
+	}
+	finished, watcherDone := make(chan struct{}), make(chan struct{})
+	go func() { // cancels the run when ctx is done first
+		defer close(watcherDone)
+		select {
+		case <-ctx.Done():
+			C.TX_Cancel(flag)
+		case <-finished:
+		}
+	}()
+	out, err := s.run(opts.serialize(), flag, feeds, fetches, targets)
+	close(finished)
+	<-watcherDone // no TX_Cancel after the flag is freed
+	C.TX_DeleteCancellation(flag)
+	if e, ok := err.(*Error); ok && e.Code == Cancelled && ctx.Err() == context.DeadlineExceeded {
+		err = errorf(DeadlineExceeded, "%s (the context's deadline passed)", e.Message)
+	}
+	return out, err
+}
+
+// contextError is ctx's error as an *Error (Cancelled or DeadlineExceeded), nil while ctx is live.
+func contextError(ctx context.Context) error {
+	switch ctx.Err() {
+	case nil:
+		return nil
+	case context.DeadlineExceeded:
+		return errorf(DeadlineExceeded, "the context's deadline passed before the run")
+	default:
+		return errorf(Cancelled, "the context was cancelled before the run: %v", ctx.Err())
+	}
+}
+
+// run is Run with serialized RunOptions (may be nil) and a cancellation flag (may be nil).
+func (s *Session) run(runOptions []byte, flag *C.TX_Cancellation, feeds map[Output]*Tensor, fetches []Output,
+	targets []*Operation) ([]*Tensor, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.c == nil {
@@ -94,12 +182,18 @@ func (s *Session) Run(feeds map[Output]*Tensor, fetches []Output, targets []*Ope
 		}
 		ctargets[i] = op.c
 	}
+	var copts *C.TX_Buffer
+	if len(runOptions) > 0 {
+		copts = C.TX_NewBufferFromString(unsafe.Pointer(&runOptions[0]), C.size_t(len(runOptions)))
+		defer C.TX_DeleteBuffer(copts)
+	}
 	results := make([]*C.TX_Tensor, len(fetches))
 	st := newStatus()
 	defer st.done()
-	C.TX_SessionRun(s.c, nil, (*C.TX_Output)(firstOrNil(inputs)), (**C.TX_Tensor)(firstOrNil(values)),
-		C.int(len(inputs)), (*C.TX_Output)(firstOrNil(outputs)), (**C.TX_Tensor)(firstOrNil(results)),
-		C.int(len(outputs)), (**C.TX_Operation)(firstOrNil(ctargets)), C.int(len(ctargets)), nil, st.c)
+	C.TX_SessionRunWithCancellation(s.c, copts, flag, (*C.TX_Output)(firstOrNil(inputs)),
+		(**C.TX_Tensor)(firstOrNil(values)), C.int(len(inputs)), (*C.TX_Output)(firstOrNil(outputs)),
+		(**C.TX_Tensor)(firstOrNil(results)), C.int(len(outputs)), (**C.TX_Operation)(firstOrNil(ctargets)),
+		C.int(len(ctargets)), nil, st.c)
 	runtime.KeepAlive(feeds)
 	if err := st.err(); err != nil {
 		return nil, err

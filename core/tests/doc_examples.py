@@ -4,6 +4,8 @@ examples in the docstrings of public names (used by test_docs.py; docs/layout.md
 A Markdown file's python blocks run in order in one namespace, so a later block may use an
 earlier block's names. A block that is an illustration only (a fragment that cannot run) has the
 line ``<!-- illustration -->`` right before its opening fence; any other python block must run.
+A block of any language whose fence names a file (```` ```c file=cube_plugin.c ````) is written
+to that file in the working directory first, so the python blocks can compile or read it.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ import re
 import numpy as np
 
 ILLUSTRATION_MARKER = "<!-- illustration -->"
-_FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)\s*(?P<info>[^`\s]*)")
+_FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)\s*(?P<info>[^`\s]*)(?:\s+file=(?P<file>[\w.-]+))?")
 
 
 class CodeBlock:
-    """One fenced code block: its language, the 1-based line of its first code line, its text."""
+    """One fenced code block: its language, the 1-based line of its first code line, its text, and
+    the file name its fence gives (``file=NAME``), if any."""
 
-    def __init__(self, language: str, line: int, code: str, illustration: bool):
+    def __init__(self, language: str, line: int, code: str, illustration: bool, file: str | None = None):
         self.language, self.line, self.code, self.illustration = language, line, code, illustration
+        self.file = file
 
 
 def code_blocks(text: str) -> list[CodeBlock]:
@@ -44,7 +48,7 @@ def code_blocks(text: str) -> list[CodeBlock]:
         while i < len(lines) and not lines[i].strip().startswith(fence[0] * len(fence)):
             i += 1
         body = "\n".join(line[indent:] if line[:indent].isspace() else line for line in lines[start:i])
-        blocks.append(CodeBlock(match["info"].lower(), start + 1, body + "\n", illustration))
+        blocks.append(CodeBlock(match["info"].lower(), start + 1, body + "\n", illustration, match["file"]))
         i += 1
     return blocks
 
@@ -59,6 +63,9 @@ def run_markdown(path: pathlib.Path, workdir: pathlib.Path) -> int:
     directory; returns how many ran. A failure's traceback names the Markdown file and line."""
     namespace = {"__name__": "__doc_example__"}
     blocks = runnable_python_blocks(path)
+    for block in code_blocks(path.read_text(encoding="utf-8")):
+        if block.file is not None:
+            (pathlib.Path(workdir) / block.file).write_text(block.code, encoding="utf-8")
     previous = os.getcwd()
     os.chdir(workdir)
     try:

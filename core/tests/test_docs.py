@@ -15,6 +15,7 @@ MARKDOWN_FILES = [ROOT / "README.md", ROOT / "core" / "README.md"] + sorted((ROO
 PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.linalg", "tensorflux.random",
                   "tensorflux.train", "tensorflux.debugging", "tensorflux.errors", "tensorflux.initializers",
                   "tensorflux.losses", "tensorflux.optimizers", "tensorflux.optimizers.schedules",
+                  "tensorflux.optimizers.testing",
                   "tensorflux.compat.v1", "tensorflux.experimental.dlpack", "tensorflux.image",
                   "tensorflux.signal", "tensorflux.strings", "tensorflux.io", "tensorflux.keras",
                   "tensorflux.keras.layers", "tensorflux.keras.models", "tensorflux.keras.callbacks",
@@ -81,6 +82,18 @@ def test_blocks_share_a_namespace_and_failures_name_the_line(tmp_path):
     with pytest.raises(NameError) as info:
         doc_examples.run_markdown(doc, tmp_path)
     assert any(entry.lineno == 16 and str(entry.path) == str(doc) for entry in info.traceback)
+
+
+def test_blocks_naming_a_file_are_written_before_the_python_runs(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text('```c file=hello.c\nint main(void) { return 0; }\n```\n\n'
+                   '```python\nsource = open("hello.c").read()\nassert "main" in source\n```\n')
+    assert [(b.language, b.file) for b in doc_examples.code_blocks(doc.read_text())] == [("c", "hello.c"),
+                                                                                        ("python", None)]
+    work = tmp_path / "work"
+    work.mkdir()
+    assert doc_examples.run_markdown(doc, work) == 1
+    assert (work / "hello.c").read_text() == "int main(void) { return 0; }\n"
 
 
 def test_docstring_failures_are_reported(monkeypatch):

@@ -221,3 +221,35 @@ def test_graph_def_written_by_tensorflow_round_trips():
         assert set(want.attr) <= set(got.attr)
         for key in want.attr:
             assert as_dict(got.attr[key]) == as_dict(want.attr[key]) or key == "value", (want.name, key)
+
+
+def test_repeated_tensor_shape_occurrences_merge_like_protobuf():
+    """A TensorProto whose tensor_shape field occurs twice: protobuf merges the occurrences (the dims
+    concatenate), so [0] then [65535, 122, 9] is the empty shape [0, 65535, 122, 9]. The engine took
+    the last occurrence, a 287 MB tensor from 54 bytes (found by tx_fuzz's tensorproto target)."""
+    from tensorflux.proto import tensor_pb2
+
+    first = tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT)
+    first.tensor_shape.dim.add().size = 0
+    second = tensor_pb2.TensorProto()
+    for size in (65535, 122, 9):
+        second.tensor_shape.dim.add().size = size
+    data = first.SerializeToString() + second.SerializeToString()
+    official = tensor_pb2.TensorProto.FromString(data)
+    assert [d.size for d in official.tensor_shape.dim] == [0, 65535, 122, 9]
+
+    def field(number, payload):  # a length-delimited field
+        length, n = b"", len(payload)
+        while n >= 0x80:
+            length, n = length + bytes([n & 0x7F | 0x80]), n >> 7
+        return bytes([number << 3 | 2]) + length + bytes([n]) + payload
+
+    dtype = field(1, b"dtype") + field(2, bytes([6 << 3, types_pb2.DT_FLOAT]))
+    value = field(1, b"value") + field(2, field(8, data))  # AttrValue.tensor: the raw occurrences
+    raw = field(1, field(1, b"c") + field(2, b"Const") + field(5, dtype) + field(5, value))
+    assert graph_pb2.GraphDef.FromString(raw).node[0].attr["value"].tensor == official
+    with tx.Graph().as_default():
+        (c,) = tx.import_graph_def(raw, return_elements=["c:0"], name="")
+        assert c.shape.as_list() == [0, 65535, 122, 9]
+        with tx.Session() as s:
+            assert s.run(c).shape == (0, 65535, 122, 9)

@@ -213,3 +213,19 @@ def test_learning_rate_is_assignable_between_steps_of_a_traced_step():
     schedule_opt = tx.optimizers.SGD(learning_rate=tx.optimizers.schedules.exponential_decay(0.1, 10, 0.5))
     with pytest.raises(TypeError, match="schedule"):
         schedule_opt.learning_rate = 0.3
+
+
+@pytest.mark.parametrize("make", [lambda: tx.optimizers.AdamW(0.1), lambda: tx.optimizers.Adam(0.1)],
+                         ids=["composed_adamw", "fused_adam"])
+def test_updates_eager_variables_inside_tx_function(make):
+    # An op-by-op chain's slot assignments inside a trace are ops the step depends on (they were
+    # None there once, which failed the step); the call returns None as it does eagerly.
+    w = tx.Variable([1.0, -2.0])
+    eager_opt, traced_opt = make(), make()
+    w2 = tx.Variable([1.0, -2.0])
+    step = tx.function(lambda: traced_opt.apply_gradients([(tx.constant([1.0, 1.0]), w2)]))
+    for _ in range(3):
+        eager_opt.apply_gradients([(tx.constant([1.0, 1.0]), w)])
+        assert step() is None
+    np.testing.assert_allclose(w2.numpy(), w.numpy(), rtol=1e-6)
+    assert int(traced_opt.iterations.numpy()) == 3

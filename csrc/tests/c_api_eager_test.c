@@ -378,9 +378,117 @@ static void test_remove_function(void) {
   TX_DeleteStatus(s);
 }
 
+/* Adds function `name` (float x -> x + x, or x * x with `square`) to ctx. */
+static void add_float_function(TXE_Context* ctx, const char* name, int square, TX_Status* s) {
+  TX_Graph* g = TX_NewGraph();
+  TX_Output x = out0(placeholder(g, "x", TX_FLOAT, NULL, -2, s));
+  TX_Output y = out0(binary(g, square ? "Mul" : "AddV2", "y", x, x, s));
+  TX_Function* f = TX_GraphToFunction(g, name, 0, -1, NULL, 1, &x, 1, &y, NULL, NULL, NULL, s);
+  CHECK_OK(s);
+  TXE_ContextAddFunction(ctx, f, s);
+  CHECK_OK(s);
+  TX_DeleteFunction(f);
+  TX_DeleteGraph(g);
+}
+
+/* Executes StatefulPartitionedCall of `name` on x through `op` (reset first, as the Python and Go
+ * bindings reuse ops) and returns the float result, or -1 on error. */
+static float call_with(TXE_Op* op, const char* name, TXE_TensorHandle* x, TX_Status* s) {
+  TXE_OpReset(op, "StatefulPartitionedCall", NULL, s);
+  TXE_OpAddInputList(op, &x, 1, s);
+  const TX_DataType f32[1] = {TX_FLOAT};
+  TXE_OpSetAttrTypeList(op, "Tin", f32, 1);
+  TXE_OpSetAttrTypeList(op, "Tout", f32, 1);
+  TXE_OpSetAttrFunctionName(op, "f", name, strlen(name));
+  TXE_TensorHandle* out = NULL;
+  int n = 1;
+  TXE_Execute(op, &out, &n, s);
+  if (TX_GetCode(s) != TX_OK) return -1;
+  TX_Tensor* keep = NULL;
+  const float* v = values(out, &keep, s);
+  float r = v ? *v : -1;
+  TX_DeleteTensor(keep);
+  TXE_DeleteTensorHandle(out);
+  return r;
+}
+
+/* A function removed and defined again under its name runs the new definition, also through an
+ * op that kept its kernel from the old one (it used to run the removed body). */
+static void test_redefine_removed_function(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  const float three = 3;
+  TXE_TensorHandle* x = f32_handle(NULL, 0, &three, s);
+  TXE_Op* op = TXE_NewOp(ctx, "StatefulPartitionedCall", s);
+  add_float_function(ctx, "step", 0, s);
+  CHECK(call_with(op, "step", x, s) == 6.0f);
+  CHECK(call_with(op, "step", x, s) == 6.0f); /* the kept kernel */
+  TXE_ContextRemoveFunction(ctx, "step", s);
+  CHECK_OK(s);
+  CHECK(call_with(op, "step", x, s) == -1.0f);
+  CHECK_ERR(s, -1, "step");
+  add_float_function(ctx, "step", 1, s);
+  CHECK(call_with(op, "step", x, s) == 9.0f);
+  CHECK_OK(s);
+  TXE_TensorHandle* y = call_function(ctx, "step", x, s); /* a fresh op agrees */
+  TX_Tensor* keep = NULL;
+  const float* v = values(y, &keep, s);
+  CHECK(v != NULL && *v == 9.0f);
+  TX_DeleteTensor(keep);
+  TXE_DeleteTensorHandle(y);
+  TXE_DeleteOp(op);
+  TXE_DeleteTensorHandle(x);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
+/* The kernel cache stays bounded however many distinct signatures run (RandomUniform with a new
+ * seed each time), and VarHandleOps of new shared names (every eager variable) are not cached. */
+static void test_kernel_cache_is_bounded(void) {
+  TX_Status* s = TX_NewStatus();
+  TXE_Context* ctx = TXE_NewContext(NULL, s);
+  const int32_t dims[1] = {2};
+  const int64_t shape_dims[1] = {1};
+  TXE_TensorHandle* shape = i32_handle(shape_dims, 1, dims, s);
+  TXE_Op* op = TXE_NewOp(ctx, "RandomUniform", s);
+  for (int k = 0; k < 4200; ++k) {
+    TXE_OpReset(op, "RandomUniform", NULL, s);
+    TXE_OpAddInput(op, shape, s);
+    TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
+    TXE_OpSetAttrInt(op, "seed", 1 + k);
+    TXE_TensorHandle* out = NULL;
+    int n = 1;
+    TXE_Execute(op, &out, &n, s);
+    CHECK_OK(s);
+    TXE_DeleteTensorHandle(out);
+  }
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 4096);
+  TXE_ContextClearCaches(ctx);
+  for (int k = 0; k < 20; ++k) {
+    char name[32];
+    snprintf(name, sizeof(name), "v%d", k);
+    TXE_OpReset(op, "VarHandleOp", NULL, s);
+    TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
+    TXE_OpSetAttrShape(op, "shape", NULL, 0, s);
+    TXE_OpSetAttrString(op, "shared_name", name, strlen(name));
+    TXE_TensorHandle* out = NULL;
+    int n = 1;
+    TXE_Execute(op, &out, &n, s);
+    CHECK_OK(s);
+    TXE_DeleteTensorHandle(out);
+  }
+  CHECK(TXE_ContextNumCachedKernels(ctx) == 0);
+  TXE_DeleteOp(op);
+  TXE_DeleteTensorHandle(shape);
+  TXE_DeleteContext(ctx);
+  TX_DeleteStatus(s);
+}
+
 int main(void) {
   test_add_and_cache();
   test_remove_function();
+  test_redefine_removed_function();
+  test_kernel_cache_is_bounded();
   test_attrs_lists_and_outputs();
   test_errors_keep_context_usable();
   test_devices_and_policy();

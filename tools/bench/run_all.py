@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
+import addons_optimizer_bench  # noqa: E402
 import control_flow_bench  # noqa: E402
 import eager_bench  # noqa: E402
 import fft_bench  # noqa: E402
@@ -27,7 +28,7 @@ import train_bench  # noqa: E402
 
 BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *grad_bench.ALL, *train_bench.ALL,
               *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL, *fft_bench.ALL, *image_bench.ALL,
-              *go_bench.ALL, *strings_bench.ALL, *keras_bench.ALL]
+              *go_bench.ALL, *strings_bench.ALL, *keras_bench.ALL, *addons_optimizer_bench.ALL]
 
 
 def main(argv: list[str]) -> None:

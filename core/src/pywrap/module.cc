@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "attr_kinds.h"
+#include <tensorflux/c/c_api_plugin.h>
+
 #include "common.h"
 #include "eager_tensor.h"
 
@@ -55,6 +57,21 @@ py::bytes AllOpList() {
   if (buf == nullptr) ThrowStatus(TX_INTERNAL, "TX_GetAllOpList returned NULL");
   py::bytes out(static_cast<const char*>(buf->data), buf->length);
   TX_DeleteBuffer(buf);
+  return out;
+}
+
+// Loads a plugin (TX_LoadLibrary) and returns the serialized OpList of its ops.
+py::bytes LoadLibrary(const std::string& path) {
+  Status s;
+  TX_Library* lib = nullptr;
+  {
+    py::gil_scoped_release nogil;  // the plugin's TX_InitPlugin may take a while
+    lib = TX_LoadLibrary(path.c_str(), s.get());
+  }
+  s.Check();
+  TX_Buffer ops = TX_GetOpList(lib);
+  py::bytes out(static_cast<const char*>(ops.data), ops.length);
+  TX_DeleteLibraryHandle(lib);
   return out;
 }
 
@@ -254,6 +271,8 @@ PYBIND11_MODULE(_tx_c, m) {
                                   py::arg("list") = int(kList), py::arg("proto") = int(kProto));
   m.attr("INPUT_KINDS") = py::dict(py::arg("single") = int(kSingle), py::arg("number_list") = int(kNumberList),
                                    py::arg("type_list") = int(kTypeList));
+  m.def("load_library", &LoadLibrary, py::arg("path"), "Loads a plugin; the serialized OpList of its ops.");
+  m.def("plugin_abi_version", &TX_GetPluginAbiVersion, "The plugin ABI version the engine serves.");
   InitGraph(m);
   InitOperation(m);
   InitImport(m);

@@ -142,7 +142,7 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
         });
         break;
       default:
-        return py::make_tuple(kProto, AttrProto(op, name));
+        return py::make_tuple(int(kProto), AttrProto(op, name));
     }
     return py::make_tuple(kind | 16, v);
   }
@@ -194,7 +194,7 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
       return py::make_tuple(kind, TensorToNumpy(t, /*copy=*/true));
     }
     default:
-      return py::make_tuple(kProto, AttrProto(op, name));
+      return py::make_tuple(int(kProto), AttrProto(op, name));
   }
 }
 

@@ -25,6 +25,7 @@ from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, w
 from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
 from tensorflux._src.importer import import_graph_def
 from tensorflux._src.linalg_norm import norm
+from tensorflux._src.load_library import load_op_library
 from tensorflux._src.linalg_ops import eye
 from tensorflux._src.math_ops import (abs, add, add_n, clip_by_value, cos, divide, equal, exp, floor, greater,
                                       greater_equal, less, less_equal, logical_and, logical_not, logical_or, matmul,
@@ -96,6 +97,8 @@ __all__ = [
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
     "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank",
+    # Plugins: ops, kernels and gradients from shared libraries (docs/plugins.md).
+    "load_op_library", "sysconfig",
 ]
 
 __all__ += [
@@ -125,6 +128,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module("tensorflux.proto." + module), attr)
         globals()[name] = value
         return value
+    if name == "sysconfig":  # loaded on first use: `python -m tensorflux.sysconfig` then runs it fresh
+        import importlib
+
+        return importlib.import_module("tensorflux.sysconfig")
     raise _missing_attribute_error(__name__, name)
 
 

@@ -44,21 +44,37 @@ Status EagerContext::FindDevice(const std::string& request, int* index, bool sof
 std::shared_ptr<const CachedKernel> EagerContext::FindKernel(const std::string& key) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = kernels_.find(key);
-  return it == kernels_.end() ? nullptr : it->second;
+  if (it == kernels_.end()) return nullptr;
+  recency_.splice(recency_.begin(), recency_, it->second.recency);
+  return it->second.kernel;
+}
+
+void EagerContext::EraseKernel(std::unordered_map<std::string, CacheEntry>::iterator it,
+                               std::vector<std::shared_ptr<const CachedKernel>>* dropped) {
+  dropped->push_back(std::move(it->second.kernel));
+  recency_.erase(it->second.recency);
+  kernels_.erase(it);
 }
 
 std::shared_ptr<const CachedKernel> EagerContext::AddKernel(const std::string& key,
                                                             std::shared_ptr<const CachedKernel> k) {
+  std::vector<std::shared_ptr<const CachedKernel>> dropped;  // freed outside the lock
   std::lock_guard<std::mutex> l(mu_);
-  auto it = kernels_.emplace(key, std::move(k)).first;
-  return it->second;
+  auto inserted = kernels_.emplace(key, CacheEntry{std::move(k), {}});
+  auto it = inserted.first;
+  if (!inserted.second) return it->second.kernel;  // another thread cached it first
+  it->second.recency = recency_.insert(recency_.begin(), &it->first);
+  std::shared_ptr<const CachedKernel> result = it->second.kernel;
+  while (kernels_.size() > kMaxCachedKernels) EraseKernel(kernels_.find(*recency_.back()), &dropped);
+  return result;
 }
 
 void EagerContext::ClearCaches() {
-  std::unordered_map<std::string, std::shared_ptr<const CachedKernel>> old;
+  std::unordered_map<std::string, CacheEntry> old;
   {
     std::lock_guard<std::mutex> l(mu_);
     old.swap(kernels_);
+    recency_.clear();
     cache_generation_.fetch_add(1, std::memory_order_relaxed);
   }
   library_->ClearBodies();
@@ -86,13 +102,13 @@ Status EagerContext::RemoveFunction(const std::string& name) {
     std::vector<std::shared_ptr<const CachedKernel>> dropped;  // freed outside the lock
     std::lock_guard<std::mutex> l(mu_);
     for (auto it = kernels_.begin(); it != kernels_.end();) {
-      if (it->second->node != nullptr && CallsFunction(*it->second->node, name)) {
-        dropped.push_back(std::move(it->second));
-        it = kernels_.erase(it);
-      } else {
-        ++it;
-      }
+      auto next = std::next(it);
+      if (it->second.kernel->node != nullptr && CallsFunction(*it->second.kernel->node, name)) EraseKernel(it, &dropped);
+      it = next;
     }
+    // Ops that kept their last kernel (TXE_OpReset reuse) must not call the removed body, nor a
+    // new definition added later under the same name through the old kernel.
+    cache_generation_.fetch_add(1, std::memory_order_relaxed);
   }
   // The gradient functions a tape generated for it ("<name>_grad_<hash>", Note [Function
   // gradients]) serve only its calls, so they go too (and theirs, recursively).

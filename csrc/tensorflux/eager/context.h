@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -88,9 +89,21 @@ class EagerContext {
   std::unique_ptr<ThreadPool> inter_op_, intra_op_;
   std::unique_ptr<ResourceMgr> resources_;
   std::shared_ptr<FunctionLibrary> library_ = std::make_shared<FunctionLibrary>();
+  struct CacheEntry {
+    std::shared_ptr<const CachedKernel> kernel;
+    std::list<const std::string*>::iterator recency;  // its place in recency_
+  };
+  // Drops `it` from the cache; the kernel goes to `dropped`, to be freed outside the lock.
+  void EraseKernel(std::unordered_map<std::string, CacheEntry>::iterator it,
+                   std::vector<std::shared_ptr<const CachedKernel>>* dropped);
+
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const CachedKernel>> kernels_;
+  std::unordered_map<std::string, CacheEntry> kernels_;
+  mutable std::list<const std::string*> recency_;  // keys of kernels_, most recently used first
 };
+
+// At most this many kernels stay cached per context (Note [Eager kernel cache]).
+constexpr size_t kMaxCachedKernels = 4096;
 
 }  // namespace tx
 
@@ -106,3 +119,9 @@ class EagerContext {
 // and skips the lookup when the key repeats. Kernels are stateless per call (OpKernel), so one
 // cached kernel serves every thread; stateful kernels (random ops) keep their state across calls,
 // as in TensorFlow's eager mode.
+// The cache is bounded (kMaxCachedKernels, least recently used dropped first): signatures are keyed
+// by attr values, and a program that executes ever new values (a loop over seeds, shapes given as
+// attrs) would otherwise grow it for ever. Signatures that can never repeat are not cached at all:
+// tensor attrs (a Const per value) and non-empty shared_name attrs (every eager tx.Variable creates
+// its resource with a VarHandleOp of a new unique shared_name; caching those kernels cost the soak
+// test ~4.4 KiB per variable).

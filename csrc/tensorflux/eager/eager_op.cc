@@ -101,7 +101,7 @@ Status EagerOp::Reset(const char* op_name, const char* device) {
   groups_.clear();
   attrs_.clear();
   attr_key_.clear();
-  tensor_attr_ = false;
+  uncached_ = false;
   if (op_name == nullptr) return InvalidArgument("op name must not be NULL");
   if (reg_ == nullptr || op_name_ != op_name) {
     const OpRegistration* reg = OpRegistry::Global()->LookUp(op_name);
@@ -166,7 +166,8 @@ void EagerOp::ReleaseInputs() {
 void EagerOp::SetAttr(const std::string& name, AttrValue v) {
   AppendString(&attr_key_, name);
   AppendAttr(&attr_key_, v);
-  tensor_attr_ |= v.kind == AttrValue::Kind::kTensor || !v.list.tensor.empty();
+  uncached_ |= v.kind == AttrValue::Kind::kTensor || !v.list.tensor.empty() ||
+               (name == "shared_name" && v.kind == AttrValue::Kind::kString && !v.s.empty());
   attrs_[name] = std::move(v);
 }
 
@@ -258,11 +259,11 @@ Status EagerOp::KernelFor(int device, std::shared_ptr<const CachedKernel>* out) 
   for (const auto& grp : groups_) AppendPod<int32_t>(&key_, grp.second ? grp.first : -1);
   for (int i = 0; i < num_inputs_; ++i) AppendPod<int8_t>(&key_, static_cast<int8_t>(tensors_[i].dtype()));
   key_.append(attr_key_);
-  std::shared_ptr<const CachedKernel> k = tensor_attr_ ? nullptr : ctx_->FindKernel(key_);
+  std::shared_ptr<const CachedKernel> k = uncached_ ? nullptr : ctx_->FindKernel(key_);
   if (!k) {
     TX_RETURN_IF_ERROR(BuildKernel(&k));
-    // Ops with tensor attrs (Const) would fill the context's cache with one kernel per value.
-    if (!tensor_attr_) k = ctx_->AddKernel(key_, std::move(k));
+    // Ops with one-off attrs would fill the context's cache with one kernel per value.
+    if (!uncached_) k = ctx_->AddKernel(key_, std::move(k));
   }
   last_ = k;
   RememberSignature(device);

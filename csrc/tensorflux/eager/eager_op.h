@@ -97,7 +97,9 @@ class EagerOp {
   std::vector<std::pair<int, bool>> groups_;  // per input argument: tensor count, added as a list
   AttrMap attrs_;
   std::string attr_key_;  // the attrs set so far, serialized in the order set
-  bool tensor_attr_ = false;  // a tensor-valued attr was set: the kernel is not cached (one per value)
+  // An attr that makes the signature one-off was set: a tensor value (Const: one kernel per value)
+  // or a shared_name (VarHandleOp of a new variable); the kernel is not cached.
+  bool uncached_ = false;
   std::string key_;       // scratch for the cache key
   std::shared_ptr<const CachedKernel> last_;
   // The signature last_ was found for: compared field by field before any key is built.

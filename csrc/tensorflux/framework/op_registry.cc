@@ -19,14 +19,25 @@ OpRegistry* OpRegistry::Global() {
 
 namespace {
 
-// Checks the references inside an OpDef (arg types name attrs of the right kind).
+// The attr kinds an AttrDef's type names (alone or inside "list(...)").
+bool IsAttrKind(const std::string& kind) {
+  static const std::set<std::string> kKinds = {"string", "int", "float", "bool", "type", "shape", "tensor", "func"};
+  return kKinds.count(kind) > 0;
+}
+
+}  // namespace
+
 Status ValidateOpDef(const OpDef& def) {
   if (def.name.empty() || !(def.name[0] >= 'A' && def.name[0] <= 'Z') )
     if (def.name.empty() || def.name[0] != '_')
       return InvalidArgument("op name '", def.name, "' must start with an uppercase letter or '_'");
   std::set<std::string> names;
-  for (const AttrDef& a : def.attr)
+  for (const AttrDef& a : def.attr) {
     if (!names.insert(a.name).second) return InvalidArgument("duplicate attr '", a.name, "'");
+    const bool is_list = a.type.rfind("list(", 0) == 0 && a.type.size() > 6 && a.type.back() == ')';
+    if (!IsAttrKind(is_list ? a.type.substr(5, a.type.size() - 6) : a.type))
+      return InvalidArgument("attr '", a.name, "' has unknown type '", a.type, "'");
+  }
   auto check_args = [&](const std::vector<ArgDef>& args) -> Status {
     for (const ArgDef& arg : args) {
       int sources = (arg.type != DT_INVALID) + !arg.type_attr.empty() + !arg.type_list_attr.empty();
@@ -50,8 +61,6 @@ Status ValidateOpDef(const OpDef& def) {
   TX_RETURN_IF_ERROR(check_args(def.input_arg));
   return check_args(def.output_arg);
 }
-
-}  // namespace
 
 Status OpRegistry::Register(std::unique_ptr<OpRegistration> reg) {
   TX_RETURN_IF_ERROR(ValidateOpDef(reg->def).WithPrefix("[" + reg->def.name + "] invalid OpDef: "));
@@ -259,8 +268,7 @@ Status ParseAttrSpec(const std::string& spec, AttrDef* a) {
     a->allowed_values.list.type = types;
     base = "type";
   }
-  static const std::set<std::string> kKinds = {"string", "int", "float", "bool", "type", "shape", "tensor", "func"};
-  if (!kKinds.count(base)) return InvalidArgument("unknown attr type '", base, "' in: ", spec);
+  if (!IsAttrKind(base)) return InvalidArgument("unknown attr type '", base, "' in: ", spec);
   a->type = is_list ? "list(" + base + ")" : base;
   if (a->has_default) TX_RETURN_IF_ERROR(ParseDefault(a->type, default_text, &a->default_value));
   return Status::OK();

@@ -1,6 +1,7 @@
 // OpRegistry: every op is registered once, with its OpDef and its shape function.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,8 +15,9 @@ namespace tx {
 
 class InferenceContext;
 
-// Computes output shapes from input shapes, attrs and constant inputs; no device needed.
-using ShapeFn = Status (*)(InferenceContext* c);
+// Computes output shapes from input shapes, attrs and constant inputs; no device needed. A
+// closure, so plugins' C shape functions fit (c/plugin_api_ops.cc).
+using ShapeFn = std::function<Status(InferenceContext* c)>;
 
 // What the registry keeps per op.
 struct OpRegistration {
@@ -39,6 +41,10 @@ class OpRegistry {
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<OpRegistration>> ops_;
 };
+
+// Checks the references inside an OpDef (a name starting with an uppercase letter or '_', unique
+// attr names, each arg typed by exactly one source, attrs named by args existing with the right kind).
+Status ValidateOpDef(const OpDef& def);
 
 // Builds an OpRegistration from TensorFlow-style spec strings:
 //   Input("a: T"), Input("values: N * T"), Output("z: float"),

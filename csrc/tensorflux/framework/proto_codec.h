@@ -27,6 +27,11 @@ void SetMaxExpandedTensorBytes(uint64_t bytes);
 
 // TensorShapeProto <-> PartialShape (-1 dims are unknown; unknown_rank needs no dims).
 Status DecodeTensorShape(wire::Reader& r, PartialShape* out);
+// Decodes one occurrence of a TensorShapeProto field into *dims and *unknown_rank, merged with what
+// earlier occurrences of the field said, as protobuf merges repeated occurrences of a message
+// field (the dims concatenate, a later unknown_rank wins); FinishTensorShape makes the shape.
+Status MergeTensorShape(wire::Reader& r, std::vector<int64_t>* dims, bool* unknown_rank);
+Status FinishTensorShape(std::vector<int64_t> dims, bool unknown_rank, PartialShape* out);
 void EncodeTensorShape(const PartialShape& s, wire::Writer* w);
 
 // TensorProto <-> Tensor. Decoding accepts tensor_content or the dtype's *_val field (short

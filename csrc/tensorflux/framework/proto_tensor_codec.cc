@@ -46,9 +46,7 @@ static Status DecodeDim(Reader& r, int64_t* size) {
   return Status::OK();
 }
 
-Status DecodeTensorShape(Reader& r, PartialShape* out) {
-  std::vector<int64_t> dims;
-  bool unknown_rank = false;
+Status MergeTensorShape(Reader& r, std::vector<int64_t>* dims, bool* unknown_rank) {
   while (!r.done()) {
     int field;
     WireType wt;
@@ -58,18 +56,29 @@ Status DecodeTensorShape(Reader& r, PartialShape* out) {
       TX_RETURN_IF_ERROR(r.ReadSubMessage(wt, &sub));
       int64_t size;
       TX_RETURN_IF_ERROR(DecodeDim(sub, &size));
-      if (dims.size() >= kMaxRank) return InvalidArgument("shape has more than ", kMaxRank, " dimensions");
-      dims.push_back(size);
+      if (dims->size() >= kMaxRank) return InvalidArgument("shape has more than ", kMaxRank, " dimensions");
+      dims->push_back(size);
     } else if (field == 3) {
-      TX_RETURN_IF_ERROR(r.ReadBool(wt, &unknown_rank));
+      TX_RETURN_IF_ERROR(r.ReadBool(wt, unknown_rank));
     } else {
       TX_RETURN_IF_ERROR(r.Skip(wt));
     }
   }
+  return Status::OK();
+}
+
+Status FinishTensorShape(std::vector<int64_t> dims, bool unknown_rank, PartialShape* out) {
   if (unknown_rank && !dims.empty())
     return InvalidArgument("shape has unknown_rank set but also ", dims.size(), " dimensions");
   *out = unknown_rank ? PartialShape::Unknown() : PartialShape(std::move(dims));
   return Status::OK();
+}
+
+Status DecodeTensorShape(Reader& r, PartialShape* out) {
+  std::vector<int64_t> dims;
+  bool unknown_rank = false;
+  TX_RETURN_IF_ERROR(MergeTensorShape(r, &dims, &unknown_rank));
+  return FinishTensorShape(std::move(dims), unknown_rank, out);
 }
 
 void EncodeTensorShape(const PartialShape& s, Writer* w) {
@@ -235,7 +244,8 @@ Status DecodeStrings(const TensorShape& ts, const std::vector<std::string_view>&
 
 Status DecodeTensor(Reader& r, Tensor* out) {
   int32_t dtype_value = 0;
-  PartialShape shape{std::vector<int64_t>{}};  // a missing tensor_shape means a scalar
+  std::vector<int64_t> shape_dims;  // a missing tensor_shape means a scalar
+  bool unknown_rank = false;
   std::string_view content;
   ValFields vals;
   std::vector<std::string_view> string_vals;
@@ -248,10 +258,10 @@ Status DecodeTensor(Reader& r, Tensor* out) {
     if (handled) continue;
     if (field == 1) {
       TX_RETURN_IF_ERROR(r.ReadInt32(wt, &dtype_value));
-    } else if (field == 2) {
+    } else if (field == 2) {  // occurrences merge (the fuzzer found the last one winning)
       Reader sub("");
       TX_RETURN_IF_ERROR(r.ReadSubMessage(wt, &sub));
-      TX_RETURN_IF_ERROR(DecodeTensorShape(sub, &shape));
+      TX_RETURN_IF_ERROR(MergeTensorShape(sub, &shape_dims, &unknown_rank));
     } else if (field == 4) {
       if (wt != wire::kLengthDelimited) return DataLoss("tensor_content must be length-delimited");
       TX_RETURN_IF_ERROR(r.ReadBytes(&content));
@@ -265,6 +275,8 @@ Status DecodeTensor(Reader& r, Tensor* out) {
     }
   }
 
+  PartialShape shape;
+  TX_RETURN_IF_ERROR(FinishTensorShape(std::move(shape_dims), unknown_rank, &shape));
   if (!IsValidDataType(dtype_value))
     return InvalidArgument("TensorProto has invalid dtype ", dtype_value);
   const DataType dt = static_cast<DataType>(dtype_value);

@@ -46,6 +46,13 @@ void GradientRegistry::Register(const std::string& op, GradFn fn) {
   }
 }
 
+Status GradientRegistry::TryRegister(const std::string& op, GradFn fn) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!entries_.emplace(op, Entry{std::move(fn)}).second)
+    return AlreadyExists("op ", op, " already has a gradient or a not-differentiable declaration");
+  return Status::OK();
+}
+
 const GradientRegistry::Entry* GradientRegistry::LookUp(const std::string& op) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = entries_.find(op);

@@ -2,6 +2,7 @@
 // is not differentiable. One registration per op serves graph mode, eager mode and every binding.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -64,7 +65,8 @@ class GradContext {
 
 // A gradient function: reads the forward op and output gradients from `g`, builds the input
 // gradients with g.ops() and stores them with g.set_grad. Errors go to g.ops() (or are returned).
-using GradFn = Status (*)(GradContext& g);
+// A closure, so plugins' C gradient functions fit (c/plugin_api_grads.cc).
+using GradFn = std::function<Status(GradContext& g)>;
 
 class GradientRegistry {
  public:
@@ -76,6 +78,8 @@ class GradientRegistry {
   // Registers `fn` (nullptr: not differentiable) for `op`; a second registration is a
   // programming error and aborts.
   void Register(const std::string& op, GradFn fn);
+  // Registers like Register, but reports a second registration as AlreadyExists (plugins).
+  Status TryRegister(const std::string& op, GradFn fn);
   // The entry for `op`, or nullptr when the op has neither a gradient nor a declaration.
   const Entry* LookUp(const std::string& op) const;
   // All op names with an entry, and whether each has a gradient function.

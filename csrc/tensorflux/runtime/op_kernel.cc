@@ -113,7 +113,7 @@ Status KernelRegistry::CreateKernel(const Node* node, const std::string& device_
 
 std::vector<KernelRegistration> KernelRegistry::All() const {
   std::lock_guard<std::mutex> l(mu_);
-  return regs_;
+  return std::vector<KernelRegistration>(regs_.begin(), regs_.end());
 }
 
 }  // namespace tx

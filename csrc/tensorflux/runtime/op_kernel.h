@@ -2,6 +2,7 @@
 // in a session's plan and then called for every run.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -162,7 +163,8 @@ class KernelRegistry {
  private:
   const KernelRegistration* Find(const Node* node, const std::string& device_type) const;
   mutable std::mutex mu_;
-  std::vector<KernelRegistration> regs_;
+  // A deque: Find's pointers stay valid while plugins register more kernels (TX_LoadLibrary).
+  std::deque<KernelRegistration> regs_;
 };
 
 // Fluent description of a kernel registration.

@@ -249,7 +249,7 @@ class Variable(TensorLike):
     def _update(self, op_fn, value, what, read_value, name):
         value = self._check_value(value, what)
         op = op_fn(self._handle, value, name=name)
-        if self._eager and op is None:  # ran eagerly (inside a function being traced, the update is an op)
+        if op is None:  # it ran at once (eager mode); inside a tx.function it is an op of the trace
             return self.read_value() if read_value else None
         if not read_value:
             return op

@@ -15,6 +15,26 @@
  *  - Protocol buffers cross this boundary only as serialized bytes (TX_Buffer), wire-compatible
  *    with TensorFlow's messages of the same name. No C++ type, exception or STL object crosses it.
  *  - Bad input never crashes the process: it yields an error status.
+ *  - Misuse, and what happens (tested: csrc/tests/c_api_misuse_test.c, and c_api_null_test.c,
+ *    which calls every function of the C API headers with NULL objects):
+ *    - NULL for an object (graph, operation, description, session, options, tensor, buffer,
+ *      function, checkpoint, context, op, handle, tape, flag) or for a name: a function taking a
+ *      status sets an error (TX_INVALID_ARGUMENT unless stated) and returns NULL, 0 or -1; one
+ *      without a status returns its zero value: NULL (objects, TX_FunctionName), "" (operation
+ *      names, types and devices), 0 (counts, TX_NumDims, dtypes), -1 (TX_Dim and other dims,
+ *      ranks, list lengths), a TX_Output with a NULL oper; setters and TX_Delete* do nothing. A
+ *      NULL or bad argument to a TX_SetAttr* / TX_AddInput* call is reported by
+ *      TX_FinishOperation, whose error names the operation.
+ *    - Negative counts, NULL arrays with a positive count, out-of-range indices (outputs, inputs,
+ *      dims, attrs, checkpoint tensors) and operations of another live graph: an error status
+ *      naming the argument (TX_OUT_OF_RANGE for output indices), or the zero value above where the
+ *      function takes no status. Negative thread counts mean the default (one per core).
+ *    - Malformed serialized protocol buffers: an error naming the message (TX_DATA_LOSS, as for
+ *      corrupt files; TX_INVALID_ARGUMENT for RunOptions).
+ *    - Pointers to freed objects (an operation of a deleted graph, see TX_DeleteGraph; a deleted
+ *      tensor, status, session or context; a description after TX_FinishOperation) and a status
+ *      shared between threads: undefined behaviour, as in TensorFlow. Such pointers cannot be told
+ *      from live ones without a global registry consulted on every call.
  *  - Thread safety: a TX_Graph may be read and extended from several threads; a TX_Session may
  *    be run from several threads at once; TX_OperationDescription, TX_Status and
  *    TX_ImportGraphDefOptions are single-threaded.
@@ -186,7 +206,7 @@ TX_CAPI_EXPORT extern TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int6
 TX_CAPI_EXPORT extern void TX_DeleteTensor(TX_Tensor* t);
 TX_CAPI_EXPORT extern TX_DataType TX_TensorType(const TX_Tensor* t);
 TX_CAPI_EXPORT extern int TX_NumDims(const TX_Tensor* t);
-/* Size of dimension `dim_index` (0 <= dim_index < TX_NumDims). */
+/* Size of dimension `dim_index` (0 <= dim_index < TX_NumDims); -1 for another index. */
 TX_CAPI_EXPORT extern int64_t TX_Dim(const TX_Tensor* t, int dim_index);
 TX_CAPI_EXPORT extern size_t TX_TensorByteSize(const TX_Tensor* t);
 /* Pointer to the tensor's bytes; owned by the tensor, valid until TX_DeleteTensor. */
@@ -566,9 +586,9 @@ TX_CAPI_EXPORT extern void TX_DeleteSessionOptions(TX_SessionOptions* opts);
  * inter_op_parallelism_threads, allow_soft_placement are read; other fields are ignored). */
 TX_CAPI_EXPORT extern void TX_SetConfig(TX_SessionOptions* opts, const void* proto, size_t proto_len,
                                         TX_Status* status);
-/* Threads for running independent operations concurrently (0 = one per core). */
+/* Threads for running independent operations concurrently (0 or negative = one per core). */
 TX_CAPI_EXPORT extern void TX_SessionOptionsSetInterOpThreads(TX_SessionOptions* opts, int num_threads);
-/* Threads one operation may use, BLAS included (0 = one per core). */
+/* Threads one operation may use, BLAS included (0 or negative = one per core). */
 TX_CAPI_EXPORT extern void TX_SessionOptionsSetIntraOpThreads(TX_SessionOptions* opts, int num_threads);
 
 /* Creates a session on `graph` (borrowed; the session keeps it alive). Operations may still be

@@ -116,7 +116,9 @@ TX_CAPI_EXPORT extern TXE_TensorHandle* TXE_TensorHandleCopyToDevice(const TXE_T
  * Ops */
 
 /* An op of type `op_or_function_name` to execute on `ctx` (borrowed; must outlive the op).
- * NOT_FOUND for an unregistered op. Caller owns; free with TXE_DeleteOp. */
+ * NOT_FOUND ("Op type not registered") for a name that is not a registered op type, including
+ * the name of a library function: unlike TensorFlow's TFE_NewOp, functions are called through
+ * StatefulPartitionedCall (attr "f"). Caller owns; free with TXE_DeleteOp. */
 TX_CAPI_EXPORT extern TXE_Op* TXE_NewOp(TXE_Context* ctx, const char* op_or_function_name, TX_Status* status);
 TX_CAPI_EXPORT extern void TXE_DeleteOp(TXE_Op* op);
 /* Makes `op` a fresh op of type `op_or_function_name` on `raw_device_name` (NULL or "": placed by

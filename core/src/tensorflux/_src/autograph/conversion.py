@@ -50,8 +50,16 @@ def _make_runtime():
 
 
 _verbosity = [int(os.environ.get("AUTOGRAPH_VERBOSITY", "0") or 0)]
-_cache = weakref.WeakKeyDictionary()  # original function -> converted function (or None: not convertible)
-_code_cache = {}                        # original code object -> (converted code, source text)
+# Note [Conversion cache lifetime]
+# A function's converted form (or None: not convertible) is cached on the function itself, under
+# _CACHE, as (weakref to the function, converted). A global WeakKeyDictionary cannot hold it: the
+# converted function refers to its original (__wrapped__, set by functools.update_wrapper), so the
+# entry's value kept its own key alive and every function ever converted lived forever (with its
+# tx.function's retracing monitor: the soak test's ~6 KB per round). On the function, the pair is
+# a cycle the garbage collector frees with it. The weak reference tells a function's own entry
+# from one copied onto a wrapper by functools.wraps (which copies __dict__).
+_CACHE = "_tx_autograph_cache"
+_code_cache = {}  # original code object -> (converted code, source text)
 _runtime = None
 
 
@@ -123,12 +131,9 @@ def convert(fn, top_level=True, strict=False):
         return None
     if getattr(fn, _CONVERTED, False):
         return fn
-    try:
-        hit = _cache.get(fn, False)
-    except TypeError:
-        hit = False
-    if hit is not False and not strict:
-        return hit
+    entry = fn.__dict__.get(_CACHE)
+    if entry is not None and entry[0]() is fn and not strict:
+        return entry[1]
     reason = _skip_reason(fn, top_level)
     out = None
     if reason is None:
@@ -140,10 +145,7 @@ def convert(fn, top_level=True, strict=False):
                 _log.warning("AutoGraph could not transform %s and will run it as-is: %s", _describe(fn), reason)
     if out is None and strict:
         raise ConversionError("AutoGraph could not convert %s: %s" % (_describe(fn), reason))
-    try:
-        _cache[fn] = out
-    except TypeError:
-        pass
+    fn.__dict__[_CACHE] = (weakref.ref(fn), out)
     return out
 
 
@@ -215,7 +217,7 @@ def _convert_function(fn):
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
     new.__kwdefaults__ = fn.__kwdefaults__
     functools.update_wrapper(new, fn, updated=())
-    new.__dict__.update(getattr(fn, "__dict__", {}))
+    new.__dict__.update((k, v) for k, v in fn.__dict__.items() if k != _CACHE)
     setattr(new, _CONVERTED, True)
     new._tx_autograph_source = source
     if _verbosity[0] >= 2:

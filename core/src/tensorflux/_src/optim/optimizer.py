@@ -162,7 +162,10 @@ class Optimizer:
         with g.name_scope(name or self.name):
             ops = self._apply(pairs, vars_, slots, step_var)
             with g.control_dependencies(ops):
-                return step_var.assign_add(math_ops.cast(1, "int64"), read_value=False)
+                step = step_var.assign_add(math_ops.cast(1, "int64"), read_value=False)
+        # Eager variables updated inside a tx.function: the updates run with the function, and
+        # the caller gets None, as when they run at once.
+        return None if vars_[0]._eager else step
 
     def _apply(self, pairs, vars_, slots, step_var):
         """The fused or op-by-op updates of one step (run at once in eager mode; their ops in graph

@@ -17,7 +17,15 @@ def check_against_reference(make_optimizer, reference_step, steps=4, dtype=np.fl
                             atol=1e-9, seed=0):
     """Applies `steps` steps of random gradients and compares each variable after every step with
     ``reference_step(param, grad, state, t) -> param`` (NumPy; ``state`` is a dict the reference
-    keeps per variable; ``t`` counts steps from 1). Returns the final NumPy values."""
+    keeps per variable; ``t`` counts steps from 1). Returns the final NumPy values.
+
+    >>> from tensorflux.optimizers import testing
+    >>> def sgd_step(param, grad, state, t):
+    ...     return param - 0.1 * grad
+    >>> final = testing.check_against_reference(lambda: tx.optimizers.SGD(0.1), sgd_step)
+    >>> [v.shape for v in final]
+    [(3,), (2, 4)]
+    """
     rng = np.random.default_rng(seed)
     init = [rng.standard_normal(s).astype(dtype) for s in shapes]
     grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(steps)]
@@ -44,7 +52,12 @@ def check_against_reference(make_optimizer, reference_step, steps=4, dtype=np.fl
 
 def check_converges_on_quadratic(make_optimizer, steps=300, dims=8, factor=1e-3, seed=0):
     """Minimizes sum(c * (x - target)^2) with condition number 10 from a random start; the final
-    loss must be below ``factor`` times the initial loss. Returns (initial, final) losses."""
+    loss must be below ``factor`` times the initial loss. Returns (initial, final) losses.
+
+    >>> first, last = tx.optimizers.testing.check_converges_on_quadratic(lambda: tx.optimizers.SGD(0.05))
+    >>> bool(last < 1e-3 * first)
+    True
+    """
     rng = np.random.default_rng(seed)
     target = rng.standard_normal(dims).astype(np.float32)
     c = np.linspace(1.0, 10.0, dims).astype(np.float32)
@@ -65,7 +78,12 @@ def check_converges_on_quadratic(make_optimizer, steps=300, dims=8, factor=1e-3,
 
 def check_slot_checkpoint_round_trip(make_optimizer, path, steps=3, seed=0):
     """Trains a few steps, checkpoints the variables and every slot (tx.train.Checkpoint), then in
-    a fresh graph restores and takes more steps: the result must equal uninterrupted training."""
+    a fresh graph restores and takes more steps: the result must equal uninterrupted training.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     tx.optimizers.testing.check_slot_checkpoint_round_trip(lambda: tx.optimizers.Adam(0.1), d + "/ckpt")
+    """
     from tensorflux._src.checkpoint import Checkpoint
 
     rng = np.random.default_rng(seed)

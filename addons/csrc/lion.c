@@ -1,0 +1,123 @@
+/* AddonsResourceApplyLion: one fused pass of the Lion update (Chen et al. 2023, "Symbolic
+ * Discovery of Optimization Algorithms", Algorithm 2) over a variable and its momentum slot:
+ *
+ *     c   = beta_1 * m + (1 - beta_1) * g
+ *     var = var - lr * (sign(c) + weight_decay * var)
+ *     m   = beta_2 * m + (1 - beta_2) * g
+ *
+ * written in place under the variables' locks, split over the intra-op pool. The element order of
+ * each expression is that of the composed twin (tensorflux_addons.optimizers.lion), so both agree
+ * to rounding. */
+#include <math.h>
+#include <stdint.h>
+
+#include "plugin.h"
+
+enum { kVar, kM, kLr, kBeta1, kBeta2, kWeightDecay, kGrad, kNumInputs };
+static const char* const kNames[kNumInputs] = {"var", "m", "lr", "beta_1", "beta_2", "weight_decay", "grad"};
+
+typedef struct {
+  void* var;
+  void* m;
+  const void* grad;
+  double lr, beta_1, beta_2, weight_decay;
+} LionWork;
+
+#define LION_LOOP(T)                                                                                  \
+  do {                                                                                                \
+    T* restrict var = (T*)w->var;                                                                     \
+    T* restrict m = (T*)w->m;                                                                         \
+    const T* restrict g = (const T*)w->grad;                                                          \
+    const T neg_lr = -(T)w->lr, b1 = (T)w->beta_1, b2 = (T)w->beta_2, wd = (T)w->weight_decay;        \
+    const T one_minus_b1 = (T)1 - b1, one_minus_b2 = (T)1 - b2;                                       \
+    for (int64_t i = begin; i < end; ++i) {                                                           \
+      const T c = m[i] * b1 + g[i] * one_minus_b1;                                                    \
+      const T s = (T)((c > 0) - (c < 0));                                                             \
+      var[i] = var[i] + (s + var[i] * wd) * neg_lr;                                                   \
+      m[i] = m[i] * b2 + g[i] * one_minus_b2;                                                         \
+    }                                                                                                 \
+  } while (0)
+
+static void LionFloat(void* arg, int64_t begin, int64_t end) {
+  const LionWork* w = (const LionWork*)arg;
+  LION_LOOP(float);
+}
+
+static void LionDouble(void* arg, int64_t begin, int64_t end) {
+  const LionWork* w = (const LionWork*)arg;
+  LION_LOOP(double);
+}
+
+/* Reads scalar input i of type `dtype` as a double; an error naming it when it is not a scalar. */
+static int ReadScalar(TX_OpKernelContext* ctx, int i, TX_DataType dtype, double* out, TX_Status* status) {
+  const TX_PluginApi* api = txa_api;
+  if (api->KernelContextInputNumDims(ctx, i) != 0) {
+    txa_error(status, "%s must be a scalar, got a tensor of rank %d", kNames[i], api->KernelContextInputNumDims(ctx, i));
+    return 0;
+  }
+  const void* p = api->KernelContextInputData(ctx, i);
+  *out = dtype == TX_FLOAT ? (double)*(const float*)p : *(const double*)p;
+  return 1;
+}
+
+/* 1 when lock variable k has the gradient's dtype and shape; else sets an error naming `name`. */
+static int SameAsGrad(TX_OpKernelContext* ctx, TX_VariableLock* lock, int k, const char* name, TX_Status* status) {
+  const TX_PluginApi* api = txa_api;
+  const TX_DataType dtype = api->KernelContextInputType(ctx, kGrad);
+  if (api->VariableLockType(lock, k) != dtype) {
+    txa_error(status, "%s holds %s values but grad is %s", name, txa_dtype_name(api->VariableLockType(lock, k)),
+              txa_dtype_name(dtype));
+    return 0;
+  }
+  int rank = api->KernelContextInputNumDims(ctx, kGrad);
+  int same = api->VariableLockNumDims(lock, k) == rank;
+  for (int d = 0; same && d < rank; ++d) same = api->VariableLockDim(lock, k, d) == api->KernelContextInputDim(ctx, kGrad, d);
+  if (!same) txa_error(status, "%s and grad do not have the same shape", name);
+  return same;
+}
+
+static void LionCompute(void* state, TX_OpKernelContext* ctx, TX_Status* status) {
+  (void)state;
+  const TX_PluginApi* api = txa_api;
+  const TX_DataType dtype = api->KernelContextInputType(ctx, kGrad);
+  LionWork w;
+  double* scalars[4] = {&w.lr, &w.beta_1, &w.beta_2, &w.weight_decay};
+  for (int i = kLr; i <= kWeightDecay; ++i)
+    if (!ReadScalar(ctx, i, dtype, scalars[i - kLr], status)) return;
+  const int vars[2] = {kVar, kM};
+  TX_VariableLock* lock = api->KernelContextLockVariables(ctx, vars, 2, status);
+  if (api->GetCode(status) != TX_OK) return;
+  if (SameAsGrad(ctx, lock, 0, "var", status) && SameAsGrad(ctx, lock, 1, "m", status)) {
+    w.var = api->VariableLockData(lock, 0);
+    w.m = api->VariableLockData(lock, 1);
+    w.grad = api->KernelContextInputData(ctx, kGrad);
+    api->KernelContextParallelFor(ctx, api->KernelContextInputNumElements(ctx, kGrad), 12,
+                                  dtype == TX_FLOAT ? LionFloat : LionDouble, &w);
+  }
+  api->ReleaseVariableLock(lock);
+}
+
+void txa_register_lion(TX_PluginRegistrar* reg, TX_Status* status) {
+  const TX_PluginApi* api = txa_api;
+  TX_OpDefinitionBuilder* b = api->NewOpDefinitionBuilder("AddonsResourceApplyLion");
+  api->OpDefinitionBuilderAddAttr(b, "T: {float, double}");
+  api->OpDefinitionBuilderAddInput(b, "var: resource");
+  api->OpDefinitionBuilderAddInput(b, "m: resource");
+  api->OpDefinitionBuilderAddInput(b, "lr: T");
+  api->OpDefinitionBuilderAddInput(b, "beta_1: T");
+  api->OpDefinitionBuilderAddInput(b, "beta_2: T");
+  api->OpDefinitionBuilderAddInput(b, "weight_decay: T");
+  api->OpDefinitionBuilderAddInput(b, "grad: T");
+  api->OpDefinitionBuilderSetIsStateful(b, 1);
+  api->OpDefinitionBuilderSetSummary(b, "Updates var and m in place by one step of Lion (Chen et al. 2023).");
+  api->RegisterOpDefinition(reg, b, status);
+  if (api->GetCode(status) != TX_OK) return;
+  const TX_DataType types[2] = {TX_FLOAT, TX_DOUBLE};
+  for (int k = 0; k < 2; ++k) {
+    TX_KernelBuilder* kb = api->NewKernelBuilder("AddonsResourceApplyLion", "CPU", NULL, LionCompute, NULL);
+    api->KernelBuilderTypeConstraint(kb, "T", types[k]);
+    api->RegisterKernel(reg, kb, status);
+    if (api->GetCode(status) != TX_OK) return;
+  }
+  api->RegisterGradient(reg, "AddonsResourceApplyLion", NULL, status);
+}
