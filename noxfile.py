@@ -16,7 +16,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize", "go", "addons"]
+nox.options.sessions = ["tests", "sanitize", "go", "addons", "probability"]
 
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
               "protobuf>=7.35.1,<8"]
@@ -140,14 +140,10 @@ def sanitize(session: nox.Session) -> None:
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
 
 
-@nox.session
-def addons(session: nox.Session) -> None:
-    """Installs core and tensorflux-addons (whose fused kernel is a plugin built against the core's
-    public headers) into this session's fresh venv as a user would, `pip install <core> ./addons`,
-    and runs the add-on's tests (optax, when it installs, is their reference)."""
-    session.run("python", "ci/check_addon_imports.py")
-    # Note [One release build]: the core wheel comes from the tests session's build dir when that
-    # session's venv exists (incremental), else from this session's own.
+def core_wheel(session: nox.Session, name: str) -> pathlib.Path:
+    """The core as a wheel in core/build/<name>, for an add-on session to install as a user would.
+    Note [One release build]: it comes from the tests session's build dir when that session's venv
+    exists (incremental), else from this session's own, so CI compiles the engine once."""
     tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
     if tests_python.exists():
         python = str(tests_python)
@@ -155,15 +151,37 @@ def addons(session: nox.Session) -> None:
     else:
         session.install(*BUILD_DEPS)
         python, build_dir = "python", _build_dir(session)
-    wheels = ROOT / "core" / "build" / "wheels"
+    wheels = ROOT / "core" / "build" / name
     shutil.rmtree(wheels, ignore_errors=True)
     session.run(python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(wheels),
                 str(ROOT / "core"), f"-Cbuild-dir={build_dir}", external=python != "python")
-    core_wheel = next(wheels.glob("tensorflux-*.whl"))
-    session.install(str(core_wheel), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
+    return next(wheels.glob("tensorflux-*.whl"))
+
+
+@nox.session
+def addons(session: nox.Session) -> None:
+    """Installs core and tensorflux-addons (whose fused kernel is a plugin built against the core's
+    public headers) into this session's fresh venv as a user would, `pip install <core> ./addons`,
+    and runs the add-on's tests (optax, when it installs, is their reference)."""
+    session.run("python", "ci/check_addon_imports.py")
+    wheel = core_wheel(session, "wheels")
+    session.install(str(wheel), str(ROOT / "addons"), "pytest>=8")  # the add-on builds in isolation
     session.run("python", "-m", "pip", "install", "optax", success_codes=[0, 1])  # the tests skip without it
     with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
         session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "addons" / "tests"),
+                    *session.posargs)
+
+
+@nox.session
+def probability(session: nox.Session) -> None:
+    """Installs core and tensorflux-probability (pure Python, hatchling) into this session's fresh
+    venv as a user would, `pip install <core> ./probability`, and runs the add-on's tests
+    (scipy.stats is their reference; TensorFlow Probability cross-checks skip where it is absent)."""
+    session.run("python", "ci/check_addon_imports.py")
+    wheel = core_wheel(session, "wheels-probability")
+    session.install(str(wheel), str(ROOT / "probability"), "pytest>=8", "scipy")
+    with session.chdir(session.create_tmp()):  # import the installed packages, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "probability" / "tests"),
                     *session.posargs)
 
 

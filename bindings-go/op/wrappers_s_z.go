@@ -1637,6 +1637,30 @@ func StatelessIf(scope *Scope, cond tf.Output, input []tf.Output, tout []tf.Data
 	return
 }
 
+// StatelessRandomGetKeyCounter: The Philox key and counter the V2 stateless ops take, scrambled from a shape-[2] seed.
+//
+// Arguments:
+//
+//	seed: a tensor of type `Tseed`.
+//
+// Returns key (one output), counter (one output).
+func StatelessRandomGetKeyCounter(scope *Scope, seed tf.Output) (key tf.Output, counter tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "StatelessRandomGetKeyCounter",
+		Input: []tf.Input{
+			seed,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // StatelessRandomNormalV2Attr is an optional argument to StatelessRandomNormalV2.
 type StatelessRandomNormalV2Attr func(optionalAttr)
 

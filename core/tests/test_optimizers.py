@@ -215,6 +215,7 @@ def test_learning_rate_is_assignable_between_steps_of_a_traced_step():
         schedule_opt.learning_rate = 0.3
 
 
+@pytest.mark.eager
 @pytest.mark.parametrize("make", [lambda: tx.optimizers.AdamW(0.1), lambda: tx.optimizers.Adam(0.1)],
                          ids=["composed_adamw", "fused_adam"])
 def test_updates_eager_variables_inside_tx_function(make):

@@ -160,3 +160,11 @@ def test_cast(sess):
     assert y.op.type == "Cast" and y.dtype == tx.int32
     np.testing.assert_array_equal(sess.run(y), [1, -2])
     np.testing.assert_array_equal(sess.run(tx.cast([1, 0, 2], tx.bool)), [True, False, True])
+
+
+def test_zeros_and_ones_of_bool_are_false_and_true(sess):
+    """tf.zeros/tf.ones (and the _like forms) accept tf.bool: False and True, as TensorFlow."""
+    np.testing.assert_array_equal(sess.run(tx.zeros([2], tx.bool)), [False, False])
+    np.testing.assert_array_equal(sess.run(tx.ones([2, 1], tx.bool)), [[True], [True]])
+    np.testing.assert_array_equal(sess.run(tx.ones_like(tx.constant([1, 2]), dtype=tx.bool)), [True, True])
+    np.testing.assert_array_equal(sess.run(tx.zeros_like(tx.constant([1.0]), dtype=tx.bool)), [False])

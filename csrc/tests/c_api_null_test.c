@@ -37,6 +37,12 @@ static void test_core(void) {
   CHECK(TX_TensorType(NULL) == 0 && TX_NumDims(NULL) == 0 && TX_Dim(NULL, 0) == -1);
   CHECK(TX_TensorByteSize(NULL) == 0 && TX_TensorData(NULL) == NULL && TX_TensorElementCount(NULL) == 0);
   CHECK(TX_TensorIsAligned(NULL) == 0);
+  TX_StringInit(NULL);
+  CHECK(TX_StringCopy(NULL, "x", 1) == 0);
+  TX_StringAssignView(NULL, "x", 1);
+  CHECK(TX_StringGetDataPointer(NULL) == NULL && TX_StringGetType(NULL) == TX_TSTR_SMALL);
+  CHECK(TX_StringGetSize(NULL) == 0 && TX_StringGetCapacity(NULL) == 0);
+  TX_StringDealloc(NULL);
   /* The constructors without arguments cannot be misused; they are here for completeness. */
   TXE_DeleteContextOptions(TXE_NewContextOptions());
   TX_DeleteSessionOptions(TX_NewSessionOptions());

@@ -147,6 +147,10 @@ TEST(ShapeFunctions) {
        "!Unsupported random algorithm"},
       {"StatelessRandomUniformV2", {Cst(I32({3})), Cst(Scalar<uint64_t>(1)), Cst(U64({0, 0})), Cst(Scalar<int32_t>(1))},
        {}, "!rank"},
+      {"StatelessRandomGetKeyCounter", {Ph(DT_INT64, PartialShape({2}))}, {}, "[1]"},
+      {"StatelessRandomGetKeyCounter", {Ph(DT_INT32, PartialShape({-1}))}, {}, "[1]"},
+      {"StatelessRandomGetKeyCounter", {Ph(DT_INT64, PartialShape({3}))}, {}, "!shape [2]"},
+      {"StatelessRandomGetKeyCounter", {Ph(DT_INT64, kScalar)}, {}, "!rank"},
   };
   for (const Case& c : cases) {
     OpTester t;

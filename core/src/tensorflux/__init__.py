@@ -12,7 +12,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
 from tensorflux._src.backprop import GradientTape, custom_gradient
 from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
-from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.constant_op import constant, convert_to_tensor, is_tensor
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
@@ -75,7 +75,7 @@ __all__ = [
     "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
     # Control flow.
     "case", "cond", "switch_case", "while_loop", "TensorArray",
-    "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
+    "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide", "is_tensor",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
     # Element-wise math that TensorFlow also exports at the top level (all of it is in tx.math).

@@ -15,6 +15,7 @@ import numpy as np
 
 import tensorflux as tx
 from conformance.harness import ErrorSample, OpEntry, Sample
+from tensorflux._src.random_ops import key_counter_from_seed
 
 N = 20000  # values per distribution sample
 _SEEDS = {"seed": 11, "seed2": 7}
@@ -237,7 +238,21 @@ _BAD_STATELESS = [
     ErrorSample(_stateless_inputs(_shape(4), key=(1, 2)), match="key must have shape", when="runtime"),
 ]
 
+def _key_counter_ref(seed):
+    """The Python derivation tx.random uses for constant seeds (Note [Stateless seeds])."""
+    return key_counter_from_seed(np.asarray(seed))
+
+
 ENTRIES = [
+    OpEntry("StatelessRandomGetKeyCounter", [
+        Sample({"seed": np.array([1, 2], np.int64)}),
+        Sample({"seed": np.array([-1, 7], np.int32)}, note="int32, negative (sign-extended)"),
+        Sample({"seed": np.array([2**62 + 3, -(2**63)], np.int64)}, note="extreme int64"),
+        Sample({"seed": np.array([0, 0], np.int32)}, note="zero seed"),
+    ], ref=_key_counter_ref, errors=[
+        ErrorSample({"seed": np.array([1, 2, 3], np.int64)}, match=r"shape \[2\]"),
+        ErrorSample({"seed": np.int64(4)}, match=r"rank|shape \[2\]"),
+    ]),
     OpEntry("RandomUniform", _dist_samples(), check=_check_uniform, cross_check=False,
             errors=_shape_errors(attrs=_DT)),
     OpEntry("RandomStandardNormal", _dist_samples(), check=_check_normal, cross_check=False,

@@ -68,6 +68,7 @@ TX_REGISTER_NO_GRADIENT("StatelessRandomNormalV2");
 TX_REGISTER_NO_GRADIENT("StatelessRandomUniformIntV2");
 TX_REGISTER_NO_GRADIENT("StatelessRandomUniformFullIntV2");
 TX_REGISTER_NO_GRADIENT("StatelessTruncatedNormalV2");
+TX_REGISTER_NO_GRADIENT("StatelessRandomGetKeyCounter");
 
 // Assertions check values; nothing flows through them.
 TX_REGISTER_NO_GRADIENT("Assert");

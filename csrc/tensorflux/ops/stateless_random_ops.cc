@@ -1,6 +1,7 @@
 // Stateless random ops (V2: explicit key, counter and algorithm): StatelessRandomUniformV2,
 // StatelessRandomNormalV2, StatelessTruncatedNormalV2, StatelessRandomUniformIntV2,
-// StatelessRandomUniformFullIntV2 (signatures identical to TensorFlow's).
+// StatelessRandomUniformFullIntV2, and StatelessRandomGetKeyCounter, which turns a seed computed at
+// run time into their key and counter (signatures identical to TensorFlow's).
 #include <cstdint>
 
 #include "tensorflux/framework/op_registry.h"
@@ -40,7 +41,25 @@ Status StatelessIntShape(InferenceContext* c) {
   return StatelessShape(c);
 }
 
+// StatelessRandomGetKeyCounter: a shape-[2] seed in, key [1] and counter [2] out.
+Status GetKeyCounterShape(InferenceContext* c) {
+  PartialShape s;
+  TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "Input 'seed'", &s));
+  if (s.dim(0) >= 0 && s.dim(0) != 2) return InvalidArgument("seed must have shape [2], got ", s.ToString());
+  c->set_output(0, PartialShape({1}));
+  c->set_output(1, PartialShape({2}));
+  return Status::OK();
+}
+
 }  // namespace
+
+TX_REGISTER_OP("StatelessRandomGetKeyCounter")
+    .Input("seed: Tseed")
+    .Output("key: uint64")
+    .Output("counter: uint64")
+    .Attr("Tseed: {int32, int64} = DT_INT64")
+    .SetShapeFn(GetKeyCounterShape)
+    .Summary("The Philox key and counter the V2 stateless ops take, scrambled from a shape-[2] seed.");
 
 TX_REGISTER_OP("StatelessRandomUniformV2")
     .Input("shape: Tshape")

@@ -139,6 +139,16 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return gen_ops.const(value=arr, dtype=_dtypes.as_dtype(arr.dtype), name=name)
 
 
+def is_tensor(x):
+    """True when ``x`` is a tensor ops take without conversion (a graph Tensor, an EagerTensor, a
+    Variable), False for NumPy arrays and Python values (``tf.is_tensor``).
+
+    >>> tx.is_tensor(tx.constant(1.0)), tx.is_tensor(tx.Variable(1.0)), tx.is_tensor(np.ones(2))
+    (True, True, False)
+    """
+    return isinstance(x, (Tensor, _eager_tensor.EagerTensor, TensorLike)) or bool(getattr(x, "is_tensor_like", False))
+
+
 def convert_to_tensor(value, dtype=None, name=None):
     """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it.
 

@@ -93,6 +93,25 @@ def _snake(name):
     return to_snake_case(name)
 
 
+def match_ranks(a, b):
+    """``a`` and ``b`` with ranks made equal as Keras's loss and metric wrappers do: where one has
+    rank one more than the other and a last dimension of 1, a rank-1 other gains that axis, else the
+    extra axis is squeezed; any other pair is returned as it is (labels [N] against predictions
+    [N, 1] compare elementwise instead of broadcasting to [N, N])."""
+    from tensorflux._src import array_ops
+    ra, rb = a.shape.rank, b.shape.rank
+    if ra is None or rb is None or abs(ra - rb) != 1:
+        return a, b
+    swap = rb > ra
+    hi, lo = (b, a) if swap else (a, b)
+    if hi.shape[-1] == 1:
+        if lo.shape.rank == 1:
+            lo = array_ops.expand_dims(lo, -1)
+        else:
+            hi = array_ops.squeeze(hi, [-1])
+    return (lo, hi) if swap else (hi, lo)
+
+
 class LossFunctionWrapper(Loss):
     """A Loss from a per-example function ``fn(y_true, y_pred, **kwargs)``."""
 
@@ -102,6 +121,7 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
+        y_true, y_pred = match_ranks(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self):

@@ -24,7 +24,8 @@ from tensorflux._src import graph as _graph
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.random_ops import _affine, _philox4x32, _shape_tensor, key_counter_from_seed
+from tensorflux._src.random_ops import (_affine, _check_seed_tensor, _philox4x32, _shape_tensor,
+                                        key_counter_from_seed, key_counter_tensors, static_seed)
 
 __all__ = ["Algorithm", "Generator", "create_rng_state", "get_global_generator", "set_global_generator",
            "stateless_fold_in", "stateless_split"]
@@ -272,14 +273,6 @@ def set_global_generator(generator):
 
 
 def _seed_words(seed):
-    if isinstance(seed, _TENSORS):
-        if hasattr(seed, "numpy"):
-            seed = seed.numpy()
-        elif seed.op.type == "Const":
-            seed = seed.op.get_attr("value")
-        else:
-            raise TypeError("stateless seeds must be Python/NumPy values, eager tensors or constants; %s is "
-                            "computed at run time" % seed.name)
     arr = np.asarray(seed)
     if arr.shape != (2,) or arr.dtype.kind not in "iu":
         raise ValueError("seed must be a shape-[2] integer value, got %r" % (seed,))
@@ -307,10 +300,24 @@ def _full_int_words(seed, n, dtype):
     return np.array(out[:n], np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32).view(dtype)
 
 
+def _runtime_full_ints(seed, shape, dtype):
+    """The first values of ``seed``'s full-range integer stream of ``dtype``, computed in the engine
+    (a seed known only at run time: Note [Stateless seeds])."""
+    key, counter = key_counter_tensors(_check_seed_tensor(seed))
+    return gen_ops.stateless_random_uniform_full_int_v2(_shape_tensor(shape), key, counter,
+                                                        constant(np.int32(1), name="alg"), dtype=dtype)
+
+
 def stateless_split(seed, num=2):
     """``num`` new seeds (shape [num, 2], the seed's dtype) derived from ``seed`` (shape [2]), as
-    tf.random.experimental.stateless_split."""
-    arr = _seed_words(seed)
+    tf.random.experimental.stateless_split; ``seed`` may be computed at run time.
+
+    >>> tx.random.experimental.stateless_split([1, 2], num=3).shape
+    TensorShape([3, 2])
+    """
+    if static_seed(seed) is None:
+        return _runtime_full_ints(seed, [int(num), 2], seed.dtype)
+    arr = _seed_words(static_seed(seed))
     dtype = np.int64 if arr.dtype.itemsize == 8 else np.int32
     return constant(_full_int_words(arr, 2 * int(num), dtype).reshape(int(num), 2))
 
@@ -318,8 +325,17 @@ def stateless_split(seed, num=2):
 def stateless_fold_in(seed, data):
     """A new seed from ``seed`` (shape [2]) and the integer ``data``, as
     tf.random.experimental.stateless_fold_in: [first full-range value of seed's stream, data], in
-    data's dtype (int32 for a Python int that fits)."""
-    arr = _seed_words(seed)
+    data's dtype (int32 for a Python int that fits); ``seed`` and ``data`` may be computed at run
+    time."""
+    if static_seed(seed) is None or (isinstance(data, _TENSORS) and static_seed(data) is None):
+        seed = seed if isinstance(seed, _TENSORS) else convert_to_tensor(_seed_words(seed))
+        data = data if isinstance(data, _TENSORS) else convert_to_tensor(data)
+        if data.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise ValueError("stateless_fold_in: data must be an int32 or int64 scalar, got %s" % data.dtype.name)
+        first = _runtime_full_ints(seed, [1], data.dtype)
+        return gen_ops.concat_v2([first, gen_ops.reshape(data, constant(np.array([1], np.int32)))],
+                                 constant(np.int32(0)))
+    arr = _seed_words(static_seed(seed))
     if isinstance(data, _TENSORS):
         dtype = np.int64 if data.dtype == _dtypes.int64 else np.int32
         data = _seed_words_scalar(data)

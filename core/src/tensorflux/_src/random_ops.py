@@ -17,7 +17,11 @@ the fixed key (0x3ec8f720, 0x02461e29); the block's words 0-1 become the 64-bit 
 the high 64 bits of the counter (low 64 bits 0). Scrambling means no part of the seed needs to be
 strong; matching the derivation makes ``stateless_uniform``/``stateless_normal`` give the same
 values as ``tf.random.stateless_uniform``/``stateless_normal`` (whose CPU algorithm is Philox).
-Seeds must be known when the graph is built (Python/NumPy values or Const tensors).
+A seed known when the graph is built (a Python/NumPy value, an eager tensor or a Const) is
+scrambled here in Python; a seed computed at run time (a loop variable, a function argument, the
+output of ``stateless_split``) goes through the StatelessRandomGetKeyCounter op, which makes the
+same derivation in the engine (Note [Seed scrambling] in kernels/cpu/stateless_random.cc), so a
+sampler inside ``tx.while_loop`` can draw fresh values each iteration from a seed it carries.
 """
 
 import numbers
@@ -186,15 +190,31 @@ def _philox4x32(counter, key):
     return c
 
 
+def static_seed(seed):
+    """The value of ``seed`` when it is known while building (not a tensor, an eager tensor or a
+    Const), else None."""
+    if not isinstance(seed, _TENSORS):
+        return seed
+    if hasattr(seed, "numpy"):
+        return seed.numpy()
+    return seed.op.get_attr("value") if seed.op.type == "Const" else None
+
+
+def _check_seed_tensor(seed):
+    if seed.dtype not in (_dtypes.int32, _dtypes.int64):
+        raise ValueError("seed must be a shape-[2] int32 or int64 tensor, got dtype %s" % seed.dtype.name)
+    if seed.shape.rank is not None and seed.shape.as_list() not in ([2], [None]):
+        raise ValueError("seed must be a shape-[2] integer value, got shape %s" % (seed.shape,))
+    return seed
+
+
 def key_counter_from_seed(seed):
-    """(key, counter) as uint64 arrays of shapes [1] and [2] from a shape-[2] integer seed
-    (Note [Stateless seeds])."""
-    if isinstance(seed, _TENSORS):
-        if seed.op.type != "Const":
-            raise TypeError("stateless ops take a Python/NumPy seed or a constant tensor; %s is computed at run "
-                            "time" % seed.name)
-        seed = seed.op.get_attr("value")
-    arr = np.asarray(seed)
+    """(key, counter) as uint64 arrays of shapes [1] and [2] from a shape-[2] integer seed known
+    while building (Note [Stateless seeds])."""
+    value = static_seed(seed)
+    if value is None:
+        raise TypeError("%s is computed at run time; use the tensors of key_counter_tensors" % seed.name)
+    arr = np.asarray(value)
     if arr.shape != (2,) or arr.dtype.kind not in "iu":
         raise ValueError("seed must be a shape-[2] integer value, got %r" % (seed,))
     s0, s1 = (int(v) % 2**64 for v in arr)
@@ -204,9 +224,16 @@ def key_counter_from_seed(seed):
     return key, counter
 
 
-def _key_counter(seed):
+def key_counter_tensors(seed):
+    """(key, counter) uint64 tensors for the V2 stateless ops: constants when ``seed`` is known while
+    building, else the outputs of StatelessRandomGetKeyCounter (Note [Stateless seeds])."""
+    if isinstance(seed, _TENSORS) and static_seed(seed) is None:
+        return tuple(gen_ops.stateless_random_get_key_counter(_check_seed_tensor(seed)))
     key, counter = key_counter_from_seed(seed)
     return (constant(key, dtype=_dtypes.uint64, name="key"), constant(counter, dtype=_dtypes.uint64, name="counter"))
+
+
+_key_counter = key_counter_tensors
 
 
 def _stateless(gen_fn, shape, seed, dtype, name):

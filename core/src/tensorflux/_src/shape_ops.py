@@ -35,14 +35,19 @@ def fill(dims, value, name=None):
     return gen_ops.fill(_shape_tensor(dims), value, name=name)
 
 
+def _scalar(value, dtype):
+    """0 or 1 as a scalar constant of ``dtype`` (False/True for bool, as tf.zeros/tf.ones)."""
+    dtype = _dtypes.as_dtype(dtype)
+    return constant(bool(value) if dtype == _dtypes.bool else value, dtype=dtype)
+
+
 def zeros(shape, dtype=_dtypes.float32, name=None):
     """A tensor of ``shape`` and ``dtype`` holding zeros.
 
     >>> tx.zeros([3])
     <tx.Tensor: shape=(3,), dtype=float32, numpy=array([0., 0., 0.], dtype=float32)>
     """
-    dtype = _dtypes.as_dtype(dtype)
-    return gen_ops.fill(_shape_tensor(shape), constant(0, dtype=dtype), name=name or "zeros")
+    return gen_ops.fill(_shape_tensor(shape), _scalar(0, dtype), name=name or "zeros")
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
@@ -51,8 +56,7 @@ def ones(shape, dtype=_dtypes.float32, name=None):
     >>> tx.ones([2], dtype=tx.int32).numpy()
     array([1, 1], dtype=int32)
     """
-    dtype = _dtypes.as_dtype(dtype)
-    return gen_ops.fill(_shape_tensor(shape), constant(1, dtype=dtype), name=name or "ones")
+    return gen_ops.fill(_shape_tensor(shape), _scalar(1, dtype), name=name or "ones")
 
 
 def _shape_of(x):
@@ -72,7 +76,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
     """
     x = input if isinstance(input, _TENSORS) else convert_to_tensor(input)
     if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
-        return gen_ops.fill(_shape_of(x), constant(0, dtype=_dtypes.as_dtype(dtype)), name=name or "zeros_like")
+        return gen_ops.fill(_shape_of(x), _scalar(0, dtype), name=name or "zeros_like")
     return gen_ops.zeros_like(x, name=name)
 
 
@@ -84,7 +88,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002 (TensorFlow's name)
     """
     x = input if isinstance(input, _TENSORS) else convert_to_tensor(input)
     if dtype is not None and _dtypes.as_dtype(dtype) != x.dtype:
-        return gen_ops.fill(_shape_of(x), constant(1, dtype=_dtypes.as_dtype(dtype)), name=name or "ones_like")
+        return gen_ops.fill(_shape_of(x), _scalar(1, dtype), name=name or "ones_like")
     return gen_ops.ones_like(x, name=name)
 
 

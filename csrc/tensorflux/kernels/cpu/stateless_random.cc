@@ -1,5 +1,5 @@
 // CPU kernels for StatelessRandomUniformV2, StatelessRandomNormalV2, StatelessTruncatedNormalV2,
-// StatelessRandomUniformIntV2 and StatelessRandomUniformFullIntV2.
+// StatelessRandomUniformIntV2 and StatelessRandomUniformFullIntV2, and StatelessRandomGetKeyCounter.
 #include <type_traits>
 
 #include "tensorflux/kernels/cpu/kernel_util.h"
@@ -160,6 +160,45 @@ TX_REGISTER_STATELESS_INT(int64_t);
 TX_REGISTER_STATELESS_INT(uint32_t);
 TX_REGISTER_STATELESS_INT(uint64_t);
 #undef TX_REGISTER_STATELESS_INT
+
+// Note [Seed scrambling]
+// StatelessRandomGetKeyCounter derives a stream from a shape-[2] seed as TensorFlow's does: the two
+// seeds, sign-extended to unsigned 64-bit words, form the 128-bit counter (seed[0] low) of one
+// Philox4x32-10 block under the fixed key kScrambleKey; the block's words 0-1 are the 64-bit key
+// and words 2-3 the high 64 bits of the counter (low 64 bits 0). tx.random's stateless functions
+// make the same derivation in Python when the seed is a constant (Note [Stateless seeds] in
+// core/src/tensorflux/_src/random_ops.py), so a seed gives the same values either way.
+constexpr PhiloxKey kScrambleKey = {0x3EC8F720u, 0x02461E29u};
+
+template <typename Tseed>
+class StatelessRandomGetKeyCounterOp : public OpKernel {
+ public:
+  explicit StatelessRandomGetKeyCounterOp(OpKernelConstruction* c) : OpKernel(c) {}
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<Tseed>::value));
+    const Tensor& seed = ctx->input(0);
+    if (seed.rank() != 1 || seed.dim(0) != 2)
+      return ctx->SetStatus(
+          InvalidArgument("[", name(), "] seed must have shape [2], got ", seed.shape().ToString()));
+    const uint64_t s0 = static_cast<uint64_t>(static_cast<int64_t>(seed.data<Tseed>()[0]));
+    const uint64_t s1 = static_cast<uint64_t>(static_cast<int64_t>(seed.data<Tseed>()[1]));
+    const PhiloxBlock mix = Philox4x32(MakeCounter(s0, s1), kScrambleKey);
+    Tensor* key = nullptr;
+    Tensor* counter = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({1}), &key));
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(1, TensorShape({2}), &counter));
+    key->data<uint64_t>()[0] = static_cast<uint64_t>(mix[0]) | (static_cast<uint64_t>(mix[1]) << 32);
+    counter->data<uint64_t>()[0] = 0;
+    counter->data<uint64_t>()[1] = static_cast<uint64_t>(mix[2]) | (static_cast<uint64_t>(mix[3]) << 32);
+  }
+};
+
+TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomGetKeyCounter").TypeConstraint<int32_t>("Tseed"),
+                   StatelessRandomGetKeyCounterOp<int32_t>);
+TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomGetKeyCounter").TypeConstraint<int64_t>("Tseed"),
+                   StatelessRandomGetKeyCounterOp<int64_t>);
 
 }  // namespace
 }  // namespace cpu

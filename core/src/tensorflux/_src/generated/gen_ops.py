@@ -5729,6 +5729,26 @@ def stateless_if(cond, input, Tout, then_branch, else_branch, output_shapes=[], 
     return _apply_op(_STATELESS_IF, name, (cond, input), (Tout, then_branch, else_branch, output_shapes))
 
 
+_StatelessRandomGetKeyCounterOutput = _collections.namedtuple('StatelessRandomGetKeyCounter', ['key', 'counter'])
+_STATELESS_RANDOM_GET_KEY_COUNTER = _OpSig('StatelessRandomGetKeyCounter',
+    inputs=(('seed', 'Tseed', 0, 0),),
+    outputs=(('key', False), ('counter', False)),
+    type_defaults={'Tseed': 9},
+    output_class=_StatelessRandomGetKeyCounterOutput)
+
+
+def stateless_random_get_key_counter(seed, name=None):
+    r"""The Philox key and counter the V2 stateless ops take, scrambled from a shape-[2] seed.
+
+    Args:
+      seed: A `Tensor` of type `Tseed`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (key, counter) of `Tensor`s.
+    """
+    return _apply_op(_STATELESS_RANDOM_GET_KEY_COUNTER, name, (seed,), ())
+
+
 _STATELESS_RANDOM_NORMAL_V2 = _OpSig('StatelessRandomNormalV2',
     inputs=(('shape', 'Tshape', 0, 0), ('key', '', 23, 0), ('counter', '', 23, 0), ('alg', '', 3, 0)),
     attrs=(('dtype', 4),),
@@ -7543,6 +7563,7 @@ OP_WRAPPERS = {
     'StatefulPartitionedCall': 'stateful_partitioned_call',
     'StatelessCase': 'stateless_case',
     'StatelessIf': 'stateless_if',
+    'StatelessRandomGetKeyCounter': 'stateless_random_get_key_counter',
     'StatelessRandomNormalV2': 'stateless_random_normal_v2',
     'StatelessRandomUniformFullIntV2': 'stateless_random_uniform_full_int_v2',
     'StatelessRandomUniformIntV2': 'stateless_random_uniform_int_v2',

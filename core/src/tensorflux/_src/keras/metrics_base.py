@@ -7,6 +7,7 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import math_ops
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.loss_classes import match_ranks
 from tensorflux._src.keras import initializers, masking, naming, serialization
 from tensorflux._src.keras.layer import _weight_scope
 from tensorflux._src.variables import Variable
@@ -161,6 +162,7 @@ class MeanMetricWrapper(Mean):
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         mask = masking.get_mask(y_pred)
+        y_true, y_pred = match_ranks(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
         if mask is not None:
             mask = math_ops.cast(mask, self._dtype)
