@@ -66,6 +66,72 @@ def graphdefs():
     yield "function_call", gd.SerializeToString()
 
 
+def _nd(gd, name, op, inputs=(), **attrs):
+    """Adds a NodeDef; attrs: T/dtype as DataType ints, strings, bools, ints, or TensorProtos."""
+    n = gd.node.add(name=name, op=op)
+    n.input.extend(inputs)
+    for k, v in attrs.items():
+        if k in ("T", "dtype"):
+            n.attr[k].type = v
+        elif isinstance(v, bool):
+            n.attr[k].b = v
+        elif isinstance(v, str):
+            n.attr[k].s = v.encode()
+        elif isinstance(v, int):
+            n.attr[k].i = v
+        else:
+            n.attr[k].tensor.CopyFrom(v)
+
+
+def _scalar(value, dtype=types_pb2.DT_INT32):
+    t = tensor_pb2.TensorProto(dtype=dtype)
+    (t.int_val if dtype == types_pb2.DT_INT32 else t.float_val).append(value)
+    return t
+
+
+def lowered_control_flow():
+    """Hand-written lowered (TF1) control flow, which import rebuilds into While/If: a counting loop
+    whose body holds a cond (Switch/Merge) on the loop counter's parity."""
+    i32, f32, b = types_pb2.DT_INT32, types_pb2.DT_FLOAT, types_pb2.DT_BOOL
+    gd = graph_pb2.GraphDef()
+    _nd(gd, "x", "Placeholder", dtype=f32)
+    _nd(gd, "zero", "Const", dtype=i32, value=_scalar(0))
+    _nd(gd, "limit", "Const", dtype=i32, value=_scalar(4))
+    for k, (src, t) in enumerate([("zero", i32), ("x", f32)]):
+        _nd(gd, "w/Enter_%d" % k, "Enter", [src], T=t, frame_name="w")
+        _nd(gd, "w/Merge_%d" % k, "Merge", ["w/Enter_%d" % k, "w/Next_%d" % k], T=t, N=2)
+    _nd(gd, "w/limit", "Enter", ["limit"], T=i32, frame_name="w", is_constant=True)
+    _nd(gd, "w/Less", "Less", ["w/Merge_0", "w/limit"], T=i32)
+    _nd(gd, "w/LoopCond", "LoopCond", ["w/Less"])
+    for k, t in enumerate([i32, f32]):
+        _nd(gd, "w/Switch_%d" % k, "Switch", ["w/Merge_%d" % k, "w/LoopCond"], T=t)
+        _nd(gd, "w/Identity_%d" % k, "Identity", ["w/Switch_%d:1" % k], T=t)
+        _nd(gd, "w/Exit_%d" % k, "Exit", ["w/Switch_%d" % k], T=t)
+    _nd(gd, "w/one", "Const", ["^w/Identity_0"], dtype=i32, value=_scalar(1))
+    _nd(gd, "w/add", "AddV2", ["w/Identity_0", "w/one"], T=i32)
+    _nd(gd, "w/mod", "FloorMod", ["w/Identity_0", "w/one"], T=i32)
+    _nd(gd, "w/even", "Equal", ["w/mod", "w/one"], T=i32)
+    _nd(gd, "w/c/Switch", "Switch", ["w/Identity_1", "w/even"], T=f32)
+    _nd(gd, "w/c/two", "Const", ["^w/Identity_0"], dtype=f32, value=_scalar(2.0, f32))
+    _nd(gd, "w/c/mul", "Mul", ["w/c/Switch:1", "w/c/two"], T=f32)
+    _nd(gd, "w/c/neg", "Neg", ["w/c/Switch:0"], T=f32)
+    _nd(gd, "w/c/Merge", "Merge", ["w/c/neg", "w/c/mul"], T=f32, N=2)
+    _nd(gd, "w/Next_0", "NextIteration", ["w/add"], T=i32)
+    _nd(gd, "w/Next_1", "NextIteration", ["w/c/Merge"], T=f32)
+    _nd(gd, "y", "Identity", ["w/Exit_1"], T=f32)
+    yield "lowered_while_cond", gd.SerializeToString()
+    gd = graph_pb2.GraphDef()  # a cond over a _SwitchN (lowered Case) with three branches
+    _nd(gd, "x", "Placeholder", dtype=f32)
+    _nd(gd, "i", "Placeholder", dtype=i32)
+    _nd(gd, "c/SwitchN", "_SwitchN", ["x", "i"], T=f32, num_outs=3)
+    _nd(gd, "c/b0", "Neg", ["c/SwitchN:0"], T=f32)
+    _nd(gd, "c/b1", "Square", ["c/SwitchN:1"], T=f32)
+    _nd(gd, "c/b2", "Identity", ["c/SwitchN:2"], T=f32)
+    _nd(gd, "c/Merge", "Merge", ["c/b0", "c/b1", "c/b2"], T=f32, N=3)
+    _nd(gd, "p", "Placeholder", dtype=b)
+    yield "lowered_case", gd.SerializeToString()
+
+
 def functiondefs():
     yield "neg", _function("neg").SerializeToString()
     yield "square", _function("square", op="Square").SerializeToString()
@@ -136,7 +202,7 @@ def dictionaries():
 
 
 def main():
-    for target, gen in [("graphdef", graphdefs), ("functiondef", functiondefs), ("tensorproto", tensorprotos),
+    for target, gen in [("graphdef", lambda: [*graphdefs(), *lowered_control_flow()]), ("functiondef", functiondefs), ("tensorproto", tensorprotos),
                         ("safetensors", safetensors), ("tensor", tensors)]:
         d = FUZZ / "corpus" / target
         d.mkdir(parents=True, exist_ok=True)

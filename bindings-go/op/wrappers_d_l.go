@@ -644,6 +644,34 @@ func EluGrad(scope *Scope, gradients tf.Output, outputs tf.Output) (backprops tf
 	return op.Output(0)
 }
 
+// EmptyTensorList: An empty list of `element_dtype` tensors of shape `element_shape`, holding at most `max_num_elements` (-1: no limit).
+//
+// Arguments:
+//
+//	elementShape: a tensor of type `shape_type`.
+//	maxNumElements: a tensor of type tf.Int32.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns handle (one output).
+func EmptyTensorList(scope *Scope, elementShape tf.Output, maxNumElements tf.Output, elementDtype tf.DataType) (handle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "EmptyTensorList",
+		Input: []tf.Input{
+			elementShape, maxNumElements,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // EncodeBase64Attr is an optional argument to EncodeBase64.
 type EncodeBase64Attr func(optionalAttr)
 
@@ -676,6 +704,59 @@ func EncodeBase64(scope *Scope, input tf.Output, optional ...EncodeBase64Attr) (
 		Type: "EncodeBase64",
 		Input: []tf.Input{
 			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// EnterAttr is an optional argument to Enter.
+type EnterAttr func(optionalAttr)
+
+// EnterIsConstant sets the optional is_constant attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func EnterIsConstant(value bool) EnterAttr {
+	return func(m optionalAttr) {
+		m["is_constant"] = value
+	}
+}
+
+// EnterParallelIterations sets the optional parallel_iterations attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to 10.
+func EnterParallelIterations(value int64) EnterAttr {
+	return func(m optionalAttr) {
+		m["parallel_iterations"] = value
+	}
+}
+
+// Enter: Makes `data` available in the child frame `frame_name` of a lowered while loop.
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	frameName: an attr of type string (Go string).
+//
+// Returns output (one output).
+func Enter(scope *Scope, data tf.Output, frameName string, optional ...EnterAttr) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"frame_name": frameName}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "Enter",
+		Input: []tf.Input{
+			data,
 		},
 		Attrs: attrs,
 	}
@@ -792,6 +873,30 @@ func Erfinv(scope *Scope, x tf.Output) (y tf.Output) {
 		Type: "Erfinv",
 		Input: []tf.Input{
 			x,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// Exit: Returns `data` from a lowered while loop's frame to its parent frame.
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//
+// Returns output (one output).
+func Exit(scope *Scope, data tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Exit",
+		Input: []tf.Input{
+			data,
 		},
 	}
 	op := scope.AddOperation(opspec)
@@ -2629,6 +2734,30 @@ func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 		Type: "LogicalOr",
 		Input: []tf.Input{
 			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// LoopCond: Forwards the loop predicate of a lowered while loop.
+//
+// Arguments:
+//
+//	input: a tensor of type tf.Bool.
+//
+// Returns output (one output).
+func LoopCond(scope *Scope, input tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LoopCond",
+		Input: []tf.Input{
+			input,
 		},
 	}
 	op := scope.AddOperation(opspec)

@@ -758,6 +758,30 @@ func Mean(scope *Scope, input tf.Output, axis tf.Output, optional ...MeanAttr) (
 	return op.Output(0)
 }
 
+// Merge: Forwards the one input that has a value, and its position (lowered control flow).
+//
+// Arguments:
+//
+//	inputs: a list of `N` tensors of the same type.
+//
+// Returns output (one output), valueIndex (one output).
+func Merge(scope *Scope, inputs []tf.Output) (output tf.Output, valueIndex tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Merge",
+		Input: []tf.Input{
+			tf.OutputList(inputs),
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // MinAttr is an optional argument to Min.
 type MinAttr func(optionalAttr)
 
@@ -1035,6 +1059,30 @@ func NextAfter(scope *Scope, x1 tf.Output, x2 tf.Output) (output tf.Output) {
 		Type: "NextAfter",
 		Input: []tf.Input{
 			x1, x2,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// NextIteration: Makes `data` available to the next iteration of a lowered while loop.
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//
+// Returns output (one output).
+func NextIteration(scope *Scope, data tf.Output) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "NextIteration",
+		Input: []tf.Input{
+			data,
 		},
 	}
 	op := scope.AddOperation(opspec)

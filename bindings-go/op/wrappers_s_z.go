@@ -3745,6 +3745,31 @@ func Svd(scope *Scope, input tf.Output, optional ...SvdAttr) (s tf.Output, u tf.
 	return op.Output(0), op.Output(1), op.Output(2)
 }
 
+// Switch: Forwards `data` to `output_true` when `pred` is true, else to `output_false` (lowered control flow).
+//
+// Arguments:
+//
+//	data: a tensor of type `T`.
+//	pred: a tensor of type tf.Bool.
+//
+// Returns outputFalse (one output), outputTrue (one output).
+func Switch(scope *Scope, data tf.Output, pred tf.Output) (outputFalse tf.Output, outputTrue tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "Switch",
+		Input: []tf.Input{
+			data, pred,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
 // Tan: Returns tan(x) elementwise.
 //
 // Arguments:
@@ -3810,6 +3835,442 @@ func TanhGrad(scope *Scope, y tf.Output, dy tf.Output) (z tf.Output) {
 		Input: []tf.Input{
 			y, dy,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListConcatV2: The elements concatenated along their first dimension, and each element's length there.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	elementShape: a tensor of type `shape_type`.
+//	leadingDims: a tensor of type tf.Int64.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns tensor (one output), lengths (one output).
+func TensorListConcatV2(scope *Scope, inputHandle tf.Output, elementShape tf.Output, leadingDims tf.Output, elementDtype tf.DataType) (tensor tf.Output, lengths tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "TensorListConcatV2",
+		Input: []tf.Input{
+			inputHandle, elementShape, leadingDims,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// TensorListElementShape: The list's element shape (-1 for unknown dimensions; a scalar -1 for an unknown rank).
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	shapeType: an attr of type type (Go tf.DataType), one of tf.Int32, tf.Int64.
+//
+// Returns elementShape (one output).
+func TensorListElementShape(scope *Scope, inputHandle tf.Output, shapeType tf.DataType) (elementShape tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"shape_type": shapeType}
+	opspec := tf.OpSpec{
+		Type: "TensorListElementShape",
+		Input: []tf.Input{
+			inputHandle,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListFromTensor: A list whose element i is tensor[i].
+//
+// Arguments:
+//
+//	tensor: a tensor of type `element_dtype`.
+//	elementShape: a tensor of type `shape_type`.
+//
+// Returns outputHandle (one output).
+func TensorListFromTensor(scope *Scope, tensor tf.Output, elementShape tf.Output) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListFromTensor",
+		Input: []tf.Input{
+			tensor, elementShape,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListGather: The elements at `indices`, stacked.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	indices: a tensor of type tf.Int32.
+//	elementShape: a tensor of type tf.Int32.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns values (one output).
+func TensorListGather(scope *Scope, inputHandle tf.Output, indices tf.Output, elementShape tf.Output, elementDtype tf.DataType) (values tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "TensorListGather",
+		Input: []tf.Input{
+			inputHandle, indices, elementShape,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListGetItem: Element `index` of the list (zeros of the element shape when it was never set).
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	index: a tensor of type tf.Int32.
+//	elementShape: a tensor of type `Tshape`.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns item (one output).
+func TensorListGetItem(scope *Scope, inputHandle tf.Output, index tf.Output, elementShape tf.Output, elementDtype tf.DataType) (item tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "TensorListGetItem",
+		Input: []tf.Input{
+			inputHandle, index, elementShape,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListLength: The number of elements of the list.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//
+// Returns length (one output).
+func TensorListLength(scope *Scope, inputHandle tf.Output) (length tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListLength",
+		Input: []tf.Input{
+			inputHandle,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListPopBack: The list without its last element, and that element.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	elementShape: a tensor of type tf.Int32.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns outputHandle (one output), tensor (one output).
+func TensorListPopBack(scope *Scope, inputHandle tf.Output, elementShape tf.Output, elementDtype tf.DataType) (outputHandle tf.Output, tensor tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "TensorListPopBack",
+		Input: []tf.Input{
+			inputHandle, elementShape,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// TensorListPushBack: The list with `tensor` appended.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	tensor: a tensor of type `element_dtype`.
+//
+// Returns outputHandle (one output).
+func TensorListPushBack(scope *Scope, inputHandle tf.Output, tensor tf.Output) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListPushBack",
+		Input: []tf.Input{
+			inputHandle, tensor,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListReserve: A list of `num_elements` unset elements (read as zeros) of `element_dtype` and `element_shape`.
+//
+// Arguments:
+//
+//	elementShape: a tensor of type `shape_type`.
+//	numElements: a tensor of type tf.Int32.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns handle (one output).
+func TensorListReserve(scope *Scope, elementShape tf.Output, numElements tf.Output, elementDtype tf.DataType) (handle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	opspec := tf.OpSpec{
+		Type: "TensorListReserve",
+		Input: []tf.Input{
+			elementShape, numElements,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListResize: The list cut to, or grown with unset elements to, `size` elements.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	size: a tensor of type tf.Int32.
+//
+// Returns outputHandle (one output).
+func TensorListResize(scope *Scope, inputHandle tf.Output, size tf.Output) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListResize",
+		Input: []tf.Input{
+			inputHandle, size,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListScatterIntoExistingList: The list with tensor[i] at indices[i] (grown when an index is past its end).
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	tensor: a tensor of type `element_dtype`.
+//	indices: a tensor of type tf.Int32.
+//
+// Returns outputHandle (one output).
+func TensorListScatterIntoExistingList(scope *Scope, inputHandle tf.Output, tensor tf.Output, indices tf.Output) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListScatterIntoExistingList",
+		Input: []tf.Input{
+			inputHandle, tensor, indices,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListScatterV2: A list of max(num_elements, max(indices) + 1) elements with tensor[i] at indices[i].
+//
+// Arguments:
+//
+//	tensor: a tensor of type `element_dtype`.
+//	indices: a tensor of type tf.Int32.
+//	elementShape: a tensor of type `shape_type`.
+//	numElements: a tensor of type tf.Int32.
+//
+// Returns outputHandle (one output).
+func TensorListScatterV2(scope *Scope, tensor tf.Output, indices tf.Output, elementShape tf.Output, numElements tf.Output) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListScatterV2",
+		Input: []tf.Input{
+			tensor, indices, elementShape, numElements,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListSetItemAttr is an optional argument to TensorListSetItem.
+type TensorListSetItemAttr func(optionalAttr)
+
+// TensorListSetItemResizeIfIndexOutOfBounds sets the optional resize_if_index_out_of_bounds attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func TensorListSetItemResizeIfIndexOutOfBounds(value bool) TensorListSetItemAttr {
+	return func(m optionalAttr) {
+		m["resize_if_index_out_of_bounds"] = value
+	}
+}
+
+// TensorListSetItem: The list with element `index` set to `item` (in place when no one else holds the list).
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	index: a tensor of type tf.Int32.
+//	item: a tensor of type `element_dtype`.
+//
+// Returns outputHandle (one output).
+func TensorListSetItem(scope *Scope, inputHandle tf.Output, index tf.Output, item tf.Output, optional ...TensorListSetItemAttr) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListSetItem",
+		Input: []tf.Input{
+			inputHandle, index, item,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListSplit: A list of the pieces of `tensor` along its first dimension, of lengths `lengths`.
+//
+// Arguments:
+//
+//	tensor: a tensor of type `element_dtype`.
+//	elementShape: a tensor of type `shape_type`.
+//	lengths: a tensor of type tf.Int64.
+//
+// Returns outputHandle (one output).
+func TensorListSplit(scope *Scope, tensor tf.Output, elementShape tf.Output, lengths tf.Output) (outputHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListSplit",
+		Input: []tf.Input{
+			tensor, elementShape, lengths,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// TensorListStackAttr is an optional argument to TensorListStack.
+type TensorListStackAttr func(optionalAttr)
+
+// TensorListStackNumElements sets the optional num_elements attribute to value.
+//
+// value: an attr of type int (Go int64).
+// If not specified, defaults to -1.
+func TensorListStackNumElements(value int64) TensorListStackAttr {
+	return func(m optionalAttr) {
+		m["num_elements"] = value
+	}
+}
+
+// TensorListStack: The elements stacked into one tensor along a new first dimension.
+//
+// Arguments:
+//
+//	inputHandle: a tensor of type tf.Variant.
+//	elementShape: a tensor of type tf.Int32.
+//	elementDtype: an attr of type type (Go tf.DataType).
+//
+// Returns tensor (one output).
+func TensorListStack(scope *Scope, inputHandle tf.Output, elementShape tf.Output, elementDtype tf.DataType, optional ...TensorListStackAttr) (tensor tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"element_dtype": elementDtype}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type: "TensorListStack",
+		Input: []tf.Input{
+			inputHandle, elementShape,
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -1,6 +1,7 @@
 """Frozen TensorFlow 2 graphs with functional control flow (If, StatelessIf, Case, StatelessCase,
-While, StatelessWhile calling functions of the GraphDef's library) import and run here with the
-outputs TensorFlow computed. The graphs, inputs and outputs are checked-in files written by
+While, StatelessWhile calling functions of the GraphDef's library), and one frozen with lowered
+control flow (Switch/Merge/Enter/Exit, rebuilt into While/If at import), import and run here with
+the outputs TensorFlow computed; one loop writes a tf.TensorArray (TensorList ops). The graphs, inputs and outputs are checked-in files written by
 tools/testdata/make_tf_control_flow_graphs.py, so these tests need no TensorFlow."""
 
 import pathlib
@@ -21,14 +22,13 @@ MODELS = {
     "nested_while": {"StatelessWhile", "PartitionedCall"},
     "rnn": {"While"},
     "autograph": {"StatelessWhile", "StatelessIf"},
+    "tensor_array": {"StatelessWhile", "TensorListReserve", "TensorListSetItem", "TensorListStack"},
 }
 
-# Models the engine cannot run yet -> (a pattern of the node the import names, the op it lacks).
-UNSUPPORTED = {
-    "tensor_array": (r"TensorArrayV2", "TensorListReserve"),  # tf.TensorArray: TensorList* ops
-    "lowered": (r"while/enter/_\d+", "Enter"),  # lower_control_flow=True: Switch/Merge/Enter/Exit
+# Models frozen with lowered control flow -> the ops import rebuilds it into.
+LOWERED = {
+    "lowered": {"StatelessWhile", "StatelessIf"},
 }
-
 
 def _load(name):
     graph_def = (DATA / (name + ".pb")).read_bytes()
@@ -76,7 +76,19 @@ def test_frozen_graph_runs_with_tensorflow_results(name):
             _check(a, b, "%s case %d output %d (%s)" % (name, k, j, output_names[j]))
 
 
-@pytest.mark.parametrize("name", ["cond", "rnn", "switch_case"])
+@pytest.mark.parametrize("name", sorted(LOWERED))
+def test_lowered_graph_is_rebuilt_and_runs_with_tensorflow_results(name):
+    graph_def, input_names, output_names, cases = _load(name)
+    assert {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"} <= _op_types(graph_def)
+    g, results = _run_cases(graph_def, input_names, output_names, cases)
+    types = {op.type for op in g.get_operations()}
+    assert LOWERED[name] <= types and not types & {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
+    for k, ((_, want), got) in enumerate(zip(cases, results)):
+        for j, (a, b) in enumerate(zip(got, want)):
+            _check(a, b, "%s case %d output %d (%s)" % (name, k, j, output_names[j]))
+
+
+@pytest.mark.parametrize("name", ["cond", "rnn", "switch_case", "lowered"])
 def test_reexported_graph_runs_the_same(name):
     """The imported graph, exported again with its function library, imports and runs the same."""
     graph_def, input_names, output_names, cases = _load(name)
@@ -86,14 +98,3 @@ def test_reexported_graph_runs_the_same(name):
     for a, b in zip(first, again):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
-
-
-@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
-def test_unsupported_graphs_fail_to_import_naming_the_node(name):
-    graph_def, _, _, cases = _load(name)
-    assert cases  # TensorFlow's outputs are kept for when the ops exist
-    node, op = UNSUPPORTED[name]
-    with tx.Graph().as_default() as g:
-        with pytest.raises(tx.errors.NotFoundError, match=r"^\[%s\] op type not registered: '%s'" % (node, op)):
-            tx.import_graph_def(graph_def, name="")
-        assert g.get_operations() == []  # all or nothing

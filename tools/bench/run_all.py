@@ -25,12 +25,13 @@ import linalg_bench  # noqa: E402
 import ops_bench  # noqa: E402
 import session_bench  # noqa: E402
 import strings_bench  # noqa: E402
+import tensor_array_bench  # noqa: E402
 import train_bench  # noqa: E402
 
 BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *grad_bench.ALL, *train_bench.ALL,
-              *control_flow_bench.ALL, *linalg_bench.ALL, *fft_bench.ALL, *image_bench.ALL, *go_bench.ALL,
-              *strings_bench.ALL, *keras_bench.ALL,
-              *addons_optimizer_bench.ALL, *data_bench.ALL, *dtypes_bench.ALL]
+              *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL, *fft_bench.ALL, *image_bench.ALL,
+              *go_bench.ALL, *strings_bench.ALL, *keras_bench.ALL, *addons_optimizer_bench.ALL,
+              *data_bench.ALL, *dtypes_bench.ALL]
 
 
 def main(argv: list[str]) -> None:

@@ -6,8 +6,9 @@ Each model is a tf.function using tf.cond, tf.switch_case or tf.while_loop (nest
 loop with maximum_iterations, a growing loop variable, an RNN-like loop over a matrix, AutoGraph
 loops) whose variables are frozen into constants by convert_variables_to_constants_v2 with
 lower_control_flow=False, so the GraphDef keeps If/StatelessIf, Case/StatelessCase and
-While/StatelessWhile nodes calling functions of its library. Two more graphs hold what the
-engine cannot run yet: a tf.TensorArray loop and a graph frozen with lowered control flow.
+While/StatelessWhile nodes calling functions of its library; one loop writes a tf.TensorArray
+(TensorList ops), and one graph is frozen with lowered control flow, which import rebuilds into
+While/If.
 For model NAME it writes into core/tests/data/tf_control_flow/:
 
     NAME.pb   the serialized GraphDef
@@ -202,8 +203,7 @@ def lowered_model():
     return fn, specs, [(np.array(n, np.int32), _normal(3)) for n in (1, 4)]
 
 
-# name: (model, options); models whose graphs the engine cannot run yet are kept so the tests
-# say why (test_tf_control_flow_import.py, UNSUPPORTED).
+# name: (model, options); "lowered" keeps lowered control flow.
 MODELS = {
     "cond": (cond_model, {}),
     "switch_case": (switch_case_model, {}),

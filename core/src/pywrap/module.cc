@@ -140,6 +140,9 @@ py::dtype NumpyDtype(TX_DataType dt) {
       }
     }
   }
+  if (dt == TX_VARIANT)
+    ThrowTypeError("variant tensors (TensorLists) hold engine objects and have no NumPy equivalent; read a list's "
+                   "values with ops such as TensorListStack (TensorArray.stack())");
   ThrowTypeError("tensors of data type " + std::to_string(code) + " have no NumPy equivalent here");
 }
 

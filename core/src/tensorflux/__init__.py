@@ -19,7 +19,7 @@ from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
 from tensorflux._src.dtypes import (DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32,
                                     float64, half, int8, int16, int32, int64, resource, string, uint8, uint16, uint32,
-                                    uint64)
+                                    uint64, variant)
 from tensorflux._src.graph import (Graph, control_dependencies, device, get_default_graph, name_scope,
                                    reset_default_graph)
 from tensorflux._src.gather_ops import gather, gather_nd, one_hot, scatter_nd, where
@@ -37,6 +37,7 @@ from tensorflux._src.reduce_ops import argmax, argmin, reduce_all, reduce_any, r
 from tensorflux._src.session import Session
 from tensorflux._src.shape_ops import (fill, identity_n, ones, ones_like, range, rank, shape, size, stop_gradient,
                                        zeros, zeros_like)
+from tensorflux._src.tensor_array import TensorArray
 from tensorflux._src.tensor_shape import TensorShape
 from tensorflux._src.while_loop import while_loop
 from tensorflux._src.check_ops import Assert, assert_equal, assert_greater, assert_less, assert_rank
@@ -77,7 +78,7 @@ __all__ = [
     "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
     "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
     # Control flow.
-    "case", "cond", "switch_case", "while_loop",
+    "case", "cond", "switch_case", "while_loop", "TensorArray",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide", "is_tensor",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
@@ -86,7 +87,7 @@ __all__ = [
     "less_equal", "logical_and", "logical_not", "logical_or", "maximum", "minimum", "negative", "not_equal", "pow",
     "round", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh", "truediv",
     "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64", "half", "int8",
-    "int16", "int32", "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64", "bitwise", "dtypes",
+    "int16", "int32", "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64", "variant", "bitwise", "dtypes",
     # Array, index, reduction and shape functions.
     "argmax", "argmin", "broadcast_to", "concat", "expand_dims", "fill", "gather", "gather_nd", "identity_n",
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",

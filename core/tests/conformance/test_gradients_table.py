@@ -22,13 +22,16 @@ MAX_SAMPLES = 4  # gradient samples checked per op
 # tested in core/tests/test_nn_ext.py).
 # ResizeArea, AdjustHue, AdjustSaturation and CropAndResizeGradBoxes: no gradient (TensorFlow
 # defines none either; Unimplemented naming the op, tested in core/tests/test_image_grad.py).
+# The lowered control-flow ops: GraphDef import rebuilds them into While/If, whose gradients are the
+# engine's (test_tf1_control_flow.py); a graph still holding one cannot run (test_tf1_control_flow_errors.py).
 # SparseSparseMaximum/Minimum, SparseReduceMax(Sparse), SparseReduceSumSparse, SparseSplit, SparseSliceGrad and
 # SparseFillEmptyRowsGrad: no gradient (TensorFlow defines none either; Unimplemented naming the op, tested in
 # core/tests/test_sparse_grad.py).
 GRADIENT_RAISES = {"PreventGradient", "MaxPoolGrad", "FusedBatchNormGradV3", "StackPopV2", "LRNGrad", "MaxPool3DGrad",
                    "ResizeArea", "AdjustHue", "AdjustSaturation", "CropAndResizeGradBoxes",
                    "SparseSparseMaximum", "SparseSparseMinimum", "SparseReduceMax", "SparseReduceMaxSparse",
-                   "SparseReduceSumSparse", "SparseSplit", "SparseSliceGrad", "SparseFillEmptyRowsGrad"}
+                   "SparseReduceSumSparse", "SparseSplit", "SparseSliceGrad", "SparseFillEmptyRowsGrad",
+                   "Switch", "Merge", "Enter", "Exit", "NextIteration"}
 
 
 def test_every_op_is_differentiable_or_declared_not():

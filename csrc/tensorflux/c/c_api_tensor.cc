@@ -44,6 +44,7 @@ TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, vo
     tx::TensorShape shape;
     if (!MakeShape(dtype, dims, num_dims, len, &shape)) return give_back();
     if (data == nullptr && len != 0) return give_back();
+    if (dtype == TX_VARIANT) return give_back();  // caller memory cannot hold constructed Variants
     auto* t = new TX_Tensor;
     // From here the buffer owns `data`: Buffer::Wrap only allocates the small Buffer object.
     tx::Buffer* b = nullptr;

@@ -411,7 +411,7 @@ Status GetCallBody(const Node& call, std::shared_ptr<const FunctionBody>* out) {
   std::vector<InferenceContext::HandleData> handles;
   for (const Endpoint& in : call.inputs()) {
     shapes.push_back(call.graph()->OutputShape(in));
-    handles.push_back(ResourceHandleData(*in.node));
+    handles.push_back(call.graph()->OutputHandleData(in));
   }
   TX_RETURN_IF_ERROR(GetFunctionBody(&call.graph()->library(), f->name, f->attr, shapes, handles, out));
   return CheckCallTypes(**out, tin, tout);

@@ -346,6 +346,12 @@ InferenceContext::HandleData ResourceHandleData(const Node& n) {
 }
 
 
+InferenceContext::HandleData Graph::OutputHandleData(Endpoint e) const {
+  const auto& h = e.node->output_handles_;
+  if (e.index >= 0 && static_cast<size_t>(e.index) < h.size() && h[e.index].dtype != DT_INVALID) return h[e.index];
+  return e.index == 0 ? ResourceHandleData(*e.node) : InferenceContext::HandleData();
+}
+
 Status Graph::AddNode(NodeSpec spec, Node** out) {
   const std::string where = "[" + spec.name + "] ";
   if (!IsValidNodeName(spec.name))
@@ -388,7 +394,7 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
       in_shapes.push_back(e.node->output_shapes_[e.index]);
       const AttrValue* v = e.node->op_type() == "Const" ? e.node->attr("value") : nullptr;
       in_consts.push_back(v && v->kind == AttrValue::Kind::kTensor ? &v->tensor : nullptr);
-      in_handles.push_back(ResourceHandleData(*e.node));
+      in_handles.push_back(OutputHandleData(e));
     }
   }
   InferenceContext ctx(def, spec.attrs, in_shapes, in_consts, static_cast<int>(node->output_types_.size()));
@@ -411,6 +417,7 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
   node->inputs_ = std::move(flat_inputs);
   node->control_inputs_ = std::move(spec.control_inputs);
   node->output_shapes_ = std::move(ctx.outputs());
+  node->output_handles_ = std::move(ctx.output_handle_data());
   node->consumers_.resize(node->output_types_.size());
 
   std::lock_guard<std::mutex> l(mu_);

@@ -88,6 +88,7 @@ class Node {
   std::vector<Node*> control_inputs_;
   // Guarded by the graph mutex:
   std::vector<PartialShape> output_shapes_;
+  std::vector<InferenceContext::HandleData> output_handles_;  // set once by AddNode; not guarded
   std::vector<std::vector<std::pair<Node*, int>>> consumers_;  // per output: (consumer, input index)
   std::vector<Node*> control_outputs_;
   bool reserved_name_ = false;  // AddNode inserted this name into names_in_use_ (see RollbackTo)
@@ -126,6 +127,10 @@ class Graph {
 
   // Static shape of an output (copy, taken under the lock).
   PartialShape OutputShape(Endpoint e) const;
+  // What is known of the value output `e` refers to (a variable, a TensorList's elements): what
+  // its shape function set, else ResourceHandleData of the node for output 0; dtype DT_INVALID
+  // when nothing is known.
+  InferenceContext::HandleData OutputHandleData(Endpoint e) const;
   // Merges `shape` into the static shape of `e`; InvalidArgument if incompatible.
   Status MergeOutputShape(Endpoint e, const PartialShape& shape);
   // Consumers of output `index` of `n`, as (node, input index).

@@ -22,6 +22,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "tensorflux/framework/functionalize.h"
 #include "tensorflux/framework/graph_def_io.h"
 #include "tensorflux/framework/proto_codec.h"
 
@@ -53,32 +54,44 @@ struct InputRef {
 };
 
 Status ParseInput(const std::string& s, InputRef* out) {
+  return ParseGraphTensorName(s, &out->node, &out->index, &out->control);
+}
+
+}  // namespace
+
+Status ParseGraphTensorName(const std::string& s, std::string* node, int* index, bool* control) {
   if (s.empty()) return InvalidArgument("has an empty input name");
+  *control = false;
+  *index = 0;
   if (s[0] == '^') {
-    out->control = true;
-    out->node = s.substr(1);
-    out->index = -1;
-    if (out->node.empty()) return InvalidArgument("has a malformed control input '", s, "'");
+    *control = true;
+    *node = s.substr(1);
+    *index = -1;
+    if (node->empty()) return InvalidArgument("has a malformed control input '", s, "'");
     return Status::OK();
   }
   size_t colon = s.rfind(':');
   if (colon == std::string::npos) {
-    out->node = s;
+    *node = s;
     return Status::OK();
   }
   std::string digits = s.substr(colon + 1);
-  out->node = s.substr(0, colon);
-  if (out->node.empty() || digits.empty() || digits.size() > 9 ||
+  *node = s.substr(0, colon);
+  if (node->empty() || digits.empty() || digits.size() > 9 ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return InvalidArgument("has a malformed input '", s, "' (expected 'name', 'name:k' or '^name')");
-  out->index = std::stoi(digits);
+  *index = std::stoi(digits);
   return Status::OK();
 }
 
+namespace {
+
 class Importer {
  public:
-  Importer(const codec::GraphDefProto& gd, const ImportOptions& opts, Graph* graph)
-      : gd_(gd), nodes_(gd.node), opts_(opts), graph_(graph), n_(static_cast<int>(gd.node.size())) {}
+  // `moved` names, for nodes that functionalization moved into a function, the node holding them.
+  Importer(const codec::GraphDefProto& gd, const ImportOptions& opts, Graph* graph,
+           const std::map<std::string, std::string>& moved)
+      : gd_(gd), nodes_(gd.node), opts_(opts), graph_(graph), n_(static_cast<int>(gd.node.size())), moved_(moved) {}
 
   // Validates and adds every node; on error nothing has been added.
   Status Run(ImportResults* results);
@@ -93,12 +106,19 @@ class Importer {
   Status AddOneNode(int i);
   Status CollectResults(ImportResults* results);
   std::string Where(int i) const { return "[" + nodes_[i].name + "] "; }
+  std::string MovedHint(const std::string& name) const {
+    auto it = moved_.find(name);
+    return it == moved_.end() ? std::string()
+                              : " (it is inside lowered control flow that import rebuilt as '" + it->second +
+                                    "'; values inside a loop or cond cannot be returned)";
+  }
 
   const codec::GraphDefProto& gd_;
   const std::vector<NodeDefProto>& nodes_;
   const ImportOptions& opts_;
   Graph* graph_;
   const int n_;
+  const std::map<std::string, std::string>& moved_;
   std::unordered_map<std::string, int> index_;        // GraphDef name -> position
   std::vector<std::vector<InputRef>> inputs_;         // per node, data inputs then control inputs
   std::vector<std::vector<int>> arg_sizes_;           // per node, tensors per OpDef input arg
@@ -374,7 +394,8 @@ Status Importer::CollectResults(ImportResults* results) {
     }
     auto it = index_.find(want.first);
     if (it == index_.end())
-      return NotFound("requested return output '", want.first, ":", want.second, "' names no node of the GraphDef");
+      return NotFound("requested return output '", want.first, ":", want.second, "' names no node of the GraphDef",
+                      MovedHint(want.first));
     Node* node = created_[it->second];
     if (want.second < 0 || want.second >= node->num_outputs())
       return InvalidArgument("[", node->name(), "] requested return output ", want.second, " but the node has ",
@@ -383,7 +404,8 @@ Status Importer::CollectResults(ImportResults* results) {
   }
   for (const std::string& name : opts_.return_operations) {
     auto it = index_.find(name);
-    if (it == index_.end()) return NotFound("requested return operation '", name, "' names no node of the GraphDef");
+    if (it == index_.end())
+      return NotFound("requested return operation '", name, "' names no node of the GraphDef", MovedHint(name));
     r.return_operations.push_back(created_[it->second]);
   }
   for (const auto& kv : opts_.input_map)
@@ -440,8 +462,31 @@ Status ImportGraphDef(const std::string& bytes, const ImportOptions& opts, Graph
     TX_RETURN_IF_ERROR(graph->library().MergeFrom(lib, &added).WithPrefix("GraphDef library: "));
   }
 
+  // Lowered control flow becomes While/If/Case calling new functions (Note [Functionalize control flow]).
+  std::map<std::string, std::string> moved;
+  if (HasLoweredControlFlow(gd)) {
+    functionalize::ExternalNodes external;
+    external.tensor_type = [&opts](const std::string& name, int index) {
+      auto it = opts.input_map.find({name, index});
+      return it == opts.input_map.end() || it->second.node == nullptr ||
+                     it->second.index < 0 || it->second.index >= it->second.node->num_outputs()
+                 ? DT_INVALID
+                 : it->second.node->output_type(it->second.index);
+    };
+    external.has_control = [&opts](const std::string& name) { return opts.control_map.count(name) > 0; };
+    FunctionDefLibraryProto made;
+    Status fs = FunctionalizeControlFlow(graph->library(), external, &gd, &made.function, &moved);
+    FunctionLibrary::Added more;
+    if (fs.ok()) fs = graph->library().MergeFrom(made, &more).WithPrefix("lowered control flow: ");
+    if (!fs.ok()) {
+      graph->library().Remove(added);
+      return fs;
+    }
+    added.functions.insert(added.functions.end(), more.functions.begin(), more.functions.end());
+  }
+
   const bool was_empty = graph->num_nodes() == 0;
-  Importer importer(gd, opts, graph);
+  Importer importer(gd, opts, graph, moved);
   Status s_run = importer.Run(results);
   if (!s_run.ok()) {
     graph->library().Remove(added);

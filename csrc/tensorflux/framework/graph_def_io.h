@@ -43,6 +43,10 @@ struct ImportResults {
 // min_consumer too new, ...) the graph is left unchanged and the message names the node.
 Status ImportGraphDef(const std::string& bytes, const ImportOptions& opts, Graph* graph, ImportResults* results);
 
+// Parses one NodeDef input in GraphDef naming: "name" (output 0), "name:k", or "^name" (a control
+// input: `control` true, `index` -1). InvalidArgument ("has a malformed input ...") otherwise.
+Status ParseGraphTensorName(const std::string& s, std::string* node, int* index, bool* control);
+
 // Serializes `graph` as a GraphDef (nodes in creation order, every attr, versions, library).
 Status ExportGraphDef(const Graph& graph, std::string* bytes);
 // Serializes one node as a NodeDef.

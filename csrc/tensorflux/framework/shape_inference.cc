@@ -109,6 +109,7 @@ namespace shape_fns {
 
 Status UnchangedShape(InferenceContext* c) {
   c->set_output(0, c->input(0));
+  if (const InferenceContext::HandleData* h = c->input_handle_data(0)) c->set_output_handle_data(0, *h);
   return Status::OK();
 }
 

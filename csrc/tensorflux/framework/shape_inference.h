@@ -17,7 +17,8 @@ class FunctionLibrary;
 
 class InferenceContext {
  public:
-  // The declared dtype and shape of the variable a DT_RESOURCE input refers to.
+  // What is known of the value a DT_RESOURCE or DT_VARIANT tensor refers to: the declared dtype
+  // and shape of a resource variable, or the element dtype and shape of a TensorList.
   struct HandleData {
     DataType dtype = DT_INVALID;
     PartialShape shape;
@@ -33,8 +34,8 @@ class InferenceContext {
   const PartialShape& input(int i) const { return inputs_[i]; }
   // Constant value of input i, or nullptr when it is not known statically.
   const Tensor* input_tensor(int i) const { return input_tensors_[i]; }
-  // What is known of the variable behind resource input i (set when its producer is a
-  // VarHandleOp), or nullptr.
+  // What is known of the value behind resource or variant input i (the variable of a
+  // VarHandleOp, the elements of a TensorList: the producer's output handle data), or nullptr.
   const HandleData* input_handle_data(int i) const {
     return i < static_cast<int>(handle_data_.size()) && handle_data_[i].dtype != DT_INVALID ? &handle_data_[i] : nullptr;
   }
@@ -48,6 +49,13 @@ class InferenceContext {
   void set_output(int i, PartialShape s) { outputs_[i] = std::move(s); }
   const PartialShape& output(int i) const { return outputs_[i]; }
   std::vector<PartialShape>& outputs() { return outputs_; }
+  // Sets what is known of the value output i refers to (consumers see it as input handle data).
+  void set_output_handle_data(int i, HandleData d) {
+    output_handles_.resize(outputs_.size());
+    output_handles_[i] = std::move(d);
+  }
+  // One entry per output (empty when the shape function set none).
+  std::vector<HandleData>& output_handle_data() { return output_handles_; }
 
   // Typed attr getters; InvalidArgument if missing or of another kind.
   Status GetAttr(const std::string& name, bool* out) const;
@@ -75,12 +83,13 @@ class InferenceContext {
   std::vector<const Tensor*> input_tensors_;
   std::vector<HandleData> handle_data_;
   std::vector<PartialShape> outputs_;
+  std::vector<HandleData> output_handles_;
   FunctionLibrary* library_ = nullptr;
 };
 
 // Shape functions shared by many ops.
 namespace shape_fns {
-// Output 0 has input 0's shape.
+// Output 0 has input 0's shape (and its handle data).
 Status UnchangedShape(InferenceContext* c);
 // NumPy broadcasting of inputs 0 and 1 into output 0.
 Status BroadcastBinaryOp(InferenceContext* c);

@@ -90,7 +90,7 @@ class GradientRegistry {
   std::map<std::string, Entry> entries_;
 };
 
-// True for the element types gradients flow through (floating and complex).
+// True for the element types gradients flow through (floating and complex, and variant TensorLists).
 bool IsDifferentiableType(DataType dt);
 
 struct GradientRegistrar {

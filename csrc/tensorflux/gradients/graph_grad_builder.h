@@ -29,7 +29,7 @@ class GraphGradBuilder : public GradBuilder {
   DataType dtype(GValue v) const override;
   PartialShape shape(GValue v) const override;
   const Tensor* constant_value(GValue v) const override;
-  InferenceContext::HandleData handle_data(GValue v) const override { return ResourceHandleData(*Unwrap(v).node); }
+  InferenceContext::HandleData handle_data(GValue v) const override { return graph_->OutputHandleData(Unwrap(v)); }
   FunctionLibrary* function_library() const override { return &graph_->library(); }
 
  private:

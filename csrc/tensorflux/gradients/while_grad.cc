@@ -80,11 +80,40 @@ std::vector<char> VariantNodes(const Graph& g) {
   return variant;
 }
 
+// Gradient nodes the forward loop computes instead (Note [Lists stay out of stacks]): nodes that
+// read a forward TensorList, or such nodes' results, and nothing else but forward values.
+std::vector<char> HoistedNodes(const Graph& g, int grad_begin, const std::vector<char>& fwd) {
+  std::vector<char> hoisted(g.num_nodes(), 0);
+  for (int id = grad_begin; id < g.num_nodes(); ++id) {  // ids are a topological order
+    const Node* n = g.node(id);
+    if (n->op_def().is_stateful || n->op_type() == "_Arg") continue;
+    bool all_forward = true, reads_list = false;
+    for (const Endpoint& in : n->inputs()) {
+      const int src = in.node->id();
+      all_forward = all_forward && (fwd[src] || hoisted[src]);
+      reads_list = reads_list || hoisted[src] || (fwd[src] && in.node->output_type(in.index) == DT_VARIANT);
+    }
+    for (const Node* c : n->control_inputs()) all_forward = all_forward && (fwd[c->id()] || hoisted[c->id()]);
+    hoisted[id] = all_forward && reads_list;
+  }
+  return hoisted;
+}
+
+// Note [Lists stay out of stacks]
+// A loop that writes one element of a TensorList per iteration changes the list in place (Note
+// [TensorList in place]); pushing each iteration's list onto a stack would keep a reference to
+// it, so the next write would copy it: O(n^2). The list gradients mostly read a forward list for
+// its length or element shape (TensorListLength, TensorListElementShape), so those small
+// computations run in the forward loop and their results are the intermediates instead.
+
 // The intermediates: forward, iteration-dependent tensors that the nodes computing `outputs`
-// read, stopping at `inputs` (Note [While gradients]).
+// read, stopping at `inputs` (Note [While gradients]); results of hoisted gradient nodes count as
+// forward tensors (Note [Lists stay out of stacks]).
 std::vector<Endpoint> Intermediates(const Graph& g, int grad_begin, const std::vector<Endpoint>& inputs,
                                     const std::vector<Endpoint>& outputs) {
-  const std::vector<char> fwd = ForwardNodes(g, grad_begin), variant = VariantNodes(g);
+  std::vector<char> fwd = ForwardNodes(g, grad_begin);
+  const std::vector<char> variant = VariantNodes(g), hoisted = HoistedNodes(g, grad_begin, fwd);
+  for (int id = 0; id < g.num_nodes(); ++id) fwd[id] = fwd[id] || hoisted[id];
   auto key = [](const Endpoint& e) { return std::make_pair(e.node->id(), e.index); };
   std::set<std::pair<int, int>> input_keys;
   for (const Endpoint& e : inputs) input_keys.insert(key(e));

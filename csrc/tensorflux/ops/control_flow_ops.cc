@@ -37,6 +37,9 @@ Status BranchShape(InferenceContext* c) {
       return InvalidArgument("output ", k, " of the branches has shape ", s.ToString(), " but output_shapes declares ",
                              declared[k].ToString());
     c->set_output(k, declared.empty() ? s : declared[k]);
+    InferenceContext::HandleData h = bodies[0]->graph->OutputHandleData(bodies[0]->rets[k]);
+    for (size_t b = 1; b < bodies.size(); ++b) h = JoinHandles(h, bodies[b]->graph->OutputHandleData(bodies[b]->rets[k]));
+    c->set_output_handle_data(k, h);
   }
   return Status::OK();
 }
@@ -58,6 +61,7 @@ Status WhileShape(InferenceContext* c) {
     if (!declared.empty())
       TX_RETURN_IF_ERROR(s.Merge(declared[k], &s).WithPrefix("loop variable " + std::to_string(k) + ": "));
     c->set_output(k, s);
+    c->set_output_handle_data(k, bodies.handles[k]);
   }
   return Status::OK();
 }

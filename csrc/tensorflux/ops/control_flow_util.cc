@@ -5,10 +5,12 @@
 // once, for shapes that hold on every iteration: starting from the inputs' static shapes, the
 // body is instantiated and each variable's shape is joined with the shape the body returns for
 // it (dimensions that differ become unknown, a changed rank makes the shape unknown); this
-// repeats until the body keeps the shapes. Each round only loses knowledge, so it stops. A
-// resource variable keeps what is known of the variable behind it only when the body returns
-// its argument unchanged. The While node's outputs have the shapes found, so a body that keeps
-// its variables' shapes gives outputs with the inputs' shapes.
+// repeats until the body keeps the shapes. Each round only loses knowledge, so it stops. The
+// handle data of resource and variant variables (a variable's dtype and shape, a TensorList's
+// element dtype and shape) is joined the same way: kept while the body returns a value with the
+// same handle dtype, its shape joined with what the body returns; a TensorList entering without
+// handle data takes the body's once, as TensorFlow does. The While node's outputs have the
+// shapes found, so a body that keeps its variables' shapes gives outputs with the inputs' shapes.
 #include "tensorflux/ops/control_flow_util.h"
 
 #include <string>
@@ -43,7 +45,7 @@ ArgShapes NodeArgShapes(const Node& n, int begin) {
   for (size_t i = static_cast<size_t>(begin); i < n.inputs().size(); ++i) {
     const Endpoint& in = n.inputs()[i];
     a.shapes.push_back(n.graph()->OutputShape(in));
-    a.handles.push_back(ResourceHandleData(*in.node));
+    a.handles.push_back(n.graph()->OutputHandleData(in));
   }
   return a;
 }
@@ -93,12 +95,18 @@ PartialShape JoinShapes(const PartialShape& a, const PartialShape& b) {
   return PartialShape(std::move(dims));
 }
 
+InferenceContext::HandleData JoinHandles(const InferenceContext::HandleData& a, const InferenceContext::HandleData& b) {
+  if (a.dtype == DT_INVALID || a.dtype != b.dtype) return InferenceContext::HandleData();
+  return InferenceContext::HandleData{a.dtype, JoinShapes(a.shape, b.shape)};
+}
+
 Status GetWhileBodies(FunctionLibrary* lib, const AttrMap& attrs, ArgShapes args, WhileBodies* out) {
   std::vector<DataType> types;
   TX_RETURN_IF_ERROR(TypesAttr(attrs, "T", &types));
   const NameAttrList *cond = nullptr, *body = nullptr;
   TX_RETURN_IF_ERROR(FuncAttr(attrs, "cond", &cond));
   TX_RETURN_IF_ERROR(FuncAttr(attrs, "body", &body));
+  std::vector<char> adopted(types.size(), 0);
   for (bool changed = true; changed;) {
     TX_RETURN_IF_ERROR(Instantiate(lib, "body", *body, args, &out->body));
     const FunctionBody& b = *out->body;
@@ -110,8 +118,20 @@ Status GetWhileBodies(FunctionLibrary* lib, const AttrMap& attrs, ArgShapes args
         args.shapes[i] = std::move(joined);
         changed = true;
       }
-      if (args.handles[i].dtype != DT_INVALID && !(b.rets[i].node == b.args[i] && b.rets[i].index == 0)) {
-        args.handles[i] = InferenceContext::HandleData();
+      if (args.handles[i].dtype == DT_INVALID) {
+        // A TensorList that enters without handle data takes what the body's result says of its
+        // elements, once (TensorFlow copies the body's output handle data to the While's outputs).
+        const InferenceContext::HandleData ret = b.graph->OutputHandleData(b.rets[i]);
+        if (types[i] == DT_VARIANT && !adopted[i] && ret.dtype != DT_INVALID) {
+          adopted[i] = 1;
+          args.handles[i] = ret;
+          changed = true;
+        }
+        continue;
+      }
+      InferenceContext::HandleData joined_handle = JoinHandles(args.handles[i], b.graph->OutputHandleData(b.rets[i]));
+      if (joined_handle.dtype != args.handles[i].dtype || joined_handle.shape != args.handles[i].shape) {
+        args.handles[i] = std::move(joined_handle);
         changed = true;
       }
     }
@@ -123,6 +143,7 @@ Status GetWhileBodies(FunctionLibrary* lib, const AttrMap& attrs, ArgShapes args
                            " values; a loop condition returns one");
   TX_RETURN_IF_ERROR(CheckCallTypes(c, types, c.ret_types).WithPrefix("cond: "));
   out->shapes = std::move(args.shapes);
+  out->handles = std::move(args.handles);
   return Status::OK();
 }
 

@@ -33,7 +33,11 @@ PartialShape JoinShapes(const PartialShape& a, const PartialShape& b);
 struct WhileBodies {
   FunctionBodyPtr cond, body;
   std::vector<PartialShape> shapes;
+  std::vector<InferenceContext::HandleData> handles;  // what every iteration keeps of each variable's handle data
 };
+
+// What both `a` and `b` say of a handle: the joined shape when the dtypes agree, else nothing.
+InferenceContext::HandleData JoinHandles(const InferenceContext::HandleData& a, const InferenceContext::HandleData& b);
 Status GetWhileBodies(FunctionLibrary* lib, const AttrMap& attrs, ArgShapes args, WhileBodies* out);
 
 }  // namespace tx

@@ -25,7 +25,10 @@ Status CallShape(InferenceContext* c) {
   std::shared_ptr<const FunctionBody> body;
   TX_RETURN_IF_ERROR(GetFunctionBody(c->function_library(), f->name, f->attr, shapes, handles, &body));
   TX_RETURN_IF_ERROR(CheckCallTypes(*body, tin, tout));
-  for (int k = 0; k < c->num_outputs(); ++k) c->set_output(k, body->graph->OutputShape(body->rets[k]));
+  for (int k = 0; k < c->num_outputs(); ++k) {
+    c->set_output(k, body->graph->OutputShape(body->rets[k]));
+    c->set_output_handle_data(k, body->graph->OutputHandleData(body->rets[k]));
+  }
   return Status::OK();
 }
 

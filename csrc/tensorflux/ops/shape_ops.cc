@@ -78,7 +78,10 @@ Status ShapeShape(InferenceContext* c) {
 
 // IdentityN: output i has input i's shape.
 Status IdentityNShape(InferenceContext* c) {
-  for (int i = 0; i < c->num_outputs() && i < c->num_inputs(); ++i) c->set_output(i, c->input(i));
+  for (int i = 0; i < c->num_outputs() && i < c->num_inputs(); ++i) {
+    c->set_output(i, c->input(i));
+    if (const InferenceContext::HandleData* h = c->input_handle_data(i)) c->set_output_handle_data(i, *h);
+  }
   return Status::OK();
 }
 

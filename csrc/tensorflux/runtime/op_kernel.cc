@@ -70,16 +70,19 @@ void KernelRegistry::Register(KernelRegistration reg) {
 }
 
 const KernelRegistration* KernelRegistry::Find(const Node* node, const std::string& device_type) const {
+  // The matching registration with the most type constraints: a kernel registered for one dtype
+  // (a variant TensorList's ZerosLike) wins over one registered for every dtype.
   std::lock_guard<std::mutex> l(mu_);
+  const KernelRegistration* best = nullptr;
   for (const KernelRegistration& r : regs_) {
     if (r.op != node->op_type() || r.device != device_type) continue;
     bool match = std::all_of(r.type_constraints.begin(), r.type_constraints.end(), [&](const auto& c) {
       const AttrValue* v = node->attr(c.first);
       return v != nullptr && v->kind == AttrValue::Kind::kType && v->type == c.second;
     });
-    if (match) return &r;
+    if (match && (best == nullptr || r.type_constraints.size() > best->type_constraints.size())) best = &r;
   }
-  return nullptr;
+  return best;
 }
 
 bool KernelRegistry::HasKernel(const Node* node, const std::string& device_type) const {

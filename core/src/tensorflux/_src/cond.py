@@ -18,7 +18,8 @@ from tensorflux._src.control_flow import (function_name, graph_outputs, is_state
                                           scalar_predicate, structure_signature, to_graph_tensor, trace)
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.nest import pack_sequence_as
+from tensorflux._src.nest import flatten, pack_sequence_as
+from tensorflux._src.tensor_array import TensorArray, with_flow
 from tensorflux._src.operation import Tensor
 
 
@@ -241,7 +242,11 @@ def build_branches(g, scope, selector, fns, labels, api):
             op = gen_ops.case if stateful else gen_ops.stateless_case
             outs = op(selector, inputs, tout, funcs, output_shapes=shapes, name=scope)
     it = iter(outs)
-    return pack_sequence_as(first_result, [None if t is None else next(it) for t in first])
+    # A TensorArray result comes back as its flow; it is rebuilt like the first branch's.
+    leaves = [None if t is None else next(it) for t in first]
+    firsts = flatten(first_result)
+    leaves = [with_flow(a, v) if isinstance(a, TensorArray) else v for a, v in zip(firsts, leaves)]
+    return pack_sequence_as(first_result, leaves)
 
 
 def _check_same_outputs(op_name, api, traced, labels):

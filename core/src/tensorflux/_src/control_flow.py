@@ -146,6 +146,8 @@ def to_graph_tensor(graph, value, what, dtype=None):
 
     if isinstance(value, Tensor):
         return value if value._op._graph is graph or not hasattr(graph, "capture") else graph.capture(value)
+    if hasattr(value, "_tensor_array_flow"):  # a TensorArray travels as its TensorList (tensor_array.py)
+        return to_graph_tensor(graph, value._tensor_array_flow(what), what)
     if isinstance(value, EagerTensor):
         return graph._capture_eager(value, what, "control flow")
     if isinstance(value, TensorLike):

@@ -20,6 +20,7 @@ from tensorflux._src.control_flow import (function_name, graph_outputs, is_state
                                           to_graph_tensor, trace)
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.nest import flatten, pack_sequence_as
+from tensorflux._src.tensor_array import TensorArray, with_flow
 from tensorflux._src.tensor_shape import TensorShape, as_shape
 
 
@@ -59,8 +60,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         maximum_iterations, name)
 
 
+def _eager_value(v):
+    """A loop value eagerly: a TensorArray stays one (a Python list of tensors), the rest become tensors."""
+    return v if isinstance(v, TensorArray) else convert_to_tensor(v)
+
+
 def _eager_while(cond, body, loop_vars, maximum_iterations):
-    flat = [convert_to_tensor(v) for v in flatten(loop_vars)]
+    flat = [_eager_value(v) for v in flatten(loop_vars)]
     dtypes = [t.dtype for t in flat]
     paths = _leaf_paths(loop_vars)
     limit = None
@@ -75,7 +81,7 @@ def _eager_while(cond, body, loop_vars, maximum_iterations):
         flat = []
         for k, leaf in enumerate(flatten(out)):
             _check_not_none(leaf, paths[k], "while_loop")
-            t = _convert_hinted(leaf, dtypes[k])
+            t = leaf if isinstance(leaf, TensorArray) else _convert_hinted(leaf, dtypes[k])
             _check_dtype(t.dtype, dtypes[k], paths[k], "while_loop")
             flat.append(t)
         values = pack_sequence_as(loop_vars, flat)
@@ -90,8 +96,16 @@ def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         leaves = flatten(loop_vars)
         paths = _leaf_paths(loop_vars)
         flat_in = [to_graph_tensor(g, v, "loop_var") for v in leaves]
+        # TensorArrays travel as their flows (TensorLists) and are rebuilt around the loop's values.
+        arrays = {i: v for i, v in enumerate(leaves) if isinstance(v, TensorArray)}
+
+        def rebuild(values):
+            return pack_sequence_as(loop_vars, [with_flow(arrays[i], v) if i in arrays else v
+                                                for i, v in enumerate(values)])
+
         names = [v.name if hasattr(v, "_op") else flat_in[i].name for i, v in enumerate(leaves)]
         invariants = _invariants(loop_vars, shape_invariants, flat_in, paths, names, where)
+        invariants = [TensorShape([]) if i in arrays else s for i, s in enumerate(invariants)]
         dtypes = [t.dtype for t in flat_in]
         counter, limit = [], None
         if maximum_iterations is not None:
@@ -103,15 +117,14 @@ def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         specs = [(t.dtype, TensorShape([])) for t in counter] + list(zip(dtypes, invariants))
 
         def cond_fn(args):
-            pred = to_graph_tensor(_graph.get_default_graph(), cond(*pack_sequence_as(loop_vars, args[k:])),
-                                   "cond output")
+            pred = to_graph_tensor(_graph.get_default_graph(), cond(*rebuild(args[k:])), "cond output")
             pred = scalar_predicate(pred, "%s cond output" % where)
             return gen_ops.logical_and(gen_ops.less(args[0], limit), pred) if k else pred
 
         cond_graph, cond_args, pred = trace(g, function_name(g, scope, "cond"), cond_fn, specs)
 
         def body_fn(args):
-            return _body_structure(body(*pack_sequence_as(loop_vars, args[k:])), loop_vars, where)
+            return _body_structure(body(*rebuild(args[k:])), loop_vars, where)
 
         body_graph, body_args, result = trace(g, function_name(g, scope, "body"), body_fn, specs)
         flat_out = graph_outputs(body_graph, result, "body", dtypes)
@@ -145,7 +158,7 @@ def _graph_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         results = outs[k:k + len(flat_in)]
         if not back_prop:
             results = [gen_ops.stop_gradient(t) for t in results]
-        return pack_sequence_as(loop_vars, results)
+        return rebuild(results)
 
 
 def _check_limit(limit, where):
@@ -216,6 +229,9 @@ def _invariants(loop_vars, shape_invariants, flat_in, paths, names, where):
         return [t.shape for t in flat_in]
     out = []
     for t, inv, path, nm in zip(flat_in, _flatten_up_to(loop_vars, shape_invariants, where), paths, names):
+        if t.dtype == _dtypes.variant:  # a TensorArray's flow: its invariant is about the elements, not the flow
+            out.append(TensorShape([]))
+            continue
         inv = as_shape(inv)
         if not shape_at_most_as_general(t.shape, inv):
             raise ValueError("%s The shape invariant specified for %s (`%s`) is not compatible with the initial shape "

@@ -178,6 +178,11 @@ TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
  *    that call (while the caller itself reads the view, they must stay valid).
  *  - Tensors the engine returns (fetches, resolved handles, attr values) own their strings. */
 
+/* Variant tensors (TX_VARIANT) hold engine objects, such as the TensorLists of the TensorList ops:
+ * TX_AllocateTensor makes empty ones, TX_NewTensor refuses the type (returns NULL after calling
+ * the deallocator), and the bytes at TX_TensorData of a variant tensor are not to be read or
+ * written. Their values leave the engine through ops (TensorListStack, ...). */
+
 typedef struct TX_Tensor TX_Tensor;
 
 /* Wraps caller memory `data` of `len` bytes without copying. The tensor calls

@@ -7,6 +7,7 @@ from tensorflux._src.autograph.operators import (Undefined, UndefinedReturnValue
                                                  _python_number_fits, _where, and_, is_tensor)
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.nest import flatten, pack_sequence_as
+from tensorflux._src.tensor_array import TensorArray
 
 
 _CHANGED_TO_TENSOR = ("The condition of %s loop started as non-Tensor, then changed to Tensor. This may happen either "
@@ -107,7 +108,8 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
     loop_names = names[:nloop]
     _check_defined(loop_names, init[:nloop], where, kind)
     rest = init[nloop:]
-    start = [pack_sequence_as(v, [convert_to_tensor(leaf) for leaf in flatten(v)]) for v in init[:nloop]]
+    start = [pack_sequence_as(v, [leaf if isinstance(leaf, TensorArray) else convert_to_tensor(leaf)
+                                  for leaf in flatten(v)]) for v in init[:nloop]]
     opts = dict(opts or {})
     invariants = _shape_invariants(init[:nloop], start, opts.pop("shape_invariants", None) or ())
     has_counter = counter is not None
@@ -144,7 +146,7 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
 def _shape_invariants(values, start, pairs):
     """The shape invariant of each loop variable (the structure of its value, TensorShape
     leaves): its own shape, or the shape set_loop_options gave for it (matched by identity)."""
-    from tensorflux._src.tensor_shape import as_shape
+    from tensorflux._src.tensor_shape import TensorShape, as_shape
 
     given = {}
     for pair in pairs:
@@ -156,7 +158,9 @@ def _shape_invariants(values, start, pairs):
         if id(value) in given and len(flatten(tensors)) == 1:
             out.append(pack_sequence_as(tensors, [given[id(value)]]))
         else:
-            out.append(pack_sequence_as(tensors, [t.shape for t in flatten(tensors)]))
+            # A TensorArray's invariant is that of its flow (tx.while_loop keeps it a scalar).
+            out.append(pack_sequence_as(tensors, [TensorShape([]) if isinstance(t, TensorArray) else t.shape
+                                                  for t in flatten(tensors)]))
     return out
 
 

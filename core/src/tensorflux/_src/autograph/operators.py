@@ -15,6 +15,7 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.operation import Tensor
+from tensorflux._src.tensor_array import TensorArray
 from tensorflux._src.variables import Variable
 
 
@@ -185,7 +186,7 @@ def print_(*args, **kwargs):
 # --- if ---
 
 def _leaf_dtype(x):
-    if isinstance(x, (Tensor, EagerTensor, Variable)):
+    if isinstance(x, (Tensor, EagerTensor, Variable, TensorArray)):  # a TensorArray: its element dtype
         return x.dtype
     if isinstance(x, (bool, np.bool_)):
         return _dtypes.bool

@@ -753,6 +753,8 @@ def bitwise_xor(x, y, name=None):
 
 
 _BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
+
+
 _BROADCAST_GRADIENT_ARGS = _OpSig('BroadcastGradientArgs',
     inputs=(('s0', 'T', 0, 0), ('s1', 'T', 0, 0)),
     outputs=(('r0', False), ('r1', False)),
@@ -812,6 +814,8 @@ def bucketize(input, boundaries, name=None):
 
 
 _CTCLossOutput = _collections.namedtuple('CTCLoss', ['loss', 'gradient'])
+
+
 _CTC_LOSS = _OpSig('CTCLoss',
     inputs=(('inputs', 'T', 0, 0), ('labels_indices', '', 9, 0), ('labels_values', '', 3, 0), ('sequence_length', '', 3, 0)),
     attrs=(('preprocess_collapse_repeated', 3), ('ctc_merge_repeated', 3), ('ignore_longer_outputs_than_inputs', 3)),
@@ -953,6 +957,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 _CombinedNonMaxSuppressionOutput = _collections.namedtuple('CombinedNonMaxSuppression', ['nmsed_boxes', 'nmsed_scores', 'nmsed_classes', 'valid_detections'])
+
+
 _COMBINED_NON_MAX_SUPPRESSION = _OpSig('CombinedNonMaxSuppression',
     inputs=(('boxes', '', 1, 0), ('scores', '', 1, 0), ('max_output_size_per_class', '', 3, 0), ('max_total_size', '', 3, 0), ('iou_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
     attrs=(('pad_per_class', 3), ('clip_boxes', 3)),
@@ -1744,6 +1750,26 @@ def elu_grad(gradients, outputs, name=None):
     return _apply_op(_ELU_GRAD, name, (gradients, outputs), ())
 
 
+_EMPTY_TENSOR_LIST = _OpSig('EmptyTensorList',
+    inputs=(('element_shape', 'shape_type', 0, 0), ('max_num_elements', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('handle', False),))
+
+
+def empty_tensor_list(element_shape, max_num_elements, element_dtype, name=None):
+    r"""An empty list of `element_dtype` tensors of shape `element_shape`, holding at most `max_num_elements` (-1: no limit).
+
+    Args:
+      element_shape: A `Tensor` of type `shape_type`.
+      max_num_elements: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EMPTY_TENSOR_LIST, name, (element_shape, max_num_elements), (element_dtype,))
+
+
 _ENCODE_BASE64 = _OpSig('EncodeBase64',
     inputs=(('input', '', 7, 0),),
     attrs=(('pad', 3),),
@@ -1761,6 +1787,27 @@ def encode_base64(input, pad=False, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ENCODE_BASE64, name, (input,), (pad,))
+
+
+_ENTER = _OpSig('Enter',
+    inputs=(('data', 'T', 0, 0),),
+    attrs=(('frame_name', 0), ('is_constant', 3), ('parallel_iterations', 1)),
+    outputs=(('output', False),))
+
+
+def enter(data, frame_name, is_constant=False, parallel_iterations=10, name=None):
+    r"""Makes `data` available in the child frame `frame_name` of a lowered while loop.
+
+    Args:
+      data: A `Tensor` of type `T`.
+      frame_name: An attr of type `string`.
+      is_constant: An attr of type `bool`, defaults to `False`.
+      parallel_iterations: An attr of type `int`, defaults to `10`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_ENTER, name, (data,), (frame_name, is_constant, parallel_iterations))
 
 
 _EQUAL = _OpSig('Equal',
@@ -1832,6 +1879,23 @@ def erfinv(x, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_ERFINV, name, (x,), ())
+
+
+_EXIT = _OpSig('Exit',
+    inputs=(('data', 'T', 0, 0),),
+    outputs=(('output', False),))
+
+
+def exit(data, name=None):
+    r"""Returns `data` from a lowered while loop's frame to its parent frame.
+
+    Args:
+      data: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_EXIT, name, (data,), ())
 
 
 _EXP = _OpSig('Exp',
@@ -2056,6 +2120,8 @@ def floor_mod(x, y, name=None):
 
 
 _FusedBatchNormGradV3Output = _collections.namedtuple('FusedBatchNormGradV3', ['x_backprop', 'scale_backprop', 'offset_backprop', 'reserve_space_4', 'reserve_space_5'])
+
+
 _FUSED_BATCH_NORM_GRAD_V3 = _OpSig('FusedBatchNormGradV3',
     inputs=(('y_backprop', 'T', 0, 0), ('x', 'T', 0, 0), ('scale', '', 1, 0), ('reserve_space_1', 'U', 0, 0), ('reserve_space_2', 'U', 0, 0), ('reserve_space_3', 'U', 0, 0)),
     attrs=(('epsilon', 2), ('data_format', 0), ('is_training', 3)),
@@ -2084,6 +2150,8 @@ def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_spac
 
 
 _FusedBatchNormV3Output = _collections.namedtuple('FusedBatchNormV3', ['y', 'batch_mean', 'batch_variance', 'reserve_space_1', 'reserve_space_2', 'reserve_space_3'])
+
+
 _FUSED_BATCH_NORM_V3 = _OpSig('FusedBatchNormV3',
     inputs=(('x', 'T', 0, 0), ('scale', 'U', 0, 0), ('offset', 'U', 0, 0), ('mean', 'U', 0, 0), ('variance', 'U', 0, 0)),
     attrs=(('epsilon', 2), ('exponential_avg_factor', 2), ('data_format', 0), ('is_training', 3)),
@@ -2854,6 +2922,8 @@ def log1p(x, name=None):
 
 
 _LogMatrixDeterminantOutput = _collections.namedtuple('LogMatrixDeterminant', ['sign', 'log_abs_determinant'])
+
+
 _LOG_MATRIX_DETERMINANT = _OpSig('LogMatrixDeterminant',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('sign', False), ('log_abs_determinant', False)),
@@ -2942,6 +3012,23 @@ def logical_or(x, y, name=None):
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
 
 
+_LOOP_COND = _OpSig('LoopCond',
+    inputs=(('input', '', 10, 0),),
+    outputs=(('output', False),))
+
+
+def loop_cond(input, name=None):
+    r"""Forwards the loop predicate of a lowered while loop.
+
+    Args:
+      input: A `Tensor` of type bool.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LOOP_COND, name, (input,), ())
+
+
 _LOWER_BOUND = _OpSig('LowerBound',
     inputs=(('sorted_inputs', 'T', 0, 0), ('values', 'T', 0, 0)),
     attrs=(('out_type', 4),),
@@ -2963,6 +3050,8 @@ def lower_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
 
 
 _LuOutput = _collections.namedtuple('Lu', ['lu', 'p'])
+
+
 _LU = _OpSig('Lu',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('output_idx_type', 4),),
@@ -3346,6 +3435,24 @@ def mean(input, axis, keep_dims=False, name=None):
     return _apply_op(_MEAN, name, (input, axis), (keep_dims,))
 
 
+_MERGE = _OpSig('Merge',
+    inputs=(('inputs', 'T', 0, 1),),
+    outputs=(('output', False), ('value_index', False)),
+    output_class=_MergeOutput)
+
+
+def merge(inputs, name=None):
+    r"""Forwards the one input that has a value, and its position (lowered control flow).
+
+    Args:
+      inputs: A list of `N` Tensors of type T.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output, value_index) of `Tensor`s.
+    """
+    return _apply_op(_MERGE, name, (inputs,), ())
+
+
 _MIN = _OpSig('Min',
     inputs=(('input', 'T', 0, 0), ('reduction_indices', 'Tidx', 0, 0)),
     attrs=(('keep_dims', 3),),
@@ -3521,6 +3628,23 @@ def next_after(x1, x2, name=None):
     return _apply_op(_NEXT_AFTER, name, (x1, x2), ())
 
 
+_NEXT_ITERATION = _OpSig('NextIteration',
+    inputs=(('data', 'T', 0, 0),),
+    outputs=(('output', False),))
+
+
+def next_iteration(data, name=None):
+    r"""Makes `data` available to the next iteration of a lowered while loop.
+
+    Args:
+      data: A `Tensor` of type `T`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_NEXT_ITERATION, name, (data,), ())
+
+
 _NO_OP = _OpSig('NoOp')
 
 
@@ -3558,6 +3682,8 @@ def non_max_suppression_v3(boxes, scores, max_output_size, iou_threshold, score_
 
 
 _NonMaxSuppressionV4Output = _collections.namedtuple('NonMaxSuppressionV4', ['selected_indices', 'valid_outputs'])
+
+
 _NON_MAX_SUPPRESSION_V4 = _OpSig('NonMaxSuppressionV4',
     inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T_threshold', 0, 0), ('score_threshold', 'T_threshold', 0, 0)),
     attrs=(('pad_to_max_output_size', 3),),
@@ -3584,6 +3710,8 @@ def non_max_suppression_v4(boxes, scores, max_output_size, iou_threshold, score_
 
 
 _NonMaxSuppressionV5Output = _collections.namedtuple('NonMaxSuppressionV5', ['selected_indices', 'selected_scores', 'valid_outputs'])
+
+
 _NON_MAX_SUPPRESSION_V5 = _OpSig('NonMaxSuppressionV5',
     inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T', 0, 0), ('score_threshold', 'T', 0, 0), ('soft_nms_sigma', 'T', 0, 0)),
     attrs=(('pad_to_max_output_size', 3),),
@@ -3965,6 +4093,8 @@ def py_func_stateless(input, token, Tout, name=None):
 
 
 _QrOutput = _collections.namedtuple('Qr', ['q', 'r'])
+
+
 _QR = _OpSig('Qr',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('full_matrices', 3),),
@@ -4963,6 +5093,8 @@ def rsqrt_grad(y, dy, name=None):
 
 
 _SampleDistortedBoundingBoxV2Output = _collections.namedtuple('SampleDistortedBoundingBoxV2', ['begin', 'size', 'bboxes'])
+
+
 _SAMPLE_DISTORTED_BOUNDING_BOX_V2 = _OpSig('SampleDistortedBoundingBoxV2',
     inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0)),
     attrs=(('seed', 1), ('seed2', 1), ('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
@@ -5167,6 +5299,8 @@ def select_v2(condition, t, e, name=None):
 
 
 _SelfAdjointEigV2Output = _collections.namedtuple('SelfAdjointEigV2', ['e', 'v'])
+
+
 _SELF_ADJOINT_EIG_V2 = _OpSig('SelfAdjointEigV2',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('compute_v', 3),),
@@ -5400,6 +5534,8 @@ def softmax(logits, name=None):
 
 
 _SoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
+
+
 _SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = _OpSig('SoftmaxCrossEntropyWithLogits',
     inputs=(('features', 'T', 0, 0), ('labels', 'T', 0, 0)),
     outputs=(('loss', False), ('backprop', False)),
@@ -5964,6 +6100,8 @@ def sparse_softmax(sp_indices, sp_values, sp_shape, name=None):
 
 
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
+
+
 _SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = _OpSig('SparseSoftmaxCrossEntropyWithLogits',
     inputs=(('features', 'T', 0, 0), ('labels', 'Tlabels', 0, 0)),
     outputs=(('loss', False), ('backprop', False)),
@@ -6596,6 +6734,8 @@ def stateless_random_uniform_v2(shape, key, counter, alg, dtype=_dtypes.float32,
 
 
 _StatelessSampleDistortedBoundingBoxOutput = _collections.namedtuple('StatelessSampleDistortedBoundingBox', ['begin', 'size', 'bboxes'])
+
+
 _STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX = _OpSig('StatelessSampleDistortedBoundingBox',
     inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0), ('seed', 'Tseed', 0, 0)),
     attrs=(('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
@@ -6856,6 +6996,8 @@ def string_lower(input, encoding='', name=None):
 
 
 _StringSplitV2Output = _collections.namedtuple('StringSplitV2', ['indices', 'values', 'shape'])
+
+
 _STRING_SPLIT_V2 = _OpSig('StringSplitV2',
     inputs=(('input', '', 7, 0), ('sep', '', 7, 0)),
     attrs=(('maxsplit', 1),),
@@ -7051,6 +7193,8 @@ def sum(input, axis, keep_dims=False, name=None):
 
 
 _SvdOutput = _collections.namedtuple('Svd', ['s', 'u', 'v'])
+
+
 _SVD = _OpSig('Svd',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('compute_uv', 3), ('full_matrices', 3)),
@@ -7070,6 +7214,25 @@ def svd(input, compute_uv=True, full_matrices=False, name=None):
     Returns: a namedtuple (s, u, v) of `Tensor`s.
     """
     return _apply_op(_SVD, name, (input,), (compute_uv, full_matrices))
+
+
+_SWITCH = _OpSig('Switch',
+    inputs=(('data', 'T', 0, 0), ('pred', '', 10, 0)),
+    outputs=(('output_false', False), ('output_true', False)),
+    output_class=_SwitchOutput)
+
+
+def switch(data, pred, name=None):
+    r"""Forwards `data` to `output_true` when `pred` is true, else to `output_false` (lowered control flow).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      pred: A `Tensor` of type bool.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_false, output_true) of `Tensor`s.
+    """
+    return _apply_op(_SWITCH, name, (data, pred), ())
 
 
 _TAN = _OpSig('Tan',
@@ -7122,6 +7285,305 @@ def tanh_grad(y, dy, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_TANH_GRAD, name, (y, dy), ())
+
+
+_TENSOR_LIST_CONCAT_V2 = _OpSig('TensorListConcatV2',
+    inputs=(('input_handle', '', 21, 0), ('element_shape', 'shape_type', 0, 0), ('leading_dims', '', 9, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('tensor', False), ('lengths', False)),
+    output_class=_TensorListConcatV2Output)
+
+
+def tensor_list_concat_v2(input_handle, element_shape, leading_dims, element_dtype, name=None):
+    r"""The elements concatenated along their first dimension, and each element's length there.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      element_shape: A `Tensor` of type `shape_type`.
+      leading_dims: A `Tensor` of type int64.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (tensor, lengths) of `Tensor`s.
+    """
+    return _apply_op(_TENSOR_LIST_CONCAT_V2, name, (input_handle, element_shape, leading_dims), (element_dtype,))
+
+
+_TENSOR_LIST_ELEMENT_SHAPE = _OpSig('TensorListElementShape',
+    inputs=(('input_handle', '', 21, 0),),
+    attrs=(('shape_type', 4),),
+    outputs=(('element_shape', False),))
+
+
+def tensor_list_element_shape(input_handle, shape_type, name=None):
+    r"""The list's element shape (-1 for unknown dimensions; a scalar -1 for an unknown rank).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      shape_type: An attr of type `type`, one of int32, int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_ELEMENT_SHAPE, name, (input_handle,), (shape_type,))
+
+
+_TENSOR_LIST_FROM_TENSOR = _OpSig('TensorListFromTensor',
+    inputs=(('tensor', 'element_dtype', 0, 0), ('element_shape', 'shape_type', 0, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_from_tensor(tensor, element_shape, name=None):
+    r"""A list whose element i is tensor[i].
+
+    Args:
+      tensor: A `Tensor` of type `element_dtype`.
+      element_shape: A `Tensor` of type `shape_type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_FROM_TENSOR, name, (tensor, element_shape), ())
+
+
+_TENSOR_LIST_GATHER = _OpSig('TensorListGather',
+    inputs=(('input_handle', '', 21, 0), ('indices', '', 3, 0), ('element_shape', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('values', False),))
+
+
+def tensor_list_gather(input_handle, indices, element_shape, element_dtype, name=None):
+    r"""The elements at `indices`, stacked.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      indices: A `Tensor` of type int32.
+      element_shape: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_GATHER, name, (input_handle, indices, element_shape), (element_dtype,))
+
+
+_TENSOR_LIST_GET_ITEM = _OpSig('TensorListGetItem',
+    inputs=(('input_handle', '', 21, 0), ('index', '', 3, 0), ('element_shape', 'Tshape', 0, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('item', False),),
+    type_defaults={'Tshape': 3})
+
+
+def tensor_list_get_item(input_handle, index, element_shape, element_dtype, name=None):
+    r"""Element `index` of the list (zeros of the element shape when it was never set).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      index: A `Tensor` of type int32.
+      element_shape: A `Tensor` of type `Tshape`.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_GET_ITEM, name, (input_handle, index, element_shape), (element_dtype,))
+
+
+_TENSOR_LIST_LENGTH = _OpSig('TensorListLength',
+    inputs=(('input_handle', '', 21, 0),),
+    outputs=(('length', False),))
+
+
+def tensor_list_length(input_handle, name=None):
+    r"""The number of elements of the list.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_LENGTH, name, (input_handle,), ())
+
+
+_TensorListPopBackOutput = _collections.namedtuple('TensorListPopBack', ['output_handle', 'tensor'])
+
+
+_TENSOR_LIST_POP_BACK = _OpSig('TensorListPopBack',
+    inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('output_handle', False), ('tensor', False)),
+    output_class=_TensorListPopBackOutput)
+
+
+def tensor_list_pop_back(input_handle, element_shape, element_dtype, name=None):
+    r"""The list without its last element, and that element.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      element_shape: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (output_handle, tensor) of `Tensor`s.
+    """
+    return _apply_op(_TENSOR_LIST_POP_BACK, name, (input_handle, element_shape), (element_dtype,))
+
+
+_TENSOR_LIST_PUSH_BACK = _OpSig('TensorListPushBack',
+    inputs=(('input_handle', '', 21, 0), ('tensor', 'element_dtype', 0, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_push_back(input_handle, tensor, name=None):
+    r"""The list with `tensor` appended.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      tensor: A `Tensor` of type `element_dtype`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_PUSH_BACK, name, (input_handle, tensor), ())
+
+
+_TENSOR_LIST_RESERVE = _OpSig('TensorListReserve',
+    inputs=(('element_shape', 'shape_type', 0, 0), ('num_elements', '', 3, 0)),
+    attrs=(('element_dtype', 4),),
+    outputs=(('handle', False),))
+
+
+def tensor_list_reserve(element_shape, num_elements, element_dtype, name=None):
+    r"""A list of `num_elements` unset elements (read as zeros) of `element_dtype` and `element_shape`.
+
+    Args:
+      element_shape: A `Tensor` of type `shape_type`.
+      num_elements: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_RESERVE, name, (element_shape, num_elements), (element_dtype,))
+
+
+_TENSOR_LIST_RESIZE = _OpSig('TensorListResize',
+    inputs=(('input_handle', '', 21, 0), ('size', '', 3, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_resize(input_handle, size, name=None):
+    r"""The list cut to, or grown with unset elements to, `size` elements.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      size: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_RESIZE, name, (input_handle, size), ())
+
+
+_TENSOR_LIST_SCATTER_INTO_EXISTING_LIST = _OpSig('TensorListScatterIntoExistingList',
+    inputs=(('input_handle', '', 21, 0), ('tensor', 'element_dtype', 0, 0), ('indices', '', 3, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_scatter_into_existing_list(input_handle, tensor, indices, name=None):
+    r"""The list with tensor[i] at indices[i] (grown when an index is past its end).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      tensor: A `Tensor` of type `element_dtype`.
+      indices: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SCATTER_INTO_EXISTING_LIST, name, (input_handle, tensor, indices), ())
+
+
+_TENSOR_LIST_SCATTER_V2 = _OpSig('TensorListScatterV2',
+    inputs=(('tensor', 'element_dtype', 0, 0), ('indices', '', 3, 0), ('element_shape', 'shape_type', 0, 0), ('num_elements', '', 3, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_scatter_v2(tensor, indices, element_shape, num_elements, name=None):
+    r"""A list of max(num_elements, max(indices) + 1) elements with tensor[i] at indices[i].
+
+    Args:
+      tensor: A `Tensor` of type `element_dtype`.
+      indices: A `Tensor` of type int32.
+      element_shape: A `Tensor` of type `shape_type`.
+      num_elements: A `Tensor` of type int32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SCATTER_V2, name, (tensor, indices, element_shape, num_elements), ())
+
+
+_TENSOR_LIST_SET_ITEM = _OpSig('TensorListSetItem',
+    inputs=(('input_handle', '', 21, 0), ('index', '', 3, 0), ('item', 'element_dtype', 0, 0)),
+    attrs=(('resize_if_index_out_of_bounds', 3),),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_set_item(input_handle, index, item, resize_if_index_out_of_bounds=False, name=None):
+    r"""The list with element `index` set to `item` (in place when no one else holds the list).
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      index: A `Tensor` of type int32.
+      item: A `Tensor` of type `element_dtype`.
+      resize_if_index_out_of_bounds: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SET_ITEM, name, (input_handle, index, item), (resize_if_index_out_of_bounds,))
+
+
+_TENSOR_LIST_SPLIT = _OpSig('TensorListSplit',
+    inputs=(('tensor', 'element_dtype', 0, 0), ('element_shape', 'shape_type', 0, 0), ('lengths', '', 9, 0)),
+    outputs=(('output_handle', False),))
+
+
+def tensor_list_split(tensor, element_shape, lengths, name=None):
+    r"""A list of the pieces of `tensor` along its first dimension, of lengths `lengths`.
+
+    Args:
+      tensor: A `Tensor` of type `element_dtype`.
+      element_shape: A `Tensor` of type `shape_type`.
+      lengths: A `Tensor` of type int64.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_SPLIT, name, (tensor, element_shape, lengths), ())
+
+
+_TENSOR_LIST_STACK = _OpSig('TensorListStack',
+    inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
+    attrs=(('element_dtype', 4), ('num_elements', 1)),
+    outputs=(('tensor', False),))
+
+
+def tensor_list_stack(input_handle, element_shape, element_dtype, num_elements=-1, name=None):
+    r"""The elements stacked into one tensor along a new first dimension.
+
+    Args:
+      input_handle: A `Tensor` of type variant.
+      element_shape: A `Tensor` of type int32.
+      element_dtype: An attr of type `type`.
+      num_elements: An attr of type `int`, defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_TENSOR_LIST_STACK, name, (input_handle, element_shape), (element_dtype, num_elements))
 
 
 _TENSOR_SCATTER_ADD = _OpSig('TensorScatterAdd',
@@ -7249,6 +7711,8 @@ def tile(input, multiples, name=None):
 
 
 _TopKV2Output = _collections.namedtuple('TopKV2', ['values', 'indices'])
+
+
 _TOP_KV2 = _OpSig('TopKV2',
     inputs=(('input', 'T', 0, 0), ('k', 'Tk', 0, 0)),
     attrs=(('sorted', 3), ('index_type', 4)),
@@ -7349,6 +7813,8 @@ def truncated_normal(shape, dtype, seed=0, seed2=0, name=None):
 
 
 _UniqueOutput = _collections.namedtuple('Unique', ['y', 'idx'])
+
+
 _UNIQUE = _OpSig('Unique',
     inputs=(('x', 'T', 0, 0),),
     attrs=(('out_idx', 4),),
@@ -7370,6 +7836,8 @@ def unique(x, out_idx=_dtypes.int32, name=None):
 
 
 _UniqueWithCountsOutput = _collections.namedtuple('UniqueWithCounts', ['y', 'idx', 'count'])
+
+
 _UNIQUE_WITH_COUNTS = _OpSig('UniqueWithCounts',
     inputs=(('x', 'T', 0, 0),),
     attrs=(('out_idx', 4),),
@@ -7713,6 +8181,26 @@ def __arg(T, index, name=None):
     return _apply_op(___ARG, name, (), (T, index))
 
 
+___SWITCH_N = _OpSig('_SwitchN',
+    inputs=(('data', 'T', 0, 0), ('output_index', '', 3, 0)),
+    attrs=(('num_outs', 1),),
+    outputs=(('outputs', True),))
+
+
+def __switch_n(data, output_index, num_outs, name=None):
+    r"""Forwards `data` to output `output_index` (the last one when out of range; lowered Case).
+
+    Args:
+      data: A `Tensor` of type `T`.
+      output_index: A `Tensor` of type int32.
+      num_outs: An attr of type `int`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(___SWITCH_N, name, (data, output_index), (num_outs,))
+
+
 # Op type -> wrapper name.
 OP_WRAPPERS = {
     'Abs': 'abs',
@@ -7802,11 +8290,14 @@ OP_WRAPPERS = {
     'Einsum': 'einsum',
     'Elu': 'elu',
     'EluGrad': 'elu_grad',
+    'EmptyTensorList': 'empty_tensor_list',
     'EncodeBase64': 'encode_base64',
+    'Enter': 'enter',
     'Equal': 'equal',
     'Erf': 'erf',
     'Erfc': 'erfc',
     'Erfinv': 'erfinv',
+    'Exit': 'exit',
     'Exp': 'exp',
     'ExpandDims': 'expand_dims',
     'Expm1': 'expm1',
@@ -7865,6 +8356,7 @@ OP_WRAPPERS = {
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
+    'LoopCond': 'loop_cond',
     'LowerBound': 'lower_bound',
     'Lu': 'lu',
     'MatMul': 'mat_mul',
@@ -7884,6 +8376,7 @@ OP_WRAPPERS = {
     'MaxPoolGrad': 'max_pool_grad',
     'Maximum': 'maximum',
     'Mean': 'mean',
+    'Merge': 'merge',
     'Min': 'min',
     'Minimum': 'minimum',
     'MirrorPad': 'mirror_pad',
@@ -7893,6 +8386,7 @@ OP_WRAPPERS = {
     'Multinomial': 'multinomial',
     'Neg': 'neg',
     'NextAfter': 'next_after',
+    'NextIteration': 'next_iteration',
     'NoOp': 'no_op',
     'NonMaxSuppressionV3': 'non_max_suppression_v3',
     'NonMaxSuppressionV4': 'non_max_suppression_v4',
@@ -8068,9 +8562,25 @@ OP_WRAPPERS = {
     'Substr': 'substr',
     'Sum': 'sum',
     'Svd': 'svd',
+    'Switch': 'switch',
     'Tan': 'tan',
     'Tanh': 'tanh',
     'TanhGrad': 'tanh_grad',
+    'TensorListConcatV2': 'tensor_list_concat_v2',
+    'TensorListElementShape': 'tensor_list_element_shape',
+    'TensorListFromTensor': 'tensor_list_from_tensor',
+    'TensorListGather': 'tensor_list_gather',
+    'TensorListGetItem': 'tensor_list_get_item',
+    'TensorListLength': 'tensor_list_length',
+    'TensorListPopBack': 'tensor_list_pop_back',
+    'TensorListPushBack': 'tensor_list_push_back',
+    'TensorListReserve': 'tensor_list_reserve',
+    'TensorListResize': 'tensor_list_resize',
+    'TensorListScatterIntoExistingList': 'tensor_list_scatter_into_existing_list',
+    'TensorListScatterV2': 'tensor_list_scatter_v2',
+    'TensorListSetItem': 'tensor_list_set_item',
+    'TensorListSplit': 'tensor_list_split',
+    'TensorListStack': 'tensor_list_stack',
     'TensorScatterAdd': 'tensor_scatter_add',
     'TensorScatterMax': 'tensor_scatter_max',
     'TensorScatterMin': 'tensor_scatter_min',
@@ -8101,4 +8611,5 @@ OP_WRAPPERS = {
     'ZerosLike': 'zeros_like',
     'Zeta': 'zeta',
     '_Arg': '__arg',
+    '_SwitchN': '__switch_n',
 }
