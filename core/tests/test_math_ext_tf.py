@@ -137,7 +137,7 @@ def test_gradients_match_tensorflow():
         "std": lambda m, x: m.math.reduce_std(x, axis=0), "clip_by_norm": lambda m, x: m.clip_by_norm(x, 0.5),
         "sort": lambda m, x: m.sort(x, axis=0) * np.arange(4.0)[:, None],
         "roll": lambda m, x: m.roll(x, 1, 1) * np.arange(5.0), "repeat": lambda m, x: m.repeat(x, [1, 2, 0, 1], 0),
-        "segment_max": lambda m, x: m.math.unsorted_segment_max(x, [0, 1, 0, 1], 2),
+        "unsorted_segment_max": lambda m, x: m.math.unsorted_segment_max(x, [0, 1, 0, 1], 2),
         "map_fn": lambda m, x: m.map_fn(lambda r: m.reduce_sum(r * r * r), x),
         "scan": lambda m, x: m.scan(lambda a, e: a * e, x),
         "bessel_i0e": lambda m, x: m.math.bessel_i0e(x * 3.0),

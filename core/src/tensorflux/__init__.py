@@ -13,7 +13,7 @@ from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, 
 from tensorflux._src.backprop import GradientTape, custom_gradient
 from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.cond import case, cond, switch_case
-from tensorflux._src.constant_op import constant, convert_to_tensor, is_tensor
+from tensorflux._src.constant_op import constant, convert_to_tensor, register_tensor_conversion_function
 from tensorflux._src.context import executing_eagerly
 from tensorflux._src.einsum_ops import einsum, tensordot
 from tensorflux._src.function import TensorSpec, function
@@ -79,6 +79,7 @@ __all__ = [
     "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
     # Control flow.
     "case", "cond", "switch_case", "while_loop", "TensorArray",
+    "register_tensor_conversion_function",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide", "is_tensor",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
@@ -131,7 +132,7 @@ from tensorflux._src.initializers import Zeros as zeros_initializer
 from tensorflux._src.context import init_scope, inside_function
 from tensorflux._src.tensor_utils import is_symbolic_tensor
 
-__all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", "get_static_value", "is_tensor",
+__all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", "get_static_value",
             "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "saturate_cast", "shape_n",
             "space_to_batch", "space_to_batch_nd", "zeros_initializer", "init_scope", "inside_function",
             "is_symbolic_tensor"]

@@ -139,16 +139,6 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return gen_ops.const(value=arr, dtype=_dtypes.as_dtype(arr.dtype), name=name)
 
 
-def is_tensor(x):
-    """True when ``x`` is a tensor ops take without conversion (a graph Tensor, an EagerTensor, a
-    Variable), False for NumPy arrays and Python values (``tf.is_tensor``).
-
-    >>> tx.is_tensor(tx.constant(1.0)), tx.is_tensor(tx.Variable(1.0)), tx.is_tensor(np.ones(2))
-    (True, True, False)
-    """
-    return isinstance(x, (Tensor, _eager_tensor.EagerTensor, TensorLike)) or bool(getattr(x, "is_tensor_like", False))
-
-
 def convert_to_tensor(value, dtype=None, name=None):
     """``value`` if it is a Tensor (of ``dtype``, when given), else a constant holding it.
 
@@ -165,4 +155,92 @@ def convert_to_tensor(value, dtype=None, name=None):
                              % (_dtypes.as_dtype(dtype).name, value.dtype.name,
                                 getattr(value, "_op", None) and value.name))
         return value
+    if _conversions and isinstance(value, _registered_types):
+        return _convert_registered(value, dtype, name)
+    if isinstance(value, (list, tuple)) and holds_tensor(value):
+        return _autopack(value, dtype if dtype is not None else _first_tensor_dtype(value), name)
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+# register_tensor_conversion_function's entries as (priority, order, base_type, fn), sorted, and
+# the union of their base types (so values of other types skip the registry in one check).
+_conversions = []
+_registered_types = ()
+_UNREGISTRABLE = (bool, int, float, complex, str, bytes, np.ndarray, np.generic)
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """Teaches ``convert_to_tensor`` (and so every op) to accept instances of ``base_type``:
+    ``conversion_func(value, dtype=None, name=None, as_ref=False)`` returns a tensor, or
+    NotImplemented to let the next function (lower ``priority`` numbers first) try.
+
+    >>> class Meters:
+    ...     def __init__(self, v): self.v = v
+    >>> tx.register_tensor_conversion_function(Meters, lambda m, dtype=None, name=None, as_ref=False:
+    ...                                        tx.constant(m.v, dtype=dtype))
+    >>> float(tx.constant(1.0) + Meters(2.0))
+    3.0
+    """
+    global _registered_types
+    types = base_type if isinstance(base_type, tuple) else (base_type,)
+    if not all(isinstance(t, type) for t in types):
+        raise TypeError("Argument `base_type` must be a type or a tuple of types. Obtained: %s" % (base_type,))
+    if any(issubclass(t, _UNREGISTRABLE) for t in types):
+        raise TypeError("Cannot register conversions for Python numeric types and NumPy scalars and arrays.")
+    if not callable(conversion_func):
+        raise TypeError("Argument `conversion_func` must be callable. Received %r." % (conversion_func,))
+    _conversions.append((priority, len(_conversions), types, conversion_func))
+    _conversions.sort(key=lambda e: e[:2])
+    _registered_types = tuple({t for e in _conversions for t in e[2]})
+
+
+def has_registered_conversion(value) -> bool:
+    """True when a register_tensor_conversion_function entry covers ``value``'s type."""
+    return bool(_conversions) and isinstance(value, _registered_types)
+
+
+def _convert_registered(value, dtype, name):
+    """``value`` converted by the first registered function (by priority) that accepts it."""
+    want = _dtypes.as_dtype(dtype) if dtype is not None else None
+    for _, _, types, fn in _conversions:
+        if not isinstance(value, types):
+            continue
+        out = fn(value, dtype=want, name=name, as_ref=False)
+        if out is NotImplemented:
+            continue
+        if not isinstance(out, (Tensor, _eager_tensor.EagerTensor, TensorLike)):
+            raise RuntimeError("Conversion function %r for type %s returned non-Tensor: %r" % (fn, type(value), out))
+        out = convert_to_tensor(out)
+        if want is not None and out.dtype != want:
+            raise RuntimeError("Conversion function %r for type %s returned incompatible dtype: requested = %s, "
+                               "actual = %s" % (fn, type(value), want.name, out.dtype.name))
+        return out
+    raise ValueError("Attempt to convert a value (%r) with an unsupported type (%s) to a Tensor."
+                     % (value, type(value)))
+
+
+def holds_tensor(value) -> bool:
+    """True when the (nested) list ``value`` holds a tensor or variable, which convert_to_tensor
+    then stacks with Pack (so graphs can hold it and gradients reach it) instead of reading."""
+    if isinstance(value, (list, tuple)):
+        return any(holds_tensor(v) for v in value)
+    return isinstance(value, (Tensor, _eager_tensor.EagerTensor, TensorLike))
+
+
+def _first_tensor_dtype(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif holds_tensor(v):
+            return convert_to_tensor(v).dtype
+    return None
+
+
+def _autopack(value, dtype, name):
+    """A list mixing tensors and numbers stacked into one tensor of ``dtype`` with Pack, as
+    TensorFlow's convert_to_tensor does (``tf.fill([n, 2], 0.0)`` with a tensor ``n``)."""
+    parts = [_autopack(v, dtype, None) if isinstance(v, (list, tuple)) and holds_tensor(v)
+             else convert_to_tensor(v, dtype=dtype) for v in value]
+    return gen_ops.pack(parts, axis=0, name=name or "packed")

@@ -445,7 +445,7 @@ class Function:
 
     def _trace(self, args, kwargs, specs, spec_args=False):
         from tensorflux._src.array_ops import identity, placeholder
-        from tensorflux._src.constant_op import convert_to_tensor
+        from tensorflux._src.constant_op import convert_to_tensor, has_registered_conversion
 
         name = "__inference_%s_%d" % (self._name, next(_ids))
         g = FuncGraph(name)
@@ -476,7 +476,9 @@ class Function:
                     o = o.read_value()
                 elif isinstance(o, TensorLike):
                     o = o._as_graph_element()
-                if isinstance(o, (EagerTensor, np.ndarray, float, int, bool, np.generic)):
+                if isinstance(o, EagerTensor):  # a captured value returned as is (TensorFlow allows it)
+                    o = g._capture_eager(o)
+                elif isinstance(o, (np.ndarray, float, int, bool, np.generic)) or has_registered_conversion(o):
                     o = convert_to_tensor(o)
                 if not isinstance(o, Tensor):
                     raise TypeError("%s returned %r; a tx.function returns tensors, Variables, None, numbers and "

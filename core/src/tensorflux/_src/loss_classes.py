@@ -10,10 +10,16 @@ by the number of loss values, "sum" sums them, "mean" divides by the sum of the 
 so that "sum_over_batch_size" becomes the mean over the unmasked entries.
 """
 
+import numbers
+
+import numpy as np
+
 from tensorflux._src import losses as fns
 from tensorflux._src import math_ops
 from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.operation import Tensor, TensorLike
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "none", None)
 
@@ -74,7 +80,8 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         from tensorflux._src.keras import masking
         mask = masking.get_mask(y_pred)
-        y_pred = convert_to_tensor(y_pred)
+        if is_plain_prediction(y_pred):
+            y_pred = convert_to_tensor(y_pred)
         values = self.call(y_true, y_pred)
         return _reduce(values, sample_weight, self.reduction, mask)
 
@@ -86,6 +93,14 @@ class Loss:
         config = dict(config)
         config.pop("dtype", None)
         return cls(**config)
+
+
+def is_plain_prediction(value) -> bool:
+    """True for the predictions losses convert first: tensors, variables, arrays, numbers, lists.
+    Other objects (a distribution layer's tensor-coercible output, converted on demand through
+    tx.register_tensor_conversion_function) reach the loss function as they are, as in tf.keras,
+    so that ``lambda y, d: -d.log_prob(y)`` is a loss."""
+    return isinstance(value, (Tensor, EagerTensor, TensorLike, np.ndarray, np.generic, numbers.Number, list, tuple))
 
 
 def _snake(name):
@@ -121,6 +136,8 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
+        if not is_plain_prediction(y_pred):  # a tensor-coercible object reaches fn as it is
+            return self.fn(convert_to_tensor(y_true), y_pred, **self._fn_kwargs)
         y_true, y_pred = match_ranks(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 

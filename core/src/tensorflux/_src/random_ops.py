@@ -31,7 +31,7 @@ import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
-from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.constant_op import constant, convert_to_tensor, holds_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
@@ -95,6 +95,8 @@ def get_seed(op_seed):
 def _shape_tensor(shape):
     if isinstance(shape, _TENSORS):
         return shape
+    if isinstance(shape, (list, tuple)) and holds_tensor(shape):
+        return convert_to_tensor(shape)
     arr = np.asarray(shape if not hasattr(shape, "as_list") else shape.as_list())
     if arr.dtype.kind not in "iu" and arr.size > 0:
         raise TypeError("shape must hold integers, got %r" % (shape,))

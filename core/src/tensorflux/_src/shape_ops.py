@@ -6,7 +6,7 @@ import builtins
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.constant_op import constant, convert_to_tensor, holds_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
@@ -20,6 +20,8 @@ def _shape_tensor(shape):
     """``shape`` (a Tensor, or a list/tuple of ints) as an int32 (int64 when needed) vector Tensor."""
     if isinstance(shape, _TENSORS):
         return shape
+    if isinstance(shape, (list, tuple)) and holds_tensor(shape):
+        return convert_to_tensor(shape)
     dims = np.asarray(list(shape) if isinstance(shape, (list, tuple)) else shape, dtype=np.int64).reshape(-1)
     fits32 = dims.size == 0 or builtins.max(abs(int(d)) for d in dims) < 2 ** 31
     return constant(dims.astype(np.int32 if fits32 else np.int64), name="shape")

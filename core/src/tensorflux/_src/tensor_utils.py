@@ -12,6 +12,7 @@ from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.image_util import static_value
+from tensorflux._src.operation import TensorLike
 from tensorflux._src.shape_ops import shape as _shape
 from tensorflux._src.sparse_tensor import SparseTensor
 from tensorflux._src.tensor_shape import TensorShape
@@ -25,7 +26,7 @@ def is_tensor(x):
     >>> tx.is_tensor(tx.constant(1.0)), tx.is_tensor(1.0)
     (True, False)
     """
-    return isinstance(x, (*_TENSORS, Variable, SparseTensor))
+    return isinstance(x, (*_TENSORS, TensorLike, Variable, SparseTensor)) or bool(getattr(x, "is_tensor_like", False))
 
 
 def is_symbolic_tensor(x):

@@ -6,7 +6,10 @@ tensors (subclassed models, custom training steps, ``model(x)`` on data), so ``-
 is a loss and ``y_hat.mean()``/``.stddev()`` give predictions with uncertainty. The functional API
 and ``Sequential.build`` describe layer outputs by shape and dtype alone, so there the layer's
 output spec is that of ``convert_to_tensor_fn(distribution)`` (a sample by default), as TFP's
-tensor-coercible distributions.
+tensor-coercible distributions. The distributions a layer returns are tensor-coercible too
+(``tx.convert_to_tensor``, ops, metrics and ``predict`` see ``convert_to_tensor_fn(d)``), and
+tx.keras hands them to a loss function as they are, so ``compile(loss=lambda y, d:
+-d.log_prob(y))`` trains the model.
 """
 
 import numpy as np
@@ -36,11 +39,31 @@ class DistributionLambda(tx.keras.layers.Layer):
         self._convert_to_tensor_fn = _convert_fn(convert_to_tensor_fn)
 
     def call(self, inputs):
-        return self._make_distribution_fn(inputs)
+        d = self._make_distribution_fn(inputs)
+        d._txp_convert_to_tensor_fn = self._convert_to_tensor_fn  # Note [Distribution outputs]
+        return d
 
     def compute_output_spec(self, *args, **kwargs):
         from tensorflux_probability.layers._spec import spec_of
         return spec_of(self, args, kwargs)
+
+
+def _convert_coercible(d, dtype=None, name=None, as_ref=False):
+    """tx.convert_to_tensor of a distribution layer's output: ``convert_to_tensor_fn(d)``, computed
+    once per distribution and graph (one sample serves every use, as in TFP); NotImplemented for
+    distributions not made by a layer, which stay non-tensors."""
+    fn = getattr(d, "_txp_convert_to_tensor_fn", None)
+    if fn is None:
+        return NotImplemented
+    where = None if tx.executing_eagerly() else tx.get_default_graph()
+    cached = getattr(d, "_txp_tensor_value", None)
+    if cached is None or cached[0] is not where:
+        cached = (where, tx.convert_to_tensor(fn(d)))
+        d._txp_tensor_value = cached
+    return tx.convert_to_tensor(cached[1], dtype=dtype, name=name)
+
+
+tx.register_tensor_conversion_function(tfd.Distribution, _convert_coercible)
 
 
 def _convert_fn(fn):

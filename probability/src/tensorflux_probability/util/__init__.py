@@ -43,6 +43,15 @@ class DeferredTensor(tx.Module):
         return "<txp.util.DeferredTensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
 
 
+def _convert_deferred(value, dtype=None, name=None, as_ref=False):
+    """tx.convert_to_tensor of a DeferredTensor: its current value (the transform applied now)."""
+    return tx.convert_to_tensor(value._value(), dtype=dtype, name=name)
+
+
+# Ops and tx.convert_to_tensor take DeferredTensors (and TransformedVariables) as TFP's do.
+tx.register_tensor_conversion_function(DeferredTensor, _convert_deferred)
+
+
 class TransformedVariable(DeferredTensor):
     """A Variable holding ``bijector.inverse(initial_value)``, read as ``bijector.forward`` of it:
     a trainable parameter constrained to the bijector's range.
