@@ -25,7 +25,7 @@ inline Dst FromReal(R x) {
 
 // out[i] = in[i] converted, for i in [begin, end).
 template <typename Dst, typename Src>
-void ConvertRange(const void* in, void* out, int64_t begin, int64_t end) {
+void ConvertRange(const void* in, void* out, int64_t begin, int64_t end, bool /*truncate*/) {
   Dst* y = static_cast<Dst*>(out);
   if constexpr (std::is_same_v<Src, bool>) {
     const uint8_t* x = static_cast<const uint8_t*>(in);  // any non-zero byte is true

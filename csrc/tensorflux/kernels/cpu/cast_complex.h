@@ -8,8 +8,9 @@
 namespace tx {
 namespace cpu {
 
-// Converts elements [begin, end) of `in` (SrcT) into `out` (DstT).
-using ComplexCastFn = void (*)(const void* in, void* out, int64_t begin, int64_t end);
+// Converts elements [begin, end) of `in` (SrcT) into `out` (DstT); `truncate` (Cast's Truncate
+// attr) only matters for bfloat16 outputs, which are not complex casts, so these ignore it.
+using ComplexCastFn = void (*)(const void* in, void* out, int64_t begin, int64_t end, bool truncate);
 
 // The conversion for (src, dst) when either is complex64 or complex128 and the other is a complex
 // type, bool, or an integer or floating type other than half and bfloat16; nullptr otherwise.
