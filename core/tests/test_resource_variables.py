@@ -61,12 +61,16 @@ def test_assign_wrong_dtype_and_shape():
             ops.assign_variable_op(h, tx.constant(np.ones(2, np.int32)))
         with pytest.raises(tx.errors.InvalidArgumentError, match="cannot assign a value of shape"):
             ops.assign_variable_op(h, tx.constant(np.ones(3, np.float32)))
-        hidden = tx.identity(h)  # hides the declared dtype and shape: the kernels check
-        bad_dtype = ops.assign_variable_op(hidden, tx.constant(np.ones(2, np.int32)), name="bad_dtype")
+        # Handles to the same variable declared with an unknown shape (and another dtype) hide what
+        # the shape functions check, so the kernels check (Identity forwards handle data, as in TF).
+        hidden = ops.var_handle_op(dtype=F32, shape=tx.TensorShape(None), shared_name="v", name="v_unshaped")
+        as_int = ops.var_handle_op(dtype=tx.int32, shape=tx.TensorShape(None), shared_name="v", name="v_as_int")
+        bad_dtype = ops.assign_variable_op(as_int, tx.constant(np.ones(2, np.int32)), name="bad_dtype")
         bad_shape = ops.assign_add_variable_op(hidden, tx.constant(np.ones(3, np.float32)), name="bad_add")
         bad_assign = ops.assign_variable_op(hidden, tx.constant(np.ones(3, np.float32)), name="bad_assign")
         sess.run(init)
-        assert _run_fails(sess, bad_dtype, "wrong dtype").node_name == "bad_dtype"
+        assert _run_fails(sess, bad_dtype, "exists with dtype float, but a handle asks for dtype int32").node_name \
+            == "v_as_int"
         assert _run_fails(sess, bad_shape, "shapes must be equal").node_name == "bad_add"
         assert _run_fails(sess, bad_assign, "wrong shape").node_name == "bad_assign"
         _still_usable(sess, h, init)
@@ -79,7 +83,9 @@ def test_apply_mismatched_shapes():
         lr, g = tx.constant(np.float32(0.1)), tx.constant(np.ones(2, np.float32))
         with pytest.raises(tx.errors.InvalidArgumentError, match="var and accum do not have the same shape"):
             ops.resource_apply_adagrad_v2(h, acc, lr, tx.constant(np.float32(1e-6)), g)
-        step = ops.resource_apply_momentum(tx.identity(h), tx.identity(acc), lr, g, tx.constant(np.float32(0.9)))
+        unshaped_h = ops.var_handle_op(dtype=F32, shape=tx.TensorShape(None), shared_name="w", name="w_unshaped")
+        unshaped_acc = ops.var_handle_op(dtype=F32, shape=tx.TensorShape(None), shared_name="acc", name="acc_unshaped")
+        step = ops.resource_apply_momentum(unshaped_h, unshaped_acc, lr, g, tx.constant(np.float32(0.9)))
         sess.run([init, acc_init])
         _run_fails(sess, step, r"var and accum do not have the same shape: \[2\] vs \[3\]")
         _still_usable(sess, h, init)

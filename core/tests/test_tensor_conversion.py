@@ -6,6 +6,8 @@ import pytest
 
 import tensorflux as tx
 
+pytestmark = pytest.mark.eager  # graph-mode cases build their own tx.Graph
+
 
 @pytest.fixture(scope="module")
 def tf():

@@ -36,7 +36,8 @@ class Var:
     value: Optional[np.ndarray]
     dtype: type = np.float32
     shape: Optional[tuple] = None  # declared shape; default: value's shape
-    # True: the handle passes through Identity, hiding dtype and shape from shape functions.
+    # True: the op gets a second handle to the variable declared with an unknown shape, hiding the
+    # shape from shape functions (Identity would not: it forwards handle data, as in TensorFlow).
     indirect: bool = False
     unknown_shape: bool = False  # declare an unknown shape (the value's shape may then change)
 
@@ -53,7 +54,11 @@ def _variable(spec: Var, name: str):
     shape = tx.TensorShape(None) if spec.unknown_shape else spec.shape
     h = gen_ops.var_handle_op(dtype=tx.as_dtype(spec.dtype), shape=shape, shared_name=name, name=name)
     init = None if spec.value is None else gen_ops.assign_variable_op(h, tx.constant(spec.value), name=name + "_init")
-    return (tx.identity(h) if spec.indirect else h), init, h
+    if not spec.indirect:
+        return h, init, h
+    hidden = gen_ops.var_handle_op(dtype=tx.as_dtype(spec.dtype), shape=tx.TensorShape(None), shared_name=name,
+                                   name=name + "_unshaped")
+    return hidden, init, h
 
 
 def _build(entry_op: str):

@@ -182,6 +182,8 @@ def test_dtype_matches_tensorflow(entry, sample):
     pytest.importorskip("tensorflow")
     theirs = harness.tf_outputs(entry, sample)
     ours, _ = harness.run_sample(entry, sample, "runtime")
+    if entry.cross_check_outputs is not None:
+        ours = ours[:entry.cross_check_outputs]
     assert len(ours) == len(theirs)
     rtol, atol = harness.dtype_tolerance(entry, sample)
     for k, (a, b) in enumerate(zip(ours, theirs)):

@@ -194,6 +194,12 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
     _registered_types = tuple({t for e in _conversions for t in e[2]})
 
 
+def needs_conversion_op(value) -> bool:
+    """True when converting ``value`` (not itself a tensor) takes ops rather than a constant: a
+    list holding tensors (stacked with Pack) or a value of a registered type."""
+    return (isinstance(value, (list, tuple)) and holds_tensor(value)) or has_registered_conversion(value)
+
+
 def has_registered_conversion(value) -> bool:
     """True when a register_tensor_conversion_function entry covers ``value``'s type."""
     return bool(_conversions) and isinstance(value, _registered_types)

@@ -170,17 +170,19 @@ def copy_to_device(tensor, device):
 def _convert(value, dtype_enum, arg_name, op_type):
     """What eager_execute calls for an input that is not an EagerTensor: ``value`` as an
     EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules)."""
-    from tensorflux._src.constant_op import to_numpy
+    from tensorflux._src.constant_op import convert_to_tensor, needs_conversion_op, to_numpy
 
     if isinstance(value, TensorLike):
         value = value._as_eager_tensor()
         if isinstance(value, EagerTensor):
             return value
+    dtype = _dtypes._BY_ENUM[dtype_enum] if dtype_enum else None
+    if needs_conversion_op(value):  # Pack, or a registered conversion
+        return convert_to_tensor(value, dtype=dtype)
     if isinstance(value, Tensor):
         raise TypeError("An op outside of the graph building code is being passed a graph tensor (%s) as input "
                         "'%s' of %s; graph tensors cannot be used in eager mode (build the op inside `with "
                         "graph.as_default():`, or use tx.function)." % (value.name, arg_name, op_type))
-    dtype = _dtypes._BY_ENUM[dtype_enum] if dtype_enum else None
     arr = to_numpy(value, dtype, for_input="%s of %s" % (arg_name, op_type))
     return from_numpy(arr, dtype if dtype is not None else _dtypes.as_dtype(arr.dtype))
 

@@ -162,7 +162,7 @@ def _apply_graph_op(sig, name, args, attr_values):
 
 
 def _convert_inputs(sig, args, inferred, g):
-    from tensorflux._src.constant_op import constant_in_graph
+    from tensorflux._src.constant_op import constant_in_graph, convert_to_tensor, needs_conversion_op
 
     inputs = []
     for (arg_name, type_attr, fixed, kind), value in zip(sig.inputs, args):
@@ -170,16 +170,20 @@ def _convert_inputs(sig, args, inferred, g):
         if dtype is None and type_attr in sig.type_defaults:
             dtype = _dtypes._BY_ENUM[sig.type_defaults[type_attr]]
         if kind == SINGLE:
+            if not isinstance(value, (Tensor, EagerTensor)) and needs_conversion_op(value):
+                value = convert_to_tensor(value, dtype=dtype)  # Pack, or a registered conversion
             if isinstance(value, EagerTensor):
                 value = g._capture_eager(value, arg_name, sig.op_type)
             elif not isinstance(value, Tensor):
                 value = constant_in_graph(g, value, dtype, arg_name, for_input="%s of %s" % (arg_name, sig.op_type))
-                if type_attr and type_attr not in inferred:
-                    inferred[type_attr] = value._dtype
+            if type_attr and type_attr not in inferred:
+                inferred[type_attr] = value._dtype
             inputs.append(value)
         else:
             items = []
             for i, t in enumerate(value):
+                if not isinstance(t, (Tensor, EagerTensor)) and needs_conversion_op(t):
+                    t = convert_to_tensor(t, dtype=dtype if kind == NUMBER_LIST else None)
                 if isinstance(t, EagerTensor):
                     t = g._capture_eager(t, arg_name, sig.op_type)
                 elif not isinstance(t, Tensor):

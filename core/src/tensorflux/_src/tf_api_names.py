@@ -76,6 +76,14 @@ logm lstsq lu lu_matrix_inverse lu_reconstruct lu_solve matmul matrix_rank matri
 normalize pinv qr set_diag slogdet solve sqrtm svd tensor_diag tensor_diag_part tensordot trace
 triangular_solve tridiagonal_matmul tridiagonal_solve
 """.split()),
+    "tf.dtypes": frozenset("""
+DType QUANTIZED_DTYPES as_dtype bfloat16 bool cast complex complex128 complex64 double float16 float32
+float64 half int16 int32 int64 int8 qint16 qint32 qint8 quint16 quint8 resource saturate_cast string uint16
+uint32 uint64 uint8 variant
+""".split()),
+    "tf.bitwise": frozenset("""
+bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
+""".split()),
     "tf.random": frozenset("""
 Algorithm Generator all_candidate_sampler categorical create_rng_state fixed_unigram_candidate_sampler
 fold_in gamma get_global_generator learned_unigram_candidate_sampler log_uniform_candidate_sampler normal

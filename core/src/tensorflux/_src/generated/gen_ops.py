@@ -753,8 +753,6 @@ def bitwise_xor(x, y, name=None):
 
 
 _BroadcastGradientArgsOutput = _collections.namedtuple('BroadcastGradientArgs', ['r0', 'r1'])
-
-
 _BROADCAST_GRADIENT_ARGS = _OpSig('BroadcastGradientArgs',
     inputs=(('s0', 'T', 0, 0), ('s1', 'T', 0, 0)),
     outputs=(('r0', False), ('r1', False)),
@@ -814,8 +812,6 @@ def bucketize(input, boundaries, name=None):
 
 
 _CTCLossOutput = _collections.namedtuple('CTCLoss', ['loss', 'gradient'])
-
-
 _CTC_LOSS = _OpSig('CTCLoss',
     inputs=(('inputs', 'T', 0, 0), ('labels_indices', '', 9, 0), ('labels_values', '', 3, 0), ('sequence_length', '', 3, 0)),
     attrs=(('preprocess_collapse_repeated', 3), ('ctc_merge_repeated', 3), ('ignore_longer_outputs_than_inputs', 3)),
@@ -957,8 +953,6 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 _CombinedNonMaxSuppressionOutput = _collections.namedtuple('CombinedNonMaxSuppression', ['nmsed_boxes', 'nmsed_scores', 'nmsed_classes', 'valid_detections'])
-
-
 _COMBINED_NON_MAX_SUPPRESSION = _OpSig('CombinedNonMaxSuppression',
     inputs=(('boxes', '', 1, 0), ('scores', '', 1, 0), ('max_output_size_per_class', '', 3, 0), ('max_total_size', '', 3, 0), ('iou_threshold', '', 1, 0), ('score_threshold', '', 1, 0)),
     attrs=(('pad_per_class', 3), ('clip_boxes', 3)),
@@ -2120,8 +2114,6 @@ def floor_mod(x, y, name=None):
 
 
 _FusedBatchNormGradV3Output = _collections.namedtuple('FusedBatchNormGradV3', ['x_backprop', 'scale_backprop', 'offset_backprop', 'reserve_space_4', 'reserve_space_5'])
-
-
 _FUSED_BATCH_NORM_GRAD_V3 = _OpSig('FusedBatchNormGradV3',
     inputs=(('y_backprop', 'T', 0, 0), ('x', 'T', 0, 0), ('scale', '', 1, 0), ('reserve_space_1', 'U', 0, 0), ('reserve_space_2', 'U', 0, 0), ('reserve_space_3', 'U', 0, 0)),
     attrs=(('epsilon', 2), ('data_format', 0), ('is_training', 3)),
@@ -2150,8 +2142,6 @@ def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_spac
 
 
 _FusedBatchNormV3Output = _collections.namedtuple('FusedBatchNormV3', ['y', 'batch_mean', 'batch_variance', 'reserve_space_1', 'reserve_space_2', 'reserve_space_3'])
-
-
 _FUSED_BATCH_NORM_V3 = _OpSig('FusedBatchNormV3',
     inputs=(('x', 'T', 0, 0), ('scale', 'U', 0, 0), ('offset', 'U', 0, 0), ('mean', 'U', 0, 0), ('variance', 'U', 0, 0)),
     attrs=(('epsilon', 2), ('exponential_avg_factor', 2), ('data_format', 0), ('is_training', 3)),
@@ -2922,8 +2912,6 @@ def log1p(x, name=None):
 
 
 _LogMatrixDeterminantOutput = _collections.namedtuple('LogMatrixDeterminant', ['sign', 'log_abs_determinant'])
-
-
 _LOG_MATRIX_DETERMINANT = _OpSig('LogMatrixDeterminant',
     inputs=(('input', 'T', 0, 0),),
     outputs=(('sign', False), ('log_abs_determinant', False)),
@@ -3050,8 +3038,6 @@ def lower_bound(sorted_inputs, values, out_type=_dtypes.int32, name=None):
 
 
 _LuOutput = _collections.namedtuple('Lu', ['lu', 'p'])
-
-
 _LU = _OpSig('Lu',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('output_idx_type', 4),),
@@ -3435,6 +3421,7 @@ def mean(input, axis, keep_dims=False, name=None):
     return _apply_op(_MEAN, name, (input, axis), (keep_dims,))
 
 
+_MergeOutput = _collections.namedtuple('Merge', ['output', 'value_index'])
 _MERGE = _OpSig('Merge',
     inputs=(('inputs', 'T', 0, 1),),
     outputs=(('output', False), ('value_index', False)),
@@ -3682,8 +3669,6 @@ def non_max_suppression_v3(boxes, scores, max_output_size, iou_threshold, score_
 
 
 _NonMaxSuppressionV4Output = _collections.namedtuple('NonMaxSuppressionV4', ['selected_indices', 'valid_outputs'])
-
-
 _NON_MAX_SUPPRESSION_V4 = _OpSig('NonMaxSuppressionV4',
     inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T_threshold', 0, 0), ('score_threshold', 'T_threshold', 0, 0)),
     attrs=(('pad_to_max_output_size', 3),),
@@ -3710,8 +3695,6 @@ def non_max_suppression_v4(boxes, scores, max_output_size, iou_threshold, score_
 
 
 _NonMaxSuppressionV5Output = _collections.namedtuple('NonMaxSuppressionV5', ['selected_indices', 'selected_scores', 'valid_outputs'])
-
-
 _NON_MAX_SUPPRESSION_V5 = _OpSig('NonMaxSuppressionV5',
     inputs=(('boxes', 'T', 0, 0), ('scores', 'T', 0, 0), ('max_output_size', '', 3, 0), ('iou_threshold', 'T', 0, 0), ('score_threshold', 'T', 0, 0), ('soft_nms_sigma', 'T', 0, 0)),
     attrs=(('pad_to_max_output_size', 3),),
@@ -4093,8 +4076,6 @@ def py_func_stateless(input, token, Tout, name=None):
 
 
 _QrOutput = _collections.namedtuple('Qr', ['q', 'r'])
-
-
 _QR = _OpSig('Qr',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('full_matrices', 3),),
@@ -5093,8 +5074,6 @@ def rsqrt_grad(y, dy, name=None):
 
 
 _SampleDistortedBoundingBoxV2Output = _collections.namedtuple('SampleDistortedBoundingBoxV2', ['begin', 'size', 'bboxes'])
-
-
 _SAMPLE_DISTORTED_BOUNDING_BOX_V2 = _OpSig('SampleDistortedBoundingBoxV2',
     inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0)),
     attrs=(('seed', 1), ('seed2', 1), ('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
@@ -5299,8 +5278,6 @@ def select_v2(condition, t, e, name=None):
 
 
 _SelfAdjointEigV2Output = _collections.namedtuple('SelfAdjointEigV2', ['e', 'v'])
-
-
 _SELF_ADJOINT_EIG_V2 = _OpSig('SelfAdjointEigV2',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('compute_v', 3),),
@@ -5534,8 +5511,6 @@ def softmax(logits, name=None):
 
 
 _SoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
-
-
 _SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = _OpSig('SoftmaxCrossEntropyWithLogits',
     inputs=(('features', 'T', 0, 0), ('labels', 'T', 0, 0)),
     outputs=(('loss', False), ('backprop', False)),
@@ -6100,8 +6075,6 @@ def sparse_softmax(sp_indices, sp_values, sp_shape, name=None):
 
 
 _SparseSoftmaxCrossEntropyWithLogitsOutput = _collections.namedtuple('SparseSoftmaxCrossEntropyWithLogits', ['loss', 'backprop'])
-
-
 _SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS = _OpSig('SparseSoftmaxCrossEntropyWithLogits',
     inputs=(('features', 'T', 0, 0), ('labels', 'Tlabels', 0, 0)),
     outputs=(('loss', False), ('backprop', False)),
@@ -6734,8 +6707,6 @@ def stateless_random_uniform_v2(shape, key, counter, alg, dtype=_dtypes.float32,
 
 
 _StatelessSampleDistortedBoundingBoxOutput = _collections.namedtuple('StatelessSampleDistortedBoundingBox', ['begin', 'size', 'bboxes'])
-
-
 _STATELESS_SAMPLE_DISTORTED_BOUNDING_BOX = _OpSig('StatelessSampleDistortedBoundingBox',
     inputs=(('image_size', 'T', 0, 0), ('bounding_boxes', '', 1, 0), ('min_object_covered', '', 1, 0), ('seed', 'Tseed', 0, 0)),
     attrs=(('aspect_ratio_range', 18), ('area_range', 18), ('max_attempts', 1), ('use_image_if_no_bounding_boxes', 3)),
@@ -6996,8 +6967,6 @@ def string_lower(input, encoding='', name=None):
 
 
 _StringSplitV2Output = _collections.namedtuple('StringSplitV2', ['indices', 'values', 'shape'])
-
-
 _STRING_SPLIT_V2 = _OpSig('StringSplitV2',
     inputs=(('input', '', 7, 0), ('sep', '', 7, 0)),
     attrs=(('maxsplit', 1),),
@@ -7193,8 +7162,6 @@ def sum(input, axis, keep_dims=False, name=None):
 
 
 _SvdOutput = _collections.namedtuple('Svd', ['s', 'u', 'v'])
-
-
 _SVD = _OpSig('Svd',
     inputs=(('input', 'T', 0, 0),),
     attrs=(('compute_uv', 3), ('full_matrices', 3)),
@@ -7216,6 +7183,7 @@ def svd(input, compute_uv=True, full_matrices=False, name=None):
     return _apply_op(_SVD, name, (input,), (compute_uv, full_matrices))
 
 
+_SwitchOutput = _collections.namedtuple('Switch', ['output_false', 'output_true'])
 _SWITCH = _OpSig('Switch',
     inputs=(('data', 'T', 0, 0), ('pred', '', 10, 0)),
     outputs=(('output_false', False), ('output_true', False)),
@@ -7287,6 +7255,7 @@ def tanh_grad(y, dy, name=None):
     return _apply_op(_TANH_GRAD, name, (y, dy), ())
 
 
+_TensorListConcatV2Output = _collections.namedtuple('TensorListConcatV2', ['tensor', 'lengths'])
 _TENSOR_LIST_CONCAT_V2 = _OpSig('TensorListConcatV2',
     inputs=(('input_handle', '', 21, 0), ('element_shape', 'shape_type', 0, 0), ('leading_dims', '', 9, 0)),
     attrs=(('element_dtype', 4),),
@@ -7407,8 +7376,6 @@ def tensor_list_length(input_handle, name=None):
 
 
 _TensorListPopBackOutput = _collections.namedtuple('TensorListPopBack', ['output_handle', 'tensor'])
-
-
 _TENSOR_LIST_POP_BACK = _OpSig('TensorListPopBack',
     inputs=(('input_handle', '', 21, 0), ('element_shape', '', 3, 0)),
     attrs=(('element_dtype', 4),),
@@ -7711,8 +7678,6 @@ def tile(input, multiples, name=None):
 
 
 _TopKV2Output = _collections.namedtuple('TopKV2', ['values', 'indices'])
-
-
 _TOP_KV2 = _OpSig('TopKV2',
     inputs=(('input', 'T', 0, 0), ('k', 'Tk', 0, 0)),
     attrs=(('sorted', 3), ('index_type', 4)),
@@ -7813,8 +7778,6 @@ def truncated_normal(shape, dtype, seed=0, seed2=0, name=None):
 
 
 _UniqueOutput = _collections.namedtuple('Unique', ['y', 'idx'])
-
-
 _UNIQUE = _OpSig('Unique',
     inputs=(('x', 'T', 0, 0),),
     attrs=(('out_idx', 4),),
@@ -7836,8 +7799,6 @@ def unique(x, out_idx=_dtypes.int32, name=None):
 
 
 _UniqueWithCountsOutput = _collections.namedtuple('UniqueWithCounts', ['y', 'idx', 'count'])
-
-
 _UNIQUE_WITH_COUNTS = _OpSig('UniqueWithCounts',
     inputs=(('x', 'T', 0, 0),),
     attrs=(('out_idx', 4),),
