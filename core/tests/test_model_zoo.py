@@ -93,13 +93,7 @@ def _run_imported(graph_def, inputs, outputs, feeds):
             return s.run(tensors[len(inputs):], dict(zip(tensors[:len(inputs)], feeds)))
 
 
-# Models the engine cannot run yet, each with the reason (strict: the test fails once it runs).
-KNOWN_GAPS = {"ConvNeXtTiny": "grouped Conv2D (filter depth below input depth; Keras's groups=) is not implemented "
-                              "on CPU (TensorFlow's CPU kernel runs it)"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[n]))
-                                  if n in KNOWN_GAPS else n for n in [*APPLICATIONS, *OTHERS]])
+@pytest.mark.parametrize("name", [*APPLICATIONS, *OTHERS])
 def test_frozen_keras_model_matches_tensorflow(name):
     keras.utils.set_random_seed(17)
     model, shape = {**APPLICATIONS, **OTHERS}[name]()

@@ -138,8 +138,11 @@ def _conv_ref(input, filter, strides, padding, explicit_paddings=(), dilations=(
             patch = xp[:, r0:r0 + oh * strides[1]:strides[1], c0:c0 + ow * strides[2]:strides[2], :]
             if depthwise:
                 out += (patch[..., :, None] * w[a, b][None, None, None]).reshape(n, oh, ow, c * m)
-            else:
-                out += patch @ w[a, b]
+            else:  # grouped when the filter's in-depth divides c: group i reads its c/G channels
+                cg = w.shape[2]
+                mg = m // (c // cg)
+                for i in range(c // cg):
+                    out[..., i * mg:(i + 1) * mg] += patch[..., i * cg:(i + 1) * cg] @ w[a, b][:, i * mg:(i + 1) * mg]
     return out.astype(input.dtype)
 
 
@@ -179,6 +182,10 @@ def _conv_samples():
                {"strides": s1, "padding": "SAME"}, note="direct 64+16 channels, tiles across rows"),
         Sample({"input": rand((1, 3, 9, 3), seed=52), "filter": rand((3, 3, 3, 16), seed=53)},
                {"strides": s1, "padding": "VALID"}, note="direct single output row of 7 pixels"),
+        Sample({"input": rand((2, 7, 8, 6), seed=54), "filter": rand((3, 3, 2, 9), seed=55)},
+               {"strides": s2, "padding": "SAME"}, note="grouped: 3 groups of 2 channels"),
+        Sample({"input": rand((2, 6, 6, 8), seed=56), "filter": rand((3, 3, 1, 16), seed=57)},
+               {"strides": s1, "padding": "VALID", "dilations": [1, 2, 2, 1]}, note="grouped: one channel per group"),
     ]
     for dt in FLOATS:
         # 510 output rows, K = 1152: several patch chunks per intra-op thread, chunks crossing images.
@@ -293,6 +300,8 @@ def _in_top_k_samples():
 _CONV_ERRORS = [
     ErrorSample({"input": rand((2, 5, 5, 3)), "filter": rand((3, 3, 4, 2))}, {"strides": [1, 1, 1, 1],
                 "padding": "SAME"}, match="[Dd]epth|divisible"),
+    ErrorSample({"input": rand((2, 5, 5, 6)), "filter": rand((3, 3, 2, 4))}, {"strides": [1, 1, 1, 1],
+                "padding": "SAME"}, match="not a multiple of the number of groups"),
     ErrorSample({"input": rand((2, 5, 5)), "filter": rand((3, 3, 3, 2))}, {"strides": [1, 1, 1, 1], "padding": "SAME"},
                 match="rank|4-dimensional|dimensional"),
     ErrorSample({"input": rand((1, 1, 1, 3)), "filter": rand((3, 3, 3, 2))}, {"strides": [1, 1, 1, 1],

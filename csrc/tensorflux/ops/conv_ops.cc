@@ -86,6 +86,9 @@ Status ConvShape(InferenceContext* c, bool depthwise) {
     if (in_c >= 0 && f_in >= 0 && (f_in == 0 || in_c % f_in != 0))
       return InvalidArgument("Depth of input must be a multiple of depth of filter: ", in_c, " vs ", f_in,
                              " (shapes ", in.ToString(), ", ", f.ToString(), ")");
+    if (in_c > 0 && f_in > 0 && f_out >= 0 && f_out % (in_c / f_in) != 0)
+      return InvalidArgument("Depth of output (", f_out, ") is not a multiple of the number of groups (", in_c / f_in,
+                             ") (shapes ", in.ToString(), ", ", f.ToString(), ")");
     out_c = f_out;
   }
   if (!in.known_rank()) {

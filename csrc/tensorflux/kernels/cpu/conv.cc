@@ -34,10 +34,14 @@ constexpr int64_t kPatchChunkBytes = int64_t{1} << 20;
 // Fewer output rows per thread than this and the threads share the GEMMs through threaded BLAS instead.
 constexpr int64_t kMinRowsPerThread = 32;
 
-// Writes the patch rows [row0, row0 + rows) of the im2col matrix (row = n*OH*OW + oh*OW + ow).
+// Writes the patch rows [row0, row0 + rows) of the im2col matrix (row = n*OH*OW + oh*OW + ow) of
+// input channels [c0, c0 + cn) (all of them by default; one group's for a grouped convolution).
 template <typename T>
-void Im2ColRows(const ConvGeometry& g, const T* in, int64_t row0, int64_t rows, T* dst) {
-  const int64_t c = g.c, rowlen = g.kw * c;
+void Im2ColRows(const ConvGeometry& g, const T* in, int64_t row0, int64_t rows, T* dst, int64_t c0 = 0,
+                int64_t cn = -1) {
+  if (cn < 0) cn = g.c;
+  const int64_t c = g.c, rowlen = g.kw * cn;
+  in += c0;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t idx = row0 + r;
     const int64_t ow = idx % g.ow, t = idx / g.ow, oh = t % g.oh, n = t / g.oh;
@@ -50,14 +54,14 @@ void Im2ColRows(const ConvGeometry& g, const T* in, int64_t row0, int64_t rows, 
         continue;
       }
       const T* src = img + ih * g.w * c;
-      if (g.dw == 1 && iw0 >= 0 && iw0 + g.kw <= g.w) {
+      if (cn == c && g.dw == 1 && iw0 >= 0 && iw0 + g.kw <= g.w) {
         std::memcpy(dst, src + iw0 * c, sizeof(T) * rowlen);
         continue;
       }
       for (int64_t kw = 0; kw < g.kw; ++kw) {
         const int64_t iw = iw0 + kw * g.dw;
-        if (iw < 0 || iw >= g.w) std::memset(dst + kw * c, 0, sizeof(T) * c);
-        else std::memcpy(dst + kw * c, src + iw * c, sizeof(T) * c);
+        if (iw < 0 || iw >= g.w) std::memset(dst + kw * cn, 0, sizeof(T) * cn);
+        else std::memcpy(dst + kw * cn, src + iw * c, sizeof(T) * cn);
       }
     }
   }
@@ -75,7 +79,7 @@ class Conv2DOp : public OpKernel {
     const Tensor& in = ctx->input(0);
     const Tensor& f = ctx->input(1);
     ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, attrs_.Compute(in, f, /*depthwise=*/false, &g));
+    TX_CTX_RETURN_IF_ERROR(ctx, attrs_.Compute(in, f, /*depthwise=*/false, &g, /*grouped_ok=*/true));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({g.n, g.oh, g.ow, g.m}), &out));
     if (out->num_elements() == 0) return;
@@ -91,12 +95,21 @@ class Conv2DOp : public OpKernel {
     }
     const T* x = in.data<T>();
     const T* w = f.data<T>();
+    ThreadPool* pool = ctx->intra_op_pool();
+    if (g.groups > 1) {  // Note [Grouped Conv2D]
+      const int64_t kg = g.kh * g.kw * (g.c / g.groups);
+      const int64_t chunk = std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * kg)));
+      const int64_t row_cost = std::min<int64_t>(2 * k * g.m / g.groups, int64_t{1} << 20);
+      ParallelClaims(pool, rows, chunk, row_cost, [&](int64_t begin, int64_t end) {
+        GroupedIm2ColGemm(g, x, w, begin, end, chunk, y);
+      });
+      return;
+    }
     if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w) {
       // 1x1, stride 1, no padding: the input already is the patch matrix [N*H*W, C].
       Gemm(rows, g.m, k, x, w, y);
       return;
     }
-    ThreadPool* pool = ctx->intra_op_pool();
     if constexpr (std::is_same<T, float>::value) {
       if (DirectConvSupported(g)) return DirectConv(pool, g, x, w, y);
     }
@@ -125,6 +138,25 @@ class Conv2DOp : public OpKernel {
       const int64_t nr = std::min(chunk, end - r0);
       Im2ColRows(g, x, r0, nr, patches);
       Gemm(nr, g.m, k, patches, w, y + r0 * g.m);
+    }
+  }
+
+  // Note [Grouped Conv2D]: with G groups the filter is [KH, KW, C/G, M] and output channel j reads
+  // the input channels of group j / (M/G). Per chunk of rows and per group, the group's patches
+  // [rows, KH*KW*C/G] times the filter's columns of that group (leading dimension M) give the
+  // group's output columns (leading dimension M). TensorFlow's CPU kernel runs grouped Conv2D too.
+  static void GroupedIm2ColGemm(const ConvGeometry& g, const T* x, const T* w, int64_t begin, int64_t end,
+                                int64_t chunk, T* y) {
+    const int64_t cg = g.c / g.groups, mg = g.m / g.groups, kg = g.kh * g.kw * cg;
+    thread_local std::vector<T> scratch;
+    if (static_cast<int64_t>(scratch.size()) < chunk * kg) scratch.assign(chunk * kg, T(0));
+    T* patches = scratch.data();
+    for (int64_t r0 = begin; r0 < end; r0 += chunk) {
+      const int64_t nr = std::min(chunk, end - r0);
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        Im2ColRows(g, x, r0, nr, patches, gi * cg, cg);
+        BlasGemm(false, false, nr, mg, kg, patches, kg, w + gi * mg, g.m, y + r0 * g.m + gi * mg, g.m);
+      }
     }
   }
 

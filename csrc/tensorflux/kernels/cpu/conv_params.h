@@ -18,6 +18,7 @@ struct ConvGeometry {
   int64_t oh = 0, ow = 0;                 // output spatial size
   int64_t sh = 1, sw = 1, dh = 1, dw = 1; // strides, dilations
   int64_t pt = 0, pl = 0;                 // top/left padding
+  int64_t groups = 1;                     // Conv2D's filter depth is c / groups (grouped convolution)
 };
 
 // The attrs of a convolution node, read once at kernel construction.
@@ -52,13 +53,19 @@ struct ConvAttrs {
     return Status::OK();
   }
 
-  // Fills `g` from input [N,H,W,C] and filter [KH,KW,C',M]; checks ranks and depths.
-  Status Compute(const Tensor& in, const Tensor& f, bool depthwise, ConvGeometry* g) const {
+  // Fills `g` from input [N,H,W,C] and filter [KH,KW,C',M]; checks ranks and depths. C' must be C
+  // unless `grouped_ok` (Conv2D's forward kernel): then C' may divide C, with M a multiple of C / C'.
+  Status Compute(const Tensor& in, const Tensor& f, bool depthwise, ConvGeometry* g, bool grouped_ok = false) const {
     if (in.rank() != 4) return InvalidArgument("input must be 4-dimensional, got shape ", in.shape().ToString());
     if (f.rank() != 4) return InvalidArgument("filter must be 4-dimensional, got shape ", f.shape().ToString());
     g->n = in.dim(0); g->h = in.dim(1); g->w = in.dim(2); g->c = in.dim(3);
     g->kh = f.dim(0); g->kw = f.dim(1); g->m = f.dim(3);
-    if (f.dim(2) != g->c)
+    g->groups = 1;
+    if (grouped_ok && !depthwise && f.dim(2) > 0 && f.dim(2) != g->c && g->c % f.dim(2) == 0) {
+      g->groups = g->c / f.dim(2);
+      if (g->m % g->groups != 0)
+        return InvalidArgument("Depth of output (", g->m, ") is not a multiple of the number of groups (", g->groups, ")");
+    } else if (f.dim(2) != g->c)
       return depthwise ? InvalidArgument("input and filter must have the same depth: ", g->c, " vs ", f.dim(2))
                        : (f.dim(2) > 0 && g->c % f.dim(2) == 0
                               ? Unimplemented("Grouped convolution (input depth ", g->c, ", filter depth ", f.dim(2),
