@@ -104,11 +104,13 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def generate(session: nox.Session) -> None:
-    """Regenerates checked-in generated code (Python protos, op wrappers)."""
+    """Regenerates checked-in generated code (Python protos, Python and Go op wrappers, the dtype
+    table); docs/api-coverage.md comes from tools/api_coverage.py, which needs TensorFlow."""
     session.install(PROTOC)
     install_core(session, tests=False)
     session.run("python", "tools/gen_protos.py")
     session.run("python", "tools/gen_python_ops.py")
+    session.run("python", "tools/gen_go_ops.py")
     session.run("python", "tools/gen_dtype_table.py")
 
 
