@@ -139,6 +139,21 @@ __all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", 
 
 __all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
 
+# Smaller top-level names over existing ops: grouping, shape checks, protos, devices, gradients.
+from tensorflux._src.device_spec import DeviceSpec
+from tensorflux._src.gradient_utils import AggregationMethod, grad_pass_through, hessians, recompute_grad
+from tensorflux._src.misc_api import (VariableAggregation, VariableSynchronization, broadcast_dynamic_shape,
+                                      ensure_shape, get_current_name_scope, get_logger, group, guarantee_const,
+                                      parallel_stack, required_space_to_batch_paddings, timestamp,
+                                      type_spec_from_value)
+from tensorflux._src.misc_api import tuple  # noqa: A004 (TensorFlow's name)
+from tensorflux._src.tensor_proto import make_ndarray, make_tensor_proto
+
+__all__ += ["AggregationMethod", "DeviceSpec", "VariableAggregation", "VariableSynchronization",
+            "broadcast_dynamic_shape", "ensure_shape", "get_current_name_scope", "get_logger", "grad_pass_through",
+            "group", "guarantee_const", "hessians", "make_ndarray", "make_tensor_proto", "parallel_stack",
+            "recompute_grad", "required_space_to_batch_paddings", "timestamp", "tuple", "type_spec_from_value"]
+
 # Note [tx.data]: input pipelines are the separately released add-on tensorflux-data (DESIGN.md §8);
 # `tx.data` resolves to it on first use when it is installed (as `tf.keras` resolves to Keras), so
 # tf.data code ports by renaming, and is an ImportError naming the package otherwise. The core does

@@ -18,6 +18,14 @@ from tensorflux._src.nn_extras import (compute_average_loss, conv_transpose, cre
                                        depthwise_conv2d_backprop_input, log_poisson_loss, scale_regularization_loss,
                                        sufficient_statistics)
 from tensorflux._src.stat_ops import approx_max_k, approx_min_k, zero_fraction
+from tensorflux._src.nn_ctc_decode import collapse_repeated, ctc_greedy_decoder, ctc_unique_labels
+from tensorflux._src.nn_sampled import nce_loss, sampled_softmax_loss
+from tensorflux._src.nn_breadth import (atrous_conv2d_transpose, batch_norm_with_global_normalization,
+                                       embedding_lookup_sparse, safe_embedding_lookup_sparse, with_space_to_batch)
+from tensorflux._src.isotonic import isotonic_regression
+from tensorflux._src.candidate_sampling import (all_candidate_sampler, compute_accidental_hits,
+                                                fixed_unigram_candidate_sampler, log_uniform_candidate_sampler,
+                                                uniform_candidate_sampler)
 
 __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_normalization",
            "batch_to_space", "bias_add", "conv1d", "conv1d_transpose", "conv2d", "conv2d_transpose", "conv3d",
@@ -30,7 +38,12 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "sparse_softmax_cross_entropy_with_logits", "swish", "top_k", "weighted_cross_entropy_with_logits",
            "weighted_moments", "approx_max_k", "approx_min_k", "compute_average_loss", "crelu", "log_poisson_loss",
            "scale_regularization_loss", "sigmoid", "sufficient_statistics", "tanh", "zero_fraction", "conv_transpose",
-           "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]
+           "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input",
+           "all_candidate_sampler", "compute_accidental_hits", "fixed_unigram_candidate_sampler",
+           "log_uniform_candidate_sampler", "uniform_candidate_sampler",
+           "collapse_repeated", "ctc_greedy_decoder", "ctc_unique_labels", "nce_loss", "sampled_softmax_loss",
+           "atrous_conv2d_transpose", "batch_norm_with_global_normalization", "embedding_lookup_sparse",
+           "safe_embedding_lookup_sparse", "with_space_to_batch", "isotonic_regression"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 

@@ -10,13 +10,18 @@ from tensorflux._src.random_ops import (categorical, normal, set_seed, shuffle, 
                                         stateless_truncated_normal, stateless_uniform, truncated_normal, uniform)
 from tensorflux._src.random_dists import (gamma, poisson, stateless_binomial, stateless_gamma,
                                           stateless_poisson)
+from tensorflux._src.candidate_sampling import (all_candidate_sampler, fixed_unigram_candidate_sampler,
+                                                log_uniform_candidate_sampler, uniform_candidate_sampler)
+from tensorflux._src.stateless_categorical import stateless_categorical
 from tensorflux.random import experimental
 
 __all__ = ["Algorithm", "Generator", "categorical", "get_global_generator", "normal",
            "set_global_generator", "set_seed", "shuffle", "stateless_normal", "stateless_truncated_normal",
            "stateless_uniform", "truncated_normal", "uniform",
            "gamma", "poisson", "stateless_binomial", "stateless_gamma", "stateless_poisson",
-           "create_rng_state", "fold_in", "split"]
+           "create_rng_state", "fold_in", "split",
+           "all_candidate_sampler", "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler",
+           "uniform_candidate_sampler", "stateless_categorical"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
