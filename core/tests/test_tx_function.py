@@ -274,3 +274,18 @@ def test_custom_gradient_inside_functions_and_graphs():
 
     with pytest.raises(NotImplementedError, match="arguments only"):
         tx.function(lambda x: uses_variable(x))(x)
+
+
+def test_custom_gradient_whose_gradient_uses_a_loop_result_in_a_graph():
+    """The gradient function's own callees (the while_loop's body and cond) reach the graph."""
+    @tx.custom_gradient
+    def doubled_thrice(x):
+        out = tx.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0), [0, x])[1]
+        return out, lambda dy: dy * out
+
+    with tx.Graph().as_default():
+        x = tx.compat.v1.placeholder(tx.float32, [])
+        y = doubled_thrice(x)
+        (dx,) = tx.gradients(y, [x])
+        with tx.Session() as s:
+            assert s.run([y, dx], {x: 1.5}) == [12.0, 12.0]

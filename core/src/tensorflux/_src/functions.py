@@ -93,8 +93,8 @@ class Function:
         """Adds the function (and its gradient function, if any) to ``graph``'s library (default:
         the default graph)."""
         g = graph if graph is not None else _graph.get_default_graph()
-        for dep in self._deps:
-            dep.add_to_graph(g)
+        for dep in self._deps + (self._grad._deps if self._grad is not None else ()):
+            dep.add_to_graph(g)  # the gradient function's own callees too (a while_loop's body in it)
         _c.graph_copy_function(g._h, self._h, self._grad._h if self._grad is not None else None)
         if self._grad is not None:  # remembered, so functions made from `g` carry the gradient along
             if not hasattr(g, "_functions_added"):
