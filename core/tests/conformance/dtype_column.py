@@ -165,6 +165,22 @@ def _real_div_integer_samples(name: str):
                    note=f"{name}{list(shape)}") for i, shape in enumerate(((), (7,), (3, 4)))]
 
 
+def _integer_image_samples(entry):
+    """make_dtype_samples for an image op whose own samples are float32 only (CropAndResizeGradBoxes):
+    the images scaled to [-50, 50] (absolute values for unsigned types) and rounded to the integer
+    type; the other inputs stay as they are."""
+    def make(name: str):
+        np_type = harness.numpy_dtype(name)
+        out = []
+        for s in entry.samples[:harness.MAX_DTYPE_SAMPLES]:
+            img = np.asarray(s.inputs["image"], np.float64)
+            scaled = np.round(img / max(np.abs(img).max(), 1e-6) * 50)
+            inputs = dict(s.inputs, image=harness._convert(scaled, np_type, np_type.kind == "u"))
+            out.append(Sample(inputs, dict(s.attrs), note=f"{s.note or 'sample'} as {name}"))
+        return out
+    return make
+
+
 def apply(entries: dict) -> None:
     """Sets the dtype column of the entries named in COLUMN (those without one of their own)."""
     for op, names in COLUMN.items():
@@ -181,6 +197,9 @@ def apply(entries: dict) -> None:
     for op in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
         if op in entries and entries[op].make_dtype_samples is None:
             entries[op].make_dtype_samples = _variable_samples(op)
+    boxes = entries.get("CropAndResizeGradBoxes")
+    if boxes is not None and boxes.make_dtype_samples is None:
+        boxes.make_dtype_samples = _integer_image_samples(boxes)
     if "RealDiv" in entries and entries["RealDiv"].make_dtype_samples is None:
         entries["RealDiv"].make_dtype_samples = _real_div_integer_samples
     cast = entries.get("Cast")
