@@ -49,6 +49,14 @@ def test_mismatched_loop_merge_inputs():
                                               r"must join one Enter of the frame and one NextIteration")
 
 
+def test_cond_merge_without_data_inputs():
+    """Found by the graphdef fuzzer: a Merge left with only a control input indexed an empty list."""
+    g = simple_cond()
+    g.node("c/Merge").input[:] = ["^x"]
+    g.node("c/Merge").attr["N"].i = 0
+    _fails(g, tx.errors.InvalidArgumentError, r"^\[c/Merge\] Merge has no data inputs")
+
+
 def test_mismatched_cond_merge_inputs():
     g = simple_cond()
     g.node("c/Merge").input[:] = ["c/mul", "x"]  # one branch and an unconditional value: both may exist

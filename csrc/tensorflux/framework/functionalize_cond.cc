@@ -139,6 +139,7 @@ Status CondPass::MergeState(int m, int* out) {
                              g_->TensorName(preds_[switch_pred_[t.node]]), "'");
     in.push_back(states_[ts]);
   }
+  if (in.empty()) return InvalidArgument(g_->Where(m), "Merge has no data inputs (it needs at least one)");
   if (in.size() == 1) {
     *out = Intern(in[0]);
     return Status::OK();
