@@ -18,8 +18,10 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
 nox.options.sessions = ["tests", "sanitize", "go", "addons", "probability", "data"]
 
+# The build tools, then core's runtime dependencies (core/pyproject.toml; the editable install
+# below takes --no-deps).
 BUILD_DEPS = ["scikit-build-core>=0.10", "pybind11>=2.12", "scipy-openblas32", "cmake>=3.20", "ninja", "numpy",
-              "protobuf>=7.35.1,<8"]
+              "protobuf>=7.35.1,<8", "ml_dtypes>=0.5"]
 # grpcio-tools is pinned: its protoc decides the protobuf runtime the generated code needs.
 PROTOC = "grpcio-tools==1.85.1"
 TEST_DEPS = ["pytest>=8", "hypothesis", PROTOC, "scikit-learn", "tqdm"]  # the last two: the digits demo test

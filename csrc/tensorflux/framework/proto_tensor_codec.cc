@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tensorflux/core/canonical_bool.h"
+#include "tensorflux/core/object_types.h"
 #include "tensorflux/core/tstring.h"
 #include "tensorflux/framework/proto_codec.h"
 
@@ -21,6 +22,8 @@ std::atomic<uint64_t> g_max_expanded_tensor_bytes{uint64_t{1} << 32};
 
 // TensorFlow's limit on tensor rank.
 constexpr size_t kMaxRank = 254;
+// TensorProto.variant_val (VariantTensorDataProto values, not decoded here).
+constexpr int kVariantValField = 15;
 
 }  // namespace
 
@@ -249,6 +252,7 @@ Status DecodeTensor(Reader& r, Tensor* out) {
   std::string_view content;
   ValFields vals;
   std::vector<std::string_view> string_vals;
+  bool saw_variant_val = false;
   while (!r.done()) {
     int field;
     WireType wt;
@@ -271,6 +275,7 @@ Status DecodeTensor(Reader& r, Tensor* out) {
     } else {
       // version_number (3), resource/variant/float8 values and unknown fields: only meaningful
       // for dtypes rejected below.
+      saw_variant_val = saw_variant_val || field == kVariantValField;
       TX_RETURN_IF_ERROR(r.Skip(wt));
     }
   }
@@ -287,6 +292,16 @@ Status DecodeTensor(Reader& r, Tensor* out) {
   TX_RETURN_IF_ERROR(TensorShape::Make(shape.dims().data(), shape.rank(), &ts)
                          .WithPrefix("invalid TensorProto shape " + shape.ToString() + ": "));
   if (dt == DT_STRING) return DecodeStrings(ts, string_vals, content, out);  // Note [String TensorProtos]
+  if (ObjectOpsFor(dt) != nullptr) {  // variant elements: only empty ones can be described here
+    if (!content.empty() || ValCount(dt, vals) != 0 || !string_vals.empty() || saw_variant_val)
+      return Unimplemented("TensorProto values of dtype ", DataTypeString(dt), " are not supported (only a shape "
+                           "without values, whose elements are empty)");
+    const uint64_t bytes = static_cast<uint64_t>(ts.num_elements()) * DataTypeSize(dt);
+    if (bytes > MaxExpandedTensorBytes())
+      return InvalidArgument("TensorProto of shape ", ts.ToString(), " would expand to ", bytes,
+                             " bytes, above the limit of ", MaxExpandedTensorBytes());
+    return Tensor::Allocate(dt, ts, out);
+  }
   const int64_t n = ts.num_elements();
   const uint64_t elem = DataTypeSize(dt);
   if (static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem)
@@ -331,6 +346,7 @@ void EncodeTensor(const Tensor& t, Writer* w) {
     for (int64_t i = 0; i < t.num_elements(); ++i) w->WriteBytesField(8, s[i].view());
     return;
   }
+  if (ObjectOpsFor(t.dtype()) != nullptr) return;  // variant values are not serialized (no variant_val)
   if (t.initialized() && t.byte_size() > 0)
     w->WriteBytesField(4, std::string_view(static_cast<const char*>(t.raw_data()), t.byte_size()));
 }
