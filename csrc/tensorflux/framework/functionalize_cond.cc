@@ -282,7 +282,7 @@ Status CondPass::Build(const Cluster& c) {
   std::vector<DataType> out_types;
   std::vector<std::vector<FOut>> merge_values;
   for (int m : c.merges) {
-    const FNode& mn = g_->nodes[m];
+    const FNode mn = g_->nodes[m];  // a copy: adding the value_index Consts below may move the node list
     const std::vector<int>& branches = merge_branch_.at(m);
     const bool value_index = consumers[m].size() > 1 && !consumers[m][1].empty();
     for (int b = 0; b < nb; ++b) {
