@@ -82,11 +82,12 @@ int tx_fuzz_tensor(const uint8_t* data, size_t size) {
     TX_Tensor* b = TX_AllocateTensor(dt, dims, nd, len);
     if (b != NULL) {
       if (TX_TensorByteSize(b) != len || TX_NumDims(b) != nd) abort();
-      /* Raw bytes may not be written into TX_TString elements (c_api.h): fill strings properly. */
+      /* Raw bytes may not be written into TX_TString elements (c_api.h): fill strings properly.
+       * Variant elements are engine objects whose bytes are not to be written at all. */
       if (dt == TX_STRING) {
         TX_TString* strs = (TX_TString*)TX_TensorData(b);
         for (int64_t i = 0; i < TX_TensorElementCount(b); ++i) TX_StringCopy(&strs[i], (const char*)data, size);
-      } else {
+      } else if (dt != TX_VARIANT) {
         memset(TX_TensorData(b), 0xAB, TX_TensorByteSize(b));
       }
       ok = 1;
