@@ -45,6 +45,16 @@ def _all_true(operators, hint):
     return True if all(getattr(op, hint) for op in operators) else None
 
 
+def _implied_hint(operators, hint, given, message):
+    """``given``, or True when every operator has ``hint`` set (then ``given=False`` contradicts it:
+    ValueError ``message``)."""
+    if all(getattr(op, hint) for op in operators):
+        if given is False:
+            raise ValueError(message)
+        return True
+    return given
+
+
 def _check_operators(operators):
     operators = list(operators)
     if not operators:
@@ -205,10 +215,8 @@ class LinearOperatorComposition(LinearOperator):
         operators = _check_operators(operators)
         for left, right in zip(operators[:-1], operators[1:]):
             assert_compatible(left.domain_dimension, right.range_dimension)
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                raise ValueError("The composition of non-singular operators is always non-singular.")
-            is_non_singular = True
+        is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
+                                "The composition of non-singular operators is always non-singular.")
         self._operators = operators
         name = name or "_o_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
@@ -279,14 +287,10 @@ class LinearOperatorKronecker(LinearOperator):
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
                  is_square=None, name=None):
         operators = _check_operators(operators)
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                raise ValueError("The Kronecker product of non-singular operators is always non-singular.")
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in operators):
-            if is_self_adjoint is False:
-                raise ValueError("The Kronecker product of self-adjoint operators is always self-adjoint.")
-            is_self_adjoint = True
+        is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
+                                "The Kronecker product of non-singular operators is always non-singular.")
+        is_self_adjoint = _implied_hint(operators, "is_self_adjoint", is_self_adjoint,
+                                "The Kronecker product of self-adjoint operators is always self-adjoint.")
         self._operators = operators
         name = name or "_x_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
@@ -381,18 +385,12 @@ class LinearOperatorBlockDiag(LinearOperator):
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
                  is_square=True, name=None):
         operators = _check_operators(operators)
-        if all(op.is_non_singular for op in operators):
-            if is_non_singular is False:
-                raise ValueError("The direct sum of non-singular operators is always non-singular.")
-            is_non_singular = True
-        if all(op.is_self_adjoint for op in operators):
-            if is_self_adjoint is False:
-                raise ValueError("The direct sum of self-adjoint operators is always self-adjoint.")
-            is_self_adjoint = True
-        if all(op.is_positive_definite for op in operators):
-            if is_positive_definite is False:
-                raise ValueError("The direct sum of positive definite operators is always positive definite.")
-            is_positive_definite = True
+        is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
+                                "The direct sum of non-singular operators is always non-singular.")
+        is_self_adjoint = _implied_hint(operators, "is_self_adjoint", is_self_adjoint,
+                                "The direct sum of self-adjoint operators is always self-adjoint.")
+        is_positive_definite = _implied_hint(operators, "is_positive_definite", is_positive_definite,
+                                "The direct sum of positive definite operators is always positive definite.")
         self._operators = operators
         name = name or "_ds_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
