@@ -216,7 +216,7 @@ class LinearOperatorComposition(LinearOperator):
         for left, right in zip(operators[:-1], operators[1:]):
             assert_compatible(left.domain_dimension, right.range_dimension)
         is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
-                                "The composition of non-singular operators is always non-singular.")
+                                        "The composition of non-singular operators is always non-singular.")
         self._operators = operators
         name = name or "_o_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
@@ -288,9 +288,9 @@ class LinearOperatorKronecker(LinearOperator):
                  is_square=None, name=None):
         operators = _check_operators(operators)
         is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
-                                "The Kronecker product of non-singular operators is always non-singular.")
+                                        "The Kronecker product of non-singular operators is always non-singular.")
         is_self_adjoint = _implied_hint(operators, "is_self_adjoint", is_self_adjoint,
-                                "The Kronecker product of self-adjoint operators is always self-adjoint.")
+                                        "The Kronecker product of self-adjoint operators is always self-adjoint.")
         self._operators = operators
         name = name or "_x_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
@@ -386,11 +386,11 @@ class LinearOperatorBlockDiag(LinearOperator):
                  is_square=True, name=None):
         operators = _check_operators(operators)
         is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
-                                "The direct sum of non-singular operators is always non-singular.")
+                                        "The direct sum of non-singular operators is always non-singular.")
         is_self_adjoint = _implied_hint(operators, "is_self_adjoint", is_self_adjoint,
-                                "The direct sum of self-adjoint operators is always self-adjoint.")
+                                        "The direct sum of self-adjoint operators is always self-adjoint.")
         is_positive_definite = _implied_hint(operators, "is_positive_definite", is_positive_definite,
-                                "The direct sum of positive definite operators is always positive definite.")
+                                             "The direct sum of positive definite operators is always positive definite.")
         self._operators = operators
         name = name or "_ds_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
