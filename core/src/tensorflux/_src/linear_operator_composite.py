@@ -390,7 +390,8 @@ class LinearOperatorBlockDiag(LinearOperator):
         is_self_adjoint = _implied_hint(operators, "is_self_adjoint", is_self_adjoint,
                                         "The direct sum of self-adjoint operators is always self-adjoint.")
         is_positive_definite = _implied_hint(operators, "is_positive_definite", is_positive_definite,
-                                             "The direct sum of positive definite operators is always positive definite.")
+                                             "The direct sum of positive definite operators is always positive "
+                                             "definite.")
         self._operators = operators
         name = name or "_ds_".join(op.name for op in operators)
         super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
