@@ -179,5 +179,3 @@ TEST(TensorsUseTheGlobalAllocator) {
 }
 
 }  // namespace
-
-int main() { return tx_test::RunAll(); }

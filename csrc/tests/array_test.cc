@@ -496,5 +496,3 @@ TEST(KernelErrorPaths) {
                "less than");
   EXPECT_ERROR(RunCase("Transpose", {x, MakeTensor<float>({2}, {1, 0})}, {}, &out), "");
 }
-
-TX_TEST_MAIN()

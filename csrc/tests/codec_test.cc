@@ -586,5 +586,3 @@ TEST(OpDefSerialization) {
   list.WriteBytesField(1, bytes);
   EXPECT_EQ(SerializeOpList({reg}), list.data());
 }
-
-TX_TEST_MAIN()

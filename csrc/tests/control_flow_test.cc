@@ -223,8 +223,6 @@ TEST(ControlFlowErrorsNameNodeAndFunction) {
                "[no_cond] cond: function 'missing_cond' is not in the graph's function library");
 }
 
-TX_TEST_MAIN()
-
 // Note [Loop variables move into the body] (kernels/cpu/control_flow.cc): an op that may write its
 // output into its input's buffer gets to do so for a loop variable in every iteration after the
 // first, and through a function call op whose input it is the last reader of.

@@ -174,5 +174,3 @@ TEST(ImportNamesTheNodeOfBadLoweredControlFlow) {
   EXPECT_EQ(g.num_nodes(), 0);
   EXPECT_EQ(g.library().size(), 0);
 }
-
-TX_TEST_MAIN()

@@ -115,5 +115,3 @@ TEST(SessionRunsGraphWithMergedNodes) {
     EXPECT_EQ(out[3].data<float>()[i], 7.0f);
   }
 }
-
-int main() { return tx_test::RunAll(); }

@@ -172,5 +172,3 @@ TEST(MissingKernelMessage) {
   s = Create(t, "Erfinv", {Ph(DT_HALF)}, {});
   EXPECT_TRUE(s.message() == "[op_4] Erfinv has no CPU kernel for half");
 }
-
-TX_TEST_MAIN()

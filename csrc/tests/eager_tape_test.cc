@@ -341,5 +341,3 @@ TEST(ObserverIsRemovedWithTheLastTape) {
   }
   EXPECT_TRUE(ThreadEagerOpObserver() == nullptr);
 }
-
-int main() { return tx_test::RunAll(); }

@@ -329,5 +329,3 @@ TEST(SoftPlacement) {
   Session hard(g, strict);
   EXPECT_ERROR(hard.Run({}, {{n, 0}}, {}, &out), "[gpu_node] cannot place the node");
 }
-
-TX_TEST_MAIN()

@@ -63,5 +63,3 @@ TEST(BroadcastShapes) {
   EXPECT_TRUE(out == PartialShape({5, 3}));
   EXPECT_ERROR(BroadcastShapes(PartialShape({2, 3}), PartialShape({4}), &out), "incompatible shapes");
 }
-
-TX_TEST_MAIN()

@@ -149,5 +149,3 @@ TEST(GraphExportCarriesTheLibrary) {
   EXPECT_TRUE(h.library().Find("mul_add") != nullptr);
   EXPECT_EQ(h.library().Serialize(), g.library().Serialize());
 }
-
-TX_TEST_MAIN()

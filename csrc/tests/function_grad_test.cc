@@ -106,5 +106,3 @@ TEST(RecordedGradientFunctionIsUsed) {
   EXPECT_OK(Run(g, {{{x, 0}, F64({2})}, {{y, 0}, F64({3})}}, {d[0], d[1]}, &out));
   EXPECT_TRUE(At(out[0], 0) == 10 && At(out[1], 0) == 20);
 }
-
-TX_TEST_MAIN()

@@ -284,5 +284,3 @@ TEST(GraphToFunctionFollowsTensorFlowNaming) {
   spec.body_nodes = {side};
   EXPECT_ERROR(GraphToFunctionDef(g, spec, &f), "output 0 ('add:0') is neither a function input nor computed in");
 }
-
-TX_TEST_MAIN()

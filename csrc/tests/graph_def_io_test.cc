@@ -560,5 +560,3 @@ TEST(MalformedBytesNeverCrash) {
   std::printf("  fuzz: %d accepted, %d rejected\n", ok, failed);
   EXPECT_TRUE(ok > 0 && failed > 0);
 }
-
-TX_TEST_MAIN()

@@ -238,5 +238,3 @@ TEST(TopKMatchesSortOnLargeRows) {
   }
   EXPECT_TRUE(ok);
 }
-
-TX_TEST_MAIN()

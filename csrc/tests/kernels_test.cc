@@ -645,5 +645,3 @@ TEST(CheapKernelsAreMarked) {
   EXPECT_TRUE(expensive("Sum", {Ph(DT_FLOAT), Ph(DT_INT32)}, {}));
   EXPECT_TRUE(expensive("Softmax", {Ph(DT_FLOAT)}, {}));
 }
-
-TX_TEST_MAIN()

@@ -356,5 +356,3 @@ TEST(UnaryIntegerSemantics) {
 }
 
 }  // namespace
-
-TX_TEST_MAIN()

@@ -268,5 +268,3 @@ TEST(NNKernelErrors) {
                                             MakeTensor<float>({0}, {})},
                        bn, &out), "mean must be a vector of 2");
 }
-
-TX_TEST_MAIN()

@@ -289,5 +289,3 @@ TEST(ShapeFunctionsNNOps) {
       {"Softmax", {F(kScalar)}, {}, "!must be at least rank 1"},
   });
 }
-
-TX_TEST_MAIN()

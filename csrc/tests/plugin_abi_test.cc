@@ -37,5 +37,3 @@ TEST(TheCoreReportsTheHeadersVersion) {
 }
 
 }  // namespace
-
-int main() { return tx_test::RunAll(); }

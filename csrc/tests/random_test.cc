@@ -335,5 +335,3 @@ TEST(BasicStatistics) {
   std::sort(perm.begin(), perm.end());
   EXPECT_TRUE(perm == seq);
 }
-
-TX_TEST_MAIN()

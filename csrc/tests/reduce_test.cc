@@ -227,5 +227,3 @@ TEST(ShapeOpKernels) {
   EXPECT_OK(Run("Snapshot", {SF(2)}, {}, &out));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({2}));
 }
-
-TX_TEST_MAIN()

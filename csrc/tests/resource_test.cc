@@ -124,5 +124,3 @@ TEST(HandlesCannotBeFetchedOrFed) {
   std::vector<Tensor> out;
   EXPECT_ERROR(sess.Run({}, {{vg.handle, 0}}, {}, &out), "cannot fetch a resource handle");
 }
-
-int main() { return tx_test::RunAll(); }

@@ -398,12 +398,11 @@ TEST(FuzzTruncationsAndByteFlips) {
               20000 + static_cast<int>(valid.size()));
 }
 
-int main() {
-  int rc = tx_test::RunAll();
+// Removes the suite's temporary directory and what its cases left in it.
+TX_TEST_TEARDOWN() {
   for (const std::string& f : FilesIn(TempDir())) {
     const std::string p = TempDir() + "/" + f;
     if (unlink(p.c_str()) != 0) rmdir(p.c_str());
   }
   rmdir(TempDir().c_str());
-  return rc;
 }

@@ -307,5 +307,3 @@ TEST(ComplexSpecialValues) {
   EXPECT_OK(t.RunOp("Log1p", {MakeTensor<complex128>({3}, x)}, {}, &out));
   EXPECT_TRUE(std::abs(Values<complex128>(out[0])[1] - complex128(1e-20, 1e-20)) < 1e-35);
 }
-
-int main() { return tx_test::RunAll(); }

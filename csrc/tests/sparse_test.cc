@@ -100,4 +100,3 @@ TEST(SparseReorderAndAdd) {
                        {}, &out),
                "is out of order");
 }
-TX_TEST_MAIN()

@@ -146,5 +146,3 @@ TEST(StringHashesKnownValues) {
   EXPECT_EQ(strhash::SipHash24(1, 2, "hello world", 11) % 1000, 446u);
   EXPECT_EQ(strhash::Fingerprint64("", 0) % 1000, 263u);
 }
-
-int main() { return tx_test::RunAll(); }

@@ -9,8 +9,10 @@
 
 namespace tx_test {
 
+// One test case; `file` (its source file, from __FILE__) names the suite it belongs to.
 struct Case {
   const char* name;
+  const char* file;
   std::function<void()> fn;
 };
 inline std::vector<Case>& Cases() {
@@ -21,14 +23,32 @@ inline int& Failures() {
   static int f = 0;
   return f;
 }
+// Functions run after a suite's cases (cleanup such as removing temporary files).
+inline std::vector<Case>& Teardowns() {
+  static std::vector<Case> t;
+  return t;
+}
 struct Registrar {
-  Registrar(const char* n, std::function<void()> f) { Cases().push_back({n, std::move(f)}); }
+  Registrar(const char* n, const char* file, std::function<void()> f) { Cases().push_back({n, file, std::move(f)}); }
+};
+struct TeardownRegistrar {
+  TeardownRegistrar(const char* file, std::function<void()> f) { Teardowns().push_back({"", file, std::move(f)}); }
 };
 
-// Runs every registered case; prints "N passed, M failed" and returns the process exit code.
-inline int RunAll() {
+// The suite a source file's cases belong to: its base name without extension ("array_test").
+inline std::string SuiteOf(const char* file) {
+  std::string s(file);
+  const size_t slash = s.find_last_of('/');
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  return s.substr(0, s.find('.'));
+}
+
+// Runs every case of `suite`, then its teardowns; prints "N passed, M failed" and returns the
+// process exit code (2 when the suite has no cases, so a misspelled name cannot pass).
+inline int RunSuite(const std::string& suite) {
   int passed = 0, failed = 0;
   for (const Case& c : Cases()) {
+    if (SuiteOf(c.file) != suite) continue;
     int before = Failures();
     c.fn();
     if (Failures() == before) {
@@ -37,6 +57,13 @@ inline int RunAll() {
       ++failed;
       std::printf("FAILED: %s\n", c.name);
     }
+  }
+  for (const Case& t : Teardowns()) {
+    if (SuiteOf(t.file) == suite) t.fn();
+  }
+  if (passed + failed == 0) {
+    std::printf("no test suite named '%s'\n", suite.c_str());
+    return 2;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
@@ -48,7 +75,7 @@ inline int RunAll() {
 #define TX_TEST_CAT(a, b) TX_TEST_CAT2(a, b)
 #define TEST(name)                                                                  \
   static void TX_TEST_CAT(tx_test_, name)();                                        \
-  static ::tx_test::Registrar TX_TEST_CAT(tx_test_reg_, name)(#name, TX_TEST_CAT(tx_test_, name)); \
+  static ::tx_test::Registrar TX_TEST_CAT(tx_test_reg_, name)(#name, __FILE__, TX_TEST_CAT(tx_test_, name)); \
   static void TX_TEST_CAT(tx_test_, name)()
 
 #define EXPECT_TRUE(cond)                                                            \
@@ -79,4 +106,8 @@ inline int RunAll() {
     }                                                                               \
   } while (0)
 
-#define TX_TEST_MAIN() int main() { return ::tx_test::RunAll(); }
+// A function run after the cases of the file that defines it: TX_TEST_TEARDOWN() { ... }
+#define TX_TEST_TEARDOWN()                                                          \
+  static void tx_test_teardown();                                                   \
+  static ::tx_test::TeardownRegistrar tx_test_teardown_reg(__FILE__, tx_test_teardown); \
+  static void tx_test_teardown()

@@ -258,5 +258,3 @@ TEST(ValidateCallerStrings) {
   EXPECT_OK(OwnedStringTensor(t, &same));
   EXPECT_TRUE(same.raw_data() == t.raw_data());
 }
-
-int main() { return tx_test::RunAll(); }
