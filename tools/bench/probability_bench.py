@@ -3,6 +3,7 @@ logistic regression (1,000 data points, 4 chains, warm-up + draws) as effective 
 against NumPyro on JAX (CPU) and TensorFlow Probability; and log_prob of a 1M-sample batch for
 Normal, Gamma and a 10-dimensional MultivariateNormalTriL against TFP and torch.distributions.
 Frameworks that do not import are reported as such. Not part of run_all.py: it needs the add-on.
+TFP 0.25 imports only with NumPy < 2.3, so its rows need a venv pinned so.
 
 Usage: python tools/bench/probability_bench.py [--warmup 1000 --draws 1000]
 """
@@ -90,6 +91,30 @@ def tfp_module():
         return tfp, None
     except Exception as e:  # noqa: BLE001
         return None, "does not import (%s: %s)" % (type(e).__name__, str(e).splitlines()[0][:80])
+
+
+def nuts_tfp(tfp, warmup, draws):
+    """TFP's NUTS with dual-averaging step-size adaptation (TFP has no mass-matrix adaptation
+    outside its JointDistribution-only windowed_adaptive_nuts), the whole chain in one tf.function."""
+    import tensorflow as tf
+    x, y = logistic_data()
+    xt, yt = tf.constant(x), tf.constant(y)
+
+    def log_joint(w):  # w: [chains, D]
+        logits = tf.matmul(w, xt, transpose_b=True)
+        lik = tf.reduce_sum(yt * logits - tf.math.softplus(logits), axis=-1)
+        return lik - 0.5 * tf.reduce_sum(tf.square(w), axis=-1)
+    kernel = tfp.mcmc.DualAveragingStepSizeAdaptation(
+        tfp.mcmc.NoUTurnSampler(log_joint, step_size=tf.constant(0.1, tf.float64)),
+        num_adaptation_steps=int(0.8 * warmup))
+
+    @tf.function
+    def run():
+        return tfp.mcmc.sample_chain(draws, tf.zeros([CHAINS, DIM], tf.float64), kernel=kernel,
+                                     num_burnin_steps=warmup, trace_fn=None, seed=[0, 1])
+    t0 = time.perf_counter()
+    samples = run().numpy()
+    return time.perf_counter() - t0, samples
 
 
 def logprob_cases():
@@ -195,9 +220,18 @@ def main(argv=None):
         print("    numpyro: %.1f s, min ESS %.0f, %.1f ESS/s" % (secs_n, ess_n, ess_n / secs_n))
         np.testing.assert_allclose(draws_n.reshape(-1, DIM).mean(0), draws.reshape(-1, DIM).mean(0), atol=0.1)
         others["numpyro"] = secs_n / ess_n
-    # TFP's NUTS is not run: tensorflow-probability 0.25 (the release for this TensorFlow) fails in
-    # its bijectors with NumPy >= 2.3 (np.reshape(newshape=)), which its MCMC kernels import.
-    print("    tfp: NUTS not run (tensorflow-probability 0.25 needs NumPy < 2.3 for its bijectors)")
+    # tensorflow-probability 0.25 (the release for this TensorFlow) fails in its bijectors with
+    # NumPy >= 2.3 (np.reshape(newshape=)); run this in a venv with NumPy < 2.3 to get its row.
+    tfp, why = tfp_module()
+    if tfp is None:
+        print("    tfp: %s" % why)
+        others["tfp"] = None
+    else:
+        secs_t, draws_t = nuts_tfp(tfp, args.warmup, args.draws)
+        ess_t = min_ess(draws_t)
+        print("    tfp: %.1f s, min ESS %.0f, %.1f ESS/s" % (secs_t, ess_t, ess_t / secs_t))
+        np.testing.assert_allclose(draws_t.reshape(-1, DIM).mean(0), draws.reshape(-1, DIM).mean(0), atol=0.1)
+        others["tfp"] = secs_t / ess_t
     report("NUTS seconds per effective sample (min over coordinates)", "ms/ESS", 1e3, ours, others)
 
 
