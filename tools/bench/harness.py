@@ -26,7 +26,7 @@ def report(title: str, unit: str, scale: float, ours: float, others: dict[str, O
     ratios = {}
     for name, value in others.items():
         if value is None:
-            parts.append(f"{name}: not installed")
+            parts.append(f"{name}: not measured (not installed, or did not run: see above)")
             continue
         ratios[name] = value / ours
         parts.append(f"{name} {value * scale:10.2f} {unit} ({ratios[name]:.1f}x slower than tensorflux)"
