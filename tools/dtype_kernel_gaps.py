@@ -46,10 +46,21 @@ def gaps(scope=ISSUE_15):
     for (op, attr), types in sorted(theirs.items()):
         if op not in our_ops or any(attr not in names for names in constrained.get(op, ())):
             continue
+        # TensorFlow registers some kernels its own OpDef forbids (MatMul T=int16): not a gap.
+        types = types & _allowed_by_op_def(op, attr, tf_dtypes)
         for name in sorted(types if scope is None else types & scope):
             if name not in ours.get((op, attr), ()):
                 out[op].append(f"{attr}={name}")
     return dict(out)
+
+
+def _allowed_by_op_def(op, attr, tf_dtypes):
+    """The dtype names TensorFlow's OpDef of `op` allows for its type attr `attr` (all if unrestricted)."""
+    from tensorflow.python.framework import op_def_registry
+    for a in op_def_registry.get(op).attr:
+        if a.name == attr and a.allowed_values.list.type:
+            return {tf_dtypes.as_dtype(t).name for t in a.allowed_values.list.type}
+    return {tf_dtypes.as_dtype(t).name for t in tf_dtypes.TF_VALUE_DTYPES}
 
 
 def main(argv: list[str]) -> int:

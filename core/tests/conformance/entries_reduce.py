@@ -89,6 +89,10 @@ def _arg_entry(op, npfn):
         Sample({"input": nans, "dimension": np.array(1, np.int32)}, note="NaNs are skipped"),
         Sample({"input": nans, "dimension": np.array(0, np.int32)}, note="NaNs are skipped (outer)"),
     ]
+    if op == "ArgMax":  # TensorFlow has int16 and uint16 indices for ArgMax only
+        samples += [Sample({"input": rand((3, 4, 5), dt, seed=9), "dimension": np.array(1, np.int32)},
+                           {"output_type": out}, note=f"{np.dtype(dt).name} input, {out.name} output")
+                    for dt in (np.float32, np.int8, np.uint16) for out in (tx.int16, tx.uint16)]
 
     def ref(input, dimension, output_type=tx.int64):
         x = input
@@ -102,6 +106,10 @@ def _arg_entry(op, npfn):
               ErrorSample({"input": rand((0, 3)), "dimension": np.array(0, np.int32)}, match=r"is empty",
                           when="runtime"),
               ErrorSample({"input": rand((2, 3)), "dimension": np.array([0], np.int32)}, match=r"rank 0|scalar")]
+    if op == "ArgMax":  # an index past int16's range is an error (TensorFlow wraps it around)
+        errors.append(ErrorSample({"input": rand((40000,)), "dimension": np.array(0, np.int32)},
+                                  {"output_type": tx.int16}, match=r"more than output_type int16 can index",
+                                  when="runtime"))
     return OpEntry(op, samples, ref=ref, errors=errors)
 
 

@@ -168,21 +168,32 @@ class ArgOp : public OpKernel {
                      ArgOp<T, false, int64_t>);                                                           \
   TX_REGISTER_KERNEL(KernelDefBuilder("ArgMin").TypeConstraint<T>("T").TypeConstraint<int32_t>("output_type"), \
                      ArgOp<T, false, int32_t>)
-TX_REGISTER_ARG(float);
-TX_REGISTER_ARG(double);
-TX_REGISTER_ARG(int32_t);
-TX_REGISTER_ARG(int64_t);
-TX_REGISTER_ARG(uint8_t);
-TX_REGISTER_ARG(bool);
-
-// --- half and bfloat16, the other integer types, and int16/uint16 indices (TensorFlow's list) ---
-TX_REGISTER_ARG(Half);
-TX_REGISTER_ARG(BFloat16);
-TX_REGISTER_ARG(int8_t);
-TX_REGISTER_ARG(int16_t);
-TX_REGISTER_ARG(uint16_t);
-TX_REGISTER_ARG(uint32_t);
-TX_REGISTER_ARG(uint64_t);
+// Int16 and uint16 indices: ArgMax only, as TensorFlow registers them.
+#define TX_REGISTER_ARGMAX_NARROW(T)                                                                    \
+  TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<int16_t>("output_type"), \
+                     ArgOp<T, true, int16_t>);                                                            \
+  TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<uint16_t>("output_type"), \
+                     ArgOp<T, true, uint16_t>)
+// Every input type, TensorFlow's list: the wide and 8-bit types, half and bfloat16, the other integers.
+#define TX_FOR_ARG_INPUT_TYPES(M) \
+  M(float);                        \
+  M(double);                       \
+  M(int32_t);                      \
+  M(int64_t);                      \
+  M(uint8_t);                      \
+  M(bool);                         \
+  M(Half);                         \
+  M(BFloat16);                     \
+  M(int8_t);                       \
+  M(int16_t);                      \
+  M(uint16_t);                     \
+  M(uint32_t);                     \
+  M(uint64_t)
+TX_FOR_ARG_INPUT_TYPES(TX_REGISTER_ARG);
+TX_FOR_ARG_INPUT_TYPES(TX_REGISTER_ARGMAX_NARROW);
+#undef TX_FOR_ARG_INPUT_TYPES
+#undef TX_REGISTER_ARGMAX_NARROW
+#undef TX_REGISTER_ARG
 
 }  // namespace
 }  // namespace cpu
