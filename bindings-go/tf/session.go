@@ -27,7 +27,7 @@ type Session struct {
 	mu      sync.RWMutex // Run holds it shared; Close takes it exclusively to free the session
 	closeMu sync.Mutex   // serializes Close calls
 	c       *C.TX_Session
-	g  *Graph
+	g       *Graph
 }
 
 // NewSession creates a session on g; operations may still be added to g and run later.
@@ -111,8 +111,9 @@ func (s *Session) RunContext(ctx context.Context, feeds map[Output]*Tensor, fetc
 	}
 	var opts RunOptions
 	if deadline, ok := ctx.Deadline(); ok {
+		// The deadline can pass before ctx's own timer marks it done (ctx.Err() still nil).
 		if opts.Timeout = time.Until(deadline); opts.Timeout <= 0 {
-			return nil, contextError(ctx)
+			return nil, deadlineBeforeRun()
 		}
 	}
 	flag := C.TX_NewCancellation()
@@ -144,10 +145,15 @@ func contextError(ctx context.Context) error {
 	case nil:
 		return nil
 	case context.DeadlineExceeded:
-		return errorf(DeadlineExceeded, "the context's deadline passed before the run")
+		return deadlineBeforeRun()
 	default:
 		return errorf(Cancelled, "the context was cancelled before the run: %v", ctx.Err())
 	}
+}
+
+// deadlineBeforeRun is the DeadlineExceeded *Error of a run whose context's deadline had passed.
+func deadlineBeforeRun() error {
+	return errorf(DeadlineExceeded, "the context's deadline passed before the run")
 }
 
 // run is Run with serialized RunOptions (may be nil) and a cancellation flag (may be nil).

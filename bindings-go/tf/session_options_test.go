@@ -93,3 +93,28 @@ func TestRunContext(t *testing.T) {
 		}
 	}
 }
+
+// pastDeadline is a context whose deadline has passed while its own timer has not yet marked it
+// done (Err is nil), as a context.WithTimeout can be for a moment.
+type pastDeadline struct{ context.Context }
+
+func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+func (pastDeadline) Done() <-chan struct{}       { return make(chan struct{}) }
+func (pastDeadline) Err() error                  { return nil }
+
+// TestRunContextDeadlinePassedNotYetDone: such a context fails the run with DeadlineExceeded
+// instead of returning no outputs and no error.
+func TestRunContextDeadlinePassedNotYetDone(t *testing.T) {
+	g := NewGraph()
+	c := constOp(t, g, "c", int64(7))
+	s, err := NewSession(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := s.RunContext(pastDeadline{context.Background()}, nil, []Output{c}, nil)
+	if out != nil {
+		t.Errorf("outputs %v from a run past its deadline", out)
+	}
+	wantCode(t, err, DeadlineExceeded)
+}
