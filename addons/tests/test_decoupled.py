@@ -81,3 +81,19 @@ def test_converges_and_checkpoints(tmp_path):
     testing.check_converges_on_quadratic(lambda: txa.optimizers.AdamW(0.1, weight_decay=1e-4), steps=400)
     testing.check_slot_checkpoint_round_trip(lambda: txa.optimizers.AdamW(0.01), str(tmp_path / "a"))
     testing.check_slot_checkpoint_round_trip(lambda: txa.optimizers.SGDW(0.01), str(tmp_path / "s"))
+
+
+def test_fused_adamw_equals_the_chain():
+    """Note [Fused AdamW]: the two kernels per variable give the chain's trajectory, with a decay
+    schedule and a mask that leaves the bias undecayed."""
+    mask = lambda v: len(v.shape) == 2  # noqa: E731
+    results = []
+    for fused in (True, False):
+        w, b = tx.Variable([[1.0, -2.0], [0.5, 3.0]]), tx.Variable([3.0, -1.0])
+        opt = txa.optimizers.AdamW(0.05, weight_decay=0.2, decay_schedule=lambda step: 0.5, mask=mask, fused=fused)
+        for i in range(4):
+            opt.apply_gradients([(tx.constant([[0.5, -0.25], [1.0, 0.1]]) * (i + 1), w),
+                                 (tx.constant([0.3, -0.7]), b)])
+        results.append((w.numpy(), b.numpy()))
+    for fused_value, chain_value in zip(*results):
+        np.testing.assert_allclose(fused_value, chain_value, rtol=2e-5)  # float32, another rounding order

@@ -51,7 +51,8 @@ CASES = {
                  lambda: tx.optimizers.Optimizer(tx.optimizers.sgd(0.1, 0.9, True)), sgd_ref(0.1, 0.9, True)),
     "adam": (lambda: tx.optimizers.Adam(0.01), lambda: tx.optimizers.Optimizer(tx.optimizers.adam(0.01)),
              adam_ref(0.01)),
-    "adamw": (lambda: tx.optimizers.AdamW(0.01, weight_decay=0.1), None, adam_ref(0.01, wd=0.1)),
+    "adamw": (lambda: tx.optimizers.AdamW(0.01, weight_decay=0.1),
+              lambda: tx.optimizers.Optimizer(tx.optimizers.adamw(0.01, weight_decay=0.1)), adam_ref(0.01, wd=0.1)),
     "rmsprop": (lambda: tx.optimizers.RMSprop(0.01), None, rmsprop_ref(0.01)),
     "rmsprop_momentum": (lambda: tx.optimizers.RMSprop(0.01, momentum=0.5),
                          lambda: tx.optimizers.Optimizer(tx.optimizers.rmsprop(0.01, momentum=0.5)),
@@ -78,7 +79,8 @@ def test_converges_on_a_quadratic(case):
     make = {"sgd": lambda: tx.optimizers.SGD(lr), "momentum": lambda: tx.optimizers.SGD(lr, 0.9),
             "nesterov": lambda: tx.optimizers.SGD(lr, 0.9, True), "adam": lambda: tx.optimizers.Adam(lr),
             "adamw": lambda: tx.optimizers.AdamW(lr, weight_decay=0.0),
-            "rmsprop": lambda: tx.optimizers.RMSprop(lr), "rmsprop_momentum": lambda: tx.optimizers.RMSprop(lr, 0.0, 0.5),
+            "rmsprop": lambda: tx.optimizers.RMSprop(lr),
+            "rmsprop_momentum": lambda: tx.optimizers.RMSprop(lr, 0.0, 0.5),
             "adagrad": lambda: tx.optimizers.Adagrad(lr)}[case]
     kit.check_converges_on_quadratic(make)
 
@@ -170,7 +172,8 @@ def test_nan_in_the_loss_names_the_check():
 
 
 @pytest.mark.eager
-@pytest.mark.parametrize("make", [lambda: tx.optimizers.RMSprop(0.1), lambda: tx.optimizers.AdamW(0.1),
+@pytest.mark.parametrize("make", [lambda: tx.optimizers.RMSprop(0.1),
+                                  lambda: tx.optimizers.Optimizer(tx.optimizers.adamw(0.1)),
                                   lambda: tx.optimizers.Optimizer(tx.optimizers.scale(-0.1))])
 def test_unfused_optimizers_step_inside_tx_function(make):
     # Op-by-op updates of eager variables traced into a function are ops the step depends on.
@@ -216,8 +219,9 @@ def test_learning_rate_is_assignable_between_steps_of_a_traced_step():
 
 
 @pytest.mark.eager
-@pytest.mark.parametrize("make", [lambda: tx.optimizers.AdamW(0.1), lambda: tx.optimizers.Adam(0.1)],
-                         ids=["composed_adamw", "fused_adam"])
+@pytest.mark.parametrize("make", [lambda: tx.optimizers.Optimizer(tx.optimizers.adamw(0.1)),
+                                  lambda: tx.optimizers.Adam(0.1), lambda: tx.optimizers.AdamW(0.1)],
+                         ids=["composed_adamw", "fused_adam", "fused_adamw"])
 def test_updates_eager_variables_inside_tx_function(make):
     # An op-by-op chain's slot assignments inside a trace are ops the step depends on (they were
     # None there once, which failed the step); the call returns None as it does eagerly.
@@ -230,3 +234,23 @@ def test_updates_eager_variables_inside_tx_function(make):
         assert step() is None
     np.testing.assert_allclose(w2.numpy(), w.numpy(), rtol=1e-6)
     assert int(traced_opt.iterations.numpy()) == 3
+
+
+@pytest.mark.eager
+def test_fused_adamw_decays_only_masked_variables_as_the_chain_does():
+    # The fused path applies the decay kernel only where mask(var) is true, like add_decayed_weights.
+    mask = lambda v: len(v.shape) == 2  # noqa: E731 (decay matrices, not biases)
+    results = []
+    for make in (lambda: tx.optimizers.AdamW(0.1, weight_decay=0.5, mask=mask),
+                 lambda: tx.optimizers.Optimizer(tx.optimizers.adamw(0.1, weight_decay=0.5, mask=mask))):
+        w, b = tx.Variable([[1.0, -2.0]]), tx.Variable([3.0])
+        opt = make()
+        for _ in range(3):
+            opt.apply_gradients([(tx.constant([[0.5, 0.5]]), w), (tx.constant([0.5]), b)])
+        results.append((w.numpy(), b.numpy()))
+    # float32, and the two round in a different order (decay, then Adam; or one summed update)
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=2e-5)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=2e-5)
+    assert results[0][0][0, 0] < 1.0 - 0.3 - 0.1  # the matrix decayed as well
+    # Without the decay the bias takes three Adam steps of about 0.1 each.
+    np.testing.assert_allclose(results[0][1], [3.0 - 0.3], atol=1e-4)

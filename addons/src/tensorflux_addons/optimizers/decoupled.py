@@ -73,8 +73,10 @@ def adamw(learning_rate=1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-8, weight_dec
 
 
 def AdamW(learning_rate=1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-8, weight_decay=1e-4,  # noqa: N802
-          decay_schedule=None, mask=None, name="AdamW"):
+          decay_schedule=None, mask=None, fused=True, name="AdamW"):
     """Adam with decoupled weight decay whose strength follows a schedule (Loshchilov & Hutter).
+    ``fused`` runs two core kernels per variable (Note [Fused AdamW]), else the op-by-op chain
+    `adamw`; both keep the slots ``m`` and ``v``.
 
     >>> import tensorflux_addons as txa
     >>> w = tx.Variable([1.0, -2.0])
@@ -83,4 +85,33 @@ def AdamW(learning_rate=1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-8, weight_dec
     >>> np.round(w.numpy(), 4)   # w - 0.1 * sign(g) - 1.0 * 0.5 * w
     array([ 0.4, -0.9], dtype=float32)
     """
-    return Optimizer(adamw(learning_rate, beta_1, beta_2, epsilon, weight_decay, decay_schedule, mask), name=name)
+    transformation = adamw(learning_rate, beta_1, beta_2, epsilon, weight_decay, decay_schedule, mask)
+    if not fused:
+        return Optimizer(transformation, name=name)
+    slot_m, slot_v = "0_scale_by_adam_moments/m", "0_scale_by_adam_moments/v"
+
+    def apply(var, grad, slots, step):
+        dt = var.dtype
+        t = tx.cast(step, dt) + 1.0
+        b1, b2 = tx.cast(beta_1, dt), tx.cast(beta_2, dt)
+        b1_power, b2_power = tx.pow(b1, t), tx.pow(b2, t)
+        decays = []
+        if mask is None or mask(var):
+            eta = resolve("decay_schedule", decay_schedule or learning_rate, step, dt)
+            alpha = eta * resolve("weight_decay", weight_decay, step, dt)
+            decays.append(tx.raw_ops.ResourceApplyGradientDescent(var=var.handle, alpha=alpha, delta=var.value()))
+        with tx.control_dependencies(decays):
+            return tx.raw_ops.ResourceApplyAdam(
+                var=var.handle, m=slots[slot_m].handle, v=slots[slot_v].handle, beta1_power=b1_power,
+                beta2_power=b2_power, lr=resolve("learning_rate", learning_rate, step, dt), beta1=b1, beta2=b2,
+                epsilon=tx.cast(epsilon, dt) * tx.sqrt(1.0 - b2_power), grad=grad)
+    return Optimizer(transformation, name=name, fused=apply)
+
+
+# Note [Fused AdamW]
+# The fused AdamW runs, per variable, ResourceApplyGradientDescent(var, eta * weight_decay, var)
+# (the decoupled decay, from the variable's value before the step), then ResourceApplyAdam. Adam's
+# step does not read the variable, so decaying first equals the chain's single update. The kernel
+# computes TensorFlow's form lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + epsilon'); with
+# epsilon' = epsilon * sqrt(1 - b2^t) that is the paper's (and optax's)
+# lr * m_hat / (sqrt(v_hat) + epsilon).

@@ -1,6 +1,7 @@
 """`Optimizer`: a stateful object that applies a gradient transformation to variables (graph mode:
-it builds the update ops; eager mode: it updates at once), creating each variable's slots once; ready-made SGD, Adam, AdamW, RMSprop and Adagrad run
-one fused update kernel per variable (ResourceApply*), other chains run as ordinary ops."""
+it builds the update ops; eager mode: it updates at once), creating each variable's slots once;
+ready-made SGD, Adam, AdamW, RMSprop and Adagrad run one fused update kernel per variable
+(ResourceApply*), other chains run as ordinary ops."""
 
 from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
@@ -305,7 +306,10 @@ def adamw(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, eps
 
 def AdamW(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, mask=None,  # noqa: N802
           name="AdamW"):
-    """Adam with decoupled weight decay (no fused kernel: runs as ops).
+    """Adam with decoupled weight decay, fused: per variable, the decay
+    (ResourceApplyGradientDescent of the variable by learning_rate * weight_decay), then
+    ResourceApplyAdam. The Adam step does not read the variable, so this equals the op-by-op chain
+    var -= learning_rate * (adam_direction + weight_decay * var).
 
     >>> w = tx.Variable([1.0])
     >>> opt = tx.optimizers.AdamW(learning_rate=0.1, weight_decay=0.5)
@@ -314,9 +318,23 @@ def AdamW(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, eps
     array([0.95], dtype=float32)
     """
     learning_rate = LearningRate(learning_rate, name)
+
+    def fused(var, grad, slots, step):
+        dt = var.dtype
+        lr = _lr(learning_rate, step, dt)
+        decays = []
+        if mask is None or mask(var):
+            decays.append(gen_ops.resource_apply_gradient_descent(var.handle, lr * math_ops.cast(weight_decay, dt),
+                                                                  var.value()))
+        t = math_ops.cast(step, dt) + 1.0
+        b1, b2 = math_ops.cast(beta_1, dt), math_ops.cast(beta_2, dt)
+        with _graph.control_dependencies(decays):
+            return gen_ops.resource_apply_adam(var.handle, slots["0_scale_by_adam/m"].handle,
+                                               slots["0_scale_by_adam/v"].handle, gen_ops.pow(b1, t),
+                                               gen_ops.pow(b2, t), lr, b1, b2, math_ops.cast(epsilon, dt), grad)
     return _configured(Optimizer(adamw(learning_rate, weight_decay, beta_1, beta_2, epsilon, mask), name=name,
-                                 learning_rate=learning_rate), "AdamW", weight_decay=weight_decay, beta_1=beta_1,
-                       beta_2=beta_2, epsilon=epsilon)
+                                 fused=fused, learning_rate=learning_rate), "AdamW", weight_decay=weight_decay,
+                       beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
 
 
 def rmsprop(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7):
