@@ -1,7 +1,8 @@
 """Optimizer update steps of tensorflux-addons on the parameters of the 784-512-512-10 MLP, in one
 process run: Lion and LAMB fused (one plugin kernel per variable, through the plugin ABI) and
-composed, AdamW fused (core's decay and Adam kernels), Shampoo composed; against optax under jax.jit (optax.lion, optax.lamb,
-optax.adamw, and the same block-diagonal Shampoo written in jax.numpy, optax having none) and
+composed, AdamW fused (core's decay and Adam kernels), Shampoo composed; against optax under
+jax.jit (optax.lion, optax.lamb, optax.adamw, and the same block-diagonal Shampoo written in
+jax.numpy, optax having none) and
 torch (torch.optim.AdamW foreach and fused; torch.optim has no Lion, LAMB or Shampoo, so Lion is
 written with torch._foreach_* ops as lion-pytorch does, the others are not measured).
 
