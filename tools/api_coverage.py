@@ -24,11 +24,11 @@ import sys
 import textwrap
 import types
 
+from tensorflux._src.module_getattr import TF_NAMESPACE_OF
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "api-coverage.md"
 NAMES_FILE = ROOT / "core" / "src" / "tensorflux" / "_src" / "tf_api_names.py"
-
-from tensorflux._src.module_getattr import TF_NAMESPACE_OF
 
 _ROW = re.compile(r"^\| `(?P<ns>tf[\w.]*)` \| `(?P<tx>tx[\w.]*)` \| (?P<total>\d+) \| (?P<covered>\d+) \| ")
 

@@ -202,8 +202,8 @@ def dictionaries():
 
 
 def main():
-    for target, gen in [("graphdef", lambda: [*graphdefs(), *lowered_control_flow()]), ("functiondef", functiondefs), ("tensorproto", tensorprotos),
-                        ("safetensors", safetensors), ("tensor", tensors)]:
+    for target, gen in [("graphdef", lambda: [*graphdefs(), *lowered_control_flow()]), ("functiondef", functiondefs),
+                        ("tensorproto", tensorprotos), ("safetensors", safetensors), ("tensor", tensors)]:
         d = FUZZ / "corpus" / target
         d.mkdir(parents=True, exist_ok=True)
         for name, data in gen():

@@ -131,7 +131,8 @@ def main() -> int:
                 print(f"out of date: {target / name}", file=sys.stderr)
                 old = current.get(name, b"").decode("utf-8", "replace").splitlines(keepends=True)
                 new = fresh.get(name, b"").decode("utf-8", "replace").splitlines(keepends=True)
-                sys.stderr.writelines(list(difflib.unified_diff(old, new, f"checked-in/{name}", f"generated/{name}"))[:40])
+                diff = difflib.unified_diff(old, new, f"checked-in/{name}", f"generated/{name}")
+                sys.stderr.writelines(list(diff)[:40])
             if stale:
                 print("run: python tools/gen_protos.py", file=sys.stderr)
                 return 1
@@ -143,7 +144,8 @@ def main() -> int:
         for name, data in fresh.items():
             if current.get(name) != data:
                 (target / name).write_bytes(data)
-        print(f"wrote {len(fresh)} files to {target.relative_to(ROOT)} (protobuf runtime >= {_min_runtime_version(target)})")
+        print(f"wrote {len(fresh)} files to {target.relative_to(ROOT)} "
+              f"(protobuf runtime >= {_min_runtime_version(target)})")
     return 0
 
 

@@ -100,7 +100,6 @@ def main(argv=None):
     args = p.parse_args(argv)
     warmup = args.warmup if args.warmup is not None else max(5, args.rounds // 5)
     rng = np.random.default_rng(0)
-    baseline = None
     samples = []  # (rss MiB, heap KiB, objects) after each round from the end of warm-up on
     with tempfile.TemporaryDirectory() as directory:
         for i in range(args.rounds):

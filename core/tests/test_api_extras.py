@@ -153,7 +153,8 @@ def test_conv_transpose_and_depthwise_backprops_equal_tensorflow():
     dy = rng.normal(size=(2, 1, 1, 4)).astype(np.float32)
     np.testing.assert_allclose(
         tx.nn.depthwise_conv2d_backprop_input([2, 3, 3, 2], dw, dy, [1, 1, 1, 1], "VALID").numpy(),
-        tf.nn.depthwise_conv2d_backprop_input([2, 3, 3, 2], dw, dy, [1, 1, 1, 1], "VALID").numpy(), rtol=1e-5, atol=1e-5)
+        tf.nn.depthwise_conv2d_backprop_input([2, 3, 3, 2], dw, dy, [1, 1, 1, 1], "VALID").numpy(),
+        rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(
         tx.nn.depthwise_conv2d_backprop_filter(x, [3, 3, 2, 2], dy, [1, 1, 1, 1], "VALID").numpy(),
         tf.nn.depthwise_conv2d_backprop_filter(x, [3, 3, 2, 2], dy, [1, 1, 1, 1], "VALID").numpy(), rtol=1e-5,

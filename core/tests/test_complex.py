@@ -147,7 +147,8 @@ def test_matmul_transpose_adjoint_and_batches(dt):
     big_a, big_b = crand((130, 70), dt), crand((70, 90), dt)  # split over the intra-op pool
     np.testing.assert_allclose(tx.matmul(big_a, big_b).numpy(), big_a @ big_b, rtol=1e-4 if dt == np.complex64
                                else 1e-11, atol=1e-4 if dt == np.complex64 else 1e-11)
-    assert tx.matmul(tx.zeros([2, 0], tx.as_dtype(dt)), tx.zeros([0, 3], tx.as_dtype(dt))).numpy().tolist() == [[0j] * 3] * 2
+    empty = tx.matmul(tx.zeros([2, 0], tx.as_dtype(dt)), tx.zeros([0, 3], tx.as_dtype(dt)))
+    assert empty.numpy().tolist() == [[0j] * 3] * 2
 
 
 REAL_TYPES = (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -162,7 +163,8 @@ def test_cast_to_and_from_real_types(dt, other):
     np.testing.assert_array_equal(z, values.astype(dt))
     back = tx.cast(tx.constant((values.astype(np.float64) + 0.25 + 7j).astype(dt)), tx.as_dtype(other)).numpy()
     # The real part converted as a real value is (imaginary parts are dropped, as in TensorFlow).
-    np.testing.assert_array_equal(back, tx.cast(tx.constant(values.astype(np.float64) + 0.25), tx.as_dtype(other)).numpy())
+    np.testing.assert_array_equal(back,
+                                  tx.cast(tx.constant(values.astype(np.float64) + 0.25), tx.as_dtype(other)).numpy())
 
 
 def test_cast_between_complex_types():
@@ -224,7 +226,8 @@ def _numeric_grad(fn, args, w, eps=1e-6):
                 minus = [x.copy() for x in args]
                 plus[k][idx] += eps * unit
                 minus[k][idx] -= eps * unit
-                d = (float(loss(*[tx.constant(x) for x in plus])) - float(loss(*[tx.constant(x) for x in minus]))) / (2 * eps)
+                d = (float(loss(*[tx.constant(x) for x in plus]))
+                     - float(loss(*[tx.constant(x) for x in minus]))) / (2 * eps)
                 g[idx] += d * unit
         grads.append(g)
     return grads

@@ -7,13 +7,13 @@ import pytest
 
 import tensorflux as tx
 
-T, B, I, H = 50, 16, 8, 64
+T, B, D, H = 50, 16, 8, 64  # time steps, batch, input size, hidden size
 
 
 def _data(dtype=np.float64):
     rng = np.random.RandomState(7)
-    return {"xs": rng.randn(T, B, I).astype(dtype), "y": rng.randn(B, H).astype(dtype) * 0.5,
-            "w": (rng.randn(I, H) * 0.3).astype(dtype), "u": (rng.randn(H, H) * 0.1).astype(dtype),
+    return {"xs": rng.randn(T, B, D).astype(dtype), "y": rng.randn(B, H).astype(dtype) * 0.5,
+            "w": (rng.randn(D, H) * 0.3).astype(dtype), "u": (rng.randn(H, H) * 0.1).astype(dtype),
             "b": np.zeros(H, dtype)}
 
 
@@ -42,7 +42,7 @@ def _loss(h, y):
 
 def test_while_loop_rnn_gradients_equal_unrolled():
     d = _data()
-    xs = tx.placeholder(tx.float64, [T, B, I])
+    xs = tx.placeholder(tx.float64, [T, B, D])
     y = tx.constant(d["y"])
     w, u, b = tx.constant(d["w"]), tx.constant(d["u"]), tx.constant(d["b"])
     h0 = tx.zeros([B, H], tx.float64)

@@ -133,7 +133,8 @@ def test_call_errors_name_the_node_and_function():
     with tx.Graph().as_default():
         a = tx.placeholder(tx.float32, [3], name="a")
         i = tx.placeholder(tx.int32, [3], name="i")
-        with pytest.raises(tx.errors.NotFoundError, match=r"\[c0\] function 'nope' is not in the graph's function library"):
+        with pytest.raises(tx.errors.NotFoundError,
+                           match=r"\[c0\] function 'nope' is not in the graph's function library"):
             gen_ops.partitioned_call([a], Tout=[tx.float32], f="nope", name="c0")
         with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[c1\] function 'mul_add' takes 2 arguments"):
             gen_ops.partitioned_call([a], Tout=[tx.float32], f=f, name="c1")

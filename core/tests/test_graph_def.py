@@ -139,7 +139,7 @@ def test_import_fills_attr_defaults():
 
 def test_import_options():
     x = tx.placeholder(tx.float32, shape=[2], name="x")
-    y = tx.multiply(x, 3.0, name="y")
+    tx.multiply(x, 3.0, name="y")
     data = tx.get_default_graph().as_graph_def()
     with tx.Graph().as_default() as g:
         feed = tx.constant([1.0, 2.0], name="feed")

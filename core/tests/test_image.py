@@ -111,7 +111,8 @@ def test_gradients_and_total_variation_match_numpy():
     np.testing.assert_allclose(dy, np.concatenate([np.diff(x, axis=1), np.zeros((2, 1, 5, 3))], 1), atol=1e-7)
     np.testing.assert_allclose(dx, np.concatenate([np.diff(x, axis=2), np.zeros((2, 4, 1, 3))], 2), atol=1e-7)
     tv = _run(tx.image.total_variation, x)
-    np.testing.assert_allclose(tv, np.abs(np.diff(x, axis=1)).sum((1, 2, 3)) + np.abs(np.diff(x, axis=2)).sum((1, 2, 3)),
+    np.testing.assert_allclose(tv,
+                               np.abs(np.diff(x, axis=1)).sum((1, 2, 3)) + np.abs(np.diff(x, axis=2)).sum((1, 2, 3)),
                                rtol=1e-5)
     sobel = _run(tx.image.sobel_edges, x)
     padded = np.pad(x, [(0, 0), (1, 1), (1, 1), (0, 0)], mode="reflect")

@@ -141,7 +141,8 @@ def test_deeply_nested_function_calls_are_an_error():
     assert len(gd.SerializeToString()) > 200_000
     with tx.Graph().as_default():
         with pytest.raises(tx.errors.InvalidArgumentError,
-                           match=r"\[c\] function calls are nested deeper than the limit of 100: f0 -> f1 -> f2 -> .* \(101 functions\)") as info:
+                           match=r"\[c\] function calls are nested deeper than the limit of 100: "
+                                 r"f0 -> f1 -> f2 -> .* \(101 functions\)") as info:
             tx.import_graph_def(gd, name="")
     assert len(str(info.value)) < 2000  # the chain is abbreviated
 

@@ -98,7 +98,8 @@ def test_operator_overloads_match_numpy():
     xv = np.array([[-2.5, 0.0, 3.0]], np.float32)
     yv = np.array([[1.5], [-2.0]], np.float32)
     x, y = tx.constant(xv), tx.constant(yv)
-    ops = {"floordiv": (x // y, xv // yv), "mod": (x % y, np.mod(xv, yv)), "pow": ((abs(x) + 1) ** y, (np.abs(xv) + 1) ** yv),
+    ops = {"floordiv": (x // y, xv // yv), "mod": (x % y, np.mod(xv, yv)),
+           "pow": ((abs(x) + 1) ** y, (np.abs(xv) + 1) ** yv),
            "rfloordiv": (7 // y, 7 // yv), "rmod": (7 % y, np.mod(7, yv)), "rpow": (2 ** x, 2 ** xv),
            "lt": (x < y, xv < yv), "le": (x <= y, xv <= yv), "gt": (x > y, xv > yv), "ge": (x >= y, xv >= yv),
            "reflected gt": (1 < x, 1 < xv), "abs": (abs(x), np.abs(xv)), "neg": (-x, -xv)}

@@ -79,13 +79,16 @@ def test_nd_ffts_axes_lengths_and_norms():
     for axes, s in [([0, 2], [3, 8]), ([1], [5]), ([-1, 0], [6, 4]), (None, None)]:
         np.testing.assert_allclose(tx.signal.fftnd(z, s, axes).numpy(), np.fft.fftn(z, s, axes), **tol(np.float64, 200))
         np.testing.assert_allclose(tx.signal.ifftnd(z, s, axes).numpy(), np.fft.ifftn(z, s, axes), **tol(np.float64))
-        np.testing.assert_allclose(tx.signal.rfftnd(x, s, axes).numpy(), np.fft.rfftn(x, s, axes), **tol(np.float64, 200))
+        np.testing.assert_allclose(tx.signal.rfftnd(x, s, axes).numpy(), np.fft.rfftn(x, s, axes),
+                                   **tol(np.float64, 200))
         spec = np.fft.rfftn(x, s, axes)
         np.testing.assert_allclose(tx.signal.irfftnd(spec, s, axes).numpy(), np.fft.irfftn(spec, s, axes),
                                    **tol(np.float64, 10))
     for norm in ("backward", "forward", "ortho"):
-        np.testing.assert_allclose(tx.signal.fftnd(z, norm=norm).numpy(), np.fft.fftn(z, norm=norm), **tol(np.float64, 200))
-        np.testing.assert_allclose(tx.signal.ifftnd(z, norm=norm).numpy(), np.fft.ifftn(z, norm=norm), **tol(np.float64))
+        np.testing.assert_allclose(tx.signal.fftnd(z, norm=norm).numpy(), np.fft.fftn(z, norm=norm),
+                                   **tol(np.float64, 200))
+        np.testing.assert_allclose(tx.signal.ifftnd(z, norm=norm).numpy(), np.fft.ifftn(z, norm=norm),
+                                   **tol(np.float64))
         np.testing.assert_allclose(tx.rfftnd(x, norm=norm).numpy(), np.fft.rfftn(x, norm=norm), **tol(np.float64, 200))
     with pytest.raises(ValueError, match="norm"):
         tx.signal.fftnd(z, norm="unitary")
@@ -138,7 +141,8 @@ def _np_frame(x, length, step, pad_end=False, pad_value=0.0, axis=-1):
     return np.moveaxis(frames, (-2, -1), (axis - 1 if axis < 0 else axis, axis if axis < 0 else axis + 1))
 
 
-@pytest.mark.parametrize("length,step,pad_end", [(4, 2, False), (4, 2, True), (5, 3, True), (3, 5, False), (10, 1, False)])
+@pytest.mark.parametrize("length,step,pad_end", [(4, 2, False), (4, 2, True), (5, 3, True), (3, 5, False),
+                                                 (10, 1, False)])
 def test_frame_matches_numpy(length, step, pad_end):
     x = rand((2, 11))
     got = tx.signal.frame(x, length, step, pad_end=pad_end, pad_value=-1.0).numpy()
@@ -296,8 +300,8 @@ def _check_grad(fn, x, eps=1e-6, rtol=1e-6, atol=1e-8):
     v = tx.constant(x)
     with tx.GradientTape() as tape:
         tape.watch(v)
-        l = loss(v)
-    got = tape.gradient(l, v).numpy()
+        loss_value = loss(v)
+    got = tape.gradient(loss_value, v).numpy()
     numeric = np.zeros_like(x)
     for idx in np.ndindex(x.shape):
         for unit in ((1, 1j) if x.dtype.kind == "c" else (1,)):
@@ -408,7 +412,8 @@ def test_signal_functions_match_tensorflow():
     for ours, theirs in [
         (tx.signal.stft(x, 48, 12), tf.signal.stft(x, 48, 12)),
         (tx.signal.stft(x, 50, 7, fft_length=80, pad_end=True), tf.signal.stft(x, 50, 7, fft_length=80, pad_end=True)),
-        (tx.signal.frame(x, 30, 11, pad_end=True, pad_value=2.0), tf.signal.frame(x, 30, 11, pad_end=True, pad_value=2.0)),
+        (tx.signal.frame(x, 30, 11, pad_end=True, pad_value=2.0),
+         tf.signal.frame(x, 30, 11, pad_end=True, pad_value=2.0)),
         (tx.signal.overlap_and_add(x.reshape(2, 20, 10), 3), tf.signal.overlap_and_add(x.reshape(2, 20, 10), 3)),
         (tx.signal.mdct(x, 16), tf.signal.mdct(x, 16)),
         (tx.signal.mdct(x, 20, norm="ortho", pad_end=True), tf.signal.mdct(x, 20, norm="ortho", pad_end=True)),

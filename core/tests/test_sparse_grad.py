@@ -40,7 +40,8 @@ def test_pipeline_gradient_matches_finite_differences():
             minus[k] -= eps
             args_p = (plus, other) if x is VALS else (other, plus)
             args_m = (minus, other) if x is VALS else (other, minus)
-            num[k] = (float(_pipeline(*map(tx.constant, args_p))) - float(_pipeline(*map(tx.constant, args_m)))) / (2 * eps)
+            num[k] = (float(_pipeline(*map(tx.constant, args_p)))
+                      - float(_pipeline(*map(tx.constant, args_m)))) / (2 * eps)
         np.testing.assert_allclose(g.numpy(), num, rtol=1e-5, atol=1e-6)
 
 

@@ -20,7 +20,8 @@ def test_incomplete_gamma_matches_scipy_over_wide_ranges():
     np.testing.assert_allclose(p, sp.gammainc(A, X), rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(q, sp.gammaincc(A, X), rtol=1e-10, atol=1e-14)
     # Q is computed directly where it is tiny (no cancellation in 1 - P).
-    np.testing.assert_allclose(tx.math.igammac(np.float64(2.0), np.float64(60.0)).numpy(), sp.gammaincc(2.0, 60.0), rtol=1e-12)
+    np.testing.assert_allclose(tx.math.igammac(np.float64(2.0), np.float64(60.0)).numpy(), sp.gammaincc(2.0, 60.0),
+                               rtol=1e-12)
     f32 = tx.math.igamma(A.astype(np.float32), X.astype(np.float32)).numpy()
     assert f32.dtype == np.float32
     np.testing.assert_allclose(f32, sp.gammainc(A.astype(np.float32), X.astype(np.float32)), rtol=2e-5, atol=1e-6)
@@ -39,7 +40,8 @@ def test_betainc_matches_scipy():
     x = _RNG.uniform(0, 1, 300)
     np.testing.assert_allclose(tx.math.betainc(a, b, x).numpy(), sp.betainc(a, b, x), rtol=1e-9, atol=1e-14)
     # Scalars broadcast; other shapes must agree.
-    np.testing.assert_allclose(tx.math.betainc(np.float64(2.0), b, np.float64(0.3)).numpy(), sp.betainc(2.0, b, 0.3), rtol=1e-9)
+    np.testing.assert_allclose(tx.math.betainc(np.float64(2.0), b, np.float64(0.3)).numpy(), sp.betainc(2.0, b, 0.3),
+                               rtol=1e-9)
     with pytest.raises(tx.errors.InvalidArgumentError, match="Shapes of a and x are inconsistent"):
         tx.math.betainc(np.ones(3), 1.0, np.ones(4) / 2)
 

@@ -287,8 +287,8 @@ def _list_op_cases():
     def lst(x):
         return g.tensor_list_from_tensor(x, shape([3]))
 
-    def stack(l):
-        return g.tensor_list_stack(l, shape([3]), element_dtype=f64)
+    def stack(handle):
+        return g.tensor_list_stack(handle, shape([3]), element_dtype=f64)
 
     def i1():
         return tx.constant(1)

@@ -247,7 +247,8 @@ def test_exit_and_merge_keep_their_names():
             got = s.run("while/Exit_1:0", {"n:0": 3, "x:0": np.ones(3, np.float32)})
         np.testing.assert_allclose(got, [1.0, 3.0, 5.0])
     with tx.Graph().as_default():
-        with pytest.raises(tx.errors.NotFoundError, match=r"'while/add:0' names no node .* inside lowered control flow .*'while/While'"):
+        with pytest.raises(tx.errors.NotFoundError,
+                           match=r"'while/add:0' names no node .* inside lowered control flow .*'while/While'"):
             tx.import_graph_def(m.graph_def.SerializeToString(), return_elements=["while/add:0"], name="")
 
 

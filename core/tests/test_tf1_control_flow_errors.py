@@ -135,8 +135,9 @@ def test_lowered_ops_built_directly_fail_when_run():
         f, t = gen_ops.switch(x, tx.constant(True), name="sw")
         assert t.shape.as_list() == [2]
         with tx.Session() as s:
-            with pytest.raises(tx.errors.UnimplementedError, match=r"^\[sw\] Switch is lowered \(TensorFlow 1\) "
-                                                                    r"control flow, which runs only once GraphDef import"):
+            with pytest.raises(tx.errors.UnimplementedError,
+                               match=r"^\[sw\] Switch is lowered \(TensorFlow 1\) "
+                                     r"control flow, which runs only once GraphDef import"):
                 s.run(t, {x: np.ones(2, np.float32)})
             assert s.run(x * 2.0, {x: np.ones(2, np.float32)}).tolist() == [2.0, 2.0]
         # Exported and imported again, the same graph runs: import rebuilds it (here: a Switch with no Merge
@@ -212,5 +213,6 @@ def test_gradient_of_a_lowered_op_built_directly_is_an_error():
 
         x = tx.placeholder(tx.float32, [2])
         _, t = gen_ops.switch(x, tx.constant(True))
-        with pytest.raises(tx.errors.UnimplementedError, match="no gradient for lowered control flow: import the graph"):
+        with pytest.raises(tx.errors.UnimplementedError,
+                           match="no gradient for lowered control flow: import the graph"):
             tx.gradients(tx.reduce_sum(t), [x])

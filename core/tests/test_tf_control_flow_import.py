@@ -1,8 +1,9 @@
 """Frozen TensorFlow 2 graphs with functional control flow (If, StatelessIf, Case, StatelessCase,
 While, StatelessWhile calling functions of the GraphDef's library), and one frozen with lowered
 control flow (Switch/Merge/Enter/Exit, rebuilt into While/If at import), import and run here with
-the outputs TensorFlow computed; one loop writes a tf.TensorArray (TensorList ops). The graphs, inputs and outputs are checked-in files written by
-tools/testdata/make_tf_control_flow_graphs.py, so these tests need no TensorFlow."""
+the outputs TensorFlow computed; one loop writes a tf.TensorArray (TensorList ops). The graphs,
+inputs and outputs are checked-in files written by tools/testdata/make_tf_control_flow_graphs.py,
+so these tests need no TensorFlow."""
 
 import pathlib
 

@@ -32,7 +32,7 @@ LOSSES = [1.0, 5.0, 3.0, 7.0]
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_not_equal_mask_in_function_is_elementwise(compiled):
-    fn = (lambda *a: _masked_mean(tx, *a))
+    fn = (lambda *a: _masked_mean(tx, *a))  # noqa: E731 (AutoGraph runs lambdas unconverted: tests plain !=)
     if compiled:
         fn = tx.function(fn)
     assert float(fn(tx.constant(LABELS), tx.constant(LOSSES))) == pytest.approx(2.0)

@@ -55,7 +55,8 @@ CASES = {
 
 def _volume(j_rows, fn, x, bijector):
     """log|det J| of the map restricted to free coordinates (SoftmaxCentered: the first K-1
-    outputs, plus the simplex's area term; CholeskyOuterProduct: lower-triangular inputs to lower-triangular outputs)."""
+    outputs, plus the simplex's area term; CholeskyOuterProduct: lower-triangular inputs to
+    lower-triangular outputs)."""
     name = type(bijector).__name__
     if name == "SoftmaxCentered":  # TFP's convention: the simplex's area element adds 0.5 log K
         return np.linalg.slogdet(j_rows[:-1])[1] + 0.5 * np.log(j_rows.shape[0])

@@ -47,7 +47,8 @@ def test_log_prob_equals_tfp(name):
 
 def test_kl_equals_tfp():
     tfp = _tfp()
-    for pair in [("Normal", (0.0, 1.0), (1.0, 2.0)), ("Gamma", (2.0, 1.0), (3.0, 2.0)), ("Beta", (2.0, 3.0), (1.0, 1.0))]:
+    for pair in [("Normal", (0.0, 1.0), (1.0, 2.0)), ("Gamma", (2.0, 1.0), (3.0, 2.0)),
+                 ("Beta", (2.0, 3.0), (1.0, 1.0))]:
         cls, a, b = pair
         theirs = tfp.distributions.kl_divergence(getattr(tfp.distributions, cls)(*map(np.float64, a)),
                                                  getattr(tfp.distributions, cls)(*map(np.float64, b))).numpy()

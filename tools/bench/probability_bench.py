@@ -168,7 +168,8 @@ def bench_logprob():
         import tensorflow as tf
         tdist = tfp.distributions
         theirs_tfp = {
-            "Normal": tf.function(tdist.Normal(0.5, 1.5).log_prob), "Gamma": tf.function(tdist.Gamma(2.0, 1.5).log_prob),
+            "Normal": tf.function(tdist.Normal(0.5, 1.5).log_prob),
+            "Gamma": tf.function(tdist.Gamma(2.0, 1.5).log_prob),
             "MultivariateNormalTriL": tf.function(tdist.MultivariateNormalTriL(loc, tril).log_prob)}
         tf_in = {"Normal": tf.constant(x), "Gamma": tf.constant(x), "MultivariateNormalTriL": tf.constant(xm)}
     else:

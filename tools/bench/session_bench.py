@@ -77,7 +77,8 @@ def bench_chain_100() -> dict:
         ts = _tf_session(tf, tg)
         tfeed = {tx_in: np.arange(4, dtype=np.float32)}
         theirs = median_seconds(lambda: ts.run(ty, feed_dict=tfeed), repeats=30, inner=100)
-    return report("session.run: chain of 100 adds on float32[4]", "us/call", 1e6, ours, {"tensorflow tf1 Session": theirs})
+    return report("session.run: chain of 100 adds on float32[4]", "us/call", 1e6, ours,
+                  {"tensorflow tf1 Session": theirs})
 
 
 def bench_graph_construction() -> dict:

@@ -70,25 +70,49 @@ from tensorflux import (autograph, bitwise, compat, config, debugging, dtypes, e
                         initializers, io, linalg, losses, math, nest, nn, optimizers, random, raw_ops, signal,
                         strings, train)
 from tensorflux import keras
+# Tensor utilities, space/batch reshuffles and the initializer names TensorFlow also exports at
+# the top level.
+from tensorflux._src.tensor_utils import (broadcast_static_shape, get_static_value, is_tensor, saturate_cast,
+                                          shape_n)
+from tensorflux._src.nn_conv_ops import batch_to_space, space_to_batch, space_to_batch_nd
+from tensorflux._src.initializers import Constant as constant_initializer
+from tensorflux._src.initializers import Ones as ones_initializer
+from tensorflux._src.initializers import RandomNormal as random_normal_initializer
+from tensorflux._src.initializers import RandomUniform as random_uniform_initializer
+from tensorflux._src.initializers import Zeros as zeros_initializer
+from tensorflux._src.context import init_scope, inside_function
+from tensorflux._src.tensor_utils import is_symbolic_tensor
+# Smaller top-level names over existing ops: grouping, shape checks, protos, devices, gradients.
+from tensorflux._src.device_spec import DeviceSpec
+from tensorflux._src.gradient_utils import AggregationMethod, grad_pass_through, hessians, recompute_grad
+from tensorflux._src.misc_api import (VariableAggregation, VariableSynchronization, broadcast_dynamic_shape,
+                                      ensure_shape, get_current_name_scope, get_logger, group, guarantee_const,
+                                      parallel_stack, required_space_to_batch_paddings, timestamp,
+                                      type_spec_from_value)
+from tensorflux._src.misc_api import tuple  # noqa: A004 (TensorFlow's name)
+from tensorflux._src.tensor_proto import make_ndarray, make_tensor_proto
 
 __version__ = _lib.c.version()
 
 __all__ = [
     "DType", "Graph", "Operation", "Session", "Tensor", "TensorShape", "Variable",
     "global_variables", "global_variables_initializer", "trainable_variables", "variables_initializer",
-    "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function", "TensorSpec",
+    "executing_eagerly", "autograph", "compat", "experimental", "GradientTape", "custom_gradient", "function",
+    "TensorSpec",
     # Control flow.
     "case", "cond", "switch_case", "while_loop", "TensorArray",
     "register_tensor_conversion_function",
     "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide", "is_tensor",
-    "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply", "name_scope", "no_op",
+    "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply",
+    "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",
     # Element-wise math that TensorFlow also exports at the top level (all of it is in tx.math).
     "abs", "add_n", "clip_by_value", "cos", "equal", "exp", "floor", "greater", "greater_equal", "less",
     "less_equal", "logical_and", "logical_not", "logical_or", "maximum", "minimum", "negative", "not_equal", "pow",
     "round", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh", "truediv",
     "bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32", "float64", "half", "int8",
-    "int16", "int32", "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64", "variant", "bitwise", "dtypes",
+    "int16", "int32", "int64", "resource", "string", "uint8", "uint16", "uint32", "uint64", "variant", "bitwise",
+    "dtypes",
     # Array, index, reduction and shape functions.
     "argmax", "argmin", "broadcast_to", "concat", "expand_dims", "fill", "gather", "gather_nd", "identity_n",
     "newaxis", "one_hot", "ones", "ones_like", "pad", "range", "rank", "reduce_all", "reduce_any", "reduce_max",
@@ -97,7 +121,8 @@ __all__ = [
     "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
-    "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random", "train",
+    "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random",
+    "train",
     "GraphDef", "ConfigProto", "RunOptions",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
@@ -119,35 +144,12 @@ __all__ += [
 ]
 __all__ += ["SparseTensor", "SparseTensorSpec", "TypeSpec"]
 
-# Tensor utilities, space/batch reshuffles and the initializer names TensorFlow also exports at
-# the top level.
-from tensorflux._src.tensor_utils import (broadcast_static_shape, get_static_value, is_tensor, saturate_cast,
-                                          shape_n)
-from tensorflux._src.nn_conv_ops import batch_to_space, space_to_batch, space_to_batch_nd
-from tensorflux._src.initializers import Constant as constant_initializer
-from tensorflux._src.initializers import Ones as ones_initializer
-from tensorflux._src.initializers import RandomNormal as random_normal_initializer
-from tensorflux._src.initializers import RandomUniform as random_uniform_initializer
-from tensorflux._src.initializers import Zeros as zeros_initializer
-from tensorflux._src.context import init_scope, inside_function
-from tensorflux._src.tensor_utils import is_symbolic_tensor
-
 __all__ += ["batch_to_space", "broadcast_static_shape", "constant_initializer", "get_static_value",
             "ones_initializer", "random_normal_initializer", "random_uniform_initializer", "saturate_cast", "shape_n",
             "space_to_batch", "space_to_batch_nd", "zeros_initializer", "init_scope", "inside_function",
             "is_symbolic_tensor"]
 
 __all__ += ["complex", "fftnd", "ifftnd", "irfftnd", "rfftnd", "signal"]
-
-# Smaller top-level names over existing ops: grouping, shape checks, protos, devices, gradients.
-from tensorflux._src.device_spec import DeviceSpec
-from tensorflux._src.gradient_utils import AggregationMethod, grad_pass_through, hessians, recompute_grad
-from tensorflux._src.misc_api import (VariableAggregation, VariableSynchronization, broadcast_dynamic_shape,
-                                      ensure_shape, get_current_name_scope, get_logger, group, guarantee_const,
-                                      parallel_stack, required_space_to_batch_paddings, timestamp,
-                                      type_spec_from_value)
-from tensorflux._src.misc_api import tuple  # noqa: A004 (TensorFlow's name)
-from tensorflux._src.tensor_proto import make_ndarray, make_tensor_proto
 
 __all__ += ["AggregationMethod", "DeviceSpec", "VariableAggregation", "VariableSynchronization",
             "broadcast_dynamic_shape", "ensure_shape", "get_current_name_scope", "get_logger", "grad_pass_through",

@@ -29,7 +29,8 @@ from tensorflux._src.image_resize import ResizeMethod, crop_and_resize, resize, 
 
 __all__ = [
     "ResizeMethod", "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue", "adjust_saturation",
-    "central_crop", "combined_non_max_suppression", "convert_image_dtype", "crop_and_resize", "crop_to_bounding_box", "draw_bounding_boxes",
+    "central_crop", "combined_non_max_suppression", "convert_image_dtype", "crop_and_resize", "crop_to_bounding_box",
+    "draw_bounding_boxes",
     "extract_patches", "flip_left_right", "flip_up_down", "grayscale_to_rgb", "hsv_to_rgb", "image_gradients",
     "non_max_suppression", "non_max_suppression_overlaps", "non_max_suppression_padded",
     "non_max_suppression_with_scores", "pad_to_bounding_box",

@@ -11,10 +11,12 @@ from tensorflux._src.loss_classes import (BinaryCrossentropy, CategoricalCrossen
                                           LossFunctionWrapper, MeanAbsoluteError, MeanAbsolutePercentageError,
                                           MeanSquaredError, MeanSquaredLogarithmicError, Poisson,
                                           SparseCategoricalCrossentropy, SquaredHinge, deserialize, get, serialize)
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 KLD, MAE, MAPE, MSE, MSLE = kld, mae, mape, mse, msle
 
-__all__ = ["KLD", "MAE", "MAPE", "MSE", "MSLE", "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber",
+__all__ = ["KLD", "MAE", "MAPE", "MSE", "MSLE", "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge",
+           "CosineSimilarity", "Hinge", "Huber",
            "KLDivergence", "LogCosh", "Loss", "LossFunctionWrapper", "MeanAbsoluteError",
            "MeanAbsolutePercentageError", "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson",
            "SparseCategoricalCrossentropy", "SquaredHinge", "binary_crossentropy", "categorical_crossentropy",
@@ -22,7 +24,5 @@ __all__ = ["KLD", "MAE", "MAPE", "MSE", "MSLE", "BinaryCrossentropy", "Categoric
            "kullback_leibler_divergence", "log_cosh", "logcosh", "mae", "mape", "mean_absolute_error",
            "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error", "mse", "msle",
            "poisson", "serialize", "sparse_categorical_crossentropy", "squared_hinge"]
-
-from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__)

@@ -38,6 +38,11 @@ from tensorflux._src.stat_ops import (accumulate_n, approx_max_k, approx_min_k, 
                                       count_nonzero, cumprod, cumulative_logsumexp, is_non_decreasing,
                                       is_strictly_increasing, l2_normalize, lbeta, polyval, reduce_euclidean_norm,
                                       reduce_logsumexp, reduce_std, reduce_variance, zero_fraction)
+# The incomplete gamma and beta functions and the normal CDF (tensorflux._src.special_incomplete).
+from tensorflux._src.special_incomplete import betainc, igamma, igammac, log_ndtr, ndtr
+# Complex numbers (tensorflux._src.complex_ops).
+from tensorflux._src.complex_ops import angle, conj, imag, real
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __all__ += [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "digamma", "divide_no_nan", "is_inf",
@@ -54,16 +59,7 @@ __all__ += [
     "approx_max_k", "approx_min_k", "is_non_decreasing", "is_strictly_increasing", "lbeta", "zero_fraction",
 ]
 
-# The incomplete gamma and beta functions and the normal CDF (tensorflux._src.special_incomplete).
-from tensorflux._src.special_incomplete import betainc, igamma, igammac, log_ndtr, ndtr
-
 __all__ += ["betainc", "igamma", "igammac", "log_ndtr", "ndtr"]
-
-# Complex numbers (tensorflux._src.complex_ops).
-from tensorflux._src.complex_ops import angle, conj, imag, real
-
 __all__ += ["angle", "conj", "imag", "real"]
-
-from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__)

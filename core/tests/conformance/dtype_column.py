@@ -48,7 +48,8 @@ COLUMN = {
     "RealDiv": F16 + ("uint8",),
     # Ops that move data: every type their kernels are registered for beyond the samples' own.
     **dict.fromkeys(("BatchToSpaceND", "SpaceToBatchND", "DepthToSpace", "SpaceToDepth", "Gather"), F16 + MORE_INTS),
-    **dict.fromkeys(("ExpandDims", "Split", "SplitV", "Squeeze"), F16 + ("int8", "int16", "uint16", "uint32", "uint64")),
+    **dict.fromkeys(("ExpandDims", "Split", "SplitV", "Squeeze"),
+                    F16 + ("int8", "int16", "uint16", "uint32", "uint64")),
     **dict.fromkeys(("BroadcastTo", "Pack", "Unpack", "Pad", "PadV2", "Tile"),
                     ("bfloat16", "int8", "int16", "uint16", "uint32", "uint64")),
     **dict.fromkeys(("MirrorPad", "Slice"), F16 + ("int16", "uint16", "uint32", "uint64")),

@@ -143,7 +143,8 @@ def _branch_errors(is_case):
                         match="branch_index must be a scalar"),
             ErrorSample({"branch_index": np.array(0, np.int32), "input": xy},
                         {"Tout": [tx.int32], "branches": [add, mul]},
-                        match=r"branches\[0\]: function 'cf_add_float32' returns \[float\] but the call expects \[int32\]"),
+                        match=r"branches\[0\]: function 'cf_add_float32' returns \[float\] "
+                              r"but the call expects \[int32\]"),
             ErrorSample({"branch_index": np.array(0, np.int32), "input": xy},
                         {"Tout": [tx.float32], "branches": [add, "no_such_branch"]}, error=tx.errors.NotFoundError,
                         match=r"branches\[1\]: function 'no_such_branch' is not in"),

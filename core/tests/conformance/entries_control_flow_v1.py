@@ -38,7 +38,8 @@ def _loop(data, n, step):
     g.add("w/acc0", "Enter", ["data"], T=t, frame_name="w").add("w/k0", "Enter", ["zero"], T=typ(INT), frame_name="w")
     g.add("w/inv", "Enter", ["data"], T=t, frame_name="w", is_constant=True)
     g.add("w/n", "Enter", ["n"], T=typ(INT), frame_name="w", is_constant=True)
-    g.add("w/acc", "Merge", ["w/acc0", "w/acc_next"], T=t, N=2).add("w/k", "Merge", ["w/k0", "w/k_next"], T=typ(INT), N=2)
+    g.add("w/acc", "Merge", ["w/acc0", "w/acc_next"], T=t, N=2)
+    g.add("w/k", "Merge", ["w/k0", "w/k_next"], T=typ(INT), N=2)
     g.add("w/less", "Less", ["w/k", "w/n"], T=typ(INT)).add("w/cond", "LoopCond", ["w/less"])
     g.add("w/acc_sw", "Switch", ["w/acc", "w/cond"], T=t).add("w/k_sw", "Switch", ["w/k", "w/cond"], T=typ(INT))
     g.add("w/one", "Const", ["^w/k_sw"], dtype=typ(INT), value=scalar(1))
@@ -112,7 +113,8 @@ def _loop_samples():
     out = []
     for k, dt in enumerate(_DTYPES):
         for n in (0, 1, 5):
-            out.append(Sample({"data": rand((2, 3), dt, seed=k + n), "n": n}, note="%s, %d iterations" % (np.dtype(dt).name, n)))
+            out.append(Sample({"data": rand((2, 3), dt, seed=k + n), "n": n},
+                              note="%s, %d iterations" % (np.dtype(dt).name, n)))
     out.append(Sample({"data": np.float32(1.5), "n": -2}, note="scalar, no iteration"))
     return out
 
@@ -140,7 +142,8 @@ def _loop_entry(op, step_graph, step_ref):
 ENTRIES = [
     OpEntry("Switch", _SWITCH, ref=lambda data, pred, **_: np.asarray(data) if pred else -np.asarray(data),
             build=_builder("Switch", _build_switch), errors=_errors("Switch"), cross_check=False),
-    OpEntry("Merge", _MERGE, ref=lambda inputs, pred, **_: (np.asarray(inputs[1 if pred else 0]), np.int32(1 if pred else 0)),
+    OpEntry("Merge", _MERGE,
+            ref=lambda inputs, pred, **_: (np.asarray(inputs[1 if pred else 0]), np.int32(1 if pred else 0)),
             build=_builder("Merge", _build_merge), errors=_errors("Merge"), cross_check=False),
     _loop_entry("Enter", _add_invariant, lambda acc, x: acc + x),
     _loop_entry("Exit", _double, lambda acc, x: acc + acc),

@@ -39,7 +39,8 @@ def _complex_entry(rank, inverse):
     for dt in (np.complex64, np.complex128):
         for i, s in enumerate(SHAPES[rank]):
             rtol, atol = _tol(dt, int(np.prod(s[-rank:])))
-            samples.append(Sample({"input": crand(s, dt, seed=i)}, rtol=rtol, atol=atol, note=f"{np.dtype(dt).name} {s}"))
+            samples.append(Sample({"input": crand(s, dt, seed=i)}, rtol=rtol, atol=atol,
+                                  note=f"{np.dtype(dt).name} {s}"))
     grad = [Sample({"input": crand(s, np.complex128, seed=3)}, note=f"grad {s}") for s in SHAPES[rank][:2]]
     op = ("IFFT" if inverse else "FFT") + NAMES[rank]
     low = crand((3,) * (rank - 1), np.complex64) if rank > 1 else np.complex64(1)
@@ -78,7 +79,8 @@ def _real_entry(rank, inverse):
                 x = crand(tuple(half), cdt, seed=i)
                 need = list(n[:-1]) + [n[-1] // 2 + 1]
                 samples.append(Sample({"input": x, "fft_length": _i32(n)}, {"Treal": _REAL[cdt]}, rtol=rtol, atol=atol,
-                                      cross_check=_not_padded(x.shape, need), note=f"{np.dtype(cdt).name} {x.shape} n={n}"))
+                                      cross_check=_not_padded(x.shape, need),
+                                      note=f"{np.dtype(cdt).name} {x.shape} n={n}"))
             else:
                 samples.append(Sample({"input": rand(s, dt, seed=i), "fft_length": _i32(n)}, {"Tcomplex": _COMPLEX[dt]},
                                       rtol=rtol, atol=atol, cross_check=_not_padded(s, n),
@@ -146,8 +148,8 @@ def _nd_entries():
                     x, attrs = crand(tuple(shape), cdt, seed=i), {"Treal": _REAL[cdt]}
                 else:
                     x, attrs = crand(s, cdt, seed=i), {}
-                samples.append(Sample({"input": x, "fft_length": _i32(n), "axes": _i32(ax)}, attrs, rtol=rtol, atol=atol,
-                                      note=f"{x.dtype} {x.shape} n={n} axes={ax}"))
+                samples.append(Sample({"input": x, "fft_length": _i32(n), "axes": _i32(ax)}, attrs,
+                                      rtol=rtol, atol=atol, note=f"{x.dtype} {x.shape} n={n} axes={ax}"))
         if kind in ("FFTND", "IFFTND"):
             samples.append(Sample({"input": crand((2, 3), np.complex128), "fft_length": _i32([]), "axes": _i32([])},
                                   note="no axes: a copy"))

@@ -313,7 +313,8 @@ def _diag_samples():
     out = []
     for dt in (np.float32, np.float64, np.int32):
         out.append(Sample({"diagonal": rand((2, 3), dt, seed=1), "k": np.int32(0), "num_rows": np.int32(-1),
-                           "num_cols": np.int32(-1), "padding_value": np.array(0, dt)}, note=f"{np.dtype(dt).name} main"))
+                           "num_cols": np.int32(-1), "padding_value": np.array(0, dt)},
+                          note=f"{np.dtype(dt).name} main"))
         out.append(Sample({"diagonal": rand((3,), dt, seed=1), "k": np.int32(1), "num_rows": np.int32(-1),
                            "num_cols": np.int32(-1), "padding_value": np.array(5, dt)}, note="superdiagonal, padding"))
         out.append(Sample({"diagonal": rand((3,), dt, seed=1), "k": np.int32(-1), "num_rows": np.int32(5),
@@ -468,7 +469,8 @@ ENTRIES = [
     OpEntry("Lu", _lu_samples(), check=_lu_check, grad_needs_static_shapes=True,
             errors=[ErrorSample({"input": np.ones((3, 3), np.float64)}, match=r"not invertible", when="both"),
                     ErrorSample({"input": rand((3, 2))}, match=r"square")]),
-    OpEntry("Qr", _qr_samples(), ref=_qr_ref, grad_needs_static_shapes=True, errors=[ErrorSample({"input": rand((3,))}, match=r"rank")]),
+    OpEntry("Qr", _qr_samples(), ref=_qr_ref, grad_needs_static_shapes=True,
+            errors=[ErrorSample({"input": rand((3,))}, match=r"rank")]),
     OpEntry("Svd", _svd_samples(), check=_svd_check, cross_check=False, grad_needs_static_shapes=True,
             errors=[ErrorSample({"input": rand((3,))}, match=r"rank")]),
     OpEntry("SelfAdjointEigV2", _eig_samples(), check=_eig_check, cross_check=False,

@@ -72,7 +72,8 @@ def _build(op):
         if op == "TensorListFromTensor":
             return _read(lst, dt, rows), {}
         if op == "TensorListGetItem":
-            return [gen_ops.tensor_list_get_item(lst, tx.constant(np.int32(i["index"])), _shape(rows), element_dtype=dt)], {}
+            return [gen_ops.tensor_list_get_item(lst, tx.constant(np.int32(i["index"])), _shape(rows),
+                                                 element_dtype=dt)], {}
         if op == "TensorListSetItem":
             item = tx.constant(i["item"])
             out = gen_ops.tensor_list_set_item(lst, tx.constant(np.int32(i["index"])), item,
@@ -104,7 +105,8 @@ def _build(op):
             return _read(out, dt, rows), {}
         if op == "TensorListScatterIntoExistingList":
             v = tx.constant(i["values"])
-            out = gen_ops.tensor_list_scatter_into_existing_list(lst, v, tx.constant(np.asarray(i["indices"], np.int32)))
+            out = gen_ops.tensor_list_scatter_into_existing_list(lst, v,
+                                                                 tx.constant(np.asarray(i["indices"], np.int32)))
             return _read(out, dt, rows), {}
         if op == "TensorListSplit":
             out = gen_ops.tensor_list_split(tx.constant(t), _shape([-1] + rows),
@@ -182,19 +184,23 @@ _ERR = tx.errors.InvalidArgumentError
 
 SPECS = {
     "EmptyTensorList": ([_s({"element_shape": [2], "max_num_elements": -1}, "empty"),
-                         _s({"element_shape": [-1, 3], "max_num_elements": 2, "push": [np.ones((1, 3), F32)]}, "one pushed")],
-                        lambda element_shape, max_num_elements, push=(), **_: (np.int32(len(push)), np.int32(element_shape)),
+                         _s({"element_shape": [-1, 3], "max_num_elements": 2, "push": [np.ones((1, 3), F32)]},
+                            "one pushed")],
+                        lambda element_shape, max_num_elements, push=(), **_: (
+                            np.int32(len(push)), np.int32(element_shape)),
                         [ErrorSample({"element_shape": [2], "max_num_elements": -2}, error=_ERR, when="runtime",
                                      match="max_num_elements must be -1")]),
     "TensorListReserve": ([_s({"element_shape": [2, 3], "num_elements": n}, "%d elements" % n) for n in (0, 3)],
-                          lambda element_shape, num_elements, **_: _stack_len(np.zeros([num_elements] + element_shape, F32)),
+                          lambda element_shape, num_elements, **_: _stack_len(
+                              np.zeros([num_elements] + element_shape, F32)),
                           [ErrorSample({"element_shape": [2], "num_elements": -1}, error=_ERR, when="runtime",
                                        match="must be a non negative number")]),
     "TensorListElementShape": ([_s({"element_shape": s}, str(s)) for s in ([2, 3], [-1, 4], [])],
                                lambda element_shape, **_: np.int32(element_shape), []),
     "TensorListFromTensor": (_samples(lambda t, n: _s({"tensor": t}, n)), lambda tensor, **_: _stack_len(tensor),
                              [ErrorSample({"tensor": T43, "element_shape": [2]}, error=_ERR, when="runtime",
-                                          match=r"Specified a list with shape \[2\] from a tensor with shape \[4,3\]")]),
+                                          match=r"Specified a list with shape \[2\] "
+                                                r"from a tensor with shape \[4,3\]")]),
     "TensorListGetItem": (_samples(lambda t, n: _s({"tensor": t, "index": len(t) - 1}, n) if len(t) else None),
                           lambda tensor, index, **_: np.asarray(tensor)[index],
                           [ErrorSample({"tensor": T43, "index": 4}, error=_ERR, when="runtime",

@@ -129,7 +129,8 @@ def _add_n_samples():
     out = []
     for dt in NUMBERS:
         for n in (1, 2, 3, 5):
-            out.append(Sample({"inputs": [rand((3, 4), dt, seed=k) for k in range(n)]}, note=f"N={n} {np.dtype(dt).name}"))
+            out.append(Sample({"inputs": [rand((3, 4), dt, seed=k) for k in range(n)]},
+                              note=f"N={n} {np.dtype(dt).name}"))
     out.append(Sample({"inputs": [rand((), np.float32, seed=k) for k in range(3)]}, note="scalars"))
     out.append(Sample({"inputs": [rand((0, 2), np.float32, seed=k) for k in range(2)]}, note="zero-size"))
     return out
@@ -240,7 +241,8 @@ ENTRIES = [
             ref=lambda x, y: np.mod(x, y).astype(x.dtype), rtol=1e-5, atol=1e-5,
             errors=[_int_error(_DIV_ZERO, [0, 1, 2])]),
     OpEntry("Pow", [Sample({"x": rand(sx, dt, 0.5, 2.0, seed=i) if np.dtype(dt).kind == "f" else rand(sx, dt, -3, 3, i),
-                            "y": rand(sy, dt, -2.0, 3.0, seed=i + 1) if np.dtype(dt).kind == "f" else rand(sy, dt, 0, 5, i)},
+                            "y": (rand(sy, dt, -2.0, 3.0, seed=i + 1) if np.dtype(dt).kind == "f"
+                                  else rand(sy, dt, 0, 5, i))},
                            note=f"{sx}**{sy} {np.dtype(dt).name}")
                     for i, (sx, sy) in enumerate(BROADCAST_SHAPES) for dt in NUMBERS],
             ref=_int_pow, rtol=1e-5, errors=[_int_error("negative integer powers", [2, -1, 0])]),
@@ -291,7 +293,8 @@ ENTRIES = [
             errors=[ErrorSample({"t": rand((2, 3)), "clip_value_min": rand((4,)), "clip_value_max": rand(())},
                                 match=r"clip_value_min.*broadcast")]),
     OpEntry("MatMul", _matmul_samples(), ref=_matmul_ref, rtol=1e-5, atol=1e-5,
-            errors=[ErrorSample({"a": rand((2, 3)), "b": rand((4, 5))}, match=r"[2,3].*[4,5]|Dimensions must be equal|[Mm]atrix size"),
+            errors=[ErrorSample({"a": rand((2, 3)), "b": rand((4, 5))},
+                                match=r"[2,3].*[4,5]|Dimensions must be equal|[Mm]atrix size"),
                     ErrorSample({"a": rand((2, 3, 1)), "b": rand((3, 5))}, match="rank 2", when="static")]),
     _reduce("Sum", np.sum),
     _reduce("Mean", lambda x, axis, keepdims: _int_mean(x, axis, keepdims)),

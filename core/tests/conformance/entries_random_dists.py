@@ -126,7 +126,8 @@ def _poisson_samples(v2):
             ((np.float64, tx.int64), (np.int32, tx.int32)) if v2 else ()):
         rate = _RATES.astype(rate_dt) if rate_dt != np.int32 else np.array([1, 4, 30], np.int32)
         attrs = {"dtype": out_dt, **_SEEDS} if v2 else dict(_SEEDS)
-        out.append(Sample({"shape": _shape(_ROWS), "rate": rate}, attrs, note=f"{np.dtype(rate_dt).name} -> {out_dt.name}"))
+        out.append(Sample({"shape": _shape(_ROWS), "rate": rate}, attrs,
+                          note=f"{np.dtype(rate_dt).name} -> {out_dt.name}"))
     out.append(Sample({"shape": _shape(0, 2), "rate": _RATES}, dict(_SEEDS), note="empty"))
     return out
 

@@ -76,7 +76,8 @@ def _arg_entry(op, npfn):
     for dt in (*NUMBERS, np.uint8, np.bool_):
         x = rand((3, 4, 5), dt, 0 if dt == np.uint8 else -3, 3, seed=4)
         for dim in (0, 1, 2, -1):
-            samples.append(Sample({"input": x, "dimension": np.array(dim, np.int32)}, note=f"{np.dtype(dt).name} dim={dim}"))
+            samples.append(Sample({"input": x, "dimension": np.array(dim, np.int32)},
+                                  note=f"{np.dtype(dt).name} dim={dim}"))
     ties = np.array([[2, 7, 7, 1], [3, 3, 3, 3]], np.int32)
     nans = np.array([[1, np.nan, 3], [np.nan, 2, 5], [np.nan, np.nan, np.nan], [4, 4, np.nan]], np.float32)
     samples += [
@@ -145,7 +146,8 @@ def _bmm_samples():
             for adj_y in (False, True):
                 xs = (2, 4, 3) if adj_x else (2, 3, 4)
                 ys = (2, 5, 4) if adj_y else (2, 4, 5)
-                out.append(Sample({"x": rand(xs, dt, seed=1), "y": rand(ys, dt, seed=2)}, {"adj_x": adj_x, "adj_y": adj_y},
+                out.append(Sample({"x": rand(xs, dt, seed=1), "y": rand(ys, dt, seed=2)},
+                                  {"adj_x": adj_x, "adj_y": adj_y},
                                   note=f"{np.dtype(dt).name} adj_x={adj_x} adj_y={adj_y}"))
     for dt in FLOATS:
         out += [Sample({"x": rand((3, 4), dt), "y": rand((7, 1, 4, 5), dt)}, note="broadcast rank-2 x"),

@@ -126,17 +126,20 @@ VARIABLE_ENTRIES = [
             for dt in _STORED for s in _SHAPES]
            + [Sample({"resource": Var(np.zeros((2,), np.float32), shape=(None,)), "value": rand((4,), np.float32)},
                      {"validate_shape": True}, note="partial declared shape"),
-              Sample({"resource": Var(np.zeros((2,), np.float32), unknown_shape=True), "value": rand((3, 1), np.float32)},
-                     note="unknown declared shape: the value's shape changes")],
+              Sample({"resource": Var(np.zeros((2,), np.float32), unknown_shape=True),
+                      "value": rand((3, 1), np.float32)}, note="unknown declared shape: the value's shape changes")],
            lambda resource, value, validate_shape=False: value,
            errors=[ErrorSample({"resource": Var(np.ones(2, np.float32), indirect=True), "value": np.ones(2, np.int32)},
                                match="wrong dtype", when="runtime"),
                    ErrorSample({"resource": Var(np.ones(2, np.float32)), "value": np.ones(2, np.int32)},
                                match="wrong dtype", when="static"),
-                   ErrorSample({"resource": Var(np.ones(2, np.float32), indirect=True), "value": np.ones(3, np.float32)},
+                   ErrorSample({"resource": Var(np.ones(2, np.float32), indirect=True),
+                                "value": np.ones(3, np.float32)},
                                {"validate_shape": True}, match="wrong shape", when="runtime"),
-                   ErrorSample({"resource": Var(np.ones(2, np.float32), indirect=True), "value": np.ones(3, np.float32)},
-                               match="wrong shape", when="runtime", note="the declared shape binds without validate_shape"),
+                   ErrorSample({"resource": Var(np.ones(2, np.float32), indirect=True),
+                                "value": np.ones(3, np.float32)},
+                               match="wrong shape", when="runtime",
+                               note="the declared shape binds without validate_shape"),
                    ErrorSample({"resource": Var(np.ones(2, np.float32)), "value": np.ones(3, np.float32)},
                                match="cannot assign a value of shape", when="static")]),
 ]
@@ -153,11 +156,13 @@ def _update_errors():
 
 
 VARIABLE_ENTRIES += [
-    _entry("AssignAddVariableOp", [Sample({**s.inputs, **_delta(s.inputs["resource"].shape, s.inputs["resource"].dtype)},
-                                          note=s.note) for s in _value_samples(_STORED)],
+    _entry("AssignAddVariableOp",
+           [Sample({**s.inputs, **_delta(s.inputs["resource"].shape, s.inputs["resource"].dtype)}, note=s.note)
+            for s in _value_samples(_STORED)],
            lambda resource, value: resource.value + value, errors=_update_errors()),
-    _entry("AssignSubVariableOp", [Sample({**s.inputs, **_delta(s.inputs["resource"].shape, s.inputs["resource"].dtype)},
-                                          note=s.note) for s in _value_samples(_STORED)],
+    _entry("AssignSubVariableOp",
+           [Sample({**s.inputs, **_delta(s.inputs["resource"].shape, s.inputs["resource"].dtype)}, note=s.note)
+            for s in _value_samples(_STORED)],
            lambda resource, value: resource.value - value, errors=_update_errors()),
     _entry("VarIsInitializedOp", [Sample({"resource": Var(np.ones(3, np.float32))}, note="assigned"),
                                   Sample({"resource": Var(None, shape=(3,))}, note="never assigned")],
@@ -294,7 +299,8 @@ def _apply_samples(op):
            for dt in _FLOATS for s in ((), (5,), (3, 4), (0,))]
     out.append(Sample(_apply_inputs(op, (300, 200), np.float32), note="large, over the pool", rtol=1e-5))
     if flag:
-        out += [Sample(_apply_inputs(op, (3, 4), dt), {flag: not _default_flag(flag)}, note=f"{flag} {np.dtype(dt).name}")
+        out += [Sample(_apply_inputs(op, (3, 4), dt), {flag: not _default_flag(flag)},
+                       note=f"{flag} {np.dtype(dt).name}")
                 for dt in _FLOATS]
     return out
 
@@ -317,7 +323,7 @@ def _apply_errors(op):
                         match="scalar|rank 0")]
     if slots:
         errs += [ErrorSample(_apply_inputs(op, (2,), f32, **{slots[0]: Var(np.ones(3, f32))}),
-                             match=f"do not have the same shape", when="static"),
+                             match="do not have the same shape", when="static"),
                  ErrorSample(_apply_inputs(op, (2,), f32, **{slots[0]: Var(np.ones(3, f32), indirect=True)}),
                              match=f"var and {slots[0]} do not have the same shape", when="runtime")]
     return errs

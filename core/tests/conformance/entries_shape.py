@@ -16,7 +16,8 @@ def _per_shape_and_dtype(arg, dtypes=DTYPES, attrs=None):
     out = []
     for dt in dtypes:
         for shape in SHAPES:
-            out.append(Sample({arg: rand(shape, dt, seed=len(shape))}, dict(attrs or {}), note=f"{np.dtype(dt).name} {shape}"))
+            out.append(Sample({arg: rand(shape, dt, seed=len(shape))}, dict(attrs or {}),
+                              note=f"{np.dtype(dt).name} {shape}"))
     return out
 
 
@@ -36,9 +37,10 @@ def _range_samples():
                         (np.int64, [(0, 6, 1), (3, -4, -3)]),
                         (np.float32, [(1.5, 4.0, 0.5), (0.0, 1.0, 0.3), (4.0, -1.0, -1.5)]),
                         (np.float64, [(0.0, 1.0, 0.1), (2.0, 2.0, 1.0)])):
-        for s, l, d in triples:
-            out.append(Sample({"start": np.array(s, dt), "limit": np.array(l, dt), "delta": np.array(d, dt)},
-                              note=f"{np.dtype(dt).name} {s},{l},{d}"))
+        for start, limit, delta in triples:
+            out.append(Sample({"start": np.array(start, dt), "limit": np.array(limit, dt),
+                               "delta": np.array(delta, dt)},
+                              note=f"{np.dtype(dt).name} {start},{limit},{delta}"))
     return out
 
 
@@ -78,16 +80,18 @@ ENTRIES = [
                                 match=r"Requires start <= limit when delta > 0"),
                     ErrorSample({"start": np.float32(0), "limit": np.float32(1e30), "delta": np.float32(1)},
                                 match=r"too large")]),
-    OpEntry("Shape", _per_shape_and_dtype("input") + _per_shape_and_dtype("input", (np.float32,), {"out_type": tx.int64}),
+    OpEntry("Shape",
+            _per_shape_and_dtype("input") + _per_shape_and_dtype("input", (np.float32,), {"out_type": tx.int64}),
             ref=lambda input, out_type=tx.int32: np.array(input.shape, out_type.as_numpy_dtype)),
-    OpEntry("Size", _per_shape_and_dtype("input") + _per_shape_and_dtype("input", (np.float32,), {"out_type": tx.int64}),
+    OpEntry("Size",
+            _per_shape_and_dtype("input") + _per_shape_and_dtype("input", (np.float32,), {"out_type": tx.int64}),
             ref=lambda input, out_type=tx.int32: np.array(input.size, out_type.as_numpy_dtype)),
     OpEntry("Rank", _per_shape_and_dtype("input"), ref=lambda input: np.array(input.ndim, np.int32)),
     OpEntry("IdentityN", [Sample({"input": [rand((2, 3)), rand((4,), np.int64), rand((), np.bool_)]}, note="mixed"),
                           Sample({"input": [rand((0, 2), np.float64)]}, note="one empty")],
             ref=lambda input: tuple(input),
-            grad_samples=[Sample({"input": [rand((2, 3), np.float64), rand((4,), np.int64), rand((), np.float64, seed=1)]},
-                                 note="mixed"),
+            grad_samples=[Sample({"input": [rand((2, 3), np.float64), rand((4,), np.int64),
+                                            rand((), np.float64, seed=1)]}, note="mixed"),
                           Sample({"input": [rand((0, 2), np.float64)]}, note="one empty")]),
     _stateless_identity("StopGradient"),
     _stateless_identity("PreventGradient", {"message": "no gradient here"}),

@@ -149,8 +149,8 @@ ENTRIES = [
     OpEntry("SparseTensorDenseMatMul", _matmul_samples(), ref=R.sparse_tensor_dense_mat_mul, rtol=1e-5, atol=1e-5,
             errors=[
                 ErrorSample({"a_indices": _BAD_BOUNDS[0], "a_values": _BAD_BOUNDS[1], "a_shape": _BAD_BOUNDS[2],
-                             "b": np.ones((4, 2), np.float32)}, match=r"m \(5\) from index\[1,0\] out of bounds \(>=3\)",
-                            when="runtime"),
+                             "b": np.ones((4, 2), np.float32)},
+                            match=r"m \(5\) from index\[1,0\] out of bounds \(>=3\)", when="runtime"),
                 ErrorSample({"a_indices": _GOOD[0], "a_values": _GOOD[1], "a_shape": _GOOD[2],
                              "b": np.ones((3, 2), np.float32)},
                             match=r"Cannot multiply A and B because inner dimension does not match: 4 vs. 3"),
@@ -191,7 +191,8 @@ ENTRIES = [
             grad_samples=[Sample({"sp_indices": _RS[0], "sp_values": _RS[1], "sp_shape": _RS[2],
                                   "dense": rand(d, np.float64, seed=55)}) for d in ((3, 4, 2), (4, 1), ())]),
     OpEntry("SparseDenseCwiseDiv", _cwise_samples(positive_dense=True), ref=R.sparse_dense_cwise(
-        lambda a, b: np.trunc(a / b).astype(type(a)) if np.issubdtype(type(a), np.integer) else a / b), rtol=1e-6, errors=_cwise_errors(True),
+        lambda a, b: np.trunc(a / b).astype(type(a)) if np.issubdtype(type(a), np.integer) else a / b),
+            rtol=1e-6, errors=_cwise_errors(True),
             grad_samples=[Sample({"sp_indices": _RS[0], "sp_values": _RS[1], "sp_shape": _RS[2],
                                   "dense": positive(d, np.float64, seed=56)}) for d in ((3, 4, 2), (2,))]),
     OpEntry("SparseDenseCwiseAdd", _cwise_samples(), ref=R.sparse_dense_cwise(lambda a, b: a + b),

@@ -4,10 +4,10 @@ For a sample, the op's floating outputs are weighted by fixed random arrays w_k,
 engine's symbolic gradient of L = sum_k <w_k, out_k> (tx.gradients with grad_ys = w) is compared
 with central finite differences of L in float64. Complex128 inputs and outputs take TensorFlow's
 convention: L = sum_k Re(conj(w_k) out_k) (complex weights), and the gradient of a complex input z
-is dL/dRe(z) + i dL/dIm(z), each part checked by differences along that part. Inputs enter through placeholders with either
-their full static shape ("static": shape arithmetic folds into constants) or an unknown shape
-("runtime": the gradient graph computes shapes with Shape/BroadcastGradientArgs ops), so both
-code paths of every gradient function run.
+is dL/dRe(z) + i dL/dIm(z), each part checked by differences along that part. Inputs enter
+through placeholders with either their full static shape ("static": shape arithmetic folds into
+constants) or an unknown shape ("runtime": the gradient graph computes shapes with
+Shape/BroadcastGradientArgs ops), so both code paths of every gradient function run.
 """
 
 from __future__ import annotations

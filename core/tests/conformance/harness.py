@@ -360,7 +360,8 @@ def assert_close(actual, expected, rtol: float, atol: float, what: str) -> None:
 
 # tf.raw_ops applies TensorFlow's ApiDef renames of a few arguments and attrs: (op or "*", name) -> name.
 TF_RAW_OPS_RENAMES = {("*", "reduction_indices"): "axis",
-                      ("ReduceJoin", "reduction_indices"): "reduction_indices", ("*", "split_dim"): "axis", ("Where", "input"): "condition",
+                      ("ReduceJoin", "reduction_indices"): "reduction_indices", ("*", "split_dim"): "axis",
+                      ("Where", "input"): "condition",
                       ("ExpandDims", "dim"): "axis", ("Squeeze", "squeeze_dims"): "axis",
                       ("SparseSplit", "split_dim"): "split_dim"}
 

@@ -18,7 +18,8 @@ from tensorflux_addons.optimizers.novograd import NovoGrad, novograd, scale_by_n
 from tensorflux_addons.optimizers.prodigy import Prodigy, scale_by_prodigy
 from tensorflux_addons.optimizers.radam import RAdam, radam, scale_by_radam
 from tensorflux_addons.optimizers.sam import SAM, SAMOptimizer, sam
-from tensorflux_addons.optimizers.schedule_free import ScheduleFreeAdamW, ScheduleFreeOptimizer, scale_by_schedule_free_adamw
+from tensorflux_addons.optimizers.schedule_free import (ScheduleFreeAdamW, ScheduleFreeOptimizer,
+                                                        scale_by_schedule_free_adamw)
 from tensorflux_addons.optimizers.shampoo import Shampoo, scale_by_shampoo, shampoo
 from tensorflux_addons.optimizers.yogi import Yogi, scale_by_yogi, yogi
 

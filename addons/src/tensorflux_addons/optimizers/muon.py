@@ -50,7 +50,8 @@ def scale_by_muon(beta=0.95, ns_steps=5, eps=1e-8, adam_beta_1=0.9, adam_beta_2=
         nesterov = bias_correction(m, b1, t + 1.0) * b1 + bias_correction(g, b1, t) * (1.0 - b1)
         if matrix:
             fan_in, fan_out = p.shape.as_list()
-            return newton_schulz(tx.reshape(nesterov, [fan_in, fan_out]), ns_steps, eps=eps) * max(1.0, fan_out / fan_in) ** 0.5, {"m": m}
+            orthogonalized = newton_schulz(tx.reshape(nesterov, [fan_in, fan_out]), ns_steps, eps=eps)
+            return orthogonalized * max(1.0, fan_out / fan_in) ** 0.5, {"m": m}
         v = s["v"] * adam_beta_2 + tx.square(g) * (1.0 - adam_beta_2)
         return nesterov / (tx.sqrt(bias_correction(v, adam_beta_2, t)) + eps), {"m": m, "v": v}
     return per_variable("scale_by_muon", {"m": zeros, "v": _second_moment}, fn)

@@ -2,8 +2,6 @@
 compositions (as in TensorFlow); roll (Roll), searchsorted (LowerBound / UpperBound), unique /
 unique_with_counts, invert_permutation and the tensor_scatter_nd_* family are ops."""
 
-import numpy as np
-
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.array_ops import broadcast_to, cast, concat, expand_dims, reshape
 from tensorflux._src.constant_op import convert_to_tensor

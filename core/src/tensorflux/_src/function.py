@@ -388,7 +388,8 @@ class Function:
             args = tuple(self._input_signature)
         if any(isinstance(a, _composite.TypeSpec) for a in flatten([list(args), kwargs])):
             specs = [a for a in flatten([list(args), kwargs], expand_composites=True) if isinstance(a, TensorSpec)]
-            key = ("specs", tuple(specs), repr(pack_sequence_as([list(args), kwargs], ["*"] * len(flatten([list(args), kwargs])))))
+            key = ("specs", tuple(specs),
+                   repr(pack_sequence_as([list(args), kwargs], ["*"] * len(flatten([list(args), kwargs])))))
             return self._lookup(key, args, kwargs, specs, spec_args=True)[0]
         key, specs, _ = self._specs(args, kwargs)
         return self._lookup(key, args, kwargs, specs)[0]

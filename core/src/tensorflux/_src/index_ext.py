@@ -9,7 +9,6 @@ from tensorflux._src.array_ops import cast, concat, expand_dims, reshape
 from tensorflux._src.boolean_mask import boolean_mask
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
-from tensorflux._src.gather_ops import gather
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.shape_ops import range as _range

@@ -11,7 +11,6 @@ import sys
 
 import numpy as np
 
-from tensorflux._src import context as _context
 from tensorflux._src import nest as _nest
 
 __all__ = ["print_v2", "format_tensor"]

@@ -31,7 +31,8 @@ def _enclosing_power_of_two(n):
     if isinstance(n, int):
         return 1 << max(0, (n - 1).bit_length())
     as_float = gen_ops.cast(n, DstT=_dtypes.float32)
-    exponent = gen_ops.ceil(gen_ops.real_div(gen_ops.log(as_float), convert_to_tensor(np.log(2.0), dtype=_dtypes.float32)))
+    exponent = gen_ops.ceil(gen_ops.real_div(gen_ops.log(as_float),
+                                             convert_to_tensor(np.log(2.0), dtype=_dtypes.float32)))
     return gen_ops.cast(gen_ops.pow(convert_to_tensor(2.0), exponent), DstT=_dtypes.int32)
 
 
@@ -59,7 +60,8 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
         frames = frame(x, frame_length, frame_step, pad_end=pad_end)
         if window_fn is not None:
             frames = gen_ops.mul(frames, window_fn(frame_length, dtype=x.dtype))
-        return gen_ops.rfft(frames, _lengths(_static_int(fft_length, "fft_length", "stft")), Tcomplex=_COMPLEX_OF[x.dtype])
+        return gen_ops.rfft(frames, _lengths(_static_int(fft_length, "fft_length", "stft")),
+                            Tcomplex=_COMPLEX_OF[x.dtype])
 
 
 def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
@@ -192,8 +194,8 @@ def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
         else:
             raise ValueError("inverse_mdct: norm must be None or 'ortho', got %r" % (norm,))
         p, q = gen_ops.split(-1, y, num_split=2)
-        frames = gen_ops.concat_v2([q, gen_ops.neg(gen_ops.reverse_v2(q, [-1])), gen_ops.neg(gen_ops.reverse_v2(p, [-1])),
-                                    gen_ops.neg(p)], -1)
+        frames = gen_ops.concat_v2([q, gen_ops.neg(gen_ops.reverse_v2(q, [-1])),
+                                    gen_ops.neg(gen_ops.reverse_v2(p, [-1])), gen_ops.neg(p)], -1)
         if window_fn is not None:
             frames = gen_ops.mul(frames, window_fn(2 * half, dtype=z.dtype))
         else:

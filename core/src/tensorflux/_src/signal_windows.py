@@ -119,6 +119,7 @@ def vorbis_window(window_length, dtype=_dtypes.float32, name=None):
     """
     with name_scope(name or "vorbis_window"):
         n, _, dtype = _check(window_length, dtype, "vorbis_window")
-        arg = gen_ops.real_div(gen_ops.mul(_scalar(np.pi, dtype), gen_ops.add_v2(_arange(n, dtype), _scalar(0.5, dtype))),
+        arg = gen_ops.real_div(gen_ops.mul(_scalar(np.pi, dtype),
+                                           gen_ops.add_v2(_arange(n, dtype), _scalar(0.5, dtype))),
                                gen_ops.cast(n, DstT=dtype))
         return gen_ops.sin(gen_ops.mul(_scalar(np.pi / 2, dtype), gen_ops.square(gen_ops.sin(arg))))

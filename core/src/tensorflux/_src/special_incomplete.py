@@ -57,7 +57,8 @@ def _ndtr(x):
     z = gen_ops.abs(w)
     one, two, zero = (convert_to_tensor(v, dtype=dt) for v in (1.0, 2.0, 0.0))
     erfc_z = gen_ops.erfc(z)
-    y = gen_ops.select_v2(gen_ops.less(z, convert_to_tensor(_HALF_SQRT2, dtype=dt)), gen_ops.add_v2(one, gen_ops.erf(w)),
+    y = gen_ops.select_v2(gen_ops.less(z, convert_to_tensor(_HALF_SQRT2, dtype=dt)),
+                          gen_ops.add_v2(one, gen_ops.erf(w)),
                           gen_ops.select_v2(gen_ops.greater(w, zero), gen_ops.sub(two, erfc_z), erfc_z))
     return gen_ops.mul(convert_to_tensor(0.5, dtype=dt), y)
 
@@ -83,7 +84,8 @@ def _log_ndtr_lower(x):
     """log ndtr(x) for x << 0 by the asymptotic series (Note [log_ndtr segments])."""
     dt = x.dtype
     x2 = gen_ops.square(x)
-    log_scale = gen_ops.sub(gen_ops.sub(gen_ops.mul(convert_to_tensor(-0.5, dtype=dt), x2), gen_ops.log(gen_ops.neg(x))),
+    log_scale = gen_ops.sub(gen_ops.sub(gen_ops.mul(convert_to_tensor(-0.5, dtype=dt), x2),
+                                        gen_ops.log(gen_ops.neg(x))),
                             convert_to_tensor(0.5 * math.log(2.0 * math.pi), dtype=dt))
     series = convert_to_tensor(1.0, dtype=dt)
     x2n = x2

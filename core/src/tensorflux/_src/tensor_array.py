@@ -94,7 +94,8 @@ class _EagerTensorArray:
     def read(self, index):
         index = _index(index)
         if index < 0:
-            raise _errors.OutOfRangeError(None, None, "Reading from negative indices (index %d) is not allowed." % index)
+            raise _errors.OutOfRangeError(None, None,
+                                          "Reading from negative indices (index %d) is not allowed." % index)
         if index >= len(self._tensor_array):
             raise _errors.OutOfRangeError(None, None, "Tried to read from index %d but array size is: %d "
                                           % (index, len(self._tensor_array)))

@@ -34,7 +34,8 @@ def _lift_initial_value(t):
             return Session(graph=t.graph).run(t)
     except errors.InvalidArgumentError as e:
         raise ValueError("The initial value of a Variable created inside tx.function must not depend on the "
-                         "function's arguments (%s); pass a value or a callable computed outside." % e.message) from None
+                         "function's arguments (%s); pass a value or a callable computed outside."
+                         % e.message) from None
 
 
 class Variable(TensorLike):

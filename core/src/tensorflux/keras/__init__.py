@@ -19,6 +19,7 @@ from tensorflux._src.keras.sequential import Sequential
 from tensorflux._src.keras.functional import Functional as _Functional  # noqa: F401 (registers the class)
 from tensorflux.keras import (activations, backend, callbacks, constraints, initializers, layers, losses, metrics,
                               mixed_precision, models, optimizers, regularizers, saving, utils)
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 FloatDTypePolicy = DTypePolicy
 
@@ -33,7 +34,5 @@ __all__ = ["DTypePolicy", "FloatDTypePolicy", "Initializer", "Input", "InputSpec
            "activations", "backend", "callbacks", "constraints",
            "initializers", "layers", "losses", "metrics", "mixed_precision", "models", "optimizers", "regularizers",
            "saving", "utils"]
-
-from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__)

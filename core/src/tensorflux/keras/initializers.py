@@ -8,6 +8,7 @@ from tensorflux._src.initializers import (glorot_normal, glorot_uniform, he_norm
                                           zeros)
 from tensorflux._src.initializers import constant_initializer as constant
 from tensorflux._src.keras.initializers import Identity, LecunUniform, deserialize, get, serialize
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
 identity = Identity
@@ -19,7 +20,5 @@ __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform",
            "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "identity", "lecun_normal", "lecun_uniform",
            "ones", "orthogonal", "random_normal", "random_uniform", "serialize", "truncated_normal",
            "variance_scaling", "zeros"]
-
-from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__)

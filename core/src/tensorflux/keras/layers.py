@@ -33,6 +33,7 @@ from tensorflux._src.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNC
 from tensorflux._src.keras.layers.regularization import (AlphaDropout, GaussianDropout, GaussianNoise,
                                                          SpatialDropout1D, SpatialDropout2D, SpatialDropout3D)
 from tensorflux._src.keras.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 # Keras's short aliases.
 MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
@@ -59,10 +60,23 @@ def deserialize(config, custom_objects=None):
     return deserialize_layer(config, custom_objects)
 
 
-__all__ = sorted(name for name in dir() if name[0].isupper()) + ["add", "average", "concatenate", "deserialize",
-                                                                 "dot", "maximum", "minimum", "multiply",
-                                                                 "serialize", "subtract"]
-
-from tensorflux._src.module_getattr import module_getattr as _module_getattr  # noqa: E402
+__all__ = ["Activation", "ActivityRegularization", "Add", "AdditiveAttention", "AlphaDropout", "Attention", "Average",
+           "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+           "BatchNormalization", "Bidirectional", "CategoryEncoding", "Concatenate", "Conv1D", "Conv1DTranspose",
+           "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Convolution1D", "Convolution1DTranspose",
+           "Convolution2D", "Convolution2DTranspose", "Convolution3D", "Convolution3DTranspose", "Cropping1D",
+           "Cropping2D", "Cropping3D", "Dense", "DepthwiseConv2D", "Dot", "Dropout", "ELU", "EinsumDense", "Embedding",
+           "Flatten", "GRU", "GRUCell", "GaussianDropout", "GaussianNoise", "GlobalAveragePooling1D",
+           "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
+           "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
+           "GlobalMaxPooling3D", "GroupNormalization", "Hashing", "Identity", "Input", "InputLayer", "InputSpec",
+           "IntegerLookup", "LSTM", "LSTMCell", "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking",
+           "MaxPool1D", "MaxPool2D", "MaxPool3D", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "Maximum", "Minimum",
+           "MultiHeadAttention", "Multiply", "Normalization", "PReLU", "Permute", "RMSNormalization", "RNN", "ReLU",
+           "RepeatVector", "Rescaling", "Reshape", "Resizing", "SeparableConv2D", "SeparableConvolution2D", "SimpleRNN",
+           "SimpleRNNCell", "Softmax", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "StackedRNNCells",
+           "StringLookup", "Subtract", "TextVectorization", "TimeDistributed", "UnitNormalization", "UpSampling1D",
+           "UpSampling2D", "UpSampling3D", "Wrapper", "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D", "add",
+           "average", "concatenate", "deserialize", "dot", "maximum", "minimum", "multiply", "serialize", "subtract"]
 
 __getattr__ = _module_getattr(__name__)

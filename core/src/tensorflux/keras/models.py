@@ -5,6 +5,7 @@ from tensorflux._src.keras.models_util import clone_model, model_from_json
 from tensorflux._src.keras.saving import load_model
 from tensorflux._src.keras.saving import save_model as _save_model
 from tensorflux._src.keras.sequential import Sequential
+from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 
 
@@ -14,7 +15,5 @@ def save_model(model, filepath, overwrite=True, **kwargs):
 
 
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
-
-from tensorflux._src.module_getattr import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__)

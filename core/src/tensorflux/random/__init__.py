@@ -1,6 +1,7 @@
 """Random sampling: ``tx.random.uniform``, ``normal``, ``truncated_normal``, ``shuffle``,
-``categorical``, ``gamma``, ``poisson``, the ``stateless_*`` variants (binomial too) and ``set_seed`` (seeds work like TensorFlow's), and
-``Generator`` with the global generator (state in a variable, TensorFlow 2's tf.random.Generator)."""
+``categorical``, ``gamma``, ``poisson``, the ``stateless_*`` variants (binomial too) and ``set_seed``
+(seeds work like TensorFlow's), and ``Generator`` with the global generator (state in a variable,
+TensorFlow 2's tf.random.Generator)."""
 
 from tensorflux._src.random_generator import Algorithm, Generator, get_global_generator, set_global_generator
 from tensorflux._src.random_generator import create_rng_state
@@ -13,7 +14,8 @@ from tensorflux._src.random_dists import (gamma, poisson, stateless_binomial, st
 from tensorflux._src.candidate_sampling import (all_candidate_sampler, fixed_unigram_candidate_sampler,
                                                 log_uniform_candidate_sampler, uniform_candidate_sampler)
 from tensorflux._src.stateless_categorical import stateless_categorical
-from tensorflux.random import experimental
+# `as experimental`: a re-export (tx.random.experimental, a submodule that __all__ does not list).
+from tensorflux.random import experimental as experimental
 
 __all__ = ["Algorithm", "Generator", "categorical", "get_global_generator", "normal",
            "set_global_generator", "set_seed", "shuffle", "stateless_normal", "stateless_truncated_normal",

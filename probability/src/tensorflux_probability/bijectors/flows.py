@@ -133,8 +133,8 @@ class AutoregressiveNetwork(tx.keras.layers.Layer):
     TensorShape([5, 3, 2])
     """
 
-    def __init__(self, params, event_shape=None, hidden_units=None, activation="relu", kernel_initializer="glorot_uniform",
-                 **kwargs):
+    def __init__(self, params, event_shape=None, hidden_units=None, activation="relu",
+                 kernel_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)
         self._params = int(params)
         self._event_shape = None if event_shape is None else [int(d) for d in np.reshape(event_shape, [-1])]

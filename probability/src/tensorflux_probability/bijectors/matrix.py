@@ -37,12 +37,12 @@ class ScaleMatvecTriL(Bijector):
         return tx.linalg.matvec(self._l(), x, adjoint_a=self._adjoint)
 
     def _inverse(self, y):
-        l = self._l()
+        tril = self._l()
         rhs = tx.expand_dims(y, -1)
-        batch = tx.shape(tx.zeros_like(l[..., 0, 0]) + tx.zeros_like(rhs[..., 0, 0]))  # broadcast batch
-        l = tx.broadcast_to(l, tx.concat([batch, tx.shape(l)[-2:]], 0))
+        batch = tx.shape(tx.zeros_like(tril[..., 0, 0]) + tx.zeros_like(rhs[..., 0, 0]))  # broadcast batch
+        tril = tx.broadcast_to(tril, tx.concat([batch, tx.shape(tril)[-2:]], 0))
         rhs = tx.broadcast_to(rhs, tx.concat([batch, tx.shape(rhs)[-2:]], 0))
-        return tx.squeeze(tx.linalg.triangular_solve(l, rhs, lower=True, adjoint=self._adjoint), -1)
+        return tx.squeeze(tx.linalg.triangular_solve(tril, rhs, lower=True, adjoint=self._adjoint), -1)
 
     def _forward_log_det_jacobian(self, x):
         return tx.reduce_sum(tx.math.log(tx.abs(tx.linalg.diag_part(self._l()))), axis=-1)
@@ -99,11 +99,11 @@ class FillScaleTriL(Bijector):
         self._diag_shift = diag_shift
 
     def _forward(self, x):
-        l = fill_triangular(x)
-        d = self._diag_bijector.forward(tx.linalg.diag_part(l))
+        tril = fill_triangular(x)
+        d = self._diag_bijector.forward(tx.linalg.diag_part(tril))
         if self._diag_shift is not None:
             d = d + tx.cast(self._diag_shift, d.dtype)
-        return tx.linalg.set_diag(l, d)
+        return tx.linalg.set_diag(tril, d)
 
     def _inverse(self, y):
         d = tx.linalg.diag_part(y)

@@ -32,7 +32,8 @@ class Reshape(_VolumePreserving):
     def _reshape(self, x, src, dst):
         shape = x.shape.as_list()
         if x.shape.rank is None or x.shape.rank < len(src):
-            raise ValueError("%s: input of shape %s has fewer than %d event dimensions" % (self.name, x.shape, len(src)))
+            raise ValueError("%s: input of shape %s has fewer than %d event dimensions"
+                             % (self.name, x.shape, len(src)))
         event = shape[len(shape) - len(src):] if src else []
         for have, want in zip(event, src):
             if want != -1 and have is not None and have != want:
@@ -119,7 +120,8 @@ class Permute(_VolumePreserving):
     def __init__(self, permutation, axis=-1, validate_args=False, name="permute"):
         self._perm = np.asarray(permutation, np.int32)
         if sorted(self._perm.tolist()) != list(range(len(self._perm))):
-            raise ValueError("permutation %s is not a permutation of 0..%d" % (self._perm.tolist(), len(self._perm) - 1))
+            raise ValueError("permutation %s is not a permutation of 0..%d"
+                             % (self._perm.tolist(), len(self._perm) - 1))
         if axis >= 0:
             raise ValueError("axis must be negative (an event axis), got %d" % axis)
         self._axis = int(axis)

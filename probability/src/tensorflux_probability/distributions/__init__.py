@@ -26,7 +26,8 @@ from tensorflux_probability.distributions.kullback_leibler import RegisterKL, kl
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "CholeskyLKJ", "Dirichlet", "Distribution",
     "Exponential", "FULLY_REPARAMETERIZED", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-    "Independent", "InverseGamma", "LKJCholesky", "JointDistributionNamed", "JointDistributionSequential", "Laplace", "LogNormal",
+    "Independent", "InverseGamma", "LKJCholesky", "JointDistributionNamed", "JointDistributionSequential", "Laplace",
+    "LogNormal",
     "Logistic", "Mixture", "MixtureSameFamily", "Multinomial", "MultivariateNormalDiag", "MultivariateNormalTriL",
     "NOT_REPARAMETERIZED", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
     "RegisterKL", "RelaxedOneHotCategorical", "ReparameterizationType", "Sample", "StudentT",

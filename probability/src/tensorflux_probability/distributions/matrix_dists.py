@@ -75,8 +75,8 @@ class WishartTriL(Distribution):
         return [self._dim, self._dim]
 
     def _scale(self):
-        l = self._p("scale_tril")
-        return tx.matmul(l, l, transpose_b=True)
+        tril = self._p("scale_tril")
+        return tx.matmul(tril, tril, transpose_b=True)
 
     def _log_normalizer(self):
         df, p = self._p("df"), self._dim
@@ -84,9 +84,9 @@ class WishartTriL(Distribution):
 
     def _log_prob(self, x):
         chol = x if self._chol_io else tx.linalg.cholesky(x)
-        l = self._p("scale_tril")
-        lb = tx.broadcast_to(l, tx.shape(chol + tx.zeros_like(l)))
-        m = tx.linalg.triangular_solve(lb, chol + tx.zeros_like(l), lower=True)
+        tril = self._p("scale_tril")
+        lb = tx.broadcast_to(tril, tx.shape(chol + tx.zeros_like(tril)))
+        m = tx.linalg.triangular_solve(lb, chol + tx.zeros_like(tril), lower=True)
         trace = tx.reduce_sum(tx.square(m), axis=[-2, -1])
         log_det = 2.0 * _log_diag_sum(chol)
         df, p = self._p("df"), self._dim

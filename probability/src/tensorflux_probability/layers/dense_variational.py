@@ -85,7 +85,8 @@ class _VariationalLayer(tx.keras.layers.Layer):
         dtype = self.variable_dtype
         self.kernel_posterior = self.kernel_posterior_fn(dtype, kernel_shape, "kernel_posterior", self.trainable,
                                                          self._add_variable)
-        self.kernel_prior = (self.kernel_prior_fn(dtype, kernel_shape, "kernel_prior", self.trainable, self._add_variable)
+        self.kernel_prior = (self.kernel_prior_fn(dtype, kernel_shape, "kernel_prior", self.trainable,
+                                                  self._add_variable)
                              if self.kernel_prior_fn is not None else None)
         self.bias_posterior = (self.bias_posterior_fn(dtype, [self.units], "bias_posterior", self.trainable,
                                                       self._add_variable) if self.bias_posterior_fn else None)

@@ -57,7 +57,8 @@ def fit_surrogate_posterior(target_log_prob_fn, surrogate_posterior, optimizer, 
     >>> bool(np.allclose(q.mean().numpy(), [1.0, -2.0], atol=0.3))
     True
     """
-    variables = list(trainable_variables if trainable_variables is not None else surrogate_posterior.trainable_variables)
+    variables = list(trainable_variables if trainable_variables is not None
+                     else surrogate_posterior.trainable_variables)
     if not variables:
         raise ValueError("the surrogate posterior has no trainable variables to fit")
     base_seed = samplers.sanitize_seed(seed)

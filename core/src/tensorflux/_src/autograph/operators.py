@@ -13,7 +13,7 @@ import numpy as np
 from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.nest import flatten, pack_sequence_as
+from tensorflux._src.nest import flatten
 from tensorflux._src.operation import Tensor
 from tensorflux._src.tensor_array import TensorArray
 from tensorflux._src.variables import Variable
