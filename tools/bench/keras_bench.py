@@ -52,7 +52,10 @@ def data(kind):
     return x, y, batch
 
 
-def time_fit(model, kind, repeats=3):
+EPOCH_REPEATS = 7  # timed epochs per measurement (their median): 3 moved results by 15% between runs
+
+
+def time_fit(model, kind, repeats=EPOCH_REPEATS):
     """Seconds per step of a warm `fit` epoch of STEPS batches (the median of ``repeats`` epochs)."""
     x, y, batch = data(kind)
     model.fit(x, y, batch_size=batch, epochs=1, shuffle=False, verbose=0)  # trace / compile / warm up
@@ -94,7 +97,7 @@ def _hand_written_step_seconds(kind):
             step(x[i * batch:(i + 1) * batch], y[i * batch:(i + 1) * batch]).numpy()
     epoch()
     samples = []
-    for _ in range(3):
+    for _ in range(EPOCH_REPEATS):
         t0 = time.perf_counter()
         epoch()
         samples.append((time.perf_counter() - t0) / STEPS)
