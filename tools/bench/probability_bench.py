@@ -35,6 +35,19 @@ def logistic_data():
     return x, y
 
 
+def make_log_joint(lib):
+    """The logistic regression's log joint density of w [chains, D] (standard normal prior), built
+    with ``lib``: tensorflux or tensorflow, whose names here are the same."""
+    x, y = logistic_data()
+    xt, yt = lib.constant(x), lib.constant(y)
+
+    def log_joint(w):
+        logits = lib.matmul(w, xt, transpose_b=True)
+        lik = lib.reduce_sum(yt * logits - lib.math.softplus(logits), axis=-1)
+        return lik - 0.5 * lib.reduce_sum(lib.square(w), axis=-1)
+    return log_joint
+
+
 def min_ess(draws):
     """The smallest per-coordinate ESS (pooled over chains) of draws [N, chains, D], by the
     add-on's estimator, so every framework is scored the same way."""
@@ -46,13 +59,7 @@ def min_ess(draws):
 def nuts_tensorflux(warmup, draws):
     import tensorflux as tx
     import tensorflux_probability as txp
-    x, y = logistic_data()
-    xt, yt = tx.constant(x), tx.constant(y)
-
-    def log_joint(w):  # w: [chains, D]
-        logits = tx.matmul(w, xt, transpose_b=True)
-        lik = tx.reduce_sum(yt * logits - tx.math.softplus(logits), axis=-1)
-        return lik - 0.5 * tx.reduce_sum(tx.square(w), axis=-1)
+    log_joint = make_log_joint(tx)
     kernel = txp.mcmc.WindowedAdaptation(txp.mcmc.NoUTurnSampler(log_joint, step_size=0.1), num_adaptation_steps=warmup)
     t0 = time.perf_counter()
     out = txp.mcmc.sample_chain(draws, tx.zeros([CHAINS, DIM], tx.float64), kernel, num_burnin_steps=warmup,
@@ -97,15 +104,8 @@ def nuts_tfp(tfp, warmup, draws):
     """TFP's NUTS with dual-averaging step-size adaptation (TFP has no mass-matrix adaptation
     outside its JointDistribution-only windowed_adaptive_nuts), the whole chain in one tf.function."""
     import tensorflow as tf
-    x, y = logistic_data()
-    xt, yt = tf.constant(x), tf.constant(y)
-
-    def log_joint(w):  # w: [chains, D]
-        logits = tf.matmul(w, xt, transpose_b=True)
-        lik = tf.reduce_sum(yt * logits - tf.math.softplus(logits), axis=-1)
-        return lik - 0.5 * tf.reduce_sum(tf.square(w), axis=-1)
     kernel = tfp.mcmc.DualAveragingStepSizeAdaptation(
-        tfp.mcmc.NoUTurnSampler(log_joint, step_size=tf.constant(0.1, tf.float64)),
+        tfp.mcmc.NoUTurnSampler(make_log_joint(tf), step_size=tf.constant(0.1, tf.float64)),
         num_adaptation_steps=int(0.8 * warmup))
 
     @tf.function
