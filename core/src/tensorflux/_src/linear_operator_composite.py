@@ -77,6 +77,24 @@ def _merge_hint(own, implied, message):
     return implied if own is None else own
 
 
+class _OperatorList(LinearOperator):
+    """Base of the operators made of a list of others (composition, Kronecker product, direct sum):
+    keeps the list, names the result by joining the operators' names with ``_JOIN`` and records
+    both as its parameters."""
+
+    _JOIN = None  # each subclass names its own: "_o_", "_x_", "_ds_"
+
+    def __init__(self, operators, name, **hints):
+        self._operators = operators
+        name = name or self._JOIN.join(op.name for op in operators)
+        super().__init__(operators[0].dtype, name=name, parameters=dict(operators=operators, name=name), **hints)
+
+    @property
+    def operators(self):
+        """The operators, in order: the leftmost factor, or the top-left block, first."""
+        return list(self._operators)
+
+
 class LinearOperatorAdjoint(LinearOperator):
     """The adjoint ``A^H`` of an operator ``A``, without forming a matrix.
 
@@ -201,7 +219,7 @@ class LinearOperatorInversion(LinearOperator):
         return self._operator
 
 
-class LinearOperatorComposition(LinearOperator):
+class LinearOperatorComposition(_OperatorList):
     """The product ``A1 @ A2 @ ... @ AJ`` of operators, applied factor by factor.
 
     >>> a = tx.linalg.LinearOperatorDiag([1., 2.])
@@ -210,6 +228,8 @@ class LinearOperatorComposition(LinearOperator):
     [[1.0, 1.0], [0.0, 2.0]]
     """
 
+    _JOIN = "_o_"
+
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
                  is_square=None, name=None):
         operators = _check_operators(operators)
@@ -217,16 +237,8 @@ class LinearOperatorComposition(LinearOperator):
             assert_compatible(left.domain_dimension, right.range_dimension)
         is_non_singular = _implied_hint(operators, "is_non_singular", is_non_singular,
                                         "The composition of non-singular operators is always non-singular.")
-        self._operators = operators
-        name = name or "_o_".join(op.name for op in operators)
-        super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square, name=name,
-                         parameters=dict(operators=operators, name=name))
-
-    @property
-    def operators(self):
-        """The factors, leftmost first."""
-        return list(self._operators)
+        super().__init__(operators, name, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                         is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _shape(self):
         return broadcast_batch_shape(self._operators).concatenate(
@@ -272,7 +284,7 @@ def _kron_dense(a, b):
     return reshape(prod, prod.shape.as_list()[:-4] + [p * q, m * n])
 
 
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_OperatorList):
     """The Kronecker product ``A1 x A2 x ... x AJ`` of operators.
 
     Determinant, trace, diagonal, inverse, adjoint and Cholesky factor come from the factors;
@@ -284,6 +296,8 @@ class LinearOperatorKronecker(LinearOperator):
     [[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 2.0, 2.0], [0.0, 0.0, 0.0, 2.0]]
     """
 
+    _JOIN = "_x_"
+
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
                  is_square=None, name=None):
         operators = _check_operators(operators)
@@ -291,16 +305,8 @@ class LinearOperatorKronecker(LinearOperator):
                                         "The Kronecker product of non-singular operators is always non-singular.")
         is_self_adjoint = _implied_hint(operators, "is_self_adjoint", is_self_adjoint,
                                         "The Kronecker product of self-adjoint operators is always self-adjoint.")
-        self._operators = operators
-        name = name or "_x_".join(op.name for op in operators)
-        super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square, name=name,
-                         parameters=dict(operators=operators, name=name))
-
-    @property
-    def operators(self):
-        """The factors, leftmost first."""
-        return list(self._operators)
+        super().__init__(operators, name, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                         is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _shape(self):
         rows = int(np.prod([op.range_dimension for op in self._operators]))
@@ -373,7 +379,7 @@ class LinearOperatorKronecker(LinearOperator):
                                        is_square=True)
 
 
-class LinearOperatorBlockDiag(LinearOperator):
+class LinearOperatorBlockDiag(_OperatorList):
     """The block-diagonal operator ``diag(A1, ..., AJ)``; ``x`` is split by the blocks' columns.
 
     >>> op = tx.linalg.LinearOperatorBlockDiag([tx.linalg.LinearOperatorDiag([2.]),
@@ -381,6 +387,8 @@ class LinearOperatorBlockDiag(LinearOperator):
     >>> op.matvec([1., 1., 1.]).numpy().tolist(), float(op.determinant())
     ([2.0, 2.0, 1.0], 2.0)
     """
+
+    _JOIN = "_ds_"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
                  is_square=True, name=None):
@@ -392,16 +400,8 @@ class LinearOperatorBlockDiag(LinearOperator):
         is_positive_definite = _implied_hint(operators, "is_positive_definite", is_positive_definite,
                                              "The direct sum of positive definite operators is always positive "
                                              "definite.")
-        self._operators = operators
-        name = name or "_ds_".join(op.name for op in operators)
-        super().__init__(operators[0].dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=None, name=name,
-                         parameters=dict(operators=operators, name=name))
-
-    @property
-    def operators(self):
-        """The diagonal blocks, top-left first."""
-        return list(self._operators)
+        super().__init__(operators, name, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                         is_positive_definite=is_positive_definite, is_square=None)
 
     def _shape(self):
         return broadcast_batch_shape(self._operators).concatenate(
