@@ -254,3 +254,19 @@ def test_fused_adamw_decays_only_masked_variables_as_the_chain_does():
     assert results[0][0][0, 0] < 1.0 - 0.3 - 0.1  # the matrix decayed as well
     # Without the decay the bias takes three Adam steps of about 0.1 each.
     np.testing.assert_allclose(results[0][1], [3.0 - 0.3], atol=1e-4)
+
+
+@pytest.mark.eager
+def test_adamw_matches_tensorflow_keras():
+    # The fused AdamW (decay, then Adam) against tf.keras's AdamW, which decays first as well.
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(5)
+    init = rng.standard_normal(6).astype(np.float32)
+    grads = [rng.standard_normal(6).astype(np.float32) for _ in range(4)]
+    ours, theirs = tx.Variable(init), tf.Variable(init)
+    opt = tx.optimizers.AdamW(0.05, weight_decay=0.1, epsilon=1e-7)
+    ref = tf.keras.optimizers.AdamW(learning_rate=0.05, weight_decay=0.1, epsilon=1e-7)
+    for g in grads:
+        opt.apply_gradients([(tx.constant(g), ours)])
+        ref.apply_gradients([(tf.constant(g), theirs)])
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
