@@ -1553,6 +1553,66 @@ func HSVToRGB(scope *Scope, images tf.Output) (output tf.Output) {
 	return op.Output(0)
 }
 
+// HashTableV2Attr is an optional argument to HashTableV2.
+type HashTableV2Attr func(optionalAttr)
+
+// HashTableV2Container sets the optional container attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func HashTableV2Container(value string) HashTableV2Attr {
+	return func(m optionalAttr) {
+		m["container"] = value
+	}
+}
+
+// HashTableV2SharedName sets the optional shared_name attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func HashTableV2SharedName(value string) HashTableV2Attr {
+	return func(m optionalAttr) {
+		m["shared_name"] = value
+	}
+}
+
+// HashTableV2UseNodeNameSharing sets the optional use_node_name_sharing attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func HashTableV2UseNodeNameSharing(value bool) HashTableV2Attr {
+	return func(m optionalAttr) {
+		m["use_node_name_sharing"] = value
+	}
+}
+
+// HashTableV2: A hash table, empty until LookupTableImportV2 or InitializeTableV2 fills it once; then read-only.
+//
+// Arguments:
+//
+//	keyDtype: an attr of type type (Go tf.DataType).
+//	valueDtype: an attr of type type (Go tf.DataType).
+//
+// Returns tableHandle (one output).
+func HashTableV2(scope *Scope, keyDtype tf.DataType, valueDtype tf.DataType, optional ...HashTableV2Attr) (tableHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"key_dtype": keyDtype, "value_dtype": valueDtype}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type:  "HashTableV2",
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // IFFT: Inverse fast Fourier transform over the innermost dimension.
 //
 // Arguments:
@@ -2071,6 +2131,28 @@ func InTopKV2(scope *Scope, predictions tf.Output, targets tf.Output, k tf.Outpu
 		return
 	}
 	return op.Output(0)
+}
+
+// InitializeTableV2: Fills a hash table from vectors of keys and values (once; later initializations do nothing).
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//	keys: a tensor of type `Tkey`.
+//	values: a tensor of type `Tval`.
+//
+// Returns the created operation.
+func InitializeTableV2(scope *Scope, tableHandle tf.Output, keys tf.Output, values tf.Output) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "InitializeTableV2",
+		Input: []tf.Input{
+			tableHandle, keys, values,
+		},
+	}
+	return scope.AddOperation(opspec)
 }
 
 // Invert: Flips every bit of x elementwise (~x).
@@ -2734,6 +2816,149 @@ func LogicalOr(scope *Scope, x tf.Output, y tf.Output) (z tf.Output) {
 		Type: "LogicalOr",
 		Input: []tf.Input{
 			x, y,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// LookupTableExportV2: Every key of the table and its value, in an unspecified order.
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//	tkeys: an attr of type type (Go tf.DataType).
+//	tvalues: an attr of type type (Go tf.DataType).
+//
+// Returns keys (one output), values (one output).
+func LookupTableExportV2(scope *Scope, tableHandle tf.Output, tkeys tf.DataType, tvalues tf.DataType) (keys tf.Output, values tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"Tkeys": tkeys, "Tvalues": tvalues}
+	opspec := tf.OpSpec{
+		Type: "LookupTableExportV2",
+		Input: []tf.Input{
+			tableHandle,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0), op.Output(1)
+}
+
+// LookupTableFindV2: The value of each key, or default_value (a scalar, or one per key) where the key is absent.
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//	keys: a tensor of type `Tin`.
+//	defaultValue: a tensor of type `Tout`.
+//
+// Returns values (one output).
+func LookupTableFindV2(scope *Scope, tableHandle tf.Output, keys tf.Output, defaultValue tf.Output) (values tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LookupTableFindV2",
+		Input: []tf.Input{
+			tableHandle, keys, defaultValue,
+		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// LookupTableImportV2: Replaces a mutable table's entries, or fills a hash table (once; later imports do nothing).
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//	keys: a tensor of type `Tin`.
+//	values: a tensor of type `Tout`.
+//
+// Returns the created operation.
+func LookupTableImportV2(scope *Scope, tableHandle tf.Output, keys tf.Output, values tf.Output) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LookupTableImportV2",
+		Input: []tf.Input{
+			tableHandle, keys, values,
+		},
+	}
+	return scope.AddOperation(opspec)
+}
+
+// LookupTableInsertV2: Sets the value of each key (a mutable table's; values has the keys' shape).
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//	keys: a tensor of type `Tin`.
+//	values: a tensor of type `Tout`.
+//
+// Returns the created operation.
+func LookupTableInsertV2(scope *Scope, tableHandle tf.Output, keys tf.Output, values tf.Output) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LookupTableInsertV2",
+		Input: []tf.Input{
+			tableHandle, keys, values,
+		},
+	}
+	return scope.AddOperation(opspec)
+}
+
+// LookupTableRemoveV2: Removes the keys from a mutable table (absent keys are ignored).
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//	keys: a tensor of type `Tin`.
+//
+// Returns the created operation.
+func LookupTableRemoveV2(scope *Scope, tableHandle tf.Output, keys tf.Output) (o *tf.Operation) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LookupTableRemoveV2",
+		Input: []tf.Input{
+			tableHandle, keys,
+		},
+	}
+	return scope.AddOperation(opspec)
+}
+
+// LookupTableSizeV2: The number of entries in the table (0 for a hash table not yet filled).
+//
+// Arguments:
+//
+//	tableHandle: a tensor of type tf.Resource.
+//
+// Returns size (one output).
+func LookupTableSizeV2(scope *Scope, tableHandle tf.Output) (size tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	opspec := tf.OpSpec{
+		Type: "LookupTableSizeV2",
+		Input: []tf.Input{
+			tableHandle,
 		},
 	}
 	op := scope.AddOperation(opspec)

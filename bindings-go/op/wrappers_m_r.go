@@ -1019,6 +1019,66 @@ func Multinomial(scope *Scope, logits tf.Output, numSamples tf.Output, optional 
 	return op.Output(0)
 }
 
+// MutableHashTableV2Attr is an optional argument to MutableHashTableV2.
+type MutableHashTableV2Attr func(optionalAttr)
+
+// MutableHashTableV2Container sets the optional container attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func MutableHashTableV2Container(value string) MutableHashTableV2Attr {
+	return func(m optionalAttr) {
+		m["container"] = value
+	}
+}
+
+// MutableHashTableV2SharedName sets the optional shared_name attribute to value.
+//
+// value: an attr of type string (Go string).
+// If not specified, defaults to "".
+func MutableHashTableV2SharedName(value string) MutableHashTableV2Attr {
+	return func(m optionalAttr) {
+		m["shared_name"] = value
+	}
+}
+
+// MutableHashTableV2UseNodeNameSharing sets the optional use_node_name_sharing attribute to value.
+//
+// value: an attr of type bool (Go bool).
+// If not specified, defaults to false.
+func MutableHashTableV2UseNodeNameSharing(value bool) MutableHashTableV2Attr {
+	return func(m optionalAttr) {
+		m["use_node_name_sharing"] = value
+	}
+}
+
+// MutableHashTableV2: An empty hash table whose entries LookupTableInsertV2/RemoveV2/ImportV2 change at any time.
+//
+// Arguments:
+//
+//	keyDtype: an attr of type type (Go tf.DataType).
+//	valueDtype: an attr of type type (Go tf.DataType).
+//
+// Returns tableHandle (one output).
+func MutableHashTableV2(scope *Scope, keyDtype tf.DataType, valueDtype tf.DataType, optional ...MutableHashTableV2Attr) (tableHandle tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"key_dtype": keyDtype, "value_dtype": valueDtype}
+	for _, a := range optional {
+		a(attrs)
+	}
+	opspec := tf.OpSpec{
+		Type:  "MutableHashTableV2",
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // Neg: Returns -x elementwise.
 //
 // Arguments:
@@ -2137,6 +2197,36 @@ func RGBToHSV(scope *Scope, images tf.Output) (output tf.Output) {
 		Input: []tf.Input{
 			images,
 		},
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
+// RaggedTensorToTensor: The dense tensor of a ragged one: rows padded with default_value, cut to `shape` where given.
+//
+// Arguments:
+//
+//	shape: a tensor of type `Tshape`.
+//	values: a tensor of type `T`.
+//	defaultValue: a tensor of type `T`.
+//	rowPartitionTensors: a list of `num_row_partition_tensors` tensors of the same type.
+//	rowPartitionTypes: an attr of type list(string) (Go []string).
+//
+// Returns result (one output).
+func RaggedTensorToTensor(scope *Scope, shape tf.Output, values tf.Output, defaultValue tf.Output, rowPartitionTensors []tf.Output, rowPartitionTypes []string) (result tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"row_partition_types": rowPartitionTypes}
+	opspec := tf.OpSpec{
+		Type: "RaggedTensorToTensor",
+		Input: []tf.Input{
+			shape, values, defaultValue, tf.OutputList(rowPartitionTensors),
+		},
+		Attrs: attrs,
 	}
 	op := scope.AddOperation(opspec)
 	if op == nil {

@@ -22,7 +22,7 @@ PUBLIC_MODULES = ["tensorflux", "tensorflux.math", "tensorflux.nn", "tensorflux.
                   "tensorflux.keras.metrics", "tensorflux.keras.activations", "tensorflux.keras.initializers",
                   "tensorflux.keras.regularizers", "tensorflux.keras.constraints", "tensorflux.keras.mixed_precision",
                   "tensorflux.keras.saving", "tensorflux.keras.utils", "tensorflux.keras.optimizers",
-                  "tensorflux.keras.backend", "tensorflux.sparse"]
+                  "tensorflux.keras.backend", "tensorflux.sparse", "tensorflux.lookup"]
 
 
 @pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -13,8 +13,10 @@ With random weights the activations of the deep applications shrink layer by lay
 logits are about 1e-12, EfficientNetB0's 1e-8), so an absolute tolerance would compare nothing:
 outputs must agree to 1e-4 relative to the largest output magnitude (and elementwise rtol 1e-4).
 
-Left out: a model taking strings through StringLookup/TextVectorization (its frozen graph looks
-the strings up in a hash table with LookupTableFindV2; the engine has no lookup tables)."""
+The text model (StringLookup, TextVectorization, an Embedding) is built in a TensorFlow 1 graph:
+its lookup tables are graph ops there (HashTableV2 filled by LookupTableImportV2 under
+`init_all_tables`), while a tf.function's frozen graph would leave them as captured inputs that a
+GraphDef cannot carry. It is frozen with tf.compat.v1's convert_variables_to_constants."""
 
 import numpy as np
 import pytest
@@ -111,3 +113,47 @@ def test_frozen_keras_model_matches_tensorflow(name):
         # The tolerance follows the output's scale (Note [Model zoo tolerance]).
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * float(np.abs(w).max()))
 
+
+
+def _text_classifier():
+    """A TensorFlow 1 graph: strings -> TextVectorization -> Embedding -> mean, with StringLookup
+    one-hot features, -> Dense; tables filled by init_all_tables; frozen."""
+    graph = tf.Graph()
+    with graph.as_default():
+        keras.utils.set_random_seed(17)
+        text = tf.compat.v1.placeholder(tf.string, [None], name="text")
+        vectorize = L.TextVectorization(max_tokens=20, output_sequence_length=6,
+                                        vocabulary=["the", "cat", "sat", "on", "mat"])
+        tokens = tf.identity(vectorize(text), name="tokens")  # StringSplitV2 + RaggedTensorToTensor
+        pooled = L.GlobalAveragePooling1D()(L.Embedding(20, 4)(tokens))
+        ids = tf.identity(L.StringLookup(vocabulary=["a", "b", "c"])(text), name="ids")
+        tf.identity(L.Dense(3)(tf.concat([pooled, tf.one_hot(ids, 4)], 1)), name="logits")
+        init = tf.compat.v1.tables_initializer(name="init_all_tables")
+        with tf.compat.v1.Session(graph=graph) as sess:
+            sess.run([init, tf.compat.v1.global_variables_initializer()])
+            return tf.compat.v1.graph_util.convert_variables_to_constants(
+                sess, graph.as_graph_def(), ["logits", "ids", "tokens", "init_all_tables"])
+
+
+def test_frozen_text_model_matches_tensorflow():
+    graph_def = _text_classifier()
+    assert {"HashTableV2", "LookupTableImportV2", "LookupTableFindV2", "RaggedTensorToTensor"} <= {
+        n.op for n in graph_def.node}
+    text = np.array([b"a", b"the cat", b"zzz sat b", b"The  CAT, sat on the mat!", b""], dtype=object)
+    fetches = ["logits:0", "ids:0", "tokens:0"]
+    with tf.Graph().as_default() as graph:
+        tf.import_graph_def(graph_def, name="")
+        with tf.compat.v1.Session(graph=graph) as sess:
+            sess.run("init_all_tables")
+            want = sess.run(fetches, {"text:0": text})
+    with tx.Graph().as_default() as graph:
+        tx.import_graph_def(graph_def.SerializeToString(), name="")
+        with tx.Session() as sess:
+            with pytest.raises(tx.errors.FailedPreconditionError, match="Table not initialized"):
+                sess.run(fetches, {"text:0": text})
+            sess.run(graph.get_operation_by_name("init_all_tables"))
+            got = sess.run(fetches, {"text:0": text})
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-4, atol=1e-6)
+    for g, w in zip(got[1:], want[1:]):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)

@@ -67,8 +67,8 @@ from tensorflux._src.sparse_tensor import SparseTensor, SparseTensorSpec
 from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name)
 from tensorflux._src.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tensorflux import (autograph, bitwise, compat, config, debugging, dtypes, errors, experimental, image,
-                        initializers, io, linalg, losses, math, nest, nn, optimizers, random, raw_ops, signal,
-                        strings, train)
+                        initializers, io, linalg, lookup, losses, math, nest, nn, optimizers, random, raw_ops,
+                        signal, strings, train)
 from tensorflux import keras
 # Tensor utilities, space/batch reshuffles and the initializer names TensorFlow also exports at
 # the top level.
@@ -141,6 +141,8 @@ __all__ += [
     "realdiv", "reverse_sequence", "truncatediv", "truncatemod", "unravel_index",
     # Strings and files (tx.strings, tx.io; docs/strings.md).
     "as_string", "io", "strings",
+    # Lookup tables (tx.lookup; docs/lookup.md).
+    "lookup",
 ]
 __all__ += ["SparseTensor", "SparseTensorSpec", "TypeSpec"]
 

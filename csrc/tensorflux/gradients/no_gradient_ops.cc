@@ -90,4 +90,15 @@ TX_REGISTER_NO_GRADIENT("PopulationCount");
 TX_REGISTER_NO_GRADIENT("TruncateDiv");
 TX_REGISTER_NO_GRADIENT("TruncateMod");
 
+// Lookup tables: keys and values are looked up, not computed (TensorFlow: not differentiable).
+TX_REGISTER_NO_GRADIENT("HashTableV2");
+TX_REGISTER_NO_GRADIENT("MutableHashTableV2");
+TX_REGISTER_NO_GRADIENT("LookupTableFindV2");
+TX_REGISTER_NO_GRADIENT("LookupTableInsertV2");
+TX_REGISTER_NO_GRADIENT("LookupTableRemoveV2");
+TX_REGISTER_NO_GRADIENT("LookupTableSizeV2");
+TX_REGISTER_NO_GRADIENT("LookupTableExportV2");
+TX_REGISTER_NO_GRADIENT("LookupTableImportV2");
+TX_REGISTER_NO_GRADIENT("InitializeTableV2");
+
 }  // namespace tx

@@ -54,10 +54,28 @@ Status ResourceMgr::Delete(const ResourceHandle& h) {
   return Status::OK();
 }
 
+Status ResourceMgr::LookupOrCreateResource(const std::string& container, const std::string& name,
+                                           const std::function<Status(RefPtr<RefCounted>*)>& make,
+                                           RefPtr<RefCounted>* out) {
+  std::lock_guard<std::mutex> l(mu_);
+  RefPtr<RefCounted>& slot = resources_[{container, name}];
+  if (!slot) {
+    Status s = make(&slot);
+    if (!s.ok() || !slot) {
+      resources_.erase({container, name});
+      return s.ok() ? Internal("making the resource ", name, " returned nothing") : s;
+    }
+  }
+  *out = slot;
+  return Status::OK();
+}
+
 void ResourceMgr::Clear() {
-  std::map<std::pair<std::string, std::string>, RefPtr<Var>> dropped;
+  std::map<Key, RefPtr<Var>> dropped;
+  std::map<Key, RefPtr<RefCounted>> dropped_resources;
   std::lock_guard<std::mutex> l(mu_);
   dropped.swap(vars_);
+  dropped_resources.swap(resources_);
 }
 
 Tensor MakeResourceHandleTensor(ResourceHandle h) {

@@ -1,7 +1,9 @@
-// ResourceMgr: the per-session store of resource variables, and DT_RESOURCE handle tensors.
+// ResourceMgr: the per-session store of resource variables and shared resources (lookup tables),
+// and DT_RESOURCE handle tensors.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -21,7 +23,9 @@ struct ResourceHandle {
   std::string name;
   DataType dtype = DT_INVALID;
   PartialShape shape;
-  RefPtr<RefCounted> owned;  // set for handle-owned resources; the session's ResourceMgr does not know them
+  // The object itself, for resources reached through the handle rather than by name: a stack
+  // (owned by its handles alone) or a lookup table (also kept by the ResourceMgr under its name).
+  RefPtr<RefCounted> owned;
 };
 
 // A resource variable (Note [Variable snapshots]). Every field is guarded by `mu`.
@@ -51,12 +55,18 @@ class ResourceMgr {
   Status Lookup(const ResourceHandle& h, RefPtr<Var>* out) const;
   // Removes the variable for `h` (holders of a reference keep it alive); NotFound when absent.
   Status Delete(const ResourceHandle& h);
-  // Drops every variable.
+  // The shared resource (not a variable: a lookup table) named (container, name), made by
+  // `make` when absent; the caller checks that an existing one is of the kind it expects.
+  Status LookupOrCreateResource(const std::string& container, const std::string& name,
+                                const std::function<Status(RefPtr<RefCounted>*)>& make, RefPtr<RefCounted>* out);
+  // Drops every variable and shared resource.
   void Clear();
 
  private:
+  using Key = std::pair<std::string, std::string>;
   mutable std::mutex mu_;
-  std::map<std::pair<std::string, std::string>, RefPtr<Var>> vars_;
+  std::map<Key, RefPtr<Var>> vars_;
+  std::map<Key, RefPtr<RefCounted>> resources_;
 };
 
 // A scalar DT_RESOURCE tensor owning a copy of `h` (freed with the tensor's last reference).

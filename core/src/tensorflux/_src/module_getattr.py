@@ -20,6 +20,7 @@ TF_NAMESPACE_OF = {
     "tensorflux.image": "tf.image",
     "tensorflux.sparse": "tf.sparse",
     "tensorflux.strings": "tf.strings",
+    "tensorflux.lookup": "tf.lookup",
     "tensorflux.io": "tf.io",
     "tensorflux.nest": "tf.nest",
     "tensorflux.config": "tf.config",

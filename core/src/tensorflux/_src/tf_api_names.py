@@ -123,6 +123,9 @@ substr to_hash_bucket to_hash_bucket_fast to_hash_bucket_strong to_number unicod
 unicode_decode_with_offsets unicode_encode unicode_script unicode_split unicode_split_with_offsets
 unicode_transcode unsorted_segment_join upper
 """.split()),
+    "tf.lookup": frozenset("""
+KeyValueTensorInitializer StaticHashTable StaticVocabularyTable TextFileIndex TextFileInitializer
+""".split()),
     "tf.io": frozenset("""
 FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature TFRecordOptions TFRecordWriter
 VarLenFeature decode_and_crop_jpeg decode_base64 decode_bmp decode_compressed decode_csv decode_gif

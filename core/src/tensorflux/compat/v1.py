@@ -3,7 +3,8 @@
 from tensorflux._src.array_ops import placeholder
 from tensorflux._src.context import disable_eager_execution, enable_eager_execution, executing_eagerly
 from tensorflux._src.graph import get_default_graph, reset_default_graph
+from tensorflux._src.lookup_ops import tables_initializer
 from tensorflux._src.session import Session
 
 __all__ = ["Session", "disable_eager_execution", "enable_eager_execution", "executing_eagerly",
-           "get_default_graph", "placeholder", "reset_default_graph"]
+           "get_default_graph", "placeholder", "reset_default_graph", "tables_initializer"]

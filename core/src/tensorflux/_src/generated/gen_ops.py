@@ -2284,6 +2284,27 @@ def hsv_to_rgb(images, name=None):
     return _apply_op(_HSV_TO_RGB, name, (images,), ())
 
 
+_HASH_TABLE_V2 = _OpSig('HashTableV2',
+    attrs=(('key_dtype', 4), ('value_dtype', 4), ('container', 0), ('shared_name', 0), ('use_node_name_sharing', 3)),
+    outputs=(('table_handle', False),))
+
+
+def hash_table_v2(key_dtype, value_dtype, container='', shared_name='', use_node_name_sharing=False, name=None):
+    r"""A hash table, empty until LookupTableImportV2 or InitializeTableV2 fills it once; then read-only.
+
+    Args:
+      key_dtype: An attr of type `type`.
+      value_dtype: An attr of type `type`.
+      container: An attr of type `string`, defaults to `''`.
+      shared_name: An attr of type `string`, defaults to `''`.
+      use_node_name_sharing: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_HASH_TABLE_V2, name, (), (key_dtype, value_dtype, container, shared_name, use_node_name_sharing))
+
+
 _IFFT = _OpSig('IFFT',
     inputs=(('input', 'Tcomplex', 0, 0),),
     outputs=(('output', False),),
@@ -2592,6 +2613,24 @@ def in_top_kv2(predictions, targets, k, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_IN_TOP_KV2, name, (predictions, targets, k), ())
+
+
+_INITIALIZE_TABLE_V2 = _OpSig('InitializeTableV2',
+    inputs=(('table_handle', '', 20, 0), ('keys', 'Tkey', 0, 0), ('values', 'Tval', 0, 0)))
+
+
+def initialize_table_v2(table_handle, keys, values, name=None):
+    r"""Fills a hash table from vectors of keys and values (once; later initializations do nothing).
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      keys: A `Tensor` of type `Tkey`.
+      values: A `Tensor` of type `Tval`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_INITIALIZE_TABLE_V2, name, (table_handle, keys, values), ())
 
 
 _INVERT = _OpSig('Invert',
@@ -2998,6 +3037,117 @@ def logical_or(x, y, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_LOGICAL_OR, name, (x, y), ())
+
+
+_LookupTableExportV2Output = _collections.namedtuple('LookupTableExportV2', ['keys', 'values'])
+_LOOKUP_TABLE_EXPORT_V2 = _OpSig('LookupTableExportV2',
+    inputs=(('table_handle', '', 20, 0),),
+    attrs=(('Tkeys', 4), ('Tvalues', 4)),
+    outputs=(('keys', False), ('values', False)),
+    output_class=_LookupTableExportV2Output)
+
+
+def lookup_table_export_v2(table_handle, Tkeys, Tvalues, name=None):
+    r"""Every key of the table and its value, in an unspecified order.
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      Tkeys: An attr of type `type`.
+      Tvalues: An attr of type `type`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (keys, values) of `Tensor`s.
+    """
+    return _apply_op(_LOOKUP_TABLE_EXPORT_V2, name, (table_handle,), (Tkeys, Tvalues))
+
+
+_LOOKUP_TABLE_FIND_V2 = _OpSig('LookupTableFindV2',
+    inputs=(('table_handle', '', 20, 0), ('keys', 'Tin', 0, 0), ('default_value', 'Tout', 0, 0)),
+    outputs=(('values', False),))
+
+
+def lookup_table_find_v2(table_handle, keys, default_value, name=None):
+    r"""The value of each key, or default_value (a scalar, or one per key) where the key is absent.
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      keys: A `Tensor` of type `Tin`.
+      default_value: A `Tensor` of type `Tout`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LOOKUP_TABLE_FIND_V2, name, (table_handle, keys, default_value), ())
+
+
+_LOOKUP_TABLE_IMPORT_V2 = _OpSig('LookupTableImportV2',
+    inputs=(('table_handle', '', 20, 0), ('keys', 'Tin', 0, 0), ('values', 'Tout', 0, 0)))
+
+
+def lookup_table_import_v2(table_handle, keys, values, name=None):
+    r"""Replaces a mutable table's entries, or fills a hash table (once; later imports do nothing).
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      keys: A `Tensor` of type `Tin`.
+      values: A `Tensor` of type `Tout`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_LOOKUP_TABLE_IMPORT_V2, name, (table_handle, keys, values), ())
+
+
+_LOOKUP_TABLE_INSERT_V2 = _OpSig('LookupTableInsertV2',
+    inputs=(('table_handle', '', 20, 0), ('keys', 'Tin', 0, 0), ('values', 'Tout', 0, 0)))
+
+
+def lookup_table_insert_v2(table_handle, keys, values, name=None):
+    r"""Sets the value of each key (a mutable table's; values has the keys' shape).
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      keys: A `Tensor` of type `Tin`.
+      values: A `Tensor` of type `Tout`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_LOOKUP_TABLE_INSERT_V2, name, (table_handle, keys, values), ())
+
+
+_LOOKUP_TABLE_REMOVE_V2 = _OpSig('LookupTableRemoveV2',
+    inputs=(('table_handle', '', 20, 0), ('keys', 'Tin', 0, 0)))
+
+
+def lookup_table_remove_v2(table_handle, keys, name=None):
+    r"""Removes the keys from a mutable table (absent keys are ignored).
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      keys: A `Tensor` of type `Tin`.
+      name: A name for the operation (optional).
+
+    Returns: the created `Operation`.
+    """
+    return _apply_op(_LOOKUP_TABLE_REMOVE_V2, name, (table_handle, keys), ())
+
+
+_LOOKUP_TABLE_SIZE_V2 = _OpSig('LookupTableSizeV2',
+    inputs=(('table_handle', '', 20, 0),),
+    outputs=(('size', False),))
+
+
+def lookup_table_size_v2(table_handle, name=None):
+    r"""The number of entries in the table (0 for a hash table not yet filled).
+
+    Args:
+      table_handle: A `Tensor` of type resource.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_LOOKUP_TABLE_SIZE_V2, name, (table_handle,), ())
 
 
 _LOOP_COND = _OpSig('LoopCond',
@@ -3577,6 +3727,27 @@ def multinomial(logits, num_samples, seed=0, seed2=0, output_dtype=_dtypes.int64
     Returns: a `Tensor`.
     """
     return _apply_op(_MULTINOMIAL, name, (logits, num_samples), (seed, seed2, output_dtype))
+
+
+_MUTABLE_HASH_TABLE_V2 = _OpSig('MutableHashTableV2',
+    attrs=(('key_dtype', 4), ('value_dtype', 4), ('container', 0), ('shared_name', 0), ('use_node_name_sharing', 3)),
+    outputs=(('table_handle', False),))
+
+
+def mutable_hash_table_v2(key_dtype, value_dtype, container='', shared_name='', use_node_name_sharing=False, name=None):
+    r"""An empty hash table whose entries LookupTableInsertV2/RemoveV2/ImportV2 change at any time.
+
+    Args:
+      key_dtype: An attr of type `type`.
+      value_dtype: An attr of type `type`.
+      container: An attr of type `string`, defaults to `''`.
+      shared_name: An attr of type `string`, defaults to `''`.
+      use_node_name_sharing: An attr of type `bool`, defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_MUTABLE_HASH_TABLE_V2, name, (), (key_dtype, value_dtype, container, shared_name, use_node_name_sharing))
 
 
 _NEG = _OpSig('Neg',
@@ -4197,6 +4368,28 @@ def rgb_to_hsv(images, name=None):
     Returns: a `Tensor`.
     """
     return _apply_op(_RGB_TO_HSV, name, (images,), ())
+
+
+_RAGGED_TENSOR_TO_TENSOR = _OpSig('RaggedTensorToTensor',
+    inputs=(('shape', 'Tshape', 0, 0), ('values', 'T', 0, 0), ('default_value', 'T', 0, 0), ('row_partition_tensors', 'Tindex', 0, 1)),
+    attrs=(('row_partition_types', 16),),
+    outputs=(('result', False),))
+
+
+def ragged_tensor_to_tensor(shape, values, default_value, row_partition_tensors, row_partition_types, name=None):
+    r"""The dense tensor of a ragged one: rows padded with default_value, cut to `shape` where given.
+
+    Args:
+      shape: A `Tensor` of type `Tshape`.
+      values: A `Tensor` of type `T`.
+      default_value: A `Tensor` of type `T`.
+      row_partition_tensors: A list of `num_row_partition_tensors` Tensors of type Tindex.
+      row_partition_types: An attr of type `list(string)`.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_RAGGED_TENSOR_TO_TENSOR, name, (shape, values, default_value, row_partition_tensors), (row_partition_types,))
 
 
 _RANDOM_GAMMA = _OpSig('RandomGamma',
@@ -8279,6 +8472,7 @@ OP_WRAPPERS = {
     'Greater': 'greater',
     'GreaterEqual': 'greater_equal',
     'HSVToRGB': 'hsv_to_rgb',
+    'HashTableV2': 'hash_table_v2',
     'IFFT': 'ifft',
     'IFFT2D': 'ifft2d',
     'IFFT3D': 'ifft3d',
@@ -8295,6 +8489,7 @@ OP_WRAPPERS = {
     'Igammac': 'igammac',
     'Imag': 'imag',
     'InTopKV2': 'in_top_kv2',
+    'InitializeTableV2': 'initialize_table_v2',
     'Invert': 'invert',
     'InvertPermutation': 'invert_permutation',
     'IsFinite': 'is_finite',
@@ -8317,6 +8512,12 @@ OP_WRAPPERS = {
     'LogicalAnd': 'logical_and',
     'LogicalNot': 'logical_not',
     'LogicalOr': 'logical_or',
+    'LookupTableExportV2': 'lookup_table_export_v2',
+    'LookupTableFindV2': 'lookup_table_find_v2',
+    'LookupTableImportV2': 'lookup_table_import_v2',
+    'LookupTableInsertV2': 'lookup_table_insert_v2',
+    'LookupTableRemoveV2': 'lookup_table_remove_v2',
+    'LookupTableSizeV2': 'lookup_table_size_v2',
     'LoopCond': 'loop_cond',
     'LowerBound': 'lower_bound',
     'Lu': 'lu',
@@ -8345,6 +8546,7 @@ OP_WRAPPERS = {
     'Mul': 'mul',
     'MulNoNan': 'mul_no_nan',
     'Multinomial': 'multinomial',
+    'MutableHashTableV2': 'mutable_hash_table_v2',
     'Neg': 'neg',
     'NextAfter': 'next_after',
     'NextIteration': 'next_iteration',
@@ -8376,6 +8578,7 @@ OP_WRAPPERS = {
     'RFFT3D': 'rfft3d',
     'RFFTND': 'rfftnd',
     'RGBToHSV': 'rgb_to_hsv',
+    'RaggedTensorToTensor': 'ragged_tensor_to_tensor',
     'RandomGamma': 'random_gamma',
     'RandomGammaGrad': 'random_gamma_grad',
     'RandomPoisson': 'random_poisson',
