@@ -1,27 +1,21 @@
 // Gradients of the activations (through their fused gradient ops: ReluGrad, EluGrad, ...) and
 // of those gradient ops themselves, for second derivatives.
+#include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
 namespace {
 
-// Attrs an activation passes on to its gradient op (LeakyRelu's alpha).
-AttrMap CarriedAttrs(GradContext& g) {
-  AttrMap attrs;
-  if (g.attrs().count("alpha")) attrs["alpha"] = g.attr("alpha");
-  return attrs;
-}
-
 // Activations whose gradient op reads the input features: ReluGrad(dz, x), ...
 template <const char* kGradOp>
 Status FeaturesGrad(GradContext& g) {
-  g.set_grad(0, g.ops().Op1(kGradOp, {g.grad(0), g.input(0)}, CarriedAttrs(g)));
+  g.set_grad(0, g.ops().Op1(kGradOp, {g.grad(0), g.input(0)}, CarryAttrs(g, kGradOp)));
   return Status::OK();
 }
 // Activations whose gradient op reads the outputs: EluGrad(dz, y), SeluGrad(dz, y).
 template <const char* kGradOp>
 Status OutputsGrad(GradContext& g) {
-  g.set_grad(0, g.ops().Op1(kGradOp, {g.grad(0), g.output(0)}, CarriedAttrs(g)));
+  g.set_grad(0, g.ops().Op1(kGradOp, {g.grad(0), g.output(0)}, CarryAttrs(g, kGradOp)));
   return Status::OK();
 }
 constexpr char kReluGrad[] = "ReluGrad";
@@ -37,7 +31,7 @@ constexpr char kSeluGrad[] = "SeluGrad";
 template <const char* kGradOp>
 Status GradOpGrad(GradContext& g, GValue dv) {
   GradScope& o = g.ops();
-  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(1)}, CarriedAttrs(g)));
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(1)}, CarryAttrs(g, kGradOp)));
   if (g.needs_grad(1)) g.set_grad(1, dv);
   return Status::OK();
 }

@@ -19,7 +19,7 @@ Status CropAndResizeGrad(GradContext& g) {
   GValue image = g.input(0), boxes = g.input(1), ind = g.input(2), dz = g.grad(0);
   const DataType dt = o.dtype(image);
   if (g.needs_grad(0) && IsFloating(dt)) {
-    AttrMap attrs = CarryAttrs(g, {"method"});
+    AttrMap attrs = CarryAttrs(g, "CropAndResizeGradImage");
     attrs["T"] = TypeAttr(dt);
     g.set_grad(0, o.Op1("CropAndResizeGradImage", {dz, boxes, ind, o.ShapeOf(image)}, attrs));
   }
@@ -40,7 +40,7 @@ Status CropAndResizeGradImageGrad(GradContext& g) {
                     ? o.Ints({s.dim(1), s.dim(2)})
                     : o.Op1("Slice", {o.ShapeOf(grads), o.Ints({1}), o.Ints({2})});
   g.set_grad(0, o.Op1("CropAndResize", {o.Cast(g.grad(0), DT_FLOAT), g.input(1), g.input(2), crop},
-                      CarryAttrs(g, {"method"})));
+                      CarryAttrs(g, "CropAndResize")));
   return Status::OK();
 }
 
@@ -135,7 +135,7 @@ Status ExtractImagePatchesGrad(GradContext& g) {
   const SInt out_rows = dim(y, 1), out_cols = dim(y, 2), pixels = mul(rows, cols);
   GValue ids = o.Op1("Range", {o.Int(1, kIdx), o.Add(pixels.Get(o, kIdx), o.Int(1, kIdx)), o.Int(1, kIdx)});
   ids = o.Reshape(ids, ShapeVector(o, {SInt::Of(1), rows, cols, SInt::Of(1)}, kIdx));
-  GValue patch_ids = o.Op1("ExtractImagePatches", {ids}, CarryAttrs(g, {"ksizes", "strides", "rates", "padding"}));
+  GValue patch_ids = o.Op1("ExtractImagePatches", {ids}, CarryAttrs(g, "ExtractImagePatches"));
   GValue segments = o.Sub(o.Reshape(patch_ids, o.Ints({-1}, kIdx)), o.Int(1, kIdx));
   GValue dz6 = o.Reshape(dz, ShapeVector(o, {batch, out_rows, out_cols, SInt::Of(ksizes[1]), SInt::Of(ksizes[2]),
                                              depth}, kIdx));

@@ -1,16 +1,11 @@
 // Gradients of the image resize ops (through their gradient ops, as TensorFlow's) and of those
 // gradient ops: each is linear in its incoming gradient, so its own gradient is the forward
 // resize (second derivatives TensorFlow does not define).
-#include <initializer_list>
-
 #include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
 namespace tx {
 namespace {
-
-constexpr std::initializer_list<const char*> kResizeAttrs = {"align_corners", "half_pixel_centers"};
-constexpr std::initializer_list<const char*> kFilterAttrs = {"kernel_type", "antialias"};
 
 bool IsFloating(DataType dt) { return dt == DT_FLOAT || dt == DT_DOUBLE; }
 
@@ -27,7 +22,7 @@ template <const char* kGradOp>
 Status InterpolationGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (IsFloating(o.dtype(g.input(0))))
-    g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(0)}, CarryAttrs(g, kResizeAttrs)));
+    g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(0)}, CarryAttrs(g, kGradOp)));
   return Status::OK();
 }
 constexpr char kResizeBilinearGrad[] = "ResizeBilinearGrad";
@@ -36,7 +31,7 @@ constexpr char kResizeBicubicGrad[] = "ResizeBicubicGrad";
 Status ResizeNearestNeighborGradFn(GradContext& g) {
   GradScope& o = g.ops();
   g.set_grad(0, o.Op1("ResizeNearestNeighborGrad", {g.grad(0), HeightWidth(o, g.input(0))},
-                      CarryAttrs(g, kResizeAttrs)));
+                      CarryAttrs(g, "ResizeNearestNeighborGrad")));
   return Status::OK();
 }
 
@@ -47,7 +42,7 @@ Status ScaleAndTranslateGradFn(GradContext& g) {
   const DataType dt = o.dtype(g.input(0));
   if (!IsFloating(dt)) return Status::OK();
   GValue grad = o.Op1("ScaleAndTranslateGrad", {g.grad(0), o.Cast(g.input(0), DT_FLOAT), g.input(2), g.input(3)},
-                      CarryAttrs(g, kFilterAttrs));
+                      CarryAttrs(g, "ScaleAndTranslateGrad"));
   g.set_grad(0, o.Cast(grad, dt));
   return Status::OK();
 }
@@ -65,7 +60,7 @@ Status InterpolationGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
     g.set_grad(0, o.Op1(kForwardOp, {o.Cast(g.grad(0), DT_FLOAT), HeightWidth(o, g.input(0))},
-                        CarryAttrs(g, kResizeAttrs)));
+                        CarryAttrs(g, kForwardOp)));
   return Status::OK();
 }
 constexpr char kResizeBilinear[] = "ResizeBilinear";
@@ -74,7 +69,8 @@ constexpr char kResizeBicubic[] = "ResizeBicubic";
 Status ResizeNearestNeighborGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
-    g.set_grad(0, o.Op1("ResizeNearestNeighbor", {g.grad(0), HeightWidth(o, g.input(0))}, CarryAttrs(g, kResizeAttrs)));
+    g.set_grad(0, o.Op1("ResizeNearestNeighbor", {g.grad(0), HeightWidth(o, g.input(0))},
+                        CarryAttrs(g, "ResizeNearestNeighbor")));
   return Status::OK();
 }
 
@@ -82,7 +78,7 @@ Status ScaleAndTranslateGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
     g.set_grad(0, o.Op1("ScaleAndTranslate", {g.grad(0), HeightWidth(o, g.input(0)), g.input(2), g.input(3)},
-                        CarryAttrs(g, kFilterAttrs)));
+                        CarryAttrs(g, "ScaleAndTranslate")));
   return Status::OK();
 }
 

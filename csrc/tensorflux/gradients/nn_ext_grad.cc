@@ -1,7 +1,5 @@
 // Gradients of the block rearrangements (each one's gradient is its inverse rearrangement), of
 // LRN (through the LRNGrad kernel) and of the 3-D convolution and pooling ops.
-#include <initializer_list>
-
 #include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
 
@@ -18,7 +16,7 @@ Status SpaceBatchGrad(GradContext& g) {
 }
 template <const char* kInverse>
 Status DepthGrad(GradContext& g) {
-  g.set_grad(0, g.ops().Op1(kInverse, {g.grad(0)}, CarryAttrs(g, {"block_size", "data_format"})));
+  g.set_grad(0, g.ops().Op1(kInverse, {g.grad(0)}, CarryAttrs(g, kInverse)));
   return Status::OK();
 }
 constexpr char kSpaceToBatchND[] = "SpaceToBatchND";
@@ -28,7 +26,7 @@ constexpr char kDepthToSpace[] = "DepthToSpace";
 
 Status LrnGrad(GradContext& g) {
   g.set_grad(0, g.ops().Op1("LRNGrad", {g.grad(0), g.input(0), g.output(0)},
-                            CarryAttrs(g, {"depth_radius", "bias", "alpha", "beta"})));
+                            CarryAttrs(g, "LRNGrad")));
   return Status::OK();
 }
 
@@ -37,48 +35,46 @@ Status LrnGradGrad(GradContext& g) {
   return Unimplemented("the second derivative of LRN (the gradient of LRNGrad) is not implemented");
 }
 
-constexpr std::initializer_list<const char*> kConv3DAttrs = {"strides", "padding", "data_format", "dilations"};
-constexpr std::initializer_list<const char*> kPool3DAttrs = {"ksize", "strides", "padding", "data_format"};
+constexpr char kConv3D[] = "Conv3D";
+constexpr char kConv3DInput[] = "Conv3DBackpropInputV2";
+constexpr char kConv3DFilter[] = "Conv3DBackpropFilterV2";
 
 Status Conv3DGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
-  AttrMap attrs = CarryAttrs(g, kConv3DAttrs);
-  if (g.needs_grad(0)) g.set_grad(0, o.Op1("Conv3DBackpropInputV2", {o.ShapeOf(x), w, dz}, attrs));
-  if (g.needs_grad(1)) g.set_grad(1, o.Op1("Conv3DBackpropFilterV2", {x, o.ShapeOf(w), dz}, attrs));
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kConv3DInput, {o.ShapeOf(x), w, dz}, CarryAttrs(g, kConv3DInput)));
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1(kConv3DFilter, {x, o.ShapeOf(w), dz}, CarryAttrs(g, kConv3DFilter)));
   return Status::OK();
 }
 // Conv3DBackpropInputV2(sizes, w, dy) is linear in w and in dy.
 Status Conv3DBackpropInputGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue w = g.input(1), dy = g.input(2), grad = g.grad(0);
-  AttrMap attrs = CarryAttrs(g, kConv3DAttrs);
-  if (g.needs_grad(1)) g.set_grad(1, o.Op1("Conv3DBackpropFilterV2", {grad, o.ShapeOf(w), dy}, attrs));
-  if (g.needs_grad(2)) g.set_grad(2, o.Op1("Conv3D", {grad, w}, attrs));
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1(kConv3DFilter, {grad, o.ShapeOf(w), dy}, CarryAttrs(g, kConv3DFilter)));
+  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kConv3D, {grad, w}, CarryAttrs(g, kConv3D)));
   return Status::OK();
 }
 // Conv3DBackpropFilterV2(x, sizes, dy) is linear in x and in dy.
 Status Conv3DBackpropFilterGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), dy = g.input(2), grad = g.grad(0);
-  AttrMap attrs = CarryAttrs(g, kConv3DAttrs);
-  if (g.needs_grad(0)) g.set_grad(0, o.Op1("Conv3DBackpropInputV2", {o.ShapeOf(x), grad, dy}, attrs));
-  if (g.needs_grad(2)) g.set_grad(2, o.Op1("Conv3D", {x, grad}, attrs));
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kConv3DInput, {o.ShapeOf(x), grad, dy}, CarryAttrs(g, kConv3DInput)));
+  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kConv3D, {x, grad}, CarryAttrs(g, kConv3D)));
   return Status::OK();
 }
 
 Status MaxPool3DGradFn(GradContext& g) {
-  g.set_grad(0, g.ops().Op1("MaxPool3DGrad", {g.input(0), g.output(0), g.grad(0)}, CarryAttrs(g, kPool3DAttrs)));
+  g.set_grad(0, g.ops().Op1("MaxPool3DGrad", {g.input(0), g.output(0), g.grad(0)}, CarryAttrs(g, "MaxPool3DGrad")));
   return Status::OK();
 }
 Status AvgPool3DGradFn(GradContext& g) {
   GradScope& o = g.ops();
-  g.set_grad(0, o.Op1("AvgPool3DGrad", {o.ShapeOf(g.input(0)), g.grad(0)}, CarryAttrs(g, kPool3DAttrs)));
+  g.set_grad(0, o.Op1("AvgPool3DGrad", {o.ShapeOf(g.input(0)), g.grad(0)}, CarryAttrs(g, "AvgPool3DGrad")));
   return Status::OK();
 }
 // AvgPool3DGrad is linear in its gradient input: its gradient is the forward pooling.
 Status AvgPool3DGradGrad(GradContext& g) {
-  g.set_grad(1, g.ops().Op1("AvgPool3D", {g.grad(0)}, CarryAttrs(g, kPool3DAttrs)));
+  g.set_grad(1, g.ops().Op1("AvgPool3D", {g.grad(0)}, CarryAttrs(g, "AvgPool3D")));
   return Status::OK();
 }
 // Not implemented (TensorFlow has a MaxPool3DGradGrad op); an explicit error instead of None.

@@ -1,10 +1,9 @@
 // Gradients of the neural-network ops: BiasAdd, (log-)softmax, the softmax cross-entropies
 // (with their second-order term), L2Loss, convolutions, pooling and batch normalization. The
 // heavy ones run through dedicated gradient kernels (Conv2DBackpropInput, MaxPoolGrad, ...).
-#include <initializer_list>
-
 #include "tensorflux/gradients/carry_attrs.h"
 #include "tensorflux/gradients/gradient_registry.h"
+#include "tensorflux/ops/conv_window.h"
 
 namespace tx {
 namespace {
@@ -13,7 +12,7 @@ namespace {
 Status BiasAddGrad(GradContext& g) {
   GValue dz = g.grad(0);
   g.set_grad(0, dz);
-  if (g.needs_grad(1)) g.set_grad(1, g.ops().Op1("BiasAddGrad", {dz}, CarryAttrs(g, {"data_format"})));
+  if (g.needs_grad(1)) g.set_grad(1, g.ops().Op1("BiasAddGrad", {dz}, CarryAttrs(g, "BiasAddGrad")));
   return Status::OK();
 }
 
@@ -73,32 +72,30 @@ Status L2LossGrad(GradContext& g) {
 Status Conv2DGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
-  AttrMap attrs =
-      CarryAttrs(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
-  if (g.needs_grad(0)) g.set_grad(0, o.Op1("Conv2DBackpropInput", {o.ShapeOf(x), w, dz}, attrs));
-  if (g.needs_grad(1)) g.set_grad(1, o.Op1("Conv2DBackpropFilter", {x, o.ShapeOf(w), dz}, attrs));
+  if (g.needs_grad(0))
+    g.set_grad(0, o.Op1("Conv2DBackpropInput", {o.ShapeOf(x), w, dz}, CarryAttrs(g, "Conv2DBackpropInput")));
+  if (g.needs_grad(1))
+    g.set_grad(1, o.Op1("Conv2DBackpropFilter", {x, o.ShapeOf(w), dz}, CarryAttrs(g, "Conv2DBackpropFilter")));
   return Status::OK();
 }
 
 Status DepthwiseConv2dGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), w = g.input(1), dz = g.grad(0);
-  AttrMap attrs = CarryAttrs(g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
-  if (g.needs_grad(0)) g.set_grad(0, o.Op1("DepthwiseConv2dNativeBackpropInput", {o.ShapeOf(x), w, dz}, attrs));
-  if (g.needs_grad(1)) g.set_grad(1, o.Op1("DepthwiseConv2dNativeBackpropFilter", {x, o.ShapeOf(w), dz}, attrs));
+  constexpr char kInput[] = "DepthwiseConv2dNativeBackpropInput", kFilter[] = "DepthwiseConv2dNativeBackpropFilter";
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kInput, {o.ShapeOf(x), w, dz}, CarryAttrs(g, kInput)));
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1(kFilter, {x, o.ShapeOf(w), dz}, CarryAttrs(g, kFilter)));
   return Status::OK();
 }
 
 Status MaxPoolGrad(GradContext& g) {
-  AttrMap attrs = CarryAttrs(g, {"ksize", "strides", "padding", "explicit_paddings", "data_format"});
-  g.set_grad(0, g.ops().Op1("MaxPoolGrad", {g.input(0), g.output(0), g.grad(0)}, attrs));
+  g.set_grad(0, g.ops().Op1("MaxPoolGrad", {g.input(0), g.output(0), g.grad(0)}, CarryAttrs(g, "MaxPoolGrad")));
   return Status::OK();
 }
 
 Status AvgPoolGrad(GradContext& g) {
   GradScope& o = g.ops();
-  AttrMap attrs = CarryAttrs(g, {"ksize", "strides", "padding", "data_format"});
-  g.set_grad(0, o.Op1("AvgPoolGrad", {o.ShapeOf(g.input(0)), g.grad(0)}, attrs));
+  g.set_grad(0, o.Op1("AvgPoolGrad", {o.ShapeOf(g.input(0)), g.grad(0)}, CarryAttrs(g, "AvgPoolGrad")));
   return Status::OK();
 }
 
@@ -111,7 +108,7 @@ Status FusedBatchNormGrad(GradContext& g) {
   GValue r1 = training ? g.output(3) : g.input(3), r2 = training ? g.output(4) : g.input(4);
   std::vector<GValue> out = o.Op("FusedBatchNormGradV3",
                                  {{g.grad(0)}, {g.input(0)}, {g.input(1)}, {r1}, {r2}, {g.output(5)}},
-                                 CarryAttrs(g, {"epsilon", "data_format", "is_training"}));
+                                 CarryAttrs(g, "FusedBatchNormGradV3"));
   if (out.size() < 3) return Status::OK();
   g.set_grad(0, out[0]);
   g.set_grad(1, out[1]);
@@ -126,7 +123,9 @@ Status BiasAddGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dy = g.input(0), grad = g.grad(0);
   const int rank = o.Rank(dy);
-  const bool nchw = g.attr_string("data_format") == "NCHW";
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat("BiasAddGrad", g.attr_string("data_format"), &f));
+  const bool nchw = f.channels_first;
   GValue shape;  // 1 everywhere but -1 at the channel axis
   if (rank >= 0) {
     std::vector<int64_t> dims(rank, 1);
@@ -145,22 +144,20 @@ Status BiasAddGradGrad(GradContext& g) {
 
 // Conv2DBackpropInput(sizes, w, dy) is linear in w and in dy.
 template <const char* kForward, const char* kFilterGrad>
-Status ConvBackpropInputGrad(GradContext& g, std::initializer_list<const char*> attr_names) {
+Status ConvBackpropInputGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue w = g.input(1), dy = g.input(2), grad = g.grad(0);
-  AttrMap attrs = CarryAttrs(g, attr_names);
-  if (g.needs_grad(1)) g.set_grad(1, o.Op1(kFilterGrad, {grad, o.ShapeOf(w), dy}, attrs));
-  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {grad, w}, attrs));
+  if (g.needs_grad(1)) g.set_grad(1, o.Op1(kFilterGrad, {grad, o.ShapeOf(w), dy}, CarryAttrs(g, kFilterGrad)));
+  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {grad, w}, CarryAttrs(g, kForward)));
   return Status::OK();
 }
 // Conv2DBackpropFilter(x, sizes, dy) is linear in x and in dy.
 template <const char* kForward, const char* kInputGrad>
-Status ConvBackpropFilterGrad(GradContext& g, std::initializer_list<const char*> attr_names) {
+Status ConvBackpropFilterGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue x = g.input(0), dy = g.input(2), grad = g.grad(0);
-  AttrMap attrs = CarryAttrs(g, attr_names);
-  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kInputGrad, {o.ShapeOf(x), grad, dy}, attrs));
-  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {x, grad}, attrs));
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1(kInputGrad, {o.ShapeOf(x), grad, dy}, CarryAttrs(g, kInputGrad)));
+  if (g.needs_grad(2)) g.set_grad(2, o.Op1(kForward, {x, grad}, CarryAttrs(g, kForward)));
   return Status::OK();
 }
 constexpr char kConv2D[] = "Conv2D";
@@ -169,26 +166,14 @@ constexpr char kConvFilter[] = "Conv2DBackpropFilter";
 constexpr char kDepthwise[] = "DepthwiseConv2dNative";
 constexpr char kDepthwiseInput[] = "DepthwiseConv2dNativeBackpropInput";
 constexpr char kDepthwiseFilter[] = "DepthwiseConv2dNativeBackpropFilter";
-Status Conv2DBackpropInputGrad(GradContext& g) {
-  return ConvBackpropInputGrad<kConv2D, kConvFilter>(
-      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
-}
-Status Conv2DBackpropFilterGrad(GradContext& g) {
-  return ConvBackpropFilterGrad<kConv2D, kConvInput>(
-      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"});
-}
-Status DepthwiseBackpropInputGrad(GradContext& g) {
-  return ConvBackpropInputGrad<kDepthwise, kDepthwiseFilter>(
-      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
-}
-Status DepthwiseBackpropFilterGrad(GradContext& g) {
-  return ConvBackpropFilterGrad<kDepthwise, kDepthwiseInput>(
-      g, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
-}
+Status Conv2DBackpropInputGrad(GradContext& g) { return ConvBackpropInputGrad<kConv2D, kConvFilter>(g); }
+Status Conv2DBackpropFilterGrad(GradContext& g) { return ConvBackpropFilterGrad<kConv2D, kConvInput>(g); }
+Status DepthwiseBackpropInputGrad(GradContext& g) { return ConvBackpropInputGrad<kDepthwise, kDepthwiseFilter>(g); }
+Status DepthwiseBackpropFilterGrad(GradContext& g) { return ConvBackpropFilterGrad<kDepthwise, kDepthwiseInput>(g); }
 
 // AvgPoolGrad is linear in its gradient input: its gradient is the forward pooling.
 Status AvgPoolGradGrad(GradContext& g) {
-  g.set_grad(1, g.ops().Op1("AvgPool", {g.grad(0)}, CarryAttrs(g, {"ksize", "strides", "padding", "data_format"})));
+  g.set_grad(1, g.ops().Op1("AvgPool", {g.grad(0)}, CarryAttrs(g, "AvgPool")));
   return Status::OK();
 }
 

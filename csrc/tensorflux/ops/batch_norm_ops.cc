@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/framework/op_registry.h"
 #include "tensorflux/framework/shape_inference.h"
 
@@ -13,8 +14,9 @@ namespace {
 Status FusedBatchNormShape(InferenceContext* c) {
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  const bool three_d = format == "NDHWC" || format == "NCDHW";
-  const int rank = three_d ? 5 : 4;
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat("FusedBatchNormV3", format, &f));
+  const int rank = f.rank();
   PartialShape x;
   TX_RETURN_IF_ERROR(c->WithRank(c->input(0), rank, "Input 'x'", &x));
   bool is_training = true;
@@ -22,7 +24,7 @@ Status FusedBatchNormShape(InferenceContext* c) {
   float factor = 1.0f;
   auto it = c->attrs().find("exponential_avg_factor");
   if (it != c->attrs().end()) factor = it->second.f;
-  const int cdim = (format == "NCHW" || format == "NCDHW") ? 1 : rank - 1;
+  const int cdim = f.channel_dim(rank);
   int64_t ch = x.dim(cdim);
   const int num_vecs = (is_training && factor == 1.0f) ? 3 : 5;
   static const char* kNames[] = {"", "Input 'scale'", "Input 'offset'", "Input 'mean'", "Input 'variance'"};

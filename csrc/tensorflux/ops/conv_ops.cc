@@ -67,7 +67,9 @@ Status ConvShape(InferenceContext* c, bool depthwise) {
   TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, "Input 'filter'", &f));
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  const bool nchw = format == "NCHW";
+  DataFormat layout;
+  TX_RETURN_IF_ERROR(ParseDataFormat(c->op_def().name.c_str(), format, &layout));
+  const bool nchw = layout.channels_first;
   std::vector<int64_t> strides, dil;
   TX_RETURN_IF_ERROR(Get4(c, "strides", nchw, &strides, "strides"));
   TX_RETURN_IF_ERROR(Get4(c, "dilations", nchw, &dil, "dilations"));
@@ -110,9 +112,9 @@ Status PoolShape(InferenceContext* c, bool allow_explicit) {
   TX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, "Input 'input'", &in));
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  if (format != "NHWC" && format != "NCHW")
-    return Unimplemented("Pooling with data_format ", format, " is not supported");
-  const bool nchw = format == "NCHW";
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat(c->op_def().name.c_str(), format, &f));
+  const bool nchw = f.channels_first;
   std::vector<int64_t> ksize, strides;
   TX_RETURN_IF_ERROR(c->GetAttr("ksize", &ksize));
   TX_RETURN_IF_ERROR(c->GetAttr("strides", &strides));

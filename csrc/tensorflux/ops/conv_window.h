@@ -22,6 +22,26 @@ inline Status ParsePadding(const std::string& s, Padding* out) {
   return Status::OK();
 }
 
+// The layout a data_format attr names: channels first (NCHW, NCDHW) or last (NHWC, NDHWC), with
+// 2 or 3 spatial dimensions.
+struct DataFormat {
+  bool channels_first = false;
+  int spatial_dims = 2;
+  int rank() const { return spatial_dims + 2; }
+  // The channel dimension of a tensor of rank `rank` in this layout.
+  int channel_dim(int rank) const { return channels_first ? 1 : rank - 1; }
+};
+
+// Parses a data_format attr of op `op`: NHWC, NCHW, NDHWC or NCDHW. Unimplemented for NCHW_VECT_C
+// (which some OpDefs allow and no CPU kernel supports) and InvalidArgument for anything else.
+inline Status ParseDataFormat(const char* op, const std::string& s, DataFormat* out) {
+  if (s == "NHWC" || s == "NCHW") *out = DataFormat{s == "NCHW", 2};
+  else if (s == "NDHWC" || s == "NCDHW") *out = DataFormat{s == "NCDHW", 3};
+  else if (s == "NCHW_VECT_C") return Unimplemented(op, ": data_format NCHW_VECT_C is not supported on CPU");
+  else return InvalidArgument(op, ": unknown data_format '", s, "' (NHWC, NCHW, NDHWC or NCDHW)");
+  return Status::OK();
+}
+
 // Output length and leading padding of one spatial dimension of size `in` (>= 0) for a window of
 // `k` taps `dilation` apart moved by `stride`; explicit pads are used for Padding::kExplicit.
 inline Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding p,

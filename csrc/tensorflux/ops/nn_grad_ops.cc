@@ -19,7 +19,9 @@ struct Layout {
 Status ReadLayout(InferenceContext* c, Layout* l) {
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  if (format == "NCHW") *l = Layout{0, 2, 3, 1};
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat(c->op_def().name.c_str(), format, &f));
+  if (f.channels_first) *l = Layout{0, 2, 3, 1};
   return Status::OK();
 }
 
@@ -60,7 +62,7 @@ Status CheckOutBackprop(InferenceContext* c, const Layout& l, const PartialShape
   std::vector<int64_t> strides, dil, ep;
   TX_RETURN_IF_ERROR(WindowAttr(c, "strides", l, &strides));
   TX_RETURN_IF_ERROR(WindowAttr(c, "dilations", l, &dil));
-  Padding pad;
+  Padding pad = Padding::kValid;
   TX_RETURN_IF_ERROR(ReadPadding(c, l, &pad, &ep));
   if (!in.known_rank() || !f.known_rank() || !dy.known_rank()) return Status::OK();
   const int64_t in_c = in.dim(l.c), f_in = f.dim(2), f_out = f.dim(3);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/framework/op_registry.h"
 #include "tensorflux/framework/shape_inference.h"
 
@@ -17,11 +18,13 @@ Status BiasAddShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, "Input 'bias'", &bias));
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat("BiasAdd", format, &f));
   if (!value.known_rank()) {
     c->set_output(0, value);
     return Status::OK();
   }
-  const int channel = format == "NCHW" ? 1 : value.rank() - 1;
+  const int channel = f.channel_dim(value.rank());
   const int64_t ch = value.dim(channel), nb = bias.dim(0);
   if (ch >= 0 && nb >= 0 && ch != nb)
     return InvalidArgument("Dimensions must be equal, but are ", ch, " and ", nb, ": the bias length must match ",

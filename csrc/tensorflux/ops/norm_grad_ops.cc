@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/framework/op_registry.h"
 #include "tensorflux/framework/shape_inference.h"
 
@@ -15,8 +16,10 @@ namespace {
 Status FusedBatchNormGradShape(InferenceContext* c) {
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  const int rank = (format == "NDHWC" || format == "NCDHW") ? 5 : 4;
-  const int cdim = (format == "NCHW" || format == "NCDHW") ? 1 : rank - 1;
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat("FusedBatchNormGradV3", format, &f));
+  const int rank = f.rank();
+  const int cdim = f.channel_dim(rank);
   PartialShape dy, x, merged;
   TX_RETURN_IF_ERROR(c->WithRank(c->input(0), rank, "Input 'y_backprop'", &dy));
   TX_RETURN_IF_ERROR(c->WithRank(c->input(1), rank, "Input 'x'", &x));
@@ -49,7 +52,9 @@ Status BiasAddGradShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 2, "Input 'out_backprop'", &dy));
   std::string format;
   TX_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  const int64_t ch = !dy.known_rank() ? -1 : dy.dim(format == "NCHW" ? 1 : dy.rank() - 1);
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat("BiasAddGrad", format, &f));
+  const int64_t ch = !dy.known_rank() ? -1 : dy.dim(f.channel_dim(dy.rank()));
   c->set_output(0, PartialShape({ch}));
   return Status::OK();
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tensorflux/core/status.h"
+#include "tensorflux/ops/conv_window.h"
 
 namespace tx {
 namespace space_batch {
@@ -81,14 +82,15 @@ inline Status Resolve(const char* op, const std::vector<int64_t>& in, const std:
 // unknown) in `format` ("NHWC" or "NCHW"); errors name the op.
 inline Status ResolveDepth(const char* op, const std::vector<int64_t>& in, int64_t block, const std::string& format,
                            bool to_depth, std::vector<int64_t>* out) {
-  if (format != "NHWC" && format != "NCHW")
-    return Unimplemented(op, ": data_format ", format, " is not supported (NHWC or NCHW)");
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat(op, format, &f));
+  if (f.spatial_dims != 2) return InvalidArgument(op, ": data_format must be NHWC or NCHW, got ", format);
   if (in.size() != 4) return InvalidArgument(op, ": input must be 4-dimensional, got rank ", in.size());
   if (block < 2) return InvalidArgument(op, ": block_size must be >= 2, got ", block);
   if (block > (int64_t{1} << 20)) return InvalidArgument(op, ": block_size ", block, " is too large");
   for (int64_t d : in)
     if (d > kMaxSize) return InvalidArgument(op, ": input dimension ", d, " is too large");
-  const bool nchw = format == "NCHW";
+  const bool nchw = f.channels_first;
   const int hd = nchw ? 2 : 1, wd = nchw ? 3 : 2, cd = nchw ? 1 : 3;
   *out = in;
   if (to_depth) {

@@ -19,9 +19,10 @@ struct Layout {
 };
 
 inline Status ParseLayout(const char* op, const std::string& format, Layout* l) {
-  if (format == "NDHWC") *l = Layout{};
-  else if (format == "NCDHW") *l = Layout{true, 0, 1, {2, 3, 4}};
-  else return InvalidArgument(op, ": data_format must be NDHWC or NCDHW, got ", format);
+  DataFormat f;
+  TX_RETURN_IF_ERROR(ParseDataFormat(op, format, &f));
+  if (f.spatial_dims != 3) return InvalidArgument(op, ": data_format must be NDHWC or NCDHW, got ", format);
+  *l = f.channels_first ? Layout{true, 0, 1, {2, 3, 4}} : Layout{};
   return Status::OK();
 }
 

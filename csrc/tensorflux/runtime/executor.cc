@@ -193,6 +193,24 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   return Status::OK();
 }
 
+namespace {
+
+// The dispatch rule for a node that became ready: cheap nodes and the first expensive one run on
+// this thread (pushed on `local`); further expensive ones run concurrently on the inter-op pool
+// (`schedule`). `kept_expensive` tracks, per batch of ready nodes, whether one was kept.
+template <typename Schedule>
+void Dispatch(int n, bool expensive, bool can_dispatch, bool* kept_expensive, std::vector<int>* local,
+              const Schedule& schedule) {
+  if (!expensive || !can_dispatch || !*kept_expensive) {
+    *kept_expensive |= expensive;
+    local->push_back(n);
+  } else {
+    schedule(n);
+  }
+}
+
+}  // namespace
+
 void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPool* intra_op) const {
   const PlanNode& pn = nodes_[n];
   const int nin = pn.node->num_inputs(), nout = pn.node->num_outputs();
@@ -264,15 +282,10 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
     bool kept_expensive = false;
     for (int succ : nodes_[n].successors) {
       if (rs->pending[succ].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
-      // Cheap nodes and the first expensive one stay on this thread; other expensive ones
-      // run concurrently on the inter-op pool.
-      if (!nodes_[succ].expensive || !can_dispatch || !kept_expensive) {
-        kept_expensive |= nodes_[succ].expensive;
-        stack.push_back(succ);
-      } else {
+      Dispatch(succ, nodes_[succ].expensive, can_dispatch, &kept_expensive, &stack, [&](int m) {
         rs->inflight.fetch_add(1, std::memory_order_acq_rel);
-        inter_op->Schedule([this, rs, succ, inter_op, intra_op] { Process(rs, succ, inter_op, intra_op); });
-      }
+        inter_op->Schedule([this, rs, m, inter_op, intra_op] { Process(rs, m, inter_op, intra_op); });
+      });
     }
   }
   if (rs->inflight.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -294,17 +307,13 @@ Status ExecutionPlan::Run(std::vector<Tensor> feed_values, ThreadPool* inter_op,
   if (!roots_.empty()) {
     rs.inflight.store(1, std::memory_order_relaxed);  // this thread
     const bool can_dispatch = inter_op != nullptr && inter_op->num_threads() > 0;
-    // Expensive roots beyond the first run on the pool; everything else runs here.
     std::vector<int> local;
     bool kept_expensive = false;
     for (int r : roots_) {
-      if (!nodes_[r].expensive || !can_dispatch || !kept_expensive) {
-        kept_expensive |= nodes_[r].expensive;
-        local.push_back(r);
-      } else {
+      Dispatch(r, nodes_[r].expensive, can_dispatch, &kept_expensive, &local, [&](int m) {
         rs.inflight.fetch_add(1, std::memory_order_acq_rel);
-        inter_op->Schedule([this, &rs, r, inter_op, intra_op] { Process(&rs, r, inter_op, intra_op); });
-      }
+        inter_op->Schedule([this, &rs, m, inter_op, intra_op] { Process(&rs, m, inter_op, intra_op); });
+      });
     }
     // Process the local roots as one work list: the last Process call releases this thread's count.
     for (size_t i = 0; i + 1 < local.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -24,8 +25,10 @@ class FusedBatchNormOp : public OpKernel {
     c->SetStatus(c->GetAttr("exponential_avg_factor", &factor_));
     c->SetStatus(c->GetAttr("is_training", &training_));
     c->SetStatus(c->GetAttr("data_format", &format));
-    channels_first_ = format == "NCHW" || format == "NCDHW";
-    rank_ = (format == "NDHWC" || format == "NCDHW") ? 5 : 4;
+    DataFormat f;
+    if (c->status().ok()) c->SetStatus(ParseDataFormat("FusedBatchNormV3", format, &f));
+    channels_first_ = f.channels_first;
+    rank_ = f.rank();
   }
 
   void Compute(OpKernelContext* ctx) override {

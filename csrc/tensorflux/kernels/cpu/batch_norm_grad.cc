@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/widened_kernel.h"
@@ -26,8 +27,10 @@ class FusedBatchNormGradOp : public OpKernel {
     c->SetStatus(c->GetAttr("epsilon", &epsilon_));
     c->SetStatus(c->GetAttr("is_training", &training_));
     c->SetStatus(c->GetAttr("data_format", &format));
-    channels_first_ = format == "NCHW" || format == "NCDHW";
-    rank_ = (format == "NDHWC" || format == "NCDHW") ? 5 : 4;
+    DataFormat f;
+    if (c->status().ok()) c->SetStatus(ParseDataFormat("FusedBatchNormGradV3", format, &f));
+    channels_first_ = f.channels_first;
+    rank_ = f.rank();
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -1,6 +1,7 @@
 // CPU kernel for BiasAdd: adds a 1-D bias along the channel dimension (last for NHWC, 1 for NCHW).
 #include <string>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
@@ -18,9 +19,9 @@ class BiasAddOp : public OpKernel {
   explicit BiasAddOp(OpKernelConstruction* c) : OpKernel(c) {
     std::string format;
     c->SetStatus(c->GetAttr("data_format", &format));
-    if (c->status().ok() && format != "NHWC" && format != "NCHW")
-      c->SetStatus(InvalidArgument("Invalid data_format '", format, "' for BiasAdd"));
-    nchw_ = format == "NCHW";
+    DataFormat f;
+    if (c->status().ok()) c->SetStatus(ParseDataFormat("BiasAdd", format, &f));
+    nchw_ = f.channels_first;
   }
 
   void Compute(OpKernelContext* ctx) override {

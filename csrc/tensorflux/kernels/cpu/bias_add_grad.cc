@@ -3,6 +3,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tensorflux/ops/conv_window.h"
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/widened_kernel.h"
@@ -22,9 +23,9 @@ class BiasAddGradOp : public OpKernel {
   explicit BiasAddGradOp(OpKernelConstruction* c) : OpKernel(c) {
     std::string format;
     c->SetStatus(c->GetAttr("data_format", &format));
-    if (c->status().ok() && format != "NHWC" && format != "NCHW")
-      c->SetStatus(InvalidArgument("Invalid data_format '", format, "' for BiasAddGrad"));
-    nchw_ = format == "NCHW";
+    DataFormat f;
+    if (c->status().ok()) c->SetStatus(ParseDataFormat("BiasAddGrad", format, &f));
+    nchw_ = f.channels_first;
   }
 
   void Compute(OpKernelContext* ctx) override {

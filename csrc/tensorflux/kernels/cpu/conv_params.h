@@ -38,7 +38,9 @@ struct ConvAttrs {
     if (!s.ok()) dilations = {1, 1, 1, 1};
     s = c->GetAttr("explicit_paddings", &explicit_paddings);
     if (!s.ok()) explicit_paddings.clear();
-    if (format != "NHWC") return Unimplemented("The ", op, " op currently only supports the NHWC tensor format on CPU");
+    DataFormat f;
+    TX_RETURN_IF_ERROR(ParseDataFormat(op, format, &f));
+    if (f.channels_first) return Unimplemented("The ", op, " op currently only supports the NHWC tensor format on CPU");
     if (strides.size() != 4 || dilations.size() != 4)
       return InvalidArgument("strides and dilations must have 4 values, got ", strides.size(), " and ", dilations.size());
     if (strides[0] != 1 || strides[3] != 1 || dilations[0] != 1 || dilations[3] != 1)

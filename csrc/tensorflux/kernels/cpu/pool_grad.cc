@@ -42,7 +42,9 @@ struct PoolGradParams {
     TX_RETURN_IF_ERROR(ParsePadding(pad, &padding));
     TX_RETURN_IF_ERROR(ctx->GetAttr("data_format", &format));
     if (has_explicit) TX_RETURN_IF_ERROR(ctx->GetAttr("explicit_paddings", &explicit_paddings));
-    if (format != "NHWC") return Unimplemented("Default ", op, " only supports NHWC on device type CPU");
+    DataFormat f;
+    TX_RETURN_IF_ERROR(ParseDataFormat(op, format, &f));
+    if (f.channels_first) return Unimplemented("Default ", op, " only supports NHWC on device type CPU");
     if (ksize.size() != 4 || strides.size() != 4)
       return InvalidArgument(op, ": ksize and strides must have 4 values, got ", ksize.size(), " and ", strides.size());
     if (ksize[0] != 1 || strides[0] != 1) return Unimplemented("Pooling is not yet supported on the batch dimension.");

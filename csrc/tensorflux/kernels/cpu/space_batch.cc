@@ -126,6 +126,7 @@ class DepthOp : public OpKernel {
   explicit DepthOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("block_size", &block_));
     c->SetStatus(c->GetAttr("data_format", &format_));
+    if (c->status().ok()) c->SetStatus(ParseDataFormat(kToDepth ? "SpaceToDepth" : "DepthToSpace", format_, &layout_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -137,7 +138,7 @@ class DepthOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, AllocateChecked(ctx, 0, out_dims, &out));
     if (out->num_elements() == 0) return;
     const int64_t b = block_;
-    const bool nchw = format_ == "NCHW";
+    const bool nchw = layout_.channels_first;
     // The space side [N, H, W, C] (or [N, C, H, W]) with H = Hs * b, W = Ws * b, C = Cs.
     const std::vector<int64_t>& space = kToDepth ? in.shape().dims() : out_dims;
     const std::vector<int64_t>& depth = kToDepth ? out_dims : in.shape().dims();
@@ -168,6 +169,7 @@ class DepthOp : public OpKernel {
 
  private:
   int64_t block_ = 0;
+  DataFormat layout_;
   std::string format_;
 };
 
