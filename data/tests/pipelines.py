@@ -2,7 +2,21 @@
 Dataset class and the tensor module (txd.Dataset and tx, or tf.data.Dataset and tf). Every
 transformation of the package appears in at least one."""
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import numpy as np
+
+_CACHE_DIR = tempfile.mkdtemp(prefix="txd-pipelines-")
+atexit.register(shutil.rmtree, _CACHE_DIR, True)
+
+
+def _cache_prefix(D, name):
+    """A file cache prefix per process, per pipeline and per library (tf.data's files are not ours):
+    the first iteration in a process writes the cache, later ones read it."""
+    return os.path.join(_CACHE_DIR, "%s-%s" % (D.__module__.split(".")[0], name))
 
 
 def _spec(T, shape, dtype):
@@ -42,6 +56,10 @@ PIPELINES = {
     "ignore_errors": lambda D, T: D.from_tensor_slices(np.array([1.0, 0.0, 2.0, 4.0])).map(
         lambda x: T.debugging.check_numerics(1.0 / x, "not finite")).ignore_errors(),
     "cache": lambda D, T: D.range(6).map(lambda x: x * 3).cache().repeat(2),
+    "cache_file": lambda D, T: D.range(6).map(lambda x: x * 3).cache(_cache_prefix(D, "cache_file")).repeat(2),
+    "cache_file_strings": lambda D, T: D.from_tensor_slices((np.array([b"ab", b"", b"x\x00yz"]),
+                                                            np.arange(6.0).reshape(3, 2))).cache(
+        _cache_prefix(D, "cache_file_strings")).batch(2).repeat(2),
     "interleave": lambda D, T: D.range(1, 6).interleave(lambda x: D.from_tensors(x).repeat(x), cycle_length=2,
                                                         block_length=2),
     "dict_elements": lambda D, T: D.from_tensor_slices({"a": np.arange(4), "b": np.arange(4.0)}).map(
@@ -65,6 +83,8 @@ RANDOM = {
     "shuffle_repeat": lambda D, T: D.range(10).shuffle(4, seed=5).repeat(3).batch(4),
     "global_shuffle": lambda D, T: D.from_tensor_slices(np.arange(37) * 3).global_shuffle(seed=4).repeat(2),
     "shuffle_no_reshuffle": lambda D, T: D.range(10).shuffle(10, seed=5, reshuffle_each_iteration=False).repeat(2),
+    "shuffle_file_cache": lambda D, T: D.range(10).shuffle(10, seed=5).cache(
+        _cache_prefix(D, "shuffle_file_cache")).repeat(2),
 }
 
 

@@ -17,7 +17,8 @@ from tensorflux_data import _compat
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = ["tensorflux_data." + m for m in ("_dataset", "_options", "_iterator", "experimental", "_arrays", "_stats",
-                                            "_files", "_tfrecord", "io", "_csv")] + ["tensorflux_data"]
+                                            "_files", "_tfrecord", "io", "_csv", "_file_cache", "_make_csv")] + [
+    "tensorflux_data"]
 
 
 def test_version_and_declared_core_range():

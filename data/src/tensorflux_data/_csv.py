@@ -53,6 +53,13 @@ def _column(default):
     return dtype, value
 
 
+def split_fields(text, delim, quote):
+    """The fields of one CSV record ``text`` (quoted fields when ``quote``); csv.Error when malformed."""
+    if quote:
+        return next(csv.reader([text], delimiter=delim, quotechar='"', strict=True), [])
+    return text.split(delim)
+
+
 class _CsvIterator(CountingIterator):
     def next(self):
         x = self._in.next()
@@ -93,11 +100,7 @@ class CsvDataset(Dataset):
         super().__init__((_CsvLines(filenames, compression_type, header),), spec)
 
     def _fields(self, line, record):
-        text = line.decode("utf-8", errors="replace")
-        if self._quote:
-            fields = next(csv.reader([text], delimiter=self._delim, quotechar='"', strict=True))
-        else:
-            fields = text.split(self._delim)
+        fields = split_fields(line.decode("utf-8", errors="replace"), self._delim, self._quote)
         if self._select is not None:
             if self._select and self._select[-1] >= len(fields):
                 raise invalid("Expect at least %d fields but have %d in record %d" % (self._select[-1] + 1,
@@ -128,7 +131,11 @@ class CsvDataset(Dataset):
             except ValueError:
                 raise invalid("Field %d in record %d is not a valid %s: %s" % (
                     i, record, "float" if dtype.is_floating else "int", field)) from None
-            out.append(np.asarray(value, dtype.as_numpy_dtype))
+            try:
+                with np.errstate(over="ignore"):  # a float too large for its type is inf, as in TensorFlow
+                    out.append(np.asarray(value, dtype.as_numpy_dtype))
+            except OverflowError:
+                raise invalid("Field %d in record %d is not a valid %s: %s" % (i, record, dtype.name, field)) from None
         return tuple(out)
 
     def _make_iter(self, ctx):

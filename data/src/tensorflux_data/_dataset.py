@@ -188,10 +188,15 @@ class Dataset(DatasetNode):
         return PrefetchDataset(self, check_int(buffer_size, "prefetch buffer_size", 0, allow=(AUTOTUNE,)))
 
     def cache(self, filename="", name=None):
-        """The elements kept in memory after the first complete iteration."""
-        from tensorflux_data._shuffle import CacheDataset
+        """The elements kept after the first complete iteration, which later iterations read: in
+        memory, or with ``filename`` in the file ``filename + ".txd-cache"`` that later pipelines
+        and processes read too (a partial iteration writes nothing; Note [File cache])."""
+        if hasattr(filename, "numpy"):
+            filename = filename.numpy()
         if filename:
-            raise NotImplementedError("cache(filename) (a file cache) is not implemented; use cache() in memory")
+            from tensorflux_data._file_cache import FileCacheDataset
+            return FileCacheDataset(self, filename)
+        from tensorflux_data._shuffle import CacheDataset
         return CacheDataset(self)
 
     def ignore_errors(self, log_warning=False, name=None):

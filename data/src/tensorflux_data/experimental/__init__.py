@@ -1,5 +1,5 @@
 """tf.data.experimental's names that tensorflux-data has (the cardinality constants, AUTOTUNE,
-`enable_debug_mode`, `CsvDataset`), `stats` (per-node counters of a running pipeline) and
+`enable_debug_mode`, `CsvDataset`, `make_csv_dataset`), `stats` (per-node counters of a running pipeline) and
 memory-mapped sources, `from_npy` and `from_safetensors`.
 
 >>> import tensorflux_data as txd
@@ -10,6 +10,7 @@ memory-mapped sources, `from_npy` and `from_safetensors`.
 from tensorflux_data._options import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, debug_mode
 from tensorflux_data._arrays import from_npy, from_safetensors
 from tensorflux_data._csv import CsvDataset
+from tensorflux_data._make_csv import make_csv_dataset
 from tensorflux_data._stats import stats
 
 
@@ -19,4 +20,4 @@ def enable_debug_mode():
 
 
 __all__ = ["AUTOTUNE", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "enable_debug_mode", "from_npy",
-           "from_safetensors", "stats"]
+           "from_safetensors", "make_csv_dataset", "stats"]
