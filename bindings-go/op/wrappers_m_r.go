@@ -1519,6 +1519,68 @@ func PadV2(scope *Scope, input tf.Output, paddings tf.Output, constantValues tf.
 	return op.Output(0)
 }
 
+// ParseExampleV2: Parses serialized tf.train.Example protos into dense and sparse (VarLen) feature tensors.
+//
+// Arguments:
+//
+//	serialized: a tensor of type tf.String.
+//	names: a tensor of type tf.String.
+//	sparseKeys: a tensor of type tf.String.
+//	denseKeys: a tensor of type tf.String.
+//	raggedKeys: a tensor of type tf.String.
+//	denseDefaults: a list of tensors with types `Tdense`.
+//	numSparse: an attr of type int (Go int64).
+//	sparseTypes: an attr of type list(type) (Go []tf.DataType), one of tf.Float, tf.Int64, tf.String.
+//	raggedValueTypes: an attr of type list(type) (Go []tf.DataType), one of tf.Float, tf.Int64, tf.String.
+//	raggedSplitTypes: an attr of type list(type) (Go []tf.DataType), one of tf.Int32, tf.Int64.
+//	denseShapes: an attr of type list(shape) (Go []tf.Shape).
+//
+// Returns sparseIndices (a list), sparseValues (a list), sparseShapes (a list), denseValues (a list), raggedValues (a list), raggedRowSplits (a list).
+func ParseExampleV2(scope *Scope, serialized tf.Output, names tf.Output, sparseKeys tf.Output, denseKeys tf.Output, raggedKeys tf.Output, denseDefaults []tf.Output, numSparse int64, sparseTypes []tf.DataType, raggedValueTypes []tf.DataType, raggedSplitTypes []tf.DataType, denseShapes []tf.Shape) (sparseIndices []tf.Output, sparseValues []tf.Output, sparseShapes []tf.Output, denseValues []tf.Output, raggedValues []tf.Output, raggedRowSplits []tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"num_sparse": numSparse, "sparse_types": sparseTypes, "ragged_value_types": raggedValueTypes, "ragged_split_types": raggedSplitTypes, "dense_shapes": denseShapes}
+	opspec := tf.OpSpec{
+		Type: "ParseExampleV2",
+		Input: []tf.Input{
+			serialized, names, sparseKeys, denseKeys, raggedKeys, tf.OutputList(denseDefaults),
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	var idx int
+	var err error
+	if sparseIndices, idx, err = makeOutputList(op, idx, "sparse_indices"); err != nil {
+		scope.UpdateErr("ParseExampleV2", err)
+		return
+	}
+	if sparseValues, idx, err = makeOutputList(op, idx, "sparse_values"); err != nil {
+		scope.UpdateErr("ParseExampleV2", err)
+		return
+	}
+	if sparseShapes, idx, err = makeOutputList(op, idx, "sparse_shapes"); err != nil {
+		scope.UpdateErr("ParseExampleV2", err)
+		return
+	}
+	if denseValues, idx, err = makeOutputList(op, idx, "dense_values"); err != nil {
+		scope.UpdateErr("ParseExampleV2", err)
+		return
+	}
+	if raggedValues, idx, err = makeOutputList(op, idx, "ragged_values"); err != nil {
+		scope.UpdateErr("ParseExampleV2", err)
+		return
+	}
+	if raggedRowSplits, idx, err = makeOutputList(op, idx, "ragged_row_splits"); err != nil {
+		scope.UpdateErr("ParseExampleV2", err)
+		return
+	}
+	return
+}
+
 // PartitionedCallAttr is an optional argument to PartitionedCall.
 type PartitionedCallAttr func(optionalAttr)
 

@@ -30,7 +30,8 @@ typedef struct TxFuzzTarget {
   X(functiondef, TX_FUZZ_PROTO)      \
   X(tensorproto, TX_FUZZ_PROTO)      \
   X(safetensors, TX_FUZZ_SAFETENSORS) \
-  X(tensor, TX_FUZZ_BYTES)
+  X(tensor, TX_FUZZ_BYTES)           \
+  X(example, TX_FUZZ_PROTO)
 
 #define TX_FUZZ_DECLARE(name, format) int tx_fuzz_##name(const uint8_t* data, size_t size);
 TX_FUZZ_TARGETS(TX_FUZZ_DECLARE)

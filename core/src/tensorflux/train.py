@@ -1,13 +1,19 @@
-"""Training utilities (``tx.train.*``): checkpoints in the safetensors format."""
+"""Training utilities (``tx.train.*``): checkpoints in the safetensors format, and the
+tf.train.Example record messages (protobuf classes wire-compatible with TensorFlow's)."""
 
 from tensorflux._src.checkpoint import Checkpoint
 from tensorflux._src.checkpoint_management import CheckpointManager, latest_checkpoint
 from tensorflux._src.safetensors_io import load_file as load_safetensors
 from tensorflux._src.safetensors_io import load_metadata as load_safetensors_metadata
 from tensorflux._src.safetensors_io import save_file as save_safetensors
+from tensorflux.proto.example_pb2 import (BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList,
+                                          Int64List, SequenceExample)
 
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "load_safetensors", "load_safetensors_metadata",
-           "save_safetensors"]
+           "save_safetensors",
+           # tf.train.Example and its parts (tx.io.parse_example reads them).
+           "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List",
+           "SequenceExample"]
 
 from tensorflux._src.module_getattr import module_getattr as _module_getattr
 

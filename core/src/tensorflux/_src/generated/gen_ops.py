@@ -4031,6 +4031,36 @@ def pad_v2(input, paddings, constant_values, name=None):
     return _apply_op(_PAD_V2, name, (input, paddings, constant_values), ())
 
 
+_ParseExampleV2Output = _collections.namedtuple('ParseExampleV2', ['sparse_indices', 'sparse_values', 'sparse_shapes', 'dense_values', 'ragged_values', 'ragged_row_splits'])
+_PARSE_EXAMPLE_V2 = _OpSig('ParseExampleV2',
+    inputs=(('serialized', '', 7, 0), ('names', '', 7, 0), ('sparse_keys', '', 7, 0), ('dense_keys', '', 7, 0), ('ragged_keys', '', 7, 0), ('dense_defaults', 'Tdense', 0, 2)),
+    attrs=(('num_sparse', 1), ('sparse_types', 20), ('ragged_value_types', 20), ('ragged_split_types', 20), ('dense_shapes', 21)),
+    outputs=(('sparse_indices', True), ('sparse_values', True), ('sparse_shapes', True), ('dense_values', True), ('ragged_values', True), ('ragged_row_splits', True)),
+    output_class=_ParseExampleV2Output)
+
+
+def parse_example_v2(serialized, names, sparse_keys, dense_keys, ragged_keys, dense_defaults, num_sparse, sparse_types, ragged_value_types, ragged_split_types, dense_shapes, name=None):
+    r"""Parses serialized tf.train.Example protos into dense and sparse (VarLen) feature tensors.
+
+    Args:
+      serialized: A `Tensor` of type string.
+      names: A `Tensor` of type string.
+      sparse_keys: A `Tensor` of type string.
+      dense_keys: A `Tensor` of type string.
+      ragged_keys: A `Tensor` of type string.
+      dense_defaults: A list of Tensors with types `Tdense`.
+      num_sparse: An attr of type `int`.
+      sparse_types: An attr of type `list(type)`, one of float32, int64, string.
+      ragged_value_types: An attr of type `list(type)`, one of float32, int64, string.
+      ragged_split_types: An attr of type `list(type)`, one of int32, int64.
+      dense_shapes: An attr of type `list(shape)`.
+      name: A name for the operation (optional).
+
+    Returns: a namedtuple (sparse_indices, sparse_values, sparse_shapes, dense_values, ragged_values, ragged_row_splits) of `Tensor`s.
+    """
+    return _apply_op(_PARSE_EXAMPLE_V2, name, (serialized, names, sparse_keys, dense_keys, ragged_keys, dense_defaults), (num_sparse, sparse_types, ragged_value_types, ragged_split_types, dense_shapes))
+
+
 _PARTITIONED_CALL = _OpSig('PartitionedCall',
     inputs=(('args', 'Tin', 0, 2),),
     attrs=(('Tout', 20), ('f', 8), ('config', 0), ('config_proto', 0), ('executor_type', 0)),
@@ -8561,6 +8591,7 @@ OP_WRAPPERS = {
     'Pack': 'pack',
     'Pad': 'pad',
     'PadV2': 'pad_v2',
+    'ParseExampleV2': 'parse_example_v2',
     'PartitionedCall': 'partitioned_call',
     'Placeholder': 'placeholder',
     'Polygamma': 'polygamma',

@@ -1,0 +1,394 @@
+// CPU kernel of ParseExampleV2: tf.train.Example protos read with the engine's wire reader
+// (framework/proto_wire.h) into dense and sparse feature tensors (Note [Parsing Examples]).
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tensorflux/core/object_types.h"
+#include "tensorflux/core/tstring.h"
+#include "tensorflux/framework/proto_wire.h"
+#include "tensorflux/kernels/cpu/kernel_util.h"
+
+// Note [Parsing Examples]
+// An Example is `features` (field 1, a Features message, possibly repeated and then merged),
+// whose map field 1 holds entries {key = 1, value = 2: Feature}; a Feature holds one of
+// bytes_list (1), float_list (2) or int64_list (3), each a repeated field 1 (numbers packed or
+// not). As in protobuf, a later map entry for the same key replaces an earlier one and the last
+// list set in a Feature wins. The kernel looks each Example's entries up by the requested keys
+// only, decodes the lists of those features, and then writes the outputs:
+//  - a dense feature of shape S gets exactly prod(S) values per Example, or its default when the
+//    Example lacks it (no default: the feature is required). A dense shape whose first dimension
+//    is -1 (FixedLenSequenceFeature) takes any multiple of prod(S[1:]) values; rows are padded to
+//    the batch's longest with the default scalar (zeros or empty strings without one);
+//  - a sparse (VarLen) feature gives indices [example, k] (just [k] for a scalar `serialized`),
+//    the values in Example order and the dense shape [batch, longest].
+// A feature whose Feature message sets no list is present and empty. Every error names the
+// Example (by `names` when given, else <unknown>), its index and the key, as TensorFlow's do.
+
+namespace tx {
+namespace cpu {
+namespace {
+
+enum Kind { kNone = 0, kBytes = 1, kFloat = 2, kInt64 = 3 };
+
+const char* KindName(int kind) {
+  switch (kind) {
+    case kBytes: return "string";
+    case kFloat: return "float";
+    case kInt64: return "int64";
+    default: return "none";
+  }
+}
+
+int KindOf(DataType dt) { return dt == DT_STRING ? kBytes : dt == DT_FLOAT ? kFloat : kInt64; }
+
+// The decoded values of one feature of one Example.
+struct Values {
+  bool present = false;
+  std::vector<float> f;
+  std::vector<int64_t> i;
+  std::vector<std::string_view> s;
+  int64_t size(DataType dt) const {
+    return static_cast<int64_t>(dt == DT_STRING ? s.size() : dt == DT_FLOAT ? f.size() : i.size());
+  }
+};
+
+// Reads one Feature message as values of `dt`; InvalidArgument when it holds another kind.
+Status DecodeFeature(std::string_view feature, DataType dt, const std::string& where, Values* out) {
+  wire::Reader r(feature);
+  int kind = kNone;
+  std::string_view list;
+  while (!r.done()) {
+    int field;
+    wire::WireType type;
+    TX_RETURN_IF_ERROR(r.ReadTag(&field, &type));
+    if (field >= kBytes && field <= kInt64 && type == wire::kLengthDelimited) {
+      kind = field;
+      TX_RETURN_IF_ERROR(r.ReadBytes(&list));
+    } else {
+      TX_RETURN_IF_ERROR(r.Skip(type));
+    }
+  }
+  out->present = true;
+  if (kind == kNone) return Status::OK();  // present, no list: empty
+  if (kind != KindOf(dt))
+    return InvalidArgument(where, "Data types don't match. Data type: ", KindName(kind),
+                           " but expected type: ", DataTypeString(dt));
+  wire::Reader l(list);
+  std::vector<uint32_t> bits;
+  std::vector<uint64_t> ints;
+  while (!l.done()) {
+    int field;
+    wire::WireType type;
+    TX_RETURN_IF_ERROR(l.ReadTag(&field, &type));
+    if (field != 1) {
+      TX_RETURN_IF_ERROR(l.Skip(type));
+    } else if (kind == kBytes) {
+      std::string_view v;
+      if (type != wire::kLengthDelimited) return DataLoss("a bytes_list value has wire type ", type);
+      TX_RETURN_IF_ERROR(l.ReadBytes(&v));
+      out->s.push_back(v);
+    } else if (kind == kFloat) {
+      TX_RETURN_IF_ERROR(l.ReadRepeatedFixed32(type, &bits));
+    } else {
+      TX_RETURN_IF_ERROR(l.ReadRepeatedVarint(type, &ints));
+    }
+  }
+  out->f.resize(bits.size());
+  if (!bits.empty()) std::memcpy(out->f.data(), bits.data(), bits.size() * sizeof(float));
+  out->i.assign(ints.begin(), ints.end());
+  return Status::OK();
+}
+
+// The Feature messages of one Example under the requested keys (`slot_of`: key -> slot).
+Status FindFeatures(std::string_view example, const std::unordered_map<std::string_view, int>& slot_of,
+                    std::vector<std::string_view>* features, std::vector<bool>* found) {
+  wire::Reader r(example);
+  while (!r.done()) {
+    int field;
+    wire::WireType type;
+    TX_RETURN_IF_ERROR(r.ReadTag(&field, &type));
+    if (field != 1) {
+      TX_RETURN_IF_ERROR(r.Skip(type));
+      continue;
+    }
+    wire::Reader feats(std::string_view{}, 0);
+    TX_RETURN_IF_ERROR(r.ReadSubMessage(type, &feats));
+    while (!feats.done()) {
+      TX_RETURN_IF_ERROR(feats.ReadTag(&field, &type));
+      if (field != 1) {
+        TX_RETURN_IF_ERROR(feats.Skip(type));
+        continue;
+      }
+      wire::Reader entry(std::string_view{}, 0);
+      TX_RETURN_IF_ERROR(feats.ReadSubMessage(type, &entry));
+      std::string_view key, value;
+      bool has_value = false;
+      while (!entry.done()) {
+        TX_RETURN_IF_ERROR(entry.ReadTag(&field, &type));
+        if (field == 1 && type == wire::kLengthDelimited) {
+          TX_RETURN_IF_ERROR(entry.ReadBytes(&key));
+        } else if (field == 2 && type == wire::kLengthDelimited) {
+          TX_RETURN_IF_ERROR(entry.ReadBytes(&value));
+          has_value = true;
+        } else {
+          TX_RETURN_IF_ERROR(entry.Skip(type));
+        }
+      }
+      auto it = slot_of.find(key);
+      if (it == slot_of.end()) continue;
+      (*features)[it->second] = has_value ? value : std::string_view{};
+      (*found)[it->second] = true;
+    }
+  }
+  return Status::OK();
+}
+
+// Writes `n` values of `v` starting at v's element `from` into t's elements from `at`.
+void Put(const Values& v, DataType dt, int64_t from, int64_t n, Tensor* t, int64_t at) {
+  if (dt == DT_FLOAT) std::copy_n(v.f.data() + from, n, t->data<float>() + at);
+  else if (dt == DT_INT64) std::copy_n(v.i.data() + from, n, t->data<int64_t>() + at);
+  else
+    for (int64_t k = 0; k < n; ++k) t->data<TString>()[at + k].Assign(v.s[from + k]);
+}
+
+// Fills t's elements [at, at + n) with element 0 of `fill` (zeros / empty strings when empty).
+void Pad(const Tensor& fill, int64_t at, int64_t n, Tensor* t) {
+  if (n <= 0) return;
+  const DataType dt = t->dtype();
+  if (dt == DT_STRING) {
+    const TString pad = fill.num_elements() ? fill.data<TString>()[0] : TString();
+    for (int64_t k = 0; k < n; ++k) t->data<TString>()[at + k] = pad;
+  } else if (dt == DT_FLOAT) {
+    std::fill_n(t->data<float>() + at, n, fill.num_elements() ? fill.data<float>()[0] : 0.0f);
+  } else {
+    std::fill_n(t->data<int64_t>() + at, n, fill.num_elements() ? fill.data<int64_t>()[0] : int64_t{0});
+  }
+}
+
+class ParseExampleV2Op : public OpKernel {
+ public:
+  explicit ParseExampleV2Op(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("num_sparse", &num_sparse_));
+    const AttrValue* tdense = c->node().attr("Tdense");
+    const AttrValue* sparse_types = c->node().attr("sparse_types");
+    const AttrValue* shapes = c->node().attr("dense_shapes");
+    const AttrValue* ragged = c->node().attr("ragged_value_types");
+    if (tdense == nullptr || sparse_types == nullptr || shapes == nullptr || ragged == nullptr) {
+      c->SetStatus(InvalidArgument("ParseExampleV2: missing attrs"));
+      return;
+    }
+    dense_types_ = tdense->list.type;
+    sparse_types_ = sparse_types->list.type;
+    shapes_ = shapes->list.shape;
+    if (!ragged->list.type.empty()) {
+      c->SetStatus(Unimplemented("ParseExampleV2: ragged features (RaggedFeature) are not supported yet"));
+      return;
+    }
+    if (static_cast<int64_t>(sparse_types_.size()) != num_sparse_ || shapes_.size() != dense_types_.size()) {
+      c->SetStatus(InvalidArgument("ParseExampleV2: ", sparse_types_.size(), " sparse_types for num_sparse ",
+                                   num_sparse_, ", ", shapes_.size(), " dense_shapes for ", dense_types_.size(),
+                                   " dense features"));
+      return;
+    }
+    for (size_t j = 0; j < shapes_.size(); ++j) {
+      const PartialShape& s = shapes_[j];
+      bool ok = s.known_rank();
+      for (int d = 0; ok && d < s.rank(); ++d) ok = s.dim(d) >= 0 || (d == 0 && s.dim(d) == -1);
+      if (!ok) {
+        c->SetStatus(InvalidArgument("dense_shapes[", j, "] = ", s.ToString(),
+                                     ": only the first dimension may be unknown (-1)"));
+        return;
+      }
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& serialized = ctx->input(0);
+    const Tensor& names = ctx->input(1);
+    if (serialized.rank() > 1)
+      return ctx->SetStatus(InvalidArgument("serialized must be a scalar or a vector, got shape ",
+                                            serialized.shape().ToString()));
+    const bool batched = serialized.rank() == 1;
+    const int64_t batch = serialized.num_elements();
+    if (names.num_elements() != 0 && names.num_elements() != batch)
+      return ctx->SetStatus(InvalidArgument("names must be empty or hold one name per Example: ", names.num_elements(),
+                                            " names for ", batch, " Examples"));
+    const int num_dense = static_cast<int>(dense_types_.size());
+    const int num_keys = static_cast<int>(num_sparse_) + num_dense;
+    // Slots 0..num_sparse-1 are the sparse keys, then the dense ones.
+    std::unordered_map<std::string_view, int> slot_of;
+    std::vector<std::string> keys(num_keys);
+    for (int group = 0; group < 2; ++group) {
+      const Tensor& k = ctx->input(2 + group);
+      const int64_t want = group == 0 ? num_sparse_ : num_dense;
+      if (k.num_elements() != want)
+        return ctx->SetStatus(InvalidArgument(group == 0 ? "sparse_keys" : "dense_keys", " has ", k.num_elements(),
+                                              " keys, expected ", want));
+      for (int64_t i = 0; i < want; ++i) {
+        const int slot = static_cast<int>(group == 0 ? i : num_sparse_ + i);
+        keys[slot] = k.data<TString>()[i].str();
+        slot_of[k.data<TString>()[i].view()] = slot;
+      }
+    }
+    if (ctx->input(4).num_elements() != 0)
+      return ctx->SetStatus(Unimplemented("ParseExampleV2: ragged features (ragged_keys) are not supported yet"));
+    for (int j = 0; j < num_dense; ++j) {
+      const Tensor& def = ctx->input(5 + j);
+      const bool variable = shapes_[j].rank() > 0 && shapes_[j].dim(0) == -1;
+      int64_t want = 1;
+      for (int d = 0; !variable && d < shapes_[j].rank(); ++d) want *= shapes_[j].dim(d);
+      if (def.num_elements() != 0 && def.num_elements() != want)
+        return ctx->SetStatus(InvalidArgument("dense_defaults[", j, "] for key ", keys[num_sparse_ + j], " has ",
+                                              def.num_elements(), " values; expected ", variable ? "1 (a scalar)" : "",
+                                              variable ? "" : StrCat(want, " (shape ", shapes_[j].ToString(), ")"),
+                                              " or none (the feature is required)"));
+    }
+
+    // Decode every requested feature of every Example.
+    std::vector<Values> values(batch * num_keys);
+    std::vector<std::string_view> features(num_keys);
+    std::vector<bool> found(num_keys);
+    for (int64_t b = 0; b < batch; ++b) {
+      std::fill(found.begin(), found.end(), false);
+      const std::string_view example = serialized.data<TString>()[b].view();
+      Status s = FindFeatures(example, slot_of, &features, &found);
+      if (!s.ok())
+        return ctx->SetStatus(InvalidArgument("Could not parse example input, value: '", Preview(example), "' (",
+                                              Name(names, b), ", index ", b, "): ", s.message()));
+      for (int k = 0; k < num_keys; ++k) {
+        if (!found[k]) continue;
+        const DataType dt = k < num_sparse_ ? sparse_types_[k] : dense_types_[k - num_sparse_];
+        s = DecodeFeature(features[k], dt, Where(names, b, keys[k]), &values[b * num_keys + k]);
+        if (!s.ok()) return ctx->SetStatus(s.code() == Code::kInvalidArgument ? s : InvalidArgument(
+            Where(names, b, keys[k]), "Could not parse the feature: ", s.message()));
+      }
+    }
+    for (int k = 0; k < num_sparse_; ++k) TX_CTX_RETURN_IF_ERROR(ctx, WriteSparse(ctx, values, k, batched, batch, num_keys));
+    for (int j = 0; j < num_dense; ++j)
+      TX_CTX_RETURN_IF_ERROR(ctx, WriteDense(ctx, values, names, keys, j, batched, batch, num_keys, 3 * num_sparse_ + j));
+  }
+
+ private:
+  static std::string Name(const Tensor& names, int64_t b) {
+    return "Name: " + (names.num_elements() ? names.data<TString>()[b].str() : std::string("<unknown>"));
+  }
+  static std::string Where(const Tensor& names, int64_t b, const std::string& key) {
+    return StrCat(Name(names, b), ", Key: ", key, ", Index: ", b, ".  ");
+  }
+  // The first bytes of a bad Example, escaped, for its error message.
+  static std::string Preview(std::string_view bytes) {
+    std::string out;
+    for (size_t i = 0; i < bytes.size() && i < 32; ++i) {
+      const unsigned char ch = static_cast<unsigned char>(bytes[i]);
+      if (ch >= 32 && ch < 127 && ch != '\\' && ch != '\'') {
+        out += static_cast<char>(ch);
+      } else {
+        static const char kHex[] = "0123456789abcdef";
+        out += "\\x";
+        out += kHex[ch >> 4];
+        out += kHex[ch & 15];
+      }
+    }
+    if (bytes.size() > 32) out += "...";
+    return out;
+  }
+
+  // Outputs k (indices), num_sparse + k (values) and 2 num_sparse + k (dense shape) of sparse key k.
+  Status WriteSparse(OpKernelContext* ctx, const std::vector<Values>& values, int k, bool batched, int64_t batch,
+                     int num_keys) const {
+    const DataType dt = sparse_types_[k];
+    int64_t total = 0, longest = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t n = values[b * num_keys + k].size(dt);
+      total += n;
+      longest = std::max(longest, n);
+    }
+    const int rank = batched ? 2 : 1;
+    Tensor *indices, *vals, *shape;
+    TX_RETURN_IF_ERROR(ctx->allocate_output(k, TensorShape({total, rank}), &indices));
+    TX_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(num_sparse_) + k, TensorShape({total}), &vals));
+    TX_RETURN_IF_ERROR(ctx->allocate_output(2 * static_cast<int>(num_sparse_) + k, TensorShape({rank}), &shape));
+    int64_t* idx = indices->data<int64_t>();
+    int64_t at = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      const Values& v = values[b * num_keys + k];
+      const int64_t n = v.size(dt);
+      Put(v, dt, 0, n, vals, at);
+      for (int64_t j = 0; j < n; ++j, ++at) {
+        if (batched) *idx++ = b;
+        *idx++ = j;
+      }
+    }
+    int64_t* dims = shape->data<int64_t>();
+    if (batched) *dims++ = batch;
+    *dims = longest;
+    return Status::OK();
+  }
+
+  Status WriteDense(OpKernelContext* ctx, const std::vector<Values>& values, const Tensor& names,
+                    const std::vector<std::string>& keys, int j, bool batched, int64_t batch, int num_keys,
+                    int output) const {
+    const int k = static_cast<int>(num_sparse_) + j;
+    const DataType dt = dense_types_[j];
+    const PartialShape& s = shapes_[j];
+    const Tensor& def = ctx->input(5 + j);
+    const bool variable = s.rank() > 0 && s.dim(0) == -1;
+    int64_t stride = 1;  // values per row (variable) or per Example (fixed)
+    for (int d = variable ? 1 : 0; d < s.rank(); ++d) stride *= s.dim(d);
+    int64_t rows = 0;  // the batch's longest, for variable shapes
+    for (int64_t b = 0; b < batch; ++b) {
+      const Values& v = values[b * num_keys + k];
+      const int64_t n = v.size(dt);
+      if (!v.present) {
+        if (!variable && def.num_elements() == 0)
+          return InvalidArgument(Name(names, b), ", Feature: ", keys[k], " (data type: ", DataTypeString(dt),
+                                 ") is required but could not be found.");
+        continue;
+      }
+      if (variable) {
+        if (stride == 0 ? n != 0 : n % stride != 0)
+          return InvalidArgument(Where(names, b, keys[k]), "Number of ", DataTypeString(dt),
+                                 " values is not a multiple of stride length. Saw ", n,
+                                 " values but output shape is: ", s.ToString());
+        if (stride > 0) rows = std::max(rows, n / stride);
+      } else if (n != stride) {
+        return InvalidArgument(Where(names, b, keys[k]), "Number of ", DataTypeString(dt),
+                               " values != expected.  Values size: ", n, " but output shape: ", s.ToString());
+      }
+    }
+    std::vector<int64_t> dims;
+    if (batched) dims.push_back(batch);
+    for (int d = 0; d < s.rank(); ++d) dims.push_back(d == 0 && variable ? rows : s.dim(d));
+    Tensor* out;
+    TX_RETURN_IF_ERROR(ctx->allocate_output(output, TensorShape(dims), &out));
+    const int64_t per_example = variable ? rows * stride : stride;
+    for (int64_t b = 0; b < batch; ++b) {
+      const Values& v = values[b * num_keys + k];
+      const int64_t at = b * per_example;
+      if (!v.present && !variable) {
+        // The default holds exactly one Example's values.
+        CopyElements(dt, def.raw_data(), static_cast<char*>(out->raw_data()) + at * DataTypeSize(dt), stride);
+        continue;
+      }
+      const int64_t n = v.present ? v.size(dt) : 0;
+      Put(v, dt, 0, n, out, at);
+      Pad(def, at + n, per_example - n, out);
+    }
+    return Status::OK();
+  }
+
+  int64_t num_sparse_ = 0;
+  std::vector<DataType> dense_types_, sparse_types_;
+  std::vector<PartialShape> shapes_;
+};
+
+}  // namespace
+
+TX_REGISTER_KERNEL(KernelDefBuilder("ParseExampleV2"), ParseExampleV2Op);
+
+}  // namespace cpu
+}  // namespace tx
