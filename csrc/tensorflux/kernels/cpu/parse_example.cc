@@ -2,6 +2,7 @@
 // (framework/proto_wire.h) into dense and sparse feature tensors (Note [Parsing Examples]).
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,8 +57,9 @@ struct Values {
   }
 };
 
-// Reads one Feature message as values of `dt`; InvalidArgument when it holds another kind.
-Status DecodeFeature(std::string_view feature, DataType dt, const std::string& where, Values* out) {
+// Reads one Feature message as values of `dt` (appended to `out`, which must be empty). A list of
+// another kind is InvalidArgument, the caller adding where it was; bad bytes are DataLoss.
+Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
   wire::Reader r(feature);
   int kind = kNone;
   std::string_view list;
@@ -75,31 +77,55 @@ Status DecodeFeature(std::string_view feature, DataType dt, const std::string& w
   out->present = true;
   if (kind == kNone) return Status::OK();  // present, no list: empty
   if (kind != KindOf(dt))
-    return InvalidArgument(where, "Data types don't match. Data type: ", KindName(kind),
-                           " but expected type: ", DataTypeString(dt));
+    return InvalidArgument("Data types don't match. Data type: ", KindName(kind), " but expected type: ",
+                           DataTypeString(dt));
   wire::Reader l(list);
-  std::vector<uint32_t> bits;
-  std::vector<uint64_t> ints;
   while (!l.done()) {
     int field;
     wire::WireType type;
     TX_RETURN_IF_ERROR(l.ReadTag(&field, &type));
     if (field != 1) {
       TX_RETURN_IF_ERROR(l.Skip(type));
-    } else if (kind == kBytes) {
+      continue;
+    }
+    if (kind == kBytes) {
       std::string_view v;
       if (type != wire::kLengthDelimited) return DataLoss("a bytes_list value has wire type ", type);
       TX_RETURN_IF_ERROR(l.ReadBytes(&v));
       out->s.push_back(v);
     } else if (kind == kFloat) {
-      TX_RETURN_IF_ERROR(l.ReadRepeatedFixed32(type, &bits));
+      if (type == wire::kLengthDelimited) {  // packed: copied as is (little-endian IEEE floats)
+        std::string_view packed;
+        TX_RETURN_IF_ERROR(l.ReadBytes(&packed));
+        if (packed.size() % 4 != 0) return DataLoss("a packed float_list of ", packed.size(), " bytes");
+        const size_t at = out->f.size();
+        out->f.resize(at + packed.size() / 4);
+        std::memcpy(out->f.data() + at, packed.data(), packed.size());
+      } else {
+        uint32_t bits;
+        if (type != wire::kFixed32) return DataLoss("a float_list value has wire type ", type);
+        TX_RETURN_IF_ERROR(l.ReadFixed32(&bits));
+        float v;
+        std::memcpy(&v, &bits, sizeof(v));
+        out->f.push_back(v);
+      }
     } else {
-      TX_RETURN_IF_ERROR(l.ReadRepeatedVarint(type, &ints));
+      uint64_t v;
+      if (type == wire::kLengthDelimited) {
+        std::string_view packed;
+        TX_RETURN_IF_ERROR(l.ReadBytes(&packed));
+        wire::Reader p(packed);
+        while (!p.done()) {
+          TX_RETURN_IF_ERROR(p.ReadVarint(&v));
+          out->i.push_back(static_cast<int64_t>(v));
+        }
+      } else {
+        if (type != wire::kVarint) return DataLoss("an int64_list value has wire type ", type);
+        TX_RETURN_IF_ERROR(l.ReadVarint(&v));
+        out->i.push_back(static_cast<int64_t>(v));
+      }
     }
   }
-  out->f.resize(bits.size());
-  if (!bits.empty()) std::memcpy(out->f.data(), bits.data(), bits.size() * sizeof(float));
-  out->i.assign(ints.begin(), ints.end());
   return Status::OK();
 }
 
@@ -248,31 +274,54 @@ class ParseExampleV2Op : public OpKernel {
                                               " or none (the feature is required)"));
     }
 
-    // Decode every requested feature of every Example.
+    // Decode every requested feature of every Example, Examples split over the intra-op threads;
+    // the error of the first failing Example wins whatever the split.
     std::vector<Values> values(batch * num_keys);
-    std::vector<std::string_view> features(num_keys);
-    std::vector<bool> found(num_keys);
-    for (int64_t b = 0; b < batch; ++b) {
-      std::fill(found.begin(), found.end(), false);
-      const std::string_view example = serialized.data<TString>()[b].view();
-      Status s = FindFeatures(example, slot_of, &features, &found);
-      if (!s.ok())
-        return ctx->SetStatus(InvalidArgument("Could not parse example input, value: '", Preview(example), "' (",
-                                              Name(names, b), ", index ", b, "): ", s.message()));
-      for (int k = 0; k < num_keys; ++k) {
-        if (!found[k]) continue;
-        const DataType dt = k < num_sparse_ ? sparse_types_[k] : dense_types_[k - num_sparse_];
-        s = DecodeFeature(features[k], dt, Where(names, b, keys[k]), &values[b * num_keys + k]);
-        if (!s.ok()) return ctx->SetStatus(s.code() == Code::kInvalidArgument ? s : InvalidArgument(
-            Where(names, b, keys[k]), "Could not parse the feature: ", s.message()));
+    std::mutex mu;
+    int64_t first_bad = batch;
+    Status error;
+    ParallelRange(ctx->intra_op_pool(), batch, 2000, [&](int64_t begin, int64_t end) {
+      std::vector<std::string_view> features(num_keys);
+      std::vector<bool> found(num_keys);
+      for (int64_t b = begin; b < end; ++b) {
+        Status s = ParseOne(serialized.data<TString>()[b].view(), slot_of, num_keys, names, keys, b, &features,
+                            &found, &values[b * num_keys]);
+        if (s.ok()) continue;
+        std::lock_guard<std::mutex> l(mu);
+        if (b < first_bad) {
+          first_bad = b;
+          error = s;
+        }
+        return;
       }
-    }
+    });
+    TX_CTX_RETURN_IF_ERROR(ctx, error);
     for (int k = 0; k < num_sparse_; ++k) TX_CTX_RETURN_IF_ERROR(ctx, WriteSparse(ctx, values, k, batched, batch, num_keys));
     for (int j = 0; j < num_dense; ++j)
       TX_CTX_RETURN_IF_ERROR(ctx, WriteDense(ctx, values, names, keys, j, batched, batch, num_keys, 3 * num_sparse_ + j));
   }
 
  private:
+  // Decodes the requested features of Example `b` into values[0, num_keys).
+  Status ParseOne(std::string_view example, const std::unordered_map<std::string_view, int>& slot_of, int num_keys,
+                  const Tensor& names, const std::vector<std::string>& keys, int64_t b,
+                  std::vector<std::string_view>* features, std::vector<bool>* found, Values* values) const {
+    std::fill(found->begin(), found->end(), false);
+    Status s = FindFeatures(example, slot_of, features, found);
+    if (!s.ok())
+      return InvalidArgument("Could not parse example input, value: '", Preview(example), "' (", Name(names, b),
+                             ", index ", b, "): ", s.message());
+    for (int k = 0; k < num_keys; ++k) {
+      if (!(*found)[k]) continue;
+      const DataType dt = k < num_sparse_ ? sparse_types_[k] : dense_types_[k - num_sparse_];
+      s = DecodeFeature((*features)[k], dt, &values[k]);
+      if (!s.ok())
+        return InvalidArgument(Where(names, b, keys[k]),
+                               s.code() == Code::kInvalidArgument ? "" : "Could not parse the feature: ", s.message());
+    }
+    return Status::OK();
+  }
+
   static std::string Name(const Tensor& names, int64_t b) {
     return "Name: " + (names.num_elements() ? names.data<TString>()[b].str() : std::string("<unknown>"));
   }
