@@ -206,8 +206,16 @@ def test_embedding_lookup_errors():
     table = _r(4, 2)
     with pytest.raises(tx.errors.InvalidArgumentError, match="Gather"):
         tx.nn.embedding_lookup(table, np.array([4], np.int32))
-    with pytest.raises(tx.errors.InvalidArgumentError):
+    with pytest.raises(tx.errors.InvalidArgumentError, match="ids outside their partition"):
         tx.nn.embedding_lookup([table[0::2], table[1::2]], np.array([5], np.int32), partition_strategy="mod")
+    # "div" partitions whose sizes do not follow its layout (the larger ones first): an id that
+    # falls past its partition's end is named, with the layout, instead of failing inside Gather.
+    uneven = [table[0:1], table[1:4]]  # "div" expects 2 and 2 rows
+    for bad in ([1], [4], [-1]):
+        with pytest.raises(tx.errors.InvalidArgumentError, match=r"partition sizes \[1, 3\]; 'div' puts ids"):
+            tx.nn.embedding_lookup(uneven, np.array(bad, np.int32))
+    np.testing.assert_array_equal(tx.nn.embedding_lookup(uneven, np.array([0, 2], np.int32)).numpy(),
+                                  table[[0, 1]])
     with pytest.raises(ValueError, match="partition_strategy"):
         tx.nn.embedding_lookup(table, np.array([0], np.int32), partition_strategy="x")
     with pytest.raises(TypeError, match="int32 or int64"):

@@ -6,8 +6,10 @@ import math
 
 import numpy as np
 
-from tensorflux._src import array_ops, constant_op, math_ops, shape_ops
+from tensorflux._src import array_ops, check_ops, constant_op, math_ops, shape_ops
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.graph import control_dependencies
+from tensorflux._src.reduce_ops import reduce_all
 
 
 def _t(x, dtype=None):
@@ -191,6 +193,11 @@ def _static_rows(p, i):
     return int(rows)
 
 
+def _graph_deps(ops):
+    """Control dependencies on ``ops`` in a graph (eager asserts have run already: None)."""
+    return control_dependencies([o for o in ops if o is not None])
+
+
 def embedding_lookup(params, ids, max_norm=None, name=None, partition_strategy="div"):
     """Rows of ``params`` at ``ids`` (any shape): the result has shape ids.shape + params.shape[1:].
     ``params`` may be a list of partitions of one table, sharded by ``partition_strategy``
@@ -232,13 +239,30 @@ def embedding_lookup(params, ids, max_norm=None, name=None, partition_strategy="
         table = array_ops.concat(parts, 0)
         axis0 = _t(0, dtype=ids.dtype)
         np_dt = ids.dtype.as_numpy_dtype
-        offset = gen_ops.gather_v2(_t(offsets.astype(np_dt)), part, axis0)
-        size = gen_ops.gather_v2(_t(np.asarray(rows, np_dt)), part, axis0)
+        # Ids past either end of the table map to partitions that do not exist: clamp for the
+        # lookups of offset and size, and mark them invalid.
+        in_range = gen_ops.logical_and(gen_ops.greater_equal(part, gen_ops.zeros_like(part)),
+                                       gen_ops.less(part, _t(n, dtype=ids.dtype)))
+        clamped = gen_ops.select_v2(in_range, part, gen_ops.zeros_like(part))
+        offset = gen_ops.gather_v2(_t(offsets.astype(np_dt)), clamped, axis0)
+        size = gen_ops.gather_v2(_t(np.asarray(rows, np_dt)), clamped, axis0)
         # An id outside its partition becomes index -1, so Gather reports it instead of reading
         # a neighbouring partition's row.
-        valid = gen_ops.logical_and(gen_ops.greater_equal(local, gen_ops.zeros_like(local)), gen_ops.less(local, size))
-        minus_one = gen_ops.fill(gen_ops.shape(ids, out_type=ids.dtype), _t(-1, dtype=ids.dtype))
-        index = gen_ops.select_v2(valid, math_ops.add(offset, local), minus_one)
+        valid = gen_ops.logical_and(
+            in_range, gen_ops.logical_and(gen_ops.greater_equal(local, gen_ops.zeros_like(local)),
+                                          gen_ops.less(local, size)))
+        # An id outside its partition (a negative id, one past the table, or partitions whose sizes
+        # do not follow the strategy's layout) fails here with the ids and the sizes, before Gather.
+        layout = ("'div' puts ids [0, %d) in partitions of %d rows, then %d rows each" % (
+            extras * (per + 1), per + 1, per) if partition_strategy == "div" else "'mod' puts id i in partition i %% %d"
+                  % n)
+        check = check_ops.Assert(
+            reduce_all(valid),
+            ["embedding_lookup: ids outside their partition (partition_strategy=%r, partition sizes %s; %s). ids:"
+             % (partition_strategy, rows, layout), ids], summarize=20)
+        with _graph_deps([check]):
+            minus_one = gen_ops.fill(gen_ops.shape(ids, out_type=ids.dtype), _t(-1, dtype=ids.dtype))
+            index = gen_ops.select_v2(valid, math_ops.add(offset, local), minus_one)
         out = gen_ops.gather_v2(table, index, axis0, name=None if max_norm else name)
     if max_norm is not None:
         out = _clip_rows(out, max_norm, _rank(ids))
