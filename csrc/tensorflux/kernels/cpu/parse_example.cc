@@ -98,6 +98,7 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
         std::string_view packed;
         TX_RETURN_IF_ERROR(l.ReadBytes(&packed));
         if (packed.size() % 4 != 0) return DataLoss("a packed float_list of ", packed.size(), " bytes");
+        if (packed.empty()) continue;
         const size_t at = out->f.size();
         out->f.resize(at + packed.size() / 4);
         std::memcpy(out->f.data() + at, packed.data(), packed.size());
@@ -175,6 +176,7 @@ Status FindFeatures(std::string_view example, const std::unordered_map<std::stri
 
 // Writes `n` values of `v` starting at v's element `from` into t's elements from `at`.
 void Put(const Values& v, DataType dt, int64_t from, int64_t n, Tensor* t, int64_t at) {
+  if (n <= 0) return;
   if (dt == DT_FLOAT) std::copy_n(v.f.data() + from, n, t->data<float>() + at);
   else if (dt == DT_INT64) std::copy_n(v.i.data() + from, n, t->data<int64_t>() + at);
   else
@@ -420,7 +422,8 @@ class ParseExampleV2Op : public OpKernel {
       const int64_t at = b * per_example;
       if (!v.present && !variable) {
         // The default holds exactly one Example's values.
-        CopyElements(dt, def.raw_data(), static_cast<char*>(out->raw_data()) + at * DataTypeSize(dt), stride);
+        if (stride > 0)
+          CopyElements(dt, def.raw_data(), static_cast<char*>(out->raw_data()) + at * DataTypeSize(dt), stride);
         continue;
       }
       const int64_t n = v.present ? v.size(dt) : 0;
