@@ -82,6 +82,14 @@ def test_unpacked_lists_and_repeated_keys_parse_as_protobuf_says():
     np.testing.assert_array_equal(got, [1.5, -2.0])
 
 
+def test_an_empty_packed_list_parses_as_no_values():
+    # Feature{float_list{value: <packed, 0 bytes>}}: once a copy from a null buffer (UBSan).
+    record = b"\x0a\x0b\x0a\x09\x0a\x01f\x12\x04\x12\x02\x0a\x00"
+    got = tx.io.parse_single_example(record, {"f": tx.io.VarLenFeature(tx.float32)})["f"]
+    want = tf.io.parse_single_example(record, {"f": tf.io.VarLenFeature(tf.float32)})["f"]
+    assert got.values.numpy().size == 0 and want.values.numpy().size == 0
+
+
 def test_graph_mode_and_names_in_errors():
     records = _random_examples(np.random.default_rng(9), 3)
     with tx.Graph().as_default():
