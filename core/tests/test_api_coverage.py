@@ -22,7 +22,8 @@ def _load_tool():
 
 def _first_missing(module, namespace):
     """A name TensorFlow's ``namespace`` has and ``module`` lacks."""
-    return next(n for n in sorted(NAMES[namespace]) if n not in vars(module))
+    provided = set(vars(module)) | set(getattr(module, "__all__", ()))  # __all__: names loaded on first use too
+    return next(n for n in sorted(NAMES[namespace]) if n not in provided)
 
 
 def _message(error):

@@ -48,8 +48,8 @@ struct CmpSlot {
 
 std::atomic<int> g_on{0};
 uintptr_t g_base, g_size;  // the instrumented module's executable segments
-uint8_t* g_counters;       // one per 4 bytes of text
-uint32_t* g_touched;       // counter indices first touched by this input
+uint8_t* g_counters;  // one per 4 bytes of text
+uint32_t* g_touched;  // counter indices first touched by this input
 std::atomic<uint32_t> g_ntouched{0};
 uint8_t* g_vp_bits;  // value-profile bits set by this input
 uint32_t* g_vp_touched;
@@ -62,7 +62,7 @@ int FindText(struct dl_phdr_info* info, size_t, void* arg) {
   auto self = reinterpret_cast<uintptr_t>(arg);
   uintptr_t lo = UINTPTR_MAX, hi = 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    const ElfW(Phdr) & ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
     uintptr_t start = info->dlpi_addr + ph.p_vaddr;
     if (start < lo) lo = start;

@@ -307,8 +307,8 @@ typedef struct Stats {
 
 static void print_stats(const char* tag, const Stats* s, const Corpus* c) {
   double t = now() - s->start;
-  printf("#%ld\t%s\tcov: %zu\tcorp: %zu/%zub\texec/s: %.0f\taccepted: %.1f%%\ttime: %.0fs\n", s->runs, tag,
-         g_num_seen, c->n, c->bytes, t > 0 ? s->runs / t : 0.0, s->runs ? 100.0 * s->accepted / s->runs : 0.0, t);
+  printf("#%ld\t%s\tcov: %zu\tcorp: %zu/%zub\texec/s: %.0f\taccepted: %.1f%%\ttime: %.0fs\n", s->runs, tag, g_num_seen,
+         c->n, c->bytes, t > 0 ? s->runs / t : 0.0, s->runs ? 100.0 * s->accepted / s->runs : 0.0, t);
   fflush(stdout);
 }
 
@@ -325,8 +325,7 @@ static void fuzz_target(const Options* o) {
   for (int i = 0; i < o->ninputs; ++i) load_path(&seeds, o->inputs[i], o->max_len);
   if (o->corpus_dir && !o->merge) load_path(&seeds, o->corpus_dir, o->max_len);
   if (seeds.n == 0) {
-    fprintf(stderr, "tx_fuzz: %s: no seed inputs (%s/%s/ is empty or missing)\n", g_target->name, path,
-            g_target->name);
+    fprintf(stderr, "tx_fuzz: %s: no seed inputs (%s/%s/ is empty or missing)\n", g_target->name, path, g_target->name);
     exit(2);
   }
   if (o->merge) qsort(seeds.items, seeds.n, sizeof(Bytes), cmp_size);
@@ -343,14 +342,13 @@ static void fuzz_target(const Options* o) {
   }
   if (g_target->format == TX_FUZZ_PROTO) add_registry_words(&m);
   uint32_t num_features = tx_cov_num_features();
-  g_value_profile_base = o->value_profile || num_features == 0 ? UINT32_MAX
-                                                                : num_features - TX_COV_VALUE_PROFILE_FEATURES;
+  g_value_profile_base =
+      o->value_profile || num_features == 0 ? UINT32_MAX : num_features - TX_COV_VALUE_PROFILE_FEATURES;
   size_t seen_bytes = num_features / 8 + 1;
   g_seen = mmap(NULL, seen_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   g_num_seen = 0;
-  printf("tx_fuzz: %s: %zu seed inputs, %zu dictionary words, coverage %s (%u features), seed %llu\n",
-         g_target->name, seeds.n, m.nwords, num_features ? "on" : "off: mutation only", num_features,
-         (unsigned long long)o->seed);
+  printf("tx_fuzz: %s: %zu seed inputs, %zu dictionary words, coverage %s (%u features), seed %llu\n", g_target->name,
+         seeds.n, m.nwords, num_features ? "on" : "off: mutation only", num_features, (unsigned long long)o->seed);
   Stats s = {0, 0, now()};
   /* Every seed runs; those reaching new features (all of them without coverage) form the corpus. */
   for (size_t i = 0; i < seeds.n; ++i) {
@@ -451,24 +449,43 @@ int main(int argc, char** argv) {
     fprintf(stderr, "\n");
     return 2;
   }
-  Options o = {.runs = -1, .print_every = 10, .seed = 1, .max_len = 8192, .timeout = 20, .detect_leaks = 1,
+  Options o = {.runs = -1,
+               .print_every = 10,
+               .seed = 1,
+               .max_len = 8192,
+               .timeout = 20,
+               .detect_leaks = 1,
                .malloc_limit_mb = 64};
   for (int i = 2; i < argc; ++i) {
     const char* v;
-    if (flag(argv[i], "runs", &v)) o.runs = atol(v);
-    else if (flag(argv[i], "max_total_time", &v)) o.max_time = atof(v);
-    else if (flag(argv[i], "print_every", &v)) o.print_every = atof(v);
-    else if (flag(argv[i], "seed", &v)) o.seed = strtoull(v, NULL, 10);
-    else if (flag(argv[i], "max_len", &v)) o.max_len = (size_t)atol(v) > 0 ? (size_t)atol(v) : 1;
-    else if (flag(argv[i], "timeout", &v)) o.timeout = atoi(v);
-    else if (flag(argv[i], "malloc_limit_mb", &v)) o.malloc_limit_mb = atol(v);
-    else if (flag(argv[i], "detect_leaks", &v)) o.detect_leaks = atoi(v);
-    else if (flag(argv[i], "replay", &v)) o.replay = atoi(v);
-    else if (flag(argv[i], "use_value_profile", &v)) o.value_profile = atoi(v);
-    else if (flag(argv[i], "corpus_dir", &v)) o.corpus_dir = v;
-    else if (flag(argv[i], "artifact_prefix", &v)) o.artifact_prefix = v;
-    else if (flag(argv[i], "merge", &v)) o.merge = v;
-    else if (flag(argv[i], "dict", &v) && o.ndicts < 8) o.dicts[o.ndicts++] = v;
+    if (flag(argv[i], "runs", &v))
+      o.runs = atol(v);
+    else if (flag(argv[i], "max_total_time", &v))
+      o.max_time = atof(v);
+    else if (flag(argv[i], "print_every", &v))
+      o.print_every = atof(v);
+    else if (flag(argv[i], "seed", &v))
+      o.seed = strtoull(v, NULL, 10);
+    else if (flag(argv[i], "max_len", &v))
+      o.max_len = (size_t)atol(v) > 0 ? (size_t)atol(v) : 1;
+    else if (flag(argv[i], "timeout", &v))
+      o.timeout = atoi(v);
+    else if (flag(argv[i], "malloc_limit_mb", &v))
+      o.malloc_limit_mb = atol(v);
+    else if (flag(argv[i], "detect_leaks", &v))
+      o.detect_leaks = atoi(v);
+    else if (flag(argv[i], "replay", &v))
+      o.replay = atoi(v);
+    else if (flag(argv[i], "use_value_profile", &v))
+      o.value_profile = atoi(v);
+    else if (flag(argv[i], "corpus_dir", &v))
+      o.corpus_dir = v;
+    else if (flag(argv[i], "artifact_prefix", &v))
+      o.artifact_prefix = v;
+    else if (flag(argv[i], "merge", &v))
+      o.merge = v;
+    else if (flag(argv[i], "dict", &v) && o.ndicts < 8)
+      o.dicts[o.ndicts++] = v;
     else if (argv[i][0] == '-') {
       fprintf(stderr, "tx_fuzz: unknown flag %s\n", argv[i]);
       return 2;

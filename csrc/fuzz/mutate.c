@@ -7,10 +7,24 @@
 
 uint64_t tx_fuzz_rng = 1;
 
-static const uint64_t kInteresting[] = {0,          1,          2,          0x7f,        0x80,
-                                        0xff,       0x100,      0x7fff,     0x8000,      0xffff,
-                                        0x10000,    0x7fffffff, 0x80000000, 0xffffffffULL, 0x100000000ULL,
-                                        0x7fffffffffffffffULL, 0x8000000000000000ULL, 0xffffffffffffffffULL};
+static const uint64_t kInteresting[] = {0,
+                                        1,
+                                        2,
+                                        0x7f,
+                                        0x80,
+                                        0xff,
+                                        0x100,
+                                        0x7fff,
+                                        0x8000,
+                                        0xffff,
+                                        0x10000,
+                                        0x7fffffff,
+                                        0x80000000,
+                                        0xffffffffULL,
+                                        0x100000000ULL,
+                                        0x7fffffffffffffffULL,
+                                        0x8000000000000000ULL,
+                                        0xffffffffffffffffULL};
 enum { kNumInteresting = sizeof(kInteresting) / sizeof(kInteresting[0]) };
 
 void tx_fuzz_add_word(MutationSources* m, const uint8_t* d, size_t n) {
@@ -133,9 +147,7 @@ size_t tx_fuzz_mutate_bytes(uint8_t* x, size_t n, size_t cap, const MutationSour
         }
         break;
       }
-      case 8: /* truncate */
-        n = below(n + 1);
-        break;
+      case 8: /* truncate */ n = below(n + 1); break;
       case 9:
       case 10: { /* a dictionary word, inserted or overwriting */
         const Bytes* w;
@@ -152,9 +164,7 @@ size_t tx_fuzz_mutate_bytes(uint8_t* x, size_t n, size_t cap, const MutationSour
         break;
       }
       case 11:
-      case 12: /* an operand of a recent comparison, replacing the other */
-        n = mutate_cmp(x, n, m);
-        break;
+      case 12: /* an operand of a recent comparison, replacing the other */ n = mutate_cmp(x, n, m); break;
       case 13: { /* shuffle a few bytes */
         if (n < 2) break;
         size_t at = below(n - 1), len = 2 + below(n - at - 1 < 7 ? n - at - 1 : 7);

@@ -12,7 +12,7 @@ typedef struct Node {
   size_t tag_at; /* the field's first byte (its tag) */
   size_t len_at; /* length-delimited fields: the length varint (== the end of the tag) */
   size_t val_at; /* the value (after the length for length-delimited fields) */
-  size_t end;    /* one past the field's last byte */
+  size_t end; /* one past the field's last byte */
   uint32_t field;
   uint8_t wire_type;
   uint8_t is_msg;
@@ -75,8 +75,7 @@ static int parse(Tree* t, const uint8_t* x, size_t start, size_t end, int parent
         nd->val_at = at;
         at += v;
         break;
-      default:
-        goto fail;
+      default: goto fail;
     }
     nd->end = at;
     int self = t->n++;
@@ -116,21 +115,39 @@ static Tree g_tree, g_donor;
 
 /* A new varint value: an interesting one, the old one nudged, a compared operand, or random. */
 static uint64_t new_varint(uint64_t old, const MutationSources* m) {
-  static const uint64_t kValues[] = {0, 1, 2, 3, 7, 8, 9, 10, 16, 19, 20, 23, 64, 100, 127, 128, 255, 256,
-                                     65535, 65536, 0x7fffffff, 0x80000000ULL, 0xffffffffULL,
-                                     0x7fffffffffffffffULL, 0xffffffffffffffffULL};
+  static const uint64_t kValues[] = {0,
+                                     1,
+                                     2,
+                                     3,
+                                     7,
+                                     8,
+                                     9,
+                                     10,
+                                     16,
+                                     19,
+                                     20,
+                                     23,
+                                     64,
+                                     100,
+                                     127,
+                                     128,
+                                     255,
+                                     256,
+                                     65535,
+                                     65536,
+                                     0x7fffffff,
+                                     0x80000000ULL,
+                                     0xffffffffULL,
+                                     0x7fffffffffffffffULL,
+                                     0xffffffffffffffffULL};
   switch (below(5)) {
-    case 0:
-      return kValues[below(sizeof(kValues) / sizeof(kValues[0]))];
-    case 1:
-      return old + below(5) - 2;
+    case 0: return kValues[below(sizeof(kValues) / sizeof(kValues[0]))];
+    case 1: return old + below(5) - 2;
     case 2:
       if (m->ncmps) return m->cmps[below(m->ncmps)][below(2)];
       return old ^ (1ull << below(64));
-    case 3:
-      return (uint64_t)-(int64_t)(below(1000) + 1); /* a negative int, as int64 varint */
-    default:
-      return below(2) ? below(300) : rnd();
+    case 3: return (uint64_t)-(int64_t)(below(1000) + 1); /* a negative int, as int64 varint */
+    default: return below(2) ? below(300) : rnd();
   }
 }
 
@@ -142,8 +159,7 @@ size_t tx_fuzz_mutate_proto(uint8_t* x, size_t n, size_t cap, const MutationSour
   const Node nd = t->nodes[i];
   uint8_t buf[4096];
   switch (below(8)) {
-    case 0: /* delete the field */
-      return edit(x, n, cap, t, nd.parent, nd.tag_at, nd.end - nd.tag_at, NULL, 0);
+    case 0: /* delete the field */ return edit(x, n, cap, t, nd.parent, nd.tag_at, nd.end - nd.tag_at, NULL, 0);
     case 1: { /* repeat the field */
       size_t len = nd.end - nd.tag_at;
       if (len > sizeof(buf)) return n;
@@ -166,8 +182,7 @@ size_t tx_fuzz_mutate_proto(uint8_t* x, size_t n, size_t cap, const MutationSour
       memcpy(buf, o->d + d->tag_at, len);
       return edit(x, n, cap, t, nd.parent, below(2) ? nd.tag_at : nd.end, 0, buf, len);
     }
-    default: /* change the value */
-      break;
+    default: /* change the value */ break;
   }
   switch (nd.wire_type) {
     case 0: {

@@ -8,8 +8,8 @@
 
 /* How the driver mutates a target's inputs. */
 typedef enum TxFuzzFormat {
-  TX_FUZZ_BYTES = 0,       /* byte-level mutations only */
-  TX_FUZZ_PROTO = 1,       /* also protobuf-aware mutations (proto_mutate.c) */
+  TX_FUZZ_BYTES = 0, /* byte-level mutations only */
+  TX_FUZZ_PROTO = 1, /* also protobuf-aware mutations (proto_mutate.c) */
   TX_FUZZ_SAFETENSORS = 2, /* also keep the 8-byte header length consistent with the JSON */
 } TxFuzzFormat;
 
@@ -25,12 +25,12 @@ typedef struct TxFuzzTarget {
  * (tx_fuzz_<name>) in a targets_*.c file, and seeds in csrc/fuzz/corpus/<name>/. Slots reserved
  * for decoders being added: string tensors (DT_STRING TensorProtos and safetensors) and
  * TensorList variants get targets of their own once their import paths land. */
-#define TX_FUZZ_TARGETS(X)           \
-  X(graphdef, TX_FUZZ_PROTO)         \
-  X(functiondef, TX_FUZZ_PROTO)      \
-  X(tensorproto, TX_FUZZ_PROTO)      \
+#define TX_FUZZ_TARGETS(X)            \
+  X(graphdef, TX_FUZZ_PROTO)          \
+  X(functiondef, TX_FUZZ_PROTO)       \
+  X(tensorproto, TX_FUZZ_PROTO)       \
   X(safetensors, TX_FUZZ_SAFETENSORS) \
-  X(tensor, TX_FUZZ_BYTES)           \
+  X(tensor, TX_FUZZ_BYTES)            \
   X(example, TX_FUZZ_PROTO)
 
 #define TX_FUZZ_DECLARE(name, format) int tx_fuzz_##name(const uint8_t* data, size_t size);
@@ -48,7 +48,7 @@ extern const int tx_fuzz_num_targets;
 #ifdef __cplusplus
 extern "C"
 #endif
-void tx_fuzz_init(void);
+    void tx_fuzz_init(void);
 
 /* The target named `name`, or NULL. */
 const TxFuzzTarget* tx_fuzz_find_target(const char* name);

@@ -24,8 +24,7 @@ static TX_Output string_const(TX_Graph* g, const char* name, const char* const* 
 }
 
 /* A Const of `n` elements of `dtype` taken from `values` (bytes, copied). */
-static TX_Output const_of(TX_Graph* g, const char* name, TX_DataType dtype, const void* values, int n,
-                          TX_Status* st) {
+static TX_Output const_of(TX_Graph* g, const char* name, TX_DataType dtype, const void* values, int n, TX_Status* st) {
   int64_t dims[1] = {n};
   TX_Tensor* t = TX_AllocateTensor(dtype, dims, 1, (size_t)n * TX_DataTypeSize(dtype));
   if (n > 0) memcpy(TX_TensorData(t), values, (size_t)n * TX_DataTypeSize(dtype));

@@ -120,7 +120,7 @@ int tx_fuzz_tensorproto(const uint8_t* data, size_t size) {
   dtype_entry[de++] = 6 << 3; /* AttrValue.type */
   dtype_entry[de++] = (uint8_t)(size > 1 ? data[1] & 0x7f : 1);
   size_t node_len = put_len(scratch, 1, 1) + 1 + put_len(scratch, 2, 5) + 5 + put_len(scratch, 5, entry_len) +
-                    entry_len + put_len(scratch, 5, de) + de;
+      entry_len + put_len(scratch, 5, de) + de;
   size_t total = put_len(scratch, 1, node_len) + node_len;
   uint8_t* buf = (uint8_t*)malloc(total);
   size_t k = put_len(buf, 1, node_len);

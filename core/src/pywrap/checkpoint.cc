@@ -124,8 +124,9 @@ void InitCheckpoint(py::module_& m) {
         "Writes [(dtype enum, array)] under `names` and the metadata pairs to `path` (bytes) atomically.");
   m.def("load_safetensors", &Load, py::arg("path"),
         "Reads `path` (bytes): ([(name, array)] in header order, {key: value} metadata).");
-  m.def("load_safetensors_metadata", [](const py::bytes& path) { return Metadata(Open(path).get()); },
-        py::arg("path"), "Reads only the header of `path` (bytes) and returns its metadata.");
+  m.def(
+      "load_safetensors_metadata", [](const py::bytes& path) { return Metadata(Open(path).get()); }, py::arg("path"),
+      "Reads only the header of `path` (bytes) and returns its metadata.");
 }
 
 }  // namespace txpy

@@ -58,9 +58,7 @@ py::tuple ShapeTuple(py::handle self) {
 PyObject* Call(PyObject* self, py::object (*fn)(py::handle)) {
   try {
     return fn(self).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const std::exception& e) {
+  } catch (py::error_already_set& e) { e.restore(); } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }
   return nullptr;
@@ -182,19 +180,27 @@ void InitEager(py::module_& m) {
     s.Check();
   });
   m.def("eager_soft_placement", [] { return TXE_ContextGetSoftDevicePlacement(EagerContext()) != 0; });
-  m.def("eager_num_functions", [] { return g_context == nullptr ? 0 : TXE_ContextNumFunctions(EagerContext()); },
-        "Number of functions in the eager context's library.");
-  m.def("eager_has_function", [](const std::string& name) {
-    return g_context != nullptr && TXE_ContextHasFunction(EagerContext(), name.c_str()) != 0;
-  }, py::arg("name"), "Whether the eager context's library has the function.");
-  m.def("eager_remove_function", [](const std::string& name) {
-    if (g_context == nullptr) return;
-    Status status;
-    TXE_ContextRemoveFunction(EagerContext(), name.c_str(), status.get());
-    status.Check();
-  }, py::arg("name"), "Removes a function from the eager context's library (TXE_ContextRemoveFunction).");
-  m.def("eager_from_numpy", [](py::array arr, int dt) { return EagerFromArray(static_cast<TX_DataType>(dt), arr); },
-        "A new EagerTensor holding a copy of `arr` as data type `dt`.");
+  m.def(
+      "eager_num_functions", [] { return g_context == nullptr ? 0 : TXE_ContextNumFunctions(EagerContext()); },
+      "Number of functions in the eager context's library.");
+  m.def(
+      "eager_has_function",
+      [](const std::string& name) {
+        return g_context != nullptr && TXE_ContextHasFunction(EagerContext(), name.c_str()) != 0;
+      },
+      py::arg("name"), "Whether the eager context's library has the function.");
+  m.def(
+      "eager_remove_function",
+      [](const std::string& name) {
+        if (g_context == nullptr) return;
+        Status status;
+        TXE_ContextRemoveFunction(EagerContext(), name.c_str(), status.get());
+        status.Check();
+      },
+      py::arg("name"), "Removes a function from the eager context's library (TXE_ContextRemoveFunction).");
+  m.def(
+      "eager_from_numpy", [](py::array arr, int dt) { return EagerFromArray(static_cast<TX_DataType>(dt), arr); },
+      "A new EagerTensor holding a copy of `arr` as data type `dt`.");
   m.def("eager_copy_to_device", [](py::handle t, const std::string& device) {
     if (!IsEagerTensor(t.ptr())) ThrowTypeError("expected an EagerTensor");
     Status s;

@@ -28,9 +28,9 @@ namespace {
 // Inputs with more elements than this run with the GIL released.
 constexpr int64_t kReleaseGilElements = 1 << 14;
 
-PyObject* g_convert = nullptr;       // (value, dtype enum or 0, arg name, op type) -> EagerTensor
+PyObject* g_convert = nullptr;  // (value, dtype enum or 0, arg name, op type) -> EagerTensor
 PyObject* g_convert_attr = nullptr;  // op_def_library.convert_attr
-PyObject* g_dtype_type = nullptr;    // tensorflux DType class
+PyObject* g_dtype_type = nullptr;  // tensorflux DType class
 
 struct InputSpec {
   std::string name;
@@ -64,9 +64,9 @@ OpSpec* SpecOf(PyObject* capsule) {
 // engine thread, and ops that run functions may contain them: those ops always run with the GIL
 // released, or the callback would wait forever for the GIL this thread holds.
 bool MayCallBack(const std::string& op_type) {
-  static const char* const kTypes[] = {"PyFunc", "PyFuncStateless", "EagerPyFunc", "PartitionedCall",
-                                       "StatefulPartitionedCall", "If", "StatelessIf", "While",
-                                       "StatelessWhile", "Case", "StatelessCase", "SymbolicGradient"};
+  static const char* const kTypes[] = {
+      "PyFunc", "PyFuncStateless", "EagerPyFunc", "PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
+      "While",  "StatelessWhile",  "Case",        "StatelessCase",   "SymbolicGradient"};
   for (const char* t : kTypes)
     if (op_type == t) return true;
   return false;
@@ -76,8 +76,9 @@ py::capsule MakeSpec(py::handle sig) {
   auto spec = std::make_unique<OpSpec>();
   spec->op_type = sig.attr("op_type").cast<std::string>();
   spec->may_call_back = MayCallBack(spec->op_type);
-  static const char* const kFunctionOps[] = {"PartitionedCall", "StatefulPartitionedCall", "While", "StatelessWhile",
-                                             "If", "StatelessIf", "Case", "StatelessCase"};
+  static const char* const kFunctionOps[] = {
+      "PartitionedCall", "StatefulPartitionedCall", "While", "StatelessWhile", "If", "StatelessIf", "Case",
+      "StatelessCase"};
   for (const char* f : kFunctionOps) spec->runs_functions |= spec->op_type == f;
   std::vector<std::string> type_attrs;
   py::dict defaults = sig.attr("type_defaults");
@@ -95,8 +96,9 @@ py::capsule MakeSpec(py::handle sig) {
       if (in.type_attr < 0) {
         in.type_attr = static_cast<int>(type_attrs.size());
         type_attrs.push_back(ta);
-        spec->type_defaults.push_back(
-            defaults.contains(ta) ? static_cast<TX_DataType>(defaults[py::str(ta)].cast<int>()) : static_cast<TX_DataType>(0));
+        spec->type_defaults.push_back(defaults.contains(ta)
+                                          ? static_cast<TX_DataType>(defaults[py::str(ta)].cast<int>())
+                                          : static_cast<TX_DataType>(0));
       }
     }
     spec->inputs.push_back(std::move(in));
@@ -110,9 +112,8 @@ py::capsule MakeSpec(py::handle sig) {
     spec->outputs.emplace_back(t[0].cast<std::string>(), t[1].cast<bool>());
   }
   spec->output_class = sig.attr("output_class");
-  return py::capsule(spec.release(), "tensorflux.OpSpec", [](PyObject* c) {
-    delete static_cast<OpSpec*>(PyCapsule_GetPointer(c, "tensorflux.OpSpec"));
-  });
+  return py::capsule(spec.release(), "tensorflux.OpSpec",
+                     [](PyObject* c) { delete static_cast<OpSpec*>(PyCapsule_GetPointer(c, "tensorflux.OpSpec")); });
 }
 
 // A scalar EagerTensor of `dt` from a Python int or float, or nullptr when `v` is not one (or
@@ -120,15 +121,30 @@ py::capsule MakeSpec(py::handle sig) {
 TXE_TensorHandle* FastScalar(PyObject* v, TX_DataType dt) {
   const bool is_float = PyFloat_CheckExact(v), is_int = PyLong_CheckExact(v);
   if (!is_float && !is_int) return nullptr;
-  union { float f; double d; int32_t i; int64_t l; } val;
+  union {
+    float f;
+    double d;
+    int32_t i;
+    int64_t l;
+  } val;
   size_t size = 0;
-  if (dt == TX_FLOAT) { val.f = static_cast<float>(is_float ? PyFloat_AS_DOUBLE(v) : PyLong_AsDouble(v)); size = 4; }
-  else if (dt == TX_DOUBLE) { val.d = is_float ? PyFloat_AS_DOUBLE(v) : PyLong_AsDouble(v); size = 8; }
-  else if (is_int && (dt == TX_INT32 || dt == TX_INT64)) {
+  if (dt == TX_FLOAT) {
+    val.f = static_cast<float>(is_float ? PyFloat_AS_DOUBLE(v) : PyLong_AsDouble(v));
+    size = 4;
+  } else if (dt == TX_DOUBLE) {
+    val.d = is_float ? PyFloat_AS_DOUBLE(v) : PyLong_AsDouble(v);
+    size = 8;
+  } else if (is_int && (dt == TX_INT32 || dt == TX_INT64)) {
     int overflow = 0;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow || (dt == TX_INT32 && (x < INT32_MIN || x > INT32_MAX))) return nullptr;
-    if (dt == TX_INT32) { val.i = static_cast<int32_t>(x); size = 4; } else { val.l = x; size = 8; }
+    if (dt == TX_INT32) {
+      val.i = static_cast<int32_t>(x);
+      size = 4;
+    } else {
+      val.l = x;
+      size = 8;
+    }
   } else {
     return nullptr;
   }
@@ -183,11 +199,14 @@ void SetConverted(TXE_Op* op, const std::string& name, int kind, py::handle v) {
   Status s;
   if (!(kind & kList)) {
     switch (base) {
-      case kString: case kFunc: {
-        std::string str = py::isinstance<py::bytes>(v) ? std::string(py::reinterpret_borrow<py::bytes>(v))
-                                                        : v.cast<std::string>();
-        if (base == kFunc) TXE_OpSetAttrFunctionName(op, n, str.data(), str.size());
-        else TXE_OpSetAttrString(op, n, str.data(), str.size());
+      case kString:
+      case kFunc: {
+        std::string str =
+            py::isinstance<py::bytes>(v) ? std::string(py::reinterpret_borrow<py::bytes>(v)) : v.cast<std::string>();
+        if (base == kFunc)
+          TXE_OpSetAttrFunctionName(op, n, str.data(), str.size());
+        else
+          TXE_OpSetAttrString(op, n, str.data(), str.size());
         return;
       }
       case kInt: TXE_OpSetAttrInt(op, n, v.cast<int64_t>()); return;
@@ -195,7 +214,10 @@ void SetConverted(TXE_Op* op, const std::string& name, int kind, py::handle v) {
       case kBool: TXE_OpSetAttrBool(op, n, v.cast<bool>()); return;
       case kType: TXE_OpSetAttrType(op, n, static_cast<TX_DataType>(v.cast<int>())); return;
       case kShape: {
-        if (v.is_none()) { TXE_OpSetAttrShape(op, n, nullptr, -1, s.get()); break; }
+        if (v.is_none()) {
+          TXE_OpSetAttrShape(op, n, nullptr, -1, s.get());
+          break;
+        }
         std::vector<int64_t> dims = v.cast<std::vector<int64_t>>();
         TXE_OpSetAttrShape(op, n, dims.data(), static_cast<int>(dims.size()), s.get());
         break;
@@ -215,24 +237,48 @@ void SetConverted(TXE_Op* op, const std::string& name, int kind, py::handle v) {
   py::list items = py::list(py::reinterpret_borrow<py::object>(v));
   const int count = static_cast<int>(items.size());
   switch (base) {
-    case kInt: case kType: case kBool: case kFloat: {
+    case kInt:
+    case kType:
+    case kBool:
+    case kFloat: {
       std::vector<int64_t> iv;
       std::vector<float> fv;
-      for (auto x : items) { if (base == kFloat) fv.push_back(x.cast<float>()); else iv.push_back(x.cast<int64_t>()); }
-      if (base == kInt) TXE_OpSetAttrIntList(op, n, iv.data(), count);
-      else if (base == kFloat) TXE_OpSetAttrFloatList(op, n, fv.data(), count);
-      else if (base == kBool) { std::vector<unsigned char> b(iv.begin(), iv.end()); TXE_OpSetAttrBoolList(op, n, b.data(), count); }
-      else { std::vector<TX_DataType> t; for (auto x : iv) t.push_back(static_cast<TX_DataType>(x)); TXE_OpSetAttrTypeList(op, n, t.data(), count); }
+      for (auto x : items) {
+        if (base == kFloat)
+          fv.push_back(x.cast<float>());
+        else
+          iv.push_back(x.cast<int64_t>());
+      }
+      if (base == kInt)
+        TXE_OpSetAttrIntList(op, n, iv.data(), count);
+      else if (base == kFloat)
+        TXE_OpSetAttrFloatList(op, n, fv.data(), count);
+      else if (base == kBool) {
+        std::vector<unsigned char> b(iv.begin(), iv.end());
+        TXE_OpSetAttrBoolList(op, n, b.data(), count);
+      } else {
+        std::vector<TX_DataType> t;
+        for (auto x : iv) t.push_back(static_cast<TX_DataType>(x));
+        TXE_OpSetAttrTypeList(op, n, t.data(), count);
+      }
       return;
     }
-    case kString: case kFunc: {
+    case kString:
+    case kFunc: {
       std::vector<std::string> strs;
-      for (auto x : items) strs.push_back(py::isinstance<py::bytes>(x) ? std::string(py::reinterpret_borrow<py::bytes>(x)) : x.cast<std::string>());
+      for (auto x : items)
+        strs.push_back(py::isinstance<py::bytes>(x) ? std::string(py::reinterpret_borrow<py::bytes>(x))
+                                                    : x.cast<std::string>());
       std::vector<const void*> ptrs;
       std::vector<size_t> lens;
-      for (const auto& str : strs) { ptrs.push_back(str.data()); lens.push_back(str.size()); }
-      if (base == kFunc) TXE_OpSetAttrFunctionNameList(op, n, ptrs.data(), lens.data(), count);
-      else TXE_OpSetAttrStringList(op, n, ptrs.data(), lens.data(), count);
+      for (const auto& str : strs) {
+        ptrs.push_back(str.data());
+        lens.push_back(str.size());
+      }
+      if (base == kFunc)
+        TXE_OpSetAttrFunctionNameList(op, n, ptrs.data(), lens.data(), count);
+      else
+        TXE_OpSetAttrStringList(op, n, ptrs.data(), lens.data(), count);
       return;
     }
     case kShape: {
@@ -256,7 +302,8 @@ void SetAttr(TXE_Op* op, const std::string& name, int kind, PyObject* v) {
   // Fast paths for the common scalar kinds; everything else (and every error) through Python.
   if (kind == kInt && PyLong_CheckExact(v)) return TXE_OpSetAttrInt(op, name.c_str(), ToInt(v));
   if (kind == kBool && PyBool_Check(v)) return TXE_OpSetAttrBool(op, name.c_str(), v == Py_True);
-  if (kind == kFloat && PyFloat_CheckExact(v)) return TXE_OpSetAttrFloat(op, name.c_str(), static_cast<float>(PyFloat_AS_DOUBLE(v)));
+  if (kind == kFloat && PyFloat_CheckExact(v))
+    return TXE_OpSetAttrFloat(op, name.c_str(), static_cast<float>(PyFloat_AS_DOUBLE(v)));
   if (kind == kType && g_dtype_type != nullptr && Py_TYPE(v) == reinterpret_cast<PyTypeObject*>(g_dtype_type)) {
     py::object e = py::reinterpret_borrow<py::object>(v).attr("_enum");
     return TXE_OpSetAttrType(op, name.c_str(), static_cast<TX_DataType>(ToInt(e.ptr())));
@@ -331,7 +378,10 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     } else if (in.kind == kNumberList && (PyList_Check(v) || PyTuple_Check(v))) {
       py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
       for (auto item : seq)
-        if (IsEagerTensor(item.ptr())) { Infer(inferred, in, item.ptr()); break; }
+        if (IsEagerTensor(item.ptr())) {
+          Infer(inferred, in, item.ptr());
+          break;
+        }
     }
   }
   std::vector<py::object> keep;  // converted inputs, alive until execution ends
@@ -355,7 +405,9 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     };
     auto handle_of = [&](PyObject* item) {
       if (!IsEagerTensor(item)) {
-        keep.push_back(Convert(item, in.kind == kSingle || in.kind == kNumberList ? dtype_for() : static_cast<TX_DataType>(0), in, *spec, dev));
+        keep.push_back(Convert(item,
+                               in.kind == kSingle || in.kind == kNumberList ? dtype_for() : static_cast<TX_DataType>(0),
+                               in, *spec, dev));
         item = keep.back().ptr();
         if (in.kind != 2) Infer(inferred, in, item);
       }
@@ -367,7 +419,8 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
       single[i] = handle_of(v);
     } else {
       if (!PyList_Check(v) && !PyTuple_Check(v))
-        ThrowTypeError("Expected a list for input '" + in.name + "' of " + spec->op_type + ", not " + Py_TYPE(v)->tp_name + ".");
+        ThrowTypeError("Expected a list for input '" + in.name + "' of " + spec->op_type + ", not " +
+                       Py_TYPE(v)->tp_name + ".");
       lists.emplace_back();
       py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
       for (auto item : seq) lists.back().push_back(handle_of(item.ptr()));
@@ -401,7 +454,8 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     s.Check();
   }
   const Py_ssize_t nattr = PyTuple_Check(attr_values) ? PyTuple_GET_SIZE(attr_values) : -1;
-  if (nattr != static_cast<Py_ssize_t>(spec->attrs.size())) ThrowTypeError("eager_execute: wrong attrs for " + spec->op_type);
+  if (nattr != static_cast<Py_ssize_t>(spec->attrs.size()))
+    ThrowTypeError("eager_execute: wrong attrs for " + spec->op_type);
   for (Py_ssize_t a = 0; a < nattr; ++a) {
     PyObject* v = PyTuple_GET_ITEM(attr_values, a);
     if (v != Py_None) SetAttr(op, spec->attrs[a].first, spec->attrs[a].second, v);
@@ -426,7 +480,9 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     } else {
       TXE_Execute(op, out, &nout, s.get());
     }
-    if (s.ok() || attempt == 1 || out != small || std::string(TX_Message(s.get())).find("retvals has room") == std::string::npos) break;
+    if (s.ok() || attempt == 1 || out != small ||
+        std::string(TX_Message(s.get())).find("retvals has room") == std::string::npos)
+      break;
     big.resize(4096);  // an op with more than 16 outputs (refused before it ran): again with room for them
     out = big.data();
     nout = static_cast<int>(big.size());
@@ -465,9 +521,7 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
 PyObject* ExecuteRaw(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   try {
     return Execute(args, nargs).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const std::exception& e) {
+  } catch (py::error_already_set& e) { e.restore(); } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }
   return nullptr;

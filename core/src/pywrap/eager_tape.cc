@@ -17,7 +17,8 @@ TXE_Tape* TapeOf(py::handle capsule) {
 }
 
 TXE_TensorHandle* Handle(py::handle t, const char* what) {
-  if (!IsEagerTensor(t.ptr())) ThrowTypeError(std::string(what) + " must be an EagerTensor, got " + Py_TYPE(t.ptr())->tp_name);
+  if (!IsEagerTensor(t.ptr()))
+    ThrowTypeError(std::string(what) + " must be an EagerTensor, got " + Py_TYPE(t.ptr())->tp_name);
   TXE_TensorHandle* h = HandleOf(t.ptr());
   if (h == nullptr) ThrowValueError(std::string(what) + " holds no value");
   return h;
@@ -82,8 +83,8 @@ void CallCustomGradient(void* arg, TXE_TensorHandle** output_grads, int num_outp
     py::object result = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(arg))(grads);
     py::list items = py::list(result);
     if (static_cast<int>(items.size()) != num_inputs)
-      ThrowValueError("the custom gradient function returned " + std::to_string(items.size()) +
-                      " gradients for " + std::to_string(num_inputs) + " inputs");
+      ThrowValueError("the custom gradient function returned " + std::to_string(items.size()) + " gradients for " +
+                      std::to_string(num_inputs) + " inputs");
     for (int i = 0; i < num_inputs; ++i) {
       if (items[i].is_none()) continue;
       TXE_TensorHandle* h = TXE_TensorHandleCopySharingTensor(Handle(items[i], "a custom gradient"), copy_status.get());
@@ -93,9 +94,7 @@ void CallCustomGradient(void* arg, TXE_TensorHandle** output_grads, int num_outp
   } catch (py::error_already_set& e) {
     std::string msg = std::string("custom gradient function failed: ") + e.what();
     TX_SetStatus(status, TX_INVALID_ARGUMENT, msg.c_str());
-  } catch (const std::exception& e) {
-    TX_SetStatus(status, TX_INTERNAL, e.what());
-  }
+  } catch (const std::exception& e) { TX_SetStatus(status, TX_INTERNAL, e.what()); }
   PyGILState_Release(gil);
 }
 

@@ -10,8 +10,7 @@ namespace txpy {
 
 // An EagerTensor instance: the Python object owns the handle.
 struct EagerTensorObject {
-  PyObject_HEAD
-  TXE_TensorHandle* handle;
+  PyObject_HEAD TXE_TensorHandle* handle;
   PyObject* weakrefs;
 };
 

@@ -45,7 +45,8 @@ std::unique_ptr<FunctionHandle> GraphToFunction(GraphHandle& g, const std::strin
                                                 const py::object& opers, const py::sequence& inputs,
                                                 const py::sequence& outputs, const py::object& output_names,
                                                 const py::sequence& control_outputs,
-                                                const py::object& control_output_names, const std::string& description) {
+                                                const py::object& control_output_names,
+                                                const std::string& description) {
   std::vector<const TX_Operation*> body;
   if (!opers.is_none()) body = ToOps(py::reinterpret_borrow<py::sequence>(opers));
   std::vector<TX_Output> ins = ToOutputs(inputs), outs = ToOutputs(outputs);
@@ -110,19 +111,26 @@ std::string AttrFuncName(std::uintptr_t op, const std::string& attr) {
 void InitFunctions(py::module_& m) {
   py::class_<FunctionHandle>(m, "Function", "Owns a TX_Function.")
       .def_property_readonly("name", [](FunctionHandle& f) { return std::string(TX_FunctionName(f.func)); })
-      .def("to_function_def", [](FunctionHandle& f) {
-        return FillBuffer([&](TX_Buffer* b, TX_Status* s) { TX_FunctionToFunctionDef(f.func, b, s); });
-      }, "The serialized FunctionDef.");
+      .def(
+          "to_function_def",
+          [](FunctionHandle& f) {
+            return FillBuffer([&](TX_Buffer* b, TX_Status* s) { TX_FunctionToFunctionDef(f.func, b, s); });
+          },
+          "The serialized FunctionDef.");
   m.def("graph_to_function", &GraphToFunction, py::arg("graph"), py::arg("name"), py::arg("append_hash"),
         py::arg("opers"), py::arg("inputs"), py::arg("outputs"), py::arg("output_names"), py::arg("control_outputs"),
         py::arg("control_output_names"), py::arg("description"),
         "A function from graph operations; inputs/outputs are (op, index) pairs.");
   m.def("function_from_function_def", &ImportFunctionDef, py::arg("function_def"));
-  m.def("eager_add_function", [](FunctionHandle& f, FunctionHandle* grad) {
-    Status status;
-    TXE_ContextAddFunctionWithGradient(EagerContext(), f.func, grad ? grad->func : nullptr, status.get());
-    status.Check();
-  }, py::arg("func"), py::arg("grad") = nullptr, "Adds the function (and its gradient function) to the eager context.");
+  m.def(
+      "eager_add_function",
+      [](FunctionHandle& f, FunctionHandle* grad) {
+        Status status;
+        TXE_ContextAddFunctionWithGradient(EagerContext(), f.func, grad ? grad->func : nullptr, status.get());
+        status.Check();
+      },
+      py::arg("func"), py::arg("grad") = nullptr,
+      "Adds the function (and its gradient function) to the eager context.");
   m.def("graph_copy_function", &CopyFunction, py::arg("graph"), py::arg("func"), py::arg("grad") = nullptr);
   m.def("graph_num_functions", [](GraphHandle& g) { return TX_GraphNumFunctions(g.graph); });
   m.def("graph_get_functions", &GetFunctions, "The graph's functions, sorted by name.");

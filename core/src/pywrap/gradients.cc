@@ -20,17 +20,18 @@ py::list AddGradients(GraphHandle& g, const std::string& prefix, const py::seque
   Status status;
   {
     py::gil_scoped_release release;
-    TX_AddGradientsWithOptions(g.graph, prefix.empty() ? nullptr : prefix.c_str(), y.data(),
-                               static_cast<int>(y.size()), x.data(), static_cast<int>(x.size()),
-                               grad_ys.is_none() ? nullptr : dy.data(), stop.data(), static_cast<int>(stop.size()),
-                               unconnected_zero ? TX_UNCONNECTED_ZERO : TX_UNCONNECTED_NONE, dx.data(),
-                               status.get());
+    TX_AddGradientsWithOptions(g.graph, prefix.empty() ? nullptr : prefix.c_str(), y.data(), static_cast<int>(y.size()),
+                               x.data(), static_cast<int>(x.size()), grad_ys.is_none() ? nullptr : dy.data(),
+                               stop.data(), static_cast<int>(stop.size()),
+                               unconnected_zero ? TX_UNCONNECTED_ZERO : TX_UNCONNECTED_NONE, dx.data(), status.get());
   }
   status.Check();
   py::list result;
   for (const TX_Output& o : dx) {
-    if (o.oper == nullptr) result.append(py::none());
-    else result.append(py::make_tuple(FromOp(o.oper), o.index));
+    if (o.oper == nullptr)
+      result.append(py::none());
+    else
+      result.append(py::make_tuple(FromOp(o.oper), o.index));
   }
   return result;
 }
@@ -41,8 +42,9 @@ void InitGradients(py::module_& m) {
   m.def("add_gradients", &AddGradients, py::arg("graph"), py::arg("prefix"), py::arg("ys"), py::arg("xs"),
         py::arg("grad_ys"), py::arg("stop_gradients"), py::arg("unconnected_zero"),
         "Adds d(sum ys)/d(xs); returns (op, index) pairs, None for unconnected xs.");
-  m.def("op_gradient_status", [](const std::string& op) { return TX_OpGradientStatus(op.c_str()); },
-        "1: gradient registered; 0: declared not differentiable; -1: neither.");
+  m.def(
+      "op_gradient_status", [](const std::string& op) { return TX_OpGradientStatus(op.c_str()); },
+      "1: gradient registered; 0: declared not differentiable; -1: neither.");
 }
 
 }  // namespace txpy

@@ -39,7 +39,10 @@ void SetBytesList(TX_OperationDescription* desc, const char* name, py::sequence 
   for (auto x : seq) owned.push_back(AsBytes(x));
   std::vector<const void*> ptrs;
   std::vector<size_t> lens;
-  for (auto& s : owned) { ptrs.push_back(s.data()); lens.push_back(s.size()); }
+  for (auto& s : owned) {
+    ptrs.push_back(s.data());
+    lens.push_back(s.size());
+  }
   setter(desc, name, ptrs.data(), lens.data(), static_cast<int>(owned.size()));
 }
 
@@ -149,11 +152,10 @@ py::list OutputTypes(TX_Operation* op) {
 // input, a list of pairs for a list input), control inputs, attrs as (name, kind, value) and
 // TX_FinishOperation. Returns (op_handle, [output dtype enums]).
 py::tuple FinishOperation(GraphHandle& g, const std::string& op_type, const std::string& name,
-                          const std::string& device, py::handle inputs, py::handle control_inputs,
-                          py::handle attrs) {
+                          const std::string& device, py::handle inputs, py::handle control_inputs, py::handle attrs) {
   TX_OperationDescription* desc = TX_NewOperation(g.graph, op_type.c_str(), name.c_str());
-  std::unique_ptr<TX_OperationDescription, void (*)(TX_OperationDescription*)> guard(
-      desc, TX_DeleteOperationDescription);
+  std::unique_ptr<TX_OperationDescription, void (*)(TX_OperationDescription*)> guard(desc,
+                                                                                     TX_DeleteOperationDescription);
   Status status;
   if (!device.empty()) TX_SetDevice(desc, device.c_str());
   std::vector<TX_Output> list;
@@ -166,7 +168,8 @@ py::tuple FinishOperation(GraphHandle& g, const std::string& op_type, const std:
       TX_AddInput(desc, ToOutput(in));
     }
   }
-  for (auto c : py::reinterpret_borrow<py::sequence>(control_inputs)) TX_AddControlInput(desc, ToOp(c.cast<std::uintptr_t>()));
+  for (auto c : py::reinterpret_borrow<py::sequence>(control_inputs))
+    TX_AddControlInput(desc, ToOp(c.cast<std::uintptr_t>()));
   for (auto a : py::reinterpret_borrow<py::sequence>(attrs)) {
     py::tuple t = py::reinterpret_borrow<py::tuple>(a);
     SetAttr(desc, t[0].cast<std::string>(), t[1].cast<int>(), t[2], status);
@@ -206,13 +209,12 @@ GraphHandle::~GraphHandle() { TX_DeleteGraph(graph); }
 
 void InitGraph(py::module_& m) {
   py::class_<GraphHandle>(m, "Graph", "Owns a TX_Graph.").def(py::init<>());
-  m.def("finish_operation", &FinishOperation, py::arg("graph"), py::arg("op_type"), py::arg("name"),
-        py::arg("device"), py::arg("inputs"), py::arg("control_inputs"), py::arg("attrs"));
+  m.def("finish_operation", &FinishOperation, py::arg("graph"), py::arg("op_type"), py::arg("name"), py::arg("device"),
+        py::arg("inputs"), py::arg("control_inputs"), py::arg("attrs"));
   m.def("graph_get_shape", &GetShape, "Static shape: None (unknown rank) or a tuple with None for unknown dims.");
   m.def("graph_set_shape", &SetShape);
-  m.def("graph_operation_by_name", [](GraphHandle& g, const std::string& name) {
-    return FromOp(TX_GraphOperationByName(g.graph, name.c_str()));
-  });
+  m.def("graph_operation_by_name",
+        [](GraphHandle& g, const std::string& name) { return FromOp(TX_GraphOperationByName(g.graph, name.c_str())); });
   m.def("graph_operations", [](GraphHandle& g, size_t start) {
     // Operations in creation order, from position `start`; returns (handles, next position).
     py::list ops;
@@ -221,9 +223,8 @@ void InitGraph(py::module_& m) {
     return py::make_tuple(ops, pos);
   });
   m.def("graph_num_operations", [](GraphHandle& g) { return TX_GraphNumOperations(g.graph); });
-  m.def("graph_unique_name", [](GraphHandle& g, const std::string& base) {
-    return std::string(TX_GraphUniqueName(g.graph, base.c_str()));
-  });
+  m.def("graph_unique_name",
+        [](GraphHandle& g, const std::string& base) { return std::string(TX_GraphUniqueName(g.graph, base.c_str())); });
   m.def("graph_to_graph_def", [](GraphHandle& g) {
     return FillBuffer([&](TX_Buffer* b, TX_Status* s) { TX_GraphToGraphDef(g.graph, b, s); });
   });

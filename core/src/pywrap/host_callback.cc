@@ -58,7 +58,7 @@ void Trampoline(void* context, TX_Tensor* const* inputs, int num_inputs, TX_Tens
       py::list outs = result[0].cast<py::list>();
       if (static_cast<int>(outs.size()) != num_outputs) {
         std::string m = "the Python function returned " + std::to_string(outs.size()) + " values, expected " +
-                        std::to_string(num_outputs) + " (Tout)";
+            std::to_string(num_outputs) + " (Tout)";
         TX_SetStatus(status, TX_INVALID_ARGUMENT, m.c_str());
       } else {
         for (int i = 0; i < num_outputs; ++i) {
@@ -70,9 +70,7 @@ void Trampoline(void* context, TX_Tensor* const* inputs, int num_inputs, TX_Tens
   } catch (py::error_already_set& e) {
     std::string m = std::string("error in the host callback wrapper: ") + e.what();
     TX_SetStatus(status, TX_INTERNAL, m.c_str());
-  } catch (const std::exception& e) {
-    TX_SetStatus(status, TX_INTERNAL, e.what());
-  }
+  } catch (const std::exception& e) { TX_SetStatus(status, TX_INTERNAL, e.what()); }
   PyGILState_Release(gil);
 }
 

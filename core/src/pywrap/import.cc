@@ -15,8 +15,8 @@ py::tuple ImportGraphDef(GraphHandle& g, py::bytes graph_def, const std::string&
                          const std::string& default_device, bool uniquify_names, bool uniquify_prefix,
                          py::handle input_map, py::handle control_map, py::handle control_deps,
                          py::handle return_outputs, py::handle return_ops) {
-  std::unique_ptr<TX_ImportGraphDefOptions, void (*)(TX_ImportGraphDefOptions*)> opts(
-      TX_NewImportGraphDefOptions(), TX_DeleteImportGraphDefOptions);
+  std::unique_ptr<TX_ImportGraphDefOptions, void (*)(TX_ImportGraphDefOptions*)> opts(TX_NewImportGraphDefOptions(),
+                                                                                      TX_DeleteImportGraphDefOptions);
   TX_ImportGraphDefOptionsSetPrefix(opts.get(), prefix.c_str());
   if (!default_device.empty()) TX_ImportGraphDefOptionsSetDefaultDevice(opts.get(), default_device.c_str());
   TX_ImportGraphDefOptionsSetUniquifyNames(opts.get(), uniquify_names);

@@ -9,10 +9,10 @@
 namespace txpy {
 namespace {
 
-TX_Cancellation* g_flag = nullptr;      // the main thread's flag; never freed (a handler may read it)
-std::atomic<bool> g_armed{false};       // a main-thread call is running with g_flag
-struct sigaction g_previous;            // the handler ours displaced
-unsigned long g_main_thread = 0;        // PyThread ident of the main thread
+TX_Cancellation* g_flag = nullptr;  // the main thread's flag; never freed (a handler may read it)
+std::atomic<bool> g_armed{false};  // a main-thread call is running with g_flag
+struct sigaction g_previous;  // the handler ours displaced
+unsigned long g_main_thread = 0;  // PyThread ident of the main thread
 // Whether OnSigint was in front at the last check, and when that was: re-checking (a sigaction
 // call) at most every kRecheck keeps the syscall off the path of back-to-back short runs.
 bool g_installed = false;

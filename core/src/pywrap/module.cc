@@ -28,8 +28,8 @@ void RegisterErrors(const py::dict& classes) {
     int code = item.first.cast<int>();
     if (code < 0 || code >= kMaxCode) ThrowValueError("error code out of range");
     PyObject* cls = item.second.ptr();
-    if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls),
-                                                reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
+    if (!PyType_Check(cls) ||
+        !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
       ThrowTypeError("error classes must be Exception subclasses");
     }
     Py_INCREF(cls);
@@ -63,7 +63,8 @@ py::bytes AllOpList() {
 // Serialized KernelList of every registered kernel (op == nullptr) or of one op's kernels.
 py::bytes RegisteredKernels(const char* op) {
   Status status;
-  TX_Buffer* buf = op == nullptr ? TX_GetAllRegisteredKernels(status.get()) : TX_GetRegisteredKernelsForOp(op, status.get());
+  TX_Buffer* buf =
+      op == nullptr ? TX_GetAllRegisteredKernels(status.get()) : TX_GetRegisteredKernelsForOp(op, status.get());
   status.Check();
   py::bytes out(static_cast<const char*>(buf->data), buf->length);
   TX_DeleteBuffer(buf);
@@ -141,8 +142,9 @@ py::dtype NumpyDtype(TX_DataType dt) {
     }
   }
   if (dt == TX_VARIANT)
-    ThrowTypeError("variant tensors (TensorLists) hold engine objects and have no NumPy equivalent; read a list's "
-                   "values with ops such as TensorListStack (TensorArray.stack())");
+    ThrowTypeError(
+        "variant tensors (TensorLists) hold engine objects and have no NumPy equivalent; read a list's "
+        "values with ops such as TensorListStack (TensorArray.stack())");
   ThrowTypeError("tensors of data type " + std::to_string(code) + " have no NumPy equivalent here");
 }
 
@@ -208,7 +210,8 @@ py::object StringTensorToNumpy(const TX_Tensor* t) {
   const TX_TString* s = static_cast<const TX_TString*>(TX_TensorData(t));
   const int64_t n = TX_TensorElementCount(t);
   auto bytes = [&](int64_t i) {
-    PyObject* b = PyBytes_FromStringAndSize(TX_StringGetDataPointer(&s[i]), static_cast<Py_ssize_t>(TX_StringGetSize(&s[i])));
+    PyObject* b =
+        PyBytes_FromStringAndSize(TX_StringGetDataPointer(&s[i]), static_cast<Py_ssize_t>(TX_StringGetSize(&s[i])));
     if (b == nullptr) throw py::error_already_set();
     return b;
   };
@@ -276,11 +279,11 @@ PYBIND11_MODULE(_tx_c, m) {
   m.def("get_all_op_list", &AllOpList, "Serialized OpList of every registered op.");
   m.def("get_registered_kernels", &RegisteredKernels, py::arg("op") = nullptr,
         "Serialized KernelList of every registered kernel, or of op `op`'s kernels.");
-  m.attr("ATTR_KINDS") = py::dict(py::arg("string") = int(kString), py::arg("int") = int(kInt),
-                                  py::arg("float") = int(kFloat), py::arg("bool") = int(kBool),
-                                  py::arg("type") = int(kType), py::arg("shape") = int(kShape),
-                                  py::arg("tensor") = int(kTensor), py::arg("func") = int(kFunc),
-                                  py::arg("list") = int(kList), py::arg("proto") = int(kProto));
+  m.attr("ATTR_KINDS") =
+      py::dict(py::arg("string") = int(kString), py::arg("int") = int(kInt), py::arg("float") = int(kFloat),
+               py::arg("bool") = int(kBool), py::arg("type") = int(kType), py::arg("shape") = int(kShape),
+               py::arg("tensor") = int(kTensor), py::arg("func") = int(kFunc), py::arg("list") = int(kList),
+               py::arg("proto") = int(kProto));
   m.attr("INPUT_KINDS") = py::dict(py::arg("single") = int(kSingle), py::arg("number_list") = int(kNumberList),
                                    py::arg("type_list") = int(kTypeList));
   m.def("load_library", &LoadLibrary, py::arg("path"), "Loads a plugin; the serialized OpList of its ops.");

@@ -26,8 +26,8 @@ py::tuple OpInfo(std::uintptr_t h) {
   int n = TX_OperationNumOutputs(op);
   py::list types(n);
   for (int i = 0; i < n; ++i) types[i] = py::int_(static_cast<int>(TX_OperationOutputType(TX_Output{op, i})));
-  return py::make_tuple(py::str(TX_OperationName(op)), py::str(TX_OperationOpType(op)),
-                        py::str(TX_OperationDevice(op)), types);
+  return py::make_tuple(py::str(TX_OperationName(op)), py::str(TX_OperationOpType(op)), py::str(TX_OperationDevice(op)),
+                        types);
 }
 
 py::list OpInputs(std::uintptr_t h) {
@@ -123,10 +123,12 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
         break;
       }
       case TX_ATTR_INT:
-        v = ScalarList<int64_t>(n, [&](int64_t* d, int k, TX_Status* s) { TX_OperationGetAttrIntList(op, name, d, k, s); });
+        v = ScalarList<int64_t>(
+            n, [&](int64_t* d, int k, TX_Status* s) { TX_OperationGetAttrIntList(op, name, d, k, s); });
         break;
       case TX_ATTR_FLOAT:
-        v = ScalarList<float>(n, [&](float* d, int k, TX_Status* s) { TX_OperationGetAttrFloatList(op, name, d, k, s); });
+        v = ScalarList<float>(n,
+                              [&](float* d, int k, TX_Status* s) { TX_OperationGetAttrFloatList(op, name, d, k, s); });
         break;
       case TX_ATTR_BOOL: {
         py::list raw = ScalarList<unsigned char>(
@@ -141,8 +143,7 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
           TX_OperationGetAttrTypeList(op, name, reinterpret_cast<TX_DataType*>(d), k, s);
         });
         break;
-      default:
-        return py::make_tuple(int(kProto), AttrProto(op, name));
+      default: return py::make_tuple(int(kProto), AttrProto(op, name));
     }
     return py::make_tuple(kind | 16, v);
   }
@@ -183,7 +184,8 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
       TX_OperationGetAttrShape(op, name, dims.data(), static_cast<int>(dims.size()), status.get());
       status.Check();
       py::list out(dims.size());
-      for (size_t i = 0; i < dims.size(); ++i) out[i] = dims[i] < 0 ? py::object(py::none()) : py::object(py::int_(dims[i]));
+      for (size_t i = 0; i < dims.size(); ++i)
+        out[i] = dims[i] < 0 ? py::object(py::none()) : py::object(py::int_(dims[i]));
       return py::make_tuple(kind, out);
     }
     case TX_ATTR_TENSOR: {
@@ -193,8 +195,7 @@ py::tuple GetAttr(std::uintptr_t h, const std::string& attr_name) {
       // Copied: a graph constant must never be writable through a NumPy view.
       return py::make_tuple(kind, TensorToNumpy(t, /*copy=*/true));
     }
-    default:
-      return py::make_tuple(int(kProto), AttrProto(op, name));
+    default: return py::make_tuple(int(kProto), AttrProto(op, name));
   }
 }
 

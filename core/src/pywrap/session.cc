@@ -28,7 +28,7 @@ namespace txpy {
 namespace {
 
 constexpr int kCContiguous = 0x0001;  // NPY_ARRAY_C_CONTIGUOUS
-constexpr int kAligned = 0x0100;      // NPY_ARRAY_ALIGNED
+constexpr int kAligned = 0x0100;  // NPY_ARRAY_ALIGNED
 
 bool Finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -46,7 +46,9 @@ void ReleaseArray(void* /*data*/, size_t /*len*/, void* arg) {
   PyGILState_Release(gil);
 }
 
-std::string OutputName(TX_Output out) { return std::string(TX_OperationName(out.oper)) + ":" + std::to_string(out.index); }
+std::string OutputName(TX_Output out) {
+  return std::string(TX_OperationName(out.oper)) + ":" + std::to_string(out.index);
+}
 
 std::string ShapeString(const int64_t* dims, int nd) {
   std::string s = "(";
@@ -88,8 +90,8 @@ py::array ConvertFeed(py::handle value, const py::dtype& want, TX_Output out) {
     return NumpyAsarray()(value, want, "C").cast<py::array>();
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError) && !e.matches(PyExc_OverflowError)) throw;
-    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " to Tensor '" + OutputName(out) +
-                   "' of dtype " + dtype_name + ": " + std::string(py::str(e.value())));
+    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " to Tensor '" + OutputName(out) + "' of dtype " +
+                   dtype_name + ": " + std::string(py::str(e.value())));
   }
 }
 
@@ -104,8 +106,8 @@ void CheckFeedShape(GraphHandle& g, TX_Output out, const std::vector<int64_t>& d
   bool compatible = status.ok() && static_nd == nd;
   for (int i = 0; compatible && i < nd; ++i) compatible = want_dims[i] < 0 || want_dims[i] == dims[i];
   if (status.ok() && !compatible) {
-    ThrowValueError("Cannot feed value of shape " + ShapeString(dims.data(), nd) + " for Tensor '" +
-                    OutputName(out) + "', which has shape " + ShapeString(want_dims.data(), static_nd));
+    ThrowValueError("Cannot feed value of shape " + ShapeString(dims.data(), nd) + " for Tensor '" + OutputName(out) +
+                    "', which has shape " + ShapeString(want_dims.data(), static_nd));
   }
 }
 
@@ -116,8 +118,8 @@ TX_Tensor* FeedStrings(GraphHandle& g, TX_Output out, py::handle value) {
                                                    : NumpyAsarray()(value, py::arg("dtype") = "O").cast<py::array>();
   const char kind = arr.dtype().kind();
   if (kind != 'O' && kind != 'S' && kind != 'U') {
-    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " (dtype " + py::str(arr.dtype()).cast<std::string>() +
-                   ") to Tensor '" + OutputName(out) + "' of dtype string");
+    ThrowTypeError("Cannot feed value of type " + TypeName(value) + " (dtype " +
+                   py::str(arr.dtype()).cast<std::string>() + ") to Tensor '" + OutputName(out) + "' of dtype string");
   }
   CheckFeedShape(g, out, std::vector<int64_t>(arr.shape(), arr.shape() + arr.ndim()));
   try {
@@ -139,7 +141,7 @@ TX_Tensor* FeedTensor(GraphHandle& g, TX_Output out, py::handle value) {
     auto a = py::reinterpret_borrow<py::array>(value);
     py::dtype have = a.dtype();
     usable = (a.flags() & (kCContiguous | kAligned)) == (kCContiguous | kAligned) &&
-             (have.ptr() == want.ptr() || have.equal(want));
+        (have.ptr() == want.ptr() || have.equal(want));
   }
   // (A default-constructed py::array is a real empty array, so no "unset" state is used here.)
   py::array arr = usable ? py::reinterpret_borrow<py::array>(value) : ConvertFeed(value, want, out);
@@ -151,8 +153,9 @@ TX_Tensor* FeedTensor(GraphHandle& g, TX_Output out, py::handle value) {
   Py_INCREF(ref);  // dropped by ReleaseArray
   TX_Tensor* t = TX_NewTensor(dt, dims.data(), nd, const_cast<void*>(arr.data()), static_cast<size_t>(arr.nbytes()),
                               ReleaseArray, ref);
-  if (t == nullptr) ThrowStatus(TX_INVALID_ARGUMENT, ("[" + std::string(TX_OperationName(out.oper)) +
-                                                      "] could not wrap the fed array as a tensor").c_str());
+  if (t == nullptr)
+    ThrowStatus(TX_INVALID_ARGUMENT,
+                ("[" + std::string(TX_OperationName(out.oper)) + "] could not wrap the fed array as a tensor").c_str());
   return t;
 }
 
@@ -249,7 +252,8 @@ struct SessionHandle {
     py::list result(nfetch);
     for (size_t i = 0; i < nfetch; ++i) {
       TX_Tensor* t = output_values.tensors[i];
-      if (t == nullptr) ThrowStatus(TX_INTERNAL, ("[" + OutputName(outputs[i]) + "] the engine fetched no value").c_str());
+      if (t == nullptr)
+        ThrowStatus(TX_INTERNAL, ("[" + OutputName(outputs[i]) + "] the engine fetched no value").c_str());
       output_values.tensors[i] = nullptr;
       result[i] = TensorToNumpy(t, /*copy=*/false);
     }

@@ -82,7 +82,8 @@ int TXE_ContextNumDevices(const TXE_Context* ctx) { return ctx ? ctx->ctx->num_d
 
 const char* TXE_ContextDeviceName(const TXE_Context* ctx, int index, TX_Status* status) {
   if (ctx == nullptr || index < 0 || index >= ctx->ctx->num_devices()) {
-    Set(status, tx::InvalidArgument("device index ", index, " out of range [0, ", ctx ? ctx->ctx->num_devices() : 0, ")"));
+    Set(status,
+        tx::InvalidArgument("device index ", index, " out of range [0, ", ctx ? ctx->ctx->num_devices() : 0, ")"));
     return nullptr;
   }
   SetOk(status);
@@ -181,8 +182,9 @@ int64_t TXE_TensorHandleNumElements(const TXE_TensorHandle* h, TX_Status* status
 
 int64_t TXE_TensorHandleDim(const TXE_TensorHandle* h, int dim_index, TX_Status* status) {
   if (h == nullptr || dim_index < 0 || dim_index >= h->t.tensor.rank()) {
-    Set(status, h ? tx::InvalidArgument("dimension ", dim_index, " out of range for a tensor of rank ", h->t.tensor.rank())
-                  : CheckHandle(h));
+    Set(status,
+        h ? tx::InvalidArgument("dimension ", dim_index, " out of range for a tensor of rank ", h->t.tensor.rank())
+          : CheckHandle(h));
     return -1;
   }
   SetOk(status);
@@ -332,12 +334,17 @@ TX_AttrType TXE_OpGetAttrType(TXE_Op* op, const char* attr_name, unsigned char* 
 }
 
 void TXE_OpSetAttrString(TXE_Op* op, const char* attr_name, const void* value, size_t length) {
-  if (value == nullptr && length > 0) return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value is NULL"));
+  if (value == nullptr && length > 0)
+    return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value is NULL"));
   SetOpAttr(op, attr_name, AttrValue::String(std::string(static_cast<const char*>(value), value ? length : 0)));
 }
 
-void TXE_OpSetAttrInt(TXE_Op* op, const char* attr_name, int64_t value) { SetOpAttr(op, attr_name, AttrValue::Int(value)); }
-void TXE_OpSetAttrFloat(TXE_Op* op, const char* attr_name, float value) { SetOpAttr(op, attr_name, AttrValue::Float(value)); }
+void TXE_OpSetAttrInt(TXE_Op* op, const char* attr_name, int64_t value) {
+  SetOpAttr(op, attr_name, AttrValue::Int(value));
+}
+void TXE_OpSetAttrFloat(TXE_Op* op, const char* attr_name, float value) {
+  SetOpAttr(op, attr_name, AttrValue::Float(value));
+}
 void TXE_OpSetAttrBool(TXE_Op* op, const char* attr_name, unsigned char value) {
   SetOpAttr(op, attr_name, AttrValue::Bool(value != 0));
 }
@@ -349,14 +356,16 @@ void TXE_OpSetAttrShape(TXE_Op* op, const char* attr_name, const int64_t* dims, 
   Guard(status, [&]() -> tx::Status {
     if (op == nullptr) return tx::InvalidArgument("op is NULL");
     tx::PartialShape shape;
-    TX_RETURN_IF_ERROR(MakePartialShape(dims, num_dims, &shape).WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
+    TX_RETURN_IF_ERROR(MakePartialShape(dims, num_dims, &shape)
+                           .WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
     SetOpAttr(op, attr_name, AttrValue::Shape(std::move(shape)));
     return tx::Status::OK();
   });
 }
 
 void TXE_OpSetAttrFunctionName(TXE_Op* op, const char* attr_name, const char* data, size_t length) {
-  if (data == nullptr && length > 0) return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': name is NULL"));
+  if (data == nullptr && length > 0)
+    return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': name is NULL"));
   AttrValue v;
   v.kind = AttrValue::Kind::kFunc;
   v.func = std::make_shared<tx::NameAttrList>();
@@ -376,7 +385,8 @@ void TXE_OpSetAttrTensor(TXE_Op* op, const char* attr_name, TX_Tensor* tensor, T
 
 void TXE_OpSetAttrStringList(TXE_Op* op, const char* attr_name, const void* const* values, const size_t* lengths,
                              int num_values) {
-  if (num_values > 0 && lengths == nullptr) return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': lengths is NULL"));
+  if (num_values > 0 && lengths == nullptr)
+    return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': lengths is NULL"));
   int k = 0;
   SetListAttr(op, attr_name, values, num_values, [&](AttrValue::List* l, const void* v) {
     const size_t n = lengths[k++];
@@ -384,9 +394,10 @@ void TXE_OpSetAttrStringList(TXE_Op* op, const char* attr_name, const void* cons
   });
 }
 
-void TXE_OpSetAttrFunctionNameList(TXE_Op* op, const char* attr_name, const void* const* values,
-                                   const size_t* lengths, int num_values) {
-  if (num_values > 0 && lengths == nullptr) return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': lengths is NULL"));
+void TXE_OpSetAttrFunctionNameList(TXE_Op* op, const char* attr_name, const void* const* values, const size_t* lengths,
+                                   int num_values) {
+  if (num_values > 0 && lengths == nullptr)
+    return Record(op, tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': lengths is NULL"));
   int k = 0;
   SetListAttr(op, attr_name, values, num_values, [&](AttrValue::List* l, const void* v) {
     tx::NameAttrList f;
@@ -422,7 +433,8 @@ void TXE_OpSetAttrShapeList(TXE_Op* op, const char* attr_name, const int64_t** d
     AttrValue v = AttrValue::EmptyList();
     for (int k = 0; k < num_values; ++k) {
       tx::PartialShape s;
-      TX_RETURN_IF_ERROR(MakePartialShape(dims[k], num_dims[k], &s).WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
+      TX_RETURN_IF_ERROR(MakePartialShape(dims[k], num_dims[k], &s)
+                             .WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
       v.list.shape.push_back(std::move(s));
     }
     SetOpAttr(op, attr_name, std::move(v));

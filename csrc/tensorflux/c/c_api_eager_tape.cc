@@ -107,8 +107,8 @@ void TXE_TapeGradient(TXE_Tape* tape, TXE_TensorHandle** targets, int ntargets, 
   Guard(status, [&]() -> tx::Status {
     TX_RETURN_IF_ERROR(CheckTape(tape));
     if (unconnected != TX_UNCONNECTED_NONE && unconnected != TX_UNCONNECTED_ZERO)
-      return tx::InvalidArgument("TXE_TapeGradient: unconnected must be TX_UNCONNECTED_NONE or TX_UNCONNECTED_ZERO, got ",
-                                 unconnected);
+      return tx::InvalidArgument(
+          "TXE_TapeGradient: unconnected must be TX_UNCONNECTED_NONE or TX_UNCONNECTED_ZERO, got ", unconnected);
     if (nsources > 0 && results == nullptr) return tx::InvalidArgument("TXE_TapeGradient: results is NULL");
     std::vector<tx::EagerTensor> ys, xs;
     TX_RETURN_IF_ERROR(ReadHandles(targets, ntargets, "targets", &ys));

@@ -81,8 +81,7 @@ TX_Function* TX_GraphToFunctionWithControlOutputs(
   TX_Function* out = nullptr;
   Guard(status, [&] {
     return MakeFunction(fn_body, fn_name, append_hash_to_fn_name, num_opers, opers, ninputs, inputs, noutputs, outputs,
-                        output_names, ncontrol_outputs, control_outputs, control_output_names, opts, description,
-                        &out);
+                        output_names, ncontrol_outputs, control_outputs, control_output_names, opts, description, &out);
   });
   return out;
 }

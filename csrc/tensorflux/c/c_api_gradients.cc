@@ -21,9 +21,9 @@ tx::Status ToEndpoints(const tx::Graph* graph, const TX_Output* outs, int n, con
 
 }  // namespace
 
-void TX_AddGradientsWithOptions(TX_Graph* g, const char* prefix, const TX_Output* y, int ny, const TX_Output* x,
-                                int nx, const TX_Output* dy, const TX_Output* stop_gradients, int nstop,
-                                int unconnected, TX_Output* dx, TX_Status* status) {
+void TX_AddGradientsWithOptions(TX_Graph* g, const char* prefix, const TX_Output* y, int ny, const TX_Output* x, int nx,
+                                const TX_Output* dy, const TX_Output* stop_gradients, int nstop, int unconnected,
+                                TX_Output* dx, TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     if (g == nullptr) return tx::InvalidArgument("graph is NULL");
     if (nx > 0 && dx == nullptr) return tx::InvalidArgument("gradients: dx is NULL but nx is ", nx);

@@ -13,8 +13,7 @@ void Edit(TX_ImportGraphDefOptions* opts, F&& fn) {
   if (opts == nullptr) return;
   try {
     fn(opts->opts);
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 // Checks that every handle in the options is non-NULL and belongs to `graph`.
@@ -63,7 +62,8 @@ void TX_ImportGraphDefOptionsSetUniquifyPrefix(TX_ImportGraphDefOptions* opts, u
 void TX_ImportGraphDefOptionsAddInputMapping(TX_ImportGraphDefOptions* opts, const char* src_name, int src_index,
                                              TX_Output dst) {
   if (src_name == nullptr) return;
-  Edit(opts, [&](tx::ImportOptions& o) { o.input_map[{src_name, src_index}] = tx::Endpoint{ToNode(dst.oper), dst.index}; });
+  Edit(opts,
+       [&](tx::ImportOptions& o) { o.input_map[{src_name, src_index}] = tx::Endpoint{ToNode(dst.oper), dst.index}; });
 }
 
 void TX_ImportGraphDefOptionsRemapControlDependency(TX_ImportGraphDefOptions* opts, const char* src_name,
@@ -135,7 +135,8 @@ TX_ImportGraphDefResults* TX_GraphImportGraphDefWithResults(TX_Graph* graph, con
     results->missing_indexes.reserve(opts.input_map.size());
     tx::ImportResults r;
     TX_RETURN_IF_ERROR(tx::ImportGraphDef(bytes, opts, graph->graph.get(), &r));
-    for (const tx::Endpoint& e : r.return_outputs) results->return_outputs.push_back(TX_Output{ToOper(e.node), e.index});
+    for (const tx::Endpoint& e : r.return_outputs)
+      results->return_outputs.push_back(TX_Output{ToOper(e.node), e.index});
     for (tx::Node* n : r.return_operations) results->return_operations.push_back(ToOper(n));
     for (auto& m : r.missing_unused_input_mappings) {
       results->missing_names.push_back(std::move(m.first));

@@ -92,16 +92,12 @@ inline void SetOk(TX_Status* status) {
 inline Status FromException(std::exception_ptr e) {
   try {
     std::rethrow_exception(e);
-  } catch (const std::bad_alloc&) {
-    return ResourceExhausted("out of memory");
-  } catch (const std::system_error& ex) {
+  } catch (const std::bad_alloc&) { return ResourceExhausted("out of memory"); } catch (const std::system_error& ex) {
     // Thread creation fails with EAGAIN (thread or process limit, address space); see ThreadPool.
     if (ex.code() == std::errc::resource_unavailable_try_again || ex.code() == std::errc::not_enough_memory)
       return ResourceExhausted(ex.what());
     return Internal("unexpected exception: ", ex.what());
-  } catch (const std::exception& ex) {
-    return Internal("unexpected exception: ", ex.what());
-  } catch (...) {
+  } catch (const std::exception& ex) { return Internal("unexpected exception: ", ex.what()); } catch (...) {
     return Internal("unexpected exception");
   }
 }
@@ -112,9 +108,7 @@ void Guard(TX_Status* status, F&& fn) {
   Status s;
   try {
     s = fn();
-  } catch (...) {
-    s = FromException(std::current_exception());
-  }
+  } catch (...) { s = FromException(std::current_exception()); }
   Set(status, std::move(s));
 }
 
@@ -123,9 +117,7 @@ template <typename R, typename F>
 R GuardValue(R fallback, F&& fn) {
   try {
     return fn();
-  } catch (...) {
-    return fallback;
-  }
+  } catch (...) { return fallback; }
 }
 
 // "[name] " for messages about a node.

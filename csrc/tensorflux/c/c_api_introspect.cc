@@ -58,7 +58,8 @@ TX_AttrType ValueType(const Node* n, const std::string& name, const AttrValue& v
 }
 
 const char* TypeWord(TX_AttrType t) {
-  static const char* const kWords[] = {"string", "int", "float", "bool", "type", "shape", "tensor", "placeholder", "func"};
+  static const char* const kWords[] = {"string", "int",    "float",       "bool", "type",
+                                       "shape",  "tensor", "placeholder", "func"};
   return t >= 0 && t <= TX_ATTR_FUNC ? kWords[t] : "unknown";
 }
 
@@ -228,7 +229,8 @@ int TX_OperationGetControlInputs(TX_Operation* oper, TX_Operation** control_inpu
   if (oper == nullptr) return 0;
   const auto& cs = ToNode(oper)->control_inputs();
   if (control_inputs != nullptr)
-    for (int k = 0; k < std::min(static_cast<int>(cs.size()), max_control_inputs); ++k) control_inputs[k] = ToOper(cs[k]);
+    for (int k = 0; k < std::min(static_cast<int>(cs.size()), max_control_inputs); ++k)
+      control_inputs[k] = ToOper(cs[k]);
   return static_cast<int>(cs.size());
 }
 
@@ -316,8 +318,9 @@ void TX_OperationGetAttrStringList(TX_Operation* oper, const char* attr_name, vo
   Guard(status, [&]() -> tx::Status {
     const AttrValue* v = nullptr;
     TX_RETURN_IF_ERROR(GetList(oper, attr_name, TX_ATTR_STRING, values, max_values, &v));
-    return CopyStrings(oper, attr_name, v->list.s, [](const std::string& s) -> const std::string& { return s; },
-                       values, lengths, max_values, storage, storage_size);
+    return CopyStrings(
+        oper, attr_name, v->list.s, [](const std::string& s) -> const std::string& { return s; }, values, lengths,
+        max_values, storage, storage_size);
   });
 }
 
@@ -326,9 +329,9 @@ void TX_OperationGetAttrFuncNameList(TX_Operation* oper, const char* attr_name, 
   Guard(status, [&]() -> tx::Status {
     const AttrValue* v = nullptr;
     TX_RETURN_IF_ERROR(GetList(oper, attr_name, TX_ATTR_FUNC, values, max_values, &v));
-    return CopyStrings(oper, attr_name, v->list.func,
-                       [](const tx::NameAttrList& f) -> const std::string& { return f.name; }, values, lengths,
-                       max_values, storage, storage_size);
+    return CopyStrings(
+        oper, attr_name, v->list.func, [](const tx::NameAttrList& f) -> const std::string& { return f.name; }, values,
+        lengths, max_values, storage, storage_size);
   });
 }
 
@@ -412,7 +415,8 @@ void TX_OperationGetAttrShape(TX_Operation* oper, const char* attr_name, int64_t
                               TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     const AttrValue* v = nullptr;
-    TX_RETURN_IF_ERROR(GetScalar(oper, attr_name, TX_ATTR_SHAPE, num_dims > 0 ? static_cast<const void*>(value) : "", &v));
+    TX_RETURN_IF_ERROR(
+        GetScalar(oper, attr_name, TX_ATTR_SHAPE, num_dims > 0 ? static_cast<const void*>(value) : "", &v));
     if (num_dims != v->shape.rank())
       return tx::InvalidArgument(Where(ToNode(oper)), "attr '", attr_name, "' has rank ", v->shape.rank(), " (shape ",
                                  v->shape.ToString(), ") but num_dims is ", num_dims);

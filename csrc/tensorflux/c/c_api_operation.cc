@@ -12,8 +12,7 @@ using tx::AttrValue;
 
 // Records `s` as the description's error unless one is already recorded.
 void Record(TX_OperationDescription* desc, const tx::Status& s) {
-  if (desc != nullptr && desc->error.ok() && !s.ok())
-    desc->error = s.WithPrefix("[" + desc->spec.name + "] ");
+  if (desc != nullptr && desc->error.ok() && !s.ok()) desc->error = s.WithPrefix("[" + desc->spec.name + "] ");
 }
 
 // Runs `fn` (returning Status) for a non-NULL description, recording failures and exceptions.
@@ -23,9 +22,7 @@ tx::Status Build(TX_OperationDescription* desc, F&& fn) {
   tx::Status s;
   try {
     s = fn();
-  } catch (...) {
-    s = FromException(std::current_exception());
-  }
+  } catch (...) { s = FromException(std::current_exception()); }
   if (s.ok()) return s;
   Record(desc, s);
   return s.WithPrefix("[" + desc->spec.name + "] ");
@@ -126,8 +123,10 @@ void TX_AddControlInput(TX_OperationDescription* desc, TX_Operation* input) {
 
 void TX_SetAttrString(TX_OperationDescription* desc, const char* attr_name, const void* value, size_t length) {
   Build(desc, [&]() -> tx::Status {
-    if (value == nullptr && length > 0) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value is NULL");
-    return SetAttr(desc, attr_name, AttrValue::String(std::string(static_cast<const char*>(value), value ? length : 0)));
+    if (value == nullptr && length > 0)
+      return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value is NULL");
+    return SetAttr(desc, attr_name,
+                   AttrValue::String(std::string(static_cast<const char*>(value), value ? length : 0)));
   });
 }
 
@@ -204,8 +203,8 @@ void TX_SetAttrTypeList(TX_OperationDescription* desc, const char* attr_name, co
 void TX_SetAttrShape(TX_OperationDescription* desc, const char* attr_name, const int64_t* dims, int num_dims) {
   Build(desc, [&]() -> tx::Status {
     tx::PartialShape shape;
-    TX_RETURN_IF_ERROR(MakePartialShape(dims, num_dims, &shape).WithPrefix(
-        std::string("attr '") + (attr_name ? attr_name : "") + "': "));
+    TX_RETURN_IF_ERROR(MakePartialShape(dims, num_dims, &shape)
+                           .WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
     return SetAttr(desc, attr_name, AttrValue::Shape(std::move(shape)));
   });
 }
@@ -218,8 +217,9 @@ void TX_SetAttrShapeList(TX_OperationDescription* desc, const char* attr_name, c
     AttrValue v = AttrValue::EmptyList();
     for (int k = 0; k < num_shapes; ++k) {
       tx::PartialShape shape;
-      TX_RETURN_IF_ERROR(MakePartialShape(dims[k], num_dims[k], &shape).WithPrefix(
-          std::string("attr '") + (attr_name ? attr_name : "") + "' shape " + std::to_string(k) + ": "));
+      TX_RETURN_IF_ERROR(MakePartialShape(dims[k], num_dims[k], &shape)
+                             .WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "' shape " +
+                                         std::to_string(k) + ": "));
       v.list.shape.push_back(std::move(shape));
     }
     return SetAttr(desc, attr_name, std::move(v));
@@ -228,32 +228,33 @@ void TX_SetAttrShapeList(TX_OperationDescription* desc, const char* attr_name, c
 
 void TX_SetAttrTensor(TX_OperationDescription* desc, const char* attr_name, TX_Tensor* value, TX_Status* status) {
   Set(status, Build(desc, [&]() -> tx::Status {
-    if (value == nullptr) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor is NULL");
-    tx::Tensor canonical;
-    TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(value->tensor, &canonical));  // Note [Canonical bool]
-    return SetAttr(desc, attr_name, AttrValue::FromTensor(canonical));
-  }));
+        if (value == nullptr) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor is NULL");
+        tx::Tensor canonical;
+        TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(value->tensor, &canonical));  // Note [Canonical bool]
+        return SetAttr(desc, attr_name, AttrValue::FromTensor(canonical));
+      }));
 }
 
 void TX_SetAttrTensorList(TX_OperationDescription* desc, const char* attr_name, TX_Tensor* const* values,
                           int num_values, TX_Status* status) {
   Set(status, Build(desc, [&]() -> tx::Status {
-    TX_RETURN_IF_ERROR(CheckArray(values, num_values, attr_name));
-    AttrValue v = AttrValue::EmptyList();
-    for (int k = 0; k < num_values; ++k) {
-      if (values[k] == nullptr)
-        return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor ", k, " is NULL");
-      tx::Tensor canonical;
-      TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(values[k]->tensor, &canonical));  // Note [Canonical bool]
-      v.list.tensor.push_back(std::move(canonical));
-    }
-    return SetAttr(desc, attr_name, std::move(v));
-  }));
+        TX_RETURN_IF_ERROR(CheckArray(values, num_values, attr_name));
+        AttrValue v = AttrValue::EmptyList();
+        for (int k = 0; k < num_values; ++k) {
+          if (values[k] == nullptr)
+            return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': tensor ", k, " is NULL");
+          tx::Tensor canonical;
+          TX_RETURN_IF_ERROR(tx::AdoptCallerTensor(values[k]->tensor, &canonical));  // Note [Canonical bool]
+          v.list.tensor.push_back(std::move(canonical));
+        }
+        return SetAttr(desc, attr_name, std::move(v));
+      }));
 }
 
 void TX_SetAttrFuncName(TX_OperationDescription* desc, const char* attr_name, const char* value, size_t length) {
   Build(desc, [&]() -> tx::Status {
-    if (value == nullptr && length > 0) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value is NULL");
+    if (value == nullptr && length > 0)
+      return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': value is NULL");
     AttrValue v;
     v.kind = AttrValue::Kind::kFunc;
     v.func = std::make_shared<tx::NameAttrList>();
@@ -278,12 +279,13 @@ void TX_SetAttrFuncNameList(TX_OperationDescription* desc, const char* attr_name
 void TX_SetAttrValueProto(TX_OperationDescription* desc, const char* attr_name, const void* proto, size_t proto_len,
                           TX_Status* status) {
   Set(status, Build(desc, [&]() -> tx::Status {
-    if (proto == nullptr && proto_len > 0) return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': proto is NULL");
-    AttrValue v;
-    TX_RETURN_IF_ERROR(tx::ParseAttrValue(std::string(static_cast<const char*>(proto), proto ? proto_len : 0), &v)
-                           .WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
-    return SetAttr(desc, attr_name, std::move(v));
-  }));
+        if (proto == nullptr && proto_len > 0)
+          return tx::InvalidArgument("attr '", attr_name ? attr_name : "", "': proto is NULL");
+        AttrValue v;
+        TX_RETURN_IF_ERROR(tx::ParseAttrValue(std::string(static_cast<const char*>(proto), proto ? proto_len : 0), &v)
+                               .WithPrefix(std::string("attr '") + (attr_name ? attr_name : "") + "': "));
+        return SetAttr(desc, attr_name, std::move(v));
+      }));
 }
 
 TX_Operation* TX_FinishOperation(TX_OperationDescription* desc, TX_Status* status) {
@@ -301,9 +303,7 @@ TX_Operation* TX_FinishOperation(TX_OperationDescription* desc, TX_Status* statu
   const std::string name = desc->spec.name;  // the spec is moved into AddNode
   try {
     s = desc->graph->graph->AddNode(std::move(desc->spec), &node);
-  } catch (...) {
-    s = FromException(std::current_exception()).WithPrefix("[" + name + "] ");
-  }
+  } catch (...) { s = FromException(std::current_exception()).WithPrefix("[" + name + "] "); }
   Set(status, s);
   return s.ok() ? ToOper(node) : nullptr;
 }

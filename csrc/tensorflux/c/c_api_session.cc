@@ -63,9 +63,8 @@ tx::Status ToEndpoint(const tx::Graph* graph, TX_Output out, const std::string& 
 }
 
 tx::Status Run(TX_Session* session, const TX_Buffer* run_options, TX_Cancellation* cancellation,
-               const TX_Output* inputs, TX_Tensor* const* input_values, int ninputs,
-               const TX_Output* outputs, TX_Tensor** output_values, int noutputs,
-               const TX_Operation* const* target_opers, int ntargets) {
+               const TX_Output* inputs, TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs,
+               TX_Tensor** output_values, int noutputs, const TX_Operation* const* target_opers, int ntargets) {
   if (session == nullptr) return tx::InvalidArgument("session is NULL");
   if (ninputs < 0 || noutputs < 0 || ntargets < 0)
     return tx::InvalidArgument("negative count of inputs, outputs or targets");

@@ -56,9 +56,7 @@ TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, vo
     }
     t->tensor = tx::Tensor(static_cast<tx::DataType>(dtype), std::move(shape), tx::RefPtr<tx::Buffer>::Adopt(b));
     return t;
-  } catch (...) {
-    return give_back();
-  }
+  } catch (...) { return give_back(); }
 }
 
 TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len) {
@@ -68,9 +66,7 @@ TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dim
     tx::Tensor tensor;
     if (!tx::Tensor::Allocate(static_cast<tx::DataType>(dtype), shape, &tensor).ok()) return nullptr;
     return new TX_Tensor{std::move(tensor)};
-  } catch (...) {
-    return nullptr;
-  }
+  } catch (...) { return nullptr; }
 }
 
 void TX_DeleteTensor(TX_Tensor* t) { delete t; }

@@ -78,8 +78,8 @@ unsigned char NeedsInputGrad(const TX_GradContext* c, int i) {
 }
 void SetInputGrad(TX_GradContext* c, int i, TX_GradValue v) {
   if (i < 0 || i >= c->g->num_inputs())
-    return c->g->ops().Fail(InvalidArgument("GradContextSetInputGrad: input ", i, " out of range [0, ",
-                                            c->g->num_inputs(), ")"));
+    return c->g->ops().Fail(
+        InvalidArgument("GradContextSetInputGrad: input ", i, " out of range [0, ", c->g->num_inputs(), ")"));
   if (v.id >= 0 && !c->Known(v))
     return c->g->ops().Fail(InvalidArgument("GradContextSetInputGrad: value ", v.id, " was not made by this context"));
   c->g->set_grad(i, v.id >= 0 ? GValue(v.id) : GValue());
@@ -119,9 +119,7 @@ TX_GradValue Constant(TX_GradContext* c, TX_DataType dtype, const int64_t* dims,
 TX_GradOp* NewOp(TX_GradContext* c, const char* op_type) {
   try {
     return new TX_GradOp{c, op_type == nullptr ? "" : op_type, {}, {}, Status::OK()};
-  } catch (...) {
-    return nullptr;
-  }
+  } catch (...) { return nullptr; }
 }
 
 // Runs a builder call; an exception (out of memory) becomes the op's error.
@@ -135,16 +133,20 @@ void AddInputList(TX_GradOp* op, const TX_GradValue* inputs, int n) {
     std::vector<GValue> group;
     for (int k = 0; k < n; ++k) {
       if ((inputs == nullptr || !op->ctx->Known(inputs[k])) && op->error.ok())
-        op->error = InvalidArgument("input ", op->inputs.size(), " of ", op->type,
-                                    " is not a value of this gradient context");
+        op->error =
+            InvalidArgument("input ", op->inputs.size(), " of ", op->type, " is not a value of this gradient context");
       group.push_back(inputs == nullptr ? GValue() : GValue(inputs[k].id));
     }
     op->inputs.push_back(std::move(group));
   });
 }
 void AddInput(TX_GradOp* op, TX_GradValue input) { AddInputList(op, &input, 1); }
-void SetInt(TX_GradOp* op, const char* name, int64_t v) { Edit(op, [&] { op->attrs[name] = AttrValue::Int(v); }); }
-void SetFloat(TX_GradOp* op, const char* name, float v) { Edit(op, [&] { op->attrs[name] = AttrValue::Float(v); }); }
+void SetInt(TX_GradOp* op, const char* name, int64_t v) {
+  Edit(op, [&] { op->attrs[name] = AttrValue::Int(v); });
+}
+void SetFloat(TX_GradOp* op, const char* name, float v) {
+  Edit(op, [&] { op->attrs[name] = AttrValue::Float(v); });
+}
 void SetBool(TX_GradOp* op, const char* name, unsigned char v) {
   Edit(op, [&] { op->attrs[name] = AttrValue::Bool(v != 0); });
 }
@@ -185,8 +187,8 @@ GradFn WrapGradientFn(TX_GradientFn fn, std::string op, std::string library) {
     TX_Status status;
     fn(&c, &status);
     if (!status.status.ok())
-      return Status(status.status.code(), "the gradient function of plugin '" + library + "' failed: " +
-                                              status.status.message());
+      return Status(status.status.code(),
+                    "the gradient function of plugin '" + library + "' failed: " + status.status.message());
     return g.ops().status();
   };
 }

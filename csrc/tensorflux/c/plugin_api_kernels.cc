@@ -43,7 +43,7 @@ struct TX_KernelBuilder {
 struct TX_OpKernelContext;
 
 struct TX_VariableLock {
-  TX_OpKernelContext* owner = nullptr;     // whose compute call took it
+  TX_OpKernelContext* owner = nullptr;  // whose compute call took it
   std::vector<tx::RefPtr<tx::Var>> vars;  // per input passed, repeats included
   std::unique_ptr<tx::cpu::VarsLock> lock;
 };
@@ -147,9 +147,7 @@ TX_KernelBuilder* NewKernelBuilder(const char* op_name, const char* device_type,
     b->fns->compute = compute;
     b->fns->destroy = destroy;
     return b;
-  } catch (...) {
-    return nullptr;
-  }
+  } catch (...) { return nullptr; }
 }
 
 void TypeConstraint(TX_KernelBuilder* b, const char* attr_name, TX_DataType dtype) {
@@ -245,8 +243,7 @@ template <typename F>
 void* OutputData(TX_OpKernelContext* c, int out, const int64_t* dims, int num_dims, TX_Status* status, F&& make) {
   void* data = nullptr;
   capi::Guard(status, [&]() -> Status {
-    if (!OutRange(c, out))
-      return InvalidArgument("output ", out, " is out of range [0, ", c->ctx->num_outputs(), ")");
+    if (!OutRange(c, out)) return InvalidArgument("output ", out, " is out of range [0, ", c->ctx->num_outputs(), ")");
     if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) return InvalidArgument("bad dims for output ", out);
     TensorShape shape;
     TX_RETURN_IF_ERROR(TensorShape::Make(dims, num_dims, &shape));

@@ -33,22 +33,34 @@ void Build(TX_OpDefinitionBuilder* b, F&& fn) {
 TX_OpDefinitionBuilder* NewOpDefinitionBuilder(const char* op_name) {
   try {
     return new TX_OpDefinitionBuilder(op_name == nullptr ? "" : op_name);
-  } catch (...) {
-    return nullptr;
-  }
+  } catch (...) { return nullptr; }
 }
 
-void AddInput(TX_OpDefinitionBuilder* b, const char* spec) { Build(b, [&] { b->builder.Input(spec ? spec : ""); }); }
-void AddOutput(TX_OpDefinitionBuilder* b, const char* spec) { Build(b, [&] { b->builder.Output(spec ? spec : ""); }); }
-void AddAttr(TX_OpDefinitionBuilder* b, const char* spec) { Build(b, [&] { b->builder.Attr(spec ? spec : ""); }); }
+void AddInput(TX_OpDefinitionBuilder* b, const char* spec) {
+  Build(b, [&] { b->builder.Input(spec ? spec : ""); });
+}
+void AddOutput(TX_OpDefinitionBuilder* b, const char* spec) {
+  Build(b, [&] { b->builder.Output(spec ? spec : ""); });
+}
+void AddAttr(TX_OpDefinitionBuilder* b, const char* spec) {
+  Build(b, [&] { b->builder.Attr(spec ? spec : ""); });
+}
 void SetIsStateful(TX_OpDefinitionBuilder* b, unsigned char v) {
-  Build(b, [&] { if (v) b->builder.SetIsStateful(); });
+  Build(b, [&] {
+    if (v) b->builder.SetIsStateful();
+  });
 }
 void SetIsCommutative(TX_OpDefinitionBuilder* b, unsigned char v) {
-  Build(b, [&] { if (v) b->builder.SetIsCommutative(); });
+  Build(b, [&] {
+    if (v) b->builder.SetIsCommutative();
+  });
 }
-void SetSummary(TX_OpDefinitionBuilder* b, const char* s) { Build(b, [&] { b->builder.Summary(s ? s : ""); }); }
-void SetDescription(TX_OpDefinitionBuilder* b, const char* s) { Build(b, [&] { b->builder.Description(s ? s : ""); }); }
+void SetSummary(TX_OpDefinitionBuilder* b, const char* s) {
+  Build(b, [&] { b->builder.Summary(s ? s : ""); });
+}
+void SetDescription(TX_OpDefinitionBuilder* b, const char* s) {
+  Build(b, [&] { b->builder.Description(s ? s : ""); });
+}
 void SetShapeFunction(TX_OpDefinitionBuilder* b, TX_ShapeInferenceFn fn) {
   if (b != nullptr) b->shape_fn = fn;
 }

@@ -134,9 +134,7 @@ tx::Status Initialize(const std::string& path, void* handle, std::string* op_lis
   TX_Status status;
   try {
     init_fn(tx::plugin::Api(), &reg, &status);
-  } catch (...) {
-    status.status = tx::capi::FromException(std::current_exception());
-  }
+  } catch (...) { status.status = tx::capi::FromException(std::current_exception()); }
   if (!status.status.ok())
     return tx::Status(status.status.code(), "[" + path + "] TX_InitPlugin failed: " + status.status.message());
   TX_RETURN_IF_ERROR(CheckStaged(reg));
@@ -161,7 +159,8 @@ Status CheckAbiVersion(uint32_t plugin, uint32_t core, const std::string& librar
   const std::string p = AbiVersionString(plugin), c = AbiVersionString(core);
   if (TX_PLUGIN_ABI_MAJOR(plugin) != TX_PLUGIN_ABI_MAJOR(core))
     return FailedPrecondition("the plugin '", library, "' was built for plugin ABI ", p, ", but this core serves ABI ",
-                              c, ": a different major version is incompatible (rebuild the plugin against this "
+                              c,
+                              ": a different major version is incompatible (rebuild the plugin against this "
                               "core's c_api_plugin.h)");
   if (TX_PLUGIN_ABI_MINOR(plugin) > TX_PLUGIN_ABI_MINOR(core))
     return FailedPrecondition("the plugin '", library, "' needs plugin ABI ", p, ", newer than this core's ", c,

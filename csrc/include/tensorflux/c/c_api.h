@@ -194,8 +194,7 @@ typedef struct TX_Tensor TX_Tensor;
  * TX_STRING data is an array of initialized TX_TString (see "String tensors" above).
  * Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* dims, int num_dims, void* data,
-                                              size_t len,
-                                              void (*deallocator)(void* data, size_t len, void* arg),
+                                              size_t len, void (*deallocator)(void* data, size_t len, void* arg),
                                               void* deallocator_arg);
 /* Allocates a tensor whose 64-byte-aligned, uninitialized memory (empty strings for TX_STRING)
  * the caller fills through TX_TensorData. `len` must equal the dtype size times the element
@@ -371,8 +370,8 @@ TX_CAPI_EXPORT extern void TX_SetAttrFuncName(TX_OperationDescription* desc, con
 TX_CAPI_EXPORT extern void TX_SetAttrFuncNameList(TX_OperationDescription* desc, const char* attr_name,
                                                   const void* const* values, const size_t* lengths, int num_values);
 /* Sets any attr from a serialized AttrValue (`proto`, borrowed). */
-TX_CAPI_EXPORT extern void TX_SetAttrValueProto(TX_OperationDescription* desc, const char* attr_name,
-                                                const void* proto, size_t proto_len, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_SetAttrValueProto(TX_OperationDescription* desc, const char* attr_name, const void* proto,
+                                                size_t proto_len, TX_Status* status);
 
 /* Validates the description against the op's OpDef (inferring type attrs from inputs and filling
  * defaults), runs shape inference and adds the operation. Always consumes `desc`. Returns the
@@ -457,12 +456,12 @@ TX_CAPI_EXPORT extern void TX_OperationGetAttrFloatList(TX_Operation* oper, cons
                                                         int max_values, TX_Status* status);
 TX_CAPI_EXPORT extern void TX_OperationGetAttrBool(TX_Operation* oper, const char* attr_name, unsigned char* value,
                                                    TX_Status* status);
-TX_CAPI_EXPORT extern void TX_OperationGetAttrBoolList(TX_Operation* oper, const char* attr_name,
-                                                       unsigned char* values, int max_values, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrBoolList(TX_Operation* oper, const char* attr_name, unsigned char* values,
+                                                       int max_values, TX_Status* status);
 TX_CAPI_EXPORT extern void TX_OperationGetAttrType(TX_Operation* oper, const char* attr_name, TX_DataType* value,
                                                    TX_Status* status);
-TX_CAPI_EXPORT extern void TX_OperationGetAttrTypeList(TX_Operation* oper, const char* attr_name,
-                                                       TX_DataType* values, int max_values, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_OperationGetAttrTypeList(TX_Operation* oper, const char* attr_name, TX_DataType* values,
+                                                       int max_values, TX_Status* status);
 /* Writes num_dims dims into `value`; num_dims must be the rank from the metadata's total_size. */
 TX_CAPI_EXPORT extern void TX_OperationGetAttrShape(TX_Operation* oper, const char* attr_name, int64_t* value,
                                                     int num_dims, TX_Status* status);
@@ -486,8 +485,7 @@ TX_CAPI_EXPORT extern void TX_DeleteImportGraphDefOptions(TX_ImportGraphDefOptio
 /* Imported names become "prefix/name". */
 TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetPrefix(TX_ImportGraphDefOptions* opts, const char* prefix);
 /* Device for imported nodes that request none. */
-TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetDefaultDevice(TX_ImportGraphDefOptions* opts,
-                                                                    const char* device);
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetDefaultDevice(TX_ImportGraphDefOptions* opts, const char* device);
 /* Renames imported nodes whose names clash instead of failing. */
 TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetUniquifyNames(TX_ImportGraphDefOptions* opts,
                                                                     unsigned char uniquify_names);
@@ -495,9 +493,8 @@ TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetUniquifyNames(TX_ImportGra
 TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsSetUniquifyPrefix(TX_ImportGraphDefOptions* opts,
                                                                      unsigned char uniquify_prefix);
 /* Imported uses of "src_name:src_index" read `dst` instead. */
-TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddInputMapping(TX_ImportGraphDefOptions* opts,
-                                                                   const char* src_name, int src_index,
-                                                                   TX_Output dst);
+TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddInputMapping(TX_ImportGraphDefOptions* opts, const char* src_name,
+                                                                   int src_index, TX_Output dst);
 /* Imported control inputs "^src_name" become control inputs on `dst`. */
 TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsRemapControlDependency(TX_ImportGraphDefOptions* opts,
                                                                           const char* src_name, TX_Operation* dst);
@@ -514,14 +511,13 @@ TX_CAPI_EXPORT extern void TX_ImportGraphDefOptionsAddReturnOperation(TX_ImportG
 TX_CAPI_EXPORT extern int TX_ImportGraphDefOptionsNumReturnOperations(const TX_ImportGraphDefOptions* opts);
 
 /* Arrays are owned by `results` and valid until TX_DeleteImportGraphDefResults. */
-TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsReturnOutputs(TX_ImportGraphDefResults* results,
-                                                                 int* num_outputs, TX_Output** outputs);
-TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsReturnOperations(TX_ImportGraphDefResults* results,
-                                                                    int* num_opers, TX_Operation*** opers);
+TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsReturnOutputs(TX_ImportGraphDefResults* results, int* num_outputs,
+                                                                 TX_Output** outputs);
+TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsReturnOperations(TX_ImportGraphDefResults* results, int* num_opers,
+                                                                    TX_Operation*** opers);
 /* Input mappings that no imported node used: src_names[i] (owned by results) and src_indexes[i]. */
 TX_CAPI_EXPORT extern void TX_ImportGraphDefResultsMissingUnusedInputMappings(TX_ImportGraphDefResults* results,
-                                                                              int* num_missing,
-                                                                              const char*** src_names,
+                                                                              int* num_missing, const char*** src_names,
                                                                               int** src_indexes);
 TX_CAPI_EXPORT extern void TX_DeleteImportGraphDefResults(TX_ImportGraphDefResults* results);
 
@@ -560,8 +556,8 @@ TX_CAPI_EXPORT extern void TX_AddGradients(TX_Graph* g, const char* prefix, cons
  * says what unconnected xs get. */
 TX_CAPI_EXPORT extern void TX_AddGradientsWithOptions(TX_Graph* g, const char* prefix, const TX_Output* y, int ny,
                                                       const TX_Output* x, int nx, const TX_Output* dy,
-                                                      const TX_Output* stop_gradients, int nstop,
-                                                      int unconnected, TX_Output* dx, TX_Status* status);
+                                                      const TX_Output* stop_gradients, int nstop, int unconnected,
+                                                      TX_Output* dx, TX_Status* status);
 /* 1 when op type `op_name` has a registered gradient, 0 when it is declared not differentiable,
  * -1 when it has neither (or is not registered). */
 TX_CAPI_EXPORT extern int TX_OpGradientStatus(const char* op_name);
@@ -619,8 +615,8 @@ TX_CAPI_EXPORT extern TX_Session* TX_NewSession(TX_Graph* graph, const TX_Sessio
 TX_CAPI_EXPORT extern void TX_SessionRun(TX_Session* session, const TX_Buffer* run_options, const TX_Output* inputs,
                                          TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs,
                                          TX_Tensor** output_values, int noutputs,
-                                         const TX_Operation* const* target_opers, int ntargets,
-                                         TX_Buffer* run_metadata, TX_Status* status);
+                                         const TX_Operation* const* target_opers, int ntargets, TX_Buffer* run_metadata,
+                                         TX_Status* status);
 
 /* A cancellation flag for runs (sessions: TX_SessionRunWithCancellation; eager:
  * TXE_ExecuteWithCancellation). Thread-safe. */
@@ -639,10 +635,12 @@ TX_CAPI_EXPORT extern void TX_ResetCancellation(TX_Cancellation* cancellation);
 TX_CAPI_EXPORT extern unsigned char TX_CancellationIsCancelled(const TX_Cancellation* cancellation);
 /* TX_SessionRun that also stops when `cancellation` (borrowed; may be NULL) is cancelled. A
  * deadline or the session closing cancels the flag too (use one flag per run at a time). */
-TX_CAPI_EXPORT extern void TX_SessionRunWithCancellation(
-    TX_Session* session, const TX_Buffer* run_options, TX_Cancellation* cancellation, const TX_Output* inputs,
-    TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs, TX_Tensor** output_values, int noutputs,
-    const TX_Operation* const* target_opers, int ntargets, TX_Buffer* run_metadata, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_SessionRunWithCancellation(TX_Session* session, const TX_Buffer* run_options,
+                                                         TX_Cancellation* cancellation, const TX_Output* inputs,
+                                                         TX_Tensor* const* input_values, int ninputs,
+                                                         const TX_Output* outputs, TX_Tensor** output_values,
+                                                         int noutputs, const TX_Operation* const* target_opers,
+                                                         int ntargets, TX_Buffer* run_metadata, TX_Status* status);
 /* Closes the session: runs in flight are cancelled (each fails with TX_CANCELLED, "the session was
  * closed during the run", at its next kernel or loop iteration) and this call returns once they
  * have ended; later runs fail with TX_CANCELLED ("session is closed"). Must not be called from a
@@ -667,9 +665,9 @@ typedef struct TX_Safetensors TX_Safetensors;
  * directory that is fsynced and renamed over `path`, so on error (or a crash) any previous file
  * at `path` is left intact. TX_INVALID_ARGUMENT for bad arguments (the file is not touched);
  * I/O errors name the file. */
-TX_CAPI_EXPORT extern void TX_SaveSafetensors(const char* path, const char* const* names,
-                                              TX_Tensor* const* tensors, int n, const char* const* meta_keys,
-                                              const char* const* meta_values, int nmeta, TX_Status* status);
+TX_CAPI_EXPORT extern void TX_SaveSafetensors(const char* path, const char* const* names, TX_Tensor* const* tensors,
+                                              int n, const char* const* meta_keys, const char* const* meta_values,
+                                              int nmeta, TX_Status* status);
 /* Opens `path` (borrowed) and reads and checks its header and layout; tensor data is read on
  * demand by TX_SafetensorsTensor. Corrupt files fail with TX_DATA_LOSS naming the file and the
  * problem, a missing file with TX_NOT_FOUND. The file stays open until TX_DeleteSafetensors.
@@ -744,8 +742,7 @@ TX_CAPI_EXPORT extern const char* TX_FunctionName(TX_Function* func);
 TX_CAPI_EXPORT extern void TX_FunctionToFunctionDef(TX_Function* func, TX_Buffer* output_func_def, TX_Status* status);
 /* Parses and validates a serialized FunctionDef (`proto`, `proto_len` bytes, borrowed). Caller
  * owns the result (TX_DeleteFunction); NULL on error. */
-TX_CAPI_EXPORT extern TX_Function* TX_FunctionImportFunctionDef(const void* proto, size_t proto_len,
-                                                                TX_Status* status);
+TX_CAPI_EXPORT extern TX_Function* TX_FunctionImportFunctionDef(const void* proto, size_t proto_len, TX_Status* status);
 /* Frees `func` (NULL is allowed); graphs it was copied into keep their copies. */
 TX_CAPI_EXPORT extern void TX_DeleteFunction(TX_Function* func);
 /* Adds copies of `func` and, when `grad` is non-NULL, of `grad` to the library of `g`, and records

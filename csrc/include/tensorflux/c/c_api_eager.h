@@ -21,9 +21,9 @@ typedef struct TXE_Op TXE_Op;
 
 /* What executing an op whose inputs are on another device does (TensorFlow's values). */
 typedef enum TXE_ContextDevicePlacementPolicy {
-  TXE_DEVICE_PLACEMENT_EXPLICIT = 0,         /* an error naming the input and both devices */
-  TXE_DEVICE_PLACEMENT_WARN = 1,             /* copy (as SILENT) */
-  TXE_DEVICE_PLACEMENT_SILENT = 2,           /* copy the input to the op's device (the default) */
+  TXE_DEVICE_PLACEMENT_EXPLICIT = 0, /* an error naming the input and both devices */
+  TXE_DEVICE_PLACEMENT_WARN = 1, /* copy (as SILENT) */
+  TXE_DEVICE_PLACEMENT_SILENT = 2, /* copy the input to the op's device (the default) */
   TXE_DEVICE_PLACEMENT_SILENT_FOR_INT32 = 3, /* copy int32 inputs, error for others */
 } TXE_ContextDevicePlacementPolicy;
 
@@ -49,8 +49,7 @@ TX_CAPI_EXPORT extern void TXE_DeleteContext(TXE_Context* ctx);
  * does not have (e.g. "/GPU:0" without a GPU) runs where its inputs are (CPU:0 without inputs)
  * instead of failing with
  * INVALID_ARGUMENT; so does a copy to such a device (TXE_TensorHandleCopyToDevice). */
-TX_CAPI_EXPORT extern void TXE_ContextSetSoftDevicePlacement(TXE_Context* ctx, unsigned char enable,
-                                                             TX_Status* status);
+TX_CAPI_EXPORT extern void TXE_ContextSetSoftDevicePlacement(TXE_Context* ctx, unsigned char enable, TX_Status* status);
 TX_CAPI_EXPORT extern unsigned char TXE_ContextGetSoftDevicePlacement(const TXE_Context* ctx);
 /* Number of devices, and the full name of device `index` (owned by the context). */
 TX_CAPI_EXPORT extern int TXE_ContextNumDevices(const TXE_Context* ctx);
@@ -69,10 +68,10 @@ TX_CAPI_EXPORT extern void TXE_ContextAddFunction(TXE_Context* ctx, const TX_Fun
  * function of `function` (TensorFlow's GradientDef: it takes the function's inputs and one gradient
  * per output and returns one gradient per input), as TX_GraphCopyFunction does for graphs. */
 TX_CAPI_EXPORT extern void TXE_ContextAddFunctionWithGradient(TXE_Context* ctx, const TX_Function* function,
-                                                             const TX_Function* grad, TX_Status* status);
+                                                              const TX_Function* grad, TX_Status* status);
 /* Adds a serialized FunctionDef (`proto`, `size` bytes; copied) like TXE_ContextAddFunction. */
 TX_CAPI_EXPORT extern void TXE_ContextAddFunctionDef(TXE_Context* ctx, const void* proto, size_t size,
-                                                    TX_Status* status);
+                                                     TX_Status* status);
 /* Removes function `name` from the context's library (TensorFlow's TFE_ContextRemoveFunction),
  * freeing its definition, gradient entry, instantiated bodies, the cached kernels of call ops that
  * call it, and the gradient functions tapes generated for it ("<name>_grad_<hash>"); ops executing
@@ -102,15 +101,14 @@ TX_CAPI_EXPORT extern int TXE_TensorHandleShape(const TXE_TensorHandle* h, int64
 TX_CAPI_EXPORT extern const char* TXE_TensorHandleDeviceName(const TXE_TensorHandle* h, TX_Status* status);
 TX_CAPI_EXPORT extern const char* TXE_TensorHandleBackingDeviceName(const TXE_TensorHandle* h, TX_Status* status);
 /* A new handle to the same value (same identity for tapes). Caller owns. */
-TX_CAPI_EXPORT extern TXE_TensorHandle* TXE_TensorHandleCopySharingTensor(const TXE_TensorHandle* h,
-                                                                         TX_Status* status);
+TX_CAPI_EXPORT extern TXE_TensorHandle* TXE_TensorHandleCopySharingTensor(const TXE_TensorHandle* h, TX_Status* status);
 /* The value as a TX_Tensor sharing the handle's buffer; it must not be modified. Caller owns
  * (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TXE_TensorHandleResolve(const TXE_TensorHandle* h, TX_Status* status);
 /* A handle to the value on device `device_name` of `ctx` (host memory is shared, so the value is
  * not duplicated). Caller owns. */
 TX_CAPI_EXPORT extern TXE_TensorHandle* TXE_TensorHandleCopyToDevice(const TXE_TensorHandle* h, TXE_Context* ctx,
-                                                                    const char* device_name, TX_Status* status);
+                                                                     const char* device_name, TX_Status* status);
 
 /* ---------------------------------------------------------------------------------------------
  * Ops */
@@ -136,8 +134,7 @@ TX_CAPI_EXPORT extern const char* TXE_OpGetDevice(const TXE_Op* op, TX_Status* s
  * deleted after this call). */
 TX_CAPI_EXPORT extern void TXE_OpAddInput(TXE_Op* op, TXE_TensorHandle* input, TX_Status* status);
 /* Adds the next input argument as a list of `num_inputs` handles (borrowed). */
-TX_CAPI_EXPORT extern void TXE_OpAddInputList(TXE_Op* op, TXE_TensorHandle** inputs, int num_inputs,
-                                              TX_Status* status);
+TX_CAPI_EXPORT extern void TXE_OpAddInputList(TXE_Op* op, TXE_TensorHandle** inputs, int num_inputs, TX_Status* status);
 TX_CAPI_EXPORT extern int TXE_OpGetFlatInputCount(const TXE_Op* op, TX_Status* status);
 /* The kind of attr `attr_name` in the op's OpDef; `*is_list` says whether it is a list. */
 TX_CAPI_EXPORT extern TX_AttrType TXE_OpGetAttrType(TXE_Op* op, const char* attr_name, unsigned char* is_list,
@@ -158,8 +155,7 @@ TX_CAPI_EXPORT extern void TXE_OpSetAttrFunctionName(TXE_Op* op, const char* att
 TX_CAPI_EXPORT extern void TXE_OpSetAttrFunctionNameList(TXE_Op* op, const char* attr_name, const void* const* values,
                                                          const size_t* lengths, int num_values);
 /* `tensor` is borrowed (its value is copied by reference). */
-TX_CAPI_EXPORT extern void TXE_OpSetAttrTensor(TXE_Op* op, const char* attr_name, TX_Tensor* tensor,
-                                               TX_Status* status);
+TX_CAPI_EXPORT extern void TXE_OpSetAttrTensor(TXE_Op* op, const char* attr_name, TX_Tensor* tensor, TX_Status* status);
 TX_CAPI_EXPORT extern void TXE_OpSetAttrStringList(TXE_Op* op, const char* attr_name, const void* const* values,
                                                    const size_t* lengths, int num_values);
 TX_CAPI_EXPORT extern void TXE_OpSetAttrIntList(TXE_Op* op, const char* attr_name, const int64_t* values,

@@ -118,16 +118,16 @@ TX_CAPI_EXPORT extern void TX_DeleteLibraryHandle(TX_Library* lib_handle);
   TX_PLUGIN_EXPORT uint32_t TX_PluginAbiVersion(void) { return TX_PLUGIN_TARGET_ABI_VERSION; }
 
 /* Opaque handles. Each is borrowed by the callback it is given to and valid only during it. */
-typedef struct TX_PluginRegistrar TX_PluginRegistrar;           /* TX_InitPlugin's registrations */
-typedef struct TX_OpDefinitionBuilder TX_OpDefinitionBuilder;   /* an OpDef being built */
-typedef struct TX_KernelBuilder TX_KernelBuilder;               /* a kernel registration being built */
-typedef struct TX_Attrs TX_Attrs;                               /* a node's attrs, read-only */
+typedef struct TX_PluginRegistrar TX_PluginRegistrar; /* TX_InitPlugin's registrations */
+typedef struct TX_OpDefinitionBuilder TX_OpDefinitionBuilder; /* an OpDef being built */
+typedef struct TX_KernelBuilder TX_KernelBuilder; /* a kernel registration being built */
+typedef struct TX_Attrs TX_Attrs; /* a node's attrs, read-only */
 typedef struct TX_ShapeInferenceContext TX_ShapeInferenceContext;
 typedef struct TX_OpKernelConstruction TX_OpKernelConstruction;
 typedef struct TX_OpKernelContext TX_OpKernelContext;
-typedef struct TX_VariableLock TX_VariableLock;                 /* resource variables held for update */
+typedef struct TX_VariableLock TX_VariableLock; /* resource variables held for update */
 typedef struct TX_GradContext TX_GradContext;
-typedef struct TX_GradOp TX_GradOp;                             /* an op a gradient is adding */
+typedef struct TX_GradOp TX_GradOp; /* an op a gradient is adding */
 
 /* A tensor in a gradient function's world (a graph endpoint in graph mode, a value in eager mode).
  * id < 0 is "no value": TensorFlow's None gradient. */
@@ -196,8 +196,8 @@ typedef struct TX_PluginApi {
   /* Stages the op described by a serialized OpDef (`op_def`, `length` bytes, borrowed;
    * TensorFlow's OpDef message) with shape function `shape_fn` (may be NULL). Errors as above,
    * plus TX_INVALID_ARGUMENT for bytes that do not parse. */
-  void (*RegisterOpDef)(TX_PluginRegistrar* registrar, const void* op_def, size_t length,
-                        TX_ShapeInferenceFn shape_fn, TX_Status* status);
+  void (*RegisterOpDef)(TX_PluginRegistrar* registrar, const void* op_def, size_t length, TX_ShapeInferenceFn shape_fn,
+                        TX_Status* status);
 
   /* ---- 1.0: attrs (of a node; read by shape functions, kernels and gradients) --------------
    * Getters fail with TX_INVALID_ARGUMENT naming the attr when it is missing or of another kind. */
@@ -207,15 +207,12 @@ typedef struct TX_PluginApi {
   void (*AttrsGetBool)(const TX_Attrs* attrs, const char* name, unsigned char* value, TX_Status* status);
   void (*AttrsGetType)(const TX_Attrs* attrs, const char* name, TX_DataType* value, TX_Status* status);
   /* *data points at the string's bytes (owned by `attrs`), *length is their count. */
-  void (*AttrsGetString)(const TX_Attrs* attrs, const char* name, const char** data, size_t* length,
-                         TX_Status* status);
+  void (*AttrsGetString)(const TX_Attrs* attrs, const char* name, const char** data, size_t* length, TX_Status* status);
   /* The number of elements of a list attr. */
   int (*AttrsGetListSize)(const TX_Attrs* attrs, const char* name, TX_Status* status);
   /* Copy up to `max_values` elements of a list attr into caller-allocated `values`. */
-  void (*AttrsGetIntList)(const TX_Attrs* attrs, const char* name, int64_t* values, int max_values,
-                          TX_Status* status);
-  void (*AttrsGetFloatList)(const TX_Attrs* attrs, const char* name, float* values, int max_values,
-                            TX_Status* status);
+  void (*AttrsGetIntList)(const TX_Attrs* attrs, const char* name, int64_t* values, int max_values, TX_Status* status);
+  void (*AttrsGetFloatList)(const TX_Attrs* attrs, const char* name, float* values, int max_values, TX_Status* status);
   void (*AttrsGetTypeList)(const TX_Attrs* attrs, const char* name, TX_DataType* values, int max_values,
                            TX_Status* status);
   /* A shape attr: *num_dims gets its rank (-1: unknown rank) and up to `max_dims` dims (-1:
@@ -299,8 +296,8 @@ typedef struct TX_PluginApi {
    * enough to pay for it, else inline; returns when every range is done. When it splits, ranges
    * start at multiples of 64 items. `fn` must not call back into the engine except Kernel*
    * getters. */
-  void (*KernelContextParallelFor)(TX_OpKernelContext* ctx, int64_t total, int64_t cost_per_unit,
-                                   TX_ParallelForFn fn, void* arg);
+  void (*KernelContextParallelFor)(TX_OpKernelContext* ctx, int64_t total, int64_t cost_per_unit, TX_ParallelForFn fn,
+                                   void* arg);
   /* Locks the resource variables behind resource inputs inputs[0..num_inputs) (borrowed; repeats
    * allowed) in a deadlock-free order and makes each one's buffer private to it, so the kernel may
    * write it in place (copy-on-write when a snapshot of the old value is still read elsewhere).
@@ -322,8 +319,7 @@ typedef struct TX_PluginApi {
   /* Stages `fn` as the gradient of op `op_name` (registered by the core or this plugin); `fn` NULL
    * declares the op not differentiable (gradients stop there). TX_ALREADY_EXISTS when the op
    * already has a gradient or a declaration. */
-  void (*RegisterGradient)(TX_PluginRegistrar* registrar, const char* op_name, TX_GradientFn fn,
-                           TX_Status* status);
+  void (*RegisterGradient)(TX_PluginRegistrar* registrar, const char* op_name, TX_GradientFn fn, TX_Status* status);
   const TX_Attrs* (*GradContextAttrs)(const TX_GradContext* ctx);
   int (*GradContextNumInputs)(const TX_GradContext* ctx);
   int (*GradContextNumOutputs)(const TX_GradContext* ctx);
