@@ -125,7 +125,8 @@ def _example_records(path):
             w.write(tx.train.Example(features=tx.train.Features(feature={
                 "label": tx.train.Feature(int64_list=tx.train.Int64List(value=[i % 10])),
                 "x": tx.train.Feature(float_list=tx.train.FloatList(value=rng.random(8).tolist())),
-                "tag": tx.train.Feature(bytes_list=tx.train.BytesList(value=[b"tag%d" % (i % 7)]))})).SerializeToString())
+                "tag": tx.train.Feature(bytes_list=tx.train.BytesList(value=[b"tag%d" % (i % 7)]))}))
+                .SerializeToString())
 
 
 def bench_tfrecord_parse():

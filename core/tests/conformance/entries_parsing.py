@@ -34,11 +34,14 @@ def _values(example, key, dtype):
     return np.array([] if kind is None else list(getattr(feature, kind).value), dtype=dtype)
 
 
+def np_type(t):
+    return object if t == tx.string else tx.as_dtype(t).as_numpy_dtype
+
+
 def _ref(serialized, names, sparse_keys, dense_keys, ragged_keys, dense_defaults, num_sparse, sparse_types,
          dense_shapes, **_):
     batched = np.ndim(serialized) == 1
     examples = [tx.train.Example.FromString(s) for s in np.reshape(serialized, -1)]
-    np_type = lambda t: object if t == tx.string else tx.as_dtype(t).as_numpy_dtype
     out_indices, out_values, out_shapes, out_dense = [], [], [], []
     for key, t in zip(sparse_keys, sparse_types):
         rows = [_values(e, key.decode(), np_type(t)) for e in examples]
@@ -93,18 +96,17 @@ _SAMPLES = [
     _sample(_EX[:1], [("tag", object)], [("x", _NONE_F, [2])], "one scalar Example", batched=False),
     _sample([], [("n", np.int64)], [("x", np.zeros(2, np.float32), [2])], "no Examples"),
 ]
+def _error(serialized, dense, match):
+    sample = _sample(serialized, [], dense, "")
+    return ErrorSample(sample.inputs, sample.attrs, match=match, when="runtime")
+
+
 _ERRORS = [
-    ErrorSample(_sample(_EX, [], [("x", _NONE_F, [3])], "").inputs | {}, _sample(_EX, [], [("x", _NONE_F, [3])], "").attrs,
-                match=r"Key: x, Index: 0.  Number of float values != expected.  Values size: 2 but output shape: \[3\]",
-                when="runtime"),
-    ErrorSample(_sample(_EX, [], [("x", np.array([], np.int64), [2])], "").inputs,
-                _sample(_EX, [], [("x", np.array([], np.int64), [2])], "").attrs,
-                match="Data types don't match. Data type: float but expected type: int64", when="runtime"),
-    ErrorSample(_sample(_EX, [], [("zz", _NONE_F, [1])], "").inputs, _sample(_EX, [], [("zz", _NONE_F, [1])], "").attrs,
-                match=r"Feature: zz \(data type: float\) is required but could not be found", when="runtime"),
-    ErrorSample(_sample([b"\x0a\xff\xff"], [], [("x", _NONE_F, [2])], "").inputs,
-                _sample([b"\x0a\xff\xff"], [], [("x", _NONE_F, [2])], "").attrs,
-                match="Could not parse example input", when="runtime"),
+    _error(_EX, [("x", _NONE_F, [3])],
+           r"Key: x, Index: 0.  Number of float values != expected.  Values size: 2 but output shape: \[3\]"),
+    _error(_EX, [("x", np.array([], np.int64), [2])], "Data types don't match. Data type: float but expected type: int64"),
+    _error(_EX, [("zz", _NONE_F, [1])], r"Feature: zz \(data type: float\) is required but could not be found"),
+    _error([b"\x0a\xff\xff"], [("x", _NONE_F, [2])], "Could not parse example input"),
 ]
 
 ENTRIES = [OpEntry("ParseExampleV2", _SAMPLES, ref=_ref, errors=_ERRORS)]

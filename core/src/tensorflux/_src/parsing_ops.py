@@ -95,6 +95,11 @@ def _raw_params(features):
     return sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, dense_defaults
 
 
+def _strings(values):
+    """A string vector of ``values`` (possibly empty)."""
+    return convert_to_tensor(np.asarray(values, dtype=object).reshape(-1), dtype=_dtypes.string)
+
+
 def parse_example(serialized, features, example_names=None, name=None):
     """Parses a vector of serialized tf.train.Example protos: a dict from each key of ``features``
     to a dense tensor of shape ``[batch, *shape]`` (FixedLenFeature), ``[batch, rows, *shape]``
@@ -114,8 +119,7 @@ def parse_example(serialized, features, example_names=None, name=None):
     sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, dense_defaults = _raw_params(features)
     serialized = convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
     names = convert_to_tensor([] if example_names is None else example_names, dtype=_dtypes.string)
-    strings = lambda keys: convert_to_tensor(np.asarray(keys, dtype=object).reshape(-1), dtype=_dtypes.string)
-    out = gen_ops.parse_example_v2(serialized, names, strings(sparse_keys), strings(dense_keys), strings([]),
+    out = gen_ops.parse_example_v2(serialized, names, _strings(sparse_keys), _strings(dense_keys), _strings([]),
                                    dense_defaults, num_sparse=len(sparse_keys), sparse_types=sparse_types,
                                    ragged_value_types=[], ragged_split_types=[], dense_shapes=dense_shapes,
                                    name=name)
