@@ -104,7 +104,8 @@ def _error(serialized, dense, match):
 _ERRORS = [
     _error(_EX, [("x", _NONE_F, [3])],
            r"Key: x, Index: 0.  Number of float values != expected.  Values size: 2 but output shape: \[3\]"),
-    _error(_EX, [("x", np.array([], np.int64), [2])], "Data types don't match. Data type: float but expected type: int64"),
+    _error(_EX, [("x", np.array([], np.int64), [2])],
+           "Data types don't match. Data type: float but expected type: int64"),
     _error(_EX, [("zz", _NONE_F, [1])], r"Feature: zz \(data type: float\) is required but could not be found"),
     _error([b"\x0a\xff\xff"], [("x", _NONE_F, [2])], "Could not parse example input"),
 ]
