@@ -24,6 +24,19 @@ def _texts():
     return [" ".join(rng.choice(words) for _ in range(rng.randrange(1, 5))) for _ in range(N)]
 
 
+_TABLES = {}
+
+
+def _table_lookup(m, x):
+    """StaticHashTable.lookup of every string in a table of the first 1,000 texts (made once per framework)."""
+    table = _TABLES.get(m.__name__)
+    if table is None:
+        vocab = sorted(set(_texts()[:1000]))
+        table = _TABLES[m.__name__] = m.lookup.StaticHashTable(
+            m.lookup.KeyValueTensorInitializer(vocab, list(range(len(vocab))), value_dtype=m.int64), -1)
+    return table.lookup(x)
+
+
 # (title, function of a framework module and its input tensor)
 CASES = [
     ("regex_replace (\\d+)-(\\d+) -> \\2/\\1", lambda m, x: m.strings.regex_replace(x, r"(\d+)-(\d+)", r"\2/\1")),
@@ -34,6 +47,7 @@ CASES = [
     ("lower", lambda m, x: m.strings.lower(x)),
     ("join with a suffix", lambda m, x: m.strings.join([x, "!"])),
     ("length in UTF-8 characters", lambda m, x: m.strings.length(x, unit="UTF8_CHAR")),
+    ("StaticHashTable lookup (1,000-text vocabulary)", _table_lookup),
 ]
 
 

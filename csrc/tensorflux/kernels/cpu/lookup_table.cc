@@ -4,7 +4,9 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tensorflux/core/tstring.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
@@ -71,17 +73,21 @@ struct Elem<std::string> {
   static bool Put(const std::string& v, TString* e) { return e->Assign(v); }
 };
 
-// Integer keys are kept as int64 whatever their tensor's width (int32 or int64).
+// Integer keys are kept as int64 whatever their tensor's width (int32 or int64); string keys are
+// looked up as views of the tensor's strings (no copy) and stored once, in the table's key set.
 template <typename K>
-K KeyAt(const Tensor& t, int64_t i) {
+using KeyView = std::conditional_t<std::is_same_v<K, std::string>, std::string_view, K>;
+
+template <typename K>
+KeyView<K> KeyAt(const Tensor& t, int64_t i) {
   if constexpr (std::is_same_v<K, std::string>) {
-    return t.data<TString>()[i].str();
+    return t.data<TString>()[i].view();
   } else {
     return t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
   }
 }
 template <typename K>
-bool PutKey(const K& k, Tensor* t, int64_t i) {
+bool PutKey(KeyView<K> k, Tensor* t, int64_t i) {
   if constexpr (std::is_same_v<K, std::string>) {
     return t->data<TString>()[i].Assign(k);
   } else {
@@ -95,6 +101,7 @@ template <typename K, typename V>
 class TypedTable : public LookupTable {
   using E = Elem<V>;
   using S = typename E::Stored;
+  static constexpr bool kStrings = std::is_same_v<K, std::string>;
 
  public:
   using LookupTable::LookupTable;
@@ -115,38 +122,52 @@ class TypedTable : public LookupTable {
   Status Insert(const Tensor& keys, const Tensor& values) override {
     const S* v = values.data<S>();
     for (int64_t i = 0, n = keys.num_elements(); i < n; ++i) {
-      K key = KeyAt<K>(keys, i);
+      KeyView<K> key = KeyAt<K>(keys, i);
       V value = E::Get(v[i]);
-      if (is_mutable) {
-        map_.insert_or_assign(std::move(key), std::move(value));
+      auto it = map_.find(key);
+      if (it != map_.end()) {
+        if (is_mutable) {
+          it->second = std::move(value);
+        } else if (!(it->second == value)) {
+          return FailedPrecondition("HashTable has different value for same key. Key ", key, " has ", it->second,
+                                    " and trying to add value ", value);
+        }
         continue;
       }
-      auto [it, inserted] = map_.emplace(key, value);
-      if (!inserted && !(it->second == value))
-        return FailedPrecondition("HashTable has different value for same key. Key ", key, " has ", it->second,
-                                  " and trying to add value ", value);
+      if constexpr (kStrings) key = *key_store_.emplace(key).first;  // the map's key views the stored copy
+      map_.emplace(key, std::move(value));
     }
     return Status::OK();
   }
 
   void Remove(const Tensor& keys) override {
-    for (int64_t i = 0, n = keys.num_elements(); i < n; ++i) map_.erase(KeyAt<K>(keys, i));
+    for (int64_t i = 0, n = keys.num_elements(); i < n; ++i) {
+      auto it = map_.find(KeyAt<K>(keys, i));
+      if (it == map_.end()) continue;
+      const KeyView<K> key = it->first;
+      map_.erase(it);
+      if constexpr (kStrings) key_store_.erase(std::string(key));
+    }
   }
-  void Clear() override { map_.clear(); }
+  void Clear() override {
+    map_.clear();
+    key_store_.clear();
+  }
   int64_t size() const override { return static_cast<int64_t>(map_.size()); }
 
   Status Export(Tensor* keys, Tensor* values) const override {
     S* v = values->data<S>();
     int64_t i = 0;
     for (const auto& [key, value] : map_) {
-      if (!PutKey(key, keys, i) || !E::Put(value, &v[i])) return ResourceExhausted("out of memory exporting a table");
+      if (!PutKey<K>(key, keys, i) || !E::Put(value, &v[i])) return ResourceExhausted("out of memory exporting a table");
       ++i;
     }
     return Status::OK();
   }
 
  private:
-  std::unordered_map<K, V> map_;
+  std::unordered_map<KeyView<K>, V> map_;
+  std::unordered_set<std::string> key_store_;  // string tables: the keys map_ views (node-stable)
 };
 
 template <typename K>
