@@ -1,6 +1,8 @@
 """NumPy-style indexing of Tensors (Tensor.__getitem__ -> one StridedSlice, or GatherV2 for a
 lone 1-D integer index) checked against NumPy, plus the Python array-transform API."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -161,6 +163,17 @@ def test_array_functions(sess):
     assert len(rows) == 3 and np.array_equal(rows[2], a[:, 2])
 
 
+def test_transpose_of_unknown_rank_reverses_dimensions():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    with tx.Graph().as_default():
+        p = tx.placeholder(tx.float32)
+        y = tx.transpose(p)
+        assert y.shape.rank is None
+        with tx.Session() as s:
+            np.testing.assert_array_equal(s.run(y, {p: a}), a.T)
+            np.testing.assert_array_equal(s.run(y, {p: a[0]}), a[0].T)
+
+
 def test_array_function_errors():
     x = tx.constant(np.zeros([2, 3], np.float32))
     with pytest.raises(ValueError, match="mode"):
@@ -171,6 +184,27 @@ def test_array_function_errors():
         array_ops.broadcast_to(x, [3, 3])
 
 
-def test_top_level_list_names_functions():
-    for name in array_ops.TOP_LEVEL:
-        assert hasattr(array_ops, name), name
+# The array, shape, gather and reduction functions TensorFlow exports at its top level, and the
+# modules that define them: each is public in ``tx.__all__`` and is that module's object.
+_TOP_LEVEL_SOURCES = {
+    "array_ops": ["transpose", "concat", "split", "slice", "strided_slice", "pad", "tile", "expand_dims", "squeeze",
+                  "stack", "unstack", "reverse", "broadcast_to", "newaxis"],
+    "shape_ops": ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "shape", "size", "rank", "identity_n",
+                  "stop_gradient"],
+    "gather_ops": ["gather", "gather_nd", "scatter_nd", "one_hot", "where"],
+    "reduce_ops": ["reduce_prod", "reduce_max", "reduce_min", "reduce_all", "reduce_any", "argmax", "argmin"],
+    "misc_api": ["group", "tuple", "ensure_shape", "broadcast_dynamic_shape", "get_current_name_scope", "get_logger",
+                 "parallel_stack", "required_space_to_batch_paddings", "timestamp", "guarantee_const",
+                 "type_spec_from_value", "VariableAggregation", "VariableSynchronization"],
+    "gradient_utils": ["AggregationMethod", "hessians", "grad_pass_through", "recompute_grad"],
+    "device_spec": ["DeviceSpec"],
+    "tensor_proto": ["make_tensor_proto", "make_ndarray"],
+}
+
+
+@pytest.mark.parametrize("module_name", sorted(_TOP_LEVEL_SOURCES))
+def test_top_level_names_are_the_modules_functions(module_name):
+    module = importlib.import_module("tensorflux._src." + module_name)
+    for name in _TOP_LEVEL_SOURCES[module_name]:
+        assert name in tx.__all__, name
+        assert getattr(tx, name) is getattr(module, name), name

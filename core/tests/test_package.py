@@ -1,5 +1,6 @@
 """The distribution: public allow-list, lazy protobuf, installed files, generated wrappers."""
 
+import ast
 import os
 import pathlib
 import subprocess
@@ -28,6 +29,32 @@ def test_public_names_are_the_allow_list():
             assert callable(value) or value is getattr(module, "experimental", None), f"{module.__name__}.{name}"
     with pytest.raises(AttributeError):
         tx.not_a_thing
+
+
+# Note [Import layering]: modules that must not import (even inside a function) the higher ones named.
+_LAYERING = {
+    "operation.py": ["session", "array_ops", "eager_tensor"],
+    "graph.py": ["session", "array_ops"],
+    "eager_tensor.py": ["session", "array_ops", "constant_op", "op_def_library", "generated.gen_ops"],
+    "variables.py": ["backprop", "function"],
+    "func_graph.py": ["backprop", "function"],
+    "sparse_tensor.py": ["sparse_ops"],
+    "autograph/conversion.py": ["function"],
+}
+
+
+@pytest.mark.parametrize("path", sorted(_LAYERING))
+def test_lower_modules_do_not_import_higher_ones(path):
+    src = ROOT / "core" / "src" / "tensorflux" / "_src" / path
+    imported = set()
+    for node in ast.walk(ast.parse(src.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+            imported.update("%s.%s" % (node.module, a.name) for a in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(a.name for a in node.names)
+    bad = sorted(m for m in _LAYERING[path] if "tensorflux._src." + m in imported)
+    assert not bad, "%s imports %s" % (path, bad)
 
 
 def test_import_does_not_load_protobuf():

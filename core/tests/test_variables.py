@@ -26,6 +26,17 @@ def test_initialize_read_update():
         assert s.run(v.is_initialized())
 
 
+
+def test_eval_uses_the_given_or_default_session():
+    v = tx.Variable([1.0, 2.0], name="v")
+    with tx.Session() as s:
+        s.run(v.initializer)
+        np.testing.assert_array_equal(v.eval(), [1.0, 2.0])
+        np.testing.assert_array_equal(v.eval(session=s), [1.0, 2.0])
+    with pytest.raises(ValueError, match="no session was given and no default session"):
+        v.eval()
+
+
 def test_variable_acts_as_a_tensor():
     v = tx.Variable(np.arange(6.0).reshape(2, 3), name="m")
     w = tx.Variable(tx.initializers.ones()([3, 1], dtype=tx.float64), name="w")

@@ -9,13 +9,11 @@ import numbers
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import context
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
-
-# Names the lead exports at top level (see the package __init__).
-TOP_LEVEL = ["transpose", "concat", "split", "slice", "strided_slice", "pad", "tile", "expand_dims", "squeeze",
-             "stack", "unstack", "reverse", "broadcast_to", "newaxis"]
+from tensorflux._src.boolean_mask import boolean_mask
 
 # Inserts a new axis of size 1 when used as an index: ``x[:, tx.newaxis]``.
 newaxis = None
@@ -31,8 +29,6 @@ def placeholder(dtype, shape=None, name=None):
     ...
     TensorShape([None, 3])
     """
-    from tensorflux._src import context
-
     if context.executing_eagerly():
         raise RuntimeError("tx.placeholder() is not compatible with eager execution: build it inside `with "
                            "tx.Graph().as_default():` (or call tx.compat.v1.disable_eager_execution()).")
@@ -114,8 +110,6 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     if perm is None:
         rank = a.shape.rank
         if rank is None:
-            if not hasattr(gen_ops, "rank") or not hasattr(gen_ops, "range"):
-                raise ValueError("transpose(%s) without perm needs the input's rank, which is unknown" % a.name)
             r = gen_ops.rank(a)
             perm = gen_ops.sub(gen_ops.sub(r, 1), gen_ops.range(0, r, 1))
         else:
@@ -381,8 +375,6 @@ def slice_helper(tensor, slice_spec):
     ``...`` stands for the remaining dimensions, ``None`` inserts a dimension of size 1. A lone
     1-D integer index (tensor, array or list) gathers rows of the first axis."""
     if _is_bool_mask(slice_spec):
-        from tensorflux._src.boolean_mask import boolean_mask
-
         return boolean_mask(tensor, slice_spec)
     if not isinstance(slice_spec, tuple):
         gathered = _gather_index(tensor, slice_spec)
@@ -473,3 +465,17 @@ def strided_slice_spec(slice_spec):
             b, e, st = b.astype(np.int64), e.astype(np.int64), st.astype(np.int64)
     return b, e, st, dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
                           new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+def _tensor_getitem(self, slice_spec):
+    """NumPy-style indexing: ints, slices (with steps), ``...``, ``newaxis`` and scalar int
+    tensors become one StridedSlice; a lone 1-D int index gathers along the first axis."""
+    return slice_helper(self, slice_spec)
+
+
+_tensor_getitem.__name__ = "__getitem__"
+# Indexing of symbolic and eager tensors is installed from here: operation.py and eager_tensor.py sit
+# below the ops (Note [Import layering]).
+for _tensor_type in _TENSORS:
+    _tensor_type.__getitem__ = _tensor_getitem
+del _tensor_type

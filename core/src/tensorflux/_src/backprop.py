@@ -5,22 +5,24 @@ import contextlib
 import functools
 import itertools
 import threading
-import weakref
 
 import numpy as np
 
 from tensorflux._src import context as _context
 from tensorflux._src import lib
+from tensorflux._src import functions
+from tensorflux._src.generated import gen_ops
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.gradients_impl import UnconnectedGradients
-from tensorflux._src.variables import Variable
+from tensorflux._src.func_graph import FuncGraph
+from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
+from tensorflux._src.variables import Variable, trainable_variables, variable_by_handle_id
+from tensorflux._src.graph import get_default_graph
+from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.shape_ops import zeros, zeros_like
+from tensorflux._src.array_ops import identity, placeholder, reshape, stack
 
 _c = lib.c
-
-# Eager Variables by the identity of their handle, for GradientTape.watched_variables().
-_variables_by_handle_id = weakref.WeakValueDictionary()
-
 
 class _TapeThreadState(threading.local):
     def __init__(self):
@@ -28,11 +30,6 @@ class _TapeThreadState(threading.local):
 
 
 _tls = _TapeThreadState()
-
-
-def register_variable(var):
-    """Makes an eager Variable findable from its handle (called by Variable)."""
-    _variables_by_handle_id[_c.eager_tensor_id(var.handle)] = var
 
 
 def _handle_of(x, what):
@@ -74,8 +71,6 @@ class GradientTape:
     def __enter__(self):
         if not _context.executing_eagerly():
             # Symbolic tape (Note [Tapes in graphs]): gradients become graph ops via tx.gradients.
-            from tensorflux._src.graph import get_default_graph
-
             self._graph = get_default_graph()
             self._tape = "symbolic"
             return self
@@ -151,15 +146,13 @@ class GradientTape:
         """The trainable Variables this tape watched (explicitly or by reading them), in the order
         first watched."""
         if self._graph is not None:
-            from tensorflux._src.variables import trainable_variables
-
             found = getattr(self._graph, "variables", None)
             return [v for v in found if v.trainable] if found is not None else trainable_variables(self._graph)
         if self._used:
             return list(self._watched_after_use)
         out = []
         for i in _c.tape_watched_variable_ids(self._require()):
-            v = _variables_by_handle_id.get(i)
+            v = variable_by_handle_id(i)
             if v is not None and v.trainable and not any(w is v for w in out):
                 out.append(v)
         return out
@@ -204,16 +197,12 @@ class GradientTape:
         handles = [_handle_of(s, "A source") for s in flat_sources]
         og = None
         if output_gradients is not None:
-            from tensorflux._src.constant_op import convert_to_tensor
-
             og = [None if g is None else convert_to_tensor(g) for g in flatten(output_gradients)]
         unconnected = UnconnectedGradients(unconnected_gradients)
         grads = _c.tape_gradient(tape, targets, handles, og, 1 if unconnected == UnconnectedGradients.ZERO else 0)
         return pack_sequence_as(sources, grads)
 
     def _symbolic_gradient(self, target, sources, output_gradients, unconnected_gradients):
-        from tensorflux._src.gradients_impl import gradients
-
         g = self._graph
 
         def graph_tensor(x):
@@ -233,8 +222,6 @@ class GradientTape:
         """For each NumPy cotangent (shaped like ``target``), the gradients of sum(target *
         cotangent) with respect to each of ``sources`` (a list): eagerly from the tape, or in the
         graph being traced (one gradient subgraph each). A non-persistent tape is used up after."""
-        from tensorflux._src.constant_op import constant
-
         self._require()
         out = []
         if self._graph is not None:
@@ -259,8 +246,6 @@ class GradientTape:
         """d target[i...] / d source[j...] for each of ``sources`` (nested): shape target.shape +
         source.shape, None where the target does not depend on a source. One gradient per target
         element (inside tx.function, one gradient subgraph each: keep targets small there)."""
-        from tensorflux._src import array_ops
-
         tshape = self._static_shape(target, "jacobian")
         n = int(np.prod(tshape, dtype=np.int64))
         flat_sources = flatten(sources)
@@ -271,22 +256,18 @@ class GradientTape:
         for k, s in enumerate(flat_sources):
             gs = [r[k] for r in rows]
             if n == 0:
-                from tensorflux._src.shape_ops import zeros
-
                 out.append(zeros(tshape + s.shape.as_list(), dtype=target.dtype))
                 continue
             if any(g is None for g in gs):
                 out.append(None)
                 continue
-            out.append(array_ops.reshape(array_ops.stack(gs), tshape + s.shape.as_list()))
+            out.append(reshape(stack(gs), tshape + s.shape.as_list()))
         return pack_sequence_as(sources, out)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """d target[b, i...] / d source[b, j...] for rows b independent of each other: shape
         [B] + target.shape[1:] + source.shape[1:]."""
-        from tensorflux._src import array_ops
-
         tshape = self._static_shape(target, "batch_jacobian")
         if not tshape:
             raise ValueError("batch_jacobian needs a target of rank >= 1")
@@ -300,7 +281,7 @@ class GradientTape:
         if not cols or any(g is None for g in cols):
             return None
         sshape = list(source.shape.as_list())
-        return array_ops.reshape(array_ops.stack(cols, axis=1), tshape + sshape[1:])
+        return reshape(stack(cols, axis=1), tshape + sshape[1:])
 
 
 def custom_gradient(f):
@@ -327,8 +308,6 @@ def custom_gradient(f):
     def decorated(*args, **kwargs):
         if not _context.executing_eagerly():
             return _graph_custom_gradient(f, args, kwargs)
-        from tensorflux._src.array_ops import identity
-        from tensorflux._src.constant_op import convert_to_tensor
 
         tensors = [convert_to_tensor(a) if not isinstance(a, EagerTensor) else a for a in args]
         active = list(_tls.active)
@@ -362,13 +341,6 @@ def _graph_custom_gradient(f, args, kwargs):
     function F whose recorded gradient function G (TensorFlow's GradientDef) runs ``grad_fn``;
     the graph calls F, so every gradient of the call, symbolic or taped, goes through G
     (Note [Custom gradients in graphs])."""
-    from tensorflux._src import functions
-    from tensorflux._src.array_ops import identity, placeholder
-    from tensorflux._src.constant_op import convert_to_tensor
-    from tensorflux._src.function import FuncGraph
-    from tensorflux._src.generated import gen_ops
-    from tensorflux._src.shape_ops import zeros_like
-
     tensors = [convert_to_tensor(a) for a in args]
     n = next(_custom_ids)
     base = getattr(f, "__name__", "custom").replace("<", "").replace(">", "")

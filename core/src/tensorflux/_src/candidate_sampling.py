@@ -5,13 +5,16 @@ unigram, all) and ``tx.nn.compute_accidental_hits``, over existing random and ar
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import context as _context
+from tensorflux._src import errors as _errors
 from tensorflux._src.array_ops import reshape
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.gather_ops import top_k, where
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.graph import name_scope
+from tensorflux._src.graph import name_scope, control_dependencies
 from tensorflux._src.random_ops import categorical, uniform
+from tensorflux._src.check_ops import Assert
 
 _SAMPLERS = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
              "all_candidate_sampler"]
@@ -55,11 +58,6 @@ def _check(true_classes, num_true, num_sampled, unique, range_max, what):
 def _in_range(true_classes, range_max):
     """``true_classes``, checked to lie in [0, range_max) (InvalidArgumentError as TensorFlow's,
     eagerly at once, in a graph when it runs)."""
-    from tensorflux._src import context as _context
-    from tensorflux._src import errors as _errors
-    from tensorflux._src.check_ops import Assert
-    from tensorflux._src.graph import control_dependencies
-
     message = "`true_candidate` out of range [0, %d)" % range_max
     bad = gen_ops.logical_or(gen_ops.less(true_classes, convert_to_tensor(np.int64(0))),
                              gen_ops.greater_equal(true_classes, convert_to_tensor(np.int64(range_max))))

@@ -5,13 +5,21 @@ with the data tensors, and return it. Static facts (ranks, dtypes, known shapes)
 the call is made, raising ValueError / TypeError as TensorFlow does.
 """
 
+import contextlib
+
 import numpy as np
 
 from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import errors as _errors
 from tensorflux._src import graph as _graph
+from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.reduce_ops import reduce_all
+from tensorflux._src.shape_ops import check_numerics, rank as rank_op
+from tensorflux._src.eager_tensor import EagerTensor
+from tensorflux._src.operation import Tensor
 
 __all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal",
            "assert_integer", "assert_less", "assert_less_equal", "assert_near", "assert_negative",
@@ -22,8 +30,6 @@ _NON_NUMERIC = frozenset(["bool", "resource", "string", "variant"])
 
 
 def _tensor(x, dtype=None, name=None):
-    from tensorflux._src.constant_op import convert_to_tensor
-
     return convert_to_tensor(x, dtype=dtype, name=name)
 
 
@@ -70,9 +76,6 @@ def _shape_and_dtype(x):
 
 
 def _binary_assert(sym, op_fn, default_name, x, y, data, summarize, message, name):
-    from tensorflux._src.math_ops import logical_not
-    from tensorflux._src.reduce_ops import reduce_all
-
     with _graph.name_scope(name or default_name) if not _context.executing_eagerly() else _nullscope():
         x = _tensor(x, name="x")
         y = _tensor(y, dtype=x.dtype, name="y")
@@ -82,7 +85,7 @@ def _binary_assert(sym, op_fn, default_name, x, y, data, summarize, message, nam
                 return None
             summarize = 3 if summarize is None else (10 ** 9 if summarize < 0 else summarize)
             if data is None:
-                data = _assert_message_data(sym, x, y, summarize, logical_not(test))
+                data = _assert_message_data(sym, x, y, summarize, math_ops.logical_not(test))
             if message is not None:
                 data = [message] + list(data)
             _raise(data, summarize)
@@ -92,8 +95,6 @@ def _binary_assert(sym, op_fn, default_name, x, y, data, summarize, message, nam
 
 
 def _nullscope():
-    import contextlib
-
     return contextlib.nullcontext()
 
 
@@ -116,8 +117,6 @@ def _assert_message_data(sym, x, y, summarize, mask):
 
 def _binary(sym, op_name, default_name):
     def assert_fn(x, y, message=None, summarize=None, name=None):
-        from tensorflux._src import math_ops
-
         return _binary_assert(sym, getattr(math_ops, op_name), default_name, x, y, None, summarize, message, name)
 
     assert_fn.__name__ = default_name
@@ -136,8 +135,6 @@ assert_greater_equal = _binary(">=", "greater_equal", "assert_greater_equal")
 
 def _sign_assert(sym, op_name, default_name, zero_first):
     def assert_fn(x, message=None, summarize=None, name=None):
-        from tensorflux._src import math_ops
-
         eager = _context.executing_eagerly()
         with _graph.name_scope(name or default_name) if not eager else _nullscope():
             x = _tensor(x, name="x")
@@ -162,9 +159,6 @@ assert_non_positive = _sign_assert("<=", "less_equal", "assert_non_positive", Fa
 def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
     """Asserts ``|x - y| <= atol + rtol * |y|`` element-wise; tolerances default to 10 * eps of
     the dtype (TensorFlow's)."""
-    from tensorflux._src import math_ops
-    from tensorflux._src.reduce_ops import reduce_all
-
     eager = _context.executing_eagerly()
     with _graph.name_scope(name or "assert_near") if not eager else _nullscope():
         x = _tensor(x, name="x")
@@ -193,9 +187,6 @@ def _static_rank_error(x, what, rank, message):
 
 
 def _rank_assert(x, rank, message, name, at_least):
-    from tensorflux._src import math_ops
-    from tensorflux._src.shape_ops import rank as rank_op
-
     x = _tensor(x)
     if isinstance(rank, (int, np.integer)):
         r = int(rank)
@@ -249,16 +240,11 @@ def assert_integer(x, message=None, name=None):
 
 def assert_all_finite(x, message, name=None):
     """``x`` unchanged; fails (at once eagerly, at run time in a graph) when it holds Inf or NaN."""
-    from tensorflux._src.shape_ops import check_numerics
-
     return check_numerics(x, message, name=name)
 
 
 def is_numeric_tensor(tensor):
     """True for a tensor of a numeric dtype (not bool, resource or string)."""
-    from tensorflux._src.eager_tensor import EagerTensor
-    from tensorflux._src.operation import Tensor
-
     return isinstance(tensor, (Tensor, EagerTensor)) and tensor.dtype.name not in _NON_NUMERIC
 
 

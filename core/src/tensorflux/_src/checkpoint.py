@@ -13,6 +13,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import safetensors_io
 from tensorflux._src.session import get_default_session
 from tensorflux._src.variables import Variable
+from tensorflux._src.array_ops import placeholder
 
 FORMAT = "tensorflux-checkpoint-v1"
 _COUNTER_KEY = "save_counter"  # metadata entry: the number of the last numbered save
@@ -309,7 +310,6 @@ class Checkpoint:
         for key, v in graph.items():
             if key not in self._restore_ops:
                 with v.graph.as_default(), v.graph.name_scope("restore"):
-                    from tensorflux._src.array_ops import placeholder
                     ph = placeholder(v.dtype, v.shape)
                     self._restore_ops[key] = (ph, v.assign(ph, read_value=False))
             ph, op = self._restore_ops[key]

@@ -4,6 +4,8 @@ naming the newest save and those kept), `latest_checkpoint`, and `CheckpointMana
 import os
 import re
 
+from tensorflux._src import errors
+
 SUFFIX = ".safetensors"
 STATE_FILE = "checkpoint"  # TensorFlow's name for a directory's CheckpointState file
 _NUMBERED = re.compile(r".+-(\d+)" + re.escape(SUFFIX))
@@ -16,8 +18,6 @@ def file_path(path, must_exist=False):
     if path.endswith(SUFFIX) or (must_exist and os.path.isfile(path)):
         return path
     if must_exist and not os.path.isfile(path + SUFFIX):
-        from tensorflux._src import errors
-
         raise errors.NotFoundError(None, None, "Checkpoint %s not found (no file %s%s)" % (path, path, SUFFIX))
     return path + SUFFIX
 

@@ -7,6 +7,8 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import eager_tensor as _eager_tensor
 from tensorflux._src import graph as _graph
+from tensorflux._src import lib
+from tensorflux._src import op_def_library
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
@@ -250,3 +252,27 @@ def _autopack(value, dtype, name):
     parts = [_autopack(v, dtype, None) if isinstance(v, (list, tuple)) and holds_tensor(v)
              else convert_to_tensor(v, dtype=dtype) for v in value]
     return gen_ops.pack(parts, axis=0, name=name or "packed")
+
+
+def _convert(value, dtype_enum, arg_name, op_type):
+    """What eager_execute calls for an input that is not an EagerTensor: ``value`` as an
+    EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules)."""
+    if isinstance(value, TensorLike):
+        value = value._as_eager_tensor()
+        if isinstance(value, _eager_tensor.EagerTensor):
+            return value
+    dtype = _dtypes._BY_ENUM[dtype_enum] if dtype_enum else None
+    if needs_conversion_op(value):  # Pack, or a registered conversion
+        return convert_to_tensor(value, dtype=dtype)
+    if isinstance(value, Tensor):
+        raise TypeError("An op outside of the graph building code is being passed a graph tensor (%s) as input "
+                        "'%s' of %s; graph tensors cannot be used in eager mode (build the op inside `with "
+                        "graph.as_default():`, or use tx.function)." % (value.name, arg_name, op_type))
+    arr = to_numpy(value, dtype, for_input="%s of %s" % (arg_name, op_type))
+    return _eager_tensor.from_numpy(arr, dtype if dtype is not None else _dtypes.as_dtype(arr.dtype))
+
+
+# eager_execute converts an input that is not an EagerTensor with _convert, and attr values with
+# op_def_library.convert_attr; both are registered from here, above eager_tensor and op_def_library
+# (Note [Import layering]).
+lib.c.eager_register_converters(_convert, op_def_library.convert_attr, _dtypes.DType)

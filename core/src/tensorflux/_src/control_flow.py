@@ -20,10 +20,12 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import functions
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.function import FuncGraph
+from tensorflux._src.func_graph import FuncGraph
 from tensorflux._src.nest import flatten
 from tensorflux._src.operation import Operation, Tensor, TensorLike
 from tensorflux._src.tensor_shape import TensorShape
+from tensorflux._src.array_ops import placeholder, reshape
+from tensorflux._src.constant_op import convert_to_tensor
 
 _ids = itertools.count(1)
 
@@ -67,7 +69,6 @@ class ControlFlowGraph(FuncGraph):
         i = self._capture_index.get(tensor._pair)
         if i is not None:
             return self.internal_captures[i]
-        from tensorflux._src.array_ops import placeholder
 
         with self.as_default(), self.name_scope(None), self.control_dependencies(None):
             ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
@@ -129,8 +130,6 @@ def function_name(graph, scope, kind):
 def trace(outer, name, fn, arg_specs=()):
     """Runs ``fn`` on placeholders of ``arg_specs`` ((dtype, TensorShape) pairs) in a new
     ControlFlowGraph of ``outer``; returns (graph, placeholders, what fn returned)."""
-    from tensorflux._src.array_ops import placeholder
-
     g = ControlFlowGraph(name, outer)
     with g.as_default():
         args = [placeholder(dt, shape=s, name="arg_%d" % i) for i, (dt, s) in enumerate(arg_specs)]
@@ -142,8 +141,6 @@ def to_graph_tensor(graph, value, what, dtype=None):
     """``value`` as a Tensor usable as an input of an op of ``graph`` (the default graph): tensors
     of enclosing graphs and eager values are captured, variables read, Python and NumPy values made
     constants (``dtype`` applies to Python numbers only)."""
-    from tensorflux._src.constant_op import convert_to_tensor
-
     if isinstance(value, Tensor):
         return value if value._op._graph is graph or not hasattr(graph, "capture") else graph.capture(value)
     if hasattr(value, "_tensor_array_flow"):  # a TensorArray travels as its TensorList (tensor_array.py)
@@ -226,8 +223,6 @@ def scalar_predicate(pred, what):
     """``pred`` (a Tensor) checked to be a bool holding one element and made a scalar: TypeError for
     another dtype, ValueError for a static shape with another number of elements; an unknown shape
     becomes a Reshape to [], which fails at run time unless there is one element."""
-    from tensorflux._src.array_ops import reshape
-
     if pred.dtype != _dtypes.bool:
         raise TypeError("%s must be a bool tensor, got a %s tensor (%s)" % (what, pred.dtype.name, _name(pred)))
     shape = pred.shape

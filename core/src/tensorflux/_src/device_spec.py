@@ -3,8 +3,6 @@ index), parsed from and written as TensorFlow's device strings ("/job:w/task:1/d
 
 from tensorflux._src import device as _device
 
-TOP_LEVEL = ["DeviceSpec"]
-
 _FIELDS = ("job", "replica", "task", "device_type", "device_index")
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import lib
-from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality
+from tensorflux._src.operation import Tensor, TensorRef, _elementwise_equality
 from tensorflux._src.tensor_shape import TensorShape
 
 _c = lib.c
@@ -117,10 +117,7 @@ class EagerTensor(_c.EagerTensorBase):
         return "tx.Tensor(%s, shape=%s, dtype=%s)" % (np.array2string(np.asarray(self._numpy())),
                                                       self._shape_tuple(), self.dtype.name)
 
-    def __getitem__(self, slice_spec):
-        from tensorflux._src.array_ops import slice_helper
-
-        return slice_helper(self, slice_spec)
+    # Indexing (``t[...]``): array_ops installs __getitem__, as for Tensor (Note [Import layering]).
 
     # Eager tensors compare element-wise (TensorFlow 2); they are not hashable, use ref().
     __hash__ = None
@@ -165,63 +162,6 @@ def from_numpy(arr, dtype):
 def copy_to_device(tensor, device):
     """``tensor`` on ``device`` (host memory is shared between the eager CPU devices)."""
     return _c.eager_copy_to_device(tensor, device)
-
-
-def _convert(value, dtype_enum, arg_name, op_type):
-    """What eager_execute calls for an input that is not an EagerTensor: ``value`` as an
-    EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules)."""
-    from tensorflux._src.constant_op import convert_to_tensor, needs_conversion_op, to_numpy
-
-    if isinstance(value, TensorLike):
-        value = value._as_eager_tensor()
-        if isinstance(value, EagerTensor):
-            return value
-    dtype = _dtypes._BY_ENUM[dtype_enum] if dtype_enum else None
-    if needs_conversion_op(value):  # Pack, or a registered conversion
-        return convert_to_tensor(value, dtype=dtype)
-    if isinstance(value, Tensor):
-        raise TypeError("An op outside of the graph building code is being passed a graph tensor (%s) as input "
-                        "'%s' of %s; graph tensors cannot be used in eager mode (build the op inside `with "
-                        "graph.as_default():`, or use tx.function)." % (value.name, arg_name, op_type))
-    arr = to_numpy(value, dtype, for_input="%s of %s" % (arg_name, op_type))
-    return from_numpy(arr, dtype if dtype is not None else _dtypes.as_dtype(arr.dtype))
-
-
-def _fast_operator(sig, reverse, fallback):
-    """An operator running ``sig`` straight through eager_execute (the per-op overhead is a
-    headline number); outside eager mode, and for string tensors (whose ``+`` is the Add op, not
-    AddV2), it defers to ``fallback``, the symbolic operator."""
-    from tensorflux._src import graph as _graph
-    from tensorflux._src import op_def_library
-
-    stack = _graph._default_graph_stack
-    tls = _context._tls
-    execute = _c.eager_execute
-
-    def op(self, other):
-        if stack.stack or (_context._eager_disabled and not tls.force_eager) or self._dtype_enum == 7:
-            return fallback(self, other)
-        spec = sig._spec or op_def_library.eager_spec(sig)
-        return execute(spec, (other, self) if reverse else (self, other), (), tls.device)
-
-    op.__name__ = fallback.__name__
-    return op
-
-
-def _install_operators():
-    """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly); +, - and *
-    skip the Python layers in between."""
-    from tensorflux._src.generated import gen_ops
-
-    for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-                 "__matmul__", "__rmatmul__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
-                 "__rpow__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",
-                 "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"):
-        setattr(EagerTensor, name, getattr(Tensor, name))
-    for dunder, sig in (("add", gen_ops._ADD_V2), ("sub", gen_ops._SUB), ("mul", gen_ops._MUL)):
-        for reverse in (False, True):
-            name = "__%s%s__" % ("r" if reverse else "", dunder)
-            setattr(EagerTensor, name, _fast_operator(sig, reverse, getattr(Tensor, name)))
 
 
 _c.eager_register_tensor_type(EagerTensor)

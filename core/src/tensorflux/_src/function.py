@@ -5,7 +5,8 @@ Tracing runs the Python function once per input signature (dtypes and shapes of 
 arguments, values of the other arguments) in a `FuncGraph`; eager tensors and variables the
 function uses are captured by handle and passed as extra arguments. Stateful ops run in program
 order (each op touching a resource depends on the previous op touching it) and are control outputs
-of the function, so updates happen even when no output depends on them (Note [Function state]).
+of the function, so updates happen even when no output depends on them (Note [Function state] in
+func_graph.py).
 """
 
 import collections
@@ -19,15 +20,20 @@ import numpy as np
 from tensorflux._src import composite as _composite
 from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src import graph as _graph
-from tensorflux._src import lib
+from tensorflux._src import backprop
+from tensorflux._src import functions
+from tensorflux._src.generated import gen_ops
+from tensorflux._src.autograph import conversion
+from tensorflux._src.autograph import errors as _ag_errors
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
+from tensorflux._src.func_graph import FuncGraph
 from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import as_shape
 from tensorflux._src.variables import Variable
+from tensorflux._src.array_ops import identity, placeholder
+from tensorflux._src.constant_op import convert_to_tensor, has_registered_conversion
 
-_c = lib.c
 _ids = itertools.count(1)
 # tx.config.run_functions_eagerly: when set, calling a tx.function eagerly calls its Python function.
 _state_run_eagerly = [False]
@@ -43,7 +49,6 @@ def functions_run_eagerly():
     """Whether tx.functions called eagerly run their Python function directly."""
     return _state_run_eagerly[0]
 _logger = logging.getLogger("tensorflux")
-_backprop = None  # tensorflux._src.backprop, imported on first use (it imports this module)
 
 # Note [Retracing]
 # A Function keeps at most _MAX_TRACES concrete functions; tracing one more drops the least recently
@@ -134,80 +139,6 @@ class TensorSpec(_composite.TypeSpec):
         return "TensorSpec(shape=%s, dtype=%s, name=%r)" % (self.shape, self.dtype.name, self.name)
 
 
-class FuncGraph(_graph.Graph):
-    """The graph a tx.function is traced into: captures eager values as placeholders and orders
-    stateful ops."""
-
-    _is_function_graph = True
-
-    def __init__(self, name):
-        super().__init__()
-        self.name = name
-        self.captures = {}       # eager tensor id -> (eager value, placeholder)
-        self.variables = []      # eager Variables whose handles were captured
-        self.stateful_ops = []   # control outputs of the function
-        self.called = []         # ConcreteFunctions called inside (their definitions travel along)
-        self._last_use = {}      # resource (op handle, index) -> last op touching it
-        self._last_stateful = None
-        self._stateful_types = {}
-        self._resource_shapes = {}  # resource placeholder (op handle, index) -> shape of its variable
-
-    def _capture_eager(self, tensor, arg_name=None, op_type=None):
-        from tensorflux._src import backprop
-        from tensorflux._src.array_ops import placeholder
-
-        key = _c.eager_tensor_id(tensor)
-        hit = self.captures.get(key)
-        if hit is not None:
-            return hit[1]
-        with self.as_default(), self.name_scope(None), self.control_dependencies(None):
-            ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
-        self.captures[key] = (tensor, ph)
-        var = backprop._variables_by_handle_id.get(key)
-        if var is not None:
-            self._resource_shapes[ph._pair] = var.shape
-            if not any(v is var for v in self.variables):
-                self.variables.append(var)
-        return ph
-
-    def _is_stateful(self, op_type):
-        s = self._stateful_types.get(op_type)
-        if s is None:
-            from tensorflux.proto import op_def_pb2
-
-            s = self._stateful_types[op_type] = op_def_pb2.OpDef.FromString(
-                _c.graph_get_op_def(self._h, op_type)).is_stateful
-        return s
-
-    @staticmethod
-    def _resources(inputs):
-        out = []
-        for x in inputs:
-            for t in (x if type(x) is list else (x,)):
-                if t._dtype == _dtypes.resource:
-                    out.append(t._pair)
-        return out
-
-    def _ordering_inputs(self, op_type, inputs):
-        deps = [self._last_use[k] for k in self._resources(inputs) if k in self._last_use]
-        if self._last_stateful is not None and op_type != "Placeholder" and self._is_stateful(op_type):
-            deps.append(self._last_stateful)
-        return deps
-
-    def _created(self, op, inputs):
-        if op.type == "ReadVariableOp" and inputs[0]._pair in self._resource_shapes:
-            # A placeholder carries no variable shape: give reads of captured variables theirs.
-            op._outputs[0].set_shape(self._resource_shapes[inputs[0]._pair])
-        res = self._resources(inputs)
-        for k in res:
-            self._last_use[k] = op
-        stateful = op.type != "Placeholder" and self._is_stateful(op.type)
-        if stateful and not res:
-            self._last_stateful = op
-        if stateful or res:
-            self.stateful_ops.append(op)
-
-
 def _is_tensor_arg(v):
     return isinstance(v, (EagerTensor, Tensor, np.ndarray))
 
@@ -250,13 +181,8 @@ class ConcreteFunction:
         return list(self.graph.variables)
 
     def _call_flat(self, flat_args):
-        from tensorflux._src.generated import gen_ops
-
         if _context.executing_eagerly():
-            global _backprop
-            if _backprop is None:
-                from tensorflux._src import backprop as _backprop
-            for tape in _backprop._tls.active:
+            for tape in backprop._tls.active:
                 if not tape._recording:
                     continue
                 # The tape's gradient() needs the function in the context's library.
@@ -279,7 +205,6 @@ class ConcreteFunction:
         flat = [a for a in flatten(list(args), expand_composites=True) if _is_tensor_arg(a)]
         if len(flat) != len(self.inputs):
             raise TypeError("%s takes %d tensor arguments, got %d" % (self.name, len(self.inputs), len(flat)))
-        from tensorflux._src.constant_op import convert_to_tensor
 
         conv = []
         for a, ph in zip(flat, self.inputs):
@@ -292,14 +217,6 @@ class ConcreteFunction:
 
     def __repr__(self):
         return "<ConcreteFunction %s(%s)>" % (self.name, ", ".join(str(TensorSpec.from_tensor(p)) for p in self.inputs))
-
-
-class _FunctionState(threading.local):
-    def __init__(self):
-        self.tracing = []
-
-
-_state = _FunctionState()
 
 
 class Function:
@@ -334,8 +251,6 @@ class Function:
 
     def _specs(self, args, kwargs):
         """(key, specs of the tensor leaves, converted tensor leaves)."""
-        from tensorflux._src.constant_op import convert_to_tensor
-
         leaves = flatten([list(args), kwargs])
         tensors = [convert_to_tensor(a) if isinstance(a, np.ndarray) else a
                    for a in flatten(leaves, expand_composites=True) if _is_tensor_arg(a)]
@@ -414,8 +329,6 @@ class Function:
         if not self._autograph:
             return self._fn
         if self._converted is None:
-            from tensorflux._src.autograph import conversion
-
             self._converted = conversion.convert(self._fn) or False
         return self._converted or self._fn
     def _lookup(self, key, args, kwargs, specs, spec_args=False):
@@ -445,9 +358,6 @@ class Function:
         return self._traces
 
     def _trace(self, args, kwargs, specs, spec_args=False):
-        from tensorflux._src.array_ops import identity, placeholder
-        from tensorflux._src.constant_op import convert_to_tensor, has_registered_conversion
-
         name = "__inference_%s_%d" % (self._name, next(_ids))
         g = FuncGraph(name)
         leaves = flatten([list(args), kwargs])
@@ -456,18 +366,13 @@ class Function:
             it = iter(inputs)
             traced = [_traced_leaf(a, it, spec_args) for a in leaves]
             call_args, call_kwargs = pack_sequence_as([list(args), kwargs], traced)
-            _state.tracing.append(self)
             fn = self._traced_function()
             try:
                 result = fn(*call_args, **call_kwargs)
             except Exception as e:
                 if fn is not self._fn:
-                    from tensorflux._src.autograph import errors as _ag_errors
-
                     _ag_errors.annotate(e)
                 raise
-            finally:
-                _state.tracing.pop()
             flat_out = []
             for o in flatten(result, expand_composites=True):
                 if o is None:
@@ -485,7 +390,6 @@ class Function:
                     raise TypeError("%s returned %r; a tx.function returns tensors, Variables, None, numbers and "
                                     "lists/tuples/dicts/namedtuples of them" % (self._name, o))
                 flat_out.append(identity(o))
-        from tensorflux._src import functions
 
         ins = list(inputs) + [ph for _, ph in g.captures.values()]
         controls = list(g.stateful_ops)
@@ -497,6 +401,9 @@ class Function:
 
     def __repr__(self):
         return "<tx.function %s>" % self._name
+
+
+conversion.register_function_type(Function)
 
 
 def function(func=None, input_signature=None, reduce_retracing=False, jit_compile=None, autograph=True,

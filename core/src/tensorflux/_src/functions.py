@@ -11,6 +11,7 @@ import threading
 
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
+from tensorflux._src import context
 from tensorflux._src.generated import gen_ops
 
 _c = lib.c
@@ -105,7 +106,6 @@ class Function:
         """Adds the function (and the functions it calls) to the eager context's library, once."""
         if self._in_context:
             return
-        from tensorflux._src import context
 
         context.ensure_initialized()
         for dep in self._deps:

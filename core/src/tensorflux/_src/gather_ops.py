@@ -7,8 +7,7 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
-# Names the lead exports at top level and in submodules (see the package __init__).
-TOP_LEVEL = ["gather", "gather_nd", "scatter_nd", "one_hot", "where"]
+# Names the lead exports in submodules (see the package __init__).
 SUBMODULE_NAMES = {"math": ["top_k"], "nn": ["top_k"]}
 
 

@@ -10,8 +10,6 @@ from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.gradients_impl import gradients
 from tensorflux._src.graph import name_scope
 
-TOP_LEVEL = ["AggregationMethod", "hessians", "grad_pass_through", "recompute_grad"]
-
 
 class AggregationMethod:
     """How ``tx.gradients`` sums the gradients of a tensor used several times (TensorFlow's

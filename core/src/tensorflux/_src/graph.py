@@ -399,6 +399,7 @@ def name_scope(name):
 
 def device(device_name):
     """``get_default_graph().device(device_name)``; in eager mode the device ops run on."""
+    # Imported here: context imports this module.
     from tensorflux._src import context
 
     if context.executing_eagerly():
@@ -421,6 +422,7 @@ def control_dependencies(control_inputs):
     ...
     1 2
     """
+    # Imported here: context imports this module.
     from tensorflux._src import context
 
     if context.executing_eagerly():

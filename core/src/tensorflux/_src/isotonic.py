@@ -4,12 +4,14 @@ pool-adjacent-violators algorithm run on all rows at once in a while loop (Note 
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import context as _context
 from tensorflux._src.array_ops import reshape, transpose
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.while_loop import while_loop
+from tensorflux._src.function import function
 
 SUBMODULE_NAMES = {"nn": ["isotonic_regression"]}
 
@@ -108,9 +110,6 @@ def _pava_function():
     """``_pava`` as a tx.function (made on first use): eagerly its loops then run as one While op
     in the engine instead of step by step from Python; while building a graph its ops go straight
     into that graph."""
-    from tensorflux._src import context as _context
-    from tensorflux._src.function import function
-
     if not _context.executing_eagerly():
         return _pava
     if not _PAVA_FUNCTION:

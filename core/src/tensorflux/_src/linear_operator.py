@@ -239,6 +239,7 @@ class LinearOperator(Module):
             left = self.adjoint() if adjoint else self
             right = x.adjoint() if adjoint_arg else x
             assert_compatible(left.domain_dimension, right.range_dimension)
+            # Imported here: linear_operator_composite imports this module.
             from tensorflux._src.linear_operator_composite import compose
             return compose(left, right)
         x = to_tensor(x, name="x")
@@ -283,6 +284,7 @@ class LinearOperator(Module):
             left = self.adjoint() if adjoint else self
             right = rhs.adjoint() if adjoint_arg else rhs
             assert_compatible(left.range_dimension, right.range_dimension)
+            # Imported here: linear_operator_composite imports this module.
             from tensorflux._src.linear_operator_composite import compose
             return compose(left.inverse(), right)
         rhs = to_tensor(rhs, name="rhs")
@@ -395,6 +397,7 @@ class LinearOperator(Module):
     H = property(adjoint, None, None, "The adjoint, ``self.adjoint()``.")
 
     def _linop_adjoint(self):
+        # Imported here: linear_operator_composite imports this module.
         from tensorflux._src.linear_operator_composite import LinearOperatorAdjoint
         return LinearOperatorAdjoint(self, is_non_singular=self.is_non_singular,
                                      is_self_adjoint=self.is_self_adjoint,
@@ -409,6 +412,7 @@ class LinearOperator(Module):
         return self._linop_inverse()
 
     def _linop_inverse(self):
+        # Imported here: linear_operator_composite imports this module.
         from tensorflux._src.linear_operator_composite import LinearOperatorInversion
         return LinearOperatorInversion(self, is_non_singular=self.is_non_singular,
                                        is_self_adjoint=self.is_self_adjoint,
@@ -424,6 +428,7 @@ class LinearOperator(Module):
         return self._linop_cholesky()
 
     def _linop_cholesky(self):
+        # Imported here: linear_operator_basic imports this module.
         from tensorflux._src.linear_operator_basic import LinearOperatorLowerTriangular
         return LinearOperatorLowerTriangular(linalg_ops.cholesky(self.to_dense()), is_non_singular=True,
                                              is_self_adjoint=False, is_square=True)

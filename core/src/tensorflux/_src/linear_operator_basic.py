@@ -13,7 +13,8 @@ from tensorflux._src import linalg_ops
 from tensorflux._src.array_ops import broadcast_to, expand_dims
 from tensorflux._src.check_ops import assert_equal, assert_positive
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.linear_operator import LinearOperator, check_float_dtype, dense_matmul, matrix_adjoint, to_tensor
+from tensorflux._src.linear_operator import (LinearOperator, check_float_dtype, dense_matmul, matrix_adjoint, to_tensor,
+                                             broadcast_batch)
 from tensorflux._src.math_ops import multiply, reduce_sum
 from tensorflux._src.reduce_ops import reduce_prod
 from tensorflux._src.shape_ops import ones, zeros
@@ -88,7 +89,6 @@ class LinearOperatorFullMatrix(LinearOperator):
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         if self._can_use_cholesky():
             rhs = matrix_adjoint(rhs) if adjoint_arg else rhs
-            from tensorflux._src.linear_operator import broadcast_batch
             chol, rhs = broadcast_batch(linalg_ops.cholesky(self._matrix), rhs)
             return linalg_ops.cholesky_solve(chol, rhs)
         return super()._solve(rhs, adjoint, adjoint_arg)

@@ -12,6 +12,10 @@ import sys
 import numpy as np
 
 from tensorflux._src import nest as _nest
+from tensorflux._src.eager_tensor import TENSOR_TYPES
+from tensorflux._src.variables import Variable
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.script_ops import numpy_function_op
 
 __all__ = ["print_v2", "format_tensor"]
 
@@ -122,9 +126,6 @@ class _Slot:
 
 
 def _is_tensor(x):
-    from tensorflux._src.eager_tensor import TENSOR_TYPES
-    from tensorflux._src.variables import Variable
-
     return isinstance(x, TENSOR_TYPES + (Variable,))
 
 
@@ -167,9 +168,6 @@ def print_v2(*inputs, output_stream=sys.stderr, sep=" ", end="\n", summarize=3, 
     ``"file://<path>"`` to append to a file), showing the first and last ``summarize`` entries of
     each tensor dimension (all when negative). Eagerly it prints at once and returns None; in a
     graph it returns the printing operation."""
-    from tensorflux._src.constant_op import convert_to_tensor
-    from tensorflux._src.script_ops import numpy_function_op
-
     write = _open_stream(output_stream)
     tensors = []
 

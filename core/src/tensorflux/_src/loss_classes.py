@@ -16,10 +16,14 @@ import numpy as np
 
 from tensorflux._src import losses as fns
 from tensorflux._src import math_ops
+from tensorflux._src.keras import masking
+from tensorflux._src.keras import serialization
+from tensorflux._src import array_ops
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor, TensorLike
+from tensorflux._src.keras.naming import to_snake_case
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "none", None)
 
@@ -78,7 +82,6 @@ class Loss:
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        from tensorflux._src.keras import masking
         mask = masking.get_mask(y_pred)
         if is_plain_prediction(y_pred):
             y_pred = convert_to_tensor(y_pred)
@@ -104,7 +107,6 @@ def is_plain_prediction(value) -> bool:
 
 
 def _snake(name):
-    from tensorflux._src.keras.naming import to_snake_case
     return to_snake_case(name)
 
 
@@ -113,7 +115,6 @@ def match_ranks(a, b):
     rank one more than the other and a last dimension of 1, a rank-1 other gains that axis, else the
     extra axis is squeezed; any other pair is returned as it is (labels [N] against predictions
     [N, 1] compare elementwise instead of broadcasting to [N, N])."""
-    from tensorflux._src import array_ops
     ra, rb = a.shape.rank, b.shape.rank
     if ra is None or rb is None or abs(ra - rb) != 1:
         return a, b
@@ -223,7 +224,6 @@ def get(identifier):
     if identifier is None or callable(identifier):
         return identifier
     if isinstance(identifier, dict):
-        from tensorflux._src.keras import serialization
         return serialization.deserialize(identifier, "losses")
     if isinstance(identifier, str):
         if identifier in _FUNCTIONS:
@@ -239,7 +239,6 @@ def get(identifier):
 def serialize(loss):
     """Keras's config of a loss object, or the name of a loss function."""
     if isinstance(loss, Loss):
-        from tensorflux._src.keras import serialization
         return serialization.serialize(loss, "losses")
     name = getattr(loss, "__name__", None)
     if name in _FUNCTIONS and _FUNCTIONS[name] is loss:
@@ -256,15 +255,12 @@ def deserialize(config, custom_objects=None):
         if custom_objects and config in custom_objects:
             return custom_objects[config]
         if ">" in config:
-            from tensorflux._src.keras import serialization
             return serialization.lookup("losses", config, config, custom_objects)
         return get(config)
-    from tensorflux._src.keras import serialization
     return serialization.deserialize(config, "losses", custom_objects)
 
 
 def _register():
-    from tensorflux._src.keras import serialization
     for cls in _CLASSES + [LossFunctionWrapper]:
         serialization._registry.setdefault("losses", {})[cls.__name__] = cls
 

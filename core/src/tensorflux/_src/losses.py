@@ -5,6 +5,7 @@ from tensorflux._src import math_ops, nn_ops, reduce_ops
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.gather_ops import one_hot
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.nn_ext_ops import l2_normalize
 
 # Keras's fuzz factor: probabilities are clipped to [EPSILON, 1 - EPSILON] before taking logs.
 EPSILON = 1e-7
@@ -208,7 +209,6 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     >>> tx.losses.cosine_similarity(tx.constant([[1.0, 0.0]]), tx.constant([[2.0, 0.0]])).numpy()
     array([-1.], dtype=float32)
     """
-    from tensorflux._src.nn_ext_ops import l2_normalize
     y_true, y_pred = _pair(y_true, y_pred)
     return -math_ops.reduce_sum(l2_normalize(y_true, axis=axis) * l2_normalize(y_pred, axis=axis), axis=axis)
 

@@ -4,13 +4,21 @@ Dtypes are never promoted implicitly (docs/dtypes.md): Tensors of different dtyp
 a TypeError, Python scalars and NumPy values next to a Tensor take its dtype, true division of
 integers casts them to a float type first, and comparisons give bool."""
 
+import numpy as np
+
+from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src import eager_tensor as _eager_tensor
+from tensorflux._src import graph as _graph
+from tensorflux._src import lib
+from tensorflux._src import op_def_library
 from tensorflux._src.array_ops import cast, reshape
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.operation import Tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
+from tensorflux._src.eager_tensor import EagerTensor as _EagerTensor
+
+_c = lib.c
 
 
 def add(x, y, name=None):
@@ -258,8 +266,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     ta = adjoint_a if adjoint_a is not False else transpose_a
     tb = adjoint_b if adjoint_b is not False else transpose_b
 
-    import numpy as np  # local: this function is the only part of the module the batch dispatch touches
-
     def rank(v):
         shape = getattr(v, "shape", None)  # Tensors, EagerTensors and Variables have a TensorShape
         return shape.rank if hasattr(shape, "rank") else np.ndim(v)
@@ -375,5 +381,37 @@ def _override_operators():
     Tensor.__array_ufunc__ = None
 
 
+def _fast_operator(sig, reverse, fallback):
+    """An operator running ``sig`` straight through eager_execute (the per-op overhead is a
+    headline number); outside eager mode, and for string tensors (whose ``+`` is the Add op, not
+    AddV2), it defers to ``fallback``, the symbolic operator."""
+    stack = _graph._default_graph_stack
+    tls = _context._tls
+    execute = _c.eager_execute
+
+    def op(self, other):
+        if stack.stack or (_context._eager_disabled and not tls.force_eager) or self._dtype_enum == 7:
+            return fallback(self, other)
+        spec = sig._spec or op_def_library.eager_spec(sig)
+        return execute(spec, (other, self) if reverse else (self, other), (), tls.device)
+
+    op.__name__ = fallback.__name__
+    return op
+
+
+def _install_eager_operators():
+    """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly); +, - and *
+    skip the Python layers in between."""
+    for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+                 "__matmul__", "__rmatmul__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+                 "__rpow__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",
+                 "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"):
+        setattr(_EagerTensor, name, getattr(Tensor, name))
+    for dunder, sig in (("add", gen_ops._ADD_V2), ("sub", gen_ops._SUB), ("mul", gen_ops._MUL)):
+        for reverse in (False, True):
+            name = "__%s%s__" % ("r" if reverse else "", dunder)
+            setattr(_EagerTensor, name, _fast_operator(sig, reverse, getattr(Tensor, name)))
+
+
 _override_operators()
-_eager_tensor._install_operators()
+_install_eager_operators()

@@ -3,6 +3,7 @@ checks (``ensure_shape``, ``broadcast_dynamic_shape``, ``required_space_to_batch
 ``parallel_stack``, ``timestamp``, ``guarantee_const``, ``type_spec_from_value``,
 ``get_current_name_scope``, ``get_logger`` and the variable-distribution enums."""
 
+import contextlib
 import enum
 import logging
 import time
@@ -13,16 +14,16 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import errors as _errors
 from tensorflux._src.array_ops import concat, identity, stack
-from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.constant_op import convert_to_tensor, to_numpy
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import control_dependencies, get_default_graph, name_scope
 from tensorflux._src.nest import flatten
 from tensorflux._src.tensor_shape import TensorShape, as_shape
-
-TOP_LEVEL = ["group", "tuple", "ensure_shape", "broadcast_dynamic_shape", "get_current_name_scope", "get_logger",
-             "parallel_stack", "required_space_to_batch_paddings", "timestamp", "guarantee_const",
-             "type_spec_from_value", "VariableAggregation", "VariableSynchronization"]
+from tensorflux._src.check_ops import Assert
+from tensorflux._src.script_ops import numpy_function
+from tensorflux._src.composite import CompositeTensor, TypeSpec
+from tensorflux._src.function import TensorSpec
 
 
 def _tensor(x, dtype=None, name=None):
@@ -148,8 +149,6 @@ def ensure_shape(x, shape, name=None):
         if static:  # everything expected is known already, and was checked above
             out = identity(x)
         else:
-            from tensorflux._src.check_ops import Assert
-
             dims = gen_ops.shape(x, out_type=_dtypes.int64)
             want = [-1 if d is None else d for d in shape.as_list()]
             known = np.array([d is not None for d in shape.as_list()])
@@ -193,7 +192,6 @@ def broadcast_dynamic_shape(shape_x, shape_y):
                                                    % (",".join(map(str, sx.numpy())),
                                                       ",".join(map(str, sy.numpy()))))
             return gen_ops.select_v2(gen_ops.equal(a, one), b, a)
-        from tensorflux._src.check_ops import Assert
 
         check = Assert(ok, ["Incompatible shapes:", sx, "vs.", sy])
         with control_dependencies([check]):
@@ -201,8 +199,6 @@ def broadcast_dynamic_shape(shape_x, shape_y):
 
 
 def _nullscope():
-    import contextlib
-
     return contextlib.nullcontext()
 
 
@@ -268,7 +264,6 @@ def timestamp(name=None):
     """
     if _context.executing_eagerly():
         return convert_to_tensor(np.float64(time.time()))
-    from tensorflux._src.script_ops import numpy_function
 
     out = numpy_function(lambda: np.float64(time.time()), [], _dtypes.float64, stateful=True,
                          name=name or "Timestamp")
@@ -294,9 +289,6 @@ def type_spec_from_value(value):
     >>> tx.type_spec_from_value(np.ones([2, 3]))
     TensorSpec(shape=(2, 3), dtype=float64, name=None)
     """
-    from tensorflux._src.composite import CompositeTensor, TypeSpec
-    from tensorflux._src.function import TensorSpec
-
     if isinstance(value, CompositeTensor):
         return value._type_spec
     if isinstance(value, TypeSpec):
@@ -305,7 +297,6 @@ def type_spec_from_value(value):
         return TensorSpec(value.shape, value.dtype)
     if hasattr(value, "handle") and hasattr(value, "dtype") and hasattr(value, "shape"):  # a Variable
         return TensorSpec(value.shape, value.dtype)
-    from tensorflux._src.constant_op import to_numpy
 
     try:
         arr = to_numpy(value)

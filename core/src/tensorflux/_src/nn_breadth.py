@@ -16,6 +16,9 @@ from tensorflux._src.nn_ext_ops import embedding_lookup
 from tensorflux._src.nn_ops import batch_normalization
 from tensorflux._src.segment_ops import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum
 from tensorflux._src.tensor_utils import get_static_value
+from tensorflux._src.sparse_ops import as_sparse
+from tensorflux._src.sparse_array_ops import fill_empty_rows, reshape_sparse, retain
+from tensorflux._src.sparse_tensor import SparseTensor
 
 SUBMODULE_NAMES = {"nn": ["with_space_to_batch", "atrous_conv2d_transpose", "batch_norm_with_global_normalization",
                           "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]}
@@ -174,7 +177,6 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=
     [[5.0], [2.0]]
     """
     del allow_fast_lookup  # a TensorFlow performance hint; the result is the same
-    from tensorflux._src.sparse_ops import as_sparse
 
     combiner = _combiner(combiner)
     with name_scope(name or "embedding_lookup_sparse"):
@@ -219,10 +221,6 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     >>> tx.nn.safe_embedding_lookup_sparse(tx.constant([[1.0], [2.0]]), ids).numpy().tolist()
     [[2.0], [0.0], [0.0]]
     """
-    from tensorflux._src.sparse_array_ops import fill_empty_rows, reshape_sparse, retain
-    from tensorflux._src.sparse_ops import as_sparse
-    from tensorflux._src.sparse_tensor import SparseTensor
-
     if embedding_weights is None:
         raise ValueError("Missing embedding_weights %s." % (embedding_weights,))
     parts = list(embedding_weights) if isinstance(embedding_weights, (list, tuple)) else [embedding_weights]

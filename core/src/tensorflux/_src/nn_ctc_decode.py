@@ -4,13 +4,17 @@
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
+from tensorflux._src import context as _context
+from tensorflux._src import errors as _errors
 from tensorflux._src.array_ext import sequence_mask
 from tensorflux._src.array_ops import concat, stack
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.gather_ops import where
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.graph import name_scope
+from tensorflux._src.graph import name_scope, control_dependencies
+from tensorflux._src.sparse_tensor import SparseTensor
+from tensorflux._src.check_ops import Assert
 
 SUBMODULE_NAMES = {"nn": ["collapse_repeated", "ctc_unique_labels", "ctc_greedy_decoder"]}
 
@@ -107,8 +111,6 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     >>> tx.sparse.to_dense(d).numpy().tolist()
     [[1, 0]]
     """
-    from tensorflux._src.sparse_tensor import SparseTensor
-
     with name_scope("CTCGreedyDecoder"):
         inputs = _tensor(inputs, name="inputs")
         seq = _tensor(sequence_length, dtype=_dtypes.int32, name="sequence_length")
@@ -153,11 +155,6 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
 def _checked_lengths(seq, max_time):
     """``seq``, checked to be at most max_time (InvalidArgumentError as TensorFlow's
     CTCGreedyDecoder: eagerly at once, in a graph when it runs)."""
-    from tensorflux._src import context as _context
-    from tensorflux._src import errors as _errors
-    from tensorflux._src.check_ops import Assert
-    from tensorflux._src.graph import control_dependencies
-
     too_long = gen_ops.any(gen_ops.greater(seq, max_time), _c(np.int32(0)))
     message = "sequence_length(b) <= max_time"
     if _context.executing_eagerly():

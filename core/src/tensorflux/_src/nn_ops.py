@@ -1,12 +1,13 @@
 """Neural-network ops (``tx.nn``): activations, softmax family, losses, convolution, pooling,
 normalization. Thin compositions over the generated wrappers, with TensorFlow 2 signatures."""
 
+import numpy as np
+
 from tensorflux._src import math_ops
+from tensorflux._src import array_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
-
-# Top-level names this module would like exported from ``tensorflux`` (none: all live in tx.nn).
-TOP_LEVEL = []
+from tensorflux._src.constant_op import constant, convert_to_tensor
 
 
 def relu(features, name=None):
@@ -94,9 +95,6 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     default the last); the result has the logits' shape without that axis. Like TensorFlow 2,
     the class axis is moved last and the outer dimensions flattened around the 2-D op; returns
     the loss only."""
-    import numpy as np
-    from tensorflux._src import array_ops
-    from tensorflux._src.constant_op import constant, convert_to_tensor
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)
     rank = logits.shape.rank
@@ -201,24 +199,14 @@ def in_top_k(targets, predictions, k, name=None):
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
                      is_training=True, name=None, exponential_avg_factor=1.0):
     """FusedBatchNormV3 as tf.compat.v1.nn.fused_batch_norm: returns (y, batch_mean, batch_variance)."""
-    from tensorflux._src import constant_op
-    import numpy as np
     if mean is None:
-        mean = constant_op.constant(np.zeros((0,), np.float32))
+        mean = constant(np.zeros((0,), np.float32))
     if variance is None:
-        variance = constant_op.constant(np.zeros((0,), np.float32))
+        variance = constant(np.zeros((0,), np.float32))
     out = gen_ops.fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=float(epsilon),
                                       exponential_avg_factor=float(exponential_avg_factor),
                                       data_format=data_format, is_training=is_training, name=name)
     return out[0], out[1], out[2]
-
-
-def _rsqrt(x):
-    if hasattr(gen_ops, "rsqrt"):
-        return gen_ops.rsqrt(x)
-    if hasattr(gen_ops, "sqrt"):
-        return math_ops.divide(1.0, gen_ops.sqrt(x))
-    return gen_ops.pow(x, -0.5)
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
@@ -230,7 +218,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     array([[-1.],
            [ 1.]], dtype=float32)
     """
-    inv = _rsqrt(math_ops.add(variance, variance_epsilon))
+    inv = gen_ops.rsqrt(math_ops.add(variance, variance_epsilon))
     if scale is not None:
         inv = math_ops.multiply(inv, scale)
     shift = math_ops.negative(math_ops.multiply(mean, inv))
@@ -266,19 +254,17 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     >>> sorted(set(y.numpy().tolist()))
     [0.0, 2.0]
     """
-    from tensorflux._src import array_ops, constant_op
-    import numpy as np
     if isinstance(rate, (int, float)) and not 0 <= rate < 1:
         raise ValueError("rate must be a scalar in [0, 1), got %r" % (rate,))
-    x = x if isinstance(x, _TENSORS) else constant_op.constant(x)
+    x = x if isinstance(x, _TENSORS) else constant(x)
     if isinstance(rate, (int, float)) and rate == 0:
         return array_ops.identity(x, name=name)
-    shape = gen_ops.shape(x) if noise_shape is None else constant_op.constant(np.asarray(noise_shape, np.int32))
+    shape = gen_ops.shape(x) if noise_shape is None else constant(np.asarray(noise_shape, np.int32))
     seed1, seed2 = (0, 0) if seed is None else (87654321, int(seed))
     noise = gen_ops.random_uniform(shape, dtype=x.dtype, seed=seed1, seed2=seed2)
-    keep = gen_ops.cast(gen_ops.greater_equal(noise, constant_op.constant(np.asarray(rate, x.dtype.as_numpy_dtype))),
+    keep = gen_ops.cast(gen_ops.greater_equal(noise, constant(np.asarray(rate, x.dtype.as_numpy_dtype))),
                         DstT=x.dtype)
-    scale = constant_op.constant(np.asarray(1.0 / (1.0 - rate), x.dtype.as_numpy_dtype))
+    scale = constant(np.asarray(1.0 / (1.0 - rate), x.dtype.as_numpy_dtype))
     return math_ops.multiply(math_ops.multiply(x, scale), keep, name=name)
 
 
@@ -291,7 +277,6 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits needs both labels and logits")
-    from tensorflux._src.constant_op import convert_to_tensor
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)
     if not logits.shape.is_compatible_with(labels.shape):

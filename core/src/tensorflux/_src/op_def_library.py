@@ -13,7 +13,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
-from tensorflux._src.eager_tensor import EagerTensor, _convert
+from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import engine_dims
 
@@ -162,6 +162,7 @@ def _apply_graph_op(sig, name, args, attr_values):
 
 
 def _convert_inputs(sig, args, inferred, g):
+    # Imported here: constant_op imports this module.
     from tensorflux._src.constant_op import constant_in_graph, convert_to_tensor, needs_conversion_op
 
     inputs = []
@@ -277,7 +278,3 @@ def convert_attr(name, kind, value):
         conv = _CONVERTERS[kind & ~LIST]
         return [conv(name, v) for v in value]
     return _CONVERTERS[kind](name, value)
-
-
-
-lib.c.eager_register_converters(_convert, convert_attr, _dtypes.DType)

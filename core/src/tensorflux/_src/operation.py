@@ -2,6 +2,7 @@
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import lib
+from tensorflux._src import errors
 from tensorflux._src.tensor_shape import TensorShape, as_shape, engine_dims
 
 _c = lib.c
@@ -13,11 +14,25 @@ _ATTR_TYPE, _ATTR_SHAPE, _ATTR_LIST, _ATTR_PROTO = (_c.ATTR_KINDS[k] for k in ("
 newaxis = None
 
 
+def _no_default_session():
+    return None
+
+
+# What Tensor.eval and Operation.run use without session=: session.py installs its
+# get_default_session here when imported (Note [Import layering]: tensors do not import sessions).
+_default_session = _no_default_session
+
+
+def install_default_session(getter):
+    """Makes ``getter`` (no arguments -> the default Session or None) what Tensor.eval and
+    Operation.run use when no session is given; session.py calls it when imported."""
+    global _default_session
+    _default_session = getter
+
+
 def _session_for(session, element):
     if session is None:
-        from tensorflux._src.session import get_default_session
-
-        session = get_default_session()
+        session = _default_session()
         if session is None:
             raise ValueError("Cannot evaluate %s: no session was given and no default session is registered (use "
                              "`with tx.Session():` or pass session=)." % element.name)
@@ -102,8 +117,6 @@ class Operation:
         """The value of attr ``name``: bytes, int, float, bool, `DType`, `TensorShape`, a NumPy
         array for tensors, lists of those, or the AttrValue field (protobuf) for other kinds.
         Raises ValueError when there is no such attr."""
-        from tensorflux._src import errors
-
         try:
             kind, value = _c.op_get_attr(self._h, name)
         except errors.OpError as e:
@@ -192,8 +205,6 @@ class Tensor:
 
     def set_shape(self, shape):
         """Refines the static shape; ValueError when ``shape`` is incompatible with it."""
-        from tensorflux._src import errors
-
         shape = as_shape(shape)
         try:
             _c.graph_set_shape(self._op._graph._h, self._op._h, self._index, engine_dims(shape))
@@ -234,12 +245,7 @@ class Tensor:
         raise TypeError("Cannot convert a symbolic tx.Tensor (%s) to a NumPy array: run it in a Session to "
                         "get its value. (The value of a feed cannot be a tx.Tensor either.)" % self.name)
 
-    def __getitem__(self, slice_spec):
-        """NumPy-style indexing: ints, slices (with steps), ``...``, ``newaxis`` and scalar int
-        tensors become one StridedSlice; a lone 1-D int index gathers along the first axis."""
-        from tensorflux._src.array_ops import slice_helper
-
-        return slice_helper(self, slice_spec)
+    # Indexing (``t[...]``): array_ops installs __getitem__ (Note [Import layering]).
 
     # Note [Tensor equality]: TensorFlow 2's rule. Where code runs eagerly outside functions (the
     # default), == and != on a tensor of a function graph are element-wise ops and the tensor is
@@ -293,6 +299,7 @@ class TensorRef:
 def _uses_equality(t):
     """Note [Tensor equality]: True where == on ``t`` is element-wise (``t`` is eager, or belongs
     to a function graph while code outside functions runs eagerly)."""
+    # Imported here: context imports this module (through graph).
     from tensorflux._src import context
 
     if not context.executing_eagerly_outside_functions():
@@ -306,6 +313,7 @@ def _elementwise_equality(op_name, x, y):
     shapes that do not broadcast give a False (True for !=) scalar instead of an error."""
     if y is None:
         return op_name == "not_equal"
+    # Imported here: constant_op imports this module, and gen_ops (through op_def_library).
     from tensorflux._src.constant_op import convert_to_tensor
     from tensorflux._src.generated import gen_ops
 
@@ -318,6 +326,5 @@ def _elementwise_equality(op_name, x, y):
 
 
 def _is_eager(x):
-    from tensorflux._src.eager_tensor import EagerTensor
-
-    return isinstance(x, EagerTensor)
+    # EagerTensor's engine base class: eager_tensor.py imports this module (Note [Import layering]).
+    return isinstance(x, _c.EagerTensorBase)

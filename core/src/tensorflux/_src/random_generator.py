@@ -26,6 +26,11 @@ from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.random_ops import (_affine, _check_seed_tensor, _philox4x32, _shape_tensor,
                                         key_counter_from_seed, key_counter_tensors, static_seed)
+from tensorflux._src.variables import Variable
+from tensorflux._src.array_ops import identity, slice as slice_, stack, unstack
+from tensorflux._src.math_ops import cast, multiply
+from tensorflux._src.reduce_ops import reduce_prod
+from tensorflux._src.shape_ops import zeros_like
 
 __all__ = ["Algorithm", "Generator", "create_rng_state", "get_global_generator", "set_global_generator",
            "stateless_fold_in", "stateless_split"]
@@ -84,8 +89,6 @@ class Generator:
     ``Generator.from_state(state, alg)``; draws advance the state."""
 
     def __init__(self, copy_from=None, state=None, alg=None):
-        from tensorflux._src.variables import Variable
-
         if copy_from is not None:
             if state is not None or alg is not None:
                 raise ValueError("When copy_from is given, state and alg must be None.")
@@ -154,17 +157,11 @@ class Generator:
         self._advance(convert_to_tensor(int(delta) * _COUNTER_STRIDE, dtype=_dtypes.int64))
 
     def _advance(self, amount):
-        from tensorflux._src.array_ops import stack
-
         zero = constant(np.int64(0))
         return self._state_var.assign_add(stack([amount, zero, zero]), read_value=False)
 
     def _draw(self, sample, shape, name):
         """sample(shape_tensor, key, counter, alg) drawn from the current state, which then moves on."""
-        from tensorflux._src.array_ops import identity, slice as slice_
-        from tensorflux._src.math_ops import cast, multiply
-        from tensorflux._src.reduce_ops import reduce_prod
-
         eager = _context.executing_eagerly()
         with _graph.name_scope(name) if not eager else _nullcontext():
             shape_t = _shape_tensor(shape)
@@ -232,16 +229,11 @@ class Generator:
     def make_seeds(self, count=1):
         """``count`` seeds for the stateless ops: an int64 tensor of shape [2, count] (row 1 zeros,
         as TensorFlow: the stateless ops scramble the pair, so one random word suffices)."""
-        from tensorflux._src.array_ops import stack
-        from tensorflux._src.shape_ops import zeros_like
-
         keys = self.uniform_full_int([count], _dtypes.int64)
         return stack([keys, zeros_like(keys)])
 
     def split(self, count=1):
         """``count`` new generators, each keyed by a word drawn from this one (state [0, 0, key])."""
-        from tensorflux._src.array_ops import stack, unstack
-
         keys = self.uniform_full_int([count], _dtypes.int64)
         zero = constant(np.int64(0))
         return [Generator(state=stack([zero, zero, k]), alg=self._alg) for k in unstack(keys, num=count)]

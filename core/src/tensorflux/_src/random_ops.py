@@ -31,6 +31,7 @@ import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import graph as _graph
+from tensorflux._src import context
 from tensorflux._src.constant_op import constant, convert_to_tensor, holds_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
@@ -58,8 +59,6 @@ def set_seed(seed):
     >>> bool(tx.reduce_all(a == tx.random.uniform([3])))
     True
     """
-    from tensorflux._src import context
-
     if context.executing_eagerly():
         _EagerSeed.seed = None if seed is None else int(seed)
         _EagerSeed.rng = None if seed is None else pyrandom.Random(int(seed))
@@ -70,8 +69,6 @@ def set_seed(seed):
 
 def get_seed(op_seed):
     """The (seed, seed2) pair for an op made now in the default graph, or eagerly (Note [Seeds])."""
-    from tensorflux._src import context
-
     if context.executing_eagerly():
         graph_seed = _EagerSeed.seed
         if graph_seed is not None and op_seed is None:

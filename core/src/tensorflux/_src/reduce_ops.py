@@ -5,8 +5,7 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.math_ops import _reduction
 
-# Names the lead exports at top level and in submodules (see the package __init__).
-TOP_LEVEL = ["reduce_prod", "reduce_max", "reduce_min", "reduce_all", "reduce_any", "argmax", "argmin"]
+# Names the lead exports in submodules (see the package __init__).
 SUBMODULE_NAMES = {"math": ["reduce_prod", "reduce_max", "reduce_min", "reduce_all", "reduce_any", "argmax", "argmin",
                             "cumsum"]}
 

@@ -26,6 +26,9 @@ from tensorflux._src import errors as _errors
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.constant_op import constant, convert_to_tensor
+from tensorflux._src.backprop import GradientTape, custom_gradient
+from tensorflux._src.shape_ops import zeros_like
 
 _c = lib.c
 _ids = itertools.count()
@@ -38,9 +41,7 @@ _EXCEPTION_CODES = ((ValueError, _errors.INVALID_ARGUMENT), (TypeError, _errors.
 
 def _error_of(exc):
     """(code, message) for the exception ``exc`` raised by a user function."""
-    from tensorflux._src.errors import OpError
-
-    if isinstance(exc, OpError):
+    if isinstance(exc, _errors.OpError):
         code = exc.error_code
     else:
         code = next((c for t, c in _EXCEPTION_CODES if isinstance(exc, t)), _errors.UNKNOWN)
@@ -119,8 +120,6 @@ def _as_list(result, n, what):
 
 
 def _eager_outputs(tout, what):
-    from tensorflux._src.constant_op import convert_to_tensor
-
     def convert(result):
         out = []
         for i, (v, dt) in enumerate(zip(_as_list(result, len(tout), what), tout)):
@@ -144,8 +143,6 @@ def _numpy_outputs(tout, what):
 
 def _eager_call(func):
     """func over EagerTensors, called with NumPy arrays."""
-    from tensorflux._src.constant_op import constant
-
     def call(arrays):
         return func(*[constant(a) for a in arrays])
 
@@ -154,10 +151,6 @@ def _eager_call(func):
 
 def _grad_callback(func, num_inputs):
     """The gradient of ``func``: (inputs..., output gradients...) -> one gradient per input."""
-    from tensorflux._src.backprop import GradientTape
-    from tensorflux._src.constant_op import constant
-    from tensorflux._src.shape_ops import zeros_like
-
     def grad(arrays):
         with _context.eager_scope():
             xs = [constant(a) for a in arrays[:num_inputs]]
@@ -213,9 +206,6 @@ def py_function(func, inp, Tout, name=None):
 
 
 def _eager_py_function(func, forward, token, inp, tout, name):
-    from tensorflux._src.backprop import custom_gradient
-    from tensorflux._src.constant_op import convert_to_tensor
-
     xs = [convert_to_tensor(x) for x in inp]
 
     def run(*args):
@@ -234,8 +224,6 @@ def _eager_py_function(func, forward, token, inp, tout, name):
         outs = run(*args)
 
         def grad(*dys):
-            from tensorflux._src.shape_ops import zeros_like
-
             dys = [zeros_like(o) if d is None else d for o, d in zip(outs, dys)]
             g_token = _new_token("pyfunc_grad")
             _c.register_host_callback(g_token, _grad_callback(func, len(args)))

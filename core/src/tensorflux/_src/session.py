@@ -13,7 +13,7 @@ import threading
 from tensorflux._src import errors
 from tensorflux._src import graph as _graph
 from tensorflux._src import lib
-from tensorflux._src.operation import Operation, Tensor, TensorLike
+from tensorflux._src.operation import Operation, Tensor, TensorLike, install_default_session
 
 _c = lib.c
 _LEAVES = (Tensor, Operation, str, TensorLike)
@@ -32,6 +32,9 @@ def get_default_session():
     """The innermost session entered with ``with sess:`` in this thread, or None."""
     stack = _default_sessions.stack
     return stack[-1] if stack else None
+
+
+install_default_session(get_default_session)
 
 
 def _none(results):

@@ -10,9 +10,7 @@ from tensorflux._src.constant_op import constant, convert_to_tensor, holds_tenso
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
-# Names the lead exports at top level and in submodules (see the package __init__).
-TOP_LEVEL = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "shape", "size", "rank", "identity_n",
-             "stop_gradient"]
+# Names the lead exports in submodules (see the package __init__).
 SUBMODULE_NAMES = {"debugging": ["check_numerics"], "math": []}
 
 

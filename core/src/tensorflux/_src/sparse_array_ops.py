@@ -10,13 +10,14 @@ from tensorflux._src.array_ops import cast, concat, reshape, stack
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.gather_ops import gather, where
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.graph import name_scope
+from tensorflux._src.graph import name_scope, control_dependencies
 from tensorflux._src.nest import flatten, map_structure
 from tensorflux._src.shape_ops import fill, ones
 from tensorflux._src.shape_ops import range as _range
 from tensorflux._src.shape_ops import shape as _shape
-from tensorflux._src.sparse_ops import _tensor, as_sparse, reorder, to_dense
+from tensorflux._src.sparse_ops import _tensor, as_sparse, reorder, to_dense, from_dense
 from tensorflux._src.sparse_tensor import SparseTensor, _static_vector
+from tensorflux._src.check_ops import assert_equal, assert_greater_equal
 
 _I64 = _dtypes.int64
 
@@ -57,8 +58,6 @@ def concat_sparse(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
     >>> tx.sparse.to_dense(tx.sparse.concat(1, [a, b])).numpy().tolist()
     [[1, 0, 0], [0, 0, 2]]
     """
-    from tensorflux._src.sparse_ops import from_dense
-
     inputs = [x if isinstance(x, SparseTensor) else from_dense(x) for x in sp_inputs]
     if len(inputs) == 1:
         return inputs[0]
@@ -207,11 +206,8 @@ def reset_shape(sp_input, new_shape=None):
             raise ValueError("new_shape %s is smaller than the SparseTensor's dense shape %s in some dimension"
                              % (new_v, old_v))
         return SparseTensor(sp.indices, sp.values, new)
-    from tensorflux._src.check_ops import assert_greater_equal
 
     with name_scope("reset_shape"):
-        from tensorflux._src.graph import control_dependencies
-
         check = assert_greater_equal(new, sp.dense_shape, message="new_shape must be at least the dense shape")
         with control_dependencies([check] if check is not None else []):
             new = gen_ops.identity(new)
@@ -267,7 +263,6 @@ def map_values(op, *args, **kwargs):
     for other in sparse[1:]:
         if other.indices is first.indices and other.dense_shape is first.dense_shape:
             continue
-        from tensorflux._src.check_ops import assert_equal
 
         deps.append(assert_equal(other.indices, first.indices, message="SparseTensors to map_values must have "
                                  "the same indices"))
@@ -277,7 +272,6 @@ def map_values(op, *args, **kwargs):
     def unwrap(x):
         return x.values if isinstance(x, SparseTensor) else x
 
-    from tensorflux._src.graph import control_dependencies
 
     with control_dependencies([d for d in deps if d is not None]):
         values = op(*map_structure(unwrap, list(args)), **map_structure(unwrap, dict(kwargs)))

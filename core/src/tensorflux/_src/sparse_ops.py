@@ -203,5 +203,19 @@ def dense_cwise(sp, dense, kind):
     return sp.with_values(op(sp.indices, sp.values, sp.dense_shape, _tensor(dense, sp.dtype)))
 
 
+def _sparse_mul(self, other):
+    return dense_cwise(self, other, "mul")
+
+
+def _sparse_truediv(self, other):
+    return dense_cwise(self, other, "div")
+
+
+_sparse_mul.__name__, _sparse_truediv.__name__ = "__mul__", "__truediv__"
+# SparseTensor's operators are installed from here: sparse_tensor.py sits below the sparse ops
+# (Note [Import layering]).
+SparseTensor.__mul__ = _sparse_mul
+SparseTensor.__truediv__ = SparseTensor.__div__ = _sparse_truediv
+
 __all__ = ["add", "from_dense", "maximum", "minimum", "reduce_max", "reduce_sum", "reorder", "softmax",
            "sparse_dense_matmul", "to_dense"]

@@ -15,6 +15,8 @@ from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.tensor_shape import TensorShape, as_shape
+from tensorflux._src.graph import name_scope
+from tensorflux._src.function import TensorSpec
 
 
 def _static_vector(t):
@@ -44,8 +46,6 @@ class SparseTensor(_composite.CompositeTensor):
     __slots__ = ("_indices", "_values", "_dense_shape", "_shape")
 
     def __init__(self, indices, values, dense_shape):
-        from tensorflux._src.graph import name_scope
-
         with name_scope("SparseTensor"):
             self._indices = indices if _is_int64_tensor(indices) else convert_to_tensor(indices, dtype=_dtypes.int64)
             self._values = values if isinstance(values, _TENSORS) else convert_to_tensor(values)
@@ -149,17 +149,8 @@ class SparseTensor(_composite.CompositeTensor):
     def _type_spec(self):
         return SparseTensorSpec(self._shape, self.dtype)
 
-    def __mul__(self, other):
-        from tensorflux._src import sparse_ops
-
-        return sparse_ops.dense_cwise(self, other, "mul")
-
-    def __truediv__(self, other):
-        from tensorflux._src import sparse_ops
-
-        return sparse_ops.dense_cwise(self, other, "div")
-
-    __div__ = __truediv__
+    # ``*`` and ``/`` with a dense tensor: sparse_ops installs __mul__ and __truediv__ (Note [Import
+    # layering]).
 
     def __bool__(self):
         raise TypeError("Using a tx.SparseTensor as a Python bool is not allowed; convert it with "
@@ -212,8 +203,6 @@ class SparseTensorSpec(_composite.TypeSpec):
                 and self._shape.is_compatible_with(spec.shape))
 
     def _component_specs(self):
-        from tensorflux._src.function import TensorSpec
-
         rank = self._shape.rank
         return [TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], self._dtype),
                 TensorSpec([rank], _dtypes.int64)]

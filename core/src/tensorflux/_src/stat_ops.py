@@ -6,7 +6,7 @@ the norm clipping functions of ``tx.clip_by_norm`` / ``tx.clip_by_global_norm``.
 import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src.array_ops import cast, reshape
+from tensorflux._src.array_ops import cast, reshape, transpose
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
@@ -268,8 +268,6 @@ def zero_fraction(value, name=None):
 
 
 def _approx_k(operand, k, reduction_dimension, largest, name):
-    from tensorflux._src.array_ops import transpose
-
     with name_scope(name):
         x = _tensor(operand)
         rank = x.shape.rank

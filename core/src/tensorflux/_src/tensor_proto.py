@@ -5,8 +5,7 @@ import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.eager_tensor import EagerTensor
-
-TOP_LEVEL = ["make_tensor_proto", "make_ndarray"]
+from tensorflux._src.constant_op import to_numpy
 
 # Note [TensorProto layout]
 # TensorFlow writes a tensor of a fixed-width numeric dtype (not uint16) with more than one element, and as
@@ -37,8 +36,6 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     >>> [d.size for d in proto.tensor_shape.dim], len(proto.tensor_content)
     ([2, 2], 16)
     """
-    from tensorflux._src.constant_op import to_numpy
-
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
     if isinstance(values, EagerTensor):

@@ -2,14 +2,20 @@
 VarHandleOp / ReadVariableOp / AssignVariableOp / ...), with TensorFlow's graph-mode API."""
 
 import itertools
+import weakref
 
 from tensorflux._src import context as _context
 from tensorflux._src import graph as _graph
+from tensorflux._src import lib
+from tensorflux._src import errors
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
-from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality
+from tensorflux._src.operation import Tensor, TensorLike, TensorRef, _elementwise_equality, _session_for
 from tensorflux._src.tensor_shape import as_shape
 from tensorflux._src.variable_slice import VariableSlice
+from tensorflux._src.session import Session
+
+_c = lib.c
 
 
 def _collections(g):
@@ -21,14 +27,19 @@ def _collections(g):
 
 
 _eager_ids = itertools.count(1)
+# Eager Variables by the identity of their handle: GradientTape.watched_variables() and tx.function
+# captures find the Variable a watched or captured handle belongs to.
+_by_handle_id = weakref.WeakValueDictionary()
+
+
+def variable_by_handle_id(handle_id):
+    """The live eager Variable whose handle has eager tensor id ``handle_id``, or None."""
+    return _by_handle_id.get(handle_id)
 
 
 def _lift_initial_value(t):
     """The value of graph tensor ``t`` (computed in a function being traced) for a variable created
     there: evaluated once when it depends on no function argument."""
-    from tensorflux._src import errors
-    from tensorflux._src.session import Session
-
     try:
         with _context.init_scope():
             return Session(graph=t.graph).run(t)
@@ -126,9 +137,7 @@ class Variable(TensorLike):
         self._initial_value = init
         self._initializer = None
         self._trainable = bool(trainable)
-        from tensorflux._src.backprop import register_variable
-
-        register_variable(self)
+        _by_handle_id[_c.eager_tensor_id(self._handle)] = self
 
     def __del__(self):
         if self._eager and self._handle is not None:
@@ -276,7 +285,6 @@ class Variable(TensorLike):
     def eval(self, session=None):
         if self._eager:
             return self.numpy()
-        from tensorflux._src.session import _session_for
         return _session_for(session, self._value).run(self._value)
 
 

@@ -23,6 +23,8 @@ import weakref
 from tensorflux._src.autograph import errors as _errors
 from tensorflux._src.autograph import loops, operators
 from tensorflux._src.autograph.transformer import AG, FunctionConverter
+from tensorflux._src import cond
+from tensorflux._src import while_loop
 
 _log = logging.getLogger("tensorflux.autograph")
 _DO_NOT_CONVERT = "_tx_autograph_do_not_convert"
@@ -249,8 +251,6 @@ def converted_call(f, args, kwargs):
 
 
 def _is_control_flow_api(f):
-    from tensorflux._src import cond, while_loop
-
     return f in (cond.cond, cond.case, cond.switch_case, while_loop.while_loop)
 
 
@@ -278,7 +278,17 @@ def to_graph(entity):
     return convert(_python_function(entity), strict=True)
 
 
-def _python_function(entity):
-    from tensorflux._src.function import Function
+# The tx.function class, whose objects are converted as their Python function: function.py
+# registers it when imported (it imports this module; Note [Import layering]).
+_function_types = ()
 
-    return entity._fn if isinstance(entity, Function) else entity
+
+def register_function_type(cls):
+    """Makes conversion see through instances of ``cls`` (tx.function's Function) to their
+    Python function ``_fn``."""
+    global _function_types
+    _function_types += (cls,)
+
+
+def _python_function(entity):
+    return entity._fn if isinstance(entity, _function_types) else entity

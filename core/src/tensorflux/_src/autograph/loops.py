@@ -8,6 +8,12 @@ from tensorflux._src.autograph.operators import (Undefined, UndefinedReturnValue
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.tensor_array import TensorArray
+from tensorflux._src import dtypes as _dtypes
+from tensorflux._src.shape_ops import shape
+from tensorflux._src.constant_op import convert_to_tensor
+from tensorflux._src.while_loop import while_loop
+from tensorflux._src.tensor_shape import TensorShape, as_shape
+from tensorflux._src.control_flow import shape_at_most_as_general
 
 
 _CHANGED_TO_TENSOR = ("The condition of %s loop started as non-Tensor, then changed to Tensor. This may happen either "
@@ -61,9 +67,6 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop, opt
 
 
 def _tensor_for(x, extra_test, body, get_state, set_state, names, nloop, where, opts):
-    from tensorflux._src import dtypes as _dtypes
-    from tensorflux._src.shape_ops import shape
-
     if x.shape.rank == 0:
         raise TypeError("Cannot iterate over a scalar tensor (for statement at %s)" % where)
     n = x.shape.as_list()[0] if x.shape.rank is not None and x.shape.as_list()[0] is not None else None
@@ -101,9 +104,6 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
     """One tx.while_loop: loop variables ``[counter] + state[:nloop]`` (no counter when None);
     ``test(i)`` and ``step(i)`` run with the state set from the loop variables; ``opts`` are the
     loop's set_loop_options arguments."""
-    from tensorflux._src.constant_op import convert_to_tensor
-    from tensorflux._src.while_loop import while_loop
-
     init = tuple(get_state())
     loop_names = names[:nloop]
     _check_defined(loop_names, init[:nloop], where, kind)
@@ -135,7 +135,6 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
             _check_iteration(name, before, after, inv, where, kind)
         return tuple(([i + 1] if has_counter else head) + list(new))
 
-    from tensorflux._src.tensor_shape import TensorShape
 
     out = while_loop(cond_fn, body_fn, head + start, shape_invariants=[TensorShape([])] * len(head) + invariants,
                      maximum_iterations=opts.get("maximum_iterations"),
@@ -146,8 +145,6 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
 def _shape_invariants(values, start, pairs):
     """The shape invariant of each loop variable (the structure of its value, TensorShape
     leaves): its own shape, or the shape set_loop_options gave for it (matched by identity)."""
-    from tensorflux._src.tensor_shape import TensorShape, as_shape
-
     given = {}
     for pair in pairs:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -187,7 +184,4 @@ def _check_iteration(name, before, after, invariant, where, kind):
 
 
 def _at_most_as_general(shape, invariant):
-    from tensorflux._src.control_flow import shape_at_most_as_general
-    from tensorflux._src.tensor_shape import as_shape
-
     return shape_at_most_as_general(as_shape(shape), invariant)

@@ -17,6 +17,10 @@ from tensorflux._src.nest import flatten
 from tensorflux._src.operation import Tensor
 from tensorflux._src.tensor_array import TensorArray
 from tensorflux._src.variables import Variable
+from tensorflux._src.math_ops import equal, logical_not, not_equal
+from tensorflux._src.cond import cond as tx_cond
+from tensorflux._src.shape_ops import range as tx_range, shape
+from tensorflux._src.control_flow import structure_signature
 
 
 class Undefined:
@@ -87,8 +91,6 @@ def _where():
 def not_(x):
     """``not x``; a logical_not for a tensor."""
     if is_tensor(x):
-        from tensorflux._src.math_ops import logical_not
-
         return logical_not(x)
     return not x
 
@@ -97,9 +99,7 @@ def and_(a_fn, b_fn):
     """``a and b``, evaluating ``b`` only when needed (a tx.cond when ``a`` is a tensor)."""
     a = a_fn()
     if is_tensor(a):
-        from tensorflux._src.cond import cond
-
-        return cond(a, b_fn, lambda: a)
+        return tx_cond(a, b_fn, lambda: a)
     return b_fn() if a else a
 
 
@@ -107,17 +107,13 @@ def or_(a_fn, b_fn):
     """``a or b``, evaluating ``b`` only when needed (a tx.cond when ``a`` is a tensor)."""
     a = a_fn()
     if is_tensor(a):
-        from tensorflux._src.cond import cond
-
-        return cond(a, lambda: a, b_fn)
+        return tx_cond(a, lambda: a, b_fn)
     return a if a else b_fn()
 
 
 def if_exp(cond, body_fn, orelse_fn):
     """``body if cond else orelse``: a tx.cond when ``cond`` is a tensor."""
     if is_tensor(cond):
-        from tensorflux._src.cond import cond as tx_cond
-
         return tx_cond(cond, body_fn, orelse_fn)
     return body_fn() if cond else orelse_fn()
 
@@ -126,8 +122,6 @@ def eq(a, b):
     """``a == b``; element-wise (tx.equal) when either is a graph tensor, as TensorFlow 2's
     tensors compare."""
     if (is_tensor(a) or is_tensor(b)) and a is not None and b is not None:
-        from tensorflux._src.math_ops import equal
-
         return equal(a, b)
     return a == b
 
@@ -135,8 +129,6 @@ def eq(a, b):
 def ne(a, b):
     """``a != b``; element-wise (tx.not_equal) when either is a graph tensor."""
     if (is_tensor(a) or is_tensor(b)) and a is not None and b is not None:
-        from tensorflux._src.math_ops import not_equal
-
         return not_equal(a, b)
     return a != b
 
@@ -144,8 +136,6 @@ def ne(a, b):
 def range_(*args):
     """``range(...)``; tx.range when an argument is a graph tensor (TensorFlow converts it so)."""
     if any(is_tensor(a) for a in args):
-        from tensorflux._src.shape_ops import range as tx_range
-
         return tx_range(*args)
     return builtins.range(*args)
 
@@ -153,14 +143,11 @@ def range_(*args):
 def len_(x):
     """``len(x)``; the size of the first axis of a graph tensor (a tensor when not static)."""
     if is_tensor(x):
-        from tensorflux._src import dtypes
-        from tensorflux._src.shape_ops import shape
-
         if x.shape.rank == 0:
             raise TypeError("len() of a scalar tensor (%s)" % getattr(x, "name", x))
         if x.shape.rank is not None and x.shape.as_list()[0] is not None:
             return x.shape.as_list()[0]
-        return shape(x, out_type=dtypes.int32)[0]
+        return shape(x, out_type=_dtypes.int32)[0]
     return builtins.len(x)
 
 
@@ -169,6 +156,7 @@ def len_(x):
 def print_(*args, **kwargs):
     """Python's print; ``tensorflux.print`` (printing when the graph runs) when an argument is a
     tensor and tensorflux has it."""
+    # Imported here: the tensorflux package imports this module.
     import tensorflux
 
     tx_print = getattr(tensorflux, "print", None)
@@ -216,8 +204,6 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, nouts):
 
 
 def _tensor_if(cond, body, orelse, get_state, set_state, names, nouts, where):
-    from tensorflux._src.cond import cond as tx_cond
-
     init = get_state()
     seen = {}     # branch label -> its raw outputs
     keep = {}     # output position -> the value kept outside the cond (undefined or a Python object)
@@ -288,8 +274,6 @@ def _python_number_fits(x, dtype):
 
 
 def _check_same_structure(name, a, b, when_a, when_b, where, what):
-    from tensorflux._src.control_flow import structure_signature
-
     if structure_signature(a, check_types=False) != structure_signature(b, check_types=False):
         raise ValueError("'%s' has a different nested structure %s (%r) than %s (%r) (%s at %s)"
                          % (name, when_a, a, when_b, b, what, where))

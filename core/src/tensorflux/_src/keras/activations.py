@@ -2,8 +2,10 @@
 `get`/`serialize`/`deserialize` by Keras's names."""
 
 from tensorflux._src import math_ops, nn_ext_ops, nn_ops
+from tensorflux._src.keras import serialization
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.array_ops import split
 
 
 def _t(x):
@@ -165,7 +167,6 @@ def squareplus(x, b=4):
 
 def glu(x, axis=-1):
     """a * sigmoid(b) for the two halves a, b of ``x`` along ``axis``."""
-    from tensorflux._src.array_ops import split
     a, b = split(_t(x), 2, axis=axis)
     return a * gen_ops.sigmoid(b)
 
@@ -208,7 +209,6 @@ def serialize(activation):
     name = getattr(activation, "__name__", None)
     if name in _ALL and _ALL[name] is activation:
         return name
-    from tensorflux._src.keras import serialization
     registered = getattr(activation, "_registered_name", None)
     if registered:
         return registered
@@ -222,6 +222,5 @@ def deserialize(config, custom_objects=None):
     if isinstance(config, str) and custom_objects and config in custom_objects:
         return custom_objects[config]
     if isinstance(config, str) and ">" in config:
-        from tensorflux._src.keras import serialization
         return serialization.lookup("activations", config, config, custom_objects)
     return get(config)

@@ -6,6 +6,8 @@ import random
 import numpy as np
 
 from tensorflux._src.keras import naming
+from tensorflux._src.keras.dtype_policy import global_policy
+from tensorflux._src.random_ops import set_seed
 
 
 def clear_session():
@@ -15,7 +17,6 @@ def clear_session():
 
 def floatx():
     """The default float dtype name ("float32")."""
-    from tensorflux._src.keras.dtype_policy import global_policy
     return global_policy().variable_dtype
 
 
@@ -31,7 +32,6 @@ def image_data_format():
 
 def set_random_seed(seed):
     """Seeds Python's, NumPy's and Tensorflux's random generators (tx.random.set_seed)."""
-    from tensorflux._src.random_ops import set_seed
     random.seed(seed)
     np.random.seed(seed)
     set_seed(seed)

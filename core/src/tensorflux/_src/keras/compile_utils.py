@@ -6,6 +6,7 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import metrics as metrics_module
 from tensorflux._src.keras.metrics_base import Mean, Metric
 from tensorflux._src.nest import flatten
+from tensorflux._src.constant_op import convert_to_tensor
 
 
 def _per_output(spec, output_names, what):
@@ -130,7 +131,6 @@ class CompileMetrics(Metric):
         self._metrics, self._weighted = [], []
 
     def build(self, y_true, y_pred):
-        from tensorflux._src.constant_op import convert_to_tensor
         flat_pred = [convert_to_tensor(p) for p in flatten(y_pred)]
         names = self.output_names if self.output_names and len(self.output_names) == len(flat_pred) else \
             ["output_%d" % i for i in range(len(flat_pred))]

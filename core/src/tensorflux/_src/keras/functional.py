@@ -5,11 +5,14 @@ nodes), so Keras-made functional models load here and the other way round."""
 import collections
 
 from tensorflux._src import math_ops
+from tensorflux._src.keras import masking
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.input_spec import InputSpec, assert_input_compatibility
-from tensorflux._src.keras.keras_tensor import InputLayer, KerasTensor
+from tensorflux._src.keras.keras_tensor import InputLayer, KerasTensor, trace_output_spec
 from tensorflux._src.keras.model import Model
 from tensorflux._src.nest import flatten, map_structure, pack_sequence_as
+from tensorflux._src.keras.layers.ops_layers import KerasOp
+from tensorflux._src.keras.layer import to_tensor
 
 
 def _node_of(t):
@@ -109,7 +112,6 @@ class Functional(Model):
     @property
     def layers(self):
         """The model's layers (Keras's graph operations such as NotEqual are not among them)."""
-        from tensorflux._src.keras.layers.ops_layers import KerasOp
         return [lyr for lyr in self._layers_list if not isinstance(lyr, KerasOp)]
 
     @property
@@ -167,8 +169,6 @@ class Functional(Model):
         return out
 
     def _convert_one(self, x, dtype):
-        from tensorflux._src.keras import masking
-        from tensorflux._src.keras.layer import to_tensor
         x = to_tensor(x)
         if x.dtype.name != dtype and (x.dtype.is_floating or x.dtype.is_integer):
             mask = masking.get_mask(x)
@@ -198,7 +198,6 @@ class Functional(Model):
         return pack_sequence_as(self._outputs_struct, [values[id(t)] for t in self.outputs])
 
     def compute_output_spec(self, *args, **kwargs):
-        from tensorflux._src.keras.keras_tensor import trace_output_spec
         return trace_output_spec(self, args, kwargs)
 
     # ------------------------------------------------------------------ config
@@ -256,6 +255,7 @@ class Functional(Model):
 
 def serialize_layer(layer):
     """Keras 3's dict for a layer: module, class name, config, registered name, build config."""
+    # Imported here: keras.sequential imports this module.
     from tensorflux._src.keras.sequential import Sequential
     entry = serialization.serialize(layer, "layers")
     if type(layer) is Functional:

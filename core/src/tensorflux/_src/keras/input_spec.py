@@ -1,6 +1,8 @@
 """`InputSpec`: what a built layer accepts (rank, fixed axes, dtype), checked on every call with
 errors that name the layer and both shapes."""
 
+from tensorflux._src.nest import flatten
+
 
 class InputSpec:
     """Constraints on one input: ``ndim``/``min_ndim``/``max_ndim``, ``axes`` {axis: size}, a
@@ -29,7 +31,6 @@ def _shape_str(shape):
 
 def assert_input_compatibility(specs, inputs, layer_name):
     """Raises ValueError naming the layer, the input index, what it expects and the shape given."""
-    from tensorflux._src.nest import flatten
     if specs is None:
         return
     specs = specs if isinstance(specs, (list, tuple)) else [specs]

@@ -12,9 +12,13 @@ on real tensors.
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.keras import naming, serialization
-from tensorflux._src.keras.layer import Layer, _ctx
+from tensorflux._src.keras.layer import Layer, _ctx, _call_params
 from tensorflux._src.nest import flatten, map_structure, pack_sequence_as
 from tensorflux._src.tensor_shape import TensorShape
+from tensorflux._src.keras.layers.ops_layers import OPS
+from tensorflux._src.keras.input_spec import assert_input_compatibility
+from tensorflux._src.array_ops import placeholder
+from tensorflux._src.func_graph import FuncGraph
 
 
 class KerasTensor:
@@ -42,7 +46,6 @@ class KerasTensor:
         raise TypeError("A KerasTensor is symbolic: it cannot become a NumPy array. Call the model on data instead.")
 
     def _apply(self, op, *others):
-        from tensorflux._src.keras.layers.ops_layers import OPS
         return OPS[op]()(self, *others)
 
     def __add__(self, other):
@@ -80,7 +83,6 @@ class KerasTensor:
 
 
 def OPS_r(op, left, right):  # noqa: N802 - ``left (op) right`` with ``right`` the KerasTensor
-    from tensorflux._src.keras.layers.ops_layers import OPS
     return OPS[op]()(left, right)
 
 
@@ -169,9 +171,6 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
 def symbolic_call(layer, args, kwargs):
     """Calls ``layer`` on KerasTensors: builds it, checks the inputs, computes the output
     KerasTensors and records the call as a Node (Note [Symbolic calls])."""
-    from tensorflux._src.keras.input_spec import assert_input_compatibility
-    from tensorflux._src.keras.layer import _call_params
-
     names, _, _ = _call_params(type(layer))
     first = args[0] if args else kwargs.get(names[0]) if names else None
     if not layer.built:
@@ -194,9 +193,6 @@ class _Spec:
 def trace_output_spec(layer, args, kwargs):
     """Runs ``layer``'s call on placeholders shaped like the KerasTensors in a scratch function
     graph; returns the outputs' (shape, dtype) in their structure (Note [Symbolic calls])."""
-    from tensorflux._src.array_ops import placeholder
-    from tensorflux._src.function import FuncGraph
-
     leaves = flatten([list(args), kwargs])
     g = FuncGraph("keras_output_spec_%s" % layer.name)
     saved = [(lyr, list(lyr._losses)) for lyr in layer._flatten_layers()]

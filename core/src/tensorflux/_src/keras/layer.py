@@ -46,6 +46,7 @@ def _is_tensor(x):
 
 
 def _is_keras_tensor(x):
+    # Imported here: keras.keras_tensor imports this module.
     from tensorflux._src.keras.keras_tensor import KerasTensor
     return isinstance(x, KerasTensor)
 
@@ -255,6 +256,7 @@ class Layer(Module):
 
     def _checkpoint_variables(self):
         """{Keras weight path: Variable} (what tx.train.Checkpoint saves for a layer or model)."""
+        # Imported here: keras.weight_paths imports this module.
         from tensorflux._src.keras.weight_paths import layer_weight_paths
         return layer_weight_paths(self)
 
@@ -378,6 +380,7 @@ class Layer(Module):
 
     def __call__(self, *args, **kwargs):
         if any(_is_keras_tensor(x) for x in flatten([list(args), kwargs])):
+            # Imported here: keras.keras_tensor imports this module.
             from tensorflux._src.keras import keras_tensor
             return keras_tensor.symbolic_call(self, args, kwargs)
         outermost = _ctx.depth == 0
@@ -497,11 +500,13 @@ class Layer(Module):
 
     def compute_output_spec(self, *args, **kwargs):
         """The shapes and dtypes of the outputs for KerasTensor inputs (Note [Symbolic calls])."""
+        # Imported here: keras.keras_tensor imports this module.
         from tensorflux._src.keras import keras_tensor
         return keras_tensor.trace_output_spec(self, args, kwargs)
 
     def compute_output_shape(self, input_shape):
         """The output shape (a tuple, or a list of them) for inputs of ``input_shape``."""
+        # Imported here: keras.keras_tensor imports this module.
         from tensorflux._src.keras.keras_tensor import KerasTensor
         shapes = _to_tuples(input_shape)
         if isinstance(shapes, list):

@@ -5,6 +5,7 @@ import numpy as np
 
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import math_ops
+from tensorflux._src import context as _context
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.loss_classes import match_ranks
@@ -51,7 +52,6 @@ class Metric:
 
     def reset_state(self):
         """Sets every state variable back to its initial value (eagerly)."""
-        from tensorflux._src import context as _context
         with _context.init_scope():
             for v, init in zip(self._variables, self._initial_values):
                 value = init if init is not None else np.zeros(v.shape.as_list(), v.dtype.as_numpy_dtype)

@@ -4,10 +4,12 @@ Variables as Keras does."""
 import numpy as np
 
 from tensorflux._src import math_ops
+from tensorflux._src import context as _context
 from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.metrics_base import Metric, _to_rank
+from tensorflux._src.gather_ops import one_hot
 
 _EPSILON = 1e-7
 _NEG_INF = -1e10  # Keras's stand-in for -inf: predictions outside the top k, and top_k's threshold
@@ -15,7 +17,6 @@ _NEG_INF = -1e10  # Keras's stand-in for -inf: predictions outside the top k, an
 
 def _filter_top_k(y_pred, k):
     """``y_pred`` with every entry outside the ``k`` largest of its last axis set to -1e10."""
-    from tensorflux._src.gather_ops import one_hot
     _, index = gen_ops.top_kv2(y_pred, constant(k, dtype="int32"))
     mask = math_ops.reduce_sum(one_hot(index, gen_ops.shape(y_pred)[-1], dtype="float32"), axis=-2)
     return y_pred * mask + _NEG_INF * (1.0 - mask)
@@ -192,7 +193,6 @@ class AUC(Metric):
     def _build(self, num_labels):
         """The confusion variables: [thresholds], or [thresholds, labels] with multi_label."""
         shape = (len(self.thresholds),) + ((num_labels,) if self.multi_label else ())
-        from tensorflux._src import context as _context
         with _context.init_scope():
             self.tp = self.add_variable(shape=shape, name="true_positives")
             self.fp = self.add_variable(shape=shape, name="false_positives")

@@ -2,9 +2,12 @@
 makes a functional model; subclasses define ``call`` (and may still pass inputs/outputs, as
 Keras's "functional subclassing")."""
 
+import json
+
 from tensorflux._src.keras import serialization
-from tensorflux._src.keras.layer import Layer
+from tensorflux._src.keras.layer import Layer, _to_tuples
 from tensorflux._src.keras.trainer import Trainer
+from tensorflux._src.keras.keras_tensor import KerasTensor, trace_output_spec
 
 
 def _functional_init_arguments(args, kwargs):
@@ -14,6 +17,7 @@ def _functional_init_arguments(args, kwargs):
 
 def _functional_class_for(cls):
     """``cls`` with Functional among its bases (a subclass of Model given inputs and outputs)."""
+    # Imported here: keras.functional imports this module.
     from tensorflux._src.keras.functional import Functional
     if issubclass(cls, Functional):
         return cls
@@ -42,8 +46,10 @@ class Model(Trainer, Layer):
     """
 
     def __new__(cls, *args, **kwargs):
+        # Imported here: keras.sequential imports this module.
         from tensorflux._src.keras.sequential import Sequential
         if _functional_init_arguments(args, kwargs) and not issubclass(cls, Sequential):
+            # Imported here: keras.functional imports this module.
             from tensorflux._src.keras.functional import Functional
             target = Functional if cls is Model else _functional_class_for(cls)
             return Layer.__new__(target, *args, **kwargs)
@@ -52,6 +58,7 @@ class Model(Trainer, Layer):
     def __init__(self, *args, **kwargs):
         if _functional_init_arguments(args, kwargs):
             # Functional subclassing: a subclass passing inputs and outputs becomes functional.
+            # Imported here: keras.functional imports this module.
             from tensorflux._src.keras.functional import Functional
             if not isinstance(self, Functional):
                 self.__class__ = _functional_class_for(type(self))
@@ -89,8 +96,6 @@ class Model(Trainer, Layer):
             return
         if input_shape is None:
             raise ValueError("You must provide an `input_shape` argument to build model %s." % self.name)
-        from tensorflux._src.keras.keras_tensor import KerasTensor, trace_output_spec
-        from tensorflux._src.keras.layer import _to_tuples
         shapes = _to_tuples(input_shape)
         inputs = [KerasTensor(s, self.compute_dtype) for s in shapes] if isinstance(shapes, list) else \
             KerasTensor(shapes, self.compute_dtype)
@@ -107,40 +112,46 @@ class Model(Trainer, Layer):
                 layer_range=None):
         """Prints Keras's table of the model's layers (name and type, output shape, parameter
         count) and the totals."""
+        # Imported here: keras.summary imports this module (through keras.functional).
         from tensorflux._src.keras.summary import print_summary
         print_summary(self, line_length=line_length, print_fn=print_fn, show_trainable=show_trainable)
 
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):
         """Writes the model to a ``.keras`` file: the architecture as Keras 3 JSON config, the
         weights (and optimizer state) as safetensors, in one zip written atomically."""
+        # Imported here: keras.saving imports this module (through keras.functional).
         from tensorflux._src.keras import saving
         saving.save_model(self, filepath, overwrite=overwrite)
 
     def save_weights(self, filepath, overwrite=True):
         """Writes the weights to a safetensors file (keys as Keras's weight paths)."""
+        # Imported here: keras.saving imports this module (through keras.functional).
         from tensorflux._src.keras import saving
         saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Loads weights written by `save_weights` (or a Keras ``.weights.h5`` / ``.keras`` file);
         a missing, extra or misshapen weight is a ValueError naming it (nothing is assigned)."""
+        # Imported here: keras.saving imports this module (through keras.functional).
         from tensorflux._src.keras import saving
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def to_json(self, **kwargs):
         """The model's Keras 3 config as a JSON string."""
-        import json
+        # Imported here: keras.saving imports this module (through keras.functional).
         from tensorflux._src.keras.saving import model_config
         return json.dumps(model_config(self, with_compile=False), **kwargs)
 
     def get_compile_config(self):
         if not getattr(self, "compiled", False) or self._compile_config is None:
             return None
+        # Imported here: keras.saving imports this module (through keras.functional).
         from tensorflux._src.keras.saving import compile_config
         return compile_config(self)
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
+        # Imported here: keras.functional imports this module.
         from tensorflux._src.keras.functional import Functional, functional_graph_from_config
         if "layers" in config and "input_layers" in config and "output_layers" in config:
             inputs, outputs, name, trainable = functional_graph_from_config(config, custom_objects)

@@ -2,10 +2,11 @@
 
 import json
 
+from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
+
 
 def model_from_json(json_string, custom_objects=None):
     """The (unbuilt-weights) model a `Model.to_json` string describes."""
-    from tensorflux._src.keras.functional import deserialize_layer
     return deserialize_layer(json.loads(json_string), custom_objects)
 
 
@@ -13,5 +14,4 @@ def clone_model(model, input_tensors=None, clone_function=None):
     """A new model with the same architecture and freshly initialized weights (from the config)."""
     if input_tensors is not None or clone_function is not None:
         raise NotImplementedError("clone_model(input_tensors=..., clone_function=...) is not supported by tx.keras")
-    from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
     return deserialize_layer(serialize_layer(model))

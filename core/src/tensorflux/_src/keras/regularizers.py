@@ -3,6 +3,7 @@
 from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
+from tensorflux._src.nn_ext_ops import l2_normalize
 
 
 class Regularizer:
@@ -79,7 +80,6 @@ class OrthogonalRegularizer(Regularizer):
         self.factor, self.mode = factor, mode
 
     def __call__(self, x):
-        from tensorflux._src.nn_ext_ops import l2_normalize
         if self.mode == "columns":
             x = gen_ops.transpose(x, [1, 0])
         x = l2_normalize(x, axis=-1)

@@ -8,19 +8,26 @@ load checks names and shapes before assigning anything.
 """
 
 import datetime
+import io
 import json
 import os
 import tempfile
 import threading
+import warnings
 import zipfile
 import zlib
 
 import numpy as np
 
 from tensorflux._src import safetensors_io
+from tensorflux._src.keras import metrics as metrics_module
+from tensorflux._src.keras import optimizers
+from tensorflux._src import context as _context
+from tensorflux._src import loss_classes
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.weight_paths import (layer_paths, layer_weight_paths, load_own_values, own_values,
                                                 read_h5_weights)
+from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
 
 _CONFIG, _METADATA = "config.json", "metadata.json"
 _WEIGHTS, _WEIGHTS_H5 = "model.weights.safetensors", "model.weights.h5"
@@ -43,7 +50,6 @@ def loading_in_safe_mode():
 
 # ---------------------------------------------------------------------------- configs
 def model_config(model, with_compile=True):
-    from tensorflux._src.keras.functional import serialize_layer
     entry = serialize_layer(model)
     if with_compile:
         compiled = model.get_compile_config()
@@ -52,7 +58,6 @@ def model_config(model, with_compile=True):
 
 
 def _serialize_metric(m):
-    from tensorflux._src.keras import metrics as metrics_module
     if m is None or isinstance(m, str):
         return m
     if isinstance(m, (list, tuple)):
@@ -68,7 +73,6 @@ def _serialize_metric(m):
 
 
 def _serialize_loss(loss):
-    from tensorflux._src import loss_classes
     if loss is None or isinstance(loss, str):
         return loss
     if isinstance(loss, (list, tuple)):
@@ -79,7 +83,6 @@ def _serialize_loss(loss):
 
 
 def compile_config(model):
-    from tensorflux._src.keras import optimizers
     cfg = model._compile_config
     return {"optimizer": optimizers.serialize(model.optimizer), "loss": _serialize_loss(cfg["loss"]),
             "loss_weights": cfg["loss_weights"], "metrics": _serialize_metric(cfg["metrics"]),
@@ -96,9 +99,6 @@ def _deserialize_tree(value, fn):
 
 
 def _compile_from_config(model, config, custom_objects):
-    from tensorflux._src import loss_classes
-    from tensorflux._src.keras import metrics as metrics_module
-    from tensorflux._src.keras import optimizers
     opt = config.get("optimizer")
     optimizer = optimizers.deserialize(opt) if isinstance(opt, dict) else optimizers.get(opt or "rmsprop")
     loss = _deserialize_tree(config.get("loss"), lambda v: loss_classes.deserialize(v, custom_objects)
@@ -219,7 +219,6 @@ def _read_archive(filepath):
                 weights = _load_safetensors_bytes(zf.read(_WEIGHTS))
             elif _WEIGHTS_H5 in names:
                 with zf.open(_WEIGHTS_H5) as f:
-                    import io
                     weights = read_h5_weights(io.BytesIO(f.read()))
             else:
                 raise ValueError("%s has no weights (expected %s or %s)" % (filepath, _WEIGHTS, _WEIGHTS_H5))
@@ -242,7 +241,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     >>> bool(np.allclose(again.predict(np.ones((1, 2)), verbose=0), model.predict(np.ones((1, 2)), verbose=0)))
     True
     """
-    from tensorflux._src.keras.functional import deserialize_layer
     filepath = os.fspath(filepath)
     if not filepath.endswith(".keras") and not zipfile.is_zipfile(filepath):
         raise ValueError("File format not supported: filepath=%s. tx.keras loads `.keras` files (Keras 3's zip "
@@ -277,7 +275,6 @@ def _restore_optimizer(model, weights):
         return
     if len(variables) != len(keys) or any(tuple(v.shape.as_list()) != weights[k].shape
                                           for v, k in zip(variables, keys)):
-        import warnings
         warnings.warn("The optimizer state in the file does not fit the compiled optimizer; it starts fresh.",
                       stacklevel=3)
         return
@@ -300,7 +297,6 @@ def _assign(model, weights, source, skip_mismatch):
             continue
         if tuple(var.shape.as_list()) != tuple(value.shape):
             if skip_mismatch:
-                import warnings
                 warnings.warn("Skipping %s: the file has shape %s, weight %s has shape %s"
                               % (path, tuple(value.shape), var.name, tuple(var.shape.as_list())), stacklevel=3)
                 continue
@@ -316,7 +312,6 @@ def _assign(model, weights, source, skip_mismatch):
     if problems:
         raise ValueError("The weights in %s do not fit model '%s':\n  %s" % (source, model.name,
                                                                             "\n  ".join(problems)))
-    from tensorflux._src import context as _context
     with _context.init_scope():
         for var, value in assign:
             var.assign(value.astype(var.dtype.as_numpy_dtype, copy=False), read_value=False)

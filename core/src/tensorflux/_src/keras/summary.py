@@ -3,6 +3,9 @@ for functional models the layers each one is connected to), then the parameter t
 
 import numpy as np
 
+from tensorflux._src.keras.functional import Functional
+from tensorflux._src.keras.keras_tensor import InputLayer
+
 
 def _shape_str(shape):
     if shape is None:
@@ -26,8 +29,6 @@ def _size(n, weights):
 
 
 def _rows(model):
-    from tensorflux._src.keras.functional import Functional
-    from tensorflux._src.keras.keras_tensor import InputLayer
     functional = isinstance(model, Functional)
     own = {id(n) for n in getattr(model, "_nodes", [])}
     rows = []

@@ -22,6 +22,7 @@ from tensorflux._src.keras import data_adapter, optimizers
 from tensorflux._src.keras.compile_utils import CompileLoss, CompileMetrics
 from tensorflux._src.keras.metrics_base import Mean, Metric
 from tensorflux._src.nest import flatten, map_structure, pack_sequence_as
+from tensorflux._src.keras.input_spec import InputSpec, assert_input_compatibility
 
 
 class Trainer:
@@ -210,7 +211,6 @@ class Trainer:
     def _check_model_inputs(self, x):
         """Checks a batch's inputs against a functional or Sequential model's Inputs, with the
         batch's real shapes in the message (the traced step sees the batch size as None)."""
-        from tensorflux._src.keras.input_spec import InputSpec, assert_input_compatibility
         specs = getattr(self, "inputs", None)
         if not specs:
             return

@@ -16,6 +16,9 @@ import numpy as np
 
 from tensorflux._src.keras import naming
 from tensorflux._src.keras.layer import Layer
+from tensorflux._src.keras.model import Model
+from tensorflux._src.keras.functional import Functional
+from tensorflux._src.keras.sequential import Sequential
 
 _SKIP = None
 
@@ -23,7 +26,6 @@ _SKIP = None
 def _skipset():
     global _SKIP
     if _SKIP is None:
-        from tensorflux._src.keras.model import Model
         base = Layer(name="__weight_paths_probe__")
         model = Model(name="__weight_paths_probe_model__")
         _SKIP = set(dir(base)) | set(dir(model)) | {"_inbound_nodes", "_graph", "_input_layer", "_stack",
@@ -36,8 +38,6 @@ def _name_key(name):
 
 
 def _children(obj):
-    from tensorflux._src.keras.functional import Functional
-    from tensorflux._src.keras.sequential import Sequential
     if isinstance(obj, (Sequential, Functional)):
         yield "layers", obj.layers
     skip = _skipset()

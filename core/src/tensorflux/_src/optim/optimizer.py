@@ -10,6 +10,7 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.gradients_impl import gradients
 from tensorflux._src.optim import transforms as T
 from tensorflux._src.variables import Variable, trainable_variables
+from tensorflux._src.backprop import GradientTape
 
 
 class Optimizer:
@@ -125,8 +126,6 @@ class Optimizer:
         return list(zip(grads, var_list))
 
     def _eager_gradients(self, loss, var_list, tape):
-        from tensorflux._src.backprop import GradientTape
-
         if var_list is None:
             raise ValueError("In eager mode minimize/compute_gradients need var_list (there are no global "
                              "variable collections).")

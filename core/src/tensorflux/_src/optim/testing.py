@@ -9,6 +9,8 @@ from tensorflux._src.constant_op import constant
 from tensorflux._src.dtypes import as_dtype
 from tensorflux._src.session import Session
 from tensorflux._src.variables import Variable, global_variables_initializer
+from tensorflux._src.array_ops import placeholder
+from tensorflux._src.checkpoint import Checkpoint
 
 SHAPES = ((3,), (2, 4))
 
@@ -31,7 +33,6 @@ def check_against_reference(make_optimizer, reference_step, steps=4, dtype=np.fl
     grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(steps)]
     g = _graph.Graph()
     with g.as_default():
-        from tensorflux._src.array_ops import placeholder
         vars_ = [Variable(constant(v), name="v%d" % i) for i, v in enumerate(init)]
         phs = [placeholder(as_dtype(dtype), s) for s in shapes]
         opt = make_optimizer()
@@ -84,8 +85,6 @@ def check_slot_checkpoint_round_trip(make_optimizer, path, steps=3, seed=0):
     >>> with tempfile.TemporaryDirectory() as d:
     ...     tx.optimizers.testing.check_slot_checkpoint_round_trip(lambda: tx.optimizers.Adam(0.1), d + "/ckpt")
     """
-    from tensorflux._src.checkpoint import Checkpoint
-
     rng = np.random.default_rng(seed)
     init = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]
     grads = [[rng.standard_normal(s).astype(np.float32) for s in SHAPES] for _ in range(2 * steps)]
@@ -93,7 +92,6 @@ def check_slot_checkpoint_round_trip(make_optimizer, path, steps=3, seed=0):
     def run(step_grads, restore=None, save=None):
         g = _graph.Graph()
         with g.as_default():
-            from tensorflux._src.array_ops import placeholder
             vars_ = [Variable(constant(v), name="v%d" % i) for i, v in enumerate(init)]
             phs = [placeholder(as_dtype(np.float32), s) for s in SHAPES]
             opt = make_optimizer()

@@ -16,6 +16,7 @@ Writing a new transformation takes a few lines:
 
 from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
+from tensorflux._src.constant_op import constant
 
 
 class GradientTransformation:
@@ -38,7 +39,6 @@ def _zeros_like(var):
 
 
 def _fill_like(var, value):
-    from tensorflux._src.constant_op import constant
     dims = var.shape.as_list() if var.shape.rank is not None else None
     if dims is not None and all(d is not None for d in dims):
         return gen_ops.fill(constant(dims, dtype="int64"), math_ops.cast(value, var.dtype))

@@ -11,6 +11,7 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.core import base_config
+from tensorflux._src.graph import control_dependencies
 
 
 def encode_ids(ids, depth, output_mode, dtype, rows=None, nrows=None, count_weights=None):
@@ -84,7 +85,6 @@ class CategoryEncoding(Layer):
         check = assert_less(ids, constant(self.num_tokens, dtype="int64"),
                             message="CategoryEncoding: input values must be in the range 0 <= values < num_tokens "
                                     "(%d)" % self.num_tokens)
-        from tensorflux._src.graph import control_dependencies
         with control_dependencies([check] if check is not None else []):
             ids = gen_ops.identity(ids)
         return encode_ids(ids, self.num_tokens, self.output_mode, self.compute_dtype, count_weights=count_weights)

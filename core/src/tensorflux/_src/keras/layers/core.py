@@ -5,7 +5,10 @@ import base64
 import marshal
 import types
 
+import numpy as np
+
 from tensorflux._src import math_ops, nn_ops, reduce_ops
+from tensorflux._src.keras import saving
 from tensorflux._src.einsum_ops import einsum
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import activations, constraints, initializers, regularizers, serialization
@@ -363,7 +366,6 @@ class Lambda(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tensorflux._src.keras import saving
         config = dict(config)
         fn = config.pop("function")
         if isinstance(fn, dict) and fn.get("class_name") == "__lambda__":
@@ -387,8 +389,7 @@ class Lambda(Layer):
 
 
 def _lambda_globals():
-    import numpy as np
-
+    # Imported here: the tensorflux package imports this module.
     import tensorflux as tx
     return {"tx": tx, "tf": tx, "np": np, "keras": tx.keras, "ops": tx, "__builtins__": __builtins__}
 

@@ -9,9 +9,7 @@ from tensorflux._src.image_resize import resize
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.core import base_config
-from tensorflux._src.keras.layers.reshaping import normalize_data_format
-
-INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
+from tensorflux._src.keras.layers.reshaping import INTERPOLATIONS, normalize_data_format
 
 
 def _f32(x):

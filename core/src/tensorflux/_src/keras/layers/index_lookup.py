@@ -25,6 +25,9 @@ from tensorflux._src.graph import control_dependencies
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.category_encoding import encode_ids, preprocessing_batches
 from tensorflux._src.keras.layers.core import base_config
+from tensorflux._src.keras.saving import loading_in_safe_mode
+from tensorflux._src.check_ops import Assert
+from tensorflux._src.boolean_mask import boolean_mask
 
 _KEY_BUCKETS = 2 ** 63 - 1  # StringToHashBucketFast(x, this) is Fingerprint64(x) mod (2^63 - 1)
 _MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -129,7 +132,6 @@ class IndexLookup(Layer):
 
     def _read_vocabulary(self, vocabulary):
         if isinstance(vocabulary, str):
-            from tensorflux._src.keras.saving import loading_in_safe_mode
             if loading_in_safe_mode():
                 raise ValueError("Requested the loading of a vocabulary file outside of the model archive "
                                  "(%s); pass safe_mode=False to the loading function if you trust it." % vocabulary)
@@ -266,7 +268,6 @@ class IndexLookup(Layer):
                    "initialized')" % (type(self).__name__, self.name))
         if _context.executing_eagerly():
             raise ValueError(message)
-        from tensorflux._src.check_ops import Assert
         return [Assert(constant(False), [message], name="missing_vocabulary")]
 
     def call(self, inputs):
@@ -334,8 +335,6 @@ class IndexLookup(Layer):
         if masked is not None:
             miss = gen_ops.logical_and(miss, gen_ops.logical_not(masked))
         if self.num_oov_indices == 0:
-            from tensorflux._src.boolean_mask import boolean_mask
-            from tensorflux._src.check_ops import Assert
             check = Assert(gen_ops.logical_not(reduce_ops.reduce_any(miss)),
                            ["When `num_oov_indices=0` all inputs should be in vocabulary, found OOV values",
                             boolean_mask(flat, miss), "consider setting `num_oov_indices=1`."], summarize=10)

@@ -7,6 +7,7 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.core import base_config
+from tensorflux._src.einsum_ops import einsum
 
 
 class _Merge(Layer):
@@ -156,7 +157,6 @@ def _batch_dot(a, b, axes):
     sb = ["a"] + [letters[ra - 1 + i] for i in range(rb - 1)]
     sb[axes[1]] = sa[axes[0]]
     out = [c for i, c in enumerate(sa) if i != axes[0]] + [c for i, c in enumerate(sb) if i != axes[1] and i != 0]
-    from tensorflux._src.einsum_ops import einsum
     y = einsum("%s,%s->%s" % ("".join(sa), "".join(sb), "".join(out)), a, b)
     if len(out) == 1:
         y = gen_ops.expand_dims(y, -1)

@@ -8,6 +8,11 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.core import base_config
+from tensorflux._src import context as _context
+from tensorflux._src.image_resize import resize
+
+# The interpolations of Keras's Resizing and UpSampling2D layers.
+INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 
 
 def normalize_data_format(value):
@@ -160,7 +165,6 @@ class UpSampling2D(_UpSampling):
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(size=size, data_format=data_format, **kwargs)
-        from tensorflux._src.keras.layers.image_preprocessing import INTERPOLATIONS
         if interpolation not in INTERPOLATIONS:
             raise ValueError("Invalid value for argument `interpolation`. Expected of one %s. Received: "
                              "interpolation=%s" % (INTERPOLATIONS, interpolation))
@@ -169,12 +173,10 @@ class UpSampling2D(_UpSampling):
     def call(self, inputs):
         if self.interpolation == "nearest":
             return super().call(inputs)
-        from tensorflux._src.image_resize import resize
         x, inverse = _to_last(inputs, self.data_format)
         shape = gen_ops.shape(x)
         size = gen_ops.pack([shape[1] * self.size[0], shape[2] * self.size[1]])
         out = resize(x, size, method=self.interpolation)
-        from tensorflux._src import context as _context
         if not _context.executing_eagerly():  # a graph tensor: h * f, w * f when known
             b, h, w, c = x.shape.as_list()
             out.set_shape([b, None if h is None else h * self.size[0], None if w is None else w * self.size[1], c])

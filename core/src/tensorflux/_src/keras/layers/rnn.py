@@ -2,6 +2,8 @@
 ``return_state``, ``go_backwards``, masking, dropout and ``unroll``; the time loop is rnn_loop.run
 (a tx.while_loop in graphs, Note [RNN accumulators])."""
 
+import inspect
+
 from tensorflux._src import math_ops
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
@@ -11,6 +13,7 @@ from tensorflux._src.keras.layers import rnn_loop
 from tensorflux._src.keras.layers.core import base_config
 from tensorflux._src.keras.layers.rnn_cells import (_Cell, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells,
                                                     dropout_mask)
+from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
 
 
 @serialization.register("layers")
@@ -102,7 +105,6 @@ class RNN(Layer):
         return out
 
     def get_config(self):
-        from tensorflux._src.keras.functional import serialize_layer
         config = base_config(self, {"return_sequences": self.return_sequences, "return_state": self.return_state,
                                     "go_backwards": self.go_backwards, "stateful": self.stateful,
                                     "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask})
@@ -112,7 +114,6 @@ class RNN(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tensorflux._src.keras.functional import deserialize_layer
         config = dict(config)
         cell = deserialize_layer(config.pop("cell"), custom_objects)
         revive_dtype(config)
@@ -121,7 +122,6 @@ class RNN(Layer):
 
 
 def _takes_training(cell):
-    import inspect
     try:
         return "training" in inspect.signature(cell.call).parameters
     except (TypeError, ValueError):

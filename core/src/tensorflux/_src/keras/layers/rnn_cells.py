@@ -12,6 +12,8 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import activations, initializers, serialization
 from tensorflux._src.keras.layer import Layer
 from tensorflux._src.keras.layers.core import base_config, ser, set_weight_options, weight_options
+from tensorflux._src.keras.layers.rnn_loop import known_shape
+from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
 
 _KEYS = ("kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer",
          "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint")
@@ -66,7 +68,6 @@ class _Cell(Layer):
     def get_initial_state(self, batch_size=None):
         sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [self.state_size]
         dtype = self.compute_dtype
-        from tensorflux._src.keras.layers.rnn_loop import known_shape
         return [known_shape(gen_ops.fill(gen_ops.pack([batch_size, s], axis=0), math_ops.cast(0, dtype)), [None, s])
                 for s in sizes]
 
@@ -84,7 +85,6 @@ class _Cell(Layer):
             z = gen_ops.reshape(math_ops.matmul(flat, kernel),
                                 gen_ops.concat_v2([gen_ops.shape(inputs)[:-1], [self._GATES * self.units]], 0))
             if inputs.shape.rank is not None:
-                from tensorflux._src.keras.layers.rnn_loop import known_shape
                 known_shape(z, inputs.shape.as_list()[:-1] + [self._GATES * self.units])
         bias = self._input_bias()
         return z + bias if bias is not None else z
@@ -277,14 +277,12 @@ class StackedRNNCells(Layer):
         return x, new_states
 
     def get_config(self):
-        from tensorflux._src.keras.functional import serialize_layer
         config = Layer.get_config(self)
         config["cells"] = [serialize_layer(c) for c in self.cells]
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tensorflux._src.keras.functional import deserialize_layer
         config = dict(config)
         cells = [deserialize_layer(c, custom_objects) for c in config.pop("cells")]
         return cls(cells, **{k: v for k, v in config.items() if k in ("name", "trainable")})

@@ -6,10 +6,10 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import masking, serialization
 from tensorflux._src.keras.layer import Layer, revive_dtype
 from tensorflux._src.nest import flatten, map_structure
+from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
 
 
 def _copy_layer(layer, **overrides):
-    from tensorflux._src.keras.functional import deserialize_layer, serialize_layer
     entry = serialize_layer(layer)
     entry.pop("build_config", None)
     entry["config"].update(overrides)
@@ -27,14 +27,12 @@ class Wrapper(Layer):
         self.layer = layer
 
     def get_config(self):
-        from tensorflux._src.keras.functional import serialize_layer
         config = Layer.get_config(self)
         config["layer"] = serialize_layer(self.layer)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tensorflux._src.keras.functional import deserialize_layer
         config = dict(config)
         layer = deserialize_layer(config.pop("layer"), custom_objects)
         revive_dtype(config)
@@ -123,7 +121,6 @@ class Bidirectional(Layer):
         return out
 
     def get_config(self):
-        from tensorflux._src.keras.functional import serialize_layer
         config = Layer.get_config(self)
         config["merge_mode"] = self.merge_mode
         config["layer"] = serialize_layer(self.forward_layer)
@@ -134,7 +131,6 @@ class Bidirectional(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tensorflux._src.keras.functional import deserialize_layer
         config = dict(config)
         layer = deserialize_layer(config.pop("layer"), custom_objects)
         backward = config.pop("backward_layer", None)
