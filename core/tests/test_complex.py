@@ -362,3 +362,12 @@ def test_roll_and_diagonal_ops():
     np.testing.assert_array_equal(tx.linalg.band_part(z, 0, 1).numpy(), np.triu(np.tril(z, 1)))
     np.testing.assert_array_equal(tx.linalg.diag_part(z).numpy(), np.diagonal(z))
     np.testing.assert_array_equal(tx.linalg.diag(z[0]).numpy(), np.diag(z[0]))
+
+
+def test_transpose_conjugate_is_conjugate_transpose():
+    z = (np.arange(6) - 1j * np.arange(6, 12)).reshape(2, 3).astype(np.complex64)
+    np.testing.assert_array_equal(tx.transpose(z, conjugate=True).numpy(), z.conj().T)
+    np.testing.assert_array_equal(tx.transpose(z, perm=[0, 1], conjugate=True).numpy(), z.conj())
+    np.testing.assert_array_equal(tx.transpose(z).numpy(), z.T)  # conjugate=False keeps the values
+    real = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(tx.transpose(real, conjugate=True).numpy(), real.T)

@@ -95,7 +95,8 @@ def _int_vector(values):
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """``a`` with its dimensions permuted: output dimension i is input dimension ``perm[i]``
-    (default: the dimensions reversed). ``conjugate`` is a no-op for real dtypes.
+    (default: the dimensions reversed). ``conjugate`` also conjugates complex values (a no-op for
+    real dtypes).
 
     >>> tx.transpose(tx.constant([[1, 2, 3], [4, 5, 6]])).numpy()
     array([[1, 4],
@@ -105,8 +106,6 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     TensorShape([4, 2, 3])
     """
     a = _tensor(a)
-    if conjugate and a.dtype.is_complex:
-        raise NotImplementedError("transpose(conjugate=True) of complex tensors needs the Conj op (not available)")
     if perm is None:
         rank = a.shape.rank
         if rank is None:
@@ -114,6 +113,8 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
             perm = gen_ops.sub(gen_ops.sub(r, 1), gen_ops.range(0, r, 1))
         else:
             perm = _int_vector(list(range(rank - 1, -1, -1)))
+    if conjugate and a.dtype.is_complex:  # TensorFlow's ConjugateTranspose: Conj of the Transpose
+        return gen_ops.conj(gen_ops.transpose(a, perm), name=name)
     return gen_ops.transpose(a, perm, name=name)
 
 
