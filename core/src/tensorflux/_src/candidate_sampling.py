@@ -16,10 +16,6 @@ from tensorflux._src.graph import name_scope, control_dependencies
 from tensorflux._src.random_ops import categorical, uniform
 from tensorflux._src.check_ops import Assert
 
-_SAMPLERS = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
-             "all_candidate_sampler"]
-SUBMODULE_NAMES = {"random": _SAMPLERS, "nn": _SAMPLERS + ["compute_accidental_hits"]}
-
 # Note [Candidate sampling]
 # A sampler with probabilities p over [0, range_max) draws ``num_sampled`` candidates: with
 # replacement, or (unique=True) as TensorFlow does, by drawing with replacement until

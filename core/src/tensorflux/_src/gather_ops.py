@@ -8,8 +8,6 @@ from tensorflux._src.operation import Tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 # Names the lead exports in submodules (see the package __init__).
-SUBMODULE_NAMES = {"math": ["top_k"], "nn": ["top_k"]}
-
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Slices of ``params`` along ``axis`` at ``indices`` (the GatherV2 op). ``axis`` None means

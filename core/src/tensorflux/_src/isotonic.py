@@ -13,8 +13,6 @@ from tensorflux._src.graph import name_scope
 from tensorflux._src.while_loop import while_loop
 from tensorflux._src.function import function
 
-SUBMODULE_NAMES = {"nn": ["isotonic_regression"]}
-
 # Note [Batched PAVA]
 # The fit y_1 >= y_2 >= ... (TensorFlow's IsotonicRegression solves the decreasing problem; the
 # increasing one is the negated fit of the negated input) is block-wise constant: scanning the

@@ -20,9 +20,6 @@ from tensorflux._src.sparse_ops import as_sparse
 from tensorflux._src.sparse_array_ops import fill_empty_rows, reshape_sparse, retain
 from tensorflux._src.sparse_tensor import SparseTensor
 
-SUBMODULE_NAMES = {"nn": ["with_space_to_batch", "atrous_conv2d_transpose", "batch_norm_with_global_normalization",
-                          "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]}
-
 
 def _t(x, dtype=None, name=None):
     return x if isinstance(x, _TENSORS) else convert_to_tensor(x, dtype=dtype, name=name)

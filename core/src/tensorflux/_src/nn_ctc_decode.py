@@ -16,8 +16,6 @@ from tensorflux._src.graph import name_scope, control_dependencies
 from tensorflux._src.sparse_tensor import SparseTensor
 from tensorflux._src.check_ops import Assert
 
-SUBMODULE_NAMES = {"nn": ["collapse_repeated", "ctc_unique_labels", "ctc_greedy_decoder"]}
-
 
 def _tensor(x, dtype=None, name=None):
     return x if isinstance(x, _TENSORS) else convert_to_tensor(x, dtype=dtype, name=name)

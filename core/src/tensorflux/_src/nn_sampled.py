@@ -14,8 +14,6 @@ from tensorflux._src.graph import name_scope
 from tensorflux._src.nn_ext_ops import embedding_lookup
 from tensorflux._src.nn_ops import sigmoid_cross_entropy_with_logits
 
-SUBMODULE_NAMES = {"nn": ["sampled_softmax_loss", "nce_loss"]}
-
 # Note [Sampled logits]
 # Both losses score each example against its num_true true classes and num_sampled sampled
 # classes (``sampled_values``, or a unique log-uniform draw over [0, num_classes)): logit =

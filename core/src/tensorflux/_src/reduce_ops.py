@@ -6,9 +6,6 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.math_ops import _reduction
 
 # Names the lead exports in submodules (see the package __init__).
-SUBMODULE_NAMES = {"math": ["reduce_prod", "reduce_max", "reduce_min", "reduce_all", "reduce_any", "argmax", "argmin",
-                            "cumsum"]}
-
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """The product over ``axis`` (an int, a list of ints or a Tensor; None: all axes).

@@ -11,8 +11,6 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 
 # Names the lead exports in submodules (see the package __init__).
-SUBMODULE_NAMES = {"debugging": ["check_numerics"], "math": []}
-
 
 def _shape_tensor(shape):
     """``shape`` (a Tensor, or a list/tuple of ints) as an int32 (int64 when needed) vector Tensor."""

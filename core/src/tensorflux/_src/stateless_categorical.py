@@ -10,8 +10,6 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.random_ops import stateless_uniform
 
-SUBMODULE_NAMES = {"random": ["stateless_categorical"]}
-
 # Note [Stateless categorical]
 # TensorFlow's StatelessMultinomial draws, for row b and sample j, the double u (from the same
 # Philox stream and key/counter derivation as stateless_uniform's float64 values, two 32-bit words
