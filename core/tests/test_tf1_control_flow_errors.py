@@ -68,6 +68,15 @@ def test_mismatched_cond_merge_inputs():
     _fails(g, tx.errors.InvalidArgumentError, r"^\[c/Merge\] mismatched Merge inputs")
 
 
+def test_branch_reading_a_switch_output_that_does_not_exist():
+    """Found by the graphdef fuzzer: a node reading output 4 of a 3-way _SwitchN indexed past the
+    cond's branch list (heap overflow under ASan)."""
+    g = lowered_case()
+    g.node("c/b0").input[:] = ["c/SwitchN:4"]
+    _fails(g, tx.errors.InvalidArgumentError,
+           r"^\[c/b0\] is in branch 4 of the cond on 'i', which has 3 branches \(it reads a switch output")
+
+
 def test_next_iteration_without_enter():
     g = G().add("x", "Placeholder", dtype=typ(INT)).add("n", "NextIteration", ["x"], T=typ(INT))
     _fails(g, tx.errors.InvalidArgumentError, r"^\[n\] NextIteration is outside any while loop frame \(no Enter")

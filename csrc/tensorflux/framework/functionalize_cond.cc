@@ -238,9 +238,14 @@ Status CondPass::Build(const Cluster& c) {
   for (int i : c.nodes) {
     if (IsSwitchOn(i, p)) {
       switches.push_back(i);
-    } else {
-      branch[BranchOf(states_[state_[i]], p)].push_back(i);
+      continue;
     }
+    // A node reading a switch output past the switch's branches (e.g. "s:4" of a 3-way _SwitchN).
+    const int b = BranchOf(states_[state_[i]], p);
+    if (b < 0 || b >= nb)
+      return InvalidArgument(g_->Where(i), "is in branch ", b, " of the cond on '", g_->TensorName(preds_[p]),
+                             "', which has ", nb, " branches (it reads a switch output that does not exist)");
+    branch[b].push_back(i);
   }
   // Inputs of the new node: every tensor a branch reads from outside (a Switch's input once).
   std::vector<FOut> captures;
