@@ -10,10 +10,6 @@ import tensorflux as tx
 pytestmark = pytest.mark.eager
 
 
-def _words(*w):
-    return np.array([x.encode() for x in w], dtype=object)
-
-
 def _static(keys=("cat", "dog"), values=(3, 7), default=-1):
     return tx.lookup.StaticHashTable(tx.lookup.KeyValueTensorInitializer(list(keys), list(values),
                                                                          value_dtype=tx.int64), default)

@@ -10,8 +10,6 @@ import tensorflux as tx
 
 from conformance.harness import ErrorSample, OpEntry, Sample
 
-_KIND = {np.float32: "float_list", np.int64: "int64_list", object: "bytes_list"}
-
 
 def _example(**features):
     f = {}
