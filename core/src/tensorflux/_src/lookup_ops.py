@@ -76,6 +76,14 @@ class KeyValueTensorInitializer:
         return gen_ops.lookup_table_import_v2(table.resource_handle, self._keys, self._values, name=self._name)
 
 
+def _keys_as(keys, dtype):
+    """``keys`` as a tensor of ``dtype``: a tensor must have it already (as in TensorFlow); Python and
+    NumPy values convert to it."""
+    if isinstance(keys, _TENSORS) and keys.dtype != dtype:
+        raise TypeError("Dtype of argument `keys` must be %s, received: %s" % (dtype.name, keys.dtype.name))
+    return convert_to_tensor(keys, dtype=dtype)
+
+
 def _in_table_scope(make):
     """Runs ``make()`` where tables are created: eagerly (outside any function being traced) in
     eager mode, else in the default graph. Returns (result, eager)."""
@@ -110,11 +118,7 @@ class _Table:
     name = property(lambda self: self._name, doc="The table's name.")
 
     def _keys(self, keys):
-        # A tensor must have the key dtype (as in TensorFlow); Python and NumPy values convert to it.
-        if isinstance(keys, _TENSORS) and keys.dtype != self._key_dtype:
-            raise TypeError("Dtype of argument `keys` must be %s, received: %s" % (self._key_dtype.name,
-                                                                                  keys.dtype.name))
-        return convert_to_tensor(keys, dtype=self._key_dtype)
+        return _keys_as(keys, self._key_dtype)
 
     def lookup(self, keys, name=None):
         """The value of each key (a tensor or SparseTensor of keys), the default where absent."""
@@ -199,10 +203,7 @@ class StaticVocabularyTable:
         """The id of each key (a tensor or SparseTensor of keys)."""
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, self.lookup(keys.values, name), keys.dense_shape)
-        if isinstance(keys, _TENSORS) and keys.dtype != self._key_dtype:
-            raise TypeError("Dtype of argument `keys` must be %s, received: %s" % (self._key_dtype.name,
-                                                                                  keys.dtype.name))
-        keys = convert_to_tensor(keys, dtype=self._key_dtype)
+        keys = _keys_as(keys, self._key_dtype)
         ids = self._table.lookup(keys)
         text = keys if keys.dtype == _dtypes.string else gen_ops.as_string(keys)
         buckets = gen_ops.string_to_hash_bucket_fast(text, num_buckets=self._num_oov_buckets)

@@ -45,6 +45,11 @@ def _check_dtype(key, dtype):
     return dtype
 
 
+def _np_dtype(dtype):
+    """The NumPy dtype of values of ``dtype`` (object for strings)."""
+    return object if dtype == _dtypes.string else dtype.as_numpy_dtype
+
+
 def _raw_params(features):
     """(sparse keys, sparse types, dense keys, dense types, dense shapes, dense defaults) in key order."""
     if not features:
@@ -62,10 +67,9 @@ def _raw_params(features):
                 raise ValueError("FixedLenFeature %r: shape %s must be fully defined (FixedLenSequenceFeature "
                                  "takes a variable number of rows)" % (key, shape))
             if feature.default_value is None:
-                default = convert_to_tensor(np.zeros([0], dtype.as_numpy_dtype), dtype=dtype)
+                default = convert_to_tensor(np.zeros([0], _np_dtype(dtype)), dtype=dtype)
             else:
-                value = np.asarray(feature.default_value, dtype=object if dtype == _dtypes.string else
-                                   dtype.as_numpy_dtype)
+                value = np.asarray(feature.default_value, dtype=_np_dtype(dtype))
                 if value.size != shape.num_elements():
                     raise ValueError("FixedLenFeature %r: default_value has %d values; shape %s needs %d"
                                      % (key, value.size, shape, shape.num_elements()))
@@ -81,14 +85,14 @@ def _raw_params(features):
             shape = as_shape(feature.shape)
             if not shape.is_fully_defined():
                 raise ValueError("FixedLenSequenceFeature %r: shape %s must be fully defined" % (key, shape))
-            value = [] if feature.default_value is None else [feature.default_value]
-            if np.size(feature.default_value if feature.default_value is not None else 0) != 1:
+            if feature.default_value is not None and np.size(feature.default_value) != 1:
                 raise ValueError("FixedLenSequenceFeature %r: default_value must be a scalar" % key)
+            # The padding value, or none (the kernel pads with zeros / empty strings).
+            value = [] if feature.default_value is None else [feature.default_value]
             dense_keys.append(key)
             dense_types.append(dtype)
             dense_shapes.append(as_shape([None] + shape.as_list()))
-            dense_defaults.append(convert_to_tensor(np.asarray(value, dtype=object if dtype == _dtypes.string
-                                                               else dtype.as_numpy_dtype), dtype=dtype))
+            dense_defaults.append(convert_to_tensor(np.asarray(value, dtype=_np_dtype(dtype)), dtype=dtype))
         else:
             raise ValueError("Feature %r: %r is not a FixedLenFeature, FixedLenSequenceFeature or VarLenFeature "
                              "(RaggedFeature and SparseFeature are not supported yet)" % (key, feature))
