@@ -81,7 +81,7 @@ class RaggedTensorToTensorOp : public OpKernel {
     }
     Tensor* out;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
-    const int64_t inner = values.dim(0) == 0 ? NumInner(values) : values.num_elements() / values.dim(0);
+    const int64_t inner = NumInner(values);  // elements per row of `values`
     TX_CTX_RETURN_IF_ERROR(ctx, FillDefault(values, def, inner, out));
     if (out->num_elements() == 0) return;
 
