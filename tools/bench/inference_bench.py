@@ -1,13 +1,14 @@
-"""Inference latency of frozen graphs (issue 17): ResNet50, MobileNetV2 and EfficientNetB0 (random
-weights, 96x96 inputs, batch 2), the transformer block and the LSTM+GRU model of the model-zoo test
-(core/tests/test_model_zoo.py, whose builders this reuses), each frozen once by TensorFlow and run
+"""Inference latency of frozen graphs (issues 17 and 22): ResNet50, InceptionV3, VGG16, DenseNet121,
+MobileNetV2 and EfficientNetB0 (random weights, 96x96 inputs, batch 2), the transformer block and
+the LSTM+GRU model of the model-zoo test (core/tests/test_model_zoo.py, whose builders this
+reuses), each frozen once by TensorFlow and run
 from the same GraphDef by Tensorflux and by TensorFlow's tf1 Session, both with 2 intra-op and 2
 inter-op threads, in one process run. Outputs are checked to agree before timing.
 
 With --ops, also prints the op types that take most of TensorFlow's time on each model (from its
 step stats), the starting point where Tensorflux is slower.
 
-Usage: python tools/bench/inference_bench.py [--ops]   (needs tensorflow-cpu and keras)
+Usage: python tools/bench/inference_bench.py [--ops] [--model NAME]   (needs tensorflow-cpu and keras)
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from linalg_bench import cpu_model  # noqa: E402
 
 THREADS = 2
 IMAGE_SIZE = 96
+APPLICATIONS = ("ResNet50", "InceptionV3", "VGG16", "DenseNet121", "MobileNetV2", "EfficientNetB0")
 
 
 def models():
     """name -> builder() returning (keras model, input shape), from the model-zoo test."""
     import test_model_zoo as zoo
-    apps = {name: zoo._application(name, IMAGE_SIZE) for name in ("ResNet50", "MobileNetV2", "EfficientNetB0")}
+    apps = {name: zoo._application(name, IMAGE_SIZE) for name in APPLICATIONS}
     return {**apps, "transformer block": zoo._transformer, "LSTM+GRU": zoo.OTHERS["LSTM_GRU"]}
 
 
@@ -91,10 +93,13 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--ops", action="store_true", help="print the op types dominating TensorFlow's time")
     p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--model", action="append", help="model(s) to run (default: all)")
     args = p.parse_args(argv)
     print("inference latency of frozen graphs on %s (%d threads)" % (cpu_model(), THREADS))
     rows = []
     for name, build in models().items():
+        if args.model and name not in args.model:
+            continue
         graph_def, inputs, outputs, shape = freeze(build)
         x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
         ours = tensorflux_runner(graph_def, inputs, outputs, x)

@@ -1,9 +1,9 @@
-// CPU kernel for Conv2D (NHWC): a direct AVX-512 kernel for float32, else blocked im2col + BLAS GEMM;
-// 1x1 stride-1 convolutions are one GEMM.
+// CPU kernel for Conv2D (NHWC): a direct AVX2/AVX-512 kernel for float32, else blocked im2col + BLAS GEMM
+// (1x1 stride-1 convolutions as one GEMM).
 // Note [Conv2D on CPU]: the output rows are cut into blocks that the intra-op threads claim one
 // at a time (ParallelClaims), so a thread the OS delays on the shared cores does not hold up the
-// op. float32 with M a multiple of 16 on AVX-512F CPUs reads patches straight from a zero-padded
-// input copy (Note [Direct Conv2D] in conv_direct.h). Otherwise each block is walked in chunks whose
+// op. float32 with M a multiple of 8 on x86-64 reads patches straight from a zero-padded input
+// copy (Note [Direct Conv2D] in conv_direct.h). Otherwise each block is walked in chunks whose
 // patch matrix [rows, KH*KW*C] is about 1 MiB (stays in L2): the thread fills a chunk's patches and
 // multiplies them by the filter viewed as [KH*KW*C, M] with a single-threaded BLAS call, writing
 // straight into the output. OpenBLAS is single-threaded (Note [Single-threaded BLAS] in blas.h):
@@ -14,6 +14,7 @@
 // direct kernel ~8.4 ms (TensorFlow 2.21 with oneDNN: ~8.0 ms).
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -71,7 +72,9 @@ void Im2ColRows(const ConvGeometry& g, const T* in, int64_t row0, int64_t rows, 
 template <typename T>
 class Conv2DOp : public OpKernel {
  public:
-  explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(attrs_.Init(c, "Conv2D")); }
+  explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c), filter_is_const_(FilterIsConst(c->node())) {
+    c->SetStatus(attrs_.Init(c, "Conv2D"));
+  }
 
   void Compute(OpKernelContext* ctx) override {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
@@ -105,13 +108,16 @@ class Conv2DOp : public OpKernel {
       });
       return;
     }
+    if constexpr (std::is_same<T, float>::value) {
+      if (DirectConvSupported(g)) {
+        if (filter_is_const_) return DirectConv(pool, g, x, PackedConstFilter(f, k, g.m), y);
+        return DirectConv(pool, g, x, w, y);
+      }
+    }
     if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w) {
       // 1x1, stride 1, no padding: the input already is the patch matrix [N*H*W, C].
       Gemm(rows, g.m, k, x, w, y);
       return;
-    }
-    if constexpr (std::is_same<T, float>::value) {
-      if (DirectConvSupported(g)) return DirectConv(pool, g, x, w, y);
     }
     const int threads = pool->num_threads() + 1;  // the caller takes part
     const int64_t chunk = std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * k)));
@@ -169,7 +175,35 @@ class Conv2DOp : public OpKernel {
     }
   }
 
+  // Note [Packed constant filters]: a filter that a Const node produces (through Identity nodes,
+  // as in frozen graphs) is packed for the direct kernel once and the packed copy is reused while
+  // the filter tensor is the same engine-owned buffer, which the kernel holds a reference to: the
+  // buffer cannot be freed and reused for other values meanwhile, and no kernel writes in place
+  // into a buffer it does not hold alone. A fed value (even for that Const's output) arrives in
+  // another buffer and is packed afresh. Costs one packed copy of each constant filter.
+  static bool FilterIsConst(const Node& node) {
+    if (node.num_inputs() < 2) return false;
+    const Node* n = node.input(1).node;
+    while (n->op_type() == "Identity" && n->num_inputs() == 1) n = n->input(0).node;
+    return n->op_type() == "Const";
+  }
+
+  // The packed copy of the constant filter `f` ([k, m] floats), packed now unless `f` is the
+  // buffer packed last time.
+  const PackedConvFilter& PackedConstFilter(const Tensor& f, int64_t k, int64_t m) {
+    std::lock_guard<std::mutex> lock(packed_mu_);
+    if (packed_from_.get() != f.buffer().get() || packed_.k != k || packed_.m != m || !f.buffer()->owned()) {
+      PackDirectConvFilter(f.data<float>(), k, m, &packed_);
+      packed_from_ = f.buffer();
+    }
+    return packed_;
+  }
+
   ConvAttrs attrs_;
+  const bool filter_is_const_;
+  std::mutex packed_mu_;
+  RefPtr<Buffer> packed_from_;  // guarded by packed_mu_
+  PackedConvFilter packed_;     // guarded by packed_mu_; read by runs of the same filter
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2D").TypeConstraint<float>("T"), Conv2DOp<float>);

@@ -11,8 +11,10 @@ namespace tx {
 namespace cpu {
 namespace {
 
-// Output-row blocks per thread the direct path aims for: small enough to rebalance, big enough for whole tiles.
+// Work items per thread the direct path aims for: small enough to rebalance, big enough for whole tiles.
 constexpr int64_t kClaimsPerThread = 16;
+// Bytes of one packed filter panel's K block: small enough to stay in L2 while a pixel block passes.
+constexpr int64_t kPanelBlockBytes = int64_t{256} << 10;
 // Largest zero-padded input copy (in floats) kept between calls: 64 MiB.
 constexpr int64_t kMaxKeptPaddedFloats = int64_t{16} << 20;
 
@@ -37,89 +39,69 @@ void PadImages(const ConvGeometry& g, const PaddedInput& p, const float* x, int6
 }
 
 #if TX_DIRECT_CONV
-using Slice = PatchSlice;
+// The vector types of the two instruction sets, for conv_direct_tiles.h.
+#define TX_TILE_INLINE inline
+namespace avx2 {  // the engine's baseline (x86-64-v3)
+struct Vec {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static constexpr int kAccumulators = 12;  // of the 16 ymm registers: 6x2 tiles leave room for 2 loads and a broadcast
+  static constexpr int kPanelVectors = 2;   // panels of 16 channels
+  static V Zero() { return _mm256_setzero_ps(); }
+  static V Load(const float* p) { return _mm256_loadu_ps(p); }
+  static V Set1(float v) { return _mm256_set1_ps(v); }
+  static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
+};
+#include "tensorflux/kernels/cpu/conv_direct_tiles.h"  // NOLINT: included once per instruction set
+}  // namespace avx2
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+namespace avx512 {
+struct Vec {
+  using V = __m512;
+  static constexpr int kLanes = 16;
+  static constexpr int kAccumulators = 24;  // of the 32 zmm registers (Note [Direct Conv2D])
+  static constexpr int kPanelVectors = 4;   // panels of 64 channels
+  static V Zero() { return _mm512_setzero_ps(); }
+  static V Load(const float* p) { return _mm512_loadu_ps(p); }
+  static V Set1(float v) { return _mm512_set1_ps(v); }
+  static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
+};
+#include "tensorflux/kernels/cpu/conv_direct_tiles.h"  // NOLINT
+}  // namespace avx512
+#pragma GCC pop_options
+#undef TX_TILE_INLINE
 
-// y[R pixels, 16*NV channels] = sum over slices s, p < s.len of a[r][s.offset + p] * w[(s.filter_row + p)*m + ...],
-// where a[r] points at pixel r's first tap and y's pixels are m apart.
-template <int R, int NV>
-TX_AVX512 inline void Tile(const Slice* slices, int64_t nslices, const float* const* a, const float* w, int64_t m,
-                           float* y) {
-  __m512 acc[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int j = 0; j < NV; ++j) acc[r][j] = _mm512_setzero_ps();
-  for (int64_t s = 0; s < nslices; ++s) {
-    const float* as[R];
-    for (int r = 0; r < R; ++r) as[r] = a[r] + slices[s].offset;
-    const float* ws = w + slices[s].filter_row * m;
-    for (int64_t p = 0; p < slices[s].len; ++p) {
-      __m512 b[NV];
-      for (int j = 0; j < NV; ++j) b[j] = _mm512_loadu_ps(ws + p * m + 16 * j);
-      for (int r = 0; r < R; ++r) {
-        const __m512 av = _mm512_set1_ps(as[r][p]);
-        for (int j = 0; j < NV; ++j) acc[r][j] = _mm512_fmadd_ps(av, b[j], acc[r][j]);
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int j = 0; j < NV; ++j) _mm512_storeu_ps(y + r * m + 16 * j, acc[r][j]);
+bool HasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
 }
 
-// One column block of 16*NV channels for R pixels, in register tiles of at most 24/NV pixels
-// (24 of the 32 zmm registers hold accumulators). For M = 64 6x4, 12x2 and 14x2 tiles measured
-// within noise of each other, 8x2 and 4x4 slower; for M = 32, 12x2 tiles measured ~2.4 ms of CPU
-// time against 2.6-2.8 ms for 6x2 on the CNN benchmark's 32->64 input gradient.
-template <int R, int NV>
-TX_AVX512 void Columns(const Slice* slices, int64_t nslices, const float* const* a, const float* w, int64_t m,
-                       float* y) {
-  constexpr int kMax = 24 / NV;
-  if constexpr (R <= kMax) {
-    Tile<R, NV>(slices, nslices, a, w, m, y);
-  } else {
-    Tile<kMax, NV>(slices, nslices, a, w, m, y);
-    Columns<R - kMax, NV>(slices, nslices, a + kMax, w, m, y + kMax * m);
-  }
+// Whether DirectConv runs M output channels on AVX-512 (else AVX2).
+bool UsesAvx512(int64_t m) { return HasAvx512() && m % 16 == 0; }
+
+// Channels per packed panel for M output channels.
+int64_t PanelWidth(int64_t m) {
+  return UsesAvx512(m) ? avx512::Vec::kLanes * avx512::Vec::kPanelVectors : avx2::Vec::kLanes * avx2::Vec::kPanelVectors;
 }
 
-// All output channels of R pixels, in column blocks of 64, then 32, then 16.
-template <int R>
-TX_AVX512 void Pixels(const Slice* slices, int64_t nslices, const float* const* a, const float* w, int64_t m, float* y) {
-  int64_t j = 0;
-  for (; j + 64 <= m; j += 64) Columns<R, 4>(slices, nslices, a, w + j, m, y + j);
-  for (; j + 32 <= m; j += 32) Columns<R, 2>(slices, nslices, a, w + j, m, y + j);
-  for (; j < m; j += 16) Columns<R, 1>(slices, nslices, a, w + j, m, y + j);
-}
-
-// The last r (< 6) pixels of a range.
-TX_AVX512 void PixelsTail(int64_t r, const Slice* slices, int64_t nslices, const float* const* a, const float* w,
-                          int64_t m, float* y) {
-  switch (r) {
-    case 5: Pixels<5>(slices, nslices, a, w, m, y); break;
-    case 4: Pixels<4>(slices, nslices, a, w, m, y); break;
-    case 3: Pixels<3>(slices, nslices, a, w, m, y); break;
-    case 2: Pixels<2>(slices, nslices, a, w, m, y); break;
-    case 1: Pixels<1>(slices, nslices, a, w, m, y); break;
-    default: break;
+// The patch slices cut into pieces of at most `rows` filter rows, grouped into K blocks of at most
+// `rows` rows each (a block is a run of consecutive pieces); returns the blocks' piece counts.
+std::vector<int64_t> KBlocks(std::vector<PatchSlice>* pieces, int64_t rows) {
+  std::vector<PatchSlice> cut;
+  for (const PatchSlice& s : *pieces)
+    for (int64_t r = 0; r < s.len; r += rows) cut.push_back({s.offset + r, std::min(rows, s.len - r), s.filter_row + r});
+  *pieces = std::move(cut);
+  std::vector<int64_t> blocks;
+  int64_t filled = rows;
+  for (const PatchSlice& s : *pieces) {
+    if (filled + s.len > rows) blocks.push_back(0), filled = 0;
+    ++blocks.back();
+    filled += s.len;
   }
-}
-
-// Output pixels [q0, q1) of y, in groups of G pixels (full register tiles for the widest column
-// block of M), then groups of 6, then the rest.
-template <int G>
-TX_AVX512 void PixelRange(const ConvGeometry& g, const PaddedInput& p, const float* xp,
-                          const std::vector<Slice>& slices, const float* w, int64_t q0, int64_t q1, float* y) {
-  const float* a[G];
-  PixelWalker pixels(g, p, xp, q0);
-  int64_t q = q0;
-  for (; q + G <= q1; q += G) {
-    for (int i = 0; i < G; ++i) a[i] = pixels.Next();
-    Pixels<G>(slices.data(), slices.size(), a, w, g.m, y + q * g.m);
-  }
-  for (; q + 6 <= q1; q += 6) {
-    for (int i = 0; i < 6; ++i) a[i] = pixels.Next();
-    Pixels<6>(slices.data(), slices.size(), a, w, g.m, y + q * g.m);
-  }
-  for (int64_t i = 0; i < q1 - q; ++i) a[i] = pixels.Next();
-  PixelsTail(q1 - q, slices.data(), slices.size(), a, w, g.m, y + q * g.m);
+  return blocks;
 }
 #endif  // TX_DIRECT_CONV
 
@@ -127,14 +109,21 @@ TX_AVX512 void PixelRange(const ConvGeometry& g, const PaddedInput& p, const flo
 
 bool DirectConvSupported(const ConvGeometry& g) {
 #if TX_DIRECT_CONV
-  static const bool has_avx512 = __builtin_cpu_supports("avx512f");
-  if (!has_avx512 || g.m <= 0 || g.m % 16 != 0 || g.kh * g.kw * g.c <= 0) return false;
+  if (g.m <= 0 || g.m % 8 != 0 || g.kh * g.kw * g.c <= 0) return false;
   // The padded copy must stay comparable to the tensors themselves (huge explicit padding with
   // huge strides goes to the im2col path, which never materializes the padding).
   const PaddedInput p = DirectConvPadding(g);
   const double padded = static_cast<double>(g.n) * p.hp * p.wp * g.c;
   const double tensors = static_cast<double>(g.n) * g.h * g.w * g.c + static_cast<double>(g.n) * g.oh * g.ow * g.m;
   return padded <= 4 * tensors + (1 << 20);
+#else
+  return false;
+#endif
+}
+
+bool DirectConvFilterGradSupported(const ConvGeometry& g) {
+#if TX_DIRECT_CONV
+  return HasAvx512() && g.m % 16 == 0 && DirectConvSupported(g);
 #else
   return false;
 #endif
@@ -162,23 +151,55 @@ const float* DirectConvPaddedInput(ThreadPool* pool, const ConvGeometry& g, cons
 }
 
 #if TX_DIRECT_CONV
-void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y) {
+void PackDirectConvFilter(const float* w, int64_t k, int64_t m, PackedConvFilter* out) {
+  out->k = k, out->m = m;
+  out->data.resize(k * m);
+  const int64_t width = PanelWidth(m);
+  float* dst = out->data.data();
+  for (int64_t j0 = 0; j0 < m; j0 += width) {
+    const int64_t wj = std::min(width, m - j0);
+    for (int64_t r = 0; r < k; ++r, dst += wj) std::memcpy(dst, w + r * m + j0, sizeof(float) * wj);
+  }
+}
+
+void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const PackedConvFilter& w, float* y) {
   const PaddedInput p = DirectConvPadding(g);
   std::vector<float> fresh;
   const float* xp = DirectConvPaddedInput(pool, g, x, &fresh);
-  const std::vector<Slice> slices = PatchSlices(g, p);
-  // ~cycles per output row, saturated so the product cannot overflow (k and m fit 32 bits).
-  const int64_t pixel_cost = std::min<int64_t>(2 * g.kh * g.kw * g.c * g.m, int64_t{1} << 30);
-  const int64_t row_cost = std::min<int64_t>(pixel_cost * std::min<int64_t>(g.ow, int64_t{1} << 20), int64_t{1} << 30);
-  const int64_t rows = g.n * g.oh, block = std::max<int64_t>(1, rows / (kClaimsPerThread * (pool->num_threads() + 1)));
-  // Pixels are numbered q = r*OW + ow over the whole range, so tiles run across output rows.
-  ParallelClaims(pool, rows, block, row_cost, [&](int64_t r0, int64_t r1) {
-    if (g.m % 64 == 0) PixelRange<6>(g, p, xp, slices, w, r0 * g.ow, r1 * g.ow, y);
-    else if (g.m % 32 == 0) PixelRange<12>(g, p, xp, slices, w, r0 * g.ow, r1 * g.ow, y);
-    else PixelRange<24>(g, p, xp, slices, w, r0 * g.ow, r1 * g.ow, y);
+  const bool wide = UsesAvx512(g.m);
+  const int64_t k = w.k, width = PanelWidth(g.m), panels = (g.m + width - 1) / width;
+  std::vector<PatchSlice> pieces = PatchSlices(g, p);
+  const std::vector<int64_t> kblocks = KBlocks(&pieces, std::max<int64_t>(1, kPanelBlockBytes / (4 * width)));
+  // Pixel blocks: enough (panel, block) items for the threads to share, in whole register tiles.
+  const int64_t pixels = g.n * g.oh * g.ow, tile = wide ? avx512::Vec::kAccumulators : avx2::Vec::kAccumulators;
+  const int64_t threads = pool->num_threads() + 1;
+  const int64_t want = std::min((kClaimsPerThread * threads + panels - 1) / panels, (pixels + tile - 1) / tile);
+  const int64_t block = (pixels / std::max<int64_t>(want, 1) + tile - 1) / tile * tile;
+  const int64_t blocks = (pixels + block - 1) / block;
+  // ~cycles per item, saturated so the product cannot overflow (k and m fit 32 bits).
+  const int64_t item_cost = std::min<int64_t>(2 * k * width * std::min<int64_t>(block, 1 << 20), int64_t{1} << 30);
+  ParallelClaims(pool, panels * blocks, 1, item_cost, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t j0 = i / blocks * width, q0 = i % blocks * block, q1 = std::min(pixels, q0 + block);
+      const int64_t wj = std::min(width, g.m - j0);
+      const float* panel = w.data.data() + j0 * k;
+      const PatchSlice* first = pieces.data();
+      for (size_t b = 0; b < kblocks.size(); first += kblocks[b++]) {
+        if (wide) avx512::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
+        else avx2::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
+      }
+    }
   });
 }
+
+void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y) {
+  thread_local PackedConvFilter packed;
+  PackDirectConvFilter(w, g.kh * g.kw * g.c, g.m, &packed);
+  DirectConv(pool, g, x, packed, y);
+}
 #else
+void PackDirectConvFilter(const float*, int64_t, int64_t, PackedConvFilter*) {}
+void DirectConv(ThreadPool*, const ConvGeometry&, const float*, const PackedConvFilter&, float*) {}
 void DirectConv(ThreadPool*, const ConvGeometry&, const float*, const float*, float*) {}
 #endif  // TX_DIRECT_CONV
 
