@@ -16,8 +16,11 @@ namespace {
 std::atomic<int> g_tracked_alive{0};
 std::atomic<int> g_source_runs{0};
 
-TX_REGISTER_OP("ExecTestSource").Output("y: float").Attr("value: float").SetShapeFn(shape_fns::ScalarShape);
-TX_REGISTER_OP("ExecTestTracked").Output("y: float").SetShapeFn(shape_fns::ScalarShape);
+// The sources count their runs, a side effect: stateful, so that the plan runs them on every run
+// instead of folding them (Note [Plan constant folding]) and the tests see the executor at work.
+TX_REGISTER_OP("ExecTestSource").Output("y: float").Attr("value: float").SetIsStateful().SetShapeFn(
+    shape_fns::ScalarShape);
+TX_REGISTER_OP("ExecTestTracked").Output("y: float").SetIsStateful().SetShapeFn(shape_fns::ScalarShape);
 TX_REGISTER_OP("ExecTestAlive").Input("x: float").Output("y: int32").SetShapeFn(shape_fns::ScalarShape);
 TX_REGISTER_OP("ExecTestAdd").Input("x: float").Input("y: float").Output("z: float")
     .SetShapeFn(shape_fns::BroadcastBinaryOp);

@@ -5,6 +5,9 @@
 #include <condition_variable>
 #include <unordered_map>
 
+#include "tensorflux/kernels/cpu/conv_epilogue.h"
+#include "tensorflux/passes/constant_folding.h"
+#include "tensorflux/passes/conv_fusion.h"
 #include "tensorflux/passes/cse.h"
 #include "tensorflux/runtime/device.h"
 
@@ -123,28 +126,88 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   auto resolve = [&](const Node* n) { return replaced_by[n->id()] != nullptr ? replaced_by[n->id()] : n; };
 
   // Plan nodes in id order (a topological order: inputs always have smaller ids); a repeated
-  // subexpression shares its first occurrence's plan node (Note [Plan CSE]).
-  const std::vector<int> canon =
-      FindCommonSubexpressions(graph, needed, [&](const Endpoint& e) { return fed.count(key(e)) > 0; });
+  // subexpression shares its first occurrence's plan node (Note [Plan CSE]); a Conv2D and the
+  // chain after it that its kernel applies as an epilogue are one plan node, made at the chain's
+  // last node (Note [Conv2D epilogues] in passes/conv_fusion.cc).
+  auto is_fed = [&](const Endpoint& e) { return fed.count(key(e)) > 0; };
+  const std::vector<int> canon = FindCommonSubexpressions(graph, needed, is_fed);
+  // Constants folded now (Note [Plan constant folding]): the plan runs what the fetches and
+  // targets reach without looking past a folded node.
+  std::vector<std::vector<Tensor>> folded = FoldConstants(graph, needed, canon, is_fed);
+  std::fill(needed.begin(), needed.end(), 0);
+  auto need_canonical = [&](const Node* n) {
+    need(n);
+    need(graph.node(canon[n->id()]));
+  };
+  for (const Endpoint& e : fetches)
+    if (!fed.count(key(e))) need_canonical(resolve(e.node));
+  for (const Node* t : targets) need_canonical(resolve(t));
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (canon[n->id()] != n->id() || !folded[n->id()].empty()) continue;
+    for (const Endpoint& in : n->inputs())
+      if (!fed.count(key(in))) need_canonical(resolve(in.node));
+    for (const Node* c : n->control_inputs()) need_canonical(resolve(c));
+    if (const Node* w = replaces[n->id()])
+      for (const Node* c : w->control_inputs()) need_canonical(resolve(c));
+  }
+  const std::vector<ConvFusion> fusions = FindConvFusions(graph, needed, canon, is_fed, fetches);
+  std::vector<int> fused_into(needed.size(), -1), fusion_at(needed.size(), -1);  // node -> last member; last -> fusion
+  for (size_t f = 0; f < fusions.size(); ++f) {
+    const int last = fusions[f].members.back()->id();
+    fusion_at[last] = static_cast<int>(f);
+    fused_into[fusions[f].conv->id()] = last;
+    for (const Node* m : fusions[f].members) fused_into[m->id()] = last;
+  }
   std::vector<int> plan_index(needed.size(), -1);
+  std::vector<std::vector<Endpoint>> plan_inputs;
+  std::vector<std::vector<const Node*>> plan_controls;
   int num_slots = static_cast<int>(feeds.size());
   for (size_t id = 0; id < needed.size(); ++id) {
-    if (!needed[id]) continue;
-    if (canon[id] != static_cast<int>(id)) {
-      plan_index[id] = plan_index[canon[id]];
-      continue;
-    }
+    if (!needed[id] || canon[id] != static_cast<int>(id)) continue;
+    if (fused_into[id] >= 0 && fusion_at[id] < 0) continue;  // made with its chain's last node
     const Node* n = graph.node(static_cast<int>(id));
     PlanNode pn;
     pn.node = n;
     std::string device_type;
     TX_RETURN_IF_ERROR(PlaceNode(n->name(), n->requested_device(), opts.allow_soft_placement, &device_type));
-    TX_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(n, device_type, &pn.kernel));
+    std::vector<Endpoint> inputs = n->inputs();
+    std::vector<const Node*> controls(n->control_inputs().begin(), n->control_inputs().end());
+    if (const Node* w = replaces[n->id()]) controls.insert(controls.end(), w->control_inputs().begin(),
+                                                           w->control_inputs().end());
+    if (!folded[id].empty()) {
+      pn.kernel = MakeFoldedKernel(n, device_type, std::move(folded[id]));
+      inputs.clear();
+      controls.clear();
+    } else if (fusion_at[id] >= 0) {
+      const ConvFusion& f = fusions[fusion_at[id]];
+      TX_RETURN_IF_ERROR(cpu::CreateFusedConv2DKernel(f.conv, f.members, f.chain_inputs, device_type, &pn.kernel));
+      pn.fused = true;
+      inputs = {f.conv->input(0), f.conv->input(1)};
+      controls.assign(f.conv->control_inputs().begin(), f.conv->control_inputs().end());
+      for (size_t i = 0; i < f.members.size(); ++i) {
+        const Node* m = f.members[i];
+        if (m->num_inputs() == 2) inputs.push_back(m->input(1 - f.chain_inputs[i]));
+        controls.insert(controls.end(), m->control_inputs().begin(), m->control_inputs().end());
+      }
+    } else {
+      TX_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(n, device_type, &pn.kernel));
+    }
     pn.expensive = pn.kernel->IsExpensive();
+    pn.num_inputs = static_cast<int>(inputs.size());
+    pn.num_outputs = n->num_outputs();
     pn.output_begin = num_slots;
-    num_slots += n->num_outputs();
+    num_slots += pn.num_outputs;
     plan_index[id] = static_cast<int>(plan->nodes_.size());
     plan->nodes_.push_back(std::move(pn));
+    plan_inputs.push_back(std::move(inputs));
+    plan_controls.push_back(std::move(controls));
+  }
+  for (size_t id = 0; id < needed.size(); ++id) {
+    if (!needed[id]) continue;
+    if (canon[id] != static_cast<int>(id)) plan_index[id] = plan_index[canon[id]];  // canon[id] < id
+    else if (fused_into[id] >= 0) plan_index[id] = plan_index[fused_into[id]];
   }
   plan->num_slots_ = num_slots;
   plan->slot_reads_.assign(num_slots, 0);
@@ -159,7 +222,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   for (size_t p = 0; p < plan->nodes_.size(); ++p) {
     PlanNode& pn = plan->nodes_[p];
     pn.input_begin = static_cast<int>(plan->input_slots_.size());
-    for (const Endpoint& in : pn.node->inputs()) {
+    for (const Endpoint& in : plan_inputs[p]) {
       int s = slot_of(in);
       plan->input_slots_.push_back(s);
       plan->slot_reads_[s]++;
@@ -168,10 +231,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
         pn.initial_pending++;
       }
     }
-    std::vector<const Node*> controls(pn.node->control_inputs().begin(), pn.node->control_inputs().end());
-    if (const Node* w = replaces[pn.node->id()]) controls.insert(controls.end(), w->control_inputs().begin(),
-                                                                 w->control_inputs().end());
-    for (const Node* c : controls) {
+    for (const Node* c : plan_controls[p]) {
       plan->nodes_[plan_index[resolve(c)->id()]].successors.push_back(static_cast<int>(p));
       pn.initial_pending++;
     }
@@ -213,7 +273,7 @@ void Dispatch(int n, bool expensive, bool can_dispatch, bool* kept_expensive, st
 
 void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPool* intra_op) const {
   const PlanNode& pn = nodes_[n];
-  const int nin = pn.node->num_inputs(), nout = pn.node->num_outputs();
+  const int nin = pn.num_inputs, nout = pn.num_outputs;
   constexpr int kInline = 8;
   Tensor in_small[kInline], out_small[kInline];
   std::vector<Tensor> in_big, out_big;
@@ -256,7 +316,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
       return;
     }
     const std::string prefix = "[" + pn.node->name() + "]";
-    rs->Fail(s.message().rfind(prefix, 0) == 0 ? s : s.WithPrefix(prefix + " "));
+    rs->Fail(pn.fused || s.message().rfind(prefix, 0) == 0 ? s : s.WithPrefix(prefix + " "));
     return;
   }
   for (int j = 0; j < nout; ++j) {

@@ -45,9 +45,12 @@ class ExecutionPlan {
 
  private:
   struct PlanNode {
-    const Node* node = nullptr;
+    const Node* node = nullptr;  // for a fused chain, its last node (whose output it produces)
     std::unique_ptr<OpKernel> kernel;
     bool expensive = true;
+    bool fused = false;     // runs a ConvFusion; its kernel names the failing node itself
+    int num_inputs = 0;
+    int num_outputs = 0;
     int input_begin = 0;    // into input_slots_
     int output_begin = 0;   // first output slot; outputs are contiguous
     std::vector<int> successors;  // plan node indices, one entry per edge

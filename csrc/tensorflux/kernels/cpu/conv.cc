@@ -20,6 +20,7 @@
 
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/kernels/cpu/conv_direct.h"
+#include "tensorflux/kernels/cpu/conv_epilogue.h"
 #include "tensorflux/kernels/cpu/conv_params.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/widened_kernel.h"
@@ -70,35 +71,71 @@ void Im2ColRows(const ConvGeometry& g, const T* in, int64_t row0, int64_t rows, 
 
 // output[N,OH,OW,M] = conv(input[N,H,W,C], filter[KH,KW,C,M]) for float and double.
 template <typename T>
-class Conv2DOp : public OpKernel {
+class Conv2DOp : public OpKernel, public EpilogueConv {
  public:
   explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c), filter_is_const_(FilterIsConst(c->node())) {
     c->SetStatus(attrs_.Init(c, "Conv2D"));
   }
 
   void Compute(OpKernelContext* ctx) override {
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
-    TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DataTypeOf<T>::value));
-    const Tensor& in = ctx->input(0);
-    const Tensor& f = ctx->input(1);
     ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, attrs_.Compute(in, f, /*depthwise=*/false, &g, /*grouped_ok=*/true));
+    TX_CTX_RETURN_IF_ERROR(ctx, Geometry(ctx, &g));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({g.n, g.oh, g.ow, g.m}), &out));
+    Convolve(ctx, g, out, nullptr);
+  }
+
+  bool ComputeWithEpilogue(OpKernelContext* ctx, const std::vector<EpilogueStep>& steps,
+                           const Tensor* operands) override {
+    if constexpr (!std::is_same<T, float>::value) {
+      return false;
+    } else {
+      ConvGeometry g;
+      Status s = Geometry(ctx, &g);
+      if (!s.ok()) return ctx->SetStatus(s), true;  // the conv's own error, as unfused
+      const TensorShape shape({g.n, g.oh, g.ow, g.m});
+      ConvEpilogue epilogue;
+      if (!epilogue.Bind(steps, operands, shape)) return false;
+      Tensor* out = nullptr;
+      s = ctx->allocate_output(0, shape, &out);
+      if (!s.ok()) return ctx->SetStatus(s), true;
+      Convolve(ctx, g, out, &epilogue);
+      return true;
+    }
+  }
+
+ private:
+  // Checks the inputs and sets `g` from them and the attrs.
+  Status Geometry(OpKernelContext* ctx, ConvGeometry* g) const {
+    TX_RETURN_IF_ERROR(CheckInput(ctx, 0, DataTypeOf<T>::value));
+    TX_RETURN_IF_ERROR(CheckInput(ctx, 1, DataTypeOf<T>::value));
+    return attrs_.Compute(ctx->input(0), ctx->input(1), /*depthwise=*/false, g, /*grouped_ok=*/true);
+  }
+
+  // out = Conv2D of ctx's inputs for geometry `g`, then `epilogue` (null: none; float only).
+  void Convolve(OpKernelContext* ctx, const ConvGeometry& g, Tensor* out, const ConvEpilogue* epilogue) {
     if (out->num_elements() == 0) return;
     T* y = out->data<T>();
     const int64_t k = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
+    ThreadPool* pool = ctx->intra_op_pool();
+    // The epilogue over all of y, for the paths that do not apply it block by block.
+    auto finish = [&] {
+      if constexpr (std::is_same<T, float>::value) {
+        if (epilogue != nullptr)
+          ParallelRange(pool, rows, g.m, [&](int64_t b, int64_t e) { epilogue->Apply(y, g.m, b, e, 0, g.m); });
+      }
+    };
     if (k == 0) {
       std::fill(y, y + out->num_elements(), T(0));
-      return;
+      return finish();
     }
     if (!FitsBlasInt(1, g.m, k, k, g.m, g.m)) {
       ctx->SetStatus(InvalidArgument("Conv2D filter of ", k, "x", g.m, " is too large for BLAS"));
       return;
     }
-    const T* x = in.data<T>();
+    const Tensor& f = ctx->input(1);
+    const T* x = ctx->input(0).data<T>();
     const T* w = f.data<T>();
-    ThreadPool* pool = ctx->intra_op_pool();
     if (g.groups > 1) {  // Note [Grouped Conv2D]
       const int64_t kg = g.kh * g.kw * (g.c / g.groups);
       const int64_t chunk = std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * kg)));
@@ -106,31 +143,31 @@ class Conv2DOp : public OpKernel {
       ParallelClaims(pool, rows, chunk, row_cost, [&](int64_t begin, int64_t end) {
         GroupedIm2ColGemm(g, x, w, begin, end, chunk, y);
       });
-      return;
+      return finish();
     }
     if constexpr (std::is_same<T, float>::value) {
       if (DirectConvSupported(g)) {
-        if (filter_is_const_) return DirectConv(pool, g, x, PackedConstFilter(f, k, g.m), y);
-        return DirectConv(pool, g, x, w, y);
+        if (filter_is_const_) return DirectConv(pool, g, x, PackedConstFilter(f, k, g.m), y, epilogue);
+        return DirectConv(pool, g, x, w, y, epilogue);
       }
     }
     if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w) {
       // 1x1, stride 1, no padding: the input already is the patch matrix [N*H*W, C].
       Gemm(rows, g.m, k, x, w, y);
-      return;
+      return finish();
     }
     const int threads = pool->num_threads() + 1;  // the caller takes part
     const int64_t chunk = std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * k)));
     if (threads == 1 || rows < threads * kMinRowsPerThread) {
       Im2ColGemm(g, x, w, 0, rows, chunk, y);  // see Note [Conv2D on CPU]
-      return;
+      return finish();
     }
     const int64_t row_cost = std::min<int64_t>(2 * k * g.m, int64_t{1} << 20);  // capped: no overflow in the pool
     const int64_t block = std::min(chunk, (rows + threads - 1) / threads);
     ParallelClaims(pool, rows, block, row_cost, [&](int64_t begin, int64_t end) { Im2ColGemm(g, x, w, begin, end, chunk, y); });
+    finish();
   }
 
- private:
   // y rows [begin, end) = patches(x) * w, `chunk` rows at a time through a per-thread patch buffer.
   static void Im2ColGemm(const ConvGeometry& g, const T* x, const T* w, int64_t begin, int64_t end, int64_t chunk,
                          T* y) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tensorflux/kernels/cpu/conv_direct_impl.h"
+#include "tensorflux/kernels/cpu/conv_epilogue.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 
 namespace tx {
@@ -162,7 +163,8 @@ void PackDirectConvFilter(const float* w, int64_t k, int64_t m, PackedConvFilter
   }
 }
 
-void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const PackedConvFilter& w, float* y) {
+void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const PackedConvFilter& w, float* y,
+                const ConvEpilogue* epilogue) {
   const PaddedInput p = DirectConvPadding(g);
   std::vector<float> fresh;
   const float* xp = DirectConvPaddedInput(pool, g, x, &fresh);
@@ -188,19 +190,21 @@ void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const P
         if (wide) avx512::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
         else avx2::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
       }
+      if (epilogue != nullptr) epilogue->Apply(y, g.m, q0, q1, j0, wj);
     }
   });
 }
 
-void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y) {
+void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y,
+                const ConvEpilogue* epilogue) {
   thread_local PackedConvFilter packed;
   PackDirectConvFilter(w, g.kh * g.kw * g.c, g.m, &packed);
-  DirectConv(pool, g, x, packed, y);
+  DirectConv(pool, g, x, packed, y, epilogue);
 }
 #else
 void PackDirectConvFilter(const float*, int64_t, int64_t, PackedConvFilter*) {}
-void DirectConv(ThreadPool*, const ConvGeometry&, const float*, const PackedConvFilter&, float*) {}
-void DirectConv(ThreadPool*, const ConvGeometry&, const float*, const float*, float*) {}
+void DirectConv(ThreadPool*, const ConvGeometry&, const float*, const PackedConvFilter&, float*, const ConvEpilogue*) {}
+void DirectConv(ThreadPool*, const ConvGeometry&, const float*, const float*, float*, const ConvEpilogue*) {}
 #endif  // TX_DIRECT_CONV
 
 }  // namespace cpu

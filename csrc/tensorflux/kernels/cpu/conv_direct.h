@@ -29,6 +29,8 @@
 namespace tx {
 namespace cpu {
 
+class ConvEpilogue;
+
 // Geometry of the zero-padded input the direct kernels read: [N, hp, wp, C], image at (pt, pl).
 struct PaddedInput {
   int64_t hp = 0, wp = 0;
@@ -61,11 +63,14 @@ PaddedInput DirectConvPadding(const ConvGeometry& g);
 const float* DirectConvPaddedInput(ThreadPool* pool, const ConvGeometry& g, const float* x, std::vector<float>* fresh);
 
 // y[N,OH,OW,M] = Conv2D(x[N,H,W,C], w) for geometry `g` and w packed from [KH,KW,C,M] with
-// k = KH*KW*C and m = M, on `pool`'s threads. Requires DirectConvSupported(g).
-void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const PackedConvFilter& w, float* y);
+// k = KH*KW*C and m = M, on `pool`'s threads, then `epilogue` (may be null) on each block of y as
+// soon as it is complete. Requires DirectConvSupported(g).
+void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const PackedConvFilter& w, float* y,
+                const ConvEpilogue* epilogue = nullptr);
 
 // DirectConv with w [KH,KW,C,M] packed for this call only.
-void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y);
+void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const float* w, float* y,
+                const ConvEpilogue* epilogue = nullptr);
 
 // dw[KH,KW,C,M] = the gradient of Conv2D (geometry `g`) w.r.t. its filter, given the input x and
 // out_backprop dy [N,OH,OW,M], on `pool`'s threads; the float sums are the same on every call with
