@@ -74,7 +74,7 @@ def install_core(session: nox.Session, python: str = "python", build_dir: pathli
 # fails on any file there clang-format would change. The rest of the engine joins folder by folder:
 # reformatting a file recompiles it (and a header, every file including it) in both CI builds, so
 # each step is sized to what CI's compile cache can absorb in one run.
-CLANG_FORMAT_PATHS = ["csrc/include", "csrc/tensorflux/c", "core/src/pywrap", "csrc/fuzz"]
+CLANG_FORMAT_PATHS = ["csrc/include", "csrc/tensorflux/c", "csrc/tensorflux/passes", "core/src/pywrap", "csrc/fuzz"]
 CLANG_FORMAT = "clang-format==23.1.5"  # pinned: another release formats differently
 
 

@@ -35,8 +35,8 @@ bool TakesFunction(const Node& n) {
 
 bool Foldable(const Node& n, const std::function<bool(const Endpoint&)>& is_fed) {
   static const std::unordered_set<std::string> kNever = {
-      "Placeholder", "PlaceholderWithDefault", "Switch", "RefSwitch", "_SwitchN", "Merge", "Enter",
-      "Exit",        "NextIteration",          "LoopCond", "ReadFile", "MatchingFiles"};
+      "Placeholder", "PlaceholderWithDefault", "Switch",   "RefSwitch", "_SwitchN",     "Merge", "Enter",
+      "Exit",        "NextIteration",          "LoopCond", "ReadFile",  "MatchingFiles"};
   if (n.op_def().is_stateful || n.num_outputs() == 0 || !n.control_inputs().empty() || kNever.count(n.op_type()) ||
       TakesFunction(n))
     return false;
@@ -88,13 +88,15 @@ std::vector<std::vector<Tensor>> FoldConstants(const Graph& graph, const std::ve
     if (!ctx.status().ok()) continue;
     bool kept = true;
     for (int j = 0; j < n->num_outputs(); ++j)
-      kept = kept && out[j].initialized() && out[j].dtype() == n->output_type(j) && out[j].byte_size() <= kMaxFoldedBytes;
+      kept =
+          kept && out[j].initialized() && out[j].dtype() == n->output_type(j) && out[j].byte_size() <= kMaxFoldedBytes;
     if (kept) folded[id] = std::move(out);
   }
   return folded;
 }
 
-std::unique_ptr<OpKernel> MakeFoldedKernel(const Node* node, const std::string& device_type, std::vector<Tensor> values) {
+std::unique_ptr<OpKernel> MakeFoldedKernel(const Node* node, const std::string& device_type,
+                                           std::vector<Tensor> values) {
   OpKernelConstruction c(node, device_type);
   return std::unique_ptr<OpKernel>(new FoldedKernel(&c, std::move(values)));
 }

@@ -19,6 +19,7 @@ std::vector<std::vector<Tensor>> FoldConstants(const Graph& graph, const std::ve
                                                const std::function<bool(const Endpoint&)>& is_fed);
 
 // A kernel for `node` that outputs `values` (its folded outputs) on every run.
-std::unique_ptr<OpKernel> MakeFoldedKernel(const Node* node, const std::string& device_type, std::vector<Tensor> values);
+std::unique_ptr<OpKernel> MakeFoldedKernel(const Node* node, const std::string& device_type,
+                                           std::vector<Tensor> values);
 
 }  // namespace tx

@@ -36,7 +36,8 @@ bool Fusible(const Node& n, int chain_input) {
 
 }  // namespace
 
-std::vector<ConvFusion> FindConvFusions(const Graph& graph, const std::vector<char>& needed, const std::vector<int>& canon,
+std::vector<ConvFusion> FindConvFusions(const Graph& graph, const std::vector<char>& needed,
+                                        const std::vector<int>& canon,
                                         const std::function<bool(const Endpoint&)>& is_fed,
                                         const std::vector<Endpoint>& fetches) {
   const int num = graph.num_nodes();

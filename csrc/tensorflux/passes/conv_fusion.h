@@ -15,13 +15,14 @@ namespace tx {
 struct ConvFusion {
   const Node* conv = nullptr;
   std::vector<const Node*> members;  // in chain order; the last one's output is the fused value
-  std::vector<int> chain_inputs;     // per member: its input that reads the previous node
+  std::vector<int> chain_inputs;  // per member: its input that reads the previous node
 };
 
 // The fusions among the nodes a plan runs: needed[id] set and canon[id] == id (the canonical
 // nodes of Note [Plan CSE]; readers of other nodes read canon[id]). A node with a fed output
 // (`is_fed`), one of `fetches`, or a control input of another node ends a chain.
-std::vector<ConvFusion> FindConvFusions(const Graph& graph, const std::vector<char>& needed, const std::vector<int>& canon,
+std::vector<ConvFusion> FindConvFusions(const Graph& graph, const std::vector<char>& needed,
+                                        const std::vector<int>& canon,
                                         const std::function<bool(const Endpoint&)>& is_fed,
                                         const std::vector<Endpoint>& fetches);
 
