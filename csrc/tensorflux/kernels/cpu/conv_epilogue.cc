@@ -58,7 +58,7 @@ class FusedConv2DKernel : public OpKernel {
     Tensor conv_in[2] = {ctx->input(0), ctx->input(1)};
     Tensor y;
     OpKernelContext sub(conv_, conv_in, &y, ctx->intra_op_pool());
-    const Tensor* operands = &ctx->input(2);  // the context's inputs are one array
+    const Tensor* operands = &ctx->input(0) + 2;  // the context's inputs are one array
     auto* fused = dynamic_cast<EpilogueConv*>(conv_kernel_.get());
     if (fused == nullptr || !fused->ComputeWithEpilogue(&sub, steps_, operands)) {
       conv_kernel_->Compute(&sub);
