@@ -20,16 +20,29 @@ N = 512
 RNG = np.random.default_rng(0)
 
 
+# The vector extensions the kernels choose between at run time, in the order they are reported.
+ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
+
+
 def cpu_model() -> str:
-    """The CPU model name from /proc/cpuinfo (or the platform's processor string)."""
+    """The CPU model name from /proc/cpuinfo (or the platform's processor string) and which of
+    ISA_FLAGS it has, e.g. "AMD EPYC [avx2 fma; no avx512f avx512_bf16 amx_tile]"."""
+    model, flags = None, set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if line.startswith("model name") and model is None:
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    model = model or platform.processor() or "unknown"
+    if not flags:
+        return model
+    have = [f for f in ISA_FLAGS if f in flags]
+    lack = [f for f in ISA_FLAGS if f not in flags]
+    return "%s [%s%s]" % (model, " ".join(have), "; no " + " ".join(lack) if lack else "")
 
 
 def _inputs(dt):
