@@ -69,15 +69,22 @@ type RunOptions struct {
 	// (RunOptions.timeout_in_ms, rounded up to a millisecond): it stops at the next kernel or loop
 	// iteration, and the session stays usable.
 	Timeout time.Duration
+	// Trace records every kernel the run executes (RunOptions.trace_level = FULL_TRACE), for
+	// RunWithMetadata.
+	Trace bool
 }
 
 // serialize encodes the options as a RunOptions message (nil when there is nothing to say).
 func (o RunOptions) serialize() []byte {
+	var b []byte
+	if o.Trace {
+		b = append(b, 1<<3|0, 3) // field 1 (trace_level), varint FULL_TRACE
+	}
 	if o.Timeout <= 0 {
-		return nil
+		return b
 	}
 	ms := uint64((o.Timeout + time.Millisecond - 1) / time.Millisecond)
-	b := []byte{2<<3 | 0} // field 2 (timeout_in_ms), varint
+	b = append(b, 2<<3|0) // field 2 (timeout_in_ms), varint
 	for ; ms >= 0x80; ms >>= 7 {
 		b = append(b, byte(ms)|0x80)
 	}
@@ -88,14 +95,24 @@ func (o RunOptions) serialize() []byte {
 // effects; it returns one new tensor per fetch. Every problem is an *Error: a closed session
 // (Cancelled), outputs or operations of another graph, nil tensors, and engine errors.
 func (s *Session) Run(feeds map[Output]*Tensor, fetches []Output, targets []*Operation) ([]*Tensor, error) {
-	return s.run(nil, nil, feeds, fetches, targets)
+	return s.run(nil, nil, feeds, fetches, targets, nil)
 }
 
 // RunWithOptions is Run with per-run options: with opts.Timeout > 0 a run still going after that
 // long fails with DeadlineExceeded.
 func (s *Session) RunWithOptions(opts RunOptions, feeds map[Output]*Tensor, fetches []Output,
 	targets []*Operation) ([]*Tensor, error) {
-	return s.run(opts.serialize(), nil, feeds, fetches, targets)
+	return s.run(opts.serialize(), nil, feeds, fetches, targets, nil)
+}
+
+// RunWithMetadata is RunWithOptions that also returns the run's serialized RunMetadata
+// (TensorFlow's message): with opts.Trace its step_stats hold one NodeExecStats per kernel run
+// (node name, timeline label, start, duration, thread, outputs); without, it is empty.
+func (s *Session) RunWithMetadata(opts RunOptions, feeds map[Output]*Tensor, fetches []Output,
+	targets []*Operation) ([]*Tensor, []byte, error) {
+	var metadata []byte
+	out, err := s.run(opts.serialize(), nil, feeds, fetches, targets, &metadata)
+	return out, metadata, err
 }
 
 // RunContext is Run that stops when ctx is done: a run in progress fails at its next kernel or
@@ -129,7 +146,7 @@ func (s *Session) RunContext(ctx context.Context, feeds map[Output]*Tensor, fetc
 		case <-finished:
 		}
 	}()
-	out, err := s.run(opts.serialize(), flag, feeds, fetches, targets)
+	out, err := s.run(opts.serialize(), flag, feeds, fetches, targets, nil)
 	close(finished)
 	<-watcherDone // no TX_Cancel after the flag is freed
 	C.TX_DeleteCancellation(flag)
@@ -156,9 +173,10 @@ func deadlineBeforeRun() error {
 	return errorf(DeadlineExceeded, "the context's deadline passed before the run")
 }
 
-// run is Run with serialized RunOptions (may be nil) and a cancellation flag (may be nil).
+// run is Run with serialized RunOptions (may be nil), a cancellation flag (may be nil) and, when
+// metadata is not nil, the run's serialized RunMetadata stored there.
 func (s *Session) run(runOptions []byte, flag *C.TX_Cancellation, feeds map[Output]*Tensor, fetches []Output,
-	targets []*Operation) ([]*Tensor, error) {
+	targets []*Operation, metadata *[]byte) ([]*Tensor, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.c == nil {
@@ -193,14 +211,22 @@ func (s *Session) run(runOptions []byte, flag *C.TX_Cancellation, feeds map[Outp
 		copts = C.TX_NewBufferFromString(unsafe.Pointer(&runOptions[0]), C.size_t(len(runOptions)))
 		defer C.TX_DeleteBuffer(copts)
 	}
+	var cmeta *C.TX_Buffer
+	if metadata != nil {
+		cmeta = C.TX_NewBuffer()
+		defer C.TX_DeleteBuffer(cmeta)
+	}
 	results := make([]*C.TX_Tensor, len(fetches))
 	st := newStatus()
 	defer st.done()
 	C.TX_SessionRunWithCancellation(s.c, copts, flag, (*C.TX_Output)(firstOrNil(inputs)),
 		(**C.TX_Tensor)(firstOrNil(values)), C.int(len(inputs)), (*C.TX_Output)(firstOrNil(outputs)),
 		(**C.TX_Tensor)(firstOrNil(results)), C.int(len(outputs)), (**C.TX_Operation)(firstOrNil(ctargets)),
-		C.int(len(ctargets)), nil, st.c)
+		C.int(len(ctargets)), cmeta, st.c)
 	runtime.KeepAlive(feeds)
+	if metadata != nil && cmeta.length > 0 {
+		*metadata = C.GoBytes(cmeta.data, C.int(cmeta.length))
+	}
 	if err := st.err(); err != nil {
 		return nil, err
 	}

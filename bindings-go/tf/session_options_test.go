@@ -118,3 +118,31 @@ func TestRunContextDeadlinePassedNotYetDone(t *testing.T) {
 	}
 	wantCode(t, err, DeadlineExceeded)
 }
+
+// TestRunWithMetadataTrace: a traced run returns a RunMetadata naming the kernels that ran and the
+// CPU device; an untraced one returns none.
+func TestRunWithMetadataTrace(t *testing.T) {
+	g := NewGraph()
+	c := constOp(t, g, "traced_const", int64(5))
+	s, err := NewSession(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, meta, err := s.RunWithMetadata(RunOptions{Trace: true}, nil, []Output{c}, nil)
+	if err != nil || out[0].Value().(int64) != 5 {
+		t.Fatalf("traced run: %v, %v", out, err)
+	}
+	for _, want := range []string{"traced_const", "device:CPU:0"} {
+		if !strings.Contains(string(meta), want) {
+			t.Errorf("RunMetadata (%d bytes) does not mention %q", len(meta), want)
+		}
+	}
+	if got := (RunOptions{Trace: true}).serialize(); string(got) != "\x08\x03" {
+		t.Errorf("Trace serializes as % x, want trace_level FULL_TRACE", got)
+	}
+	_, meta, err = s.RunWithMetadata(RunOptions{}, nil, []Output{c}, nil)
+	if err != nil || len(meta) != 0 {
+		t.Errorf("untraced run: %d bytes of metadata, %v", len(meta), err)
+	}
+}

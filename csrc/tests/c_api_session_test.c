@@ -241,6 +241,54 @@ static void test_session_run(void) {
   TX_DeleteStatus(s);
 }
 
+/* A traced run (RunOptions.trace_level = FULL_TRACE, field 1) fills an empty run_metadata buffer with a
+ * RunMetadata naming the nodes that ran; an untraced run leaves it empty; a used buffer is refused. */
+static void test_traced_run(void) {
+  TX_Status* s = TX_NewStatus();
+  Model m;
+  build_model(&m, s);
+  TX_Session* sess = TX_NewSession(m.g, NULL, s);
+  CHECK_OK(s);
+  int64_t dims[2] = {1, 3};
+  float xv[3] = {1, 2, 3};
+  TX_Tensor* x = float_tensor(dims, 2, xv);
+  TX_Output feeds[1] = {out0(m.x)};
+  TX_Output fetches[1] = {out0(m.softmax)};
+  TX_Tensor* result = NULL;
+  const unsigned char full_trace[2] = {0x08, 0x03};
+  TX_Buffer* options = TX_NewBufferFromString(full_trace, sizeof(full_trace));
+  TX_Buffer* meta = TX_NewBuffer();
+  TX_SessionRun(sess, options, feeds, &x, 1, fetches, &result, 1, NULL, 0, meta, s);
+  CHECK_OK(s);
+  CHECK(result != NULL && meta->length > 0);
+  /* The wire bytes hold the fetched node's name (NodeExecStats.node_name) and the CPU device. */
+  const char* names[2] = {"softmax", "device:CPU:0"};
+  for (int k = 0; k < 2; ++k) {
+    int found = 0;
+    size_t n = strlen(names[k]);
+    for (size_t i = 0; meta->length >= n && i + n <= meta->length && !found; ++i)
+      found = memcmp((const char*)meta->data + i, names[k], n) == 0;
+    CHECK(found);
+  }
+  TX_DeleteTensor(result);
+  result = NULL;
+  TX_SessionRun(sess, options, feeds, &x, 1, fetches, &result, 1, NULL, 0, meta, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "empty buffer");
+  CHECK(result == NULL);
+  TX_Buffer* untraced = TX_NewBuffer();
+  TX_SessionRun(sess, NULL, feeds, &x, 1, fetches, &result, 1, NULL, 0, untraced, s);
+  CHECK_OK(s);
+  CHECK(untraced->length == 0);
+  TX_DeleteTensor(result);
+  TX_DeleteBuffer(untraced);
+  TX_DeleteBuffer(meta);
+  TX_DeleteBuffer(options);
+  TX_DeleteTensor(x);
+  TX_DeleteSession(sess, s);
+  TX_DeleteGraph(m.g);
+  TX_DeleteStatus(s);
+}
+
 typedef struct ThreadArg {
   TX_Session* sess;
   Model* m;
@@ -506,6 +554,7 @@ int main(void) {
   static const TestCase tests[] = {
       {"graphdef_round_trip", test_graphdef_round_trip},
       {"session_run", test_session_run},
+      {"traced_run", test_traced_run},
       {"concurrent_runs", test_concurrent_runs},
       {"run_errors", test_run_errors},
       {"build_errors", test_build_errors},

@@ -202,8 +202,10 @@ struct SessionHandle {
   }
 
   // `options`: None or a serialized RunOptions (bytes). Ctrl-C on the main thread cancels the run
-  // and raises KeyboardInterrupt (Note [Interrupting runs]).
-  py::list Run(py::handle feeds, py::handle feed_values, py::handle fetches, py::handle targets, py::handle options) {
+  // and raises KeyboardInterrupt (Note [Interrupting runs]). With `metadata`, returns (results,
+  // serialized RunMetadata) instead of the results alone.
+  py::object Run(py::handle feeds, py::handle feed_values, py::handle fetches, py::handle targets, py::handle options,
+                 bool metadata) {
     py::sequence feed_seq = py::reinterpret_borrow<py::sequence>(feeds);
     py::sequence value_seq = py::reinterpret_borrow<py::sequence>(feed_values);
     py::sequence fetch_seq = py::reinterpret_borrow<py::sequence>(fetches);
@@ -238,13 +240,15 @@ struct SessionHandle {
     output_values.tensors.assign(nfetch, nullptr);
     Status status;
     TX_Cancellation* interrupt = InterruptFlag();
+    std::unique_ptr<TX_Buffer, decltype(&TX_DeleteBuffer)> run_metadata(metadata ? TX_NewBuffer() : nullptr,
+                                                                        &TX_DeleteBuffer);
     {
       InterruptScope armed(interrupt);
       py::gil_scoped_release release;
       TX_SessionRunWithCancellation(session, options.is_none() ? nullptr : &run_options, interrupt, inputs.data(),
                                     input_values.tensors.data(), static_cast<int>(nfeeds), outputs.data(),
                                     output_values.tensors.data(), static_cast<int>(nfetch), target_ops.data(),
-                                    static_cast<int>(target_ops.size()), nullptr, status.get());
+                                    static_cast<int>(target_ops.size()), run_metadata.get(), status.get());
     }
     RaiseIfInterrupted(interrupt, status);
     status.Check();
@@ -257,7 +261,9 @@ struct SessionHandle {
       output_values.tensors[i] = nullptr;
       result[i] = TensorToNumpy(t, /*copy=*/false);
     }
-    return result;
+    if (!metadata) return std::move(result);
+    py::bytes meta(static_cast<const char*>(run_metadata->data), run_metadata->length);
+    return py::make_tuple(result, meta);
   }
 
   py::object graph_ref;
@@ -275,11 +281,12 @@ void InitSession(py::module_& m) {
   m.def(
       "session_run",
       [](SessionHandle& s, py::handle feeds, py::handle values, py::handle fetches, py::handle targets,
-         py::handle options) { return s.Run(feeds, values, fetches, targets, options); },
+         py::handle options, bool metadata) { return s.Run(feeds, values, fetches, targets, options, metadata); },
       py::arg("session"), py::arg("feed_outputs"), py::arg("feed_arrays"), py::arg("fetch_outputs"),
-      py::arg("target_ops"), py::arg("options") = py::none(),
+      py::arg("target_ops"), py::arg("options") = py::none(), py::arg("metadata") = false,
       "Runs with feeds [(op, index)] and their values, fetches [(op, index)] and target ops; returns "
-      "the fetched values as NumPy arrays (Note [Feeding NumPy arrays without copying]).");
+      "the fetched values as NumPy arrays (Note [Feeding NumPy arrays without copying]), with "
+      "metadata=True as (values, serialized RunMetadata).");
 }
 
 }  // namespace txpy

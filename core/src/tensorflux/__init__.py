@@ -123,7 +123,7 @@ __all__ = [
     "einsum", "eye", "norm", "tensordot",
     "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random",
     "train",
-    "GraphDef", "ConfigProto", "RunOptions",
+    "GraphDef", "ConfigProto", "RunOptions", "RunMetadata",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",
     "Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank",
@@ -165,7 +165,7 @@ __all__ += ["AggregationMethod", "DeviceSpec", "VariableAggregation", "VariableS
 
 # Protobuf classes load on first use, keeping protobuf out of `import tensorflux`.
 _LAZY_PROTOS = {"GraphDef": ("graph_pb2", "GraphDef"), "ConfigProto": ("config_pb2", "ConfigProto"),
-               "RunOptions": ("config_pb2", "RunOptions")}
+               "RunOptions": ("config_pb2", "RunOptions"), "RunMetadata": ("config_pb2", "RunMetadata")}
 
 
 def __getattr__(name):

@@ -34,14 +34,21 @@ tx::Status ParseConfig(const std::string& bytes, tx::SessionOptions* out) {
   return tx::Status::OK();
 }
 
-// Reads the RunOptions fields the engine uses (timeout_in_ms, field 2); other fields are skipped.
+// Reads the RunOptions fields the engine uses (trace_level, field 1; timeout_in_ms, field 2);
+// other fields are skipped.
 tx::Status ReadRunOptions(const std::string& bytes, tx::RunOptions* out) {
   tx::wire::Reader r(bytes);
   while (!r.done()) {
     int field = 0;
     tx::wire::WireType type;
     TX_RETURN_IF_ERROR(r.ReadTag(&field, &type));
-    TX_RETURN_IF_ERROR(field == 2 ? r.ReadInt64(type, &out->timeout_in_ms) : r.Skip(type));
+    if (field == 1) {
+      int32_t level = 0;
+      TX_RETURN_IF_ERROR(r.ReadInt32(type, &level));
+      out->trace_level = level;
+    } else {
+      TX_RETURN_IF_ERROR(field == 2 ? r.ReadInt64(type, &out->timeout_in_ms) : r.Skip(type));
+    }
   }
   return tx::Status::OK();
 }
@@ -64,7 +71,8 @@ tx::Status ToEndpoint(const tx::Graph* graph, TX_Output out, const std::string& 
 
 tx::Status Run(TX_Session* session, const TX_Buffer* run_options, TX_Cancellation* cancellation,
                const TX_Output* inputs, TX_Tensor* const* input_values, int ninputs, const TX_Output* outputs,
-               TX_Tensor** output_values, int noutputs, const TX_Operation* const* target_opers, int ntargets) {
+               TX_Tensor** output_values, int noutputs, const TX_Operation* const* target_opers, int ntargets,
+               TX_Buffer* run_metadata) {
   if (session == nullptr) return tx::InvalidArgument("session is NULL");
   if (ninputs < 0 || noutputs < 0 || ntargets < 0)
     return tx::InvalidArgument("negative count of inputs, outputs or targets");
@@ -95,9 +103,16 @@ tx::Status Run(TX_Session* session, const TX_Buffer* run_options, TX_Cancellatio
     if (targets[i]->graph() != graph) return tx::InvalidArgument(Where(targets[i]), "target belongs to another graph");
   }
 
+  const bool traced = run_metadata != nullptr && run_opts.trace_level > 0;
+  if (traced && run_metadata->data != nullptr)
+    return tx::InvalidArgument("run_metadata must be an empty buffer (from TX_NewBuffer)");
   std::vector<tx::Tensor> results;
-  TX_RETURN_IF_ERROR(session->session->Run(feeds, fetches, targets, &results, run_opts,
-                                           cancellation != nullptr ? &cancellation->token : nullptr));
+  std::string metadata;
+  tx::Status s = session->session->Run(feeds, fetches, targets, &results, run_opts,
+                                       cancellation != nullptr ? &cancellation->token : nullptr, &metadata);
+  // A traced run's step stats come back also when it failed: they show how far it got.
+  if (traced && !metadata.empty()) TX_RETURN_IF_ERROR(FillBuffer(run_metadata, metadata));
+  TX_RETURN_IF_ERROR(s);
   if (results.size() != fetches.size())
     return tx::Internal("session returned ", results.size(), " tensors for ", fetches.size(), " fetches");
   // Wrap all results before handing any out, so a failed allocation leaves every output NULL.
@@ -155,7 +170,7 @@ void TX_SessionRun(TX_Session* session, const TX_Buffer* run_options, const TX_O
     for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
   Guard(status, [&] {
     return Run(session, run_options, nullptr, inputs, input_values, ninputs, outputs, output_values, noutputs,
-               target_opers, ntargets);
+               target_opers, ntargets, run_metadata);
   });
 }
 
@@ -164,12 +179,11 @@ void TX_SessionRunWithCancellation(TX_Session* session, const TX_Buffer* run_opt
                                    const TX_Output* outputs, TX_Tensor** output_values, int noutputs,
                                    const TX_Operation* const* target_opers, int ntargets, TX_Buffer* run_metadata,
                                    TX_Status* status) {
-  (void)run_metadata;
   if (output_values != nullptr)
     for (int i = 0; i < noutputs; ++i) output_values[i] = nullptr;
   Guard(status, [&] {
     return Run(session, run_options, cancellation, inputs, input_values, ninputs, outputs, output_values, noutputs,
-               target_opers, ntargets);
+               target_opers, ntargets, run_metadata);
   });
 }
 

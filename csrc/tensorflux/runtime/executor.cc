@@ -50,6 +50,25 @@ const Node* ReplacedLoop(const Graph& graph, const Node& a) {
   return w;
 }
 
+// "name = Op(input, ...)": TensorFlow's timeline label of a node, for a fused chain
+// "last = _FusedConv2D(Conv2D, BiasAdd, ...)(input, ...)".
+std::string TimelineLabel(const Node* n, const ConvFusion* fusion, const std::vector<Endpoint>& inputs) {
+  std::string label = n->name() + " = ";
+  if (fusion == nullptr) {
+    label += n->op_type();
+  } else {
+    label += "_FusedConv2D(" + fusion->conv->op_type();
+    for (const Node* m : fusion->members) label += ", " + m->op_type();
+    label += ")";
+  }
+  label += "(";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    label += (i ? ", " : "") + inputs[i].node->name();
+    if (inputs[i].index != 0) label += ":" + std::to_string(inputs[i].index);
+  }
+  return label + ")";
+}
+
 }  // namespace
 
 // Per-run mutable state: value slots, pending counts, completion tracking.
@@ -63,6 +82,7 @@ struct RunState {
   std::atomic<bool> failed{false};
   ResourceMgr* resources = nullptr;
   const CancellationToken* cancel = nullptr;
+  StepStatsCollector* stats = nullptr;
   std::mutex mu;
   std::condition_variable cv;
   Status status;  // guarded by mu
@@ -195,6 +215,7 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
       TX_RETURN_IF_ERROR(KernelRegistry::Global()->CreateKernel(n, device_type, &pn.kernel));
     }
     pn.expensive = pn.kernel->IsExpensive();
+    pn.timeline_label = TimelineLabel(n, pn.fused ? &fusions[fusion_at[id]] : nullptr, inputs);
     pn.num_inputs = static_cast<int>(inputs.size());
     pn.num_outputs = n->num_outputs();
     pn.output_begin = num_slots;
@@ -298,7 +319,9 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
   ctx.set_inter_op_pool(inter_op);
   ctx.set_cancellation(rs->cancel);
   ctx.set_inputs_releasable(true);  // `in` is this node's alone and unread after Compute
+  const int64_t start = rs->stats != nullptr ? NowNanos() : 0;
   pn.kernel->Compute(&ctx);
+  if (rs->stats != nullptr) Record(rs->stats, pn, start, out);
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
     if (!out[j].initialized()) {
@@ -323,6 +346,19 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
     int slot = pn.output_begin + j;
     if (slot_reads_[slot] > 0 || slot_pinned_[slot]) rs->slots[slot] = std::move(out[j]);
   }
+}
+
+void ExecutionPlan::Record(StepStatsCollector* stats, const PlanNode& pn, int64_t start, const Tensor* out) {
+  NodeExecStats ns;
+  ns.duration_nanos = NowNanos() - start;
+  ns.start_nanos = start;
+  ns.node_name = pn.node->name();
+  ns.timeline_label = pn.timeline_label;
+  ns.thread_id = CurrentThreadId();
+  for (int j = 0; j < pn.num_outputs; ++j)
+    if (out[j].initialized())
+      ns.outputs.push_back({j, out[j].dtype(), out[j].shape(), static_cast<int64_t>(out[j].byte_size())});
+  stats->Record(std::move(ns));
 }
 
 void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, ThreadPool* intra_op) const {
@@ -356,10 +392,11 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
 
 Status ExecutionPlan::Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
                           std::vector<Tensor>* outputs, ResourceMgr* resources,
-                          const CancellationToken* cancel) const {
+                          const CancellationToken* cancel, StepStatsCollector* stats) const {
   RunState rs(num_nodes(), num_slots_);
   rs.resources = resources;
   rs.cancel = cancel;
+  rs.stats = stats;
   for (int p = 0; p < num_nodes(); ++p) rs.pending[p].store(nodes_[p].initial_pending, std::memory_order_relaxed);
   for (int s = 0; s < num_slots_; ++s) rs.reads[s].store(slot_reads_[s], std::memory_order_relaxed);
   for (size_t i = 0; i < feed_slots_.size(); ++i) rs.slots[feed_slots_[i]] = std::move(feed_values[i]);

@@ -14,6 +14,7 @@
 #include "tensorflux/framework/graph.h"
 #include "tensorflux/runtime/cancellation.h"
 #include "tensorflux/runtime/op_kernel.h"
+#include "tensorflux/runtime/step_stats.h"
 
 namespace tx {
 
@@ -37,9 +38,10 @@ class ExecutionPlan {
   // spread over `inter_op`. Kernels see `resources` (may be null). Once `cancel` (may be null) is
   // cancelled no further kernel starts and its status is returned (Note [Cancellation]). Safe to
   // call concurrently. The plan takes `feed_values` (Note [Loop variables move into the body]).
+  // With `stats` (may be null) each kernel run is recorded there (Note [Step stats]).
   Status Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
              std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
-             const CancellationToken* cancel = nullptr) const;
+             const CancellationToken* cancel = nullptr, StepStatsCollector* stats = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 
@@ -51,6 +53,7 @@ class ExecutionPlan {
     bool fused = false;     // runs a ConvFusion; its kernel names the failing node itself
     int num_inputs = 0;
     int num_outputs = 0;
+    std::string timeline_label;  // "name = Op(input, ...)" for step stats
     int input_begin = 0;    // into input_slots_
     int output_begin = 0;   // first output slot; outputs are contiguous
     std::vector<int> successors;  // plan node indices, one entry per edge
@@ -59,6 +62,8 @@ class ExecutionPlan {
 
   void Process(RunState* rs, int first, ThreadPool* inter_op, ThreadPool* intra_op) const;
   void RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPool* intra_op) const;
+  // Records node `pn`'s kernel run that started at `start` (NowNanos) and produced `out`.
+  static void Record(StepStatsCollector* stats, const PlanNode& pn, int64_t start, const Tensor* out);
 
   std::vector<PlanNode> nodes_;
   std::vector<int> input_slots_;       // slot read by each (node, input)

@@ -8,6 +8,7 @@
 #include "tensorflux/core/object_types.h"
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/runtime/executor.h"
+#include "tensorflux/runtime/device.h"
 #include "tensorflux/runtime/resource_mgr.h"
 
 namespace tx {
@@ -145,7 +146,7 @@ Status Session::GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, c
 
 Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
                     const std::vector<Node*>& targets, std::vector<Tensor>* outputs, const RunOptions& run_opts,
-                    CancellationToken* cancel) {
+                    CancellationToken* cancel, std::string* run_metadata) {
   outputs->clear();
   const Graph& g = *graph_;
   std::vector<Tensor> feed_values;
@@ -191,8 +192,11 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
     TX_RETURN_IF_ERROR(GetPlan(feeds, fetches, targets, token, &registered, &plan));
     std::unique_ptr<DeadlineTimer> timer;
     if (run_opts.timeout_in_ms > 0) timer = std::make_unique<DeadlineTimer>(token, run_opts.timeout_in_ms);
-    Status s = plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get(), token);
+    std::unique_ptr<StepStatsCollector> stats;
+    if (run_opts.trace_level > 0 && run_metadata != nullptr) stats = std::make_unique<StepStatsCollector>();
+    Status s = plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get(), token, stats.get());
     timer.reset();
+    if (stats != nullptr) *run_metadata = stats->SerializeRunMetadata(LocalCpuDeviceName());
     TX_RETURN_IF_ERROR(s);  // a run whose kernels all finished before a cancellation succeeds
   }
   outputs->reserve(raw.size());

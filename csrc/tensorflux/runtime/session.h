@@ -23,6 +23,7 @@ class ResourceMgr;
 // Per-run options (TensorFlow's RunOptions fields the engine reads).
 struct RunOptions {
   int64_t timeout_in_ms = 0;  // > 0: the run fails with DEADLINE_EXCEEDED after this long
+  int trace_level = 0;        // RunOptions.TraceLevel; > 0: record step stats (Note [Step stats])
 };
 
 struct SessionOptions {
@@ -42,9 +43,11 @@ class Session {
   // are run for their side effects. Errors name the node: "[layer1/MatMul] ...". The run stops
   // at its next kernel or loop iteration with `cancel`'s status once `cancel` (may be null) is
   // cancelled, the session is closed, or `run_opts.timeout_in_ms` passes (Note [Cancellation]).
+  // With run_opts.trace_level > 0 and `run_metadata` set, it receives a serialized RunMetadata
+  // with the run's step stats, also when the run fails.
   Status Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const std::vector<Endpoint>& fetches,
              const std::vector<Node*>& targets, std::vector<Tensor>* outputs, const RunOptions& run_opts = {},
-             CancellationToken* cancel = nullptr);
+             CancellationToken* cancel = nullptr, std::string* run_metadata = nullptr);
 
   // Cancels the runs in flight (they fail with CANCELLED), waits for them to end, and releases
   // resources (plans and resource variables); later Run calls fail with CANCELLED ("session is

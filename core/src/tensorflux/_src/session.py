@@ -198,8 +198,10 @@ class Session:
         TensorFlow's, or its serialized bytes): with ``timeout_in_ms`` > 0 a run still going after
         that long stops at its next kernel or loop iteration with DeadlineExceededError, and the
         session stays usable. ``close()`` from another thread stops a run the same way with
-        CancelledError, and Ctrl-C (on the main thread) with KeyboardInterrupt. ``run_metadata`` is
-        accepted for compatibility and not filled."""
+        CancelledError, and Ctrl-C (on the main thread) with KeyboardInterrupt. With
+        ``trace_level`` other than NO_TRACE in ``options``, ``run_metadata`` (a ``tx.RunMetadata``
+        or TensorFlow's) receives the run's ``step_stats``: one NodeExecStats per kernel run, with
+        TensorFlow's fields (node name, timeline label, start, duration, thread, outputs)."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         key = _leaf_key(fetches) if type(fetches) in _LEAVES else _structure_key(fetches)
@@ -216,13 +218,18 @@ class Session:
                 values.append(v)
         else:
             feeds = values = ()
+        traced = False
         if options is not None:
+            traced = run_metadata is not None and getattr(options, "trace_level", 0) != 0
             options = _run_options_bytes(options)
         try:
-            results = _c.session_run(self._h, feeds, values, plan.fetches, plan.targets, options)
+            results = _c.session_run(self._h, feeds, values, plan.fetches, plan.targets, options, traced)
         except errors.OpError as e:
             errors.attach_op(e, self._graph)
             raise
+        if traced:
+            results, metadata = results
+            run_metadata.ParseFromString(metadata)
         return plan.build(results)
 
     def _plan(self, fetches, key):

@@ -605,8 +605,12 @@ TX_CAPI_EXPORT extern TX_Session* TX_NewSession(TX_Graph* graph, const TX_Sessio
  * caller may write into them; one may share memory with a fed tensor's caller-owned data (e.g.
  * an Identity of a placeholder). On error every output_values[i] is NULL.
  * `run_options` (may be NULL) is a serialized TensorFlow RunOptions: `timeout_in_ms` (field 2) > 0
- * makes the run fail with TX_DEADLINE_EXCEEDED once that many milliseconds have passed; other
- * fields are ignored. `run_metadata` may be NULL (not written).
+ * makes the run fail with TX_DEADLINE_EXCEEDED once that many milliseconds have passed;
+ * `trace_level` (field 1) other than NO_TRACE makes the run record each kernel's execution; other
+ * fields are ignored. `run_metadata` may be NULL (not written); for a traced run it must be an
+ * empty buffer (TX_NewBuffer), which receives a serialized RunMetadata whose step_stats hold one
+ * NodeExecStats per kernel run (name, timeline label, start, duration, thread, outputs), also when
+ * the run fails after starting (caller frees it with TX_DeleteBuffer).
  * Stopping runs: a run checks for cancellation before each kernel and at every iteration of a
  * loop (While) or function call, so a deadline, TX_CloseSession/TX_DeleteSession, or TX_Cancel
  * (TX_SessionRunWithCancellation) stops it at the next kernel or iteration, releasing the
