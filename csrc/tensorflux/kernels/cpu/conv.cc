@@ -14,6 +14,7 @@
 // direct kernel ~8.4 ms (TensorFlow 2.21 with oneDNN: ~8.0 ms).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -147,7 +148,7 @@ class Conv2DOp : public OpKernel, public EpilogueConv {
     }
     if constexpr (std::is_same<T, float>::value) {
       if (DirectConvSupported(g)) {
-        if (filter_is_const_) return DirectConv(pool, g, x, PackedConstFilter(f, k, g.m), y, epilogue);
+        if (filter_is_const_) return DirectConv(pool, g, x, *PackedConstFilter(f, k, g.m), y, epilogue);
         return DirectConv(pool, g, x, w, y, epilogue);
       }
     }
@@ -225,22 +226,31 @@ class Conv2DOp : public OpKernel, public EpilogueConv {
     return n->op_type() == "Const";
   }
 
-  // The packed copy of the constant filter `f` ([k, m] floats), packed now unless `f` is the
-  // buffer packed last time.
-  const PackedConvFilter& PackedConstFilter(const Tensor& f, int64_t k, int64_t m) {
-    std::lock_guard<std::mutex> lock(packed_mu_);
-    if (packed_from_.get() != f.buffer().get() || packed_.k != k || packed_.m != m || !f.buffer()->owned()) {
-      PackDirectConvFilter(f.data<float>(), k, m, &packed_);
-      packed_from_ = f.buffer();
+  // The packed copy of the constant filter `f` ([k, m] floats): the one packed last time when `f`
+  // is the same engine-owned buffer, else a new one (kept for later calls when `f` is engine-owned).
+  // Shared, so a run still reading a copy keeps it while another run replaces it.
+  std::shared_ptr<const PackedConvFilter> PackedConstFilter(const Tensor& f, int64_t k, int64_t m) {
+    const bool owned = f.buffer()->owned();
+    {
+      std::lock_guard<std::mutex> lock(packed_mu_);
+      if (owned && packed_ != nullptr && packed_from_.get() == f.buffer().get() && packed_->k == k && packed_->m == m)
+        return packed_;
     }
-    return packed_;
+    auto fresh = std::make_shared<PackedConvFilter>();
+    PackDirectConvFilter(f.data<float>(), k, m, fresh.get());
+    if (owned) {
+      std::lock_guard<std::mutex> lock(packed_mu_);
+      packed_from_ = f.buffer();
+      packed_ = fresh;
+    }
+    return fresh;
   }
 
   ConvAttrs attrs_;
   const bool filter_is_const_;
   std::mutex packed_mu_;
-  RefPtr<Buffer> packed_from_;  // guarded by packed_mu_
-  PackedConvFilter packed_;     // guarded by packed_mu_; read by runs of the same filter
+  RefPtr<Buffer> packed_from_;                     // guarded by packed_mu_
+  std::shared_ptr<const PackedConvFilter> packed_;  // guarded by packed_mu_; packed from packed_from_
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("Conv2D").TypeConstraint<float>("T"), Conv2DOp<float>);
