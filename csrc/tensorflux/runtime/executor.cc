@@ -10,6 +10,7 @@
 #include "tensorflux/passes/conv_fusion.h"
 #include "tensorflux/passes/cse.h"
 #include "tensorflux/runtime/device.h"
+#include "tensorflux/runtime/node_status.h"
 
 // Note [Plan cache]
 // Session::Run looks up an ExecutionPlan by the (feeds, fetches, targets) signature. A plan holds
@@ -338,8 +339,7 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
       rs->Fail(rs->cancel->status());
       return;
     }
-    const std::string prefix = "[" + pn.node->name() + "]";
-    rs->Fail(pn.fused || s.message().rfind(prefix, 0) == 0 ? s : s.WithPrefix(prefix + " "));
+    rs->Fail(pn.fused ? s : NamedForNode(pn.node->name(), s));  // a fused kernel names its failing member
     return;
   }
   for (int j = 0; j < nout; ++j) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tensorflux/core/object_types.h"
+#include "tensorflux/runtime/node_status.h"
 
 // Note [Buffer forwarding]
 // The executor moves a tensor into a kernel's input array when that kernel is its last reader
@@ -122,11 +123,7 @@ Status KernelRegistry::CreateKernel(const Node* node, const std::string& device_
   if (r == nullptr) return NotFound(MissingKernelMessage(node, device_type));
   OpKernelConstruction c(node, device_type);
   std::unique_ptr<OpKernel> k(r->factory(&c));
-  if (!c.status().ok()) {
-    const std::string& m = c.status().message();
-    bool named = m.rfind("[" + node->name() + "]", 0) == 0;
-    return named ? c.status() : c.status().WithPrefix("[" + node->name() + "] ");
-  }
+  if (!c.status().ok()) return NamedForNode(node->name(), c.status());
   *out = std::move(k);
   return Status::OK();
 }

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "tensorflux/runtime/node_status.h"
+
 
 namespace tx {
 namespace cpu {
@@ -32,12 +34,6 @@ bool PerChannel(const Tensor& operand, const TensorShape& out_shape) {
   return true;
 }
 
-// The error `s` of node `n`'s kernel as the executor would report it.
-Status OfNode(const Node& n, const Status& s) {
-  const std::string prefix = "[" + n.name() + "]";
-  return s.message().rfind(prefix, 0) == 0 ? s : s.WithPrefix(prefix + " ");
-}
-
 // Runs conv's kernel, then each member's kernel on the result (the unfused plan, for operands the
 // epilogue cannot take), or the conv with its epilogue.
 class FusedConv2DKernel : public OpKernel {
@@ -51,7 +47,8 @@ class FusedConv2DKernel : public OpKernel {
 
   FusedConv2DKernel(OpKernelConstruction* c, const Node* conv, std::unique_ptr<OpKernel> conv_kernel,
                     std::vector<Member> members, std::vector<EpilogueStep> steps)
-      : OpKernel(c), conv_(conv), conv_kernel_(std::move(conv_kernel)), members_(std::move(members)),
+      : OpKernel(c), conv_(conv), conv_kernel_(std::move(conv_kernel)),
+        epilogue_conv_(dynamic_cast<EpilogueConv*>(conv_kernel_.get())), members_(std::move(members)),
         steps_(std::move(steps)) {}
 
   void Compute(OpKernelContext* ctx) override {
@@ -59,8 +56,7 @@ class FusedConv2DKernel : public OpKernel {
     Tensor y;
     OpKernelContext sub(conv_, conv_in, &y, ctx->intra_op_pool());
     const Tensor* operands = &ctx->input(0) + 2;  // the context's inputs are one array
-    auto* fused = dynamic_cast<EpilogueConv*>(conv_kernel_.get());
-    if (fused == nullptr || !fused->ComputeWithEpilogue(&sub, steps_, operands)) {
+    if (epilogue_conv_ == nullptr || !epilogue_conv_->ComputeWithEpilogue(&sub, steps_, operands)) {
       conv_kernel_->Compute(&sub);
       for (size_t i = 0; sub.status().ok() && i < members_.size(); ++i) {
         const Member& m = members_[i];
@@ -69,17 +65,18 @@ class FusedConv2DKernel : public OpKernel {
         if (m.operand >= 0) in[1 - m.chain_input] = operands[m.operand];
         OpKernelContext step(m.node, in, &out, ctx->intra_op_pool());
         m.kernel->Compute(&step);
-        if (!step.status().ok()) return ctx->SetStatus(OfNode(*m.node, step.status()));
+        if (!step.status().ok()) return ctx->SetStatus(NamedForNode(m.node->name(), step.status()));
         y = std::move(out);
       }
     }
-    if (!sub.status().ok()) return ctx->SetStatus(OfNode(*conv_, sub.status()));
+    if (!sub.status().ok()) return ctx->SetStatus(NamedForNode(conv_->name(), sub.status()));
     ctx->set_output(0, std::move(y));
   }
 
  private:
   const Node* conv_;
   std::unique_ptr<OpKernel> conv_kernel_;
+  EpilogueConv* epilogue_conv_;  // conv_kernel_ when it takes epilogues, else null
   std::vector<Member> members_;
   std::vector<EpilogueStep> steps_;
 };
