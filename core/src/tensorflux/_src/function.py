@@ -22,10 +22,11 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import backprop
 from tensorflux._src import functions
+from tensorflux._src import op_def_library as _op_def_library
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.autograph import conversion
 from tensorflux._src.autograph import errors as _ag_errors
-from tensorflux._src.nest import flatten, pack_sequence_as
+from tensorflux._src.nest import flatten, is_nested, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.func_graph import FuncGraph
 from tensorflux._src.operation import Tensor, TensorLike
@@ -35,6 +36,8 @@ from tensorflux._src.array_ops import identity, placeholder
 from tensorflux._src.constant_op import convert_to_tensor, has_registered_conversion
 
 _ids = itertools.count(1)
+_eager_execute = _op_def_library._eager_execute
+_CALL_SIG = gen_ops._STATEFUL_PARTITIONED_CALL
 # tx.config.run_functions_eagerly: when set, calling a tx.function eagerly calls its Python function.
 _state_run_eagerly = [False]
 
@@ -155,6 +158,45 @@ def _traced_leaf(a, placeholders, spec_args):
     return a
 
 
+# Note [Lean calls]
+# Called eagerly, a ConcreteFunction runs its StatefulPartitionedCall through eager_execute with attrs
+# built once at trace time (Tout, and `f` as the function's name; config, config_proto and
+# executor_type left unset, so the engine gives them their OpDef default '', the value the generated
+# wrapper passes), instead of through the generated wrapper, whose `f` and string attrs each go
+# through the Python attr converter on every call. The function is added to the context's library
+# first, as that converter does. Outputs are rebuilt by a plan made once from the structured outputs
+# (_output_rebuild): the value itself for a single output, tuple()/list() for a flat tuple or list,
+# the keys in their insertion order for a flat dict (nest flattens a dict by sorted key and rebuilds
+# it in insertion order), nest.pack_sequence_as for anything else. Graph-mode calls (inside another
+# function or a tx.Graph) take the generated wrapper, which adds the call op and the definitions.
+
+
+def _is_leaf(x):
+    return not is_nested(x) and not _composite.is_composite(x)
+
+
+def _output_rebuild(structure):
+    """A function of the flat outputs that returns them packed as ``structure`` (Note [Lean calls]),
+    or None when nest.pack_sequence_as must do it."""
+    if _is_leaf(structure):
+        return _first
+    if type(structure) in (tuple, list) and all(_is_leaf(x) for x in structure):
+        return type(structure)
+    if type(structure) is dict and all(_is_leaf(x) for x in structure.values()):
+        try:
+            position = {k: i for i, k in enumerate(sorted(structure))}  # nest's flattening order
+        except TypeError:
+            return None
+        keys = tuple(structure)
+        index = tuple(position[k] for k in keys)
+        return lambda flat: dict(zip(keys, map(flat.__getitem__, index)))
+    return None
+
+
+def _first(flat):
+    return flat[0]
+
+
 class ConcreteFunction:
     """One traced signature of a tx.function: its graph, its FunctionDef in the engine, the
     eager values it captured, and how to call it."""
@@ -168,6 +210,13 @@ class ConcreteFunction:
         self.structured_outputs = structured_outputs
         self.captured_inputs = [v for v, _ in graph.captures.values()]
         self._out_dtypes = [t.dtype for t in flat_outputs if t is not None]
+        # Note [Lean calls]: the eager call's attrs and the output rebuild, made once.
+        self._call_attrs = (self._out_dtypes, self.name, None, None, None)
+        self._has_none_outputs = any(t is None for t in flat_outputs)
+        self._rebuild = _output_rebuild(structured_outputs)
+        # (dtype enum, dims with None for unknown, or None for unknown rank) per placeholder.
+        self._input_types = [(p.dtype.as_datatype_enum, None if p.shape.rank is None else tuple(p.shape.as_list()))
+                             for p in inputs]
 
     @property
     def function_def(self):
@@ -180,28 +229,56 @@ class ConcreteFunction:
     def variables(self):
         return list(self.graph.variables)
 
+    def _record_on_tapes(self):
+        """Lets the recording tapes of this thread differentiate an eager call of this function."""
+        for tape in backprop._tls.active:
+            if not tape._recording:
+                continue
+            # The tape's gradient() needs the function in the context's library.
+            tape._functions.append(self._func)
+            # Reads inside the call are not executed eagerly: watch the captured variables on the
+            # recording tapes, as their reads would have.
+            if tape._watch_accessed and self.graph.variables:
+                tape.watch([v for v in self.graph.variables if v.trainable])
+
     def _call_flat(self, flat_args):
+        """The structured outputs of calling the function on ``flat_args`` (a list of tensors, one
+        per placeholder of ``self.inputs``): eagerly, or as a call op in the default graph."""
+        args = flat_args + self.captured_inputs if self.captured_inputs else flat_args
         if _context.executing_eagerly():
-            for tape in backprop._tls.active:
-                if not tape._recording:
-                    continue
-                # The tape's gradient() needs the function in the context's library.
-                tape._functions.append(self._func)
-                # Reads inside the call are not executed eagerly: watch the captured variables on the
-                # recording tapes, as their reads would have.
-                if tape._watch_accessed and self.graph.variables:
-                    tape.watch([v for v in self.graph.variables if v.trainable])
-        args = list(flat_args) + self.captured_inputs
-        # The function object as the `f` attr: its definition goes to the calling graph's library or
-        # to the eager context's.
-        outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self._func)
-        if not self._out_dtypes:
-            outs = []
-        it = iter(outs)
-        flat = [None if t is None else next(it) for t in self.outputs]
-        return pack_sequence_as(self.structured_outputs, flat, expand_composites=True)
+            if backprop._tls.active:
+                self._record_on_tapes()
+            self._func.add_to_context()
+            outs = _eager_execute(_CALL_SIG._spec or _op_def_library.eager_spec(_CALL_SIG), (args,),
+                                  self._call_attrs, _context._tls.device)  # Note [Lean calls]
+        else:
+            outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self._func)
+            if not self._out_dtypes:
+                outs = []
+        if self._has_none_outputs:
+            it = iter(outs)
+            outs = [None if t is None else next(it) for t in self.outputs]
+        if self._rebuild is not None:
+            return self._rebuild(outs)
+        return pack_sequence_as(self.structured_outputs, outs, expand_composites=True)
+
+    def _takes_as_is(self, args):
+        """Whether ``args`` are EagerTensors of the traced dtypes and shapes, one per placeholder
+        (what the general argument check of __call__ would pass through unchanged)."""
+        if len(args) != len(self._input_types):
+            return False
+        for a, (dtype, dims) in zip(args, self._input_types):
+            if type(a) is not EagerTensor or a._dtype_enum != dtype:
+                return False
+            shape = a._shape_tuple()
+            if shape != dims and dims is not None and (
+                    len(shape) != len(dims) or any(d is not None and d != n for n, d in zip(shape, dims))):
+                return False
+        return True
 
     def __call__(self, *args):
+        if self._takes_as_is(args):
+            return self._call_flat(list(args))
         flat = [a for a in flatten(list(args), expand_composites=True) if _is_tensor_arg(a)]
         if len(flat) != len(self.inputs):
             raise TypeError("%s takes %d tensor arguments, got %d" % (self.name, len(self.inputs), len(flat)))
@@ -219,6 +296,87 @@ class ConcreteFunction:
         return "<ConcreteFunction %s(%s)>" % (self.name, ", ".join(str(TensorSpec.from_tensor(p)) for p in self.inputs))
 
 
+# Note [Call fast path]
+# Building the general cache key (_specs: nest.flatten, a TensorSpec per tensor, a repr of the
+# structure) costs more than running a small function, so a call whose arguments are EagerTensors,
+# Variables, Python scalars (int, float, bool, str, None) and plain tuples, lists and str-keyed
+# dicts of them, positional or keyword, first looks in a second dict keyed on a cheap tuple
+# (_fast_key): (dtype enum, shape tuple) per tensor, (type, value) per scalar, (Variable, id) per
+# variable, (container type, items...) per tuple or list, (dict, name, item, ...) per dict in its
+# insertion order, and the keyword arguments as such a dict after a marker. The general key's
+# structure (a repr) also keeps insertion order, while the tensors are passed in nest's order
+# (sorted names), as _fast_item collects them. Equal tuples give equal general keys (the tuple holds
+# everything _specs reads, and a scalar's type rather than only its name), so an entry, made from
+# the result of a general lookup of the same arguments, stays exact while the general key of those
+# arguments and its entry in _concrete do not change. Only two events change them: a trace evicting
+# a signature (Note [Retracing]) and reduce_retracing relaxing a structure's specs. Both drop every
+# entry and bump _fast_generation under _lock, and an entry is added, also under _lock, only when
+# the generation is the one read before its general lookup began. A hit moves its signature to the
+# end of the LRU order, as a general hit does. Other arguments (NumPy arrays, composites, graph
+# tensors, namedtuples and other containers) take the general path. The dict is cleared when it
+# reaches _MAX_FAST_KEYS (an input_signature with unknown dims admits any number of shapes).
+_MAX_FAST_KEYS = 256
+_FAST_SCALARS = frozenset((int, float, bool, str, type(None)))
+_KWARGS = object()  # separates positional from keyword arguments in a fast key
+
+
+def _fast_item(a, tensors):
+    """The fast key item of argument ``a``, its tensors appended to ``tensors`` in nest's order;
+    None when ``a`` takes the general path (Note [Call fast path])."""
+    t = type(a)
+    if t is EagerTensor:
+        tensors.append(a)
+        return (a._dtype_enum, a._shape_tuple())
+    if t in _FAST_SCALARS:
+        return (t, a)
+    if t is Variable:
+        return (t, id(a))
+    if t is tuple or t is list:
+        item = [t]
+        for x in a:
+            x_item = _fast_item(x, tensors)
+            if x_item is None:
+                return None
+            item.append(x_item)
+        return tuple(item)
+    if t is dict:
+        item = [t]
+        by_name = {}  # name -> the tensors of its value
+        for name, value in a.items():  # insertion order, as the general key's structure
+            if type(name) is not str:
+                return None
+            value_item = _fast_item(value, by_name.setdefault(name, []))
+            if value_item is None:
+                return None
+            item += (name, value_item)
+        for name in sorted(by_name):
+            tensors += by_name[name]
+        return tuple(item)
+    return None
+
+
+def _fast_key(args, kwargs):
+    """(fast key, tensor arguments in nest order) of a call, or (None, None) when an argument takes
+    the general path (Note [Call fast path])."""
+    key = []
+    tensors = []
+    for a in args:
+        if type(a) is EagerTensor:  # _fast_item's first case, inline: most arguments are tensors
+            key.append((a._dtype_enum, a._shape_tuple()))
+            tensors.append(a)
+            continue
+        item = _fast_item(a, tensors)
+        if item is None:
+            return None, None
+        key.append(item)
+    if kwargs:
+        item = _fast_item(kwargs, tensors)
+        if item is None:
+            return None, None
+        key += (_KWARGS, item)
+    return tuple(key), tensors
+
+
 class Function:
     """A Python function compiled into engine functions, one per input signature."""
 
@@ -234,6 +392,8 @@ class Function:
         self._reduce_retracing = bool(reduce_retracing)
         self._concrete = collections.OrderedDict()  # signature key -> ConcreteFunction, least recent first
         self._relaxed = {}    # (structure key) -> relaxed specs (reduce_retracing)
+        self._fast = {}       # fast key -> (ConcreteFunction, signature key) (Note [Call fast path])
+        self._fast_generation = 0
         self._lock = threading.RLock()  # held while tracing and caching a signature, not while running
         self._monitor = _monitor_for(python_function)
         self._traces = 0
@@ -244,10 +404,13 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        bound = Function(self._fn.__get__(instance, owner), self._input_signature, self._reduce_retracing, self._name,
-                         self._autograph)
         cache = instance.__dict__.setdefault("_tx_function_cache", {})
-        return cache.setdefault(id(self), bound)
+        bound = cache.get(id(self))
+        if bound is None:
+            bound = Function(self._fn.__get__(instance, owner), self._input_signature, self._reduce_retracing,
+                             self._name, self._autograph)
+            bound = cache.setdefault(id(self), bound)
+        return bound
 
     def _specs(self, args, kwargs):
         """(key, specs of the tensor leaves, converted tensor leaves)."""
@@ -287,7 +450,10 @@ class Function:
             relaxed = self._relaxed.get(structure)
             if relaxed is not None and len(relaxed) == len(specs):
                 specs = [r if r.is_compatible_with(t) else self._relax(r, t) for r, t in zip(relaxed, tensors)]
-            self._relaxed[structure] = specs
+            if specs != relaxed:
+                with self._lock:
+                    self._relaxed[structure] = specs
+                    self._drop_fast_keys()  # Note [Call fast path]
         return (structure, tuple(specs)), specs, tensors
 
     @staticmethod
@@ -312,11 +478,42 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _state_run_eagerly[0] and _context.executing_eagerly():
             return self._fn(*args, **kwargs)  # tx.config.run_functions_eagerly(True)
+        fast_key, tensors = _fast_key(args, kwargs)
+        if fast_key is not None:
+            hit = self._fast.get(fast_key)
+            if hit is not None:  # Note [Call fast path]
+                cf, key = hit
+                if len(self._concrete) > 1:
+                    try:
+                        self._concrete.move_to_end(key)
+                    except KeyError:  # evicted by another thread meanwhile
+                        pass
+                if _context.executing_eagerly():
+                    self._monitor.record(False, self._fn)
+                return cf._call_flat(tensors)
+        generation = self._fast_generation
         key, specs, tensors = self._specs(args, kwargs)
         cf, traced = self._lookup(key, args, kwargs, specs)
+        if fast_key is not None:
+            self._add_fast_key(fast_key, generation, cf, key)
         if _context.executing_eagerly():
             self._monitor.record(traced, self._fn)
         return cf._call_flat(tensors)
+
+    def _add_fast_key(self, fast_key, generation, cf, key):
+        """Maps ``fast_key`` to the result of a general lookup begun at ``generation``, unless the
+        fast keys were dropped since (Note [Call fast path])."""
+        with self._lock:
+            if generation != self._fast_generation or self._concrete.get(key) is not cf:
+                return
+            if len(self._fast) >= _MAX_FAST_KEYS:
+                self._fast.clear()
+            self._fast[fast_key] = (cf, key)
+
+    def _drop_fast_keys(self):
+        """Forgets every fast key; called under _lock when a signature key or its entry changes."""
+        self._fast.clear()
+        self._fast_generation += 1
 
     @property
     def python_function(self):
@@ -351,6 +548,7 @@ class Function:
             self._concrete[key] = cf
             while len(self._concrete) > _MAX_TRACES:  # Note [Retracing]
                 self._concrete.popitem(last=False)
+                self._drop_fast_keys()  # Note [Call fast path]
         return cf, True
 
     def experimental_get_tracing_count(self):
