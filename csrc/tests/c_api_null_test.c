@@ -213,6 +213,8 @@ static void test_import_gradients_session(void) {
 
   TX_DeleteSessionOptions(NULL);
   ERR(TX_SetConfig(NULL, NULL, 1, s));
+  ERR(TX_SetOptimizerOption(NULL, 1, s));
+  ERR(CHECK(TX_GetOptimizerOption(NULL, s) == 0));
   TX_SessionOptionsSetInterOpThreads(NULL, 1);
   TX_SessionOptionsSetIntraOpThreads(NULL, 1);
   ERR(CHECK(TX_NewSession(NULL, NULL, s) == NULL));

@@ -550,6 +550,53 @@ static void test_import_errors(void) {
   TX_DeleteStatus(s);
 }
 
+/* The process-wide "remapping" option and a session's ConfigProto override of it give the same
+ * values (fusion never changes results); unknown names are rejected. */
+static void test_optimizer_options(void) {
+  TX_Status* s = TX_NewStatus();
+  CHECK(TX_GetOptimizerOption("remapping", s) == 1);
+  CHECK_OK(s);
+  TX_SetOptimizerOption("constant_folding", 0, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "unknown optimizer option 'constant_folding'");
+  CHECK(TX_GetOptimizerOption(NULL, s) == 0);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "unknown optimizer option");
+  for (int pass = 0; pass < 3; ++pass) {
+    TX_SetOptimizerOption("remapping", pass == 1 ? 0 : 1, s);
+    CHECK_OK(s);
+    CHECK(TX_GetOptimizerOption("remapping", s) == (pass == 1 ? 0 : 1));
+    Model m;
+    build_model(&m, s);
+    TX_SessionOptions* opts = TX_NewSessionOptions();
+    /* graph_options { rewrite_options { remapping: OFF } } on the last pass */
+    const unsigned char config[6] = {0x52, 0x04, 0x52, 0x02, 0x70, 0x02};
+    if (pass == 2) {
+      TX_SetConfig(opts, config, sizeof(config), s);
+      CHECK_OK(s);
+    }
+    TX_Session* sess = TX_NewSession(m.g, opts, s);
+    CHECK_OK(s);
+    TX_DeleteSessionOptions(opts);
+    int64_t dims[2] = {1, 3};
+    float xv[3] = {1, 1, 1};
+    TX_Tensor* x = float_tensor(dims, 2, xv);
+    TX_Output feeds[1] = {out0(m.x)};
+    TX_Output fetches[1] = {out0(m.softmax)};
+    TX_Tensor* results[1] = {NULL};
+    TX_SessionRun(sess, NULL, feeds, &x, 1, fetches, results, 1, NULL, 0, NULL, s);
+    CHECK_OK(s);
+    if (results[0] != NULL) {
+      const float* p = (const float*)TX_TensorData(results[0]);
+      CHECK(near(p[0] + p[1], 1.0f));
+      TX_DeleteTensor(results[0]);
+    }
+    TX_DeleteTensor(x);
+    TX_DeleteSession(sess, s);
+    CHECK_OK(s);
+    TX_DeleteGraph(m.g);
+  }
+  TX_DeleteStatus(s);
+}
+
 int main(void) {
   static const TestCase tests[] = {
       {"graphdef_round_trip", test_graphdef_round_trip},
@@ -559,6 +606,7 @@ int main(void) {
       {"run_errors", test_run_errors},
       {"build_errors", test_build_errors},
       {"import_errors", test_import_errors},
+      {"optimizer_options", test_optimizer_options},
   };
   return run_tests(tests, (int)(sizeof(tests) / sizeof(tests[0])));
 }

@@ -287,6 +287,23 @@ void InitSession(py::module_& m) {
       "Runs with feeds [(op, index)] and their values, fetches [(op, index)] and target ops; returns "
       "the fetched values as NumPy arrays (Note [Feeding NumPy arrays without copying]), with "
       "metadata=True as (values, serialized RunMetadata).");
+  m.def(
+      "set_optimizer_option",
+      [](const std::string& name, bool enabled) {
+        Status status;
+        TX_SetOptimizerOption(name.c_str(), enabled ? 1 : 0, status.get());
+        status.Check();
+      },
+      "Sets a process-wide plan rewrite option (TX_SetOptimizerOption).");
+  m.def(
+      "get_optimizer_option",
+      [](const std::string& name) {
+        Status status;
+        const bool on = TX_GetOptimizerOption(name.c_str(), status.get()) != 0;
+        status.Check();
+        return on;
+      },
+      "The value of a process-wide plan rewrite option (TX_GetOptimizerOption).");
 }
 
 }  // namespace txpy

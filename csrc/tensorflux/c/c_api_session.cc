@@ -3,10 +3,31 @@
 #include "tensorflux/c/c_api_internal.h"
 #include "tensorflux/core/canonical_bool.h"
 #include "tensorflux/framework/proto_wire.h"
+#include "tensorflux/runtime/executor.h"
 
 using namespace tx::capi;
 
 namespace {
+
+// Reads GraphOptions.rewrite_options (field 10).remapping (field 14); other fields are skipped.
+tx::Status ParseGraphOptions(tx::wire::Reader& r, tx::SessionOptions* o) {
+  while (!r.done()) {
+    int field = 0;
+    tx::wire::WireType type;
+    TX_RETURN_IF_ERROR(r.ReadTag(&field, &type));
+    if (field != 10) {
+      TX_RETURN_IF_ERROR(r.Skip(type));
+      continue;
+    }
+    tx::wire::Reader rewrite("");
+    TX_RETURN_IF_ERROR(r.ReadSubMessage(type, &rewrite));
+    while (!rewrite.done()) {
+      TX_RETURN_IF_ERROR(rewrite.ReadTag(&field, &type));
+      TX_RETURN_IF_ERROR(field == 14 ? rewrite.ReadInt32(type, &o->remapping) : rewrite.Skip(type));
+    }
+  }
+  return tx::Status::OK();
+}
 
 // Reads the ConfigProto fields the engine uses; other fields are skipped.
 tx::Status ParseConfig(const std::string& bytes, tx::SessionOptions* out) {
@@ -26,6 +47,10 @@ tx::Status ParseConfig(const std::string& bytes, tx::SessionOptions* out) {
       bool v = false;
       TX_RETURN_IF_ERROR(r.ReadBool(type, &v));
       o.allow_soft_placement = v;
+    } else if (field == 10) {  // graph_options
+      tx::wire::Reader graph("");
+      TX_RETURN_IF_ERROR(r.ReadSubMessage(type, &graph));
+      TX_RETURN_IF_ERROR(ParseGraphOptions(graph, &o));
     } else {
       TX_RETURN_IF_ERROR(r.Skip(type));
     }
@@ -130,6 +155,35 @@ extern "C" {
 TX_SessionOptions* TX_NewSessionOptions(void) { return new (std::nothrow) TX_SessionOptions; }
 
 void TX_DeleteSessionOptions(TX_SessionOptions* opts) { delete opts; }
+
+namespace {
+
+// OK when `name` is an option TX_SetOptimizerOption knows.
+tx::Status CheckOptimizerOption(const char* name) {
+  if (name != nullptr && std::string(name) == "remapping") return tx::Status::OK();
+  return tx::InvalidArgument("unknown optimizer option '", name != nullptr ? name : "(null)",
+                             "'; the option is 'remapping'");
+}
+
+}  // namespace
+
+void TX_SetOptimizerOption(const char* name, unsigned char enabled, TX_Status* status) {
+  Guard(status, [&]() -> tx::Status {
+    TX_RETURN_IF_ERROR(CheckOptimizerOption(name));
+    tx::SetRemappingDefault(enabled != 0);
+    return tx::Status::OK();
+  });
+}
+
+unsigned char TX_GetOptimizerOption(const char* name, TX_Status* status) {
+  unsigned char out = 0;
+  Guard(status, [&]() -> tx::Status {
+    TX_RETURN_IF_ERROR(CheckOptimizerOption(name));
+    out = tx::RemappingDefault() ? 1 : 0;
+    return tx::Status::OK();
+  });
+  return out;
+}
 
 void TX_SetConfig(TX_SessionOptions* opts, const void* proto, size_t proto_len, TX_Status* status) {
   Guard(status, [&]() -> tx::Status {

@@ -20,12 +20,19 @@ namespace tx {
 
 struct RunState;
 
+// Whether plans fuse (Conv2D epilogues, elementwise loops) unless their options say otherwise:
+// TensorFlow's "remapping" rewrite, on at start; tx.config.optimizer and TX_SetOptimizerOption set it.
+bool RemappingDefault();
+void SetRemappingDefault(bool on);
+
 // Built once per signature and then shared by every run with that signature; immutable after
 // Build, so concurrent runs only read it (Note [Plan cache]).
 class ExecutionPlan {
  public:
   struct Options {
     bool allow_soft_placement = true;
+    // Conv2D epilogue and loop fusion (Note [Conv2D epilogues], Note [Loop fusion]).
+    bool remap = RemappingDefault();
   };
 
   // Prunes `graph` to what `fetches` and `targets` need given `feeds`, places nodes and
@@ -44,13 +51,15 @@ class ExecutionPlan {
              const CancellationToken* cancel = nullptr, StepStatsCollector* stats = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  // How many plan nodes run a loop-fusion group (Note [Loop fusion]).
+  int num_fused_loops() const;
 
  private:
   struct PlanNode {
-    const Node* node = nullptr;  // for a fused chain, its last node (whose output it produces)
+    const Node* node = nullptr;  // a fused Conv2D chain's last node; a loop group's node in fused_graph_
     std::unique_ptr<OpKernel> kernel;
     bool expensive = true;
-    bool fused = false;     // runs a ConvFusion; its kernel names the failing node itself
+    bool fused = false;     // runs a ConvFusion or a loop; its kernel names the failing node itself
     int num_inputs = 0;
     int num_outputs = 0;
     std::string timeline_label;  // "name = Op(input, ...)" for step stats
@@ -65,6 +74,7 @@ class ExecutionPlan {
   // Records node `pn`'s kernel run that started at `start` (NowNanos) and produced `out`.
   static void Record(StepStatsCollector* stats, const PlanNode& pn, int64_t start, const Tensor* out);
 
+  std::unique_ptr<Graph> fused_graph_;  // the _FusedElementwise nodes of loop groups (outlives nodes_)
   std::vector<PlanNode> nodes_;
   std::vector<int> input_slots_;       // slot read by each (node, input)
   std::vector<char> input_moves_;      // 1 when that read is the slot's only one (move, not copy)

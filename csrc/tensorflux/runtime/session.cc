@@ -135,6 +135,7 @@ Status Session::GetPlan(const std::vector<std::pair<Endpoint, Tensor>>& feeds, c
   std::unique_ptr<ExecutionPlan> built;
   ExecutionPlan::Options popts;
   popts.allow_soft_placement = opts_.allow_soft_placement;
+  if (opts_.remapping != kToggleDefault) popts.remap = opts_.remapping != kToggleOff;
   TX_RETURN_IF_ERROR(ExecutionPlan::Build(*graph_, feed_eps, fetches, targets, popts, &built));
   std::lock_guard<std::mutex> l(mu_);
   if (closed_) return token->status();

@@ -26,10 +26,17 @@ struct RunOptions {
   int trace_level = 0;        // RunOptions.TraceLevel; > 0: record step stats (Note [Step stats])
 };
 
+// The values of TensorFlow's RewriterConfig.Toggle the engine tells apart (the others mean on).
+inline constexpr int kToggleDefault = 0;
+inline constexpr int kToggleOff = 2;
+
 struct SessionOptions {
   int inter_op_threads = 0;  // 0: number of cores
   int intra_op_threads = 0;  // 0: number of cores
   bool allow_soft_placement = true;  // run nodes requesting an absent device on the CPU
+  // ConfigProto.graph_options.rewrite_options.remapping, TensorFlow's Toggle: DEFAULT (0) follows
+  // RemappingDefault(), OFF (2) turns plan fusion off, any other value on.
+  int remapping = 0;
 };
 
 // A session over a shared graph. Run may be called from many threads at once; nodes added

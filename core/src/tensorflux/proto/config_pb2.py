@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from tensorflux.proto import step_stats_pb2 as tensorflux_dot_proto_dot_step__stats__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtensorflux/proto/config.proto\x12\ntensorflux\x1a!tensorflux/proto/step_stats.proto\"\x95\x01\n\x0b\x43onfigProto\x12$\n\x1cintra_op_parallelism_threads\x18\x02 \x01(\x05\x12$\n\x1cinter_op_parallelism_threads\x18\x05 \x01(\x05\x12\x1c\n\x14\x61llow_soft_placement\x18\x07 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x08 \x01(\x08\"\xaf\x01\n\nRunOptions\x12\x36\n\x0btrace_level\x18\x01 \x01(\x0e\x32!.tensorflux.RunOptions.TraceLevel\x12\x15\n\rtimeout_in_ms\x18\x02 \x01(\x03\"R\n\nTraceLevel\x12\x0c\n\x08NO_TRACE\x10\x00\x12\x12\n\x0eSOFTWARE_TRACE\x10\x01\x12\x12\n\x0eHARDWARE_TRACE\x10\x02\x12\x0e\n\nFULL_TRACE\x10\x03\"8\n\x0bRunMetadata\x12)\n\nstep_stats\x18\x01 \x01(\x0b\x32\x15.tensorflux.StepStatsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtensorflux/proto/config.proto\x12\ntensorflux\x1a!tensorflux/proto/step_stats.proto\"\xc6\x01\n\x0b\x43onfigProto\x12$\n\x1cintra_op_parallelism_threads\x18\x02 \x01(\x05\x12$\n\x1cinter_op_parallelism_threads\x18\x05 \x01(\x05\x12\x1c\n\x14\x61llow_soft_placement\x18\x07 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x08 \x01(\x08\x12/\n\rgraph_options\x18\n \x01(\x0b\x32\x18.tensorflux.GraphOptions\"C\n\x0cGraphOptions\x12\x33\n\x0frewrite_options\x18\n \x01(\x0b\x32\x1a.tensorflux.RewriterConfig\"\xac\x01\n\x0eRewriterConfig\x12\x34\n\tremapping\x18\x0e \x01(\x0e\x32!.tensorflux.RewriterConfig.Toggle\"d\n\x06Toggle\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x06\n\x02ON\x10\x01\x12\x07\n\x03OFF\x10\x02\x12\x0e\n\nAGGRESSIVE\x10\x03\x12\x15\n\x11\x45XPERIMENTAL_MLIR\x10\x04\x12\x15\n\x11\x45XPERIMENTAL_BOTH\x10\x05\"\xaf\x01\n\nRunOptions\x12\x36\n\x0btrace_level\x18\x01 \x01(\x0e\x32!.tensorflux.RunOptions.TraceLevel\x12\x15\n\rtimeout_in_ms\x18\x02 \x01(\x03\"R\n\nTraceLevel\x12\x0c\n\x08NO_TRACE\x10\x00\x12\x12\n\x0eSOFTWARE_TRACE\x10\x01\x12\x12\n\x0eHARDWARE_TRACE\x10\x02\x12\x0e\n\nFULL_TRACE\x10\x03\"8\n\x0bRunMetadata\x12)\n\nstep_stats\x18\x01 \x01(\x0b\x32\x15.tensorflux.StepStatsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,11 +33,17 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tensorflux.proto.config_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CONFIGPROTO']._serialized_start=81
-  _globals['_CONFIGPROTO']._serialized_end=230
-  _globals['_RUNOPTIONS']._serialized_start=233
-  _globals['_RUNOPTIONS']._serialized_end=408
-  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_start=326
-  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_end=408
-  _globals['_RUNMETADATA']._serialized_start=410
-  _globals['_RUNMETADATA']._serialized_end=466
+  _globals['_CONFIGPROTO']._serialized_end=279
+  _globals['_GRAPHOPTIONS']._serialized_start=281
+  _globals['_GRAPHOPTIONS']._serialized_end=348
+  _globals['_REWRITERCONFIG']._serialized_start=351
+  _globals['_REWRITERCONFIG']._serialized_end=523
+  _globals['_REWRITERCONFIG_TOGGLE']._serialized_start=423
+  _globals['_REWRITERCONFIG_TOGGLE']._serialized_end=523
+  _globals['_RUNOPTIONS']._serialized_start=526
+  _globals['_RUNOPTIONS']._serialized_end=701
+  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_start=619
+  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_end=701
+  _globals['_RUNMETADATA']._serialized_start=703
+  _globals['_RUNMETADATA']._serialized_end=759
 # @@protoc_insertion_point(module_scope)

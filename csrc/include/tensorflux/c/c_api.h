@@ -586,8 +586,18 @@ typedef struct TX_Session TX_Session;
  * soft placement on. */
 TX_CAPI_EXPORT extern TX_SessionOptions* TX_NewSessionOptions(void);
 TX_CAPI_EXPORT extern void TX_DeleteSessionOptions(TX_SessionOptions* opts);
+/* Process-wide plan rewrites for plans built from now on (session signatures first run afterwards,
+ * function bodies first called afterwards), TensorFlow's tf.config.optimizer experimental options.
+ * The one option is "remapping": fusing Conv2D epilogues and groups of elementwise ops into one
+ * kernel (1 at start); any other name is TX_INVALID_ARGUMENT. A session's ConfigProto
+ * graph_options.rewrite_options.remapping other than DEFAULT overrides it for that session. */
+TX_CAPI_EXPORT extern void TX_SetOptimizerOption(const char* name, unsigned char enabled, TX_Status* status);
+/* The current value of option `name` (see TX_SetOptimizerOption); 0 with TX_INVALID_ARGUMENT when unknown. */
+TX_CAPI_EXPORT extern unsigned char TX_GetOptimizerOption(const char* name, TX_Status* status);
+
 /* Sets options from a serialized ConfigProto (intra_op_parallelism_threads,
- * inter_op_parallelism_threads, allow_soft_placement are read; other fields are ignored). */
+ * inter_op_parallelism_threads, allow_soft_placement and graph_options.rewrite_options.remapping
+ * are read; other fields are ignored). */
 TX_CAPI_EXPORT extern void TX_SetConfig(TX_SessionOptions* opts, const void* proto, size_t proto_len,
                                         TX_Status* status);
 /* Threads for running independent operations concurrently (0 or negative = one per core). */

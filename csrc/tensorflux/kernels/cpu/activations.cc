@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tensorflux/kernels/cpu/activation_functors.h"
 #include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
@@ -10,27 +11,6 @@
 namespace tx {
 namespace cpu {
 namespace {
-
-struct Relu6Fn {
-  template <typename T> T operator()(T x) const { return std::min(std::max(x, T(0)), T(6)); }
-};
-struct EluFn {
-  template <typename T> T operator()(T x) const { return x > T(0) ? x : std::expm1(x); }
-};
-struct SeluFn {
-  template <typename T> T operator()(T x) const {
-    constexpr T kScale = T(1.0507009873554804934193349852946);
-    constexpr T kScaleAlpha = T(1.7580993408473768599402175208123);
-    return x > T(0) ? kScale * x : kScaleAlpha * std::expm1(x);
-  }
-};
-// log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), exact and overflow-free.
-struct SoftplusFn {
-  template <typename T> T operator()(T x) const { return std::max(x, T(0)) + std::log1p(std::exp(-std::abs(x))); }
-};
-struct SoftsignFn {
-  template <typename T> T operator()(T x) const { return x / (T(1) + std::abs(x)); }
-};
 
 // y = Fn(x) elementwise; `cost` is the rough per-element work for the parallel split.
 template <typename T, typename Fn, int kCost>
@@ -74,14 +54,14 @@ class LeakyReluOp : public OpKernel {
     const T* x = xt.data<T>();
     T* y = out->data<T>();
     using C = ComputeType<T>;
-    const C a = static_cast<C>(alpha_);
+    const LeakyReluFn<C> fn{static_cast<C>(alpha_)};
     ParallelRange(ctx->intra_op_pool(), xt.num_elements(), 1, [&](int64_t b, int64_t e) {
       if constexpr (kIsFloat16<T>) {  // Note [16-bit floats]
         MapFloatBlocks(x + b, y + b, e - b, [&](float* v, int64_t m) {
-          for (int64_t i = 0; i < m; ++i) v[i] = v[i] > 0.0f ? v[i] : a * v[i];
+          for (int64_t i = 0; i < m; ++i) v[i] = fn(v[i]);
         });
       } else {
-        for (int64_t i = b; i < e; ++i) y[i] = x[i] > T(0) ? x[i] : a * x[i];
+        for (int64_t i = b; i < e; ++i) y[i] = fn(x[i]);
       }
     });
   }

@@ -18,6 +18,16 @@ struct HasCost : std::false_type {};
 template <typename Op>
 struct HasCost<Op, std::void_t<decltype(Op::kCost)>> : std::true_type {};
 
+// Relative cost per element of Op on T: a functor's own kCost when it declares one; division,
+// modulo and pow are several times dearer than the rest.
+template <typename T, typename Op>
+constexpr int64_t BinaryCost() {
+  if constexpr (HasCost<Op>::value) return Op::kCost;
+  constexpr bool dear = std::is_same_v<Op, DivFn> || std::is_same_v<Op, FloorDivFn> || std::is_same_v<Op, FloorModFn>;
+  if constexpr (std::is_same_v<Op, PowFn>) return std::is_integral_v<T> ? 8 : 16;
+  return dear ? (std::is_integral_v<T> ? 16 : 4) : 1;
+}
+
 // The error for integer inputs y[0..n) that Op rejects, or OK.
 template <typename T, typename Op>
 inline Status CheckY(const T* y, int64_t n) {
@@ -109,15 +119,7 @@ class BinaryOp : public OpKernel {
   }
 
  private:
-  // Relative cost per element: a functor's own kCost when it declares one; division, modulo and
-  // pow are several times dearer than the rest.
-  static constexpr int64_t Cost() {
-    if constexpr (HasCost<Op>::value) return Op::kCost;
-    constexpr bool dear = std::is_same_v<Op, DivFn> || std::is_same_v<Op, FloorDivFn> ||
-                          std::is_same_v<Op, FloorModFn>;
-    if constexpr (std::is_same_v<Op, PowFn>) return std::is_integral_v<T> ? 8 : 16;
-    return dear ? (std::is_integral_v<T> ? 16 : 4) : 1;
-  }
+  static constexpr int64_t Cost() { return BinaryCost<T, Op>(); }
 
   bool incompatible_shape_error_ = true;
 };

@@ -8365,6 +8365,25 @@ def __arg(T, index, name=None):
     return _apply_op(___ARG, name, (), (T, index))
 
 
+___FUSED_ELEMENTWISE = _OpSig('_FusedElementwise',
+    inputs=(('inputs', 'Tin', 0, 2),),
+    attrs=(('Tout', 20),),
+    outputs=(('outputs', True),))
+
+
+def __fused_elementwise(inputs, Tout, name=None):
+    r"""Runs a group of elementwise nodes of an execution plan as one loop over their elements.
+
+    Args:
+      inputs: A list of Tensors with types `Tin`.
+      Tout: An attr of type `list(type)`.
+      name: A name for the operation (optional).
+
+    Returns: a list of `Tensor`s.
+    """
+    return _apply_op(___FUSED_ELEMENTWISE, name, (inputs,), (Tout,))
+
+
 ___SWITCH_N = _OpSig('_SwitchN',
     inputs=(('data', 'T', 0, 0), ('output_index', '', 3, 0)),
     attrs=(('num_outs', 1),),
@@ -8806,5 +8825,6 @@ OP_WRAPPERS = {
     'ZerosLike': 'zeros_like',
     'Zeta': 'zeta',
     '_Arg': '__arg',
+    '_FusedElementwise': '__fused_elementwise',
     '_SwitchN': '__switch_n',
 }
