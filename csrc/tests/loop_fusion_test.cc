@@ -273,6 +273,17 @@ TEST(MemberShapesThatDifferRunUnfused) {
   EXPECT_TRUE(r.fused[0].shape() == TensorShape({3}));
 }
 
+TEST(UnknownRankChainFuses) {
+  // A function body called eagerly knows no shapes: its chain still runs as one loop kernel.
+  G b;
+  Endpoint x = b.Ph(PartialShape()), y = x;
+  for (int k = 0; k < 10; ++k) y = b.Op(k % 2 ? "Mul" : "AddV2", {y, b.Const(MakeTensor<float>(TensorShape({}), {1.5f}))});
+  Both r = RunBoth(b.g, {x}, {MakeTensor<float>(TensorShape({2, 3}), Random(6, 7))}, {y});
+  EXPECT_EQ(r.num_fused, 1);
+  ExpectSameValues(r, 0);
+  EXPECT_TRUE(r.fused[0].shape() == TensorShape({2, 3}));
+}
+
 TEST(DoublesFuseToo) {
   G b;
   Endpoint x = b.Ph(PartialShape({2}), DT_DOUBLE);

@@ -5,11 +5,12 @@
 // Note [Loop fusion]
 // A chain of elementwise ops run one kernel at a time reads and writes every intermediate tensor
 // in memory and pays the executor's per-node cost for each op. ExecutionPlan::Build therefore
-// groups connected elementwise nodes of one dtype and one static output shape (the group's loop
-// shape) into one _FusedElementwise node whose kernel (kernels/cpu/loop_fusion_kernel.cc) runs
-// the whole group as a small register program over blocks of elements: inputs are read once,
-// intermediates live in block-sized scratch registers (in L1), and only the values used outside
-// the group are written. Inputs from outside the group may broadcast (a scalar, a bias row).
+// groups connected elementwise nodes of one dtype and one static output shape (equal as partial
+// shapes, unknown dims and unknown rank included: a function body called eagerly is planned
+// before any shape is known) into one _FusedElementwise node whose kernel
+// (kernels/cpu/loop_fusion_kernel.cc) runs the whole group as a small register program over
+// blocks of elements: inputs are read once, intermediates live in block-sized scratch registers
+// (in L1), and only the values used outside the group are written. Inputs from outside the group may broadcast (a scalar, a bias row).
 // The rewrite is confined to the plan: graphs, GraphDefs and functions stay plain.
 //
 // Acyclicity. Running a group as one unit makes it wait for all of its inputs, which could make
@@ -103,7 +104,7 @@ std::vector<std::vector<int>> FindFusionGroups(const std::vector<FusionNode>& no
 
   for (int i = 0; i < n; ++i) {
     const FusionNode& node = nodes[i];
-    if (!node.fusible || !node.shape.known_rank()) continue;
+    if (!node.fusible) continue;
     std::vector<int> candidates;
     for (int p : node.data_inputs) {
       if (p < 0 || group_of[p] < 0) continue;

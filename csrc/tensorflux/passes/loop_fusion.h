@@ -20,7 +20,7 @@ struct FusionNode {
 };
 
 // Groups of at least two fusible nodes, joined by data edges, of one output dtype and one static
-// output shape, such that running each group as one unit keeps the plan acyclic. Members are in
+// output shape (equal PartialShapes, unknown rank included), such that running each group as one unit keeps the plan acyclic. Members are in
 // ascending order; a node is in at most one group.
 std::vector<std::vector<int>> FindFusionGroups(const std::vector<FusionNode>& nodes);
 
