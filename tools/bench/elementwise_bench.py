@@ -5,9 +5,10 @@ Tensorflux runs it as a tx.function called on an eager tensor and as a Session.r
 TensorFlow as a tf.function and in a tf1 Session; PyTorch eagerly and through torch.compile (in a
 child process, skipped with the reason when it fails or takes over TORCH_COMPILE_TIMEOUT_S); JAX
 under jax.jit; NumPy eagerly (20 passes over memory). The references are one NumPy pass each:
-`np.add(x, 1.0, out=y)` (reads 4 MiB, writes 4 MiB) and `np.copyto(y, x)`. Each framework's result
-is compared with the chain computed by NumPy in float64 (max abs difference), so a fast but wrong
-result shows.
+`np.add(x, 1.0, out=y)` (reads 4 MiB, writes 4 MiB) and `np.copyto(y, x)`; 8 MiB fits this
+machine's L3, so a "pass" here is a cache pass, not DRAM. Frameworks are timed in interleaved rounds
+(gemm_bench.interleaved_seconds). Each one's result is compared with the chain computed by NumPy in
+float64 (max abs difference), so a fast but wrong result shows.
 
 Usage: python tools/bench/elementwise_bench.py
 """
@@ -21,13 +22,14 @@ import sys
 
 import numpy as np
 
-from gemm_bench import _jax, _torch, threads_line
+from gemm_bench import _jax, _torch, interleaved_seconds, threads_line
 from harness import median_seconds, report
 from linalg_bench import cpu_model
 from ops_bench import _tf, _tf_runner, _tx_runner
 
 SHAPE = (1024, 1024)
-REPEATS, INNER = 10, 3
+REPEATS, INNER = 10, 3  # for torch.compile (in its child) and, with ONE_PASS_INNER, the one-pass references
+ONE_PASS_INNER = 50
 TORCH_COMPILE_TIMEOUT_S = 240
 ONE_PASS = "numpy np.add(x, 1.0, out=y) (one pass)"
 
@@ -128,29 +130,31 @@ def bench_elementwise_chain() -> dict:
     print(threads_line() + " (NumPy's ufuncs, the one-pass references included, use one)", flush=True)
     x = make_input()
     want = chain(x.astype(np.float64), np.tanh, np.maximum)
-    secs, diffs = {}, {}
-    for name, fn in _runners(x).items():
+    diffs = {}
+    runners = _runners(x)
+    for name, fn in runners.items():
         if fn is None:
             print(f"    {name}: not installed, column skipped", flush=True)
-            secs[name] = None
-            continue
-        diffs[name] = float(np.abs(np.asarray(fn()) - want).max())
-        secs[name] = median_seconds(fn, repeats=REPEATS, inner=INNER)
+
+    def record_diff(name, got):
+        diffs[name] = float(np.abs(got - want).max())
+    secs = interleaved_seconds(runners, record_diff)
     compiled = torch_compiled_in_child()
     secs["pytorch torch.compile"] = compiled and compiled["seconds"]
     if compiled:
         diffs["pytorch torch.compile"] = compiled["max_abs_diff"]
         print(f"    (torch.compile took {compiled['compile_s']:.1f} s to compile, in a child process)")
     y = np.empty_like(x)
-    secs[ONE_PASS] = median_seconds(lambda: np.add(x, 1.0, out=y), repeats=REPEATS, inner=INNER)
-    secs["numpy np.copyto(y, x) (one pass)"] = median_seconds(lambda: np.copyto(y, x), repeats=REPEATS, inner=INNER)
+    secs[ONE_PASS] = median_seconds(lambda: np.add(x, 1.0, out=y), repeats=REPEATS, inner=ONE_PASS_INNER)
+    secs["numpy np.copyto(y, x) (one pass)"] = median_seconds(lambda: np.copyto(y, x), repeats=REPEATS,
+                                                              inner=ONE_PASS_INNER)
     ours = secs.pop("tensorflux tx.function")
     row = report("20-op elementwise chain on [1024,1024] float32 (tensorflux: tx.function)", "ms", 1e3, ours, secs)
     row["max_abs_diff_vs_float64"] = diffs
     session, pass_s = secs["tensorflux Session (x fed)"], secs[ONE_PASS]
     tf_fn, tf_sess = secs["tensorflow tf.function"], secs["tensorflow tf1 Session (x fed)"]
     print("    tensorflux/TensorFlow time: tx.function/tf.function %s, Session/tf1 Session %s (<1: tensorflux faster)"
-          % (tf_fn and "%.2f" % (ours / tf_fn), tf_sess and "%.2f" % (session / tf_sess)))
+          % ("%.2f" % (ours / tf_fn) if tf_fn else "-", "%.2f" % (session / tf_sess) if tf_sess else "-"))
     print("    tensorflux/one pass (np.add out=) time: tx.function %.1f, Session %.1f"
           % (ours / pass_s, session / pass_s))
     print("    max abs diff from the float64 NumPy chain: " + ", ".join("%s %.2g" % kv for kv in diffs.items()),

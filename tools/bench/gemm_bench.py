@@ -26,6 +26,7 @@ import contextlib
 import math
 import os
 import re
+import statistics
 import sys
 
 import numpy as np
@@ -38,6 +39,7 @@ from ops_bench import THREADS, _tf, _tf_runner, _tx_runner
 SQUARE = (256, 1024, 2048)
 LARGE = 4096
 BUDGET_S = 1.0  # timed seconds per framework and shape (plus one checking and one estimating call)
+ROUNDS = 3
 SAMPLE_S = 0.01  # shortest sample: fast calls are repeated `inner` times per sample
 
 
@@ -171,15 +173,34 @@ def _runners(a, b, transpose_a):
     return runners
 
 
-def _seconds(name, fn, want):
-    """Checks fn's product against `want`, then its median seconds over about BUDGET_S."""
-    got = np.asarray(fn())
-    scale = float(np.abs(want).max())
-    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3 * scale, err_msg=f"{name}: wrong product")
+def _plan(name, fn, check):
+    """check(name, fn's first result); returns (repeats per round, inner) filling about BUDGET_S."""
+    check(name, np.asarray(fn()))
     once = median_seconds(fn, repeats=1, warmup=0)  # also the warmup call
     inner = max(1, int(SAMPLE_S / once))
-    repeats = min(15, max(3, int(BUDGET_S / (once * inner))))
-    return median_seconds(fn, repeats=repeats, inner=inner, warmup=0)
+    return max(1, min(5, int(BUDGET_S / (once * inner * ROUNDS)))), inner
+
+
+def interleaved_seconds(runners, check):
+    """name -> median seconds per call (None where the runner is None), measured in ROUNDS rounds
+    that each time every framework in turn, so a change in the shared machine's load during the
+    run falls on all of them rather than on whichever ran then; the median over the rounds.
+    check(name, result) sees each framework's first result first."""
+    plans = {name: _plan(name, fn, check) for name, fn in runners.items() if fn is not None}
+    samples = {name: [] for name in plans}
+    for _ in range(ROUNDS):
+        for name, (repeats, inner) in plans.items():
+            samples[name].append(median_seconds(runners[name], repeats=repeats, inner=inner, warmup=0))
+    return {name: statistics.median(samples[name]) if name in samples else None for name in runners}
+
+
+def _product_check(want):
+    """A check failing on a product more than 1e-3 (relative to its largest entry) off `want`."""
+    scale = float(np.abs(want).max())
+
+    def check(name, got):
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3 * scale, err_msg=f"{name}: wrong product")
+    return check
 
 
 def gemm_row(title, m, k, n, transpose_a, peak):
@@ -189,7 +210,7 @@ def gemm_row(title, m, k, n, transpose_a, peak):
     b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
     with numpy_threads():
         want = (a.T if transpose_a else a) @ b
-        secs = {name: fn and _seconds(name, fn, want) for name, fn in _runners(a, b, transpose_a).items()}
+        secs = interleaved_seconds(_runners(a, b, transpose_a), _product_check(want))
     for name, s in secs.items():
         if s is None:
             print(f"    {name}: not installed, column skipped", flush=True)
