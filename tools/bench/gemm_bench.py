@@ -54,16 +54,14 @@ def threads_line() -> str:
     except RuntimeError:
         pass
     parts = [f"tensorflux Session {THREADS}, eager {tx.config.threading.get_intra_op_parallelism_threads() or cores}"]
-    tf = _tf()
+    tf, torch = _tf(), _torch()
     if tf is not None:
         _tf_threads(tf)
         eager = tf.config.threading.get_intra_op_parallelism_threads() or cores
-        parts.append(f"tensorflow Session {THREADS}, eager {eager}")
-    torch = _torch()
-    if torch is not None:
-        parts.append(f"torch {torch.get_num_threads()}")
+    parts.append(f"tensorflow Session {THREADS}, eager {eager}" if tf else "tensorflow: not installed, skipped")
+    parts.append(f"torch {torch.get_num_threads()}" if torch else "torch: not installed, skipped")
     parts.append(f"numpy's BLAS {THREADS}" + ("" if _threadpoolctl() else " (threadpoolctl missing: not limited)"))
-    parts.append(f"jax: XLA's CPU pool, one thread per core ({cores})")
+    parts.append(f"jax: XLA's CPU pool, one thread per core ({cores})" if _jax() else "jax: not installed, skipped")
     return "threads: " + ", ".join(parts)
 
 
@@ -211,9 +209,6 @@ def gemm_row(title, m, k, n, transpose_a, peak):
     with numpy_threads():
         want = (a.T if transpose_a else a) @ b
         secs = interleaved_seconds(_runners(a, b, transpose_a), _product_check(want))
-    for name, s in secs.items():
-        if s is None:
-            print(f"    {name}: not installed, column skipped", flush=True)
     ours = secs.pop("tensorflux Session")
     row = report(title, "ms", 1e3, ours, secs)
     flops = 2.0 * m * n * k
