@@ -24,20 +24,31 @@ RNG = np.random.default_rng(0)
 ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "amx_tile")
 
 
-def cpu_model() -> str:
-    """The CPU model name from /proc/cpuinfo (or the platform's processor string) and which of
-    ISA_FLAGS it has, e.g. "AMD EPYC [avx2 fma; no avx512f avx512_bf16 amx_tile]"."""
-    model, flags = None, set()
+def cpuinfo() -> dict:
+    """The first processor's /proc/cpuinfo fields (name -> text) plus "cpu MHz" of every processor as
+    a list of floats under "cpu MHz all"; an empty dict where /proc/cpuinfo cannot be read."""
+    fields, mhz = {}, []
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name") and model is None:
-                    model = line.split(":", 1)[1].strip()
-                elif line.startswith("flags") and not flags:
-                    flags = set(line.split(":", 1)[1].split())
+                name, sep, value = line.partition(":")
+                name = name.strip()
+                if not sep:
+                    continue
+                if name == "cpu MHz":
+                    mhz.append(float(value))
+                fields.setdefault(name, value.strip())
     except OSError:
-        pass
-    model = model or platform.processor() or "unknown"
+        return {}
+    return {**fields, "cpu MHz all": mhz}
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo (or the platform's processor string) and which of
+    ISA_FLAGS it has, e.g. "AMD EPYC [avx2 fma; no avx512f avx512_bf16 amx_tile]"."""
+    info = cpuinfo()
+    model = info.get("model name") or platform.processor() or "unknown"
+    flags = set(info.get("flags", "").split())
     if not flags:
         return model
     have = [f for f in ISA_FLAGS if f in flags]

@@ -27,6 +27,11 @@ def _tf():
 
 def _run_tx(build, arrays, repeats, inner):
     """build(*placeholders) -> fetch; returns median seconds per Session.run."""
+    return median_seconds(_tx_runner(build, arrays), repeats=repeats, inner=inner)
+
+
+def _tx_runner(build, arrays):
+    """build(tx, *placeholders) -> fetch, in a Tensorflux Session; returns a call running it with `arrays` fed."""
     import tensorflux as tx
     g = tx.Graph()
     with g.as_default():
@@ -34,10 +39,16 @@ def _run_tx(build, arrays, repeats, inner):
         out = build(tx, *phs)
     sess = tx.Session(graph=g, config=dict(inter_op_parallelism_threads=THREADS, intra_op_parallelism_threads=THREADS))
     feed = dict(zip(phs, arrays))
-    return median_seconds(lambda: sess.run(out, feed_dict=feed), repeats=repeats, inner=inner)
+    return lambda: sess.run(out, feed_dict=feed)
 
 
 def _run_tf(build, arrays, repeats, inner):
+    run = _tf_runner(build, arrays)
+    return None if run is None else median_seconds(run, repeats=repeats, inner=inner)
+
+
+def _tf_runner(build, arrays):
+    """The same in a TensorFlow tf1 Session; None when TensorFlow is not installed."""
     tf = _tf()
     if tf is None:
         return None
@@ -48,7 +59,7 @@ def _run_tf(build, arrays, repeats, inner):
     cfg = tf.compat.v1.ConfigProto(inter_op_parallelism_threads=THREADS, intra_op_parallelism_threads=THREADS)
     sess = tf.compat.v1.Session(graph=g, config=cfg)
     feed = dict(zip(phs, arrays))
-    return median_seconds(lambda: sess.run(out, feed_dict=feed), repeats=repeats, inner=inner)
+    return lambda: sess.run(out, feed_dict=feed)
 
 
 def _compare(title, build, numpy_fn, arrays, repeats=20, inner=5, scale=1e3, unit="ms/run"):

@@ -16,7 +16,9 @@ import control_flow_bench  # noqa: E402
 import data_bench  # noqa: E402
 import dtypes_bench  # noqa: E402
 import eager_bench  # noqa: E402
+import elementwise_bench  # noqa: E402
 import fft_bench  # noqa: E402
+import gemm_bench  # noqa: E402
 import go_bench  # noqa: E402
 import grad_bench  # noqa: E402
 import image_bench  # noqa: E402
@@ -28,10 +30,10 @@ import strings_bench  # noqa: E402
 import tensor_array_bench  # noqa: E402
 import train_bench  # noqa: E402
 
-BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *grad_bench.ALL, *train_bench.ALL,
-              *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL, *fft_bench.ALL, *image_bench.ALL,
-              *go_bench.ALL, *strings_bench.ALL, *keras_bench.ALL, *addons_optimizer_bench.ALL,
-              *data_bench.ALL, *dtypes_bench.ALL]
+BENCHMARKS = [*session_bench.ALL, *eager_bench.ALL, *ops_bench.ALL, *gemm_bench.ALL, *elementwise_bench.ALL,
+              *grad_bench.ALL, *train_bench.ALL, *control_flow_bench.ALL, *tensor_array_bench.ALL, *linalg_bench.ALL,
+              *fft_bench.ALL, *image_bench.ALL, *go_bench.ALL, *strings_bench.ALL, *keras_bench.ALL,
+              *addons_optimizer_bench.ALL, *data_bench.ALL, *dtypes_bench.ALL]
 
 
 def main(argv: list[str]) -> None:
