@@ -214,6 +214,15 @@ static void test_import_gradients_session(void) {
   TX_DeleteSessionOptions(NULL);
   ERR(TX_SetConfig(NULL, NULL, 1, s));
   ERR(TX_SetOptimizerOption(NULL, 1, s));
+  CHECK(TX_ProfilerIsActive() == 0);
+  TX_ProfilerStart(s);
+  CHECK_OK(s);
+  ERR(TX_ProfilerStop(NULL, s));
+  CHECK(TX_ProfilerIsActive() == 1);
+  TX_Buffer* trace = TX_NewBuffer();
+  TX_ProfilerStop(trace, s);
+  CHECK_OK(s);
+  TX_DeleteBuffer(trace);
   ERR(CHECK(TX_GetOptimizerOption(NULL, s) == 0));
   TX_SessionOptionsSetInterOpThreads(NULL, 1);
   TX_SessionOptionsSetIntraOpThreads(NULL, 1);

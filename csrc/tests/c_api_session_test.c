@@ -550,6 +550,38 @@ static void test_import_errors(void) {
   TX_DeleteStatus(s);
 }
 
+/* Builds the test model, runs its softmax once on [1, 1, 1] in a session made with `config`
+ * (a serialized ConfigProto; NULL: defaults) and checks the result sums to 1. */
+static void run_softmax_once(const unsigned char* config, size_t config_len, TX_Status* s) {
+  Model m;
+  build_model(&m, s);
+  TX_SessionOptions* opts = TX_NewSessionOptions();
+  if (config != NULL) {
+    TX_SetConfig(opts, config, config_len, s);
+    CHECK_OK(s);
+  }
+  TX_Session* sess = TX_NewSession(m.g, opts, s);
+  CHECK_OK(s);
+  TX_DeleteSessionOptions(opts);
+  int64_t dims[2] = {1, 3};
+  float xv[3] = {1, 1, 1};
+  TX_Tensor* x = float_tensor(dims, 2, xv);
+  TX_Output feeds[1] = {out0(m.x)};
+  TX_Output fetches[1] = {out0(m.softmax)};
+  TX_Tensor* results[1] = {NULL};
+  TX_SessionRun(sess, NULL, feeds, &x, 1, fetches, results, 1, NULL, 0, NULL, s);
+  CHECK_OK(s);
+  if (results[0] != NULL) {
+    const float* p = (const float*)TX_TensorData(results[0]);
+    CHECK(near(p[0] + p[1], 1.0f));
+    TX_DeleteTensor(results[0]);
+  }
+  TX_DeleteTensor(x);
+  TX_DeleteSession(sess, s);
+  CHECK_OK(s);
+  TX_DeleteGraph(m.g);
+}
+
 /* The process-wide "remapping" option and a session's ConfigProto override of it give the same
  * values (fusion never changes results); unknown names are rejected. */
 static void test_optimizer_options(void) {
@@ -564,36 +596,46 @@ static void test_optimizer_options(void) {
     TX_SetOptimizerOption("remapping", pass == 1 ? 0 : 1, s);
     CHECK_OK(s);
     CHECK(TX_GetOptimizerOption("remapping", s) == (pass == 1 ? 0 : 1));
-    Model m;
-    build_model(&m, s);
-    TX_SessionOptions* opts = TX_NewSessionOptions();
     /* graph_options { rewrite_options { remapping: OFF } } on the last pass */
     const unsigned char config[6] = {0x52, 0x04, 0x52, 0x02, 0x70, 0x02};
-    if (pass == 2) {
-      TX_SetConfig(opts, config, sizeof(config), s);
-      CHECK_OK(s);
-    }
-    TX_Session* sess = TX_NewSession(m.g, opts, s);
-    CHECK_OK(s);
-    TX_DeleteSessionOptions(opts);
-    int64_t dims[2] = {1, 3};
-    float xv[3] = {1, 1, 1};
-    TX_Tensor* x = float_tensor(dims, 2, xv);
-    TX_Output feeds[1] = {out0(m.x)};
-    TX_Output fetches[1] = {out0(m.softmax)};
-    TX_Tensor* results[1] = {NULL};
-    TX_SessionRun(sess, NULL, feeds, &x, 1, fetches, results, 1, NULL, 0, NULL, s);
-    CHECK_OK(s);
-    if (results[0] != NULL) {
-      const float* p = (const float*)TX_TensorData(results[0]);
-      CHECK(near(p[0] + p[1], 1.0f));
-      TX_DeleteTensor(results[0]);
-    }
-    TX_DeleteTensor(x);
-    TX_DeleteSession(sess, s);
-    CHECK_OK(s);
-    TX_DeleteGraph(m.g);
+    run_softmax_once(pass == 2 ? config : NULL, sizeof(config), s);
   }
+  TX_DeleteStatus(s);
+}
+
+/* A profile traces a session run into Chrome trace-event JSON; starting twice, stopping without a
+ * profile and a used buffer are errors that leave the profiler usable. */
+static void test_profiler(void) {
+  TX_Status* s = TX_NewStatus();
+  TX_Buffer* json = TX_NewBuffer();
+  TX_ProfilerStop(json, s);
+  CHECK_ERR(s, TX_FAILED_PRECONDITION, "no profiling session");
+  CHECK(TX_ProfilerIsActive() == 0);
+  TX_ProfilerStart(s);
+  CHECK_OK(s);
+  CHECK(TX_ProfilerIsActive() == 1);
+  TX_ProfilerStart(s);
+  CHECK_ERR(s, TX_FAILED_PRECONDITION, "already recording");
+  run_softmax_once(NULL, 0, s);
+  TX_Buffer* used = TX_NewBuffer();
+  const char kUsed[] = "x";
+  used->data = kUsed;
+  used->length = 1;
+  TX_ProfilerStop(used, s);
+  CHECK_ERR(s, TX_INVALID_ARGUMENT, "must be empty");
+  used->data = NULL;
+  used->length = 0;
+  TX_DeleteBuffer(used);
+  CHECK(TX_ProfilerIsActive() == 1);
+  TX_ProfilerStop(json, s);
+  CHECK_OK(s);
+  CHECK(TX_ProfilerIsActive() == 0);
+  char* text = (char*)calloc(json->length + 1, 1); /* the buffer's bytes are not NUL-terminated */
+  memcpy(text, json->data, json->length);
+  CHECK(json->length > 0 && strstr(text, "\"traceEvents\"") != NULL);
+  CHECK(strstr(text, "\"name\":\"Softmax\"") != NULL && strstr(text, "\"ph\":\"X\"") != NULL);
+  free(text);
+  TX_DeleteBuffer(json);
   TX_DeleteStatus(s);
 }
 
@@ -607,6 +649,7 @@ int main(void) {
       {"build_errors", test_build_errors},
       {"import_errors", test_import_errors},
       {"optimizer_options", test_optimizer_options},
+      {"profiler", test_profiler},
   };
   return run_tests(tests, (int)(sizeof(tests) / sizeof(tests[0])));
 }

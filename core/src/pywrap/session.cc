@@ -304,6 +304,17 @@ void InitSession(py::module_& m) {
         return on;
       },
       "The value of a process-wide plan rewrite option (TX_GetOptimizerOption).");
+  m.def(
+      "profiler_start",
+      [] {
+        Status status;
+        TX_ProfilerStart(status.get());
+        status.Check();
+      },
+      "Starts the process-wide profiler (FailedPreconditionError when one records).");
+  m.def(
+      "profiler_stop", [] { return FillBuffer([](TX_Buffer* b, TX_Status* s) { TX_ProfilerStop(b, s); }); },
+      "Stops the profiler and returns what it recorded as Chrome trace-event JSON (bytes).");
 }
 
 }  // namespace txpy

@@ -67,8 +67,8 @@ from tensorflux._src.sparse_tensor import SparseTensor, SparseTensorSpec
 from tensorflux._src.complex_ops import complex  # noqa: A004 (TensorFlow's name)
 from tensorflux._src.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tensorflux import (autograph, bitwise, compat, config, debugging, dtypes, errors, experimental, image,
-                        initializers, io, linalg, lookup, losses, math, nest, nn, optimizers, random, raw_ops,
-                        signal, strings, train)
+                        initializers, io, linalg, lookup, losses, math, nest, nn, optimizers, profiler, random,
+                        raw_ops, signal, strings, train)
 from tensorflux import keras
 # Tensor utilities, space/batch reshuffles and the initializer names TensorFlow also exports at
 # the top level.
@@ -121,8 +121,8 @@ __all__ = [
     "boolean_mask",
     # Linear algebra that TensorFlow also exports at the top level (all of it is in tx.linalg).
     "einsum", "eye", "norm", "tensordot",
-    "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "random",
-    "train",
+    "debugging", "errors", "image", "initializers", "keras", "linalg", "losses", "math", "nn", "optimizers", "profiler",
+    "random", "train",
     "GraphDef", "ConfigProto", "RunOptions", "RunMetadata",
     # Modules, host callbacks, printing and assertions (TensorFlow 2's top-level names).
     "Module", "config", "nest", "raw_ops", "py_function", "numpy_function", "print",

@@ -5,6 +5,8 @@
 
 #include "tensorflux/core/tstring.h"
 #include "tensorflux/framework/op_registry.h"
+#include "tensorflux/runtime/device.h"
+#include "tensorflux/runtime/profiler.h"
 
 namespace tx {
 namespace {
@@ -145,6 +147,28 @@ void PutInput(int i, const EagerTensor& t, std::vector<Tensor>* tensors, std::ve
     devices->push_back(t.device);
     ids->push_back(t.id);
   }
+}
+
+// Runs an eager op's kernel while a profile records (Note [Profiler]): the op becomes one event,
+// after the kernels of the function bodies it runs (a tx.function call, If, While).
+void ProfiledCompute(const CachedKernel& k, OpKernelContext* kctx, int nout, const Tensor* out) {
+  StepStatsCollector stats;
+  const int64_t start = NowNanos();
+  {
+    ScopedStepStats current(&stats);
+    k.kernel->Compute(kctx);
+  }
+  NodeExecStats op;
+  op.duration_nanos = NowNanos() - start;
+  op.start_nanos = start;
+  op.node_name = k.node->op_type();
+  op.timeline_label = op.node_name + " = " + op.node_name + "()";
+  op.thread_id = CurrentThreadId();
+  for (int j = 0; j < nout; ++j)
+    if (out[j].initialized())
+      op.outputs.push_back({j, out[j].dtype(), out[j].shape(), static_cast<int64_t>(out[j].byte_size())});
+  stats.Record(std::move(op));
+  profiler::Record(LocalCpuDeviceName(), stats.Take());
 }
 
 }  // namespace
@@ -298,7 +322,8 @@ Status EagerOp::Execute(std::vector<EagerTensor>* outputs, int max_outputs, cons
   kctx.set_resource_manager(ctx_->resources());
   kctx.set_cancellation(cancel);
   if (cancel != nullptr && cancel->cancelled()) return EagerError(cancel->status(), op_name_);
-  k->kernel->Compute(&kctx);
+  if (profiler::Active()) ProfiledCompute(*k, &kctx, nout, out);
+  else k->kernel->Compute(&kctx);
   s = kctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
     if (!out[j].initialized()) s = Internal("kernel did not produce output ", j);

@@ -77,9 +77,16 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
   ctx.set_inter_op_pool(inter_op);
   ctx.set_cancellation(rs->cancel);
   ctx.set_inputs_releasable(true);  // `in` is this node's alone and unread after Compute
-  const int64_t start = rs->stats != nullptr ? NowNanos() : 0;
-  pn.kernel->Compute(&ctx);
-  if (rs->stats != nullptr) Record(rs->stats, pn, start, out);
+  if (rs->stats == nullptr) {
+    pn.kernel->Compute(&ctx);
+  } else {
+    const int64_t start = NowNanos();
+    {
+      ScopedStepStats current(rs->stats);  // function bodies the kernel runs are traced too
+      pn.kernel->Compute(&ctx);
+    }
+    Record(rs->stats, pn, start, out);
+  }
   Status s = ctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
     if (!out[j].initialized()) {

@@ -9,6 +9,7 @@
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/runtime/executor.h"
 #include "tensorflux/runtime/device.h"
+#include "tensorflux/runtime/profiler.h"
 #include "tensorflux/runtime/resource_mgr.h"
 
 namespace tx {
@@ -193,11 +194,14 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
     TX_RETURN_IF_ERROR(GetPlan(feeds, fetches, targets, token, &registered, &plan));
     std::unique_ptr<DeadlineTimer> timer;
     if (run_opts.timeout_in_ms > 0) timer = std::make_unique<DeadlineTimer>(token, run_opts.timeout_in_ms);
+    // Traced for RunMetadata, for a recording profile (Note [Profiler]), or both.
+    const bool metadata = run_opts.trace_level > 0 && run_metadata != nullptr, profiled = profiler::Active();
     std::unique_ptr<StepStatsCollector> stats;
-    if (run_opts.trace_level > 0 && run_metadata != nullptr) stats = std::make_unique<StepStatsCollector>();
+    if (metadata || profiled) stats = std::make_unique<StepStatsCollector>();
     Status s = plan->Run(feed_values, inter_op_.get(), intra_op_.get(), &raw, resources_.get(), token, stats.get());
     timer.reset();
-    if (stats != nullptr) *run_metadata = stats->SerializeRunMetadata(LocalCpuDeviceName());
+    if (metadata) *run_metadata = stats->SerializeRunMetadata(LocalCpuDeviceName());
+    if (profiled) profiler::Record(LocalCpuDeviceName(), stats->Take());
     TX_RETURN_IF_ERROR(s);  // a run whose kernels all finished before a cancellation succeeds
   }
   outputs->reserve(raw.size());

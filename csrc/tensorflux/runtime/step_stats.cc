@@ -16,9 +16,11 @@
 // step_stats holds them as one DeviceStepStats for the CPU, wire-compatible with TensorFlow's
 // step_stats.proto, so TensorFlow's tooling (its timeline module) reads them. A fused Conv2D chain
 // (Note [Conv2D epilogues]) is one entry labelled "_FusedConv2D(Conv2D, BiasAdd, ...)"; a folded
-// node (Note [Plan constant folding]) is recorded handing out its value. The nodes of functions
-// that call kernels run (If, While, PartitionedCall bodies) are not recorded yet: their call is one
-// entry. An untraced run pays one null check per node.
+// node (Note [Plan constant folding]) is recorded handing out its value. While a traced run's
+// kernel executes, its collector is the thread's CurrentStepStats, so the function bodies that
+// kernel runs (PartitionedCall, If, While: FunctionRunner) are traced into the same step stats,
+// each body node after its own kernel and before the call's entry, which spans them. An untraced
+// run pays one null check per node.
 
 namespace tx {
 
@@ -26,6 +28,23 @@ void StepStatsCollector::Record(NodeExecStats stats) {
   std::lock_guard<std::mutex> l(mu_);
   nodes_.push_back(std::move(stats));
 }
+
+std::vector<NodeExecStats> StepStatsCollector::Take() {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<NodeExecStats> out;
+  out.swap(nodes_);
+  return out;
+}
+
+namespace {
+thread_local StepStatsCollector* t_current_stats = nullptr;
+}  // namespace
+
+StepStatsCollector* CurrentStepStats() { return t_current_stats; }
+
+ScopedStepStats::ScopedStepStats(StepStatsCollector* c) : previous_(t_current_stats) { t_current_stats = c; }
+
+ScopedStepStats::~ScopedStepStats() { t_current_stats = previous_; }
 
 int64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())

@@ -34,10 +34,28 @@ class StepStatsCollector {
   // RunMetadata (serialized) whose step_stats hold what was recorded, in recording order, as one
   // DeviceStepStats of `device`.
   std::string SerializeRunMetadata(const std::string& device) const;
+  // What was recorded, in recording order; the collector is empty afterwards.
+  std::vector<NodeExecStats> Take();
 
  private:
   mutable std::mutex mu_;
   std::vector<NodeExecStats> nodes_;  // guarded by mu_
+};
+
+// The collector of the traced run whose kernel this thread is executing, or nullptr: the function
+// bodies that kernel runs (calls, If, While) record into it too (Note [Step stats]).
+StepStatsCollector* CurrentStepStats();
+
+// Makes `c` this thread's CurrentStepStats for the span of a kernel, then restores the previous one.
+class ScopedStepStats {
+ public:
+  explicit ScopedStepStats(StepStatsCollector* c);
+  ~ScopedStepStats();
+  ScopedStepStats(const ScopedStepStats&) = delete;
+  ScopedStepStats& operator=(const ScopedStepStats&) = delete;
+
+ private:
+  StepStatsCollector* previous_;
 };
 
 // Wall-clock nanoseconds since the Unix epoch (the clock traces use).

@@ -32,9 +32,10 @@ class FunctionRunner {
   }
 
   // Runs the body on `args` with ctx's intra-op pool and resource manager, and its inter-op pool
-  // when `use_inter_op` and the caller does not already run on one of that pool's workers, and
-  // ctx's cancellation token (the body stops at its next kernel once the run is cancelled)
-  // (loops pass false: Note [Loop bodies run inline] in control_flow.cc). Errors read
+  // when `use_inter_op` and the caller does not already run on one of that pool's workers
+  // (loops pass false: Note [Loop bodies run inline] in control_flow.cc), and ctx's cancellation
+  // token (the body stops at its next kernel once the run is cancelled); when the calling kernel
+  // belongs to a traced run, the body's kernels are traced into it (Note [Step stats]). Errors read
   // "[node] in function 'name': ...", naming ctx's node. The run takes `args`: a caller that
   // moves them in lets the body's kernels reuse their buffers (Note [Loop variables move into
   // the body] in control_flow.cc).
@@ -43,7 +44,8 @@ class FunctionRunner {
     ThreadPool* inter_op = use_inter_op ? ctx->inter_op_pool() : nullptr;
     if (inter_op != nullptr && inter_op->IsWorkerThread()) inter_op = nullptr;
     results->clear();
-    Status s = plan_->Run(std::move(args), inter_op, ctx->intra_op_pool(), results, ctx->resource_manager(), ctx->cancellation());
+    Status s = plan_->Run(std::move(args), inter_op, ctx->intra_op_pool(), results, ctx->resource_manager(),
+                          ctx->cancellation(), CurrentStepStats());
     if (s.ok()) return s;
     if (ctx->cancelled()) return s;  // the token's status, unprefixed (Note [Cancellation])
     return Status(s.code(), "[" + ctx->name() + "] in function '" + body_->function + "': " + s.message());
