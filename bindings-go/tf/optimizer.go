@@ -1,7 +1,7 @@
 package tf
 
 // #include <stdlib.h>
-// #include "tensorflux/c/c_api.h"
+// #include "tensorflux/c/c_api_profiler.h"
 import "C"
 
 import "unsafe"

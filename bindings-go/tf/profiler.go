@@ -1,6 +1,6 @@
 package tf
 
-// #include "tensorflux/c/c_api.h"
+// #include "tensorflux/c/c_api_profiler.h"
 import "C"
 
 // StartProfiler starts recording a profile: until StopProfiler every session run and eager op of

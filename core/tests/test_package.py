@@ -68,7 +68,7 @@ def test_import_does_not_load_protobuf():
 def test_installed_files():
     pkg = pathlib.Path(tx._lib.c.__file__).parent
     assert (pkg / "libtensorflux.so").exists()
-    for name in ("c_api.h", "c_api_eager.h", "c_api_callback.h"):
+    for name in ("c_api.h", "c_api_eager.h", "c_api_callback.h", "c_api_profiler.h"):
         header = pkg / "include" / "tensorflux" / "c" / name
         assert header.read_text() == (ROOT / "csrc" / "include" / "tensorflux" / "c" / name).read_text()
 
@@ -79,7 +79,7 @@ def test_every_c_api_function_is_called_with_null_arguments():
     import re
 
     declared = set()
-    for name in ("c_api.h", "c_api_eager.h", "c_api_callback.h"):
+    for name in ("c_api.h", "c_api_eager.h", "c_api_callback.h", "c_api_profiler.h"):
         text = (ROOT / "csrc" / "include" / "tensorflux" / "c" / name).read_text()
         declared |= set(re.findall(r"TX_CAPI_EXPORT extern [^;]*?\b(TXE?_\w+)\(", text))
     called = set(re.findall(r"\b(TXE?_\w+)\(", (ROOT / "csrc" / "tests" / "c_api_null_test.c").read_text()))

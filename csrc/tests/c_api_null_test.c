@@ -4,6 +4,7 @@
  * that every TX_/TXE_ function declared in the headers is called here. */
 #include <tensorflux/c/c_api_callback.h>
 #include <tensorflux/c/c_api_eager.h>
+#include <tensorflux/c/c_api_profiler.h>
 
 #include "c_api_test_util.h"
 

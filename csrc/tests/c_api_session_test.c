@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "c_api_test_util.h"
+#include "tensorflux/c/c_api_profiler.h"
 
 /* ----------------------------------------------------------------------------------------------
  * A minimal protobuf writer for hand-made GraphDefs and ConfigProtos */

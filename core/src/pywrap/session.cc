@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common.h"
+#include "tensorflux/c/c_api_profiler.h"
 #include "interrupt.h"
 
 namespace txpy {

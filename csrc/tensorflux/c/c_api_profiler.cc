@@ -1,5 +1,6 @@
 // C API: the process-wide profiler (TX_ProfilerStart/Stop, Note [Profiler]).
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/c/c_api_profiler.h"
 #include "tensorflux/runtime/profiler.h"
 
 using namespace tx::capi;

@@ -1,6 +1,7 @@
 // C API: session options (incl. a serialized ConfigProto) and sessions. TX_SessionRun checks
 // every handle it is given, converts them to endpoints and tensors, and calls tx::Session::Run.
 #include "tensorflux/c/c_api_internal.h"
+#include "tensorflux/c/c_api_profiler.h"
 #include "tensorflux/core/canonical_bool.h"
 #include "tensorflux/framework/proto_wire.h"
 #include "tensorflux/runtime/executor.h"
