@@ -180,17 +180,18 @@ class _InterleaveIterator(NodeIterator):
             self._read_one(reader)
 
     def _schedule(self):
-        """Starts pool tasks while there are fewer than the width and buffers to fill."""
+        """Starts pool tasks while there are fewer than the width and buffers to fill; how many."""
         if not self._parallel or _threads.in_worker():  # nested: read in place (Note [Nested work])
-            return
+            return 0
         with self._cond:
             if self._stopped or self._paused:
-                return
+                return 0
             wanting = sum(1 for r in self._readers() if r.wants(self._limit))
             start = max(0, min(self._width, wanting) - self._tasks)
             self._tasks += start
         for _ in range(start):
             _threads.submit(self._pool, self._work)
+        return start
 
     # -- the order -----------------------------------------------------------------------------
     def _advance_slot(self):
@@ -205,20 +206,23 @@ class _InterleaveIterator(NodeIterator):
 
     def _move_to_ready(self):
         """deterministic=False: when the current slot has nothing ready, moves to the next slot that
-        has; waits while none has and a task reads the current one."""
+        has; while none has, waits for the pool tasks (read here when there are none)."""
         n = len(self._slots)
-        with self._cond:
-            while True:
+        while True:
+            with self._cond:
                 for k in range(n):
                     i = (self._cycle_index + k) % n
                     if self._ready(i):
                         if k:
                             self._cycle_index, self._block_index = i, 0
                         return
-                current = self._slots[self._cycle_index]
-                if current is None or not current.busy:
+                if self._slots[self._cycle_index] is None:
                     return
-                self._cond.wait()
+                if self._tasks:
+                    self._cond.wait()
+                    continue
+            if not self._schedule():
+                return
 
     def next(self):
         self._top_up()

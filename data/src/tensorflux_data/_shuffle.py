@@ -159,6 +159,8 @@ class _PrefetchIterator(NodeIterator):
         with self._cond:
             self._stop = True
             self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()  # it finishes the element it is producing; then the input closes
         super().close()
 
 
