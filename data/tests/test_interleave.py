@@ -15,7 +15,7 @@ import tensorflux_data as txd
 from pipelines import assert_same_elements, flat_values
 from tensorflux_data import _threads
 
-WAIT_S = 60  # a liveness bound for tests that need two readers at once (never reached when it works)
+WAIT_S = 60  # a liveness bound for tests that could block (never reached when the code works)
 
 # (lengths of the sub-datasets, cycle_length, block_length): different lengths, empty ones, a cycle
 # longer than the input, blocks longer than most sub-datasets.
@@ -23,15 +23,19 @@ SHAPES = [([1, 5, 0, 3, 2, 7, 0, 0, 4], 3, 2), ([3, 0, 0, 0, 2], 12, 1), ([0, 0,
           ([5, 1, 1, 1, 1, 1, 6], 2, 3), ([2, 2, 2, 2], 4, 1), ([4], 1, 2)]
 
 
+def _threads_option(threads):
+    """Options giving the pipeline a pool of ``threads`` workers (tests that hold one worker back need
+    more than the one-per-CPU default of a small machine)."""
+    o = txd.Options()
+    o.threading.private_threadpool_size = threads
+    return o
+
+
 def _build(D, lengths, cycle, block, npc, deterministic=None, threads=0):
     ds = D.from_tensor_slices(np.array(lengths, np.int64)).interleave(
         lambda n: D.range(n * 100, n * 100 + n).map(lambda v: (v, v * 2)), cycle_length=cycle, block_length=block,
         num_parallel_calls=npc, deterministic=deterministic)
-    if threads:
-        o = txd.Options()
-        o.threading.private_threadpool_size = threads
-        ds = ds.with_options(o)
-    return ds
+    return ds.with_options(_threads_option(threads)) if threads else ds
 
 
 def _elements(ds):
@@ -106,7 +110,7 @@ def test_sub_datasets_are_read_concurrently_on_the_worker_threads():
     # for ever (and fail after WAIT_S); parallel reads get both.
     released, log = threading.Event(), []
     ds = txd.Dataset.range(3).interleave(_gated({0: released}, log, opens={1: released}), cycle_length=3,
-                                         num_parallel_calls=3)
+                                         num_parallel_calls=3).with_options(_threads_option(3))
     assert [int(v) for v in ds] == [0, 10, 20, 1, 11, 21, 2, 12, 22]
     assert any(name.startswith("txd-worker") for _, name in log)
 
@@ -124,7 +128,7 @@ def test_debug_mode_reads_sequentially_in_the_calling_thread():
 def test_nondeterministic_reads_yield_in_completion_order_with_the_same_elements():
     released, log = threading.Event(), []
     ds = txd.Dataset.range(4).interleave(_gated({0: released}, log), cycle_length=4, num_parallel_calls=4,
-                                         deterministic=False)
+                                         deterministic=False).with_options(_threads_option(4))
     it = iter(ds)
     first = [int(next(it)) for _ in range(9)]  # sub-dataset 0 is held back: the others come first
     released.set()
@@ -166,9 +170,7 @@ def test_errors_in_sub_datasets_surface_where_the_sequential_interleave_raises_t
     want = _outcomes(iter(_failing(txd.Dataset, tx, None)))
     assert want[1][0] == "InvalidArgumentError" and "not finite" in want[1][1]
     for threads in (1, 2, 8):
-        o = txd.Options()
-        o.threading.private_threadpool_size = threads
-        assert _outcomes(iter(_failing(txd.Dataset, tx, npc).with_options(o))) == want
+        assert _outcomes(iter(_failing(txd.Dataset, tx, npc).with_options(_threads_option(threads)))) == want
     with txd.debug_mode():  # eager messages name the op rather than the traced function
         assert _outcomes(iter(_failing(txd.Dataset, tx, npc))) == _outcomes(iter(_failing(txd.Dataset, tx, None)))
     skipped = [v for v in want if not isinstance(v, tuple)]
@@ -271,11 +273,9 @@ def _warm_pool(size):
 def test_closing_or_deleting_an_iterator_early_stops_its_workers(how):
     threads = 3
     _warm_pool(threads)
-    o = txd.Options()
-    o.threading.private_threadpool_size = threads
     ds = txd.Dataset.range(6).interleave(
         lambda x: txd.Dataset.range(x * 1000, x * 1000 + 500).map(lambda v: v + 1, num_parallel_calls=2).prefetch(2),
-        cycle_length=3, block_length=200, num_parallel_calls=3).with_options(o)
+        cycle_length=3, block_length=200, num_parallel_calls=3).with_options(_threads_option(threads))
     before = threading.active_count()
     it = iter(ds)
     assert [int(next(it)) for _ in range(3)] == [1, 2, 3]  # the workers are still filling 9 buffers of 401
@@ -287,3 +287,33 @@ def test_closing_or_deleting_an_iterator_early_stops_its_workers(how):
         gc.collect()
     assert threading.active_count() == before
     _warm_pool(threads)  # and every pool worker is free again (a task left reading would block one)
+
+
+def test_nested_parallel_stages_on_a_one_worker_pool_do_not_deadlock():
+    # Sub-datasets with a parallel map (some behind a prefetch, some with a parallel interleave of
+    # their own) read by a parallel interleave whose pool has a single worker: the consumer and that
+    # worker both read sub-datasets, and neither may wait for work queued behind the other (Note
+    # [Nested work]).
+    lengths = np.array([6, 4, 6, 3, 6, 4, 6, 6, 4, 0, 1, 7], np.int64)
+
+    def sub(n):
+        ds = txd.Dataset.range(n * 100, n * 100 + n)
+        if int(n) == 3:
+            ds = ds.interleave(lambda k: txd.Dataset.range(k, k + 2), cycle_length=2, num_parallel_calls=2)
+        ds = ds.map(lambda v: v + 1, num_parallel_calls=2)
+        return ds.prefetch(1) if int(n) == 4 else ds
+
+    def epochs():
+        for cycle, block, npc in ((3, 1, 3), (3, 1, txd.AUTOTUNE), (4, 1, 4), (3, 2, 3)):
+            want = [int(v) for v in txd.Dataset.from_tensor_slices(lengths).interleave(
+                sub, cycle_length=cycle, block_length=block)]
+            for _ in range(5):
+                ds = txd.Dataset.from_tensor_slices(lengths).interleave(
+                    sub, cycle_length=cycle, block_length=block, num_parallel_calls=npc)
+                result.append([int(v) for v in ds.with_options(_threads_option(1))] == want)
+    result = []
+    runner = threading.Thread(target=epochs, daemon=True)
+    runner.start()
+    runner.join(WAIT_S)
+    assert not runner.is_alive(), "deadlocked after %d epochs" % len(result)
+    assert result == [True] * 20

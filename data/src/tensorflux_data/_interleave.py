@@ -16,8 +16,10 @@ are read ahead on the add-on's worker threads (Note [Parallel interleave])."""
 # up to num_parallel_calls tasks on the worker pool (_threads.pool, shared with the parallel map)
 # fill readers' buffers up to BUFFER_FACTOR * block_length + 1 items: the current slot first, then
 # the slots after it in cycle order, then the futures. A reader's iterator is read by one thread at a
-# time (its ``busy`` flag, under the iterator's lock). AUTOTUNE climbs the task count (Note
-# [Autotune]) up to cycle_length.
+# time (its ``busy`` flag, under the iterator's lock); a task goes on reading the reader it took
+# until its buffer is full. When the consumer reads a reader itself, it does so as a worker would
+# (Note [Nested work] in _threads.py). AUTOTUNE climbs the task count (Note [Autotune]) up to
+# cycle_length.
 #
 # An error read from a sub-dataset is raised when the consumer reaches it and does not count toward
 # the block, as in tf.data's sequential interleave (its parallel interleave counts it, so after an
@@ -110,13 +112,15 @@ class _InterleaveIterator(NodeIterator):
             return e
 
     def _top_up(self):
-        if _threads.in_worker():  # nested: opened when needed (Note [Nested work])
-            return
+        """Opens input elements ahead (parallel mode); whether it opened any."""
+        if self._input_done or len(self._futures) >= self._ahead or _threads.in_worker():  # Note [Nested work]
+            return False
         while not self._input_done and len(self._futures) < self._ahead:
             entry = self._pull()
             if entry is not END:
                 with self._cond:
                     self._futures.append(entry)
+        return True
 
     def _next_input(self):
         if self._futures:
@@ -125,19 +129,23 @@ class _InterleaveIterator(NodeIterator):
         return END if self._input_done else self._pull()
 
     # -- reading sub-datasets ---------------------------------------------------------------------
-    def _read_one(self, reader):
-        """Reads one item of ``reader`` (marked busy by the caller) into its buffer."""
+    def _read_one(self, reader, keep=False):
+        """Reads one item of ``reader`` (marked busy by the caller) into its buffer; with ``keep``,
+        keeps the reader (returns True) while its task may go on reading it."""
         try:
             item = (reader.it.next(), None)
         except Exception as e:  # an item: raised when the consumer reaches it
             item = (None, e)
         with self._cond:
-            reader.busy = False
             if item[0] is END and item[1] is None:
                 reader.ended = True
             else:
                 reader.items.append(item)
+            keep = keep and not (reader.ended or len(reader.items) >= self._limit or self._stopped or self._paused
+                                 or self._tasks > self._width)
+            reader.busy = keep
             self._cond.notify_all()
+        return keep
 
     def _take(self, reader):
         """The next item of ``reader``: from its buffer, else read here (or waited for while a task reads it)."""
@@ -152,7 +160,11 @@ class _InterleaveIterator(NodeIterator):
                         break
                     self._cond.wait()
                 reader.busy = True
-            self._read_one(reader)
+            if self._parallel:  # as a worker would (Note [Nested work])
+                with _threads.working():
+                    self._read_one(reader)
+            else:
+                self._read_one(reader)
 
     def _readers(self):
         """Open readers by urgency: the current slot, the slots after it, then the futures (lock held)."""
@@ -166,7 +178,7 @@ class _InterleaveIterator(NodeIterator):
                 yield r
 
     def _work(self):
-        """A pool task: fills the most urgent buffer, one item at a time, while there is work for it."""
+        """A pool task: fills the most urgent buffer while there is work for it."""
         while True:
             with self._cond:
                 reader = None
@@ -177,17 +189,23 @@ class _InterleaveIterator(NodeIterator):
                     self._cond.notify_all()
                     return
                 reader.busy = True
-            self._read_one(reader)
+            while self._read_one(reader, keep=True):
+                pass
 
     def _schedule(self):
         """Starts pool tasks while there are fewer than the width and buffers to fill; how many."""
-        if not self._parallel or _threads.in_worker():  # nested: read in place (Note [Nested work])
+        if not self._parallel:
             return 0
         with self._cond:
-            if self._stopped or self._paused:
+            room = self._width - self._tasks
+            if room <= 0 or self._stopped or self._paused or _threads.in_worker():  # Note [Nested work]
                 return 0
-            wanting = sum(1 for r in self._readers() if r.wants(self._limit))
-            start = max(0, min(self._width, wanting) - self._tasks)
+            start = 0
+            for r in self._readers():
+                if r.wants(self._limit):
+                    start += 1
+                    if start == room:
+                        break
             self._tasks += start
         for _ in range(start):
             _threads.submit(self._pool, self._work)
@@ -225,8 +243,8 @@ class _InterleaveIterator(NodeIterator):
                 return
 
     def next(self):
-        self._top_up()
-        self._schedule()
+        if self._top_up():
+            self._schedule()
         while not self._end_of_input or any(s is not None for s in self._slots):
             if not self._det:
                 self._move_to_ready()

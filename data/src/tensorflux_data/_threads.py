@@ -4,11 +4,15 @@ function's body runs in the engine with the GIL released, so workers overlap).""
 # Note [Nested work]: a parallel interleave's workers read sub-datasets that may hold a parallel map
 # (or a prefetch whose thread feeds one). If that map queued its work on the pool while every worker
 # was busy reading, waiting for that same map, the pipeline would deadlock. So work submitted from a
-# thread that is itself doing the add-on's background work (a pool worker, or a thread started by
-# one) runs at once in that thread: nested stages are sequential inside the task that reads them,
-# and the parallelism is the outer one. Results and their order do not change.
+# thread that is itself doing the add-on's background work (a pool worker, a thread started by one,
+# or a consumer thread inside `working()`) runs at once in that thread: nested stages are sequential
+# inside the task that reads them, and the parallelism is the outer one. A parallel interleave reads
+# its sub-datasets only that way (its consumer, when it reads one itself, inside `working()`), so no
+# sub-dataset ever has work queued that a busy worker waits for. Results and their order do not
+# change.
 
 import concurrent.futures
+import contextlib
 import threading
 
 from tensorflux_data import _options
@@ -25,6 +29,17 @@ def _mark_worker():
 def in_worker():
     """Whether the calling thread does the add-on's background work (Note [Nested work])."""
     return getattr(_local, "worker", False)
+
+
+@contextlib.contextmanager
+def working():
+    """Marks the calling thread as doing the add-on's background work for the block (Note [Nested work])."""
+    previous = in_worker()
+    _local.worker = True
+    try:
+        yield
+    finally:
+        _local.worker = previous
 
 
 def pool(size=0):
