@@ -62,6 +62,11 @@ PIPELINES = {
         _cache_prefix(D, "cache_file_strings")).batch(2).repeat(2),
     "interleave": lambda D, T: D.range(1, 6).interleave(lambda x: D.from_tensors(x).repeat(x), cycle_length=2,
                                                         block_length=2),
+    "interleave_parallel": lambda D, T: D.from_tensor_slices(np.array([3, 0, 5, 1, 0, 4, 2], np.int64)).interleave(
+        lambda x: D.range(x * 10, x * 10 + x), cycle_length=4, block_length=2, num_parallel_calls=3),
+    "interleave_parallel_nested": lambda D, T: D.range(1, 6).interleave(
+        lambda x: D.range(x).map(lambda v: v * 100 + x, num_parallel_calls=2).prefetch(1), cycle_length=3,
+        block_length=2, num_parallel_calls=T.data.AUTOTUNE),
     "dict_elements": lambda D, T: D.from_tensor_slices({"a": np.arange(4), "b": np.arange(4.0)}).map(
         lambda d: {"s": d["a"] * 2, "t": d["b"] + 0.5}),
     "map_then_batch": lambda D, T: D.from_tensor_slices(np.arange(60, dtype=np.float32).reshape(20, 3)).map(

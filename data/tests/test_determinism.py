@@ -8,7 +8,9 @@ import tensorflux as tx
 import tensorflux_data as txd
 from pipelines import PIPELINES, SEEDED, assert_same_elements, flat_values
 
-CASES = {"map_parallel": PIPELINES["map_parallel"], "interleave": PIPELINES["interleave"], **SEEDED}
+CASES = {name: PIPELINES[name] for name in ("map_parallel", "interleave", "interleave_parallel",
+                                            "interleave_parallel_nested")}
+CASES.update(SEEDED)
 
 
 def _bytes_at(build, threads, debug=False):

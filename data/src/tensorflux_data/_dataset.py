@@ -172,13 +172,22 @@ class Dataset(DatasetNode):
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
         """``map_func`` maps each element to a dataset; ``cycle_length`` of them are read
-        round-robin, ``block_length`` elements at a time."""
-        from tensorflux_data._combine import InterleaveDataset
-        return InterleaveDataset(self, map_func, cycle_length, block_length, num_parallel_calls)
+        round-robin, ``block_length`` elements at a time; with ``num_parallel_calls`` (an int or
+        AUTOTUNE) they are read ahead on worker threads, in the same order unless ``deterministic``
+        is False (Note [Parallel interleave] in _interleave.py).
+
+        >>> import tensorflux_data as txd
+        >>> ds = txd.Dataset.range(1, 4).interleave(lambda x: txd.Dataset.range(x * 10, x * 10 + 2),
+        ...                                         cycle_length=2, num_parallel_calls=2)
+        >>> [int(v) for v in ds]
+        [10, 20, 11, 21, 30, 31]
+        """
+        from tensorflux_data._interleave import InterleaveDataset
+        return InterleaveDataset(self, map_func, cycle_length, block_length, num_parallel_calls, deterministic)
 
     def flat_map(self, map_func, name=None):
         """``map_func`` maps each element to a dataset; their elements in order."""
-        from tensorflux_data._combine import InterleaveDataset
+        from tensorflux_data._interleave import InterleaveDataset
         return InterleaveDataset(self, map_func, 1, 1, None)
 
     def prefetch(self, buffer_size, name=None):

@@ -213,7 +213,8 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         options.deterministic = not sloppy
         ds = ds.with_options(options)
     else:
-        ds = ds.interleave(file_dataset, cycle_length=reads, block_length=1)
+        ds = ds.interleave(file_dataset, cycle_length=reads, block_length=1, num_parallel_calls=reads,
+                           deterministic=not sloppy)
     if shuffle:
         ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
     if num_epochs != 1:

@@ -69,7 +69,7 @@ class _ParallelMapIterator(NodeIterator):
                 break
             fn = self._node._fn
             seed = _seeds.element_seed(self._seed0, self._count) if fn.seeded else None
-            self._pending.append(self._pool.submit(fn, x, seed))
+            self._pending.append(_threads.submit(self._pool, fn, x, seed))
             self._count += 1
 
     def next(self):
@@ -88,24 +88,14 @@ class _ParallelMapIterator(NodeIterator):
 
     def save(self, w):
         concurrent.futures.wait(self._pending)
-        done, errors = [], {}
-        for i, f in enumerate(self._pending):
-            if f.exception() is not None:
-                errors[i] = "%s: %s" % (type(f.exception()).__name__, f.exception())
-                done.append(())
-            else:
-                done.append(f.result())
-        w.put_elements("results", done)
-        w.put_json("errors", errors)
+        w.put_results("results", [(None, f.exception()) if f.exception() is not None else (f.result(), None)
+                                  for f in self._pending])
         w.put("count", self._count)
         w.put("exhausted", self._exhausted)
         self._in.save(w.child("input"))
 
     def restore(self, r):
-        errors = {int(k): v for k, v in r.get_json("errors").items()}
-        self._pending = collections.deque(
-            _future(error=invalid(errors[i])) if i in errors else _future(e)
-            for i, e in enumerate(r.get_elements("results")))
+        self._pending = collections.deque(_future(x, e) for x, e in r.get_results("results"))
         self._count, self._exhausted = r.get_int("count"), bool(r.get("exhausted"))
         self._in.restore(r.child("input"))
 

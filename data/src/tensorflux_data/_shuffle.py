@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from tensorflux_data import _autotune, _options
+from tensorflux_data import _autotune, _options, _threads
 from tensorflux_data._base import END, NodeIterator, check_int
 from tensorflux_data._dataset import Dataset
 
@@ -104,8 +104,7 @@ class _PrefetchIterator(NodeIterator):
     def next(self):
         with self._cond:
             if self._thread is None and not self._produced_end:
-                self._thread = threading.Thread(target=self._produce, name="txd-prefetch", daemon=True)
-                self._thread.start()
+                self._thread = _threads.start_thread(self._produce, "txd-prefetch")
             if not self._queue and self._autotune and self._size < _autotune.MAX_BUFFER:
                 self._size *= 2  # Note [Autotune]: the consumer is about to wait
                 self._cond.notify_all()
@@ -160,6 +159,8 @@ class _PrefetchIterator(NodeIterator):
         with self._cond:
             self._stop = True
             self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()  # it finishes the element it is producing; then the input closes
         super().close()
 
 

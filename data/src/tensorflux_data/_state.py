@@ -3,11 +3,13 @@ own path, serialised as an ``.npz`` archive without pickles (Note [Iterator stat
 
 # Note [Iterator state]: every node iterator saves only what resuming needs: a source its offset or
 # index, a shuffle its buffer and its RNG state, a batch its partial batch, a map its element
-# counter and (parallel) its finished but not yet returned results, a Python source (generator) the
-# number of elements it yielded (resuming recomputes them: the function must be pure). Buffers hold
-# elements, never whole epochs; a random-access source saves an index, not data. The archive also
-# holds the pipeline's fingerprint so restoring into another pipeline is refused.
+# counter and (parallel) its finished but not yet returned results, an interleave its open
+# sub-iterators with their read-ahead buffers (Note [Parallel interleave]), a Python source
+# (generator) the number of elements it yielded (resuming recomputes them: the function must be
+# pure). Buffers hold elements, never whole epochs; a random-access source saves an index, not data.
+# The archive also holds the pipeline's fingerprint so restoring into another pipeline is refused.
 
+import builtins
 import io
 import json
 
@@ -53,6 +55,14 @@ class StateWriter:
         for j, a in enumerate(element):
             self.put("%s.%d" % (name, j), a)
 
+    def put_results(self, name, results):
+        """A list of finished results, (element, None) or (None, exception): the elements, and each
+        error's class name and message (restored as the same class where it is a tx.errors or
+        built-in one)."""
+        self.put_elements(name, [() if e is not None else x for x, e in results])
+        self.put_json(name + ".errors", {str(i): [type(e).__name__, getattr(e, "message", None) or str(e)]
+                                         for i, (_, e) in enumerate(results) if e is not None})
+
 
 class StateReader:
     """Reads what a StateWriter wrote under the same paths."""
@@ -88,6 +98,23 @@ class StateReader:
 
     def get_element(self, name):
         return tuple(self.get("%s.%d" % (name, j)) for j in range(self.get_int(name + ".n")))
+
+    def get_results(self, name):
+        """What put_results wrote: a list of (element, None) or (None, exception)."""
+        errors = {int(k): _error(*v) for k, v in self.get_json(name + ".errors").items()}
+        return [(None, errors[i]) if i in errors else (x, None) for i, x in enumerate(self.get_elements(name))]
+
+
+def _error(kind, message):
+    """An exception of the class named ``kind`` with ``message`` (InvalidArgumentError naming the class
+    when it is neither a tx.errors class nor a built-in exception)."""
+    cls = getattr(tx.errors, kind, None)
+    if isinstance(cls, type) and issubclass(cls, tx.errors.OpError):
+        return cls(None, None, message)
+    cls = getattr(builtins, kind, None)
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        return cls(message)
+    return tx.errors.InvalidArgumentError(None, None, "%s: %s" % (kind, message))
 
 
 def encode(arrays):
