@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensorflux/framework/shape_inference.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/kernels/cpu/loop_fusion.h"
 #include "tensorflux/kernels/cpu/loop_fusion_ops.h"
@@ -98,20 +99,6 @@ BroadcastMap MakeBroadcastMap(const TensorShape& in, const TensorShape& loop) {
     m.strides.push_back(0);
   }
   return m;
-}
-
-// NumPy broadcasting of a and b; false when they do not broadcast.
-bool BroadcastShapes(const TensorShape& a, const TensorShape& b, TensorShape* out) {
-  const int r = std::max(a.rank(), b.rank());
-  std::vector<int64_t> d(static_cast<size_t>(r));
-  for (int k = 0; k < r; ++k) {
-    const int ka = k - (r - a.rank()), kb = k - (r - b.rank());
-    const int64_t x = ka >= 0 ? a.dim(ka) : 1, y = kb >= 0 ? b.dim(kb) : 1;
-    if (x != y && x != 1 && y != 1) return false;
-    d[k] = x == 1 ? y : x;
-  }
-  *out = TensorShape(std::move(d));
-  return true;
 }
 
 struct Operand {
@@ -260,7 +247,9 @@ class LoopFusionKernel : public OpKernel {
       };
       TensorShape out = shape_of(0);
       if (ops_[m]->rule == FusedShapeRule::kBroadcast) {
-        if (!BroadcastShapes(shape_of(0), shape_of(1), &out)) return false;
+        PartialShape both;  // shape inference's broadcasting rule, on known shapes
+        if (!BroadcastShapes(PartialShape(shape_of(0)), PartialShape(shape_of(1)), &both).ok()) return false;
+        out = both.ToTensorShape();
       } else if (ops_[m]->rule == FusedShapeRule::kEqual) {
         for (size_t k = 1; k < operands.size(); ++k)
           if (shape_of(static_cast<int>(k)) != out) return false;
