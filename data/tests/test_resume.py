@@ -3,6 +3,8 @@ built pipeline yields exactly the elements an uninterrupted run yields after k (
 mode); through tx.train.Checkpoint too; foreign or corrupt states are refused and the iterator
 survives."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,45 @@ def test_generator_pipelines_resume_by_replaying_the_pure_generator():
     it2 = iter(build())
     it2.restore(state)
     assert head + [int(x) for x in it2] == full
+
+
+def _outcomes(it):
+    """Everything ``it`` yields until its end: ("value", [lists]) per element and ("error", class,
+    message) per error raised, going on after each error."""
+    out = []
+    while True:
+        try:
+            out.append(("value", [a.tolist() for a in flat_values(tx.nest, next(it))]))
+        except StopIteration:
+            return out
+        except tx.errors.OpError as e:
+            out.append(("error", type(e), e.message))
+
+
+def _buffered_error_pipeline(asked, skip_errors):
+    """Elements 0..7 mapped through 1/(x-2) with check_numerics (element 2 is an error), then
+    prefetch(4); ``asked[k]`` is set when the producer thread asks the generator for element k."""
+    def gen():
+        for i in range(8):
+            asked[i].set()
+            yield np.float32(i)
+    ds = txd.Dataset.from_generator(gen, output_signature=tx.TensorSpec([], tx.float32)).map(
+        lambda x: tx.debugging.check_numerics(1.0 / (x - 2.0), "not finite")).prefetch(4)
+    return ds.ignore_errors() if skip_errors else ds
+
+
+@pytest.mark.parametrize("skip_errors", [False, True], ids=["raised", "ignore_errors"])
+def test_a_buffered_prefetch_error_is_saved_and_raised_at_its_position(skip_errors):
+    def events():
+        return [threading.Event() for _ in range(8)]
+    full = _outcomes(iter(_buffered_error_pipeline(events(), skip_errors)))
+    kinds = ["value"] * 7 if skip_errors else ["value", "value", "error"] + ["value"] * 5
+    assert [o[0] for o in full] == kinds
+    asked = events()
+    it = iter(_buffered_error_pipeline(asked, skip_errors))
+    head = [("value", [a.tolist() for a in flat_values(tx.nest, next(it))])]
+    assert asked[4].wait(60)  # a hang guard: the producer has 1, the error of 2 and 3 in its buffer
+    state = it.save()
+    resumed = iter(_buffered_error_pipeline(events(), skip_errors))
+    resumed.restore(state)
+    assert head + _outcomes(resumed) == full
