@@ -137,4 +137,6 @@ def test_a_buffered_prefetch_error_is_saved_and_raised_at_its_position(skip_erro
     state = it.save()
     resumed = iter(_buffered_error_pipeline(events(), skip_errors))
     resumed.restore(state)
-    assert head + _outcomes(resumed) == full
+    uninterrupted = head + _outcomes(it)  # the saving iterator goes on: its function's trace names the error
+    assert [o[0] for o in uninterrupted] == kinds
+    assert head + _outcomes(resumed) == uninterrupted
