@@ -27,7 +27,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _seeds
+from tensorflux_data import _seeds, _structure
 from tensorflux_data._base import END, NodeIterator, take_result
 from tensorflux_data._map import load_map_state, save_map_state
 
@@ -149,7 +149,7 @@ class FusedMapBatchIterator(NodeIterator):
         args = list(stacked)
         if self._map_node._fn.seeded:
             args.append(np.stack([_seeds.element_seed(self._seed0, self._count + j) for j in range(n)]))
-        return tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(self._fn(*args)))
+        return tuple(_structure.with_tensor(t) for t in tx.nest.flatten(self._fn(*args)))
 
     def _drain_into_partial(self, size):
         """Restored results, then replayed inputs (mapped one by one), into the partial batch; raises

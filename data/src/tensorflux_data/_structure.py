@@ -79,9 +79,41 @@ def flat_specs(element_spec):
     return tx.nest.flatten(element_spec)
 
 
+# Note [String tensors]: inside a pipeline a string component is an object array of bytes, and
+# making a tensor of one (tx.constant) converts each element in Python, which costs more than
+# reading the records. Where the equal string tensor already exists (a batch of TFRecords cut out
+# of the read buffer by one tx.strings.substr call, a pipeline function's string output) the
+# component is a WithTensor array holding it, and as_tensor hands that tensor on (to the next
+# function, or to the user) instead of converting again. An array derived from one (a slice, a
+# view, a result) holds no tensor; the elements and their values are the same either way.
+
+
+class WithTensor(np.ndarray):
+    """An array that also holds ``tensor``, an eager tensor of the same values (Note [String tensors])."""
+
+    def __array_finalize__(self, obj):
+        self.tensor = None
+
+
+def with_tensor(t):
+    """Eager tensor ``t``'s values as an array; for a string tensor, a WithTensor holding ``t``."""
+    a = np.asarray(t.numpy())
+    if a.dtype != object:
+        return a
+    a = a.view(WithTensor)
+    a.tensor = t
+    return a
+
+
+def as_tensor(a):
+    """Array ``a`` as an eager tensor: the one it holds (WithTensor), else a new constant."""
+    t = getattr(a, "tensor", None)
+    return t if t is not None else tx.constant(a)
+
+
 def to_tensors(element_spec, flat):
     """The user's view of an element: its structure of eager tensors."""
-    return tx.nest.pack_sequence_as(element_spec, [tx.constant(a) if isinstance(s, tx.TensorSpec) else s.value(a)
+    return tx.nest.pack_sequence_as(element_spec, [as_tensor(a) if isinstance(s, tx.TensorSpec) else s.value(a)
                                                    for s, a in zip(flat_specs(element_spec), flat)])
 
 
