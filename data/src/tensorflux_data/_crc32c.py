@@ -84,10 +84,13 @@ WIDTHS = tuple(range(8, 65, 8)) + (96, 128, 192, 256, 384, 512, 768, 1024)
 _BLOCK_COST = 48  # per-block work, in bytes processed
 _STEP_COST = 4096  # the Python and NumPy-call cost of one 8-byte step, in bytes processed
 _MATRIX_BYTES = 1 << 20  # rows of the matrix processed at once
+_BYTEWISE_MAX = 2048  # longer single inputs take the vectorised path
 
 
 def crc32c(data):
-    """The CRC32C of ``data`` (bytes), one byte at a time (short inputs; `crc32c_spans` for many)."""
+    """The CRC32C of ``data`` (bytes): one byte at a time in Python when short, else `crc32c_spans`."""
+    if len(data) > _BYTEWISE_MAX:
+        return int(crc32c_spans(np.frombuffer(data, np.uint8), [0], [len(data)])[0])
     crc = 0xFFFFFFFF
     t = _TABLE_LIST
     for b in data:

@@ -103,9 +103,9 @@ class _FilesIterator(NodeIterator):
 
     def next(self):
         while self._reader_for_next() is not None:
-            records = self._reader.next_many(1)
-            if records:
-                return (np.array(records[0], object),)
+            record = self._reader.next()
+            if record is not None:
+                return (np.array(record, object),)
             self._drop()
         return END
 

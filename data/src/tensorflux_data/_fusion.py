@@ -146,7 +146,7 @@ class FusedMapBatchIterator(NodeIterator):
             return None, 0
 
     def _call(self, stacked, n):
-        args = list(stacked)
+        args = [_structure.as_tensor(a) for a in stacked]
         if self._map_node._fn.seeded:
             args.append(np.stack([_seeds.element_seed(self._seed0, self._count + j) for j in range(n)]))
         return tuple(_structure.with_tensor(t) for t in tx.nest.flatten(self._fn(*args)))

@@ -84,6 +84,7 @@ class RecordReader:
         self.offset = offset
         self._chunk, self._chunk_base = b"", offset  # the bytes the framed records are in
         self._starts = self._stops = np.empty(0, np.int64)  # where the framed records' data start and end
+        self._starts_list, self._stops_list, self._count = [], [], 0  # the same as lists (next())
         self._bad = []  # indices of records whose data checksum failed, descending
         self._next = 0  # index of the next framed record to hand out
         self._error, self._broken = None, False  # the error after the framed records; the file ended
@@ -130,6 +131,7 @@ class RecordReader:
         data = starts + 12
         self._chunk, self._chunk_base, self._next = buf, self._base, 0
         self._starts, self._stops = data, data + lengths
+        self._starts_list, self._stops_list, self._count = data.tolist(), self._stops.tolist(), len(data)
         self._error = error
         if error is None:
             self._buf, self._base = buf[end:], self._base + end
@@ -183,6 +185,12 @@ class RecordReader:
         return [chunk[a:b] for a, b in zip(starts.tolist(), stops.tolist())]
 
     def next(self):
+        """The next record (bytes), or None at the end (see next_spans)."""
+        i = self._next
+        if i < self._count and (not self._bad or self._bad[-1] != i):  # the common case, without arrays
+            a, b = self._starts_list[i], self._stops_list[i]
+            self._next, self.offset = i + 1, self._chunk_base + b + 4
+            return self._chunk[a:b]
         records = self.next_many(1)
         return records[0] if records else None
 
@@ -235,7 +243,7 @@ class TFRecordWriter:
             raise ValueError("write on a closed TFRecordWriter (%s)" % self._path)
         head = struct.pack("<Q", len(record))
         self._out(head + struct.pack("<I", _crc32c.mask(_crc32c.crc32c(head))) + bytes(record)
-                  + struct.pack("<I", _crc32c.mask(int(_crc32c.crc32c_many([bytes(record)])[0]))))
+                  + struct.pack("<I", _crc32c.mask(_crc32c.crc32c(bytes(record)))))
 
     def flush(self):
         """Writes buffered bytes to the file (a compressed stream is flushed to a byte boundary)."""
