@@ -164,6 +164,8 @@ def test_a_batch_and_a_functions_string_output_hold_their_tensor(tmp_path):
     t = tx.constant([b"a", b"bc"])
     held = _structure.with_tensor(t)
     assert held.tensor is t and held.tolist() == [b"a", b"bc"]
-    assert not isinstance(_structure.with_tensor(tx.constant([1, 2])), _structure.WithTensor)
+    numbers = tx.constant([1, 2])
+    assert _structure.with_tensor(numbers).tensor is numbers
+    assert not isinstance(_structure.with_tensor(tx.constant(b"scalar")), _structure.WithTensor)
     ds = txd.TFRecordDataset(path).batch(8).map(lambda r: tx.strings.join([r, r], "-"))
     assert [b.numpy().tolist() for b in ds][0] == [b"x%d-x%d" % (i, i) for i in range(8)]

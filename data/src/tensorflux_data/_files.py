@@ -65,7 +65,7 @@ def _bytes_array(records):
 
 def _string_batch(parts, count):
     """The ``count`` records of ``parts`` as one object array; from _TENSOR_BATCH records on, a
-    WithTensor whose tensor is cut out of the read buffers by tx.strings.substr (Note [String tensors])."""
+    WithTensor whose tensor is cut out of the read buffers by tx.strings.substr (Note [Held tensors])."""
     if count < _TENSOR_BATCH or not any(isinstance(p, tuple) for p in parts):
         return _bytes_array([r for part in parts for r in _records(part)])
     tensors = []

@@ -79,26 +79,30 @@ def flat_specs(element_spec):
     return tx.nest.flatten(element_spec)
 
 
-# Note [String tensors]: inside a pipeline a string component is an object array of bytes, and
-# making a tensor of one (tx.constant) converts each element in Python, which costs more than
-# reading the records. Where the equal string tensor already exists (a batch of TFRecords cut out
-# of the read buffer by one tx.strings.substr call, a pipeline function's string output) the
-# component is a WithTensor array holding it, and as_tensor hands that tensor on (to the next
-# function, or to the user) instead of converting again. An array derived from one (a slice, a
-# view, a result) holds no tensor; the elements and their values are the same either way.
+# Note [Held tensors]: inside a pipeline a component is a NumPy array (strings: an object array of
+# bytes), and making a tensor of one costs a copy and a call, and for strings a conversion of each
+# element in Python, which costs more than reading the records. Where the equal eager tensor
+# already exists (a batch of TFRecords cut out of the read buffer by one tx.strings.substr call, a
+# pipeline function's output of rank >= 1, whose array is a read-only view of the tensor's buffer)
+# the component is a WithTensor array holding it, and as_tensor hands that tensor on (to the next
+# function, or to the user) instead of converting again. An array derived from one (a slice, a view,
+# a result) holds no tensor; the elements and their values are the same either way. Scalars are not
+# held: they are cheap to convert, and elements kept in buffers (a shuffle's) are mostly scalars,
+# whose strings would then be held twice.
 
 
 class WithTensor(np.ndarray):
-    """An array that also holds ``tensor``, an eager tensor of the same values (Note [String tensors])."""
+    """An array that also holds ``tensor``, an eager tensor of the same values (Note [Held tensors])."""
 
     def __array_finalize__(self, obj):
         self.tensor = None
 
 
 def with_tensor(t):
-    """Eager tensor ``t``'s values as an array; for a string tensor, a WithTensor holding ``t``."""
+    """Eager tensor ``t``'s values as an array: of rank >= 1, a WithTensor holding ``t`` (Note [Held
+    tensors])."""
     a = np.asarray(t.numpy())
-    if a.dtype != object:
+    if a.ndim == 0:
         return a
     a = a.view(WithTensor)
     a.tensor = t
