@@ -3,7 +3,7 @@ own path, serialised as an ``.npz`` archive without pickles (Note [Iterator stat
 
 # Note [Iterator state]: every node iterator saves only what resuming needs: a source its offset or
 # index, a shuffle its buffer and its RNG state, a batch its partial batch, a map its element
-# counter and (parallel) its finished but not yet returned results, an interleave its open
+# counter and its finished but not yet returned results (Note [Cross-mode states]), an interleave its open
 # sub-iterators with their read-ahead buffers (Note [Parallel interleave]), a Python source
 # (generator) the number of elements it yielded (resuming recomputes them: the function must be
 # pure). Buffers hold elements, never whole epochs; a random-access source saves an index, not data.

@@ -89,10 +89,8 @@ class RecordReader:
         self._next = 0  # index of the next framed record to hand out
         self._error, self._broken = None, False  # the error after the framed records; the file ended
 
-    def _read(self, pos, n):
-        """Reads until ``n`` bytes from ``pos`` of the buffer are there (the buffer then starts at
-        ``pos``); False at the stream's end."""
-        self._buf, self._base = self._buf[pos:], self._base + pos
+    def _read(self, n):
+        """Reads until the buffer holds ``n`` bytes; False at the stream's end."""
         while len(self._buf) < n:
             more = self._stream.take(max(_CHUNK, n - len(self._buf)))
             if not more:
@@ -104,7 +102,7 @@ class RecordReader:
         """Frames and checks the next chunk's records (Note [Framing a chunk])."""
         error = None
         try:
-            self._read(0, _CHUNK)
+            self._read(_CHUNK)
         except tx.errors.DataLossError as e:  # corrupt compressed bytes: the records before them come first
             error = e
         buf = self._buf
@@ -148,7 +146,7 @@ class RecordReader:
         if _crc32c.mask(_crc32c.crc32c(buf[:8])) != crc:
             return _loss(self.path, self._base, "corrupted record (bad length checksum)")
         try:
-            complete = self._read(0, 16 + length)
+            complete = self._read(16 + length)
         except tx.errors.DataLossError as e:
             return e
         if not complete:
