@@ -80,6 +80,30 @@ PIPELINES = {
     "bucket_by_sequence_length": lambda D, T: D.range(1, 15).map(lambda n: T.range(n)).bucket_by_sequence_length(
         lambda x: T.shape(x)[0], [4, 9], [3, 2, 2]),
     "strings": lambda D, T: D.from_tensor_slices(np.array([b"ab", b"", b"xyz"])).repeat(2).batch(4),
+    "map_parallel_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=3).ignore_errors(),
+    "prefetch_errors": lambda D, T: _reciprocals(D, T).prefetch(3).ignore_errors(),
+}
+
+
+def _reciprocals(D, T, values=(1.0, 0.0, 2.0, 4.0, 0.0, 5.0, 8.0, 0.5, 0.0, 10.0), **map_args):
+    """1/x of ``values``: an error (check_numerics "not finite") where x is 0."""
+    return D.from_tensor_slices(np.array(values, np.float32)).map(
+        lambda x: T.debugging.check_numerics(1.0 / x, "not finite"), **map_args)
+
+
+# Pipelines raising errors mid-sequence; an iterator goes on after each. Compared with themselves
+# (error positions and classes), not with tf.data: its batch drops a partial batch's elements at an
+# error and its parallel interleave counts an error toward the block.
+ERRORS = {
+    "map_errors": lambda D, T: _reciprocals(D, T),
+    "map_parallel_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=3),
+    "prefetch_errors": lambda D, T: _reciprocals(D, T).prefetch(3),
+    "map_parallel_prefetch_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=2).prefetch(2),
+    "fused_batch_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 4.0, 5.0, 0.0, 8.0, 0.5, 0.0, 10.0, 3.0)).batch(3),
+    "shuffle_errors": lambda D, T: _reciprocals(D, T).shuffle(4, seed=1),
+    "interleave_parallel_errors": lambda D, T: D.range(1, 4).interleave(
+        lambda n: D.range(4).map(lambda v: T.debugging.check_numerics(1.0 / T.cast(v - n, T.float32), "not finite")),
+        cycle_length=2, block_length=2, num_parallel_calls=2),
 }
 
 # Pipelines whose order is random: compared with themselves (seeded), never with TensorFlow's RNG.
@@ -108,6 +132,26 @@ def assert_same_elements(got, want):
         for a, b in zip(g, w):
             assert a.dtype == b.dtype and a.shape == b.shape, (i, a.dtype, b.dtype, a.shape, b.shape)
             np.testing.assert_array_equal(a, b, err_msg="element %d" % i)
+
+def outcomes(nest, error_class, it, limit=None):
+    """What iterator ``it`` yields until its end (or ``limit`` outcomes): ("value", [lists]) per
+    element and ("error", class, message) per ``error_class`` raised, going on after each error."""
+    out = []
+    while limit is None or len(out) < limit:
+        try:
+            out.append(("value", [a.tolist() for a in flat_values(nest, next(it))]))
+        except StopIteration:
+            break
+        except error_class as e:
+            out.append(("error", type(e), e.message))
+    return out
+
+
+def kinds(results):
+    """``outcomes`` with each error as its class alone (messages name the traced function, which
+    differs between pipeline builds and between the fast and debug modes)."""
+    return [r[:2] for r in results]
+
 
 # Random ops inside a map function: per-element seeds make them deterministic (Note [Element seeds]).
 SEEDED = {

@@ -6,7 +6,7 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import PIPELINES, RANDOM, assert_same_elements, flat_values
+from pipelines import ERRORS, PIPELINES, RANDOM, assert_same_elements, flat_values, kinds, outcomes
 
 ALL = {**PIPELINES, **RANDOM}
 
@@ -17,6 +17,14 @@ def test_debug_mode_yields_the_fast_path_elements(name):
     with txd.debug_mode():
         debug = [flat_values(tx.nest, e) for e in ALL[name](txd.Dataset, tx)]
     assert_same_elements(debug, fast)
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_debug_mode_raises_the_fast_path_errors_at_their_positions(name):
+    fast = kinds(outcomes(tx.nest, tx.errors.OpError, iter(ERRORS[name](txd.Dataset, tx))))
+    with txd.debug_mode():
+        debug = kinds(outcomes(tx.nest, tx.errors.OpError, iter(ERRORS[name](txd.Dataset, tx))))
+    assert debug == fast and ("error", tx.errors.InvalidArgumentError) in fast
 
 
 def test_python_code_in_a_map_function_runs_per_element_in_debug_mode():

@@ -1,14 +1,17 @@
 """Resumability: for every pipeline, an iterator saved after k elements and restored into a freshly
 built pipeline yields exactly the elements an uninterrupted run yields after k (in fast and debug
-mode); through tx.train.Checkpoint too; foreign or corrupt states are refused and the iterator
+mode, and saved in one mode and restored in the other); buffered errors are raised again at their
+positions; through tx.train.Checkpoint too; foreign or corrupt states are refused and the iterator
 survives."""
+
+import threading
 
 import numpy as np
 import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import PIPELINES, RANDOM, assert_same_elements, flat_values
+from pipelines import ERRORS, PIPELINES, RANDOM, assert_same_elements, flat_values, kinds, outcomes
 
 ALL = {**PIPELINES, **RANDOM}
 
@@ -35,6 +38,52 @@ def test_mid_epoch_resume_yields_the_uninterrupted_elements(name, debug):
             resumed.restore(state)
             assert_same_elements(head + _elements(resumed), full)
             assert_same_elements(head + rest_same, full)
+
+
+# A state saved in one mode restored in the other (Note [Cross-mode states]): debug mode set by the
+# txd.debug_mode scope or by the pipeline's Options.
+CROSS = {"fast_to_debug": (False, True), "debug_to_fast": (True, False)}
+
+
+def _iter_in_mode(build, debug, how, state=None):
+    ds = build(txd.Dataset, tx)
+    if how == "option":
+        o = txd.Options()
+        o.debug_mode = debug
+        ds = ds.with_options(o)
+    with txd.debug_mode(debug if how == "scope" else not debug):  # the option wins over the scope
+        it = iter(ds)
+        if state is not None:
+            it.restore(state)
+    return it
+
+
+@pytest.mark.parametrize("how", ["scope", "option"])
+@pytest.mark.parametrize("direction", sorted(CROSS))
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_a_state_saved_in_one_mode_resumes_in_the_other(name, direction, how):
+    save_debug, restore_debug = CROSS[direction]
+    full = _elements(iter(ALL[name](txd.Dataset, tx)))
+    for k in _resume_points(len(full)):
+        it = _iter_in_mode(ALL[name], save_debug, how)
+        head = [flat_values(tx.nest, next(it)) for _ in range(k)]
+        resumed = _iter_in_mode(ALL[name], restore_debug, how, it.save())
+        assert_same_elements(head + _elements(resumed), full)
+
+
+@pytest.mark.parametrize("modes", [(False, False), (True, True), (False, True), (True, False)],
+                         ids=["fast", "debug", "fast_to_debug", "debug_to_fast"])
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_resuming_after_and_before_errors_raises_them_at_their_positions(name, modes):
+    full = _outcomes(_iter_in_mode(ERRORS[name], False, "scope"))
+    assert any(o[0] == "error" for o in full) and all("not finite" in o[2] for o in full if o[0] == "error")
+    for k in range(len(full) + 1):
+        it = _iter_in_mode(ERRORS[name], modes[0], "scope")
+        head = _outcomes(it, k)
+        resumed = _iter_in_mode(ERRORS[name], modes[1], "scope", it.save())
+        rest = _outcomes(resumed)
+        assert kinds(head + rest) == kinds(full), k
+        assert all("not finite" in o[2] for o in rest if o[0] == "error")
 
 
 def test_state_of_a_random_access_source_is_an_index_not_data():
@@ -94,3 +143,40 @@ def test_generator_pipelines_resume_by_replaying_the_pure_generator():
     it2 = iter(build())
     it2.restore(state)
     assert head + [int(x) for x in it2] == full
+
+
+def _outcomes(it, limit=None):
+    return outcomes(tx.nest, tx.errors.OpError, it, limit)
+
+
+def _buffered_error_pipeline(asked, skip_errors):
+    """Elements 0..7 mapped through 1/(x-2) with check_numerics (element 2 is an error), then
+    prefetch(4); ``asked[k]`` is set when the producer thread asks the generator for element k."""
+    def gen():
+        for i in range(8):
+            asked[i].set()
+            yield np.float32(i)
+    ds = txd.Dataset.from_generator(gen, output_signature=tx.TensorSpec([], tx.float32)).map(
+        lambda x: tx.debugging.check_numerics(1.0 / (x - 2.0), "not finite")).prefetch(4)
+    return ds.ignore_errors() if skip_errors else ds
+
+
+@pytest.mark.parametrize("restore_debug", [False, True], ids=["restored_fast", "restored_debug"])
+@pytest.mark.parametrize("skip_errors", [False, True], ids=["raised", "ignore_errors"])
+def test_a_buffered_prefetch_error_is_saved_and_raised_at_its_position(skip_errors, restore_debug):
+    def events():
+        return [threading.Event() for _ in range(8)]
+    full = _outcomes(iter(_buffered_error_pipeline(events(), skip_errors)))
+    expected = ["value"] * 7 if skip_errors else ["value", "value", "error"] + ["value"] * 5
+    assert [o[0] for o in full] == expected
+    asked = events()
+    it = iter(_buffered_error_pipeline(asked, skip_errors))
+    head = [("value", [a.tolist() for a in flat_values(tx.nest, next(it))])]
+    assert asked[4].wait(60)  # a hang guard: the producer has 1, the error of 2 and 3 in its buffer
+    state = it.save()
+    with txd.debug_mode(restore_debug):
+        resumed = iter(_buffered_error_pipeline(events(), skip_errors))
+        resumed.restore(state)
+    uninterrupted = head + _outcomes(it)  # the saving iterator goes on: its function's trace names the error
+    assert [o[0] for o in uninterrupted] == expected
+    assert head + _outcomes(resumed) == uninterrupted

@@ -11,7 +11,7 @@ DataLoader and a NumPy loop in one run:
 - interleave: the same 100,000 records split over 8 TFRecord files, read with
   interleave(num_parallel_calls=AUTOTUNE) against the sequential interleave and tf.data's AUTOTUNE.
 
-    python tools/bench/data_bench.py
+    python tools/bench/data_bench.py [name ...]   # only the rows whose function name contains a name
 """
 
 from __future__ import annotations
@@ -186,6 +186,9 @@ ALL = [bench_map_batch_prefetch, bench_tfrecord_read, bench_tfrecord_parse, benc
 
 
 if __name__ == "__main__":
+    import sys
+
     print("CPU:", cpu_model())
     for b in ALL:
-        b()
+        if len(sys.argv) < 2 or any(name in b.__name__ for name in sys.argv[1:]):
+            b()

@@ -58,6 +58,14 @@ class NodeIterator:
         return [inp] if inp is not None else []
 
 
+def take_result(result):
+    """The element of a finished ``(element, None)`` result; raises the error of ``(None, error)``."""
+    x, err = result
+    if err is not None:
+        raise err
+    return x
+
+
 class CountingIterator(NodeIterator):
     """A node iterator over its node's one input, with an element counter in its state."""
 

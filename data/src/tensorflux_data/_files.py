@@ -7,7 +7,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _streams, _tfrecord
+from tensorflux_data import _streams, _structure, _tfrecord
 from tensorflux_data._base import END, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 
@@ -32,8 +32,51 @@ class _LineReader:
         self.offset += len(line) + (0 if i < 0 else 1)
         return line[:-1] if line.endswith(b"\r") else line
 
+    def next_many(self, n):
+        """Up to ``n`` next lines (none at the end)."""
+        lines = []
+        while len(lines) < n:
+            line = self.next()
+            if line is None:
+                break
+            lines.append(line)
+        return lines
+
     def close(self):
         self._stream.close()
+
+
+_TENSOR_BATCH = 16  # records from which a batch's string tensor is cut out of the read buffer
+
+
+def _records(part):
+    """The records (bytes) of a part: a list of them, or (buffer, starts, stops) spans."""
+    if not isinstance(part, tuple):
+        return part
+    buf, starts, stops = part
+    return [buf[a:b] for a, b in zip(starts.tolist(), stops.tolist())]
+
+
+def _bytes_array(records):
+    out = np.empty(len(records), object)
+    out[:] = records
+    return out
+
+
+def _string_batch(parts, count):
+    """The ``count`` records of ``parts`` as one object array; from _TENSOR_BATCH records on, a
+    WithTensor whose tensor is cut out of the read buffers by tx.strings.substr (Note [Held tensors])."""
+    if count < _TENSOR_BATCH or not any(isinstance(p, tuple) for p in parts):
+        return _bytes_array([r for part in parts for r in _records(part)])
+    tensors = []
+    for part in parts:
+        if isinstance(part, tuple):
+            buf, starts, stops = part
+            lo, hi = int(starts[0]), int(stops[-1])
+            tensors.append(tx.strings.substr(tx.constant(buf[lo:hi]), starts - lo, stops - starts))
+        else:
+            tensors.append(tx.constant(_bytes_array(part)))
+    return _structure.with_tensor(tensors[0] if len(tensors) == 1 else tx.concat(tensors, 0))
 
 
 class _FilesIterator(NodeIterator):
@@ -49,41 +92,44 @@ class _FilesIterator(NodeIterator):
         self._path = path
         self._reader = self._node._reader(path, self._node._wbits, offset)
 
+    def _reader_for_next(self):
+        """The open reader, the next file opened when none is; None after the last file."""
+        while self._reader is None:
+            x = self._in.next()
+            if x is END:
+                return None
+            self._open(_streams.as_path(x[0].item()), 0)
+        return self._reader
+
     def next(self):
-        while True:
-            if self._reader is None:
-                x = self._in.next()
-                if x is END:
-                    return END
-                self._open(_streams.as_path(x[0].item()), 0)
-            try:
-                data = self._reader.next()
-            except tx.errors.NotFoundError:
-                self._drop()
-                raise
-            if data is not None:
-                return (np.array(data, object),)
+        while self._reader_for_next() is not None:
+            record = self._reader.next()
+            if record is not None:
+                return (np.array(record, object),)
             self._drop()
+        return END
 
     def next_batch(self, n):
         """(up to ``n`` next records as a string array, how many): the batch fast path. Records read
         before an error are kept for the next call (and in the state)."""
-        records = self._carry
+        parts, count = ([self._carry], len(self._carry)) if self._carry else ([], 0)
         self._carry = []
         try:
-            while len(records) < n:
-                x = self.next()
-                if x is END:
-                    break
-                records.append(x[0].item())
+            while count < n and self._reader_for_next() is not None:
+                spans = getattr(self._reader, "next_spans", None)
+                part = spans(n - count) if spans is not None else self._reader.next_many(n - count)
+                size = len(part[1]) if isinstance(part, tuple) else len(part)
+                if size:
+                    parts.append(part)
+                    count += size
+                else:
+                    self._drop()
         except Exception:
-            self._carry = records
+            self._carry = [r for part in parts for r in _records(part)]
             raise
-        if not records:
+        if not count:
             return None, 0
-        out = np.empty(len(records), object)
-        out[:] = records
-        return (out,), len(records)
+        return (_string_batch(parts, count),), count
 
     def _drop(self):
         self._reader.close()

@@ -2,8 +2,6 @@
 element spec, called by the fast path with arrays; in debug mode the Python function itself runs
 eagerly on each element and its result is checked against the traced structure."""
 
-import numpy as np
-
 import tensorflux as tx
 
 from tensorflux_data import _seeds, _structure
@@ -73,13 +71,14 @@ class StructuredFunction:
     def __call__(self, flat, seed=None):
         """The traced function on one element (flat arrays; ``seed``, its Philox key when the function
         is ``seeded``, Note [Element seeds]): its flat output arrays."""
+        flat = [_structure.as_tensor(a) if getattr(a, "tensor", None) is not None else a for a in flat]
         outs = self._concrete(*flat, seed) if self.seeded else self._concrete(*flat)
-        return tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(outs))
+        return tuple(_structure.with_tensor(t) for t in tx.nest.flatten(outs))
 
     def call_eager(self, flat, index=None, seed=None):
         """The Python function itself, eagerly, on one element; its output checked against the
         traced structure (debug mode)."""
-        args = tx.nest.pack_sequence_as(self.input_spec, [tx.constant(a) for a in flat])
+        args = tx.nest.pack_sequence_as(self.input_spec, [_structure.as_tensor(a) for a in flat])
         with _seeds.element_seeds(tx.constant(seed) if self.seeded else None):
             out = _normalize(self._call_python(args), self.what)
         where = "the %s function" % self.what + ("" if index is None else " on element %d" % index)
@@ -87,7 +86,7 @@ class StructuredFunction:
             raise invalid("%s returned %s, whose structure differs from the traced %s"
                           % (where, tx.nest.map_structure(lambda t: t.dtype.name, out),
                              tx.nest.map_structure(lambda s: s.dtype.name, self.output_spec)))
-        arrays = tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(out))
+        arrays = tuple(_structure.with_tensor(t) for t in tx.nest.flatten(out))
         _structure.check_element(self.output_spec, arrays, where)
         return arrays
 

@@ -16,16 +16,20 @@ other f runs in a tx.map_fn loop inside one function call (Note [Fused batches])
 # fails (an element's function raised, or elements of different shapes cannot be stacked), the
 # batch's input elements are replayed one at a time through the per-element function, which raises
 # at the failing element exactly as the unfused pipeline would (the elements before it stay in the
-# partial batch, the iterator goes on after it). The replay queue is part of the iterator state.
+# partial batch, the iterator goes on after it). The replay queue is part of the iterator state (as
+# the map's unmapped elements, Note [Cross-mode states]).
 # Per-element seeds (Note [Element seeds]) are passed in as a stacked input, so the values do not
 # depend on fusion either.
+
+import collections
 
 import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _seeds
-from tensorflux_data._base import END, NodeIterator
+from tensorflux_data import _seeds, _structure
+from tensorflux_data._base import END, NodeIterator, take_result
+from tensorflux_data._map import load_map_state, save_map_state
 
 ELEMENTWISE = frozenset("""
 Abs Acos Acosh Add AddV2 Asin Asinh Atan Atan2 Atanh Cast Ceil Cos Cosh Div DivNoNan Equal Erf Erfc Exp Expm1
@@ -106,25 +110,31 @@ def fusable(map_node):
 
 
 class FusedMapBatchIterator(NodeIterator):
-    """``batch(map(input, f), size)`` with one call of f's batched form per batch. State: the map's
-    element counter, mapped elements of a partial batch, the replay queue (Note [Fused batches]) and
-    the input's state."""
+    """``batch(map(input, f), size)`` with one call of f's batched form per batch. Its state is the
+    unfused pair's (Note [Cross-mode states]): the mapped elements of a partial batch over the map's
+    layout, whose unmapped elements are the replay queue (Note [Fused batches])."""
 
     def __init__(self, batch_node, map_node, ctx):
         self._batch_node, self._map_node, self._ctx = batch_node, map_node, ctx
         self._fn = map_node._batched
         self._in = map_node._inputs[0]._iter(ctx)
         self._slicer = getattr(self._in, "next_batch", None)  # random-access sources slice directly
-        self._count, self._partial, self._replay = 0, [], []
+        self._count, self._exhausted, self._partial = 0, False, []
+        self._results, self._replay = collections.deque(), collections.deque()  # restored results; (index, input)
         self._seed0 = _seeds.iterator_seed(ctx, map_node)
 
     def _inputs(self, n):
+        if self._exhausted:
+            return None, 0
         if self._slicer is not None:
-            return self._slicer(n)
+            stacked, k = self._slicer(n)
+            self._exhausted = k == 0
+            return stacked, k
         elements = []
         while len(elements) < n:
             x = self._in.next()
             if x is END:
+                self._exhausted = True
                 break
             elements.append(x)
         if not elements:
@@ -132,35 +142,40 @@ class FusedMapBatchIterator(NodeIterator):
         try:
             return tuple(np.stack([e[i] for e in elements]) for i in range(len(elements[0]))), len(elements)
         except ValueError:  # shapes differ: the per-element path says so, element by element
-            self._replay = [(self._count + j, e) for j, e in enumerate(elements)]
+            self._replay.extend((self._count + j, e) for j, e in enumerate(elements))
             return None, 0
 
     def _call(self, stacked, n):
-        args = list(stacked)
+        args = [_structure.as_tensor(a) for a in stacked]
         if self._map_node._fn.seeded:
             args.append(np.stack([_seeds.element_seed(self._seed0, self._count + j) for j in range(n)]))
-        return tuple(np.asarray(t.numpy()) for t in tx.nest.flatten(self._fn(*args)))
+        return tuple(_structure.with_tensor(t) for t in tx.nest.flatten(self._fn(*args)))
 
-    def _replay_into_partial(self, size):
+    def _drain_into_partial(self, size):
+        """Restored results, then replayed inputs (mapped one by one), into the partial batch; raises
+        at the first error."""
         fn = self._map_node._fn
-        while self._replay and len(self._partial) < size:
-            index, x = self._replay.pop(0)
-            self._partial.append(fn.run(x, self._ctx, index, self._seed0))
+        while len(self._partial) < size and (self._results or self._replay):
+            if self._results:
+                self._partial.append(take_result(self._results.popleft()))
+            else:
+                index, x = self._replay.popleft()
+                self._partial.append(fn.run(x, self._ctx, index, self._seed0))
 
     def next(self):
         size, drop = self._batch_node._size, self._batch_node._drop
-        self._replay_into_partial(size)
+        self._drain_into_partial(size)
         outs, n = (), 0
         if len(self._partial) < size:
             stacked, n = self._inputs(size - len(self._partial))
             if self._replay:  # unstackable inputs: replay them
                 self._count += len(self._replay)
-                self._replay_into_partial(size)
+                self._drain_into_partial(size)
             elif n:
                 try:
                     outs = self._call(stacked, n)
                 except Exception:  # noqa: BLE001 (Note [Fused batches]: replay to raise per element)
-                    self._replay = [(self._count + j, tuple(a[j, ...] for a in stacked)) for j in range(n)]
+                    self._replay.extend((self._count + j, tuple(a[j, ...] for a in stacked)) for j in range(n))
                     self._count += n
                     return self.next()
                 self._count += n
@@ -175,13 +190,10 @@ class FusedMapBatchIterator(NodeIterator):
         return outs
 
     def save(self, w):
-        w.put("fused_count", self._count)
-        w.put_elements("fused_partial", self._partial)
-        w.put("replay_index", np.array([i for i, _ in self._replay], np.int64))
-        w.put_elements("replay", [x for _, x in self._replay])
-        self._in.save(w.child("fused_input"))
+        w.put_elements("partial", self._partial)
+        save_map_state(w.child("input"), list(self._results), list(self._replay), self._count, self._exhausted,
+                       self._in)
 
     def restore(self, r):
-        self._count, self._partial = r.get_int("fused_count"), r.get_elements("fused_partial")
-        self._replay = list(zip(r.get("replay_index").tolist(), r.get_elements("replay")))
-        self._in.restore(r.child("fused_input"))
+        self._partial = r.get_elements("partial")
+        self._results, self._replay, self._count, self._exhausted = load_map_state(r.child("input"), self._in)

@@ -9,24 +9,62 @@ import numpy as np
 import tensorflux as tx
 
 from tensorflux_data import _autotune, _options, _seeds, _structure, _threads
-from tensorflux_data._base import END, CountingIterator, NodeIterator, check_int, invalid
+from tensorflux_data._base import END, NodeIterator, check_int, invalid, take_result
 from tensorflux_data._dataset import Dataset
 from tensorflux_data._functions import StructuredFunction, scalar_bool
 
 
-class _MapIterator(CountingIterator):
-    """One element at a time in the calling thread (also the debug path)."""
+def save_map_state(w, results, unmapped, count, exhausted, inp):
+    """A map's state in every mode (Note [Cross-mode states]): finished ``results`` ((element, None)
+    or (None, error)), then ``unmapped`` input elements with their indices ((index, element)), the
+    count of input elements read, whether the input ended, and the input's state."""
+    w.put_results("results", results)
+    w.put("unmapped_index", np.array([i for i, _ in unmapped], np.int64))
+    w.put_elements("unmapped", [x for _, x in unmapped])
+    w.put("count", count)
+    w.put("exhausted", exhausted)
+    inp.save(w.child("input"))
+
+
+def load_map_state(r, inp):
+    """What save_map_state wrote, the input restored: (results, unmapped, count, exhausted)."""
+    unmapped = collections.deque(zip(r.get("unmapped_index").tolist(), r.get_elements("unmapped")))
+    inp.restore(r.child("input"))
+    return collections.deque(r.get_results("results")), unmapped, r.get_int("count"), bool(r.get("exhausted"))
+
+
+class _MapIterator(NodeIterator):
+    """One element at a time in the calling thread (also the debug path). A parallel map's or a fused
+    batch's state restores here: their finished results, then their unmapped input elements, come
+    first (Note [Cross-mode states])."""
 
     def __init__(self, node, ctx):
-        super().__init__(node, ctx)
+        self._node, self._ctx = node, ctx
+        self._in = node._inputs[0]._iter(ctx)
         self._seed0 = _seeds.iterator_seed(ctx, node)
+        self._results, self._unmapped = collections.deque(), collections.deque()
+        self._count, self._exhausted = 0, False
 
     def next(self):
-        x = self._in.next()
-        if x is END:
-            return END
-        self._count += 1
-        return self._node._fn.run(x, self._ctx, self._count - 1, self._seed0)
+        if self._results:
+            return take_result(self._results.popleft())
+        if self._unmapped:
+            index, x = self._unmapped.popleft()
+        else:
+            if self._exhausted:
+                return END
+            x = self._in.next()
+            if x is END:
+                self._exhausted = True
+                return END
+            index, self._count = self._count, self._count + 1
+        return self._node._fn.run(x, self._ctx, index, self._seed0)
+
+    def save(self, w):
+        save_map_state(w, list(self._results), list(self._unmapped), self._count, self._exhausted, self._in)
+
+    def restore(self, r):
+        self._results, self._unmapped, self._count, self._exhausted = load_map_state(r, self._in)
 
 
 def _future(value=None, error=None):
@@ -49,7 +87,8 @@ class _ParallelMapIterator(NodeIterator):
         self._fixed_width = width
         self._in = node._inputs[0]._iter(ctx)
         self._pool = _threads.pool(ctx.pool_size)
-        self._pending = collections.deque()
+        self._pending = collections.deque()  # Futures of results, in input order
+        self._unmapped = collections.deque()  # (index, element) read but not mapped (from a restored state)
         self._count, self._exhausted = 0, False
         self._seed0 = _seeds.iterator_seed(ctx, node)
 
@@ -58,19 +97,24 @@ class _ParallelMapIterator(NodeIterator):
         return self._tuner.value if self._tuner is not None else self._fixed_width
 
     def _fill(self):
-        while not self._exhausted and len(self._pending) < self._width:
-            try:
-                x = self._in.next()
-            except Exception as e:  # surfaces at its position, after the elements before it
-                self._pending.append(_future(error=e))
-                continue
-            if x is END:
-                self._exhausted = True
+        while len(self._pending) < self._width:
+            if self._unmapped:
+                index, x = self._unmapped.popleft()
+            elif self._exhausted:
                 break
+            else:
+                try:
+                    x = self._in.next()
+                except Exception as e:  # surfaces at its position, after the elements before it
+                    self._pending.append(_future(error=e))
+                    continue
+                if x is END:
+                    self._exhausted = True
+                    break
+                index, self._count = self._count, self._count + 1
             fn = self._node._fn
-            seed = _seeds.element_seed(self._seed0, self._count) if fn.seeded else None
+            seed = _seeds.element_seed(self._seed0, index) if fn.seeded else None
             self._pending.append(_threads.submit(self._pool, fn, x, seed))
-            self._count += 1
 
     def next(self):
         self._fill()
@@ -88,16 +132,12 @@ class _ParallelMapIterator(NodeIterator):
 
     def save(self, w):
         concurrent.futures.wait(self._pending)
-        w.put_results("results", [(None, f.exception()) if f.exception() is not None else (f.result(), None)
-                                  for f in self._pending])
-        w.put("count", self._count)
-        w.put("exhausted", self._exhausted)
-        self._in.save(w.child("input"))
+        results = [(None, f.exception()) if f.exception() is not None else (f.result(), None) for f in self._pending]
+        save_map_state(w, results, list(self._unmapped), self._count, self._exhausted, self._in)
 
     def restore(self, r):
-        self._pending = collections.deque(_future(x, e) for x, e in r.get_results("results"))
-        self._count, self._exhausted = r.get_int("count"), bool(r.get("exhausted"))
-        self._in.restore(r.child("input"))
+        results, self._unmapped, self._count, self._exhausted = load_map_state(r, self._in)
+        self._pending = collections.deque(_future(x, e) for x, e in results)
 
 
 class MapDataset(Dataset):

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from tensorflux_data import _autotune, _options, _threads
-from tensorflux_data._base import END, NodeIterator, check_int
+from tensorflux_data._base import END, NodeIterator, check_int, take_result
 from tensorflux_data._dataset import Dataset
 
 
@@ -69,9 +69,22 @@ class ShuffleDataset(Dataset):
         return "%d,%d" % (self._size, self._reshuffle)
 
 
+def _is_end(item):
+    """Whether a queued (element, error) item is the input's end."""
+    return item[0] is END and item[1] is None
+
+
+def _save_prefetch(w, items, ended, inp):
+    """The prefetch state in both modes (Note [Cross-mode states]): the buffered items (elements and
+    errors, in order), whether the input ended, the input's state."""
+    w.put_results("buffer", items)
+    w.put("ended", ended)
+    inp.save(w.child("input"))
+
+
 class _PrefetchIterator(NodeIterator):
     """A producer thread runs the input ahead into a bounded queue (errors are queued in order).
-    Saving pauses the producer and records the queued elements (Note [Iterator state])."""
+    Saving pauses the producer and records the queued elements and errors (Note [Iterator state])."""
 
     def __init__(self, node, ctx, size):
         self._in, self._autotune = node._inputs[0]._iter(ctx), size == _options.AUTOTUNE
@@ -97,7 +110,7 @@ class _PrefetchIterator(NodeIterator):
                 self._busy = False
                 self._queue.append(item)
                 self._cond.notify_all()
-                if item[0] is END and item[1] is None:
+                if _is_end(item):
                     self._produced_end = True
                     return
 
@@ -116,7 +129,7 @@ class _PrefetchIterator(NodeIterator):
             if self._rec is not None:
                 self._rec.wait_seconds += time.perf_counter() - waited
             x, err = self._queue[0]
-            if x is not END or err is not None:
+            if not _is_end(self._queue[0]):
                 self._queue.popleft()
             self._cond.notify_all()
         if err is not None:
@@ -137,17 +150,14 @@ class _PrefetchIterator(NodeIterator):
     def save(self, w):
         self._pause()
         try:
-            items = [x for x, e in self._queue if x is not END and e is None]
-            w.put_elements("buffer", items)
-            w.put("ended", self._produced_end)
-            self._in.save(w.child("input"))
+            _save_prefetch(w, [item for item in self._queue if not _is_end(item)], self._produced_end, self._in)
         finally:
             self._resume()
 
     def restore(self, r):
         self._pause()
         try:
-            self._queue = collections.deque((x, None) for x in r.get_elements("buffer"))
+            self._queue = collections.deque(r.get_results("buffer"))
             self._produced_end = bool(r.get("ended"))
             if self._produced_end:
                 self._queue.append((END, None))
@@ -164,6 +174,33 @@ class _PrefetchIterator(NodeIterator):
         super().close()
 
 
+class _PassThroughIterator(NodeIterator):
+    """Prefetch without a thread (debug mode, buffer_size 0): the input's elements in the calling
+    thread. A state the threaded prefetch saved restores here: its buffered items come first
+    (Note [Cross-mode states])."""
+
+    def __init__(self, node, ctx):
+        self._in = node._inputs[0]._iter(ctx)
+        self._queue, self._ended = collections.deque(), False
+
+    def next(self):
+        if self._queue:
+            return take_result(self._queue.popleft())
+        if self._ended:
+            return END
+        x = self._in.next()
+        self._ended = x is END
+        return x
+
+    def save(self, w):
+        _save_prefetch(w, list(self._queue), self._ended, self._in)
+
+    def restore(self, r):
+        self._queue = collections.deque(r.get_results("buffer"))
+        self._ended = bool(r.get("ended"))
+        self._in.restore(r.child("input"))
+
+
 class PrefetchDataset(Dataset):
     _kind = "prefetch"
 
@@ -173,8 +210,7 @@ class PrefetchDataset(Dataset):
 
     def _make_iter(self, ctx):
         if ctx.debug or self._buffer == 0:
-            from tensorflux_data._select import _Identity
-            return _Identity(self, ctx)
+            return _PassThroughIterator(self, ctx)
         return _PrefetchIterator(self, ctx, self._buffer)
 
     def _cardinality(self):

@@ -79,9 +79,45 @@ def flat_specs(element_spec):
     return tx.nest.flatten(element_spec)
 
 
+# Note [Held tensors]: inside a pipeline a component is a NumPy array (strings: an object array of
+# bytes), and making a tensor of one costs a copy and a call, and for strings a conversion of each
+# element in Python, which costs more than reading the records. Where the equal eager tensor
+# already exists (a batch of TFRecords cut out of the read buffer by one tx.strings.substr call, a
+# pipeline function's output of rank >= 1, whose array is a read-only view of the tensor's buffer)
+# the component is a WithTensor array holding it, and as_tensor hands that tensor on (to the next
+# function, or to the user) instead of converting again. An array derived from one (a slice, a view,
+# a result) holds no tensor; the elements and their values are the same either way. Scalars are not
+# held: they are cheap to convert, and elements kept in buffers (a shuffle's) are mostly scalars,
+# whose strings would then be held twice.
+
+
+class WithTensor(np.ndarray):
+    """An array that also holds ``tensor``, an eager tensor of the same values (Note [Held tensors])."""
+
+    def __array_finalize__(self, obj):
+        self.tensor = None
+
+
+def with_tensor(t):
+    """Eager tensor ``t``'s values as an array: of rank >= 1, a WithTensor holding ``t`` (Note [Held
+    tensors])."""
+    a = np.asarray(t.numpy())
+    if a.ndim == 0:
+        return a
+    a = a.view(WithTensor)
+    a.tensor = t
+    return a
+
+
+def as_tensor(a):
+    """Array ``a`` as an eager tensor: the one it holds (WithTensor), else a new constant."""
+    t = getattr(a, "tensor", None)
+    return t if t is not None else tx.constant(a)
+
+
 def to_tensors(element_spec, flat):
     """The user's view of an element: its structure of eager tensors."""
-    return tx.nest.pack_sequence_as(element_spec, [tx.constant(a) if isinstance(s, tx.TensorSpec) else s.value(a)
+    return tx.nest.pack_sequence_as(element_spec, [as_tensor(a) if isinstance(s, tx.TensorSpec) else s.value(a)
                                                    for s, a in zip(flat_specs(element_spec), flat)])
 
 
