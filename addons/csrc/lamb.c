@@ -18,10 +18,8 @@
 
 #include "plugin.h"
 
-enum {
-  kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kBeta1, kBeta2, kEpsilon, kWeightDecay, kGrad, kNumInputs
-};
-static const char* const kNames[kNumInputs] = {"var", "m", "v", "beta1_power", "beta2_power", "lr",
+enum { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kBeta1, kBeta2, kEpsilon, kWeightDecay, kGrad, kNumInputs };
+static const char* const kNames[kNumInputs] = {"var",    "m",      "v",       "beta1_power",  "beta2_power", "lr",
                                                "beta_1", "beta_2", "epsilon", "weight_decay", "grad"};
 enum { kMaxChunks = 256, kMinChunk = 4096 };
 
@@ -39,43 +37,42 @@ typedef struct {
 /* r of element i; SQRT is sqrtf or sqrt (a float sqrt keeps the float loop vectorisable). */
 #define LAMB_R(T, SQRT) (m[i] * inv_bc1) / (SQRT(v[i] * inv_bc2) + eps) + var[i] * wd
 
-#define LAMB_PASS1(T, SQRT)                                                                               \
-  do {                                                                                                \
-    T* restrict var = (T*)w->var;                                                                     \
-    T* restrict m = (T*)w->m;                                                                         \
-    T* restrict v = (T*)w->v;                                                                         \
-    const T* restrict g = (const T*)w->grad;                                                          \
-    const T b1 = (T)w->beta_1, b2 = (T)w->beta_2, eps = (T)w->epsilon, wd = (T)w->weight_decay;        \
-    const T one_minus_b1 = (T)1 - b1, one_minus_b2 = (T)1 - b2;                                       \
-    const T inv_bc1 = (T)(1 / (1 - w->beta1_power)), inv_bc2 = (T)(1 / (1 - w->beta2_power));         \
-    for (int64_t c = first; c < last; ++c) {                                                          \
-      const int64_t end = (c + 1) * w->chunk < w->n ? (c + 1) * w->chunk : w->n;                      \
-      double var_sq = 0, r_sq = 0;                                                                    \
-      _Pragma("omp simd reduction(+ : var_sq, r_sq)")                                                 \
-      for (int64_t i = c * w->chunk; i < end; ++i) {                                                  \
-        m[i] = m[i] * b1 + g[i] * one_minus_b1;                                                       \
-        v[i] = v[i] * b2 + (g[i] * g[i]) * one_minus_b2;                                              \
-        const T r = LAMB_R(T, SQRT);                                                                  \
-        var_sq += (double)var[i] * var[i];                                                            \
-        r_sq += (double)r * r;                                                                        \
-      }                                                                                               \
-      w->var_sq[c] = var_sq;                                                                          \
-      w->r_sq[c] = r_sq;                                                                              \
-    }                                                                                                 \
+#define LAMB_PASS1(T, SQRT)                                                                          \
+  do {                                                                                               \
+    T* restrict var = (T*)w->var;                                                                    \
+    T* restrict m = (T*)w->m;                                                                        \
+    T* restrict v = (T*)w->v;                                                                        \
+    const T* restrict g = (const T*)w->grad;                                                         \
+    const T b1 = (T)w->beta_1, b2 = (T)w->beta_2, eps = (T)w->epsilon, wd = (T)w->weight_decay;      \
+    const T one_minus_b1 = (T)1 - b1, one_minus_b2 = (T)1 - b2;                                      \
+    const T inv_bc1 = (T)(1 / (1 - w->beta1_power)), inv_bc2 = (T)(1 / (1 - w->beta2_power));        \
+    for (int64_t c = first; c < last; ++c) {                                                         \
+      const int64_t end = (c + 1) * w->chunk < w->n ? (c + 1) * w->chunk : w->n;                     \
+      double var_sq = 0, r_sq = 0;                                                                   \
+      _Pragma("omp simd reduction(+ : var_sq, r_sq)") for (int64_t i = c * w->chunk; i < end; ++i) { \
+        m[i] = m[i] * b1 + g[i] * one_minus_b1;                                                      \
+        v[i] = v[i] * b2 + (g[i] * g[i]) * one_minus_b2;                                             \
+        const T r = LAMB_R(T, SQRT);                                                                 \
+        var_sq += (double)var[i] * var[i];                                                           \
+        r_sq += (double)r * r;                                                                       \
+      }                                                                                              \
+      w->var_sq[c] = var_sq;                                                                         \
+      w->r_sq[c] = r_sq;                                                                             \
+    }                                                                                                \
   } while (0)
 
-#define LAMB_PASS2(T, SQRT)                                                                               \
-  do {                                                                                                \
-    T* restrict var = (T*)w->var;                                                                     \
-    const T* restrict m = (const T*)w->m;                                                             \
-    const T* restrict v = (const T*)w->v;                                                             \
-    const T eps = (T)w->epsilon, wd = (T)w->weight_decay, scale = (T)w->scale;                        \
-    const T inv_bc1 = (T)(1 / (1 - w->beta1_power)), inv_bc2 = (T)(1 / (1 - w->beta2_power));         \
-    const int64_t begin = first * w->chunk, end = last * w->chunk < w->n ? last * w->chunk : w->n;    \
-    for (int64_t i = begin; i < end; ++i) {                                                           \
-      const T r = LAMB_R(T, SQRT);                                                                    \
-      var[i] = var[i] + r * scale;                                                                    \
-    }                                                                                                 \
+#define LAMB_PASS2(T, SQRT)                                                                        \
+  do {                                                                                             \
+    T* restrict var = (T*)w->var;                                                                  \
+    const T* restrict m = (const T*)w->m;                                                          \
+    const T* restrict v = (const T*)w->v;                                                          \
+    const T eps = (T)w->epsilon, wd = (T)w->weight_decay, scale = (T)w->scale;                     \
+    const T inv_bc1 = (T)(1 / (1 - w->beta1_power)), inv_bc2 = (T)(1 / (1 - w->beta2_power));      \
+    const int64_t begin = first * w->chunk, end = last * w->chunk < w->n ? last * w->chunk : w->n; \
+    for (int64_t i = begin; i < end; ++i) {                                                        \
+      const T r = LAMB_R(T, SQRT);                                                                 \
+      var[i] = var[i] + r * scale;                                                                 \
+    }                                                                                              \
   } while (0)
 
 static void Pass1Float(void* arg, int64_t first, int64_t last) {
@@ -101,8 +98,8 @@ static void LambCompute(void* state, TX_OpKernelContext* ctx, TX_Status* status)
   const TX_DataType dtype = api->KernelContextInputType(ctx, kGrad);
   LambWork work;
   memset(&work, 0, sizeof work);
-  double* scalars[7] = {&work.beta1_power, &work.beta2_power, &work.lr, &work.beta_1, &work.beta_2, &work.epsilon,
-                        &work.weight_decay};
+  double* scalars[7] = {&work.beta1_power, &work.beta2_power, &work.lr,          &work.beta_1,
+                        &work.beta_2,      &work.epsilon,     &work.weight_decay};
   for (int i = kBeta1Power; i <= kWeightDecay; ++i)
     if (!txa_read_scalar(ctx, i, kNames[i], dtype, scalars[i - kBeta1Power], status)) return;
   const int vars[3] = {kVar, kM, kV};

@@ -23,19 +23,19 @@ typedef struct {
   double lr, beta_1, beta_2, weight_decay;
 } LionWork;
 
-#define LION_LOOP(T)                                                                                  \
-  do {                                                                                                \
-    T* restrict var = (T*)w->var;                                                                     \
-    T* restrict m = (T*)w->m;                                                                         \
-    const T* restrict g = (const T*)w->grad;                                                          \
-    const T neg_lr = -(T)w->lr, b1 = (T)w->beta_1, b2 = (T)w->beta_2, wd = (T)w->weight_decay;        \
-    const T one_minus_b1 = (T)1 - b1, one_minus_b2 = (T)1 - b2;                                       \
-    for (int64_t i = begin; i < end; ++i) {                                                           \
-      const T c = m[i] * b1 + g[i] * one_minus_b1;                                                    \
-      const T s = (T)((c > 0) - (c < 0));                                                             \
-      var[i] = var[i] + (s + var[i] * wd) * neg_lr;                                                   \
-      m[i] = m[i] * b2 + g[i] * one_minus_b2;                                                         \
-    }                                                                                                 \
+#define LION_LOOP(T)                                                                           \
+  do {                                                                                         \
+    T* restrict var = (T*)w->var;                                                              \
+    T* restrict m = (T*)w->m;                                                                  \
+    const T* restrict g = (const T*)w->grad;                                                   \
+    const T neg_lr = -(T)w->lr, b1 = (T)w->beta_1, b2 = (T)w->beta_2, wd = (T)w->weight_decay; \
+    const T one_minus_b1 = (T)1 - b1, one_minus_b2 = (T)1 - b2;                                \
+    for (int64_t i = begin; i < end; ++i) {                                                    \
+      const T c = m[i] * b1 + g[i] * one_minus_b1;                                             \
+      const T s = (T)((c > 0) - (c < 0));                                                      \
+      var[i] = var[i] + (s + var[i] * wd) * neg_lr;                                            \
+      m[i] = m[i] * b2 + g[i] * one_minus_b2;                                                  \
+    }                                                                                          \
   } while (0)
 
 static void LionFloat(void* arg, int64_t begin, int64_t end) {

@@ -51,7 +51,8 @@ int txa_same_as_grad(TX_OpKernelContext* ctx, TX_VariableLock* lock, int k, cons
   }
   const int rank = api->KernelContextInputNumDims(ctx, grad);
   int same = api->VariableLockNumDims(lock, k) == rank;
-  for (int d = 0; same && d < rank; ++d) same = api->VariableLockDim(lock, k, d) == api->KernelContextInputDim(ctx, grad, d);
+  for (int d = 0; same && d < rank; ++d)
+    same = api->VariableLockDim(lock, k, d) == api->KernelContextInputDim(ctx, grad, d);
   if (!same) txa_error(status, "%s and grad do not have the same shape", name);
   return same;
 }

@@ -168,8 +168,10 @@ TEST(TensorsUseTheGlobalAllocator) {
   }
   const uint64_t after = g->stats().hits + g->stats().misses;
   // ASan builds make the global allocator pass-through (caching off), so nothing is counted.
-  if (g->cache_cap() > 0) EXPECT_EQ(after, before + 1);
-  else EXPECT_EQ(after, before);
+  if (g->cache_cap() > 0)
+    EXPECT_EQ(after, before + 1);
+  else
+    EXPECT_EQ(after, before);
   if (g->cache_cap() > 0) {
     Tensor t;
     EXPECT_OK(Tensor::Allocate(DT_FLOAT, TensorShape({1024, 256}), &t));  // the same 1 MiB class

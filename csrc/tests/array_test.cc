@@ -168,7 +168,8 @@ TEST(ArrayOpDefsMatchTensorFlow) {
     EXPECT_TRUE(r != nullptr);
     if (r == nullptr) continue;
     const std::string got = Canonical(r->def);
-    if (got != want) std::printf("OpDef %s differs.\n--- got:\n%s\n--- want:\n%s\n", name.c_str(), got.c_str(), want.c_str());
+    if (got != want)
+      std::printf("OpDef %s differs.\n--- got:\n%s\n--- want:\n%s\n", name.c_str(), got.c_str(), want.c_str());
     EXPECT_TRUE(got == want);
     EXPECT_TRUE(!r->def.summary.empty());
     EXPECT_TRUE(r->shape_fn != nullptr);
@@ -238,8 +239,10 @@ void RunShapeCases(const std::vector<ShapeCase>& cases) {
     Node* n = nullptr;
     Status s = AddCase(&t, c, &n);
     std::string got;
-    if (!s.ok()) got = "!" + s.message();
-    else got = n->num_outputs() > 0 ? t.graph().OutputShape({n, 0}).ToString() : "(none)";
+    if (!s.ok())
+      got = "!" + s.message();
+    else
+      got = n->num_outputs() > 0 ? t.graph().OutputShape({n, 0}).ToString() : "(none)";
     const bool is_error = !c.want.empty() && c.want[0] == '!';
     const bool ok = is_error ? (got[0] == '!' && got.find(c.want.substr(1)) != std::string::npos) : got == c.want;
     if (!ok) std::printf("  shape case %s: got '%s', want '%s'\n", c.op.c_str(), got.c_str(), c.want.c_str());
@@ -297,18 +300,19 @@ TEST(ShapeFunctionsTransforms) {
       {"MirrorPad", {F({3}), Cst(I32Mat(1, {2, 2}))}, A({{"mode", AttrValue::String("REFLECT")}}), "[7]"},
       {"MirrorPad", {F({3}), Cst(I32Mat(1, {3, 0}))}, A({{"mode", AttrValue::String("REFLECT")}}), "!less than"},
       {"MirrorPad", {F({3}), Cst(I32Mat(1, {3, 3}))}, A({{"mode", AttrValue::String("SYMMETRIC")}}), "[9]"},
-      {"MirrorPad", {F({3}), Cst(I32Mat(1, {4, 0}))}, A({{"mode", AttrValue::String("SYMMETRIC")}}),
-       "!greater than"},
-      {"MirrorPad", {F({3}), Cst(I32Mat(1, {1, 0}))}, A({{"mode", AttrValue::String("EDGE")}}),
+      {"MirrorPad", {F({3}), Cst(I32Mat(1, {4, 0}))}, A({{"mode", AttrValue::String("SYMMETRIC")}}), "!greater than"},
+      {"MirrorPad",
+       {F({3}), Cst(I32Mat(1, {1, 0}))},
+       A({{"mode", AttrValue::String("EDGE")}}),
        "!not in the list of allowed"},
   });
 }
 
 TEST(ShapeFunctionsSlicing) {
-  auto ss = [](PartialShape in, std::vector<int32_t> b, std::vector<int32_t> e, std::vector<int32_t> s,
-               AttrMap masks, std::string want) {
-    return ShapeCase{"StridedSlice", {F(std::move(in)), Cst(I32(b)), Cst(I32(e)), Cst(I32(s))}, std::move(masks),
-                     std::move(want)};
+  auto ss = [](PartialShape in, std::vector<int32_t> b, std::vector<int32_t> e, std::vector<int32_t> s, AttrMap masks,
+               std::string want) {
+    return ShapeCase{
+        "StridedSlice", {F(std::move(in)), Cst(I32(b)), Cst(I32(e)), Cst(I32(s))}, std::move(masks), std::move(want)};
   };
   RunShapeCases({
       {"Slice", {F({4, 5}), Cst(I32({1, 2})), Cst(I32({2, -1}))}, {}, "[2,3]"},
@@ -320,19 +324,22 @@ TEST(ShapeFunctionsSlicing) {
       {"Slice", {F({4, 5}), Cst(I32({1})), Cst(I32({1}))}, {}, "!to have 2 entries"},
       ss({4, 5, 6}, {1, 0, 5}, {4, 5, 0}, {2, 1, -2}, {}, "[2,5,3]"),
       ss({4, 5, 6}, {-1}, {0}, {1}, A({{"shrink_axis_mask", AttrValue::Int(1)}}), "[5,6]"),
-      ss({4, 5, 6}, {0, 2}, {0, 3}, {1, 1}, A({{"ellipsis_mask", AttrValue::Int(1)}, {"shrink_axis_mask", AttrValue::Int(2)}}),
-         "[4,5]"),
-      ss({4, 5, 6}, {0, 0}, {0, 0}, {1, 1}, A({{"new_axis_mask", AttrValue::Int(1)}, {"ellipsis_mask", AttrValue::Int(2)}}),
-         "[1,4,5,6]"),
+      ss({4, 5, 6}, {0, 2}, {0, 3}, {1, 1},
+         A({{"ellipsis_mask", AttrValue::Int(1)}, {"shrink_axis_mask", AttrValue::Int(2)}}), "[4,5]"),
+      ss({4, 5, 6}, {0, 0}, {0, 0}, {1, 1},
+         A({{"new_axis_mask", AttrValue::Int(1)}, {"ellipsis_mask", AttrValue::Int(2)}}), "[1,4,5,6]"),
       ss({4, 5, 6}, {0}, {0}, {-1}, A({{"begin_mask", AttrValue::Int(1)}, {"end_mask", AttrValue::Int(1)}}), "[4,5,6]"),
       ss({4, 5, 6}, {10}, {-10}, {-3}, {}, "[2,5,6]"),
       ss({-1, 5}, {0, 1}, {2, 3}, {1, 1}, {}, "[?,2]"),
       ss({4, 5}, {0}, {1}, {0}, {}, "!strides[0] must be non-zero"),
-      ss({4, 5}, {4}, {5}, {1}, A({{"shrink_axis_mask", AttrValue::Int(1)}}), "!slice index 4 of dimension 0 out of bounds"),
+      ss({4, 5}, {4}, {5}, {1}, A({{"shrink_axis_mask", AttrValue::Int(1)}}),
+         "!slice index 4 of dimension 0 out of bounds"),
       ss({4, 5}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {}, "!input has rank 2"),
       ss({4, 5}, {0, 0}, {1, 1}, {1, 1}, A({{"ellipsis_mask", AttrValue::Int(3)}}), "!Multiple ellipses"),
-      {"StridedSlice", {F({4, 5}), Ph(DT_INT32, PartialShape({1})), Cst(I32({2})), Cst(I32({1}))},
-       A({{"shrink_axis_mask", AttrValue::Int(1)}}), "[5]"},
+      {"StridedSlice",
+       {F({4, 5}), Ph(DT_INT32, PartialShape({1})), Cst(I32({2})), Cst(I32({1}))},
+       A({{"shrink_axis_mask", AttrValue::Int(1)}}),
+       "[5]"},
       {"StridedSlice", {F({4, 5}), Cst(I32({0})), Cst(I32({2})), Ph(DT_INT32, PartialShape({1}))}, {}, "<unknown>"},
       {"ConcatV2", {F({2, 3}), F({2, 5}), Cst(I32Scalar(-1))}, {}, "[2,8]", 2},
       {"ConcatV2", {F({2, -1}), F({-1, 5}), Cst(I32Scalar(1))}, {}, "[2,?]", 2},
@@ -352,7 +359,9 @@ TEST(ShapeFunctionsSlicing) {
       {"Split", {Cst(I32Scalar(1)), F({2, 6})}, A({{"num_split", AttrValue::Int(4)}}), "!evenly divide"},
       {"SplitV", {F({2, 6}), Cst(I32({1, -1})), Cst(I32Scalar(1))}, A({{"num_split", AttrValue::Int(2)}}), "[2,1]"},
       {"SplitV", {F({2, 6}), Cst(I32({1, 2})), Cst(I32Scalar(1))}, A({{"num_split", AttrValue::Int(2)}}), "!sum"},
-      {"SplitV", {F({2, 6}), Cst(I32({-1, -1})), Cst(I32Scalar(1))}, A({{"num_split", AttrValue::Int(2)}}),
+      {"SplitV",
+       {F({2, 6}), Cst(I32({-1, -1})), Cst(I32Scalar(1))},
+       A({{"num_split", AttrValue::Int(2)}}),
        "!at most one -1"},
   });
 }
@@ -420,8 +429,8 @@ TEST(SliceKernelValues) {
   EXPECT_OK(RunCase("StridedSlice", {x, I32({2, 3}), I32({-4, 0}), I32({-1, -2})}, m, &out));
   EXPECT_TRUE(out[0].shape() == TensorShape({3, 2}));  // x[2:-4:-1, 3::-2]
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({11, 9, 7, 5, 3, 1}));
-  EXPECT_OK(RunCase("StridedSlice", {x, I32({-1}), I32({0}), I32({1})}, A({{"shrink_axis_mask", AttrValue::Int(1)}}),
-                    &out));
+  EXPECT_OK(
+      RunCase("StridedSlice", {x, I32({-1}), I32({0}), I32({1})}, A({{"shrink_axis_mask", AttrValue::Int(1)}}), &out));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({8, 9, 10, 11}));
 }
 
@@ -472,14 +481,15 @@ TEST(KernelErrorPaths) {
   EXPECT_ERROR(RunCase("Slice", {x, I32({0, 2}), I32({1, 2})}, {}, &out), "size[1]");
   EXPECT_ERROR(RunCase("Slice", {x, I32({-1, 0}), I32({1, 1})}, {}, &out), "begin[0]");
   EXPECT_ERROR(RunCase("StridedSlice", {x, I32({0}), I32({1}), I32({0})}, {}, &out), "non-zero");
-  EXPECT_ERROR(RunCase("StridedSlice", {x, I32({-3}), I32({0}), I32({1})},
-                       A({{"shrink_axis_mask", AttrValue::Int(1)}}), &out), "out of bounds");
+  EXPECT_ERROR(
+      RunCase("StridedSlice", {x, I32({-3}), I32({0}), I32({1})}, A({{"shrink_axis_mask", AttrValue::Int(1)}}), &out),
+      "out of bounds");
   EXPECT_ERROR(RunCase("Tile", {x, I32({1 << 30, 1 << 30})}, {}, &out), "");
   EXPECT_ERROR(RunCase("Tile", {x, MakeTensor<int64_t>({2}, {int64_t{1} << 62, 4})}, {}, &out), "too large");
-  EXPECT_ERROR(RunCase("BroadcastTo", {x, MakeTensor<int64_t>({3}, {int64_t{1} << 40, int64_t{1} << 40, 3})}, {},
-                       &out), "");
-  EXPECT_ERROR(RunCase("Pad", {x, MakeTensor<int64_t>({2, 2}, {0, int64_t{1} << 62, 0, int64_t{1} << 62})}, {},
-                       &out), "");
+  EXPECT_ERROR(RunCase("BroadcastTo", {x, MakeTensor<int64_t>({3}, {int64_t{1} << 40, int64_t{1} << 40, 3})}, {}, &out),
+               "");
+  EXPECT_ERROR(RunCase("Pad", {x, MakeTensor<int64_t>({2, 2}, {0, int64_t{1} << 62, 0, int64_t{1} << 62})}, {}, &out),
+               "");
   EXPECT_ERROR(RunCase("Pad", {x, I32Mat(3, {0, 0, 0, 0, 0, 0})}, {}, &out), "[2, 2]");
   EXPECT_ERROR(RunCase("ConcatV2", {x, MakeTensor<float>({3, 3}, Iota(9)), I32Scalar(1)}, A({}), &out, 2),
                "match in every dimension");

@@ -67,7 +67,10 @@ static void test_round_trip(void) {
     CHECK_OK(s);
     CHECK(same_tensor(t, in[k]));
     CHECK(TX_TensorIsAligned(t));
-    if (k == 2) step = t; else TX_DeleteTensor(t);
+    if (k == 2)
+      step = t;
+    else
+      TX_DeleteTensor(t);
   }
   /* The reference order: 8-byte types first (I64 before F32 before BF16 before U16 before BOOL). */
   CHECK(strcmp(TX_SafetensorsName(st, 0, NULL), "step") == 0);

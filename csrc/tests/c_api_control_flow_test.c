@@ -95,7 +95,8 @@ static void add_branch_functions(TX_Graph* g, TX_Status* s) {
     TX_Graph* b = TX_NewGraph();
     TX_Output x = out0(placeholder(b, "x", TX_FLOAT, NULL, -2, s));
     TX_Output y = k == 0 ? out0(binary(b, "AddV2", "y", x, x, s))
-                         : k == 1 ? out0(binary(b, "Mul", "y", x, x, s)) : out0(unary(b, "Neg", "y", x, s));
+        : k == 1         ? out0(binary(b, "Mul", "y", x, x, s))
+                         : out0(unary(b, "Neg", "y", x, s));
     CHECK_OK(s);
     copy_into(g, to_function(b, names[k], &x, 1, &y, 1, s), s);
   }

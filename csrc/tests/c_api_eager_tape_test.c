@@ -37,9 +37,15 @@ static TXE_TensorHandle* handle_of(TX_DataType dt, const int64_t* dims, int nd, 
   return h;
 }
 
-static TXE_TensorHandle* f64(const int64_t* dims, int nd, const double* v) { return handle_of(TX_DOUBLE, dims, nd, v, 8); }
-static TXE_TensorHandle* f32(const int64_t* dims, int nd, const float* v) { return handle_of(TX_FLOAT, dims, nd, v, 4); }
-static TXE_TensorHandle* i32(const int64_t* dims, int nd, const int32_t* v) { return handle_of(TX_INT32, dims, nd, v, 4); }
+static TXE_TensorHandle* f64(const int64_t* dims, int nd, const double* v) {
+  return handle_of(TX_DOUBLE, dims, nd, v, 8);
+}
+static TXE_TensorHandle* f32(const int64_t* dims, int nd, const float* v) {
+  return handle_of(TX_FLOAT, dims, nd, v, 4);
+}
+static TXE_TensorHandle* i32(const int64_t* dims, int nd, const int32_t* v) {
+  return handle_of(TX_INT32, dims, nd, v, 4);
+}
 static TXE_TensorHandle* scalar64(double v) { return f64(NULL, 0, &v); }
 
 /* Element i of a float64 (or, with `is_f32`, float32) handle; NaN on error. */
@@ -49,9 +55,12 @@ static double elem(TXE_TensorHandle* h, int i) {
   TX_Tensor* t = TXE_TensorHandleResolve(h, s);
   double v = NAN;
   if (t != NULL && i < TX_TensorElementCount(t)) {
-    if (TX_TensorType(t) == TX_DOUBLE) v = ((const double*)TX_TensorData(t))[i];
-    else if (TX_TensorType(t) == TX_FLOAT) v = ((const float*)TX_TensorData(t))[i];
-    else if (TX_TensorType(t) == TX_INT32) v = ((const int32_t*)TX_TensorData(t))[i];
+    if (TX_TensorType(t) == TX_DOUBLE)
+      v = ((const double*)TX_TensorData(t))[i];
+    else if (TX_TensorType(t) == TX_FLOAT)
+      v = ((const float*)TX_TensorData(t))[i];
+    else if (TX_TensorType(t) == TX_INT32)
+      v = ((const int32_t*)TX_TensorData(t))[i];
   }
   TX_DeleteTensor(t);
   TX_DeleteStatus(s);
@@ -73,8 +82,10 @@ static TXE_TensorHandle* run2(TXE_Context* ctx, const char* name, TXE_TensorHand
   int n = 2;
   TXE_Execute(op, out, &n, s);
   TXE_DeleteOp(op);
-  if (second != NULL) *second = out[1];
-  else if (out[1] != NULL) TXE_DeleteTensorHandle(out[1]);
+  if (second != NULL)
+    *second = out[1];
+  else if (out[1] != NULL)
+    TXE_DeleteTensorHandle(out[1]);
   return out[0];
 }
 
@@ -118,8 +129,8 @@ static void free_all(TXE_TensorHandle** hs, int n) {
 
 enum { kRows = 4, kIn = 3, kHidden = 5, kOut = 2 };
 
-static TXE_TensorHandle* mlp_loss(TXE_Context* ctx, TXE_TensorHandle* x, TXE_TensorHandle** p,
-                                  TXE_TensorHandle* labels, TX_Status* s) {
+static TXE_TensorHandle* mlp_loss(TXE_Context* ctx, TXE_TensorHandle* x, TXE_TensorHandle** p, TXE_TensorHandle* labels,
+                                  TX_Status* s) {
   TXE_TensorHandle* h[6] = {NULL};
   h[0] = bin(ctx, "MatMul", x, p[0], s);
   h[1] = bin(ctx, "BiasAdd", h[0], p[1], s);
@@ -286,8 +297,8 @@ static void test_higher_derivatives(void) {
 /* ----------------------------------------------------------------------------------------------
  * Variables. */
 
-static TXE_TensorHandle* new_variable(TXE_Context* ctx, const char* name, const int64_t* dims, int nd, const float* init,
-                                      TX_Status* s) {
+static TXE_TensorHandle* new_variable(TXE_Context* ctx, const char* name, const int64_t* dims, int nd,
+                                      const float* init, TX_Status* s) {
   TXE_Op* op = TXE_NewOp(ctx, "VarHandleOp", s);
   TXE_OpSetAttrType(op, "dtype", TX_FLOAT);
   TXE_OpSetAttrString(op, "shared_name", name, strlen(name));

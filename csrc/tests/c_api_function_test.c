@@ -13,8 +13,8 @@ static TX_Function* make_mul_add(const char* name, unsigned char append_hash, TX
   TX_Output add = out0(binary(body, "AddV2", "add", mul, x, s));
   TX_Output inputs[2] = {x, y};
   const char* names[1] = {"z"};
-  TX_Function* f = TX_GraphToFunction(body, name, append_hash, -1, NULL, 2, inputs, 1, &add, names, NULL,
-                                      "x * y + x", s);
+  TX_Function* f =
+      TX_GraphToFunction(body, name, append_hash, -1, NULL, 2, inputs, 1, &add, names, NULL, "x * y + x", s);
   TX_DeleteGraph(body);
   return f;
 }
@@ -43,7 +43,8 @@ static void test_call_and_gradient(void) {
   CHECK_OK(s);
   CHECK(TX_GraphNumFunctions(g) == 1);
   int64_t dims[1] = {3};
-  TX_Output args[2] = {out0(placeholder(g, "a", TX_FLOAT, dims, 1, s)), out0(placeholder(g, "b", TX_FLOAT, dims, 1, s))};
+  TX_Output args[2] = {out0(placeholder(g, "a", TX_FLOAT, dims, 1, s)),
+                       out0(placeholder(g, "b", TX_FLOAT, dims, 1, s))};
   TX_Operation* c = call(g, "call", "mul_add", args, 2, s);
   CHECK_OK(s);
   CHECK(shape_is(g, out0(c), 1, dims)); /* static shape through the call */
@@ -148,11 +149,13 @@ static void test_function_defs_and_library(void) {
   CHECK(TX_FunctionImportFunctionDef("\x0a\x05\x0a", 3, s) == NULL);
   CHECK_ERR(s, TX_DATA_LOSS, "malformed FunctionDef");
   CHECK(TX_GraphToFunction(other, "f", 0, -1, NULL, 0, NULL, 1, &neg, NULL, NULL, NULL, s) == NULL);
-  CHECK_ERR(s, TX_INVALID_ARGUMENT, "[x] Placeholder is reached from the function's outputs but is not one of its inputs");
+  CHECK_ERR(s, TX_INVALID_ARGUMENT,
+            "[x] Placeholder is reached from the function's outputs but is not one of its inputs");
   TX_Output twice[2] = {x, x};
   CHECK(TX_GraphToFunction(other, "f", 0, -1, NULL, 2, twice, 1, &neg, NULL, NULL, NULL, s) == NULL);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "listed twice");
-  CHECK(TX_GraphToFunction(other, "f", 0, -1, NULL, 1, &x, 1, &neg, NULL, (const TX_FunctionOptions*)g, NULL, s) == NULL);
+  CHECK(TX_GraphToFunction(other, "f", 0, -1, NULL, 1, &x, 1, &neg, NULL, (const TX_FunctionOptions*)g, NULL, s) ==
+        NULL);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "TX_FunctionOptions must be NULL");
   TX_Output in_g = out0(placeholder(g, "gx", TX_FLOAT, NULL, -2, s));
   CHECK(TX_GraphToFunction(other, "f", 0, -1, NULL, 1, &in_g, 1, &neg, NULL, NULL, NULL, s) == NULL);

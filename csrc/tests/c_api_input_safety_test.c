@@ -48,8 +48,8 @@ static void check_bool_results(TX_Session* sess, BoolOps o, TX_Output feed, TX_T
   TX_Tensor* results[3] = {NULL, NULL, NULL};
   TX_SessionRun(sess, NULL, &feed, &value, value ? 1 : 0, fetches, results, 3, NULL, 0, NULL, s);
   CHECK_OK(s);
-  CHECK(results[0] != NULL && TX_NumDims(results[0]) == 2 && TX_Dim(results[0], 0) == 3 &&
-        TX_Dim(results[0], 1) == 1 && memcmp(TX_TensorData(results[0]), kWhere, sizeof(kWhere)) == 0);
+  CHECK(results[0] != NULL && TX_NumDims(results[0]) == 2 && TX_Dim(results[0], 0) == 3 && TX_Dim(results[0], 1) == 1 &&
+        memcmp(TX_TensorData(results[0]), kWhere, sizeof(kWhere)) == 0);
   CHECK(bytes_are(results[1], kNot, 4));
   CHECK(bytes_are(results[2], kTruth, 4));
   for (int i = 0; i < 3; ++i) TX_DeleteTensor(results[i]);
@@ -200,10 +200,8 @@ static void test_thread_exhaustion(void) {
 
 int main(void) {
   static const TestCase tests[] = {
-      {"fed_new_tensor_bool", test_fed_new_tensor_bool},
-      {"const_attr_bool", test_const_attr_bool},
-      {"eager_handle_bool", test_eager_handle_bool},
-      {"attr_tensor_is_a_copy", test_attr_tensor_is_a_copy},
+      {"fed_new_tensor_bool", test_fed_new_tensor_bool}, {"const_attr_bool", test_const_attr_bool},
+      {"eager_handle_bool", test_eager_handle_bool},     {"attr_tensor_is_a_copy", test_attr_tensor_is_a_copy},
       {"thread_exhaustion", test_thread_exhaustion},
   };
   return run_tests(tests, (int)(sizeof(tests) / sizeof(tests[0])));

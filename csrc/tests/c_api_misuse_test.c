@@ -10,8 +10,8 @@ static void test_tensor_misuse(void) {
   float v[4] = {0};
   const int64_t dims[2] = {2, 2}, negative[1] = {-1};
   CHECK(TX_NewTensor(TX_FLOAT, dims, -1, v, sizeof(v), NULL, NULL) == NULL); /* negative rank */
-  CHECK(TX_NewTensor(TX_FLOAT, NULL, 2, v, sizeof(v), NULL, NULL) == NULL);  /* dims missing */
-  CHECK(TX_NewTensor(TX_FLOAT, negative, 1, v, 4, NULL, NULL) == NULL);      /* negative dim */
+  CHECK(TX_NewTensor(TX_FLOAT, NULL, 2, v, sizeof(v), NULL, NULL) == NULL); /* dims missing */
+  CHECK(TX_NewTensor(TX_FLOAT, negative, 1, v, 4, NULL, NULL) == NULL); /* negative dim */
   CHECK(TX_NewTensor(TX_FLOAT, dims, 2, v, sizeof(v) - 1, NULL, NULL) == NULL); /* wrong length */
   CHECK(TX_NewTensor(TX_STRING, dims, 2, v, sizeof(v), NULL, NULL) == NULL); /* unstorable dtype */
   CHECK(TX_NewTensor((TX_DataType)99, dims, 2, v, sizeof(v), NULL, NULL) == NULL);

@@ -11,14 +11,14 @@
 static TX_Status* s;
 
 /* Runs `call` with a status reset to OK; it must leave an error. */
-#define ERR(call)                                                          \
-  do {                                                                     \
-    TX_SetStatus(s, TX_OK, "");                                            \
-    call;                                                                  \
-    if (TX_GetCode(s) == TX_OK) {                                          \
-      printf("  %s:%d: no error from %s\n", __FILE__, __LINE__, #call);    \
-      ++g_check_failures;                                                  \
-    }                                                                      \
+#define ERR(call)                                                       \
+  do {                                                                  \
+    TX_SetStatus(s, TX_OK, "");                                         \
+    call;                                                               \
+    if (TX_GetCode(s) == TX_OK) {                                       \
+      printf("  %s:%d: no error from %s\n", __FILE__, __LINE__, #call); \
+      ++g_check_failures;                                               \
+    }                                                                   \
   } while (0)
 
 static void test_core(void) {

@@ -83,7 +83,7 @@ static void test_graph_mode_and_gradient(void) {
     const float* dv = (const float*)TX_TensorData(got[2]);
     for (int i = 0; i < 3; ++i) {
       CHECK(near(yv[i], 2 * xv[i] * xv[i]) && near(y1v[i], xv[i] * xv[i]));
-      CHECK(near(dv[i], 4 * xv[i]));  /* d(2 x^2)/dx */
+      CHECK(near(dv[i], 4 * xv[i])); /* d(2 x^2)/dx */
     }
   }
   for (int i = 0; i < 3; ++i) TX_DeleteTensor(got[i]);
@@ -114,7 +114,7 @@ static void test_parallel_double(void) {
       const double x = (double)(i % 1000) / 7.0;
       bad += fabs(ov[i] - 0.5 * x * x) > 1e-12 * (1 + x * x);
     }
-    CHECK(bad == 0 && iv[5] == 5.0 / 7.0);  /* the fed tensor is never written */
+    CHECK(bad == 0 && iv[5] == 5.0 / 7.0); /* the fed tensor is never written */
   }
   TX_DeleteTensor(out);
   TX_DeleteTensor(in);
@@ -138,7 +138,7 @@ static void test_shape_function_and_list_gradient(void) {
   TX_Operation* c3 = const_i32(g, "three", NULL, 0, &three, s);
   TX_Operation* y = repeat(g, "y", out0(x), out0(c3), s);
   CHECK_OK(s);
-  CHECK(shape_is(g, out0(y), 1, d6));  /* the shape function read the constant count */
+  CHECK(shape_is(g, out0(y), 1, d6)); /* the shape function read the constant count */
   /* Shape errors surface when the node is added, naming it; the graph stays usable. */
   TX_Operation* m = const_f32(g, "m", d22, 2, (float[4]){1, 2, 3, 4}, s);
   CHECK(repeat(g, "bad_rank", out0(m), out0(c3), s) == NULL);
@@ -194,7 +194,7 @@ static void test_kernel_errors(void) {
   CHECK_OK(s);
   CHECK(faulty(g, "shape_error", out0(x), "shape_error", s) == NULL);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "[shape_error] PluginFaulty was asked to fail shape inference");
-  CHECK(faulty(g, "bad_mode", out0(x), "nonsense", s) == NULL);  /* allowed values are checked */
+  CHECK(faulty(g, "bad_mode", out0(x), "nonsense", s) == NULL); /* allowed values are checked */
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "nonsense");
   TX_Session* sess = TX_NewSession(g, NULL, s);
   TX_Tensor* out = run1(sess, out0(x), NULL, out0(st), s);
@@ -244,7 +244,7 @@ static void test_variable_update(void) {
   CHECK_ERR(s, TX_FAILED_PRECONDITION, "Error while reading resource variable v");
   TX_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TX_Operation* const*)&assign, 1, NULL, s);
   CHECK_OK(s);
-  TX_Tensor* before = run1(sess, out0(v), NULL, out0(read), s);  /* a snapshot the update must not change */
+  TX_Tensor* before = run1(sess, out0(v), NULL, out0(read), s); /* a snapshot the update must not change */
   for (int k = 0; k < 2; ++k) {
     TX_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TX_Operation* const*)&acc, 1, NULL, s);
     CHECK_OK(s);
@@ -328,10 +328,13 @@ static void expect_refused(const char* name, int code, const char* substr) {
 }
 
 static void test_refused_loads(void) {
-  expect_refused("not_a_plugin", TX_INVALID_ARGUMENT, "is not a Tensorflux plugin: it does not export TX_PluginAbiVersion");
+  expect_refused("not_a_plugin", TX_INVALID_ARGUMENT,
+                 "is not a Tensorflux plugin: it does not export TX_PluginAbiVersion");
   expect_refused("abi_minor_newer", TX_FAILED_PRECONDITION, "needs plugin ABI 1.1, newer than this core's 1.0");
-  expect_refused("abi_major_newer", TX_FAILED_PRECONDITION, "was built for plugin ABI 2.0, but this core serves ABI 1.0");
-  expect_refused("abi_major_older", TX_FAILED_PRECONDITION, "was built for plugin ABI 0.9, but this core serves ABI 1.0");
+  expect_refused("abi_major_newer", TX_FAILED_PRECONDITION,
+                 "was built for plugin ABI 2.0, but this core serves ABI 1.0");
+  expect_refused("abi_major_older", TX_FAILED_PRECONDITION,
+                 "was built for plugin ABI 0.9, but this core serves ABI 1.0");
   expect_refused("duplicate", TX_ALREADY_EXISTS, "op 'MatMul' is already registered");
   expect_refused("failing_init", TX_INTERNAL, "TX_InitPlugin failed: this plugin fails on purpose");
   expect_refused("kernel_no_op", TX_NOT_FOUND, "kernel for op 'NoSuchOpAnywhere', which is not registered");

@@ -369,13 +369,13 @@ static void test_run_errors(void) {
   TX_Tensor* wide = float_tensor(d24, 2, fv);
   TX_Tensor* good = float_tensor(d23, 2, kX);
   TX_Output bad_index = {m.x, 5};
-  expect_run_error(sess, &m, out0(m.x), ints, out0(m.softmax), "[x]", __LINE__);     /* wrong dtype */
-  expect_run_error(sess, &m, out0(m.x), wide, out0(m.softmax), "[x]", __LINE__);     /* bad shape */
-  expect_run_error(sess, &m, out0(m.x), good, bad_index, "[x]", __LINE__);           /* no output 5 */
-  expect_run_error(sess, &m, bad_index, good, out0(m.softmax), "[x]", __LINE__);     /* feed output 5 */
-  expect_run_error(sess, &m, out0(m.x), NULL, out0(m.softmax), "NULL", __LINE__);    /* NULL tensor */
+  expect_run_error(sess, &m, out0(m.x), ints, out0(m.softmax), "[x]", __LINE__); /* wrong dtype */
+  expect_run_error(sess, &m, out0(m.x), wide, out0(m.softmax), "[x]", __LINE__); /* bad shape */
+  expect_run_error(sess, &m, out0(m.x), good, bad_index, "[x]", __LINE__); /* no output 5 */
+  expect_run_error(sess, &m, bad_index, good, out0(m.softmax), "[x]", __LINE__); /* feed output 5 */
+  expect_run_error(sess, &m, out0(m.x), NULL, out0(m.softmax), "NULL", __LINE__); /* NULL tensor */
   TX_Output null_out = {NULL, 0};
-  expect_run_error(sess, &m, out0(m.x), good, null_out, "NULL", __LINE__);           /* NULL fetch */
+  expect_run_error(sess, &m, out0(m.x), good, null_out, "NULL", __LINE__); /* NULL fetch */
 
   /* A node of another graph. */
   TX_Graph* other = TX_NewGraph();

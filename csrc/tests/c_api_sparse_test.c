@@ -51,8 +51,7 @@ static void test_sparse_matmul(void) {
 
   /* An index outside dense_shape: an error naming the op; the session keeps working. */
   static const int64_t bad[4] = {0, 1, 7, 0};
-  TX_Tensor* bad_values[3] = {int64_tensor(nnz_dims, 2, bad), float_tensor(v_dims, 1, vv),
-                              int64_tensor(v_dims, 1, sv)};
+  TX_Tensor* bad_values[3] = {int64_tensor(nnz_dims, 2, bad), float_tensor(v_dims, 1, vv), int64_tensor(v_dims, 1, sv)};
   result = NULL;
   TX_SessionRun(sess, NULL, feeds, bad_values, 3, &fetch, &result, 1, NULL, 0, NULL, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "m (7) from index[1,0] out of bounds (>=2)");

@@ -15,10 +15,10 @@ static void test_tstring_functions(void) {
   const char* long_text = "a longer string that has to live on the heap";
   CHECK(TX_StringCopy(&s, long_text, strlen(long_text)) == 1);
   CHECK(TX_StringGetType(&s) == TX_TSTR_LARGE && TX_StringGetSize(&s) == strlen(long_text));
-  CHECK(strcmp(TX_StringGetDataPointer(&s), long_text) == 0);  /* owned strings are NUL-terminated */
-  CHECK(TX_StringCopy(&s, "a\0b", 3) == 1 && TX_StringGetSize(&s) == 3);  /* embedded NUL */
+  CHECK(strcmp(TX_StringGetDataPointer(&s), long_text) == 0); /* owned strings are NUL-terminated */
+  CHECK(TX_StringCopy(&s, "a\0b", 3) == 1 && TX_StringGetSize(&s) == 3); /* embedded NUL */
   CHECK(TX_StringCopy(&s, NULL, 0) == 1 && TX_StringGetSize(&s) == 0);
-  CHECK(TX_StringCopy(&s, NULL, 3) == 0);  /* bad argument, string unchanged */
+  CHECK(TX_StringCopy(&s, NULL, 3) == 0); /* bad argument, string unchanged */
   const char view_bytes[] = "viewed";
   TX_StringAssignView(&s, view_bytes, 4);
   CHECK(TX_StringGetType(&s) == TX_TSTR_VIEW && TX_StringGetDataPointer(&s) == view_bytes);
@@ -27,7 +27,7 @@ static void test_tstring_functions(void) {
   CHECK(TX_StringGetSize(&s) == 0);
   TX_StringDealloc(NULL);
   TX_TString zeroed;
-  memset(&zeroed, 0, sizeof zeroed);  /* zeroed memory is the empty string */
+  memset(&zeroed, 0, sizeof zeroed); /* zeroed memory is the empty string */
   CHECK(TX_StringGetSize(&zeroed) == 0 && TX_StringGetDataPointer(&zeroed)[0] == '\0');
 }
 
@@ -163,7 +163,7 @@ static void test_attr_views_are_copied(void) {
   CHECK_OK(s);
   TX_Operation* c = TX_FinishOperation(d, s);
   CHECK_OK(s);
-  memcpy(bytes, "CHANGED!", 8);  /* the view's bytes only had to outlive the call */
+  memcpy(bytes, "CHANGED!", 8); /* the view's bytes only had to outlive the call */
   TX_DeleteTensor(value);
   TX_Tensor* copy = NULL;
   TX_OperationGetAttrTensor(c, "value", &copy, s);

@@ -477,7 +477,7 @@ static void test_unique_names_and_iteration(void) {
   CHECK(strcmp(x1, "x_1") == 0);
   CHECK(strcmp(TX_GraphUniqueName(m.g, "x"), "x_2") == 0);
   CHECK(strcmp(TX_GraphUniqueName(m.g, "X"), "X_3") == 0); /* case-insensitive */
-  CHECK(strcmp(x1, "x_1") == 0);                           /* still valid */
+  CHECK(strcmp(x1, "x_1") == 0); /* still valid */
 
   const char* order[7] = {"x", "W", "b", "dense/MatMul", "dense/BiasAdd", "relu", "softmax"};
   size_t pos = 0;

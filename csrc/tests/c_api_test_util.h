@@ -15,20 +15,20 @@
 
 static int g_check_failures;
 
-#define CHECK(c)                                                             \
-  do {                                                                       \
-    if (!(c)) {                                                              \
-      printf("  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);        \
-      ++g_check_failures;                                                    \
-    }                                                                        \
+#define CHECK(c)                                                     \
+  do {                                                               \
+    if (!(c)) {                                                      \
+      printf("  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
+      ++g_check_failures;                                            \
+    }                                                                \
   } while (0)
 
-#define CHECK_OK(s)                                                                                     \
-  do {                                                                                                  \
-    if (TX_GetCode(s) != TX_OK) {                                                                       \
+#define CHECK_OK(s)                                                                                        \
+  do {                                                                                                     \
+    if (TX_GetCode(s) != TX_OK) {                                                                          \
       printf("  %s:%d: expected OK, got %d: %s\n", __FILE__, __LINE__, (int)TX_GetCode(s), TX_Message(s)); \
-      ++g_check_failures;                                                                               \
-    }                                                                                                   \
+      ++g_check_failures;                                                                                  \
+    }                                                                                                      \
   } while (0)
 
 /* Expects an error with `code` (or any error when code is -1) whose message contains `substr`. */
@@ -71,7 +71,7 @@ static inline TX_Tensor* int32_tensor(const int64_t* dims, int nd, const int32_t
 
 /* A Placeholder; nd == -2 leaves the shape attr at its default (unknown rank). */
 static inline TX_Operation* placeholder(TX_Graph* g, const char* name, TX_DataType dt, const int64_t* dims, int nd,
-                                 TX_Status* s) {
+                                        TX_Status* s) {
   TX_OperationDescription* d = TX_NewOperation(g, "Placeholder", name);
   TX_SetAttrType(d, "dtype", dt);
   if (nd >= -1) TX_SetAttrShape(d, "shape", dims, nd);
@@ -87,7 +87,7 @@ static inline TX_Operation* constant(TX_Graph* g, const char* name, TX_Tensor* t
 }
 
 static inline TX_Operation* const_f32(TX_Graph* g, const char* name, const int64_t* dims, int nd, const float* vals,
-                               TX_Status* s) {
+                                      TX_Status* s) {
   TX_Tensor* t = float_tensor(dims, nd, vals);
   TX_Operation* op = constant(g, name, t, s);
   TX_DeleteTensor(t);
@@ -95,7 +95,7 @@ static inline TX_Operation* const_f32(TX_Graph* g, const char* name, const int64
 }
 
 static inline TX_Operation* const_i32(TX_Graph* g, const char* name, const int64_t* dims, int nd, const int32_t* vals,
-                               TX_Status* s) {
+                                      TX_Status* s) {
   TX_Tensor* t = int32_tensor(dims, nd, vals);
   TX_Operation* op = constant(g, name, t, s);
   TX_DeleteTensor(t);
@@ -108,7 +108,8 @@ static inline TX_Operation* unary(TX_Graph* g, const char* type, const char* nam
   return TX_FinishOperation(d, s);
 }
 
-static inline TX_Operation* binary(TX_Graph* g, const char* type, const char* name, TX_Output a, TX_Output b, TX_Status* s) {
+static inline TX_Operation* binary(TX_Graph* g, const char* type, const char* name, TX_Output a, TX_Output b,
+                                   TX_Status* s) {
   TX_OperationDescription* d = TX_NewOperation(g, type, name);
   TX_AddInput(d, a);
   TX_AddInput(d, b);
@@ -116,7 +117,7 @@ static inline TX_Operation* binary(TX_Graph* g, const char* type, const char* na
 }
 
 static inline TX_Operation* reduce(TX_Graph* g, const char* type, const char* name, TX_Output a, TX_Output axes,
-                            int keep_dims, TX_Status* s) {
+                                   int keep_dims, TX_Status* s) {
   TX_OperationDescription* d = TX_NewOperation(g, type, name);
   TX_AddInput(d, a);
   TX_AddInput(d, axes);
@@ -194,8 +195,8 @@ static inline int run_model_and_check(TX_Session* sess, TX_Output x, TX_Output y
   int64_t dims[2] = {rows, 3};
   TX_Tensor* in = float_tensor(dims, 2, xv);
   TX_Tensor* out = run1(sess, x, in, y, s);
-  int ok = TX_GetCode(s) == TX_OK && out != NULL && TX_NumDims(out) == 2 && TX_Dim(out, 0) == rows &&
-           TX_Dim(out, 1) == 2;
+  int ok =
+      TX_GetCode(s) == TX_OK && out != NULL && TX_NumDims(out) == 2 && TX_Dim(out, 0) == rows && TX_Dim(out, 1) == 2;
   if (TX_GetCode(s) != TX_OK) printf("  run failed: %s\n", TX_Message(s));
   if (ok) {
     float want[64];

@@ -59,8 +59,8 @@ bool RoundTrips(const AttrValue& v) {
 // ---------------------------------------------------------------------------- wire
 
 TEST(VarintEdgeCases) {
-  const uint64_t cases[] = {0, 1, 127, 128, 300, 16383, 16384, (1ull << 32) - 1, 1ull << 63,
-                            std::numeric_limits<uint64_t>::max()};
+  const uint64_t cases[] = {
+      0, 1, 127, 128, 300, 16383, 16384, (1ull << 32) - 1, 1ull << 63, std::numeric_limits<uint64_t>::max()};
   for (uint64_t v : cases) {
     Writer w;
     w.WriteRawVarint(v);
@@ -221,10 +221,15 @@ TEST(TensorShapeProtoRoundTrips) {
   EXPECT_EQ(SerializeTensorShapeProto(PartialShape::Unknown()), Unhex("1801"));
   EXPECT_EQ(SerializeTensorShapeProto(PartialShape({})), std::string());
   // A dim of size 0 is an empty Dim message (proto3 omits the default).
-  EXPECT_EQ(SerializeTensorShapeProto(PartialShape({0, 3})), Unhex("12001202" "0803"));
+  EXPECT_EQ(SerializeTensorShapeProto(PartialShape({0, 3})),
+            Unhex("12001202"
+                  "0803"));
   PartialShape out;
   // Field 3 inside a Dim is an unknown field there (skipped); at the top level it is unknown_rank.
-  EXPECT_ERROR(ParseTensorShapeProto(Unhex("12021801" "1801"), &out), "unknown_rank set but also 1 dimensions");
+  EXPECT_ERROR(ParseTensorShapeProto(Unhex("12021801"
+                                           "1801"),
+                                     &out),
+               "unknown_rank set but also 1 dimensions");
   EXPECT_ERROR(ParseTensorShapeProto(Unhex("120208031801"), &out), "unknown_rank set but also 1 dimensions");
   Writer bad_dim, dim;
   dim.WriteInt64Field(1, -2);
@@ -262,7 +267,9 @@ TEST(TensorProtoContentRoundTripsForEveryStorageType) {
   EXPECT_TRUE(back.shape() == TensorShape({0, 4}));
   float x = 2.5f;
   Tensor scalar = MakeTensor(DT_FLOAT, TensorShape({}), &x);
-  EXPECT_EQ(SerializeTensorProto(scalar), Unhex("080112002204" "00002040"));
+  EXPECT_EQ(SerializeTensorProto(scalar),
+            Unhex("080112002204"
+                  "00002040"));
 }
 
 TEST(TensorProtoValFieldsPackedAndUnpacked) {
@@ -282,18 +289,26 @@ TEST(TensorProtoValFieldsPackedAndUnpacked) {
   }
   Tensor t;
   // int_val serves INT32, INT16, INT8, UINT8 and UINT16; negatives are sign-extended varints.
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT8, {2}, [](Writer& w) { w.WritePackedVarints(7, {uint64_t(-5), 7}); }), &t));
+  EXPECT_OK(
+      ParseTensorProto(TensorBytes(DT_INT8, {2}, [](Writer& w) { w.WritePackedVarints(7, {uint64_t(-5), 7}); }), &t));
   EXPECT_TRUE(Values<int8_t>(t) == std::vector<int8_t>({-5, 7}));
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT32, {2}, [](Writer& w) { w.WriteInt32Field(7, -100000); w.WriteInt32Field(7, 9); }), &t));
+  EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT32, {2},
+                                         [](Writer& w) {
+                                           w.WriteInt32Field(7, -100000);
+                                           w.WriteInt32Field(7, 9);
+                                         }),
+                             &t));
   EXPECT_TRUE(Values<int32_t>(t) == std::vector<int32_t>({-100000, 9}));
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_UINT16, {1}, [](Writer& w) { w.WritePackedVarints(7, {65535}); }), &t));
   EXPECT_TRUE(Values<uint16_t>(t) == std::vector<uint16_t>({65535}));
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT16, {1}, [](Writer& w) { w.WritePackedVarints(7, {uint64_t(-300)}); }), &t));
+  EXPECT_OK(
+      ParseTensorProto(TensorBytes(DT_INT16, {1}, [](Writer& w) { w.WritePackedVarints(7, {uint64_t(-300)}); }), &t));
   EXPECT_TRUE(Values<int16_t>(t) == std::vector<int16_t>({-300}));
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_UINT8, {1}, [](Writer& w) { w.WritePackedVarints(7, {200}); }), &t));
   EXPECT_TRUE(Values<uint8_t>(t) == std::vector<uint8_t>({200}));
   // int64_val, uint32_val, uint64_val, bool_val, double_val.
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT64, {2}, [](Writer& w) { w.WritePackedVarints(10, {uint64_t(-1), 1ull << 40}); }), &t));
+  EXPECT_OK(ParseTensorProto(
+      TensorBytes(DT_INT64, {2}, [](Writer& w) { w.WritePackedVarints(10, {uint64_t(-1), 1ull << 40}); }), &t));
   EXPECT_TRUE(Values<int64_t>(t) == std::vector<int64_t>({-1, int64_t(1) << 40}));
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_UINT32, {1}, [](Writer& w) { w.WriteVarintField(16, 4000000000u); }), &t));
   EXPECT_TRUE(Values<uint32_t>(t) == std::vector<uint32_t>({4000000000u}));
@@ -301,7 +316,12 @@ TEST(TensorProtoValFieldsPackedAndUnpacked) {
   EXPECT_TRUE(Values<uint64_t>(t) == std::vector<uint64_t>({~0ull}));
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_BOOL, {3}, [](Writer& w) { w.WritePackedVarints(11, {1, 0, 5}); }), &t));
   EXPECT_TRUE(Values<uint8_t>(t) == std::vector<uint8_t>({1, 0, 1}));
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_DOUBLE, {2}, [](Writer& w) { w.WriteDoubleField(6, 0.25); w.WriteDoubleField(6, -1e300); }), &t));
+  EXPECT_OK(ParseTensorProto(TensorBytes(DT_DOUBLE, {2},
+                                         [](Writer& w) {
+                                           w.WriteDoubleField(6, 0.25);
+                                           w.WriteDoubleField(6, -1e300);
+                                         }),
+                             &t));
   EXPECT_TRUE(Values<double>(t) == std::vector<double>({0.25, -1e300}));
   // half_val holds HALF and BFLOAT16 bit patterns.
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_HALF, {1}, [](Writer& w) { w.WritePackedVarints(13, {0x4100}); }), &t));
@@ -309,7 +329,10 @@ TEST(TensorProtoValFieldsPackedAndUnpacked) {
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_BFLOAT16, {1}, [](Writer& w) { w.WriteVarintField(13, 0x3f80); }), &t));
   EXPECT_TRUE(t.dtype() == DT_BFLOAT16 && Values<uint16_t>(t) == std::vector<uint16_t>({0x3f80}));
   // Complex values are (re, im) pairs.
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_COMPLEX128, {1}, [](Writer& w) { w.WritePackedFixed64(12, {wire::DoubleBits(1.5), wire::DoubleBits(-2)}); }), &t));
+  EXPECT_OK(ParseTensorProto(
+      TensorBytes(DT_COMPLEX128, {1},
+                  [](Writer& w) { w.WritePackedFixed64(12, {wire::DoubleBits(1.5), wire::DoubleBits(-2)}); }),
+      &t));
   EXPECT_TRUE(Values<double>(t.Reshaped(TensorShape({1}))).size() == 1);
   const double* c = t.data<double>();
   EXPECT_TRUE(c[0] == 1.5 && c[1] == -2);
@@ -317,7 +340,9 @@ TEST(TensorProtoValFieldsPackedAndUnpacked) {
 
 TEST(TensorProtoShortValFieldsRepeatTheLastValue) {
   Tensor t;
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_FLOAT, {5}, [](Writer& w) { w.WritePackedFixed32(5, {wire::FloatBits(1), wire::FloatBits(2)}); }), &t));
+  EXPECT_OK(ParseTensorProto(
+      TensorBytes(DT_FLOAT, {5}, [](Writer& w) { w.WritePackedFixed32(5, {wire::FloatBits(1), wire::FloatBits(2)}); }),
+      &t));
   EXPECT_TRUE(Values<float>(t) == std::vector<float>({1, 2, 2, 2, 2}));
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT32, {2, 2}, [](Writer& w) { w.WriteInt32Field(7, 7); }), &t));
   EXPECT_TRUE(Values<int32_t>(t) == std::vector<int32_t>({7, 7, 7, 7}));
@@ -327,9 +352,13 @@ TEST(TensorProtoShortValFieldsRepeatTheLastValue) {
   EXPECT_OK(ParseTensorProto(TensorBytes(DT_INT64, {}, [](Writer&) {}), &t));
   EXPECT_TRUE(t.rank() == 0 && Values<int64_t>(t) == std::vector<int64_t>({0}));
   // Complex: the last (re, im) pair repeats.
-  EXPECT_OK(ParseTensorProto(TensorBytes(DT_COMPLEX64, {3}, [](Writer& w) {
-    w.WritePackedFixed32(9, {wire::FloatBits(1), wire::FloatBits(2), wire::FloatBits(3), wire::FloatBits(4)});
-  }), &t));
+  EXPECT_OK(ParseTensorProto(TensorBytes(DT_COMPLEX64, {3},
+                                         [](Writer& w) {
+                                           w.WritePackedFixed32(9,
+                                                                {wire::FloatBits(1), wire::FloatBits(2),
+                                                                 wire::FloatBits(3), wire::FloatBits(4)});
+                                         }),
+                             &t));
   EXPECT_TRUE(Values<float>(t.Reshaped(TensorShape({3}))).size() == 3);
   const float* c = t.data<float>();
   EXPECT_TRUE(c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4 && c[4] == 3 && c[5] == 4);
@@ -359,8 +388,9 @@ TEST(TensorProtoErrors) {
   EXPECT_TRUE(s.code() == Code::kUnimplemented && s.message().find("qint8") != std::string::npos);
   EXPECT_ERROR(ParseTensorProto(TensorBytes(DT_INVALID, {1}, [](Writer&) {}), &t), "invalid dtype 0");
   EXPECT_ERROR(ParseTensorProto(TensorBytes(static_cast<DataType>(101), {1}, [](Writer&) {}), &t), "invalid dtype 101");
-  EXPECT_ERROR(ParseTensorProto(TensorBytes(DT_COMPLEX64, {1}, [](Writer& w) { w.WritePackedFixed32(9, {1, 2, 3}); }), &t),
-               "odd number");
+  EXPECT_ERROR(
+      ParseTensorProto(TensorBytes(DT_COMPLEX64, {1}, [](Writer& w) { w.WritePackedFixed32(9, {1, 2, 3}); }), &t),
+      "odd number");
   // Compact values may not expand beyond the configured limit.
   const uint64_t limit = codec::MaxExpandedTensorBytes();
   codec::SetMaxExpandedTensorBytes(1 << 20);
@@ -497,10 +527,14 @@ TEST(AttrValueWireDetails) {
   ints.list.i = {1, 2};
   EXPECT_EQ(SerializeAttrValue(ints), Unhex("0a041a020102"));
   // Unpacked list elements are accepted too, and list fields merge.
-  EXPECT_OK(ParseAttrValue(Unhex("0a02180a" "0a021805"), &v));
+  EXPECT_OK(ParseAttrValue(Unhex("0a02180a"
+                                 "0a021805"),
+                           &v));
   EXPECT_TRUE(v.kind == AttrValue::Kind::kList && v.list.i == std::vector<int64_t>({10, 5}));
   // A later oneof member replaces an earlier one.
-  EXPECT_OK(ParseAttrValue(Unhex("1805" "2801"), &v));
+  EXPECT_OK(ParseAttrValue(Unhex("1805"
+                                 "2801"),
+                           &v));
   EXPECT_TRUE(v.kind == AttrValue::Kind::kBool && v.b && v.i == 0);
   // Unknown fields are skipped.
   EXPECT_OK(ParseAttrValue(Unhex("a806011807"), &v));
@@ -539,8 +573,10 @@ TEST(OpDefSerialization) {
     EXPECT_TRUE(field >= last);
     last = field;
     fields.push_back(field);
-    if (field == 1) EXPECT_OK(r.ReadString(wt, &name));
-    else if (field == 5) EXPECT_OK(r.ReadString(wt, &summary));
+    if (field == 1)
+      EXPECT_OK(r.ReadString(wt, &name));
+    else if (field == 5)
+      EXPECT_OK(r.ReadString(wt, &summary));
     else if (field >= 2 && field <= 4) {
       std::string s;
       EXPECT_OK(r.ReadString(wt, &s));

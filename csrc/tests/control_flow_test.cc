@@ -45,9 +45,10 @@ void AddSumLoop(FunctionLibrary& lib) {
   body.signature.name = "sum_body";
   body.signature.input_arg = cond.signature.input_arg;
   body.signature.output_arg = {Arg("i1", DT_INT32), Arg("s1", DT_INT32), Arg("n1", DT_INT32)};
-  body.node_def = {ND("one", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int32_t>(1, DT_INT32))}, {"dtype", T(DT_INT32)}}),
-                   ND("inc", "AddV2", {"i", "one:output:0"}, {{"T", T(DT_INT32)}}),
-                   ND("acc", "AddV2", {"s", "i"}, {{"T", T(DT_INT32)}})};
+  body.node_def = {
+      ND("one", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int32_t>(1, DT_INT32))}, {"dtype", T(DT_INT32)}}),
+      ND("inc", "AddV2", {"i", "one:output:0"}, {{"T", T(DT_INT32)}}),
+      ND("acc", "AddV2", {"s", "i"}, {{"T", T(DT_INT32)}})};
   body.ret = {{"i1", "inc:z:0"}, {"s1", "acc:z:0"}, {"n1", "n"}};
   EXPECT_OK(lib.Add(cond));
   EXPECT_OK(lib.Add(body));
@@ -63,8 +64,8 @@ struct BranchGraph {
     EXPECT_OK(g->library().Add(UnaryFn("negate", "Neg", false)));
     x = Placeholder(*g, "x", DT_FLOAT, PartialShape({2}));
   }
-  Status If(const std::string& op, const std::string& name, Node* pred, Node** out, const std::string& then_fn = "double",
-            std::vector<DataType> tout = {DT_FLOAT}) {
+  Status If(const std::string& op, const std::string& name, Node* pred, Node** out,
+            const std::string& then_fn = "double", std::vector<DataType> tout = {DT_FLOAT}) {
     return TryAdd(*g, op, name, {{{pred, 0}}, {{x, 0}}},
                   {{"Tout", Types(tout)}, {"then_branch", Func(then_fn)}, {"else_branch", Func("square")}}, out);
   }
@@ -132,7 +133,8 @@ TEST(CaseRunsTheIndexedBranchAndTheLastOutOfRange) {
     const std::vector<std::pair<int32_t, float>> expect = {{0, 4}, {1, 4}, {2, -2}, {3, -2}, {100, -2}, {-1, -2}};
     for (const auto& e : expect) {
       std::vector<Tensor> out;
-      EXPECT_OK(Run(bg.g, {{{bg.x, 0}, F32({2, 5})}, {{index, 0}, Scalar<int32_t>(e.first, DT_INT32)}}, {{n, 0}}, &out));
+      EXPECT_OK(
+          Run(bg.g, {{{bg.x, 0}, F32({2, 5})}, {{index, 0}, Scalar<int32_t>(e.first, DT_INT32)}}, {{n, 0}}, &out));
       EXPECT_TRUE(out.size() == 1 && out[0].data<float>()[0] == e.second);
     }
   }
@@ -146,9 +148,9 @@ TEST(WhileSumsOneToN) {
     Node* s = Const(*g, "s", Scalar<int32_t>(0, DT_INT32));
     Node* n = Placeholder(*g, "n", DT_INT32, PartialShape::Scalar());
     Node* w = nullptr;
-    EXPECT_OK(TryAdd(*g, op, "loop", {{{i, 0}, {s, 0}, {n, 0}}},
-                     {{"T", Types({DT_INT32, DT_INT32, DT_INT32})}, {"cond", Func("sum_cond")}, {"body", Func("sum_body")}},
-                     &w));
+    EXPECT_OK(TryAdd(
+        *g, op, "loop", {{{i, 0}, {s, 0}, {n, 0}}},
+        {{"T", Types({DT_INT32, DT_INT32, DT_INT32})}, {"cond", Func("sum_cond")}, {"body", Func("sum_body")}}, &w));
     if (w == nullptr) continue;
     for (int k = 0; k < 3; ++k) EXPECT_TRUE(g->OutputShape({w, k}) == PartialShape::Scalar());
     Session sess(g, SessionOptions());
@@ -168,15 +170,17 @@ TEST(WhileWithTwoLoopVariablesOfDifferentTypes) {
   cond.signature.name = "c";
   cond.signature.input_arg = {Arg("x", DT_DOUBLE), Arg("k", DT_INT64)};
   cond.signature.output_arg = {Arg("go", DT_BOOL)};
-  cond.node_def = {ND("five", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int64_t>(5, DT_INT64))}, {"dtype", T(DT_INT64)}}),
-                   ND("lt", "Less", {"k", "five:output:0"}, {{"T", T(DT_INT64)}})};
+  cond.node_def = {
+      ND("five", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int64_t>(5, DT_INT64))}, {"dtype", T(DT_INT64)}}),
+      ND("lt", "Less", {"k", "five:output:0"}, {{"T", T(DT_INT64)}})};
   cond.ret["go"] = "lt:z:0";
   body.signature.name = "b";
   body.signature.input_arg = cond.signature.input_arg;
   body.signature.output_arg = {Arg("x1", DT_DOUBLE), Arg("k1", DT_INT64)};
-  body.node_def = {ND("one", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int64_t>(1, DT_INT64))}, {"dtype", T(DT_INT64)}}),
-                   ND("sq", "Mul", {"x", "x"}, {{"T", T(DT_DOUBLE)}}),
-                   ND("inc", "AddV2", {"k", "one:output:0"}, {{"T", T(DT_INT64)}})};
+  body.node_def = {
+      ND("one", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int64_t>(1, DT_INT64))}, {"dtype", T(DT_INT64)}}),
+      ND("sq", "Mul", {"x", "x"}, {{"T", T(DT_DOUBLE)}}),
+      ND("inc", "AddV2", {"k", "one:output:0"}, {{"T", T(DT_INT64)}})};
   body.ret = {{"x1", "sq:z:0"}, {"k1", "inc:z:0"}};
   EXPECT_OK(g->library().Add(cond));
   EXPECT_OK(g->library().Add(body));
@@ -261,10 +265,9 @@ TEST(WhileHandsLoopVariablesToTheBodySoBuffersAreReused) {
   body.signature.name = "fw_body";
   body.signature.input_arg = cond.signature.input_arg;
   body.signature.output_arg = {Arg("i1", DT_INT32), Arg("acc1", DT_FLOAT), Arg("n1", DT_INT32)};
-  body.node_def = {ND("one", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int32_t>(1, DT_INT32))},
-                                           {"dtype", T(DT_INT32)}}),
-                   ND("inc", "AddV2", {"i", "one:output:0"}, {{"T", T(DT_INT32)}}),
-                   ND("bump", "CfTestForwardCount", {"acc"}, {})};
+  body.node_def = {
+      ND("one", "Const", {}, {{"value", AttrValue::FromTensor(Scalar<int32_t>(1, DT_INT32))}, {"dtype", T(DT_INT32)}}),
+      ND("inc", "AddV2", {"i", "one:output:0"}, {{"T", T(DT_INT32)}}), ND("bump", "CfTestForwardCount", {"acc"}, {})};
   body.ret = {{"i1", "inc:z:0"}, {"acc1", "bump:y:0"}, {"n1", "n"}};
   EXPECT_OK(g->library().Add(cond));
   EXPECT_OK(g->library().Add(body));

@@ -22,7 +22,7 @@ struct ShapeCase {
   std::vector<InputSpec> inputs;
   AttrMap attrs;
   std::string want;  // "out0 out1 ...", or "!" followed by a substring of the error
-  int list = 0;      // the first `list` inputs form one list argument (Merge's N * T)
+  int list = 0;  // the first `list` inputs form one list argument (Merge's N * T)
 };
 
 void RunShapeCases(const std::vector<ShapeCase>& cases) {
@@ -170,7 +170,8 @@ TEST(ImportNamesTheNodeOfBadLoweredControlFlow) {
   bad.node.pop_back();  // no Exit
   Graph g;
   Status s = ImportGraphDef(codec::EncodeGraphDef(bad), ImportOptions(), &g, nullptr);
-  EXPECT_TRUE(s.code() == Code::kInvalidArgument && s.message().rfind("[w/Enter] while loop frame 'w' has no Exit", 0) == 0);
+  EXPECT_TRUE(s.code() == Code::kInvalidArgument &&
+              s.message().rfind("[w/Enter] while loop frame 'w' has no Exit", 0) == 0);
   EXPECT_EQ(g.num_nodes(), 0);
   EXPECT_EQ(g.library().size(), 0);
 }

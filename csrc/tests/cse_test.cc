@@ -33,7 +33,8 @@ Node* Const(Graph& g, const std::string& name, std::vector<float> v) {
 }
 
 Node* Input(Graph& g, const std::string& name) {
-  return Add(g, "Placeholder", name, {}, {{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({3}))}});
+  return Add(g, "Placeholder", name, {},
+             {{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({3}))}});
 }
 
 std::vector<int> Canon(const Graph& g, const std::vector<Endpoint>& fed = {}) {
@@ -70,12 +71,14 @@ TEST(StatefulPlaceholderAndFedNodesStay) {
   Graph g;
   Node* p1 = Input(g, "p1");
   Node* p2 = Input(g, "p2");
-  Node* shape = Add(g, "Const", "shape", {}, {{"value", AttrValue::FromTensor([] {
-                                                 Tensor t;
-                                                 Tensor::Allocate(DT_INT32, TensorShape({1}), &t);
-                                                 t.data<int32_t>()[0] = 3;
-                                                 return t;
-                                               }())}, {"dtype", AttrValue::Type(DT_INT32)}});
+  Node* shape = Add(g, "Const", "shape", {},
+                    {{"value", AttrValue::FromTensor([] {
+                        Tensor t;
+                        Tensor::Allocate(DT_INT32, TensorShape({1}), &t);
+                        t.data<int32_t>()[0] = 3;
+                        return t;
+                      }())},
+                     {"dtype", AttrValue::Type(DT_INT32)}});
   AttrMap ra = {{"dtype", AttrValue::Type(DT_FLOAT)}};
   Node* r1 = Add(g, "RandomUniform", "r1", {{shape, 0}}, ra);
   Node* r2 = Add(g, "RandomUniform", "r2", {{shape, 0}}, ra);

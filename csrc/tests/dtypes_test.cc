@@ -67,9 +67,7 @@ TEST(ScalarConversionsMatchTheKernelPath) {
   Tensor wh = CastTo<float>(MakeTensor<Half>({1 << 16}, all_h), DT_FLOAT);
   Tensor wb = CastTo<float>(MakeTensor<BFloat16>({1 << 16}, all_b), DT_FLOAT);
   int64_t bad_w = 0;
-  auto same = [](float a, float b) {
-    return std::memcmp(&a, &b, sizeof(a)) == 0 || (std::isnan(a) && std::isnan(b));
-  };
+  auto same = [](float a, float b) { return std::memcmp(&a, &b, sizeof(a)) == 0 || (std::isnan(a) && std::isnan(b)); };
   for (uint32_t i = 0; i < (1u << 16); ++i) {
     bad_w += !same(HalfBitsToFloat(static_cast<uint16_t>(i)), wh.data<float>()[i]);
     bad_w += !same(BFloat16BitsToFloat(static_cast<uint16_t>(i)), wb.data<float>()[i]);
@@ -80,13 +78,13 @@ TEST(ScalarConversionsMatchTheKernelPath) {
 TEST(ConversionEdgeCases) {
   EXPECT_EQ(FloatToHalfBits(65504.0f), 0x7bff);
   EXPECT_EQ(FloatToHalfBits(65519.996f), 0x7bff);
-  EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7c00);                // rounds up to inf
-  EXPECT_EQ(FloatToHalfBits(5.9604645e-8f), 0x0001);           // smallest subnormal
-  EXPECT_EQ(FloatToHalfBits(2.9802322e-8f), 0x0000);           // half of it: tie to even (0)
-  EXPECT_EQ(FloatToHalfBits(8.940697e-8f), 0x0002);            // 1.5 units: tie to even (2)
+  EXPECT_EQ(FloatToHalfBits(65520.0f), 0x7c00);  // rounds up to inf
+  EXPECT_EQ(FloatToHalfBits(5.9604645e-8f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(FloatToHalfBits(2.9802322e-8f), 0x0000);  // half of it: tie to even (0)
+  EXPECT_EQ(FloatToHalfBits(8.940697e-8f), 0x0002);  // 1.5 units: tie to even (2)
   EXPECT_EQ(FloatToHalfBits(-0.0f), 0x8000);
-  EXPECT_EQ(FloatToHalfBits(FromBits(0xff800001u)), 0xfe00);   // signalling NaN quieted, sign kept
-  EXPECT_EQ(FloatToHalfBits(FromBits(0x7fbfe000u)), 0x7fff);   // top payload bits kept
+  EXPECT_EQ(FloatToHalfBits(FromBits(0xff800001u)), 0xfe00);  // signalling NaN quieted, sign kept
+  EXPECT_EQ(FloatToHalfBits(FromBits(0x7fbfe000u)), 0x7fff);  // top payload bits kept
   EXPECT_EQ(FloatToBFloat16Bits(FromBits(0x3f808000u)), 0x3f80);  // tie to even
   EXPECT_EQ(FloatToBFloat16Bits(FromBits(0x3f818000u)), 0x3f82);
   EXPECT_EQ(FloatToBFloat16Bits(FromBits(0x7f7fffffu)), 0x7f80);  // FLT_MAX rounds to inf
@@ -98,7 +96,7 @@ TEST(ConversionEdgeCases) {
 }
 
 TEST(CastKernelsForEveryStoredPair) {
-  const DataType types[] = {DT_FLOAT, DT_DOUBLE, DT_INT32,  DT_INT64,  DT_UINT8, DT_INT8,  DT_INT16,
+  const DataType types[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_INT64, DT_UINT8, DT_INT8,    DT_INT16,
                             DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL,  DT_HALF,  DT_BFLOAT16};
   OpTester t;
   int missing = 0;

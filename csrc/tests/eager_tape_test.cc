@@ -73,8 +73,10 @@ Status RunEager(EagerContext* ctx, const std::string& op, const std::vector<std:
     const bool list = !def.input_arg[a].number_attr.empty() || !def.input_arg[a].type_list_attr.empty();
     std::vector<const EagerTensor*> ptrs;
     for (const EagerTensor& t : args[a]) ptrs.push_back(&t);
-    if (list) e.AddInputList(ptrs.data(), static_cast<int>(ptrs.size()));
-    else e.AddInput(args[a][0]);
+    if (list)
+      e.AddInputList(ptrs.data(), static_cast<int>(ptrs.size()));
+    else
+      e.AddInput(args[a][0]);
   }
   for (const auto& kv : attrs) e.SetAttr(kv.first, kv.second);
   return e.Execute(outs);
@@ -131,15 +133,19 @@ Status GraphGrads(const Program& p, bool static_shapes, std::vector<Tensor>* gra
   for (const Tensor& t : p.inputs) {
     if (t.dtype() == DT_DOUBLE) {
       PartialShape shape = static_shapes ? PartialShape(t.shape()) : PartialShape();
-      in_nodes.push_back(AddNode(*g, "Placeholder", {}, {{"dtype", AttrValue::Type(DT_DOUBLE)}, {"shape", AttrValue::Shape(shape)}}, &s));
+      in_nodes.push_back(AddNode(*g, "Placeholder", {},
+                                 {{"dtype", AttrValue::Type(DT_DOUBLE)}, {"shape", AttrValue::Shape(shape)}}, &s));
       xs.push_back({in_nodes.back(), 0});
       feeds.push_back({xs.back(), t});
     } else {
-      in_nodes.push_back(AddNode(*g, "Const", {}, {{"value", AttrValue::FromTensor(t)}, {"dtype", AttrValue::Type(t.dtype())}}, &s));
+      in_nodes.push_back(
+          AddNode(*g, "Const", {}, {{"value", AttrValue::FromTensor(t)}, {"dtype", AttrValue::Type(t.dtype())}}, &s));
     }
   }
   std::vector<Node*> step_nodes;
-  auto endpoint = [&](Ref r) { return r.step < 0 ? Endpoint{in_nodes[r.index], 0} : Endpoint{step_nodes[r.step], r.index}; };
+  auto endpoint = [&](Ref r) {
+    return r.step < 0 ? Endpoint{in_nodes[r.index], 0} : Endpoint{step_nodes[r.step], r.index};
+  };
   for (const Step& st : p.steps) {
     const OpDef& def = OpRegistry::Global()->LookUp(st.op)->def;
     std::vector<NodeSpec::InputArg> args;
@@ -151,7 +157,8 @@ Status GraphGrads(const Program& p, bool static_shapes, std::vector<Tensor>* gra
     }
     step_nodes.push_back(AddNode(*g, st.op, std::move(args), st.attrs, &s));
   }
-  Node* dy = AddNode(*g, "Const", {}, {{"value", AttrValue::FromTensor(p.target_grad)}, {"dtype", AttrValue::Type(DT_DOUBLE)}}, &s);
+  Node* dy = AddNode(*g, "Const", {},
+                     {{"value", AttrValue::FromTensor(p.target_grad)}, {"dtype", AttrValue::Type(DT_DOUBLE)}}, &s);
   TX_RETURN_IF_ERROR(s);
   GradientOptions opts;
   opts.grad_ys = {{dy, 0}};
@@ -207,7 +214,8 @@ TEST(EagerMatchesGraphConv2D) {
     Program p;
     p.inputs = {Doubles(TensorShape({2, 5, 5, 3}), 0.2), Doubles(TensorShape({3, 3, 3, 4}), 0.9)};
     const int64_t stride = padding[0] == 'S' ? 2 : 1;
-    p.steps = {{"Conv2D", {{{-1, 0}}, {{-1, 1}}},
+    p.steps = {{"Conv2D",
+                {{{-1, 0}}, {{-1, 1}}},
                 {{"strides", IntListAttr({1, stride, stride, 1})}, {"padding", AttrValue::String(padding)}}},
                {"Relu", {{{0, 0}}}, {}}};
     p.target = {1, 0};
@@ -233,13 +241,13 @@ TEST(EagerMatchesGraphReductionsWithBroadcasting) {
   Program p;
   p.inputs = {Doubles(TensorShape({2, 3, 4}), 0.6), Doubles(TensorShape({3, 1}), 1.7), Ints({1}), Ints({-1}),
               Ints({0, 1})};
-  p.steps = {{"Mul", {{{-1, 0}}, {{-1, 1}}}, {}},                                      // [2,3,4] * [3,1]
+  p.steps = {{"Mul", {{{-1, 0}}, {{-1, 1}}}, {}},  // [2,3,4] * [3,1]
              {"Mean", {{{0, 0}}, {{-1, 2}}}, {{"keep_dims", AttrValue::Bool(true)}}},  // [2,1,4]
-             {"Sub", {{{0, 0}}, {{1, 0}}}, {}},                                        // [2,3,4] - [2,1,4]
-             {"Max", {{{2, 0}}, {{-1, 3}}}, {}},                                       // [2,3]
-             {"Sum", {{{-1, 1}}, {{-1, 3}}}, {}},                                      // [3]
-             {"AddV2", {{{3, 0}}, {{4, 0}}}, {}},                                      // [2,3] + [3]
-             {"Sum", {{{5, 0}}, {{-1, 4}}}, {}}};                                      // scalar
+             {"Sub", {{{0, 0}}, {{1, 0}}}, {}},  // [2,3,4] - [2,1,4]
+             {"Max", {{{2, 0}}, {{-1, 3}}}, {}},  // [2,3]
+             {"Sum", {{{-1, 1}}, {{-1, 3}}}, {}},  // [3]
+             {"AddV2", {{{3, 0}}, {{4, 0}}}, {}},  // [2,3] + [3]
+             {"Sum", {{{5, 0}}, {{-1, 4}}}, {}}};  // scalar
   p.target = {6, 0};
   p.target_grad = Doubles(TensorShape({}), 0.8);
   ExpectSameGradients("reductions", p);

@@ -18,21 +18,26 @@ std::atomic<int> g_source_runs{0};
 
 // The sources count their runs, a side effect: stateful, so that the plan runs them on every run
 // instead of folding them (Note [Plan constant folding]) and the tests see the executor at work.
-TX_REGISTER_OP("ExecTestSource").Output("y: float").Attr("value: float").SetIsStateful().SetShapeFn(
-    shape_fns::ScalarShape);
+TX_REGISTER_OP("ExecTestSource")
+    .Output("y: float")
+    .Attr("value: float")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape);
 TX_REGISTER_OP("ExecTestTracked").Output("y: float").SetIsStateful().SetShapeFn(shape_fns::ScalarShape);
 TX_REGISTER_OP("ExecTestAlive").Input("x: float").Output("y: int32").SetShapeFn(shape_fns::ScalarShape);
-TX_REGISTER_OP("ExecTestAdd").Input("x: float").Input("y: float").Output("z: float")
+TX_REGISTER_OP("ExecTestAdd")
+    .Input("x: float")
+    .Input("y: float")
+    .Output("z: float")
     .SetShapeFn(shape_fns::BroadcastBinaryOp);
 TX_REGISTER_OP("ExecTestHeavyNeg").Input("x: float").Output("y: float").SetShapeFn(shape_fns::UnchangedShape);
 TX_REGISTER_OP("ExecTestFail").Input("x: float").Output("y: float").SetShapeFn(shape_fns::UnchangedShape);
-TX_REGISTER_OP("ExecTestInput").Output("y: float").Attr("shape: shape").SetShapeFn(
-    [](InferenceContext* c) -> Status {
-      PartialShape s;
-      TX_RETURN_IF_ERROR(c->GetAttr("shape", &s));
-      c->set_output(0, s);
-      return Status::OK();
-    });
+TX_REGISTER_OP("ExecTestInput").Output("y: float").Attr("shape: shape").SetShapeFn([](InferenceContext* c) -> Status {
+  PartialShape s;
+  TX_RETURN_IF_ERROR(c->GetAttr("shape", &s));
+  c->set_output(0, s);
+  return Status::OK();
+});
 
 class SourceOp : public OpKernel {
  public:
@@ -44,6 +49,7 @@ class SourceOp : public OpKernel {
     *t->data<float>() = v_;
   }
   bool IsExpensive() const override { return false; }
+
  private:
   float v_ = 0;
 };
@@ -55,7 +61,13 @@ class TrackedOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     float* p = new float(1.0f);
     ++g_tracked_alive;
-    Buffer* b = Buffer::Wrap(p, sizeof(float), [](void* d, size_t, void*) { delete static_cast<float*>(d); --g_tracked_alive; }, nullptr);
+    Buffer* b = Buffer::Wrap(
+        p, sizeof(float),
+        [](void* d, size_t, void*) {
+          delete static_cast<float*>(d);
+          --g_tracked_alive;
+        },
+        nullptr);
     ctx->set_output(0, Tensor(DT_FLOAT, TensorShape({}), RefPtr<Buffer>::Adopt(b)));
   }
 };
@@ -115,8 +127,8 @@ TX_REGISTER_KERNEL(KernelDefBuilder("ExecTestHeavyNeg"), HeavyNegOp);
 TX_REGISTER_KERNEL(KernelDefBuilder("ExecTestFail"), FailOp);
 TX_REGISTER_KERNEL(KernelDefBuilder("ExecTestInput"), InputOp);
 
-Node* Add(Graph& g, const std::string& op, const std::string& name, std::vector<Endpoint> inputs,
-          AttrMap attrs = {}, std::vector<Node*> ctrl = {}) {
+Node* Add(Graph& g, const std::string& op, const std::string& name, std::vector<Endpoint> inputs, AttrMap attrs = {},
+          std::vector<Node*> ctrl = {}) {
   NodeSpec s;
   s.name = name;
   s.op_type = op;
@@ -129,7 +141,9 @@ Node* Add(Graph& g, const std::string& op, const std::string& name, std::vector<
   return n;
 }
 
-Node* Source(Graph& g, const std::string& name, float v) { return Add(g, "ExecTestSource", name, {}, {{"value", AttrValue::Float(v)}}); }
+Node* Source(Graph& g, const std::string& name, float v) {
+  return Add(g, "ExecTestSource", name, {}, {{"value", AttrValue::Float(v)}});
+}
 
 Tensor Scalar(float v) {
   Tensor t;

@@ -91,7 +91,8 @@ TEST(ValidationNamesTheProblem) {
   EXPECT_ERROR(ValidateFunctionDef(f), "is not a valid function name");
   f = MulAddFunction();
   f.node_def[1].input[0] = "nope:z:0";
-  EXPECT_ERROR(ValidateFunctionDef(f), "function 'mul_add': [add] input 'nope:z:0' names no input argument or body node");
+  EXPECT_ERROR(ValidateFunctionDef(f),
+               "function 'mul_add': [add] input 'nope:z:0' names no input argument or body node");
   f = MulAddFunction();
   f.node_def[1].input[0] = "mul:z:x";
   EXPECT_ERROR(ValidateFunctionDef(f), "malformed tensor name 'mul:z:x'");

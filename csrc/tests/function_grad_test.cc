@@ -12,7 +12,8 @@ namespace {
 // f(x, y) = x * y + x over doubles.
 FunctionDef MulAddDouble() {
   FunctionDef f = MulAddFunction("mul_add_d");
-  for (ArgDef* a : {&f.signature.input_arg[0], &f.signature.input_arg[1], &f.signature.output_arg[0]}) a->type = DT_DOUBLE;
+  for (ArgDef* a : {&f.signature.input_arg[0], &f.signature.input_arg[1], &f.signature.output_arg[0]})
+    a->type = DT_DOUBLE;
   for (auto& n : f.node_def) n.attr["T"] = AttrValue::Type(DT_DOUBLE);
   return f;
 }
@@ -39,8 +40,8 @@ TEST(FirstAndSecondOrderGradientsThroughACall) {
   EXPECT_TRUE(dd[0].node != nullptr && dd[1].node == nullptr);  // dx = y + 1 does not depend on x
   std::vector<Tensor> out;
   EXPECT_OK(Run(g, {{{x, 0}, F64({2, -3})}, {{y, 0}, F64({5, 7})}}, {d[0], d[1], dd[0]}, &out));
-  EXPECT_TRUE(At(out[0], 0) == 6 && At(out[0], 1) == 8);    // y + 1
-  EXPECT_TRUE(At(out[1], 0) == 2 && At(out[1], 1) == -3);   // x
+  EXPECT_TRUE(At(out[0], 0) == 6 && At(out[0], 1) == 8);  // y + 1
+  EXPECT_TRUE(At(out[1], 0) == 2 && At(out[1], 1) == -3);  // x
   EXPECT_TRUE(At(out[2], 0) == 1 && At(out[2], 1) == 1);
   // The same request again reuses the generated function.
   std::vector<Endpoint> again;
@@ -62,7 +63,8 @@ TEST(GradientsReachVariablesPassedByHandle) {
   FunctionDef f;
   EXPECT_OK(GraphToFunctionDef(body, spec, &f));
   EXPECT_OK(g->library().Add(f));
-  Node* handle = Add(*g, "VarHandleOp", "w", {}, {{"dtype", AttrValue::Type(DT_DOUBLE)}, {"shape", AttrValue::Shape(PartialShape({2}))}});
+  Node* handle = Add(*g, "VarHandleOp", "w", {},
+                     {{"dtype", AttrValue::Type(DT_DOUBLE)}, {"shape", AttrValue::Shape(PartialShape({2}))}});
   Node* init = Add(*g, "AssignVariableOp", "init", {{{handle, 0}}, {{Const(*g, "w0", F64({3, 4})), 0}}},
                    {{"dtype", AttrValue::Type(DT_DOUBLE)}});
   Node* xs = Placeholder(*g, "xs", DT_DOUBLE, PartialShape({2}));
@@ -87,10 +89,11 @@ TEST(RecordedGradientFunctionIsUsed) {
   grad.signature.name = "custom_grad";
   grad.signature.input_arg = {Arg("x", DT_DOUBLE), Arg("y", DT_DOUBLE), Arg("dz", DT_DOUBLE)};
   grad.signature.output_arg = {Arg("dx", DT_DOUBLE), Arg("dy", DT_DOUBLE)};
-  grad.node_def = {ND("ten", "Const", {}, {{"value", AttrValue::FromTensor(F64({10}))}, {"dtype", AttrValue::Type(DT_DOUBLE)}}),
-                   ND("twenty", "Const", {}, {{"value", AttrValue::FromTensor(F64({20}))}, {"dtype", AttrValue::Type(DT_DOUBLE)}}),
-                   ND("a", "Mul", {"dz", "ten:output:0"}, {{"T", AttrValue::Type(DT_DOUBLE)}}),
-                   ND("b", "Mul", {"dz", "twenty:output:0"}, {{"T", AttrValue::Type(DT_DOUBLE)}})};
+  grad.node_def = {
+      ND("ten", "Const", {}, {{"value", AttrValue::FromTensor(F64({10}))}, {"dtype", AttrValue::Type(DT_DOUBLE)}}),
+      ND("twenty", "Const", {}, {{"value", AttrValue::FromTensor(F64({20}))}, {"dtype", AttrValue::Type(DT_DOUBLE)}}),
+      ND("a", "Mul", {"dz", "ten:output:0"}, {{"T", AttrValue::Type(DT_DOUBLE)}}),
+      ND("b", "Mul", {"dz", "twenty:output:0"}, {{"T", AttrValue::Type(DT_DOUBLE)}})};
   grad.ret = {{"dx", "a:z:0"}, {"dy", "b:z:0"}};
   FunctionDefLibraryProto lib;
   lib.function = {MulAddDouble(), grad};

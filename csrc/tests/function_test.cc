@@ -69,7 +69,8 @@ TEST(InstantiationErrorsNameFunctionAndNode) {
   std::unique_ptr<FunctionBody> body;
   FunctionDef f = MulAddFunction();
   f.node_def[0].op = "NoSuchOp";
-  EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body), "function 'mul_add': [mul] op type not registered: 'NoSuchOp'");
+  EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body),
+               "function 'mul_add': [mul] op type not registered: 'NoSuchOp'");
   f = MulAddFunction();
   f.node_def[1].input[0] = "mul:nope:0";
   EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body), "[add] 'mul:nope:0': op Mul has no output argument 'nope'");
@@ -78,7 +79,8 @@ TEST(InstantiationErrorsNameFunctionAndNode) {
   EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body), "the body contains a cycle");
   f = MulAddFunction();
   f.signature.output_arg[0].type = DT_INT32;
-  EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body), "output 'out' is declared int32 but ret 'add:z:0' is float");
+  EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body),
+               "output 'out' is declared int32 but ret 'add:z:0' is float");
   f = MulAddFunction();
   f.signature.input_arg[0].number_attr = "N";
   EXPECT_ERROR(InstantiateFunction(&lib, f, {}, {}, &body), "functions with list arguments are not supported");
@@ -146,10 +148,11 @@ TEST(NestedCallsAndPassThroughResults) {
   outer.signature.input_arg = {Arg("a", DT_FLOAT), Arg("b", DT_FLOAT)};
   outer.signature.output_arg = {Arg("r", DT_FLOAT), Arg("same", DT_FLOAT)};
   Tensor two = F32({2});
-  outer.node_def = {ND("inner", "PartitionedCall", {"a", "b"},
-                       {{"f", Func("mul_add")}, {"Tin", Types({DT_FLOAT, DT_FLOAT})}, {"Tout", Types({DT_FLOAT})}}),
-                    ND("two", "Const", {}, {{"value", AttrValue::FromTensor(two)}, {"dtype", AttrValue::Type(DT_FLOAT)}}),
-                    ND("double", "Mul", {"inner:output:0", "two:output:0"}, {{"T", AttrValue::Type(DT_FLOAT)}})};
+  outer.node_def = {
+      ND("inner", "PartitionedCall", {"a", "b"},
+         {{"f", Func("mul_add")}, {"Tin", Types({DT_FLOAT, DT_FLOAT})}, {"Tout", Types({DT_FLOAT})}}),
+      ND("two", "Const", {}, {{"value", AttrValue::FromTensor(two)}, {"dtype", AttrValue::Type(DT_FLOAT)}}),
+      ND("double", "Mul", {"inner:output:0", "two:output:0"}, {{"T", AttrValue::Type(DT_FLOAT)}})};
   outer.ret = {{"r", "double:z:0"}, {"same", "b"}};
   EXPECT_OK(g->library().Add(outer));
   Node* a = Placeholder(*g, "a");
@@ -167,7 +170,8 @@ TEST(VariablesPassedByHandleAndControlOutputs) {
   Graph body;
   Node* v = Placeholder(body, "v", DT_RESOURCE);
   Node* d = Placeholder(body, "d");
-  Node* assign = Add(body, "AssignAddVariableOp", "assign", {{{v, 0}}, {{d, 0}}}, {{"dtype", AttrValue::Type(DT_FLOAT)}});
+  Node* assign =
+      Add(body, "AssignAddVariableOp", "assign", {{{v, 0}}, {{d, 0}}}, {{"dtype", AttrValue::Type(DT_FLOAT)}});
   Node* read = Add(body, "ReadVariableOp", "read", {{{v, 0}}}, {{"dtype", AttrValue::Type(DT_FLOAT)}}, {assign});
   Node* mul = Add(body, "Mul", "mul", {{{read, 0}}, {{d, 0}}});
   GraphToFunctionSpec spec;
@@ -180,7 +184,8 @@ TEST(VariablesPassedByHandleAndControlOutputs) {
   EXPECT_TRUE(f.signature.is_stateful);
   EXPECT_OK(g->library().Add(f));
 
-  Node* handle = Add(*g, "VarHandleOp", "var", {}, {{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({1}))}});
+  Node* handle = Add(*g, "VarHandleOp", "var", {},
+                     {{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({1}))}});
   Node* init = Add(*g, "AssignVariableOp", "init", {{{handle, 0}}, {{Const(*g, "ten", F32({10})), 0}}},
                    {{"dtype", AttrValue::Type(DT_FLOAT)}});
   Node* delta = Placeholder(*g, "delta");
@@ -210,7 +215,8 @@ TEST(ConcurrentNestedCallsOnASmallPoolFinish) {
   pair.signature.input_arg = {Arg("a", DT_FLOAT), Arg("b", DT_FLOAT)};
   pair.signature.output_arg = {Arg("s", DT_FLOAT)};
   AttrMap call_attrs = {{"f", Func("mul_add")}, {"Tin", Types({DT_FLOAT, DT_FLOAT})}, {"Tout", Types({DT_FLOAT})}};
-  pair.node_def = {ND("c1", "PartitionedCall", {"a", "a"}, call_attrs), ND("c2", "PartitionedCall", {"a", "b"}, call_attrs),
+  pair.node_def = {ND("c1", "PartitionedCall", {"a", "a"}, call_attrs),
+                   ND("c2", "PartitionedCall", {"a", "b"}, call_attrs),
                    ND("sum", "AddV2", {"c1:output:0", "c2:output:0"}, {{"T", AttrValue::Type(DT_FLOAT)}})};
   pair.ret["s"] = "sum:z:0";
   EXPECT_OK(g->library().Add(pair));

@@ -15,15 +15,16 @@ namespace fn_test {
 using namespace tx;
 
 // Adds a node with one tensor per input argument (`lists` marks arguments given as lists).
-inline Status TryAdd(Graph& g, const std::string& op, const std::string& name, std::vector<std::vector<Endpoint>> inputs,
-                     AttrMap attrs, Node** out, std::vector<Node*> ctrl = {}) {
+inline Status TryAdd(Graph& g, const std::string& op, const std::string& name,
+                     std::vector<std::vector<Endpoint>> inputs, AttrMap attrs, Node** out,
+                     std::vector<Node*> ctrl = {}) {
   NodeSpec s;
   s.name = name;
   s.op_type = op;
   const OpRegistration* reg = OpRegistry::Global()->LookUp(op);
   for (size_t a = 0; a < inputs.size(); ++a) {
     bool list = reg && a < reg->def.input_arg.size() &&
-                (!reg->def.input_arg[a].number_attr.empty() || !reg->def.input_arg[a].type_list_attr.empty());
+        (!reg->def.input_arg[a].number_attr.empty() || !reg->def.input_arg[a].type_list_attr.empty());
     s.inputs.push_back({inputs[a], list});
   }
   s.attrs = std::move(attrs);

@@ -30,7 +30,11 @@ Status TestShapeAttr(InferenceContext* c) {
 
 }  // namespace
 
-TX_REGISTER_OP("CodecTestConst").Output("output: dtype").Attr("value: tensor").Attr("dtype: type").SetShapeFn(TestConstShape);
+TX_REGISTER_OP("CodecTestConst")
+    .Output("output: dtype")
+    .Attr("value: tensor")
+    .Attr("dtype: type")
+    .SetShapeFn(TestConstShape);
 TX_REGISTER_OP("CodecTestInput")
     .Output("output: dtype")
     .Attr("dtype: type")
@@ -89,7 +93,9 @@ Node* Const(Graph& g, const std::string& name, Tensor t) {
   return Add(g, std::move(s));
 }
 
-NodeSpec::InputArg In(std::vector<Endpoint> v, bool is_list = false) { return NodeSpec::InputArg{std::move(v), is_list}; }
+NodeSpec::InputArg In(std::vector<Endpoint> v, bool is_list = false) {
+  return NodeSpec::InputArg{std::move(v), is_list};
+}
 
 // A graph exercising every input and attr form: lists, multiple outputs, control edges, devices.
 void BuildSample(Graph& g) {
@@ -165,7 +171,8 @@ bool SameGraph(const Graph& a, const Graph& b, const std::string& prefix) {
     ok = ok && m->control_inputs().size() == n->control_inputs().size();
     for (size_t i = 0; ok && i < n->control_inputs().size(); ++i)
       ok = m->control_inputs()[i]->name() == prefix + n->control_inputs()[i]->name();
-    for (int k = 0; ok && k < n->num_outputs(); ++k) ok = a.OutputShape({const_cast<Node*>(n), k}) == b.OutputShape({const_cast<Node*>(m), k});
+    for (int k = 0; ok && k < n->num_outputs(); ++k)
+      ok = a.OutputShape({const_cast<Node*>(n), k}) == b.OutputShape({const_cast<Node*>(m), k});
   }
   return ok;
 }
@@ -180,7 +187,8 @@ NodeDefProto ND(std::string name, std::string op, std::vector<std::string> input
 }
 
 NodeDefProto ConstND(const std::string& name, float v) {
-  return ND(name, "CodecTestConst", {}, {{"value", AttrValue::FromTensor(F32({v}, TensorShape({1})))}, {"dtype", AttrValue::Type(DT_FLOAT)}});
+  return ND(name, "CodecTestConst", {},
+            {{"value", AttrValue::FromTensor(F32({v}, TensorShape({1})))}, {"dtype", AttrValue::Type(DT_FLOAT)}});
 }
 
 NodeDefProto AddND(const std::string& name, const std::string& x, const std::string& y) {
@@ -275,28 +283,38 @@ TEST(ImportErrorsNameTheNode) {
   EXPECT_ERROR(s, "[f] op type not registered: 'Foo'");
   s = Import(GraphDefBytes({ND("call", "MyFunc")}, kGraphDefVersion, Library("MyFunc")), &g);
   EXPECT_TRUE(s.code() == Code::kUnimplemented);
-  EXPECT_ERROR(s, "[call] op 'MyFunc' is a function of the library; a node calling a function directly by its name is "
-                 "not supported (call it through PartitionedCall or StatefulPartitionedCall)");
+  EXPECT_ERROR(s,
+               "[call] op 'MyFunc' is a function of the library; a node calling a function directly by its name is "
+               "not supported (call it through PartitionedCall or StatefulPartitionedCall)");
   EXPECT_TRUE(g.library().size() == 0);  // the failed import took its functions out again
   EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), AddND("b", "foo:1", "c")}), &g),
                "[b] input 'foo:1' refers to unknown node 'foo'");
   EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ConstND("d", 1), AddND("b", "^d", "c")}), &g),
                "[b] data input 'c' follows a control input");
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), AddND("b", "c:1", "c")}), &g), "[b] input 'x' refers to output 1 of 'c'");
+  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), AddND("b", "c:1", "c")}), &g),
+               "[b] input 'x' refers to output 1 of 'c'");
   EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), AddND("b", "c:x", "c")}), &g), "[b] has a malformed input 'c:x'");
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ND("b", "CodecTestAdd", {"c"}, {{"T", AttrValue::Type(DT_FLOAT)}})}), &g),
-               "[b] op CodecTestAdd expects 2 data inputs (x, y) but the NodeDef has 1");
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ND("n", "CodecTestN", {"c", "c"}, {{"T", AttrValue::Type(DT_FLOAT)}})}), &g),
-               "[n] int attr 'N' (the length of input 'values') is missing");
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ND("n", "CodecTestN", {"c", "c"}, {{"N", AttrValue::Int(3)}})}), &g),
-               "[n] op CodecTestN expects 3 data inputs (values[3]) but the NodeDef has 2");
+  EXPECT_ERROR(
+      Import(GraphDefBytes({ConstND("c", 1), ND("b", "CodecTestAdd", {"c"}, {{"T", AttrValue::Type(DT_FLOAT)}})}), &g),
+      "[b] op CodecTestAdd expects 2 data inputs (x, y) but the NodeDef has 1");
+  EXPECT_ERROR(
+      Import(GraphDefBytes({ConstND("c", 1), ND("n", "CodecTestN", {"c", "c"}, {{"T", AttrValue::Type(DT_FLOAT)}})}),
+             &g),
+      "[n] int attr 'N' (the length of input 'values') is missing");
+  EXPECT_ERROR(
+      Import(GraphDefBytes({ConstND("c", 1), ND("n", "CodecTestN", {"c", "c"}, {{"N", AttrValue::Int(3)}})}), &g),
+      "[n] op CodecTestN expects 3 data inputs (values[3]) but the NodeDef has 2");
   EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ConstND("c", 2)}), &g), "[c] duplicate node name 'c'");
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ND("b", "CodecTestAdd", {"c", "c"}, {{"T", AttrValue::Type(DT_INT32)}})}), &g),
-               "[b] input 'x' has type float but attr 'T' is DT_INT32");
+  EXPECT_ERROR(
+      Import(GraphDefBytes({ConstND("c", 1), ND("b", "CodecTestAdd", {"c", "c"}, {{"T", AttrValue::Type(DT_INT32)}})}),
+             &g),
+      "[b] input 'x' has type float but attr 'T' is DT_INT32");
   EXPECT_ERROR(Import(GraphDefBytes({ND("bad name", "CodecTestNoOp")}), &g), "is not a valid node name");
   // A huge output count is refused before anything is allocated for it.
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1), ND("s", "CodecTestSplit", {"c"}, {{"num", AttrValue::Int(1ll << 40)},
-                                                                                      {"T", AttrValue::Type(DT_FLOAT)}})}), &g),
+  EXPECT_ERROR(Import(GraphDefBytes({ConstND("c", 1),
+                                     ND("s", "CodecTestSplit", {"c"},
+                                        {{"num", AttrValue::Int(1ll << 40)}, {"T", AttrValue::Type(DT_FLOAT)}})}),
+                      &g),
                "[s] attr 'num' asks for 1099511627776 outputs");
   EXPECT_ERROR(Import("\x0a\x05\x0a\x01", &g), "malformed GraphDef");
   EXPECT_EQ(g.num_nodes(), 0);
@@ -317,7 +335,8 @@ TEST(ListInputsAreGroupedByTheOpDef) {
   list.attr["Tlist"] = AttrValue::EmptyList();
   list.attr["Tlist"].list.type = {DT_FLOAT, DT_FLOAT, DT_FLOAT};
   EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1), ConstND("b", 2), list,
-                                  ND("n", "CodecTestN", {"l:2", "l:1"}, {{"N", AttrValue::Int(2)}, {"T", AttrValue::Type(DT_FLOAT)}})}),
+                                  ND("n", "CodecTestN", {"l:2", "l:1"},
+                                     {{"N", AttrValue::Int(2)}, {"T", AttrValue::Type(DT_FLOAT)}})}),
                    &g));
   const Node* l = g.FindNode("l");
   EXPECT_TRUE(l && l->num_inputs() == 3 && l->num_outputs() == 3);
@@ -343,8 +362,9 @@ TEST(InputMapAndReturnOutputs) {
   opts.return_outputs = {{"sum", 0}, {"a", 0}, {"b", 0}};
   opts.return_operations = {"b"};
   ImportResults r;
-  EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1), ConstND("b", 2), ND("sum", "CodecTestAdd", {"a", "b", "^b"}, {{"T", AttrValue::Type(DT_FLOAT)}})}),
-               &g, opts, &r));
+  EXPECT_OK(Import(GraphDefBytes({ConstND("a", 1), ConstND("b", 2),
+                                  ND("sum", "CodecTestAdd", {"a", "b", "^b"}, {{"T", AttrValue::Type(DT_FLOAT)}})}),
+                   &g, opts, &r));
   const Node* sum = g.FindNode("p/sum");
   EXPECT_TRUE(sum && sum->input(0).node == existing && sum->input(1).node == g.FindNode("p/b"));
   EXPECT_TRUE(sum && sum->control_inputs().size() == 1 && sum->control_inputs()[0] == other);
@@ -364,7 +384,8 @@ TEST(InputMapAndReturnOutputs) {
   Status s = Import(GraphDefBytes({ConstND("a", 1)}), &g, bad);
   EXPECT_TRUE(s.code() == Code::kNotFound);
   bad.return_outputs = {{"a", 1}};
-  EXPECT_ERROR(Import(GraphDefBytes({ConstND("a", 1)}), &g, bad), "[q/a] requested return output 1 but the node has 1 outputs");
+  EXPECT_ERROR(Import(GraphDefBytes({ConstND("a", 1)}), &g, bad),
+               "[q/a] requested return output 1 but the node has 1 outputs");
   bad.return_outputs.clear();
   bad.return_operations = {"zzz"};
   s = Import(GraphDefBytes({ConstND("a", 1)}), &g, bad);
@@ -436,7 +457,8 @@ TEST(OldPlaceholderScalarShapeMeansUnknown) {
     std::printf("  (Placeholder not registered in this build; skipped)\n");
     return;
   }
-  NodeDefProto ph = ND("x", "Placeholder", {}, {{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({}))}});
+  NodeDefProto ph =
+      ND("x", "Placeholder", {}, {{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({}))}});
   Graph old_graph, new_graph;
   EXPECT_OK(Import(GraphDefBytes({ph}, 21), &old_graph));
   EXPECT_OK(Import(GraphDefBytes({ph}, 22), &new_graph));
@@ -484,9 +506,11 @@ TEST(FailedImportRollsBackEverything) {
   opts.input_map[{"ext", 0}] = Endpoint{base, 0};
   opts.control_dependencies = {dep};
   // The last node (in topological order) fails shape inference: [2] + [3] do not broadcast.
-  const std::string bytes = GraphDefBytes({ND("reserved", "CodecTestNoOp"), AddND("ok", "ext", "ext"), ConstND("three", 1),
-                                           ConstND("Base_x", 1), AddND("bad", "ok", "three3"), ND("three3", "CodecTestConst", {},
-                                           {{"value", AttrValue::FromTensor(F32({1, 2, 3}, TensorShape({3})))}, {"dtype", AttrValue::Type(DT_FLOAT)}})});
+  const std::string bytes = GraphDefBytes(
+      {ND("reserved", "CodecTestNoOp"), AddND("ok", "ext", "ext"), ConstND("three", 1), ConstND("Base_x", 1),
+       AddND("bad", "ok", "three3"),
+       ND("three3", "CodecTestConst", {},
+          {{"value", AttrValue::FromTensor(F32({1, 2, 3}, TensorShape({3})))}, {"dtype", AttrValue::Type(DT_FLOAT)}})});
   Status s = Import(bytes, &g, opts);
   EXPECT_ERROR(s, "[bad]");
   EXPECT_EQ(g.num_nodes(), 2);
@@ -543,11 +567,16 @@ TEST(MalformedBytesNeverCrash) {
     const int edits = 1 + static_cast<int>(rng() % 3);
     for (int e = 0; e < edits && !b.empty(); ++e) {
       size_t pos = rng() % b.size();
-      if (mode == 0) b[pos] = static_cast<char>(b[pos] ^ (1 << (rng() % 8)));
-      else if (mode == 1) b[pos] = static_cast<char>(rng());
-      else if (mode == 2) b.resize(pos);
-      else if (mode == 3) b.insert(pos, 1, static_cast<char>(rng()));
-      else b.erase(pos, 1 + rng() % 8);
+      if (mode == 0)
+        b[pos] = static_cast<char>(b[pos] ^ (1 << (rng() % 8)));
+      else if (mode == 1)
+        b[pos] = static_cast<char>(rng());
+      else if (mode == 2)
+        b.resize(pos);
+      else if (mode == 3)
+        b.insert(pos, 1, static_cast<char>(rng()));
+      else
+        b.erase(pos, 1 + rng() % 8);
     }
     check(b);
   }

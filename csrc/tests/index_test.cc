@@ -60,11 +60,17 @@ TEST(GatherShapes) {
       {"GatherV2", {F({5, 3, 2}), I({4}), Cst(I32({0}))}, {}, "!axis must be a scalar"},
       {"GatherV2", {F({5, 3, 2}), I({5, 7}), Cst(S32(1))}, A({{"batch_dims", AttrValue::Int(1)}}), "[5,7,2]"},
       {"GatherV2", {F({5, 3, 2}), I({5, 7}), Cst(S32(2))}, A({{"batch_dims", AttrValue::Int(-1)}}), "[5,3,7]"},
-      {"GatherV2", {F({5, 3, 2}), I({4, 7}), Cst(S32(1))}, A({{"batch_dims", AttrValue::Int(1)}}),
+      {"GatherV2",
+       {F({5, 3, 2}), I({4, 7}), Cst(S32(1))},
+       A({{"batch_dims", AttrValue::Int(1)}}),
        "!params.shape[0] = 5 must equal indices.shape[0] = 4"},
-      {"GatherV2", {F({5, 3, 2}), I({5, 7}), Cst(S32(0))}, A({{"batch_dims", AttrValue::Int(1)}}),
+      {"GatherV2",
+       {F({5, 3, 2}), I({5, 7}), Cst(S32(0))},
+       A({{"batch_dims", AttrValue::Int(1)}}),
        "!batch_dims (1) must be less than or equal to axis (0)"},
-      {"GatherV2", {F({5, 3}), I({5}), Cst(S32(1))}, A({{"batch_dims", AttrValue::Int(2)}}),
+      {"GatherV2",
+       {F({5, 3}), I({5}), Cst(S32(1))},
+       A({{"batch_dims", AttrValue::Int(2)}}),
        "!Expected batch_dims in the range [-1, 1], but got 2"},
       {"GatherV2", {F({5, 3}), Cst(I32({0, 3})), Cst(S32(1))}, {}, "!indices[1] = 3 is not in [0, 3)"},
   });
@@ -76,11 +82,16 @@ TEST(GatherNdScatterNdShapes) {
       {"GatherNd", {F({4, 3, 5}), I({7, 2})}, {}, "[7,5]"},
       {"GatherNd", {F({4, 3}), I({2, 3, 2})}, {}, "[2,3]"},
       {"GatherNd", {F({4, 3}), I({6, 0})}, {}, "[6,4,3]"},
-      {"GatherNd", {F({4, 3}), I({6, 3})}, {}, "!index innermost dimension length must be <= params rank; saw: 3 vs. 2"},
+      {"GatherNd",
+       {F({4, 3}), I({6, 3})},
+       {},
+       "!index innermost dimension length must be <= params rank; saw: 3 vs. 2"},
       {"GatherNd", {F({4, 3}), I(kScalar)}, {}, "!indices must be at least 1 dimensional"},
       {"GatherNd", {F({2, 3}), Cst(idx)}, {}, "!indices[1] = [2, 0] does not index into param shape [2,3]"},
       {"GatherNd", {F({2, 3}), Cst(idx)}, A({{"bad_indices_policy", AttrValue::String("IGNORE")}}), "[2]"},
-      {"GatherNd", {F({2, 3}), Cst(idx)}, A({{"bad_indices_policy", AttrValue::String("WHATEVER")}}),
+      {"GatherNd",
+       {F({2, 3}), Cst(idx)},
+       A({{"bad_indices_policy", AttrValue::String("WHATEVER")}}),
        "!bad_indices_policy must be one of"},
       {"ScatterNd", {I({4, 1}), F({4, 3}), Cst(I32({5, 3}))}, {}, "[5,3]"},
       {"ScatterNd", {I({4, 2}), F({4}), Cst(I32({5, 3}))}, {}, "[5,3]"},
@@ -101,7 +112,9 @@ TEST(OneHotWhereTopKShapes) {
       {"OneHot", {I({2, 3}), Cst(S32(4)), Cst(SF(1)), Cst(SF(0))}, A({{"axis", AttrValue::Int(1)}}), "[2,4,3]"},
       {"OneHot", {I({2, 3}), I(kScalar), Cst(SF(1)), Cst(SF(0))}, {}, "[2,3,?]"},
       {"OneHot", {I({2, 3}), Cst(S32(-1)), Cst(SF(1)), Cst(SF(0))}, {}, "!depth must be non-negative, got: -1"},
-      {"OneHot", {I({2, 3}), Cst(S32(4)), Cst(SF(1)), Cst(SF(0))}, A({{"axis", AttrValue::Int(3)}}),
+      {"OneHot",
+       {I({2, 3}), Cst(S32(4)), Cst(SF(1)), Cst(SF(0))},
+       A({{"axis", AttrValue::Int(3)}}),
        "!Expected axis to be -1 or between [0, 2], but got 3"},
       {"OneHot", {I({2}), Cst(S32(4)), F({2}), Cst(SF(0))}, {}, "!on_value must be a scalar"},
       {"Where", {Ph(DT_BOOL, PartialShape({2, 3}))}, {}, "[?,2]"},
@@ -187,8 +200,10 @@ TEST(GatherNdScatterNdKernels) {
                "updates must have shape");
   EXPECT_ERROR(t.RunOp("ScatterNd", {MakeTensor<int32_t>({3, 1}, {0, 0, 0}), upd, I32({-3, 2})}, {}, &out),
                "shape must be non-negative");
-  EXPECT_ERROR(t.RunOp("ScatterNd", {MakeTensor<int64_t>({1, 1}, {0}), MakeTensor<float>({1}, {1}),
-                                     I64({4611686018427387904, 4611686018427387904})}, {}, &out),
+  EXPECT_ERROR(t.RunOp("ScatterNd",
+                       {MakeTensor<int64_t>({1, 1}, {0}), MakeTensor<float>({1}, {1}),
+                        I64({4611686018427387904, 4611686018427387904})},
+                       {}, &out),
                "shape must be non-negative with a representable element count");
 }
 
@@ -234,7 +249,8 @@ TEST(TopKMatchesSortOnLargeRows) {
     for (int64_t j = 0; j < n; ++j) row.push_back({-v[r * n + j], j});
     std::sort(row.begin(), row.end());
     for (int64_t j = 0; j < k; ++j)
-      ok = ok && out[0].data<int32_t>()[r * k + j] == -row[j].first && out[1].data<int32_t>()[r * k + j] == row[j].second;
+      ok = ok && out[0].data<int32_t>()[r * k + j] == -row[j].first &&
+          out[1].data<int32_t>()[r * k + j] == row[j].second;
   }
   EXPECT_TRUE(ok);
 }

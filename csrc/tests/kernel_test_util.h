@@ -38,7 +38,7 @@ std::vector<T> Values(const tx::Tensor& t) {
 struct InputSpec {
   tx::DataType dtype = tx::DT_FLOAT;
   tx::PartialShape shape;  // for Placeholders
-  tx::Tensor value;        // set for Consts
+  tx::Tensor value;  // set for Consts
 };
 inline InputSpec Ph(tx::DataType dt, tx::PartialShape shape = tx::PartialShape()) { return {dt, std::move(shape), {}}; }
 inline InputSpec Cst(tx::Tensor v) { return {v.dtype(), tx::PartialShape(v.shape()), v}; }

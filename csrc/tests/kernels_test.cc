@@ -75,12 +75,28 @@ void CheckBinary(const std::string& op, const TensorShape& xs, const TensorShape
 
 const std::vector<std::pair<TensorShape, TensorShape>>& ShapePairs() {
   static const std::vector<std::pair<TensorShape, TensorShape>> pairs = {
-      {{2, 3}, {2, 3}},       {{2, 1, 3}, {4, 3}},    {{4, 3}, {2, 1, 3}},     {{3}, {2, 3}},
-      {{2, 3}, {3}},          {{5, 1}, {1, 7}},       {{1}, {4, 4}},           {{4, 4}, {}},
-      {{}, {4}},              {{2, 3, 4}, {2, 1, 4}}, {{2, 1, 4, 1}, {3, 1, 5}}, {{100, 7}, {7}},
-      {{7}, {100, 7}},        {{1000, 3}, {1000, 1}}, {{0, 3}, {3}},           {{300, 250}, {250}},
-      {{300, 250}, {300, 1}}, {{1, 1}, {3}},          {{1 << 16}, {1 << 16}},  {{2, 1, 300}, {2, 200, 300}},
-      {{64, 64, 32}, {64, 1, 32}}, {{}, {}},
+      {{2, 3}, {2, 3}},
+      {{2, 1, 3}, {4, 3}},
+      {{4, 3}, {2, 1, 3}},
+      {{3}, {2, 3}},
+      {{2, 3}, {3}},
+      {{5, 1}, {1, 7}},
+      {{1}, {4, 4}},
+      {{4, 4}, {}},
+      {{}, {4}},
+      {{2, 3, 4}, {2, 1, 4}},
+      {{2, 1, 4, 1}, {3, 1, 5}},
+      {{100, 7}, {7}},
+      {{7}, {100, 7}},
+      {{1000, 3}, {1000, 1}},
+      {{0, 3}, {3}},
+      {{300, 250}, {250}},
+      {{300, 250}, {300, 1}},
+      {{1, 1}, {3}},
+      {{1 << 16}, {1 << 16}},
+      {{2, 1, 300}, {2, 200, 300}},
+      {{64, 64, 32}, {64, 1, 32}},
+      {{}, {}},
   };
   return pairs;
 }
@@ -121,9 +137,9 @@ TEST(BinaryHandComputedBroadcast) {
 TEST(BinaryErrors) {
   OpTester t;
   std::vector<Tensor> out;
-  EXPECT_ERROR(t.RunOp("AddV2", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}), MakeTensor<float>({4}, {1, 2, 3, 4})},
-                       {}, &out),
-               "Incompatible shapes: [2,3] vs. [4]");
+  EXPECT_ERROR(
+      t.RunOp("AddV2", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}), MakeTensor<float>({4}, {1, 2, 3, 4})}, {}, &out),
+      "Incompatible shapes: [2,3] vs. [4]");
   EXPECT_ERROR(t.RunOp("RealDiv", {MakeTensor<int32_t>({3}, {1, 2, 3}), MakeTensor<int32_t>({3}, {1, 0, 3})}, {}, &out),
                "Integer division by zero");
   // Wrong runtime dtype (a mis-fed input) is an error, not a crash.
@@ -155,7 +171,7 @@ TEST(BinaryForwardsSoleInputBuffer) {
   Tensor y = MakeTensor<float>({2, 3}, {1, 1, 1, 2, 2, 2});
   const void* ybuf = y.raw_data();
   std::vector<Tensor> in;
-  in.push_back(x);             // still referenced here: not reusable
+  in.push_back(x);  // still referenced here: not reusable
   in.push_back(std::move(y));  // held only by the kernel's input: reusable
   EXPECT_OK(t.Run(n, std::move(in), &out));
   EXPECT_EQ(out[0].raw_data(), ybuf);
@@ -216,17 +232,19 @@ TEST(MatMulEdgeCasesAndErrors) {
   EXPECT_OK(t.RunOp("MatMul", {MakeTensor<float>({2, 0}, {}), MakeTensor<float>({0, 3}, {})}, {}, &out));
   EXPECT_TRUE(out[0].shape() == TensorShape({2, 3}));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>(6, 0.0f));
-  EXPECT_OK(t.RunOp("MatMul", {MakeTensor<float>({0, 4}, {}), MakeTensor<float>({4, 3}, std::vector<float>(12, 1))},
-                    {}, &out));
+  EXPECT_OK(t.RunOp("MatMul", {MakeTensor<float>({0, 4}, {}), MakeTensor<float>({4, 3}, std::vector<float>(12, 1))}, {},
+                    &out));
   EXPECT_TRUE(out[0].shape() == TensorShape({0, 3}));
-  EXPECT_ERROR(t.RunOp("MatMul", {MakeTensor<float>({2, 3}, std::vector<float>(6, 1)),
-                                  MakeTensor<float>({4, 5}, std::vector<float>(20, 1))},
+  EXPECT_ERROR(t.RunOp("MatMul",
+                       {MakeTensor<float>({2, 3}, std::vector<float>(6, 1)),
+                        MakeTensor<float>({4, 5}, std::vector<float>(20, 1))},
                        {}, &out),
                "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]");
-  EXPECT_ERROR(t.RunOp("MatMul", {MakeTensor<float>({6}, std::vector<float>(6, 1)),
-                                  MakeTensor<float>({4, 5}, std::vector<float>(20, 1))},
-                       {}, &out),
-               "In[0] is not a matrix");
+  EXPECT_ERROR(
+      t.RunOp("MatMul",
+              {MakeTensor<float>({6}, std::vector<float>(6, 1)), MakeTensor<float>({4, 5}, std::vector<float>(20, 1))},
+              {}, &out),
+      "In[0] is not a matrix");
 }
 
 // ---------------------------------------------------------------------------- BiasAdd, Relu
@@ -249,8 +267,8 @@ TEST(BiasAddBothFormats) {
   // Large NHWC (parallel, tiled bias rows).
   const int64_t rows = 5000, ch = 7;
   std::vector<float> big = Iota<float>(rows * ch, [](int64_t i) { return float(i % 100); });
-  EXPECT_OK(t.RunOp("BiasAdd", {MakeTensor<float>({rows, ch}, big), MakeTensor<float>({ch}, {1, 2, 3, 4, 5, 6, 7})},
-                    {}, &out));
+  EXPECT_OK(t.RunOp("BiasAdd", {MakeTensor<float>({rows, ch}, big), MakeTensor<float>({ch}, {1, 2, 3, 4, 5, 6, 7})}, {},
+                    &out));
   std::vector<float> got = Values<float>(out[0]);
   int bad = 0;
   for (int64_t i = 0; i < rows * ch; ++i) bad += got[i] != big[i] + float(i % ch + 1);
@@ -260,15 +278,16 @@ TEST(BiasAddBothFormats) {
 TEST(BiasAddErrors) {
   OpTester t;
   std::vector<Tensor> out;
-  EXPECT_ERROR(t.RunOp("BiasAdd", {MakeTensor<float>({2, 3}, std::vector<float>(6, 1)),
-                                   MakeTensor<float>({4}, std::vector<float>(4, 1))},
-                       {}, &out),
-               "Must provide as many biases");
+  EXPECT_ERROR(
+      t.RunOp("BiasAdd",
+              {MakeTensor<float>({2, 3}, std::vector<float>(6, 1)), MakeTensor<float>({4}, std::vector<float>(4, 1))},
+              {}, &out),
+      "Must provide as many biases");
   EXPECT_ERROR(t.RunOp("BiasAdd", {MakeTensor<float>({3}, {1, 2, 3}), MakeTensor<float>({3}, {1, 2, 3})}, {}, &out),
                "at least 2D");
-  EXPECT_ERROR(t.RunOp("BiasAdd", {MakeTensor<float>({1, 3}, {1, 2, 3}), MakeTensor<float>({1, 3}, {1, 2, 3})}, {},
-                       &out),
-               "Biases must be 1D");
+  EXPECT_ERROR(
+      t.RunOp("BiasAdd", {MakeTensor<float>({1, 3}, {1, 2, 3}), MakeTensor<float>({1, 3}, {1, 2, 3})}, {}, &out),
+      "Biases must be 1D");
 }
 
 TEST(Relu) {
@@ -331,9 +350,11 @@ void CheckSoftmax(int64_t rows, int64_t cols, double tol) {
       const double want = std::exp(double(x[r * cols + c]) - m) / sum;
       ysum += y[r * cols + c];
       if (std::fabs(y[r * cols + c] - want) > tol && bad++ < 3)
-        std::printf("  softmax (%lld,%lld): got %g want %g\n", (long long)r, (long long)c, double(y[r * cols + c]), want);
+        std::printf("  softmax (%lld,%lld): got %g want %g\n", (long long)r, (long long)c, double(y[r * cols + c]),
+                    want);
     }
-    if (std::fabs(ysum - 1.0) > tol * 10 && bad++ < 3) std::printf("  softmax row %lld sums to %g\n", (long long)r, ysum);
+    if (std::fabs(ysum - 1.0) > tol * 10 && bad++ < 3)
+      std::printf("  softmax row %lld sums to %g\n", (long long)r, ysum);
   }
   EXPECT_EQ(bad, 0);
 }
@@ -366,8 +387,10 @@ std::vector<double> RefReduce(const TensorShape& s, const std::vector<double>& x
   std::vector<int64_t> od;
   int64_t count = 1;
   for (int d = 0; d < s.rank(); ++d) {
-    if (red[d]) count *= s.dim(d);
-    else od.push_back(s.dim(d));
+    if (red[d])
+      count *= s.dim(d);
+    else
+      od.push_back(s.dim(d));
   }
   TensorShape os(od);
   std::vector<double> out(os.num_elements(), 0.0);
@@ -403,8 +426,10 @@ void CheckReduce(const std::string& op, const TensorShape& s, std::vector<int64_
   std::vector<int64_t> od;
   for (int d = 0; d < s.rank(); ++d) {
     bool r = std::find(norm.begin(), norm.end(), d) != norm.end();
-    if (!r) od.push_back(s.dim(d));
-    else if (keep) od.push_back(1);
+    if (!r)
+      od.push_back(s.dim(d));
+    else if (keep)
+      od.push_back(1);
   }
   EXPECT_TRUE(out[0].shape() == TensorShape(od));
   std::vector<T> got = Values<T>(out[0]);
@@ -422,7 +447,8 @@ void CheckReduce(const std::string& op, const TensorShape& s, std::vector<int64_
 
 TEST(ReduceAxisCombinations) {
   const TensorShape s({2, 3, 4});
-  const std::vector<std::vector<int64_t>> axis_sets = {{0}, {1}, {2}, {-1}, {0, 2}, {2, 0}, {-3, -2}, {0, 1, 2}, {1, 2}};
+  const std::vector<std::vector<int64_t>> axis_sets = {{0},    {1},      {2},       {-1},  {0, 2},
+                                                       {2, 0}, {-3, -2}, {0, 1, 2}, {1, 2}};
   for (const auto& axes : axis_sets)
     for (bool keep : {false, true}) {
       CheckReduce<float>("Sum", s, axes, keep, 1e-6);
@@ -538,7 +564,8 @@ TEST(CastSemantics) {
   EXPECT_TRUE((RunCast<float, bool>({true, false}) == std::vector<float>({1.0f, 0.0f})));
   EXPECT_TRUE((RunCast<int32_t, int64_t>({(int64_t(1) << 32) + 7, -1}) == std::vector<int32_t>({7, -1})));
   EXPECT_TRUE((RunCast<double, int32_t>({-3, 4}) == std::vector<double>({-3.0, 4.0})));
-  EXPECT_TRUE((RunCast<float, double>({0.1, 1e300}) == std::vector<float>({0.1f, std::numeric_limits<float>::infinity()})));
+  EXPECT_TRUE(
+      (RunCast<float, double>({0.1, 1e300}) == std::vector<float>({0.1f, std::numeric_limits<float>::infinity()})));
   EXPECT_TRUE((RunCast<uint16_t, int8_t>({-1, 5}) == std::vector<uint16_t>({65535, 5})));
   EXPECT_TRUE((RunCast<int64_t, uint32_t>({4000000000u}) == std::vector<int64_t>({4000000000LL})));
   EXPECT_TRUE((RunCast<uint64_t, double>({3.99, 1e19}) == std::vector<uint64_t>({3, 10000000000000000000ULL})));
@@ -588,8 +615,8 @@ TEST(ConstSharesItsValue) {
   OpTester t;
   Tensor v = MakeTensor<int64_t>({2}, {7, 8});
   Node* n = nullptr;
-  EXPECT_OK(t.AddOp("Const", {}, Attrs({{"value", AttrValue::FromTensor(v)}, {"dtype", AttrValue::Type(DT_INT64)}}),
-                    &n));
+  EXPECT_OK(
+      t.AddOp("Const", {}, Attrs({{"value", AttrValue::FromTensor(v)}, {"dtype", AttrValue::Type(DT_INT64)}}), &n));
   std::vector<Tensor> out;
   EXPECT_OK(t.Run(n, {}, &out));
   EXPECT_EQ(out[0].raw_data(), v.raw_data());
@@ -605,7 +632,8 @@ TEST(PlaceholderMustBeFed) {
                     Attrs({{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({2, -1}))}}),
                     &n));
   std::vector<Tensor> out;
-  EXPECT_ERROR(t.Run(n, {}, &out), "You must feed a value for placeholder tensor 'op' with dtype float and shape [2,?]");
+  EXPECT_ERROR(t.Run(n, {}, &out),
+               "You must feed a value for placeholder tensor 'op' with dtype float and shape [2,?]");
   Node* m = nullptr;
   EXPECT_OK(t.AddOp("Placeholder", {}, Attrs({{"dtype", AttrValue::Type(DT_INT32)}}), &m));
   Status s = t.Run(m, {}, &out);

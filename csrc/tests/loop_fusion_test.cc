@@ -46,10 +46,10 @@ TEST(ChainWithConstantsFusesWhole) {
 TEST(LateInputJoinsTheGroup) {
   // m*b1 early, g (computed late by a non-fusible chain) * c, then their sum: one group of three.
   std::vector<FusionNode> nodes = {Other({}), Other({}), Fusible({0, 1})};  // 2: m * b1
-  nodes.push_back(Other({}));                                               // 3: the gradient's source
+  nodes.push_back(Other({}));  // 3: the gradient's source
   for (int k = 0; k < 5; ++k) nodes.push_back(Other({static_cast<int>(nodes.size()) - 1}));  // 4..8
-  nodes.push_back(Fusible({8, 1}));                                         // 9: g * c
-  nodes.push_back(Fusible({2, 9}));                                         // 10: sum
+  nodes.push_back(Fusible({8, 1}));  // 9: g * c
+  nodes.push_back(Fusible({2, 9}));  // 10: sum
   auto groups = FindFusionGroups(nodes);
   EXPECT_EQ(groups.size(), 1u);
   if (!groups.empty()) EXPECT_TRUE((groups[0] == std::vector<int>{2, 9, 10}));
@@ -198,10 +198,11 @@ TEST(MixedOpsBroadcastsAndSeveralOutputs) {
   Endpoint v = b.Op("Sub", {b.Const(MakeTensor<float>(TensorShape({}), {0.5f})), u});
   Endpoint w = b.Op("Maximum", {v, b.Op("Exp", {x})});
   Endpoint z = b.Op("LeakyRelu", {w}, {{"alpha", AttrValue::Float(0.1f)}});
-  Both r = RunBoth(b.g, {x, bias, col},
-                   {MakeTensor<float>(TensorShape({3, 5}), Random(15, 1)), MakeTensor<float>(TensorShape({5}), Random(5, 2)),
-                    MakeTensor<float>(TensorShape({3, 1}), Random(3, 3))},
-                   {z, t});
+  Both r =
+      RunBoth(b.g, {x, bias, col},
+              {MakeTensor<float>(TensorShape({3, 5}), Random(15, 1)), MakeTensor<float>(TensorShape({5}), Random(5, 2)),
+               MakeTensor<float>(TensorShape({3, 1}), Random(3, 3))},
+              {z, t});
   EXPECT_EQ(r.num_fused, 1);
   ExpectSameValues(r, 0);
 }
@@ -214,8 +215,10 @@ TEST(GradientsAndAddN) {
   Endpoint d2 = b.Op("SigmoidGrad", {y, g});
   Endpoint d3 = b.Op("LeakyReluGrad", {g, f}, {{"alpha", AttrValue::Float(0.3f)}});
   Endpoint s = b.Op("AddN", {d1, d2, d3, g});
-  Both r = RunBoth(b.g, {f, g}, {MakeTensor<float>(TensorShape({2, 3}), Random(6, 4)),
-                                 MakeTensor<float>(TensorShape({2, 3}), Random(6, 5))}, {s});
+  Both r = RunBoth(
+      b.g, {f, g},
+      {MakeTensor<float>(TensorShape({2, 3}), Random(6, 4)), MakeTensor<float>(TensorShape({2, 3}), Random(6, 5))},
+      {s});
   EXPECT_EQ(r.num_fused, 1);
   ExpectSameValues(r, 0);
 }
@@ -235,8 +238,9 @@ TEST(LargeLoopsSplitIntoBlocks) {
     std::unique_ptr<ExecutionPlan> plan;
     EXPECT_OK(ExecutionPlan::Build(b.g, {x, row}, {y}, {}, o, &plan));
     if (fuse) EXPECT_EQ(plan->num_fused_loops(), 1);
-    EXPECT_OK(plan->Run({MakeTensor<float>(TensorShape({n}), Random(n, 6)), MakeTensor<float>(TensorShape({1}), {0.75f})},
-                        nullptr, &pool, fuse ? &fused : &plain));
+    EXPECT_OK(
+        plan->Run({MakeTensor<float>(TensorShape({n}), Random(n, 6)), MakeTensor<float>(TensorShape({1}), {0.75f})},
+                  nullptr, &pool, fuse ? &fused : &plain));
   }
   EXPECT_TRUE(Values<float>(fused[0]) == Values<float>(plain[0]));
 }
@@ -250,10 +254,12 @@ TEST(UnknownShapesDecideAtRunTime) {
   Endpoint s = b.Op("AddV2", {x, y});
   Endpoint t = b.Op("Mul", {s, s});
   Endpoint u = b.Op("Neg", {t});
-  Both ok = RunBoth(b.g, {x, y}, {MakeTensor<float>(TensorShape({3}), {1, 2, 3}), MakeTensor<float>(TensorShape({1}), {1})}, {u});
+  Both ok = RunBoth(b.g, {x, y},
+                    {MakeTensor<float>(TensorShape({3}), {1, 2, 3}), MakeTensor<float>(TensorShape({1}), {1})}, {u});
   EXPECT_EQ(ok.num_fused, 1);
   ExpectSameValues(ok, 0);
-  Both bad = RunBoth(b.g, {x, y}, {MakeTensor<float>(TensorShape({3}), {1, 2, 3}), MakeTensor<float>(TensorShape({2}), {1, 2})}, {u});
+  Both bad = RunBoth(
+      b.g, {x, y}, {MakeTensor<float>(TensorShape({3}), {1, 2, 3}), MakeTensor<float>(TensorShape({2}), {1, 2})}, {u});
   EXPECT_TRUE(!bad.fused_status.ok());
   EXPECT_EQ(bad.fused_status.code(), bad.plain_status.code());
   EXPECT_EQ(bad.fused_status.message(), bad.plain_status.message());
@@ -267,7 +273,8 @@ TEST(MemberShapesThatDifferRunUnfused) {
   Endpoint x = b.Ph(PartialShape({-1})), y = b.Ph(PartialShape({-1}));
   Endpoint e = b.Op("Exp", {x});
   Endpoint z = b.Op("AddV2", {e, y});
-  Both r = RunBoth(b.g, {x, y}, {MakeTensor<float>(TensorShape({1}), {0.5f}), MakeTensor<float>(TensorShape({3}), {1, 2, 3})}, {z});
+  Both r = RunBoth(b.g, {x, y},
+                   {MakeTensor<float>(TensorShape({1}), {0.5f}), MakeTensor<float>(TensorShape({3}), {1, 2, 3})}, {z});
   EXPECT_EQ(r.num_fused, 1);
   ExpectSameValues(r, 0);
   EXPECT_TRUE(r.fused[0].shape() == TensorShape({3}));
@@ -277,7 +284,8 @@ TEST(UnknownRankChainFuses) {
   // A function body called eagerly knows no shapes: its chain still runs as one loop kernel.
   G b;
   Endpoint x = b.Ph(PartialShape()), y = x;
-  for (int k = 0; k < 10; ++k) y = b.Op(k % 2 ? "Mul" : "AddV2", {y, b.Const(MakeTensor<float>(TensorShape({}), {1.5f}))});
+  for (int k = 0; k < 10; ++k)
+    y = b.Op(k % 2 ? "Mul" : "AddV2", {y, b.Const(MakeTensor<float>(TensorShape({}), {1.5f}))});
   Both r = RunBoth(b.g, {x}, {MakeTensor<float>(TensorShape({2, 3}), Random(6, 7))}, {y});
   EXPECT_EQ(r.num_fused, 1);
   ExpectSameValues(r, 0);

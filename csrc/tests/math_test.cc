@@ -27,8 +27,8 @@ double UlpError(float got, double want) {
   const float w = static_cast<float>(want);
   if (std::isinf(w)) return got == w ? 0 : 1e9;
   const float aw = std::fabs(w);
-  const double spacing = aw < std::numeric_limits<float>::min() ? std::numeric_limits<float>::denorm_min()
-                                                                : std::nextafter(aw, kInf) - aw;
+  const double spacing =
+      aw < std::numeric_limits<float>::min() ? std::numeric_limits<float>::denorm_min() : std::nextafter(aw, kInf) - aw;
   return std::fabs(static_cast<double>(got) - want) / spacing;
 }
 
@@ -189,8 +189,8 @@ TEST(IntegerFloorDivAndMod) {
   EXPECT_TRUE(Values<int32_t>(out[0]) == std::vector<int32_t>({1, 1, -1, -1, 0}));
   EXPECT_OK(t.RunOp("Div", {x, y}, {}, &out));
   EXPECT_TRUE(Values<int32_t>(out[0]) == std::vector<int32_t>({3, -3, -3, 3, kMin}));
-  EXPECT_OK(t.RunOp("FloorMod", {MakeTensor<float>({4}, {5, -5, 5, 0}), MakeTensor<float>({4}, {3, 3, -3, -3})}, {},
-                    &out));
+  EXPECT_OK(
+      t.RunOp("FloorMod", {MakeTensor<float>({4}, {5, -5, 5, 0}), MakeTensor<float>({4}, {3, 3, -3, -3})}, {}, &out));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({2, 1, -1, 0}));
   EXPECT_OK(t.RunOp("FloorDiv", {MakeTensor<float>({2}, {-5, 1}), MakeTensor<float>({2}, {3, 0})}, {}, &out));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({-2, kInf}));
@@ -203,8 +203,8 @@ TEST(IntegerFloorDivAndMod) {
 TEST(IntegerPow) {
   OpTester t;
   std::vector<Tensor> out;
-  EXPECT_OK(t.RunOp("Pow", {MakeTensor<int32_t>({5}, {2, 3, -2, 0, 3}), MakeTensor<int32_t>({5}, {3, 0, 3, 0, 41})},
-                    {}, &out));
+  EXPECT_OK(t.RunOp("Pow", {MakeTensor<int32_t>({5}, {2, 3, -2, 0, 3}), MakeTensor<int32_t>({5}, {3, 0, 3, 0, 41})}, {},
+                    &out));
   // 3^41 wraps modulo 2^32, as in TensorFlow.
   EXPECT_TRUE(Values<int32_t>(out[0]) == std::vector<int32_t>({8, 1, -8, 1, 2069870691}));
   EXPECT_ERROR(t.RunOp("Pow", {MakeTensor<int64_t>({2}, {2, 2}), MakeTensor<int64_t>({2}, {1, -1})}, {}, &out),
@@ -230,7 +230,7 @@ TEST(ComparisonsGiveBool) {
   const Tensor x = MakeTensor<float>({2, 2}, {1, 2, 3, kNan});
   const Tensor y = MakeTensor<float>({2}, {2, 2});
   const std::pair<const char*, std::vector<bool>> cases[] = {
-      {"Less", {true, false, false, false}},   {"LessEqual", {true, true, false, false}},
+      {"Less", {true, false, false, false}},    {"LessEqual", {true, true, false, false}},
       {"Greater", {false, false, true, false}}, {"GreaterEqual", {false, true, true, false}},
       {"Equal", {false, true, false, false}},   {"NotEqual", {true, false, true, true}}};
   for (const auto& [op, want] : cases) {
@@ -266,18 +266,21 @@ TEST(SelectV2BroadcastsAllThree) {
   OpTester t;
   std::vector<Tensor> out;
   // condition [2,1], t [3], e scalar -> [2,3]
-  EXPECT_OK(t.RunOp("SelectV2", {MakeTensor<bool>({2, 1}, {true, false}), MakeTensor<float>({3}, {1, 2, 3}),
-                                 MakeTensor<float>({}, {-1})},
-                    {}, &out));
+  EXPECT_OK(
+      t.RunOp("SelectV2",
+              {MakeTensor<bool>({2, 1}, {true, false}), MakeTensor<float>({3}, {1, 2, 3}), MakeTensor<float>({}, {-1})},
+              {}, &out));
   EXPECT_TRUE(out[0].shape() == TensorShape({2, 3}));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({1, 2, 3, -1, -1, -1}));
   // Same shapes.
-  EXPECT_OK(t.RunOp("SelectV2", {MakeTensor<bool>({3}, {false, true, false}), MakeTensor<int64_t>({3}, {1, 2, 3}),
-                                 MakeTensor<int64_t>({3}, {4, 5, 6})},
+  EXPECT_OK(t.RunOp("SelectV2",
+                    {MakeTensor<bool>({3}, {false, true, false}), MakeTensor<int64_t>({3}, {1, 2, 3}),
+                     MakeTensor<int64_t>({3}, {4, 5, 6})},
                     {}, &out));
   EXPECT_TRUE(Values<int64_t>(out[0]) == std::vector<int64_t>({4, 2, 6}));
-  EXPECT_ERROR(t.RunOp("SelectV2", {MakeTensor<bool>({2}, {true, false}), MakeTensor<float>({3}, {1, 2, 3}),
-                                    MakeTensor<float>({3}, {1, 2, 3})},
+  EXPECT_ERROR(t.RunOp("SelectV2",
+                       {MakeTensor<bool>({2}, {true, false}), MakeTensor<float>({3}, {1, 2, 3}),
+                        MakeTensor<float>({3}, {1, 2, 3})},
                        {}, &out),
                "must be broadcastable");
 }
@@ -313,9 +316,9 @@ TEST(AddN) {
   int bad = 0;
   for (int64_t i = 0; i < big && i < static_cast<int64_t>(got.size()); ++i) bad += got[i] != 0.5f * float(i) + 1.0f;
   EXPECT_EQ(bad, 0);
-  EXPECT_ERROR(t.Run(n, {MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({1}, {1})},
-                     &out),
-               "must all have the same shape");
+  EXPECT_ERROR(
+      t.Run(n, {MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({1}, {1})}, &out),
+      "must all have the same shape");
 }
 
 TEST(ClipByValueBroadcastsBounds) {
@@ -326,14 +329,15 @@ TEST(ClipByValueBroadcastsBounds) {
   std::vector<float> v = Values<float>(out[0]);
   EXPECT_TRUE(v[0] == -1 && v[1] == 0 && v[2] == 2 && std::isnan(v[3]) && v[4] == 1 && v[5] == 2);
   // Per-column bounds [3] and per-row bounds [2,1] broadcast to [2,3].
-  EXPECT_OK(t.RunOp("ClipByValue", {x, MakeTensor<float>({3}, {-6, 1, 6}), MakeTensor<float>({2, 1}, {4, 0})}, {},
-                    &out));
+  EXPECT_OK(
+      t.RunOp("ClipByValue", {x, MakeTensor<float>({3}, {-6, 1, 6}), MakeTensor<float>({2, 1}, {4, 0})}, {}, &out));
   v = Values<float>(out[0]);
   EXPECT_TRUE(v[0] == -5 && v[1] == 1 && v[2] == 6 && std::isnan(v[3]) && v[4] == 1 && v[5] == 6);
   EXPECT_ERROR(t.RunOp("ClipByValue", {x, MakeTensor<float>({2}, {0, 0}), MakeTensor<float>({}, {1})}, {}, &out),
                "clip_value_min of shape [2] does not broadcast to the shape of t, [2,3]");
-  EXPECT_ERROR(t.RunOp("ClipByValue", {MakeTensor<float>({3}, {1, 2, 3}), MakeTensor<float>({}, {0}),
-                                       MakeTensor<float>({2, 3}, {1, 1, 1, 1, 1, 1})},
+  EXPECT_ERROR(t.RunOp("ClipByValue",
+                       {MakeTensor<float>({3}, {1, 2, 3}), MakeTensor<float>({}, {0}),
+                        MakeTensor<float>({2, 3}, {1, 1, 1, 1, 1, 1})},
                        {}, &out),
                "clip_value_max of shape [2,3]");
 }

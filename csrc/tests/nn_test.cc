@@ -26,12 +26,15 @@ AttrValue S(const char* s) { return AttrValue::String(s); }
 
 AttrMap ConvAttrs(std::vector<int64_t> strides, const char* pad, std::vector<int64_t> dil = {1, 1, 1, 1},
                   std::vector<int64_t> explicit_pads = {}) {
-  return AttrMap{{"T", AttrValue::Type(DT_FLOAT)}, {"strides", Ints(strides)}, {"padding", S(pad)},
-                 {"dilations", Ints(dil)}, {"explicit_paddings", Ints(explicit_pads)}};
+  return AttrMap{{"T", AttrValue::Type(DT_FLOAT)},
+                 {"strides", Ints(strides)},
+                 {"padding", S(pad)},
+                 {"dilations", Ints(dil)},
+                 {"explicit_paddings", Ints(explicit_pads)}};
 }
 AttrMap PoolAttrs(std::vector<int64_t> ksize, std::vector<int64_t> strides, const char* pad) {
-  return AttrMap{{"T", AttrValue::Type(DT_FLOAT)}, {"ksize", Ints(ksize)}, {"strides", Ints(strides)},
-                 {"padding", S(pad)}};
+  return AttrMap{
+      {"T", AttrValue::Type(DT_FLOAT)}, {"ksize", Ints(ksize)}, {"strides", Ints(strides)}, {"padding", S(pad)}};
 }
 
 struct ShapeCase {
@@ -70,7 +73,9 @@ TEST(ShapeFunctionsConvPool) {
       {"Conv2D", {F({2, 7, 9, 3}), F({3, 3, 3, 4})}, ConvAttrs(s2, "SAME"), "[2,4,5,4]"},
       {"Conv2D", {F({2, 7, 9, 3}), F({3, 3, 3, 4})}, ConvAttrs(s2, "VALID"), "[2,3,4,4]"},
       {"Conv2D", {F({2, 7, 9, 3}), F({3, 3, 3, 4})}, ConvAttrs(s1, "VALID", {1, 2, 2, 1}), "[2,3,5,4]"},
-      {"Conv2D", {F({2, 7, 9, 3}), F({3, 3, 3, 4})}, ConvAttrs(s1, "EXPLICIT", s1, {0, 0, 1, 2, 0, 1, 0, 0}),
+      {"Conv2D",
+       {F({2, 7, 9, 3}), F({3, 3, 3, 4})},
+       ConvAttrs(s1, "EXPLICIT", s1, {0, 0, 1, 2, 0, 1, 0, 0}),
        "[2,8,8,4]"},
       {"Conv2D", {F({-1, 7, -1, 3}), F({3, 3, 3, 4})}, ConvAttrs(s1, "SAME"), "[?,7,?,4]"},
       {"Conv2D", {F(PartialShape()), F({3, 3, 3, 4})}, ConvAttrs(s1, "SAME"), "[?,?,?,4]"},
@@ -130,7 +135,10 @@ TEST(ShapeFunctionsImage) {
   AttrMap nms_pad = nms;
   nms_pad["pad_to_max_output_size"] = AttrValue::Bool(true);
   auto Patches = [](std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> r, const char* pad) {
-    return AttrMap{{"T", AttrValue::Type(DT_FLOAT)}, {"ksizes", Ints(k)}, {"strides", Ints(s)}, {"rates", Ints(r)},
+    return AttrMap{{"T", AttrValue::Type(DT_FLOAT)},
+                   {"ksizes", Ints(k)},
+                   {"strides", Ints(s)},
+                   {"rates", Ints(r)},
                    {"padding", S(pad)}};
   };
   const InputSpec max_out = Cst(MakeTensor<int32_t>(TensorShape({}), {7}));
@@ -155,9 +163,10 @@ TEST(ShapeFunctionsImage) {
       {"CropAndResize", {F({2, 5, 6, 3}), F({-1, 4}), I({4}), I({2})}, t, "[4,?,?,3]"},
       {"CropAndResize", {F({2, 5, 6, 3}), F({4, 3}), I({4}), Size(3, 2)}, t, "!4 columns"},
       {"CropAndResize", {F({2, 5, 6, 3}), F({4, 4}), I({5}), Size(3, 2)}, t, "!box_ind has 5"},
-      {"CropAndResizeGradImage", {F({4, 3, 2, 3}), F({4, 4}), I({4}), Cst(MakeTensor<int32_t>(TensorShape({4}),
-                                                                                                 {2, 5, 6, 3}))},
-       t, "[2,5,6,3]"},
+      {"CropAndResizeGradImage",
+       {F({4, 3, 2, 3}), F({4, 4}), I({4}), Cst(MakeTensor<int32_t>(TensorShape({4}), {2, 5, 6, 3}))},
+       t,
+       "[2,5,6,3]"},
       {"CropAndResizeGradBoxes", {F({4, 3, 2, 3}), F({2, 5, 6, 3}), F({4, 4}), I({4})}, t, "[4,4]"},
       {"NonMaxSuppressionV3", {F({9, 4}), F({9}), I(kScalar), F(kScalar), F(kScalar)}, nms, "[?]"},
       {"NonMaxSuppressionV3", {F({9, 4}), F({8}), I(kScalar), F(kScalar), F(kScalar)}, nms, "!scores has 8"},
@@ -168,33 +177,52 @@ TEST(ShapeFunctionsImage) {
       {"RGBToHSV", {F({2, 4, 4})}, t, "!3 channels"},
       {"AdjustHue", {F({4, 3}), F(kScalar)}, t, "!at least rank 3"},
       {"AdjustContrastv2", {F({2, 4, 5, 7}), F(kScalar)}, t, "[2,4,5,7]"},
-      {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({1, 3, 2, 1}, {1, 2, 1, 1}, {1, 1, 2, 1}, "SAME"),
+      {"ExtractImagePatches",
+       {F({2, 7, 8, 3})},
+       Patches({1, 3, 2, 1}, {1, 2, 1, 1}, {1, 1, 2, 1}, "SAME"),
        "[2,4,8,18]"},
-      {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({1, 2, 2, 1}, {1, 3, 3, 1}, {1, 1, 1, 1}, "VALID"),
+      {"ExtractImagePatches",
+       {F({2, 7, 8, 3})},
+       Patches({1, 2, 2, 1}, {1, 3, 3, 1}, {1, 1, 1, 1}, "VALID"),
        "[2,2,3,12]"},
-      {"ExtractImagePatches", {F({2, -1, 8, -1})}, Patches({1, 2, 2, 1}, {1, 3, 3, 1}, {1, 1, 1, 1}, "VALID"),
+      {"ExtractImagePatches",
+       {F({2, -1, 8, -1})},
+       Patches({1, 2, 2, 1}, {1, 3, 3, 1}, {1, 1, 1, 1}, "VALID"),
        "[2,?,3,?]"},
-      {"ExtractImagePatches", {F({2, 7, 8, 3})}, Patches({2, 2, 2, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID"),
+      {"ExtractImagePatches",
+       {F({2, 7, 8, 3})},
+       Patches({2, 2, 2, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID"),
        "!ksizes must be [1, rows, cols, 1]"},
       {"DrawBoundingBoxesV2", {F({2, 5, 6, 3}), F({2, 7, 4}), F({3, 4})}, t, "[2,5,6,3]"},
       {"NonMaxSuppressionWithOverlaps", {F({6, 6}), F({6}), I(kScalar), F(kScalar), F(kScalar)}, {}, "[?]"},
       {"NonMaxSuppressionWithOverlaps", {F({6, 5}), F({6}), I(kScalar), F(kScalar), F(kScalar)}, {}, "!square"},
-      {"CombinedNonMaxSuppression", {F({2, 9, 1, 4}), F({2, 9, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
-       AttrMap{{"pad_per_class", AttrValue::Bool(false)}}, "[2,7,4]"},
-      {"CombinedNonMaxSuppression", {F({2, 9, 1, 4}), F({2, 8, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
-       AttrMap{{"pad_per_class", AttrValue::Bool(false)}}, "!disagree"},
-      {"StatelessSampleDistortedBoundingBox", {I({3}), F({1, 2, 4}), F(kScalar), I({2})},
-       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}}, "[3]"},
-      {"StatelessSampleDistortedBoundingBox", {I({4}), F({1, 2, 4}), F(kScalar), I({2})},
-       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}}, "!3 elements"},
+      {"CombinedNonMaxSuppression",
+       {F({2, 9, 1, 4}), F({2, 9, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
+       AttrMap{{"pad_per_class", AttrValue::Bool(false)}},
+       "[2,7,4]"},
+      {"CombinedNonMaxSuppression",
+       {F({2, 9, 1, 4}), F({2, 8, 3}), I(kScalar), max_out, F(kScalar), F(kScalar)},
+       AttrMap{{"pad_per_class", AttrValue::Bool(false)}},
+       "!disagree"},
+      {"StatelessSampleDistortedBoundingBox",
+       {I({3}), F({1, 2, 4}), F(kScalar), I({2})},
+       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}},
+       "[3]"},
+      {"StatelessSampleDistortedBoundingBox",
+       {I({4}), F({1, 2, 4}), F(kScalar), I({2})},
+       AttrMap{{"T", AttrValue::Type(DT_INT32)}, {"Tseed", AttrValue::Type(DT_INT32)}},
+       "!3 elements"},
   });
 }
 
 TEST(Conv2DMatchesDirectLoop) {
   // 2x5x6x3 input, 3x2x3x4 filter, strides 2x1, dilation 1x2, SAME and VALID, plus a 1x1 case.
-  struct Case { int64_t kh, kw, sh, sw, dh, dw; const char* pad; };
-  for (const Case& cs : {Case{3, 2, 2, 1, 1, 2, "SAME"}, Case{3, 2, 1, 1, 1, 1, "VALID"}, Case{1, 1, 1, 1, 1, 1, "SAME"},
-                         Case{3, 3, 1, 2, 2, 1, "SAME"}}) {
+  struct Case {
+    int64_t kh, kw, sh, sw, dh, dw;
+    const char* pad;
+  };
+  for (const Case& cs : {Case{3, 2, 2, 1, 1, 2, "SAME"}, Case{3, 2, 1, 1, 1, 1, "VALID"},
+                         Case{1, 1, 1, 1, 1, 1, "SAME"}, Case{3, 3, 1, 2, 2, 1, "SAME"}}) {
     const int64_t n = 2, h = 5, w = 6, c = 3, m = 4;
     Tensor x = MakeTensor<float>({n, h, w, c}, Seq(n * h * w * c));
     Tensor f = MakeTensor<float>({cs.kh, cs.kw, c, m}, Seq(cs.kh * cs.kw * c * m, 0.3f));
@@ -236,35 +264,46 @@ TEST(NNKernelErrors) {
   AttrMap sparse{{"T", AttrValue::Type(DT_FLOAT)}, {"Tlabels", AttrValue::Type(DT_INT32)}};
   EXPECT_ERROR(t.RunOp("SparseSoftmaxCrossEntropyWithLogits", {logits, MakeTensor<int32_t>({2}, {0, 3})}, sparse, &out),
                "outside the valid range of [0, 3)");
-  EXPECT_ERROR(t.RunOp("SparseSoftmaxCrossEntropyWithLogits", {logits, MakeTensor<int32_t>({2}, {-1, 0})}, sparse, &out),
-               "label value of -1");
-  EXPECT_ERROR(t.RunOp("SparseSoftmaxCrossEntropyWithLogits", {logits, MakeTensor<int32_t>({3}, {0, 0, 0})}, sparse,
-                       &out), "same first dimension");
+  EXPECT_ERROR(
+      t.RunOp("SparseSoftmaxCrossEntropyWithLogits", {logits, MakeTensor<int32_t>({2}, {-1, 0})}, sparse, &out),
+      "label value of -1");
+  EXPECT_ERROR(
+      t.RunOp("SparseSoftmaxCrossEntropyWithLogits", {logits, MakeTensor<int32_t>({3}, {0, 0, 0})}, sparse, &out),
+      "same first dimension");
   EXPECT_OK(t.RunOp("SparseSoftmaxCrossEntropyWithLogits", {logits, MakeTensor<int32_t>({2}, {2, 0})}, sparse, &out));
   EXPECT_NEAR(Values<float>(out[0])[0], std::log(std::exp(-2.0) + std::exp(-1.0) + 1.0), 1e-5);
   const AttrMap ft{{"T", AttrValue::Type(DT_FLOAT)}};
-  EXPECT_ERROR(t.RunOp("SoftmaxCrossEntropyWithLogits", {logits, MakeTensor<float>({3, 3}, std::vector<float>(9, 0))},
-                       ft, &out), "broadcastable");
+  EXPECT_ERROR(
+      t.RunOp("SoftmaxCrossEntropyWithLogits", {logits, MakeTensor<float>({3, 3}, std::vector<float>(9, 0))}, ft, &out),
+      "broadcastable");
   EXPECT_ERROR(t.RunOp("Conv2D", {MakeTensor<float>({1, 2, 2, 2}, Seq(8)), MakeTensor<float>({1, 1, 3, 1}, Seq(3))},
-                       ConvAttrs({1, 1, 1, 1}, "SAME"), &out), "divisible");
+                       ConvAttrs({1, 1, 1, 1}, "SAME"), &out),
+               "divisible");
   EXPECT_ERROR(t.RunOp("Conv2D", {MakeTensor<float>({2, 2, 2}, Seq(8)), MakeTensor<float>({1, 1, 2, 1}, Seq(2))},
-                       ConvAttrs({1, 1, 1, 1}, "SAME"), &out), "4-dimensional");
+                       ConvAttrs({1, 1, 1, 1}, "SAME"), &out),
+               "4-dimensional");
   EXPECT_ERROR(t.RunOp("Conv2D", {MakeTensor<float>({1, 1, 1, 1}, Seq(1)), MakeTensor<float>({3, 3, 1, 1}, Seq(9))},
-                       ConvAttrs({1, 1, 1, 1}, "VALID"), &out), "negative");
+                       ConvAttrs({1, 1, 1, 1}, "VALID"), &out),
+               "negative");
   AttrMap nchw = ConvAttrs({1, 1, 1, 1}, "SAME");
   nchw["data_format"] = S("NCHW");
-  EXPECT_ERROR(t.RunOp("Conv2D", {MakeTensor<float>({1, 1, 2, 2}, Seq(4)), MakeTensor<float>({1, 1, 1, 1}, Seq(1))},
-                       nchw, &out), "NHWC");
-  EXPECT_ERROR(t.RunOp("MaxPool", {MakeTensor<float>({2, 2, 2}, Seq(8))}, PoolAttrs({1, 2, 2, 1}, {1, 1, 1, 1}, "VALID"),
-                       &out), "4-dimensional");
+  EXPECT_ERROR(
+      t.RunOp("Conv2D", {MakeTensor<float>({1, 1, 2, 2}, Seq(4)), MakeTensor<float>({1, 1, 1, 1}, Seq(1))}, nchw, &out),
+      "NHWC");
+  EXPECT_ERROR(
+      t.RunOp("MaxPool", {MakeTensor<float>({2, 2, 2}, Seq(8))}, PoolAttrs({1, 2, 2, 1}, {1, 1, 1, 1}, "VALID"), &out),
+      "4-dimensional");
   EXPECT_ERROR(t.RunOp("InTopKV2", {logits, MakeTensor<int32_t>({3}, {0, 0, 0}), MakeTensor<int32_t>({}, {1})},
-                       AttrMap{{"T", AttrValue::Type(DT_INT32)}}, &out), "must match");
+                       AttrMap{{"T", AttrValue::Type(DT_INT32)}}, &out),
+               "must match");
   EXPECT_OK(t.RunOp("InTopKV2", {logits, MakeTensor<int32_t>({2}, {2, 7}), MakeTensor<int32_t>({}, {1})},
                     AttrMap{{"T", AttrValue::Type(DT_INT32)}}, &out));
   EXPECT_TRUE(Values<bool>(out[0]) == std::vector<bool>({true, false}));
-  AttrMap bn{{"T", AttrValue::Type(DT_FLOAT)}, {"U", AttrValue::Type(DT_FLOAT)}, {"is_training", AttrValue::Bool(false)}};
-  EXPECT_ERROR(t.RunOp("FusedBatchNormV3", {MakeTensor<float>({1, 1, 2, 2}, Seq(4)), MakeTensor<float>({2}, {1, 1}),
-                                            MakeTensor<float>({2}, {0, 0}), MakeTensor<float>({0}, {}),
-                                            MakeTensor<float>({0}, {})},
-                       bn, &out), "mean must be a vector of 2");
+  AttrMap bn{
+      {"T", AttrValue::Type(DT_FLOAT)}, {"U", AttrValue::Type(DT_FLOAT)}, {"is_training", AttrValue::Bool(false)}};
+  EXPECT_ERROR(t.RunOp("FusedBatchNormV3",
+                       {MakeTensor<float>({1, 1, 2, 2}, Seq(4)), MakeTensor<float>({2}, {1, 1}),
+                        MakeTensor<float>({2}, {0, 0}), MakeTensor<float>({0}, {}), MakeTensor<float>({0}, {})},
+                       bn, &out),
+               "mean must be a vector of 2");
 }

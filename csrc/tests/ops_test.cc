@@ -16,9 +16,12 @@ namespace {
 std::string ArgString(const ArgDef& a) {
   std::string s = a.name + ":";
   if (!a.number_attr.empty()) s += a.number_attr + "*";
-  if (!a.type_attr.empty()) s += a.type_attr;
-  else if (!a.type_list_attr.empty()) s += a.type_list_attr;
-  else s += DataTypeString(a.type);
+  if (!a.type_attr.empty())
+    s += a.type_attr;
+  else if (!a.type_list_attr.empty())
+    s += a.type_list_attr;
+  else
+    s += DataTypeString(a.type);
   if (a.is_ref) s += "(ref)";
   return s;
 }
@@ -161,7 +164,8 @@ TEST(OpDefsMatchTensorFlow) {
     EXPECT_TRUE(r != nullptr);
     if (r == nullptr) continue;
     const std::string got = Canonical(r->def);
-    if (got != want) std::printf("OpDef %s differs.\n--- got:\n%s\n--- want:\n%s\n", name.c_str(), got.c_str(), want.c_str());
+    if (got != want)
+      std::printf("OpDef %s differs.\n--- got:\n%s\n--- want:\n%s\n", name.c_str(), got.c_str(), want.c_str());
     EXPECT_TRUE(got == want);
     EXPECT_TRUE(!r->def.summary.empty());
     EXPECT_TRUE(r->shape_fn != nullptr);
@@ -191,8 +195,10 @@ void RunShapeCases(const std::vector<ShapeCase>& cases) {
     Node* n = nullptr;
     Status s = t.AddOp(c.op, c.inputs, c.attrs, &n);
     std::string got;
-    if (!s.ok()) got = "!" + s.message();
-    else got = n->num_outputs() > 0 ? t.graph().OutputShape({n, 0}).ToString() : "(none)";
+    if (!s.ok())
+      got = "!" + s.message();
+    else
+      got = n->num_outputs() > 0 ? t.graph().OutputShape({n, 0}).ToString() : "(none)";
     const bool is_error = !c.want.empty() && c.want[0] == '!';
     const bool ok = is_error ? (got[0] == '!' && got.find(c.want.substr(1)) != std::string::npos) : got == c.want;
     if (!ok) std::printf("  shape case %s: got '%s', want '%s'\n", c.op.c_str(), got.c_str(), c.want.c_str());
@@ -208,9 +214,13 @@ TEST(ShapeFunctionsArrayOps) {
   Tensor v = MakeTensor<float>({2, 3}, std::vector<float>(6, 1));
   RunShapeCases({
       {"Const", {}, A({{"value", AttrValue::FromTensor(v)}, {"dtype", AttrValue::Type(DT_FLOAT)}}), "[2,3]"},
-      {"Const", {}, A({{"value", AttrValue::FromTensor(v)}, {"dtype", AttrValue::Type(DT_INT32)}}),
+      {"Const",
+       {},
+       A({{"value", AttrValue::FromTensor(v)}, {"dtype", AttrValue::Type(DT_INT32)}}),
        "!Const value has dtype float but attr dtype is int32"},
-      {"Placeholder", {}, A({{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({-1, 4}))}}),
+      {"Placeholder",
+       {},
+       A({{"dtype", AttrValue::Type(DT_FLOAT)}, {"shape", AttrValue::Shape(PartialShape({-1, 4}))}}),
        "[?,4]"},
       {"Placeholder", {}, A({{"dtype", AttrValue::Type(DT_FLOAT)}}), "<unknown>"},
       {"Identity", {F({5, -1})}, {}, "[5,?]"},
@@ -238,12 +248,18 @@ TEST(ShapeFunctionsMathOps) {
       {"RealDiv", {F(kScalar), F({7})}, {}, "[7]"},
       {"Add", {F({2, 3}), F({4})}, {}, "![2,3] and [4]"},
       {"MatMul", {F({2, 3}), F({3, 5})}, {}, "[2,5]"},
-      {"MatMul", {F({3, 2}), F({5, 3})}, A({{"transpose_a", AttrValue::Bool(true)}, {"transpose_b", AttrValue::Bool(true)}}),
+      {"MatMul",
+       {F({3, 2}), F({5, 3})},
+       A({{"transpose_a", AttrValue::Bool(true)}, {"transpose_b", AttrValue::Bool(true)}}),
        "[2,5]"},
       {"MatMul", {F({-1, 3}), F({-1, -1})}, {}, "[?,?]"},
-      {"MatMul", {F({2, 3}), F({4, 5})}, {},
+      {"MatMul",
+       {F({2, 3}), F({4, 5})},
+       {},
        "!Dimensions must be equal, but are 3 and 4 for MatMul with input shapes [2,3], [4,5]"},
-      {"MatMul", {F({2, 3}), F({5, 4})}, A({{"transpose_b", AttrValue::Bool(true)}}),
+      {"MatMul",
+       {F({2, 3}), F({5, 4})},
+       A({{"transpose_b", AttrValue::Bool(true)}}),
        "!Dimensions must be equal, but are 3 and 4 for MatMul with input shapes [2,3], [5,4]"},
       {"MatMul", {F({2, 3, 1}), F({3, 5})}, {}, "!must be rank 2"},
       {"Sum", {F({2, 3, 4}), Cst(I32({1}))}, {}, "[2,4]"},

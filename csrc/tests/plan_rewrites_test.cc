@@ -15,13 +15,17 @@ std::vector<int> Identity(const Graph& g) {
   return canon;
 }
 
-std::vector<ConvFusion> Fusions(const Graph& g, const std::vector<Endpoint>& fetches, const std::vector<Endpoint>& fed = {}) {
+std::vector<ConvFusion> Fusions(const Graph& g, const std::vector<Endpoint>& fetches,
+                                const std::vector<Endpoint>& fed = {}) {
   std::vector<char> needed(g.num_nodes(), 1);
-  return FindConvFusions(g, needed, Identity(g), [&](const Endpoint& e) {
-    for (const Endpoint& f : fed)
-      if (f == e) return true;
-    return false;
-  }, fetches);
+  return FindConvFusions(
+      g, needed, Identity(g),
+      [&](const Endpoint& e) {
+        for (const Endpoint& f : fed)
+          if (f == e) return true;
+        return false;
+      },
+      fetches);
 }
 
 Node* Conv(Graph& g, const std::string& name, Node* x, Node* w) {
@@ -34,7 +38,8 @@ Node* Conv(Graph& g, const std::string& name, Node* x, Node* w) {
 std::vector<Node*> Chain(Graph& g, const std::string& prefix, Node* x) {
   Node* w = Placeholder(g, prefix + "w", DT_FLOAT, PartialShape({3, 3, 4, 8}));
   Node* conv = Conv(g, prefix + "conv", x, w);
-  Node* bias = Add(g, "BiasAdd", prefix + "bias", {{{conv, 0}}, {{Const(g, prefix + "b", F32(std::vector<float>(8))), 0}}});
+  Node* bias =
+      Add(g, "BiasAdd", prefix + "bias", {{{conv, 0}}, {{Const(g, prefix + "b", F32(std::vector<float>(8))), 0}}});
   Node* mul = Add(g, "Mul", prefix + "mul", {{{Const(g, prefix + "s", F32(std::vector<float>(8))), 0}}, {{bias, 0}}});
   Node* relu = Add(g, "Relu", prefix + "relu", {{{mul, 0}}});
   return {conv, bias, mul, relu};
@@ -109,7 +114,7 @@ TEST(ConstantsFoldAndFeedsOrStateStopThem) {
   std::vector<std::vector<Tensor>> folded = FoldConstants(g, needed, Identity(g), none);
   EXPECT_EQ(folded[r->id()].size(), size_t{1});
   if (!folded[r->id()].empty()) EXPECT_EQ(folded[r->id()][0].data<float>()[1], 1.0f / 3.0f);
-  EXPECT_TRUE(folded[mixed->id()].empty());   // reads a placeholder
+  EXPECT_TRUE(folded[mixed->id()].empty());  // reads a placeholder
   EXPECT_TRUE(folded[random->id()].empty());  // stateful
   EXPECT_TRUE(folded[x->id()].empty());
   // With c's output fed, neither c nor r folds.

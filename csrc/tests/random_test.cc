@@ -23,7 +23,9 @@ Tensor I32(std::vector<int32_t> v) { return MakeTensor<int32_t>({static_cast<int
 Tensor I64(std::vector<int64_t> v) { return MakeTensor<int64_t>({static_cast<int64_t>(v.size())}, v); }
 Tensor U64(std::vector<uint64_t> v) { return MakeTensor<uint64_t>({static_cast<int64_t>(v.size())}, v); }
 template <typename T>
-Tensor Scalar(T v) { return MakeTensor<T>(TensorShape(std::vector<int64_t>{}), {v}); }
+Tensor Scalar(T v) {
+  return MakeTensor<T>(TensorShape(std::vector<int64_t>{}), {v});
+}
 
 AttrMap Attrs(std::initializer_list<std::pair<const std::string, AttrValue>> a) { return AttrMap(a); }
 
@@ -53,8 +55,8 @@ Status RunOnce(int threads, const std::string& op, std::vector<Tensor> inputs, A
 
 bool SameBytes(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         std::equal(static_cast<const char*>(a.raw_data()), static_cast<const char*>(a.raw_data()) + a.byte_size(),
-                    static_cast<const char*>(b.raw_data()));
+      std::equal(static_cast<const char*>(a.raw_data()), static_cast<const char*>(a.raw_data()) + a.byte_size(),
+                 static_cast<const char*>(b.raw_data()));
 }
 
 }  // namespace
@@ -63,8 +65,8 @@ bool SameBytes(const Tensor& a, const Tensor& b) {
 
 // Known-answer vectors for Philox4x32-10 published with Random123 (kat_vectors).
 TEST(PhiloxKnownAnswers) {
-  EXPECT_TRUE((Philox4x32({0, 0, 0, 0}, {0, 0}) ==
-               cpu::PhiloxBlock{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
+  EXPECT_TRUE(
+      (Philox4x32({0, 0, 0, 0}, {0, 0}) == cpu::PhiloxBlock{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
   EXPECT_TRUE((Philox4x32({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}) ==
                cpu::PhiloxBlock{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}));
   EXPECT_TRUE((Philox4x32({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, {0xa4093822u, 0x299f31d0u}) ==
@@ -92,8 +94,8 @@ TEST(WordConversions) {
 // ---------------------------------------------------------------------------- OpDefs
 
 TEST(OpDefProperties) {
-  const std::vector<std::string> stateful = {"RandomUniform", "RandomStandardNormal", "TruncatedNormal",
-                                             "RandomUniformInt", "RandomShuffle", "Multinomial"};
+  const std::vector<std::string> stateful = {"RandomUniform",    "RandomStandardNormal", "TruncatedNormal",
+                                             "RandomUniformInt", "RandomShuffle",        "Multinomial"};
   for (const std::string& op : stateful) {
     const OpRegistration* r = OpRegistry::Global()->LookUp(op);
     EXPECT_TRUE(r != nullptr && r->def.is_stateful && r->shape_fn != nullptr && !r->def.summary.empty());
@@ -140,13 +142,19 @@ TEST(ShapeFunctions) {
       {"Multinomial", {Ph(DT_FLOAT, PartialShape({3, 4})), Ph(DT_INT32, kScalar)}, {}, "[3,?]"},
       {"Multinomial", {Ph(DT_FLOAT, PartialShape({4})), Cst(Scalar<int32_t>(2))}, {}, "!rank"},
       {"Multinomial", {Ph(DT_FLOAT, PartialShape({3, 4})), Cst(Scalar<int32_t>(-1))}, {}, "!nonnegative"},
-      {"StatelessRandomUniformV2", {Cst(I32({2, 2})), Cst(U64({1})), Cst(U64({0, 0})), Cst(Scalar<int32_t>(1))}, {},
+      {"StatelessRandomUniformV2",
+       {Cst(I32({2, 2})), Cst(U64({1})), Cst(U64({0, 0})), Cst(Scalar<int32_t>(1))},
+       {},
        "[2,2]"},
       {"StatelessRandomNormalV2", {Cst(I64({3})), Cst(U64({1})), Cst(U64({0, 0})), Cst(Scalar<int32_t>(3))}, {}, "[3]"},
-      {"StatelessTruncatedNormalV2", {Cst(I32({3})), Cst(U64({1})), Cst(U64({0, 0})), Cst(Scalar<int32_t>(2))}, {},
+      {"StatelessTruncatedNormalV2",
+       {Cst(I32({3})), Cst(U64({1})), Cst(U64({0, 0})), Cst(Scalar<int32_t>(2))},
+       {},
        "!Unsupported random algorithm"},
-      {"StatelessRandomUniformV2", {Cst(I32({3})), Cst(Scalar<uint64_t>(1)), Cst(U64({0, 0})), Cst(Scalar<int32_t>(1))},
-       {}, "!rank"},
+      {"StatelessRandomUniformV2",
+       {Cst(I32({3})), Cst(Scalar<uint64_t>(1)), Cst(U64({0, 0})), Cst(Scalar<int32_t>(1))},
+       {},
+       "!rank"},
       {"StatelessRandomGetKeyCounter", {Ph(DT_INT64, PartialShape({2}))}, {}, "[1]"},
       {"StatelessRandomGetKeyCounter", {Ph(DT_INT32, PartialShape({-1}))}, {}, "[1]"},
       {"StatelessRandomGetKeyCounter", {Ph(DT_INT64, PartialShape({3}))}, {}, "!shape [2]"},
@@ -180,15 +188,14 @@ TEST(KernelErrors) {
   EXPECT_ERROR(RunOnce(1, "Multinomial", {MakeTensor<float>({2}, {0, 0}), Scalar<int32_t>(3)}, {}, &out), "matrix");
   EXPECT_ERROR(RunOnce(1, "Multinomial", {MakeTensor<float>({1, 2}, {0, 0}), Scalar<int32_t>(-3)}, {}, &out),
                "nonnegative");
-  EXPECT_ERROR(RunOnce(1, "Multinomial", {MakeTensor<float>({1, 0}, {}), Scalar<int32_t>(3)}, {}, &out),
-               "num_classes");
+  EXPECT_ERROR(RunOnce(1, "Multinomial", {MakeTensor<float>({1, 0}, {}), Scalar<int32_t>(3)}, {}, &out), "num_classes");
   EXPECT_ERROR(RunOnce(1, "Multinomial", {MakeTensor<float>({1, 2}, {-INFINITY, NAN}), Scalar<int32_t>(3)}, {}, &out),
                "no finite");
   EXPECT_ERROR(RunOnce(1, "StatelessRandomUniformV2", {I32({3}), U64({1}), U64({0, 0}), Scalar<int32_t>(2)}, {}, &out),
                "Unsupported random algorithm");
   EXPECT_ERROR(
       RunOnce(1, "StatelessRandomNormalV2", {I32({3}), U64({1, 2}), U64({0, 0}), Scalar<int32_t>(1)}, {}, &out),
-               "key must have shape");
+      "key must have shape");
   EXPECT_ERROR(RunOnce(1, "StatelessTruncatedNormalV2", {I32({3}), U64({1}), U64({0}), Scalar<int32_t>(1)}, {}, &out),
                "counter");
   // Empty outputs are fine.
@@ -248,7 +255,8 @@ TEST(ThreadCountIndependence) {
       {"RandomShuffle", {MakeTensor<float>({300001}, rows)}, seeds},
       {"Multinomial", {MakeTensor<float>({40, 10}, logits), Scalar<int32_t>(5001)}, seeds},
       {"StatelessRandomUniformV2", {I32({300001}), U64({42}), U64({5, 9}), Scalar<int32_t>(1)}, {}},
-      {"StatelessRandomNormalV2", {I32({300001}), U64({42}), U64({5, 9}), Scalar<int32_t>(3)},
+      {"StatelessRandomNormalV2",
+       {I32({300001}), U64({42}), U64({5, 9}), Scalar<int32_t>(3)},
        Attrs({{"dtype", AttrValue::Type(DT_DOUBLE)}})},
       {"StatelessTruncatedNormalV2", {I32({100001}), U64({42}), U64({5, 9}), Scalar<int32_t>(1)}, {}},
   };
@@ -325,8 +333,10 @@ TEST(BasicStatistics) {
   std::vector<int> counts(7, 0);
   bool in_range = true;
   for (int32_t x : iv) {
-    if (x < -3 || x >= 4) in_range = false;
-    else ++counts[x + 3];
+    if (x < -3 || x >= 4)
+      in_range = false;
+    else
+      ++counts[x + 3];
   }
   EXPECT_TRUE(in_range);
   for (int c : counts) EXPECT_NEAR(c / static_cast<double>(n), 1.0 / 7, 0.005);

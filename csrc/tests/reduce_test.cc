@@ -9,7 +9,7 @@
 #include "test_util.h"
 #include "tensorflux/framework/op_registry.h"
 
-using namespace tx;       // NOLINT
+using namespace tx;  // NOLINT
 using namespace tx_test;  // NOLINT
 
 namespace {
@@ -34,8 +34,10 @@ void RunShapeCases(const std::vector<ShapeCase>& cases) {
     Node* n = nullptr;
     Status s = t.AddOp(c.op, c.inputs, c.attrs, &n);
     std::string got;
-    if (!s.ok()) got = "!" + s.message();
-    else got = n->num_outputs() > 0 ? t.graph().OutputShape({n, 0}).ToString() : "(none)";
+    if (!s.ok())
+      got = "!" + s.message();
+    else
+      got = n->num_outputs() > 0 ? t.graph().OutputShape({n, 0}).ToString() : "(none)";
     const bool is_error = !c.want.empty() && c.want[0] == '!';
     const bool ok = is_error ? (got[0] == '!' && got.find(c.want.substr(1)) != std::string::npos) : got == c.want;
     if (!ok) std::printf("  shape case %s: got '%s', want '%s'\n", c.op.c_str(), got.c_str(), c.want.c_str());
@@ -54,9 +56,27 @@ Status Run(const std::string& op, std::vector<Tensor> inputs, AttrMap attrs, std
 }  // namespace
 
 TEST(RegistrationsHaveSummaryAndShapeFn) {
-  for (const char* name : {"Prod", "Max", "Min", "All", "Any", "ArgMax", "ArgMin", "Cumsum", "BatchMatMulV2", "Fill",
-                           "ZerosLike", "OnesLike", "Range", "Shape", "Size", "Rank", "IdentityN", "StopGradient",
-                           "PreventGradient", "Snapshot", "CheckNumerics"}) {
+  for (const char* name : {"Prod",
+                           "Max",
+                           "Min",
+                           "All",
+                           "Any",
+                           "ArgMax",
+                           "ArgMin",
+                           "Cumsum",
+                           "BatchMatMulV2",
+                           "Fill",
+                           "ZerosLike",
+                           "OnesLike",
+                           "Range",
+                           "Shape",
+                           "Size",
+                           "Rank",
+                           "IdentityN",
+                           "StopGradient",
+                           "PreventGradient",
+                           "Snapshot",
+                           "CheckNumerics"}) {
     const OpRegistration* r = OpRegistry::Global()->LookUp(name);
     EXPECT_TRUE(r != nullptr);
     if (r == nullptr) continue;
@@ -167,8 +187,8 @@ TEST(ArgAndScanKernels) {
   EXPECT_ERROR(Run("ArgMax", {x, I32({0, 1})}, {}, &out), "dimension must be an integer scalar");
   EXPECT_ERROR(Run("ArgMax", {MakeTensor<float>({0, 3}, {}), S32(0)}, {}, &out), "is empty");
   Tensor c = MakeTensor<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_OK(Run("Cumsum", {c, S32(1)}, A({{"exclusive", AttrValue::Bool(true)}, {"reverse", AttrValue::Bool(true)}}),
-                &out));
+  EXPECT_OK(
+      Run("Cumsum", {c, S32(1)}, A({{"exclusive", AttrValue::Bool(true)}, {"reverse", AttrValue::Bool(true)}}), &out));
   EXPECT_TRUE(Values<int32_t>(out[0]) == std::vector<int32_t>({5, 3, 0, 11, 6, 0}));
   EXPECT_OK(Run("Cumsum", {c, S32(0)}, {}, &out));
   EXPECT_TRUE(Values<int32_t>(out[0]) == std::vector<int32_t>({1, 2, 3, 5, 7, 9}));
@@ -190,8 +210,10 @@ TEST(BatchMatMulKernel) {
   EXPECT_TRUE(Values<int64_t>(out[0]) == std::vector<int64_t>({1, 3, 2, 4, 3, 1, 4, 2, 2, 6, 4, 8}));
   EXPECT_ERROR(Run("BatchMatMulV2", {x, MakeTensor<float>({2, 1}, {1, 1})}, {}, &out), "Matrix size-incompatible");
   EXPECT_ERROR(Run("BatchMatMulV2", {MakeTensor<float>({3}, {1, 2, 3}), y}, {}, &out), "ndims must be >= 2");
-  EXPECT_ERROR(Run("BatchMatMulV2", {MakeTensor<float>({2, 1, 3}, std::vector<float>(6, 1)),
-                                     MakeTensor<float>({3, 3, 1}, std::vector<float>(9, 1))}, {}, &out),
+  EXPECT_ERROR(Run("BatchMatMulV2",
+                   {MakeTensor<float>({2, 1, 3}, std::vector<float>(6, 1)),
+                    MakeTensor<float>({3, 3, 1}, std::vector<float>(9, 1))},
+                   {}, &out),
                "compatible batch dimensions");
 }
 

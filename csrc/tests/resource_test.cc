@@ -77,8 +77,10 @@ TEST(ConcurrentAssignAddLosesNoUpdate) {
   std::thread reader([&] {
     std::vector<Tensor> o;
     while (!done.load()) {
-      if (!sess.Run({}, {{vg.read, 0}}, {}, &o).ok()) ++failures;
-      else if (!Uniform(o[0])) ++torn;
+      if (!sess.Run({}, {{vg.read, 0}}, {}, &o).ok())
+        ++failures;
+      else if (!Uniform(o[0]))
+        ++torn;
     }
   });
   std::thread a(adder), b(adder);

@@ -66,7 +66,7 @@ Tensor Filled(tx::DataType dtype, TensorShape shape, int seed = 0) {
 
 bool SameTensor(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() && a.byte_size() == b.byte_size() &&
-         (a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0);
+      (a.byte_size() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0);
 }
 
 Status ReadFile(const std::string& path) {
@@ -83,8 +83,8 @@ void ExpectReadError(const std::string& bytes, Code code, const char* substr) {
   if (s.ok() || s.code() != code || s.message().find(substr) == std::string::npos ||
       s.message().find(path) == std::string::npos) {
     const std::string shown = bytes.size() > 8 ? bytes.substr(8, 120) : std::string();
-    std::printf("  reading %s: expected code %d with '%s', got %d: %s\n", shown.c_str(),
-                static_cast<int>(code), substr, static_cast<int>(s.code()), s.message().c_str());
+    std::printf("  reading %s: expected code %d with '%s', got %d: %s\n", shown.c_str(), static_cast<int>(code), substr,
+                static_cast<int>(s.code()), s.message().c_str());
     ++tx_test::Failures();
   }
 }
@@ -246,14 +246,16 @@ TEST(RejectsBadFiles) {
   ExpectReadError(Image(entry, data) + "\n", Code::kDataLoss, "1 trailing bytes");
   ExpectReadError(Image(entry + "x", data), Code::kDataLoss, "trailing garbage");
   ExpectReadError(Image("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-                        "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[2,6]}}", data),
+                        "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[2,6]}}",
+                        data),
                   Code::kDataLoss, "overlaps tensor 'a'");
   ExpectReadError(Image("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", data), Code::kDataLoss,
                   "hole before 'a'");
   ExpectReadError(Image("{\"a\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[9,9]}}", ""), Code::kDataLoss,
                   "hole before 'a'");
-  ExpectReadError(Image("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}," 
-                        "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", data.substr(4)),
+  ExpectReadError(Image("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                        "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+                        data.substr(4)),
                   Code::kDataLoss, "overlaps");
   ExpectReadError(Image("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}", data), Code::kDataLoss,
                   "unexpected end");
@@ -261,10 +263,11 @@ TEST(RejectsBadFiles) {
                   "needs 2 * 8 bytes");
   // Zero-size tensors may share an offset with their neighbours; padding spaces are fine.
   const std::string path = PathFor("zeros.safetensors");
-  WriteBytes(path, Image("{\"e\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,8]},"
-                         "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-                         "\"f\":{\"dtype\":\"I8\",\"shape\":[0,3],\"data_offsets\":[0,0]}}   ",
-                         data));
+  WriteBytes(path,
+             Image("{\"e\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,8]},"
+                   "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+                   "\"f\":{\"dtype\":\"I8\",\"shape\":[0,3],\"data_offsets\":[0,0]}}   ",
+                   data));
   EXPECT_OK(ReadFile(path));
   Status s = ReadFile(PathFor("does-not-exist.safetensors"));
   EXPECT_TRUE(s.code() == Code::kNotFound && s.message().find("does-not-exist") != std::string::npos);

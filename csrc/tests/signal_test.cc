@@ -130,7 +130,8 @@ bool CheckLanes(int64_t n, double tol) {
   std::vector<fft::CVec<R>> z(static_cast<size_t>(n)), scratch(static_cast<size_t>(plan->scratch_size()));
   for (bool forward : {true, false}) {
     for (int64_t t = 0; t < n; ++t)
-      for (int v = 0; v < L; ++v) z[t].re[v] = static_cast<R>(x[v][t].real()), z[t].im[v] = static_cast<R>(x[v][t].imag());
+      for (int v = 0; v < L; ++v)
+        z[t].re[v] = static_cast<R>(x[v][t].real()), z[t].im[v] = static_cast<R>(x[v][t].imag());
     plan->ExecuteLanes(z.data(), scratch.data(), forward);
     for (int v = 0; v < L; ++v) {
       std::vector<std::complex<R>> got;
@@ -164,15 +165,17 @@ bool CheckLanes(int64_t n, double tol) {
     }
     ok = ok && RelError(got, want) < tol;
   }
-  if (!ok) std::printf("  lanes n=%lld %s: error above %.3g\n", static_cast<long long>(n), sizeof(R) == 4 ? "float" : "double", tol);
+  if (!ok)
+    std::printf("  lanes n=%lld %s: error above %.3g\n", static_cast<long long>(n), sizeof(R) == 4 ? "float" : "double",
+                tol);
   return ok;
 }
 
 std::vector<int64_t> Lengths() {
   std::vector<int64_t> n;
   for (int64_t i = 1; i <= 40; ++i) n.push_back(i);
-  for (int64_t v : {49, 60, 64, 81, 97, 100, 121, 125, 127, 128, 143, 169, 210, 211, 243, 256, 289, 360, 509, 625,
-                    1000, 1009, 1024, 2310, 4099})
+  for (int64_t v : {49,  60,  64,  81,  97,  100, 121, 125,  127,  128,  143,  169, 210,
+                    211, 243, 256, 289, 360, 509, 625, 1000, 1009, 1024, 2310, 4099})
     n.push_back(v);
   return n;
 }

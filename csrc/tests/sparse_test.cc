@@ -43,22 +43,34 @@ TEST(SparseShapes) {
       {"SparseTensorDenseAdd", {L({5, 2}), F({5}), L({2}), F({3, 4})}, none, "[3,4]"},
       {"SparseTensorDenseAdd", {L({5, 2}), F({5}), L({2}), F({3, 4, 1})}, none, "!dense operand has shape [3,4,1]"},
       {"SparseTensorDenseMatMul", {L({5, 2}), F({5}), Cst(I64({3, 4})), F({4, 6})}, none, "[3,6]"},
-      {"SparseTensorDenseMatMul", {L({5, 2}), F({5}), Cst(I64({3, 4})), F({6, 4})},
-       A({{"adjoint_a", AttrValue::Bool(true)}, {"adjoint_b", AttrValue::Bool(true)}}), "!inner dimension does not match"},
-      {"SparseTensorDenseMatMul", {L({5, 2}), F({5}), Cst(I64({3, 4})), F({6, 3})},
-       A({{"adjoint_a", AttrValue::Bool(true)}, {"adjoint_b", AttrValue::Bool(true)}}), "[4,6]"},
+      {"SparseTensorDenseMatMul",
+       {L({5, 2}), F({5}), Cst(I64({3, 4})), F({6, 4})},
+       A({{"adjoint_a", AttrValue::Bool(true)}, {"adjoint_b", AttrValue::Bool(true)}}),
+       "!inner dimension does not match"},
+      {"SparseTensorDenseMatMul",
+       {L({5, 2}), F({5}), Cst(I64({3, 4})), F({6, 3})},
+       A({{"adjoint_a", AttrValue::Bool(true)}, {"adjoint_b", AttrValue::Bool(true)}}),
+       "[4,6]"},
       {"SparseTensorDenseMatMul", {L({5, 2}), F({5}), L({2}), F({4, 6})}, none, "[?,6]"},
       {"SparseAdd", {L({5, 2}), F({5}), L({2}), L({4, 2}), F({4}), L({2}), F(kScalar)}, none, "[?,2]"},
-      {"SparseAdd", {L({5, 2}), F({5}), L({2}), L({4, 3}), F({4}), L({3}), F(kScalar)}, none,
+      {"SparseAdd",
+       {L({5, 2}), F({5}), L({2}), L({4, 3}), F({4}), L({3}), F(kScalar)},
+       none,
        "!Operands do not have the same ranks"},
       {"SparseAddGrad", {F({6}), L({5, 2}), L({4, 2}), L({6, 2})}, none, "[5]"},
       {"SparseReduceSum", {L({5, 3}), F({5}), Cst(I64({2, 3, 4})), Cst(MakeTensor<int32_t>({1}, {1}))}, none, "[2,4]"},
-      {"SparseReduceSum", {L({5, 3}), F({5}), Cst(I64({2, 3, 4})), Cst(MakeTensor<int32_t>({2}, {0, -1}))},
-       A({{"keep_dims", AttrValue::Bool(true)}}), "[1,3,1]"},
-      {"SparseReduceSum", {L({5, 3}), F({5}), Cst(I64({2, 3, 4})), Cst(MakeTensor<int32_t>({1}, {3}))}, none,
+      {"SparseReduceSum",
+       {L({5, 3}), F({5}), Cst(I64({2, 3, 4})), Cst(MakeTensor<int32_t>({2}, {0, -1}))},
+       A({{"keep_dims", AttrValue::Bool(true)}}),
+       "[1,3,1]"},
+      {"SparseReduceSum",
+       {L({5, 3}), F({5}), Cst(I64({2, 3, 4})), Cst(MakeTensor<int32_t>({1}, {3}))},
+       none,
        "!Invalid reduction dimension 3, for input with 3 dimensions"},
-      {"SparseReduceSum", {L({5, 3}), F({5}), L({3}), Ph(DT_INT32, PartialShape({1}))},
-       A({{"keep_dims", AttrValue::Bool(true)}}), "[?,?,?]"},
+      {"SparseReduceSum",
+       {L({5, 3}), F({5}), L({3}), Ph(DT_INT32, PartialShape({1}))},
+       A({{"keep_dims", AttrValue::Bool(true)}}),
+       "[?,?,?]"},
       {"SparseReduceMaxSparse", {L({5, 3}), F({5}), L({3}), Ph(DT_INT32, PartialShape({1}))}, none, "[?,?]"},
       {"SparseSoftmax", {L({5, 3}), F({5}), L({3})}, none, "[5]"},
       {"SparseSoftmax", {L({5, 1}), F({5}), L({1})}, none, "!rank >= 2"},
@@ -72,14 +84,20 @@ TEST(SparseShapes) {
 TEST(SparseToDenseKernel) {
   OpTester t;
   std::vector<Tensor> out;
-  EXPECT_OK(t.RunOp("SparseToDense", {M64(2, 2, {0, 1, 2, 0}), I64({3, 2}), F32({5, 6}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {-1})}, {},
-                    &out));
+  EXPECT_OK(t.RunOp(
+      "SparseToDense",
+      {M64(2, 2, {0, 1, 2, 0}), I64({3, 2}), F32({5, 6}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {-1})},
+      {}, &out));
   EXPECT_TRUE(Values<float>(out[0]) == std::vector<float>({-1, 5, -1, -1, 6, -1}));
-  EXPECT_ERROR(t.RunOp("SparseToDense", {M64(2, 2, {2, 0, 0, 1}), I64({3, 2}), F32({5, 6}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0})}, {},
-                       &out),
+  EXPECT_ERROR(t.RunOp("SparseToDense",
+                       {M64(2, 2, {2, 0, 0, 1}), I64({3, 2}), F32({5, 6}),
+                        MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0})},
+                       {}, &out),
                "indices[1] = [0,1] is out of order");
-  EXPECT_ERROR(t.RunOp("SparseToDense", {M64(2, 2, {0, 1, 3, 0}), I64({3, 2}), F32({5, 6}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0})}, {},
-                       &out),
+  EXPECT_ERROR(t.RunOp("SparseToDense",
+                       {M64(2, 2, {0, 1, 3, 0}), I64({3, 2}), F32({5, 6}),
+                        MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0})},
+                       {}, &out),
                "indices[1] = [3,0] is out of bounds: need 0 <= index < [3,2]");
 }
 
@@ -90,13 +108,15 @@ TEST(SparseReorderAndAdd) {
   EXPECT_TRUE(Values<int64_t>(out[0]) == std::vector<int64_t>({0, 0, 0, 1, 1, 0}));
   EXPECT_TRUE(Values<float>(out[1]) == std::vector<float>({3, 2, 1}));
   // a + b with one shared entry whose sum (0) falls below the threshold.
-  EXPECT_OK(t.RunOp("SparseAdd", {M64(2, 2, {0, 0, 1, 1}), F32({1, 2}), I64({2, 2}), M64(2, 2, {0, 0, 0, 1}),
-                                  F32({-1, 4}), I64({2, 2}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0.5f})},
+  EXPECT_OK(t.RunOp("SparseAdd",
+                    {M64(2, 2, {0, 0, 1, 1}), F32({1, 2}), I64({2, 2}), M64(2, 2, {0, 0, 0, 1}), F32({-1, 4}),
+                     I64({2, 2}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0.5f})},
                     {}, &out));
   EXPECT_TRUE(Values<int64_t>(out[0]) == std::vector<int64_t>({0, 1, 1, 1}));
   EXPECT_TRUE(Values<float>(out[1]) == std::vector<float>({4, 2}));
-  EXPECT_ERROR(t.RunOp("SparseAdd", {M64(2, 2, {1, 1, 0, 0}), F32({1, 2}), I64({2, 2}), M64(1, 2, {0, 0}), F32({1}),
-                                     I64({2, 2}), MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0})},
+  EXPECT_ERROR(t.RunOp("SparseAdd",
+                       {M64(2, 2, {1, 1, 0, 0}), F32({1, 2}), I64({2, 2}), M64(1, 2, {0, 0}), F32({1}), I64({2, 2}),
+                        MakeTensor<float>(TensorShape(std::vector<int64_t>{}), {0})},
                        {}, &out),
                "is out of order");
 }

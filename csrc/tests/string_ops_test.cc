@@ -49,7 +49,9 @@ TEST(StringShapeFunctions) {
       {"Substr", {S({3}), I({2}), I({3})}, {}, "!pos and len shapes must match"},
       {"Substr", {S({3}), I({2}), I({2})}, {}, "!incompatible shapes"},
       {"ReduceJoin", {S({2, 3}), Cst(MakeTensor<int32_t>({1}, {1}))}, {}, "[2]"},
-      {"ReduceJoin", {S({2, 3}), Cst(MakeTensor<int32_t>({1}, {-1}))}, A({{"keep_dims", AttrValue::Bool(true)}}),
+      {"ReduceJoin",
+       {S({2, 3}), Cst(MakeTensor<int32_t>({1}, {-1}))},
+       A({{"keep_dims", AttrValue::Bool(true)}}),
        "[2,1]"},
       {"ReduceJoin", {S({2, 3}), I({1})}, {}, "<unknown>"},
       {"DecodeRaw", {S({5})}, A({{"out_type", AttrValue::Type(DT_INT16)}}), "[5,?]"},
@@ -67,7 +69,7 @@ TEST(StringJoinValues) {
   OpTester t;
   std::vector<Tensor> out;
   EXPECT_OK(RunOpWithList(&t, "StringJoin", {Strings({2}, {"a", "b"}), Str("-")}, 2,
-                            {{"separator", AttrValue::String("/")}}, &out));
+                          {{"separator", AttrValue::String("/")}}, &out));
   EXPECT_TRUE(StrValues(out[0]) == std::vector<std::string>({"a/-", "b/-"}));
   EXPECT_ERROR(RunOpWithList(&t, "StringJoin", {Strings({2}, {"a", "b"}), Strings({3}, {"x", "y", "z"})}, 2, {}, &out),
                "Input shapes do not match");
@@ -119,10 +121,10 @@ TEST(StringKernelValues) {
   EXPECT_OK(t.RunOp("Add", {Strings({2}, {"a", "b"}), Str("!")}, {}, &out));
   EXPECT_TRUE(StrValues(out[0]) == std::vector<std::string>({"a!", "b!"}));
   EXPECT_OK(RunOpWithList(&t, "StringFormat", {MakeTensor<int32_t>({5}, {1, 2, 3, 4, 5}), Str("s")}, 2,
-                            {{"template", AttrValue::String("x={} y={}")},
-                             {"placeholder", AttrValue::String("{}")},
-                             {"summarize", AttrValue::Int(2)}},
-                            &out));
+                          {{"template", AttrValue::String("x={} y={}")},
+                           {"placeholder", AttrValue::String("{}")},
+                           {"summarize", AttrValue::Int(2)}},
+                          &out));
   EXPECT_TRUE(StrValues(out[0]) == std::vector<std::string>({"x=[1 2 ... 4 5] y=\"s\""}));
 }
 

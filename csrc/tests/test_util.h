@@ -73,41 +73,41 @@ inline int RunSuite(const std::string& suite) {
 
 #define TX_TEST_CAT2(a, b) a##b
 #define TX_TEST_CAT(a, b) TX_TEST_CAT2(a, b)
-#define TEST(name)                                                                  \
-  static void TX_TEST_CAT(tx_test_, name)();                                        \
+#define TEST(name)                                                                                           \
+  static void TX_TEST_CAT(tx_test_, name)();                                                                 \
   static ::tx_test::Registrar TX_TEST_CAT(tx_test_reg_, name)(#name, __FILE__, TX_TEST_CAT(tx_test_, name)); \
   static void TX_TEST_CAT(tx_test_, name)()
 
-#define EXPECT_TRUE(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond);               \
-      ++::tx_test::Failures();                                                      \
-    }                                                                               \
+#define EXPECT_TRUE(cond)                                             \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      std::printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+      ++::tx_test::Failures();                                        \
+    }                                                                 \
   } while (0)
 #define EXPECT_EQ(a, b) EXPECT_TRUE((a) == (b))
 #define EXPECT_NEAR(a, b, tol) EXPECT_TRUE(std::fabs((a) - (b)) <= (tol))
-#define EXPECT_OK(expr)                                                              \
-  do {                                                                              \
-    ::tx::Status _s = (expr);                                                       \
-    if (!_s.ok()) {                                                                 \
+#define EXPECT_OK(expr)                                                                       \
+  do {                                                                                        \
+    ::tx::Status _s = (expr);                                                                 \
+    if (!_s.ok()) {                                                                           \
       std::printf("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, _s.message().c_str()); \
-      ++::tx_test::Failures();                                                      \
-    }                                                                               \
+      ++::tx_test::Failures();                                                                \
+    }                                                                                         \
   } while (0)
 // Expects a non-OK status whose message contains `substr`.
-#define EXPECT_ERROR(expr, substr)                                                   \
-  do {                                                                              \
-    ::tx::Status _s = (expr);                                                       \
-    if (_s.ok() || _s.message().find(substr) == std::string::npos) {                \
+#define EXPECT_ERROR(expr, substr)                                                                            \
+  do {                                                                                                        \
+    ::tx::Status _s = (expr);                                                                                 \
+    if (_s.ok() || _s.message().find(substr) == std::string::npos) {                                          \
       std::printf("%s:%d: %s: expected error containing '%s', got '%s'\n", __FILE__, __LINE__, #expr, substr, \
-                  _s.ok() ? "OK" : _s.message().c_str());                           \
-      ++::tx_test::Failures();                                                      \
-    }                                                                               \
+                  _s.ok() ? "OK" : _s.message().c_str());                                                     \
+      ++::tx_test::Failures();                                                                                \
+    }                                                                                                         \
   } while (0)
 
 // A function run after the cases of the file that defines it: TX_TEST_TEARDOWN() { ... }
-#define TX_TEST_TEARDOWN()                                                          \
-  static void tx_test_teardown();                                                   \
+#define TX_TEST_TEARDOWN()                                                              \
+  static void tx_test_teardown();                                                       \
   static ::tx_test::TeardownRegistrar tx_test_teardown_reg(__FILE__, tx_test_teardown); \
   static void tx_test_teardown()

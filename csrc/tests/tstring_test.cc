@@ -166,16 +166,25 @@ TEST(StringTensorProtoRoundTrip) {
   EXPECT_TRUE(StrValues(back) == std::vector<std::string>({"", "", ""}));
   // tensor_content in TensorFlow's string-list encoding: varint lengths, then the bytes.
   wire::Writer c = empty;
-  c.WriteBytesField(4, std::string("\x02\x00\x01" "abz", 6));
+  c.WriteBytesField(4,
+                    std::string("\x02\x00\x01"
+                                "abz",
+                                6));
   wire::Reader rc(c.data());
   EXPECT_OK(codec::DecodeTensor(rc, &back));
   EXPECT_TRUE(StrValues(back) == std::vector<std::string>({"ab", "", "z"}));
   wire::Writer bad = empty;
-  bad.WriteBytesField(4, std::string("\x02\x00\x05" "abz", 6));
+  bad.WriteBytesField(4,
+                      std::string("\x02\x00\x05"
+                                  "abz",
+                                  6));
   wire::Reader rb(bad.data());
   EXPECT_ERROR(codec::DecodeTensor(rb, &back), "shorter than its lengths");
   wire::Writer extra = empty;
-  extra.WriteBytesField(4, std::string("\x01\x00\x01" "abzz", 7));
+  extra.WriteBytesField(4,
+                        std::string("\x01\x00\x01"
+                                    "abzz",
+                                    7));
   wire::Reader rx(extra.data());
   EXPECT_ERROR(codec::DecodeTensor(rx, &back), "past its strings");
   wire::Writer many = empty;
@@ -214,8 +223,8 @@ TEST(StringKernelsMoveElements) {
   const Tensor cond = MakeTensor<bool>({3}, {true, false, true});
   EXPECT_OK(t.RunOp("SelectV2", {cond, Strings({3}, {"t0", "t1", Long("t2")}), Strings({}, {Long("e")})}, {}, &out));
   EXPECT_TRUE(StrValues(out[0]) == std::vector<std::string>({"t0", Long("e"), Long("t2")}));
-  EXPECT_OK(t.RunOp("Split", {I32Scalar(1), Strings({1, 2}, {"l", Long("r")})}, {{"num_split", AttrValue::Int(2)}},
-                    &out));
+  EXPECT_OK(
+      t.RunOp("Split", {I32Scalar(1), Strings({1, 2}, {"l", Long("r")})}, {{"num_split", AttrValue::Int(2)}}, &out));
   EXPECT_TRUE(out.size() == 2 && StrValues(out[1]) == std::vector<std::string>({Long("r")}));
   EXPECT_OK(t.RunOp("Unpack", {x}, {{"num", AttrValue::Int(2)}}, &out));
   EXPECT_TRUE(StrValues(out[1]) == std::vector<std::string>({Long("d"), "e", Long("f")}));

@@ -103,7 +103,8 @@ Status EagerContext::RemoveFunction(const std::string& name) {
     std::lock_guard<std::mutex> l(mu_);
     for (auto it = kernels_.begin(); it != kernels_.end();) {
       auto next = std::next(it);
-      if (it->second.kernel->node != nullptr && CallsFunction(*it->second.kernel->node, name)) EraseKernel(it, &dropped);
+      if (it->second.kernel->node != nullptr && CallsFunction(*it->second.kernel->node, name))
+        EraseKernel(it, &dropped);
       it = next;
     }
     // Ops that kept their last kernel (TXE_OpReset reuse) must not call the removed body, nor a

@@ -26,7 +26,7 @@ enum class PlacementPolicy { kExplicit = 0, kWarn = 1, kSilent = 2, kSilentForIn
 struct EagerContextOptions {
   int intra_op_threads = 0;  // 0: number of cores
   int inter_op_threads = 0;  // 0: number of cores
-  int num_cpu_devices = 1;   // logical CPU devices /device:CPU:0..n-1, sharing host memory
+  int num_cpu_devices = 1;  // logical CPU devices /device:CPU:0..n-1, sharing host memory
   PlacementPolicy policy = PlacementPolicy::kSilent;
 };
 

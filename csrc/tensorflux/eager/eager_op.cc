@@ -16,7 +16,9 @@ thread_local EagerOpObserver* t_observer = nullptr;
 void AppendRaw(std::string* key, const void* p, size_t n) { key->append(static_cast<const char*>(p), n); }
 
 template <typename T>
-void AppendPod(std::string* key, T v) { AppendRaw(key, &v, sizeof v); }
+void AppendPod(std::string* key, T v) {
+  AppendRaw(key, &v, sizeof v);
+}
 
 void AppendString(std::string* key, std::string_view s) {
   AppendPod<uint64_t>(key, s.size());
@@ -45,7 +47,8 @@ void AppendAttr(std::string* key, const AttrValue& v) {
   using K = AttrValue::Kind;
   AppendPod<int8_t>(key, static_cast<int8_t>(v.kind));
   switch (v.kind) {
-    case K::kString: case K::kPlaceholder: AppendString(key, v.s); break;
+    case K::kString:
+    case K::kPlaceholder: AppendString(key, v.s); break;
     case K::kInt: AppendPod(key, v.i); break;
     case K::kFloat: AppendPod(key, v.f); break;
     case K::kBool: AppendPod<int8_t>(key, v.b); break;
@@ -55,19 +58,34 @@ void AppendAttr(std::string* key, const AttrValue& v) {
     case K::kFunc:
       AppendString(key, v.func ? v.func->name : "");
       if (v.func)
-        for (const auto& kv : v.func->attr) { AppendString(key, kv.first); AppendAttr(key, kv.second); }
+        for (const auto& kv : v.func->attr) {
+          AppendString(key, kv.first);
+          AppendAttr(key, kv.second);
+        }
       break;
     case K::kList: {
       const auto& l = v.list;
-      AppendPod<uint64_t>(key, l.s.size()); for (const auto& s : l.s) AppendString(key, s);
-      AppendPod<uint64_t>(key, l.i.size()); for (auto i : l.i) AppendPod(key, i);
-      AppendPod<uint64_t>(key, l.f.size()); for (auto f : l.f) AppendPod(key, f);
-      AppendPod<uint64_t>(key, l.b.size()); for (bool b : l.b) AppendPod<int8_t>(key, b);
-      AppendPod<uint64_t>(key, l.type.size()); for (auto t : l.type) AppendPod<int32_t>(key, t);
-      AppendPod<uint64_t>(key, l.shape.size()); for (const auto& s : l.shape) AppendShape(key, s);
-      AppendPod<uint64_t>(key, l.tensor.size()); for (const auto& t : l.tensor) AppendTensor(key, t);
+      AppendPod<uint64_t>(key, l.s.size());
+      for (const auto& s : l.s) AppendString(key, s);
+      AppendPod<uint64_t>(key, l.i.size());
+      for (auto i : l.i) AppendPod(key, i);
+      AppendPod<uint64_t>(key, l.f.size());
+      for (auto f : l.f) AppendPod(key, f);
+      AppendPod<uint64_t>(key, l.b.size());
+      for (bool b : l.b) AppendPod<int8_t>(key, b);
+      AppendPod<uint64_t>(key, l.type.size());
+      for (auto t : l.type) AppendPod<int32_t>(key, t);
+      AppendPod<uint64_t>(key, l.shape.size());
+      for (const auto& s : l.shape) AppendShape(key, s);
+      AppendPod<uint64_t>(key, l.tensor.size());
+      for (const auto& t : l.tensor) AppendTensor(key, t);
       AppendPod<uint64_t>(key, l.func.size());
-      for (const auto& f : l.func) { AttrValue a; a.kind = K::kFunc; a.func = std::make_shared<NameAttrList>(f); AppendAttr(key, a); }
+      for (const auto& f : l.func) {
+        AttrValue a;
+        a.kind = K::kFunc;
+        a.func = std::make_shared<NameAttrList>(f);
+        AppendAttr(key, a);
+      }
       break;
     }
     case K::kNone: break;
@@ -191,7 +209,7 @@ void EagerOp::SetAttr(const std::string& name, AttrValue v) {
   AppendString(&attr_key_, name);
   AppendAttr(&attr_key_, v);
   uncached_ |= v.kind == AttrValue::Kind::kTensor || !v.list.tensor.empty() ||
-               (name == "shared_name" && v.kind == AttrValue::Kind::kString && !v.s.empty());
+      (name == "shared_name" && v.kind == AttrValue::Kind::kString && !v.s.empty());
   attrs_[name] = std::move(v);
 }
 
@@ -211,7 +229,7 @@ Status EagerOp::PickDevice(int* device) const {
     // decides whether mixing devices without an explicit copy is allowed.
     const PlacementPolicy p = ctx_->policy();
     const bool silent = p == PlacementPolicy::kSilent || p == PlacementPolicy::kWarn ||
-                        (p == PlacementPolicy::kSilentForInt32 && tensors_[i].dtype() == DT_INT32);
+        (p == PlacementPolicy::kSilentForInt32 && tensors_[i].dtype() == DT_INT32);
     if (!silent)
       return InvalidArgument("Tensors on conflicting devices: input ", i, " of ", op_name_, " is on ",
                              ctx_->device_name(devices_[i]), " but the op runs on ", ctx_->device_name(d),
@@ -317,16 +335,22 @@ Status EagerOp::Execute(std::vector<EagerTensor>* outputs, int max_outputs, cons
   Tensor out_small[kInline];
   std::vector<Tensor> out_big;
   Tensor* out = out_small;
-  if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
+  if (nout > kInline) {
+    out_big.resize(nout);
+    out = out_big.data();
+  }
   OpKernelContext kctx(node, tensors_.data(), out, ctx_->intra_op_pool());
   kctx.set_resource_manager(ctx_->resources());
   kctx.set_cancellation(cancel);
   if (cancel != nullptr && cancel->cancelled()) return EagerError(cancel->status(), op_name_);
-  if (profiler::Active()) ProfiledCompute(*k, &kctx, nout, out);
-  else k->kernel->Compute(&kctx);
+  if (profiler::Active())
+    ProfiledCompute(*k, &kctx, nout, out);
+  else
+    k->kernel->Compute(&kctx);
   s = kctx.status();
   for (int j = 0; s.ok() && j < nout; ++j) {
-    if (!out[j].initialized()) s = Internal("kernel did not produce output ", j);
+    if (!out[j].initialized())
+      s = Internal("kernel did not produce output ", j);
     else if (out[j].dtype() != node->output_type(j))
       s = Internal("kernel produced a ", DataTypeString(out[j].dtype()), " output ", j, ", expected ",
                    DataTypeString(node->output_type(j)));

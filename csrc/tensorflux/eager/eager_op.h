@@ -100,7 +100,7 @@ class EagerOp {
   // An attr that makes the signature one-off was set: a tensor value (Const: one kernel per value)
   // or a shared_name (VarHandleOp of a new variable); the kernel is not cached.
   bool uncached_ = false;
-  std::string key_;       // scratch for the cache key
+  std::string key_;  // scratch for the cache key
   std::shared_ptr<const CachedKernel> last_;
   // The signature last_ was found for: compared field by field before any key is built.
   const OpRegistration* last_reg_ = nullptr;

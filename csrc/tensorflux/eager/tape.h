@@ -30,7 +30,7 @@ class CustomGradientFn {
 // outputs are kept alive for the gradient functions (Note [Tape memory]).
 struct TapeRecord {
   std::string op_type;  // "CustomGradient" for custom gradients
-  AttrMap attrs;        // the executed node's attrs, inferred and defaulted ones included
+  AttrMap attrs;  // the executed node's attrs, inferred and defaulted ones included
   std::vector<EagerTensor> inputs, outputs;
   int device = 0;  // where the op ran; its gradient ops run there too
   std::shared_ptr<CustomGradientFn> custom;  // set for custom gradients
@@ -43,8 +43,8 @@ class TapeStack;  // tape.cc
 bool CarriesGradient(DataType dt);
 
 struct TapeOptions {
-  bool persistent = false;                // Gradient may be called more than once
-  bool watch_accessed_variables = true;   // reads of a variable watch its handle
+  bool persistent = false;  // Gradient may be called more than once
+  bool watch_accessed_variables = true;  // reads of a variable watch its handle
 };
 
 // A tape is pushed on the creating thread's tape stack by its constructor and removed by its

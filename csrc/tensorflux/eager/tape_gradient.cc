@@ -237,8 +237,10 @@ Status Backprop(EagerContext* ctx, std::vector<std::shared_ptr<const TapeRecord>
     b.SetDevice(x.device);
     std::vector<GValue> gs = pending.Take(x.id);
     GValue g = scope.AddN(gs);
-    if (g.valid()) pending.Add(x.id, g);  // the same source may be listed twice
-    else if (unconnected_zero) g = ZerosFor(scope, b, x);
+    if (g.valid())
+      pending.Add(x.id, g);  // the same source may be listed twice
+    else if (unconnected_zero)
+      g = ZerosFor(scope, b, x);
     TX_RETURN_IF_ERROR(scope.status());
     if (!g.valid()) continue;
     EagerTensor dx = b.Unwrap(g);

@@ -130,9 +130,12 @@ bool CharClass::Contains(int32_t r) const {
   size_t lo = 0, hi = ranges.size();
   while (lo < hi) {
     const size_t mid = (lo + hi) / 2;
-    if (r < ranges[mid].first) hi = mid;
-    else if (r > ranges[mid].second) lo = mid + 1;
-    else return true;
+    if (r < ranges[mid].first)
+      hi = mid;
+    else if (r > ranges[mid].second)
+      lo = mid + 1;
+    else
+      return true;
   }
   return false;
 }

@@ -23,11 +23,11 @@ enum class Assertion : uint8_t { kBeginLine, kEndLine, kBeginText, kEndText, kWo
 struct Node {
   enum Kind : uint8_t { kEmpty, kClass, kAssert, kCapture, kConcat, kAlternate, kRepeat };
   Kind kind = kEmpty;
-  Ranges ranges;                       // kClass
-  Assertion assertion{};               // kAssert
-  int capture = 0;                     // kCapture: group number (1-based)
-  int min = 0, max = 0;                // kRepeat: max -1 is unbounded
-  bool greedy = true;                  // kRepeat
+  Ranges ranges;  // kClass
+  Assertion assertion{};  // kAssert
+  int capture = 0;  // kCapture: group number (1-based)
+  int min = 0, max = 0;  // kRepeat: max -1 is unbounded
+  bool greedy = true;  // kRepeat
   std::vector<std::unique_ptr<Node>> subs;
 };
 
@@ -45,9 +45,9 @@ struct Inst {
   enum Op : uint8_t { kRanges, kSplit, kJmp, kSave, kAssert, kMatch };
   Op op = kMatch;
   Assertion assertion{};  // kAssert
-  int32_t x = -1;         // next instruction (kSplit: the preferred branch)
-  int32_t y = -1;         // kSplit: the other branch
-  int32_t arg = 0;        // kRanges: class index; kSave: capture slot
+  int32_t x = -1;  // next instruction (kSplit: the preferred branch)
+  int32_t y = -1;  // kSplit: the other branch
+  int32_t arg = 0;  // kRanges: class index; kSave: capture slot
 };
 
 // A class as ranges plus a bitmap of its ASCII members (the common case, checked first).

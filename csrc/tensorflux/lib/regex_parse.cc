@@ -12,7 +12,7 @@ namespace regex {
 namespace {
 
 constexpr int kMaxRepeat = 1000;  // RE2's limit on {n,m} counts
-constexpr int kMaxDepth = 1000;   // RE2's limit on nesting
+constexpr int kMaxDepth = 1000;  // RE2's limit on nesting
 
 struct Flags {
   bool fold = false, multiline = false, dotnl = false, ungreedy = false;
@@ -243,8 +243,10 @@ class Parser {
     *hi = *lo;
     if (Peek() == ',') {
       ++pos_;
-      if (Peek() == '}') *hi = -1;
-      else if (!number(hi)) return false;
+      if (Peek() == '}')
+        *hi = -1;
+      else if (!number(hi))
+        return false;
     }
     if (Peek() != '}' || AtEnd()) return false;
     ++pos_;
@@ -403,9 +405,14 @@ class Parser {
       case 'z': ++pos_; return AssertNode(Assertion::kEndText);
       case 'b': ++pos_; return AssertNode(Assertion::kWordBoundary);
       case 'B': ++pos_; return AssertNode(Assertion::kNoWordBoundary);
-      case 'd': case 's': case 'w': ++pos_; return ClassNode(PerlClass(c));
-      case 'D': case 'S': case 'W': ++pos_; return ClassNode(Complement(PerlClass(static_cast<char>(c + 32))));
-      case 'p': case 'P': {
+      case 'd':
+      case 's':
+      case 'w': ++pos_; return ClassNode(PerlClass(c));
+      case 'D':
+      case 'S':
+      case 'W': ++pos_; return ClassNode(Complement(PerlClass(static_cast<char>(c + 32))));
+      case 'p':
+      case 'P': {
         const size_t close = Peek(1) == '{' ? pat_.find('}', pos_) : std::string_view::npos;
         pos_ = close != std::string_view::npos ? close + 1 : std::min(pat_.size(), pos_ + 2);
         return Fail("invalid character class range (Unicode classes are not supported): " + std::string(From(start)));
@@ -525,8 +532,10 @@ void Normalize(Ranges* r) {
   std::sort(r->begin(), r->end());
   Ranges out;
   for (const auto& x : *r) {
-    if (!out.empty() && x.first <= out.back().second + 1) out.back().second = std::max(out.back().second, x.second);
-    else out.push_back(x);
+    if (!out.empty() && x.first <= out.back().second + 1)
+      out.back().second = std::max(out.back().second, x.second);
+    else
+      out.push_back(x);
   }
   *r = std::move(out);
 }

@@ -22,8 +22,8 @@
 static const TX_PluginApi* api;
 
 /* Stops the calling function when `status` holds an error. */
-#define RETURN_IF_ERROR(status) \
-  do {                          \
+#define RETURN_IF_ERROR(status)                \
+  do {                                         \
     if (api->GetCode(status) != TX_OK) return; \
   } while (0)
 
@@ -225,8 +225,9 @@ static void ScaledSquareGrad(TX_GradContext* ctx, TX_Status* status) {
   RETURN_IF_ERROR(status);
   const float two_scale_f = 2.0f * scale;
   const double two_scale_d = 2.0 * (double)scale;
-  TX_GradValue factor = dtype == TX_FLOAT ? api->GradConstant(ctx, dtype, NULL, 0, &two_scale_f, sizeof two_scale_f, status)
-                                          : api->GradConstant(ctx, dtype, NULL, 0, &two_scale_d, sizeof two_scale_d, status);
+  TX_GradValue factor = dtype == TX_FLOAT
+      ? api->GradConstant(ctx, dtype, NULL, 0, &two_scale_f, sizeof two_scale_f, status)
+      : api->GradConstant(ctx, dtype, NULL, 0, &two_scale_d, sizeof two_scale_d, status);
   RETURN_IF_ERROR(status);
   TX_GradValue slope = Binary(ctx, "Mul", api->GradContextInput(ctx, 0), factor, status);
   RETURN_IF_ERROR(status);
@@ -270,10 +271,9 @@ static void RepeatGrad(TX_GradContext* ctx, TX_Status* status) {
 
 /* PluginBytesIdentity's OpDef, serialized by hand: name, input x: float, output y: float, summary. */
 static const unsigned char kBytesIdentityOpDef[] = {
-    0x0a, 19, 'P', 'l', 'u', 'g', 'i', 'n', 'B', 'y', 't', 'e', 's', 'I', 'd', 'e', 'n', 't', 'i', 't', 'y',
-    0x12, 5, 0x0a, 1, 'x', 0x18, 1,
-    0x1a, 5, 0x0a, 1, 'y', 0x18, 1,
-    0x2a, 17, 'R', 'e', 't', 'u', 'r', 'n', 's', ' ', 'x', ' ', 'i', 't', 's', 'e', 'l', 'f', '.'};
+    0x0a, 19,  'P', 'l',  'u', 'g',  'i', 'n', 'B',  'y', 't',  'e', 's',  'I', 'd', 'e',  'n', 't',
+    'i',  't', 'y', 0x12, 5,   0x0a, 1,   'x', 0x18, 1,   0x1a, 5,   0x0a, 1,   'y', 0x18, 1,   0x2a,
+    17,   'R', 'e', 't',  'u', 'r',  'n', 's', ' ',  'x', ' ',  'i', 't',  's', 'e', 'l',  'f', '.'};
 
 static void RegisterKernel(TX_PluginRegistrar* reg, const char* op, const char* type_attr, TX_DataType dtype,
                            TX_KernelCreateFn create, TX_KernelComputeFn compute, TX_KernelDeleteFn destroy,
@@ -297,11 +297,11 @@ TX_PLUGIN_EXPORT void TX_InitPlugin(const TX_PluginApi* core, TX_PluginRegistrar
   api->OpDefinitionBuilderSetShapeFunction(b, SameShape);
   api->RegisterOpDefinition(reg, b, status);
   RETURN_IF_ERROR(status);
-  RegisterKernel(reg, "PluginScaledSquare", "T", TX_FLOAT, ScaledSquareCreate, ScaledSquareCompute,
-                 ScaledSquareDelete, status);
+  RegisterKernel(reg, "PluginScaledSquare", "T", TX_FLOAT, ScaledSquareCreate, ScaledSquareCompute, ScaledSquareDelete,
+                 status);
   RETURN_IF_ERROR(status);
-  RegisterKernel(reg, "PluginScaledSquare", "T", TX_DOUBLE, ScaledSquareCreate, ScaledSquareCompute,
-                 ScaledSquareDelete, status);
+  RegisterKernel(reg, "PluginScaledSquare", "T", TX_DOUBLE, ScaledSquareCreate, ScaledSquareCompute, ScaledSquareDelete,
+                 status);
   RETURN_IF_ERROR(status);
   api->RegisterGradient(reg, "PluginScaledSquare", ScaledSquareGrad, status);
   RETURN_IF_ERROR(status);

@@ -25,8 +25,10 @@ namespace {
 // The strict comparison for ArgMax (kMax) or ArgMin.
 template <bool kMax, typename T>
 inline bool Better(T x, T best) {
-  if constexpr (kMax) return x > best;
-  else return x < best;
+  if constexpr (kMax)
+    return x > best;
+  else
+    return x < best;
 }
 
 // Index of the first extreme non-NaN element of x[0..n), or 0 when there is none.
@@ -35,39 +37,46 @@ int64_t ArgContig(const T* x, int64_t n) {
   if constexpr (std::is_same_v<T, bool>) {  // false < true, like 0 < 1
     return ArgContig<kMax>(reinterpret_cast<const uint8_t*>(x), n);
   } else {
-  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-    if (sizeof(T) == 8 || n < (int64_t{1} << 31)) {
-      const T lim = std::is_floating_point_v<T>
-                        ? (kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
-                        : (kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
-      const int64_t r = VecArgExtreme<T>(x, n, lim, [](auto v, auto best) {
-        if constexpr (kMax) return v > best;
-        else return v < best;
-      });
-      if (r >= 0) return r;
-      for (int64_t k = 0; k < n; ++k)  // nothing beat the limit value: find it, else 0
-        if (x[k] == lim) return k;
-      return 0;
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+      if (sizeof(T) == 8 || n < (int64_t{1} << 31)) {
+        const T lim = std::is_floating_point_v<T>
+            ? (kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
+            : (kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+        const int64_t r = VecArgExtreme<T>(x, n, lim, [](auto v, auto best) {
+          if constexpr (kMax)
+            return v > best;
+          else
+            return v < best;
+        });
+        if (r >= 0) return r;
+        for (int64_t k = 0; k < n; ++k)  // nothing beat the limit value: find it, else 0
+          if (x[k] == lim) return k;
+        return 0;
+      }
     }
-  }
-  constexpr int kLanes = 16;
-  const T init = std::is_floating_point_v<T>
-                     ? (kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
-                     : (kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
-  bool saw_nan = false;
-  const T best = VecExtreme<T>(x, n, init, [](auto a, auto v) {
-    if constexpr (kMax) return v > a ? v : a;
-    else return v < a ? v : a;
-  }, &saw_nan);
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) {  // find the block holding `best`, a vector test per block
-    int hit = 0;
-    for (int l = 0; l < kLanes; ++l) hit |= x[k + l] == best;
-    if (hit) break;
-  }
-  for (; k < n; ++k)
-    if (x[k] == best) return k;
-  return 0;
+    constexpr int kLanes = 16;
+    const T init = std::is_floating_point_v<T>
+        ? (kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
+        : (kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+    bool saw_nan = false;
+    const T best = VecExtreme<T>(
+        x, n, init,
+        [](auto a, auto v) {
+          if constexpr (kMax)
+            return v > a ? v : a;
+          else
+            return v < a ? v : a;
+        },
+        &saw_nan);
+    int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) {  // find the block holding `best`, a vector test per block
+      int hit = 0;
+      for (int l = 0; l < kLanes; ++l) hit |= x[k + l] == best;
+      if (hit) break;
+    }
+    for (; k < n; ++k)
+      if (x[k] == best) return k;
+    return 0;
   }
 }
 
@@ -82,15 +91,15 @@ class ArgOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
     const Tensor& xt = ctx->input(0);
     const Tensor& dt = ctx->input(1);
-    if (dt.rank() != 0 ||
-        (dt.dtype() != DT_INT32 && dt.dtype() != DT_INT64 && dt.dtype() != DT_INT16)) {
+    if (dt.rank() != 0 || (dt.dtype() != DT_INT32 && dt.dtype() != DT_INT64 && dt.dtype() != DT_INT16)) {
       ctx->SetStatus(InvalidArgument("dimension must be an integer scalar, got a ", DataTypeString(dt.dtype()),
                                      " tensor of shape ", dt.shape().ToString()));
       return;
     }
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, dt.dtype()));
     const int64_t d = dt.dtype() == DT_INT32 ? dt.data<int32_t>()[0]
-                      : dt.dtype() == DT_INT64 ? dt.data<int64_t>()[0] : dt.data<int16_t>()[0];
+        : dt.dtype() == DT_INT64             ? dt.data<int64_t>()[0]
+                                             : dt.data<int16_t>()[0];
     const int rank = xt.rank();
     if (rank == 0 || d < -rank || d >= rank) {
       ctx->SetStatus(InvalidArgument("Expected dimension in the range [", -rank, ", ", rank, "), but got ", d));
@@ -159,35 +168,35 @@ class ArgOp : public OpKernel {
   }
 };
 
-#define TX_REGISTER_ARG(T)                                                                              \
+#define TX_REGISTER_ARG(T)                                                                                     \
   TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<int64_t>("output_type"), \
-                     ArgOp<T, true, int64_t>);                                                            \
+                     ArgOp<T, true, int64_t>);                                                                 \
   TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<int32_t>("output_type"), \
-                     ArgOp<T, true, int32_t>);                                                            \
+                     ArgOp<T, true, int32_t>);                                                                 \
   TX_REGISTER_KERNEL(KernelDefBuilder("ArgMin").TypeConstraint<T>("T").TypeConstraint<int64_t>("output_type"), \
-                     ArgOp<T, false, int64_t>);                                                           \
+                     ArgOp<T, false, int64_t>);                                                                \
   TX_REGISTER_KERNEL(KernelDefBuilder("ArgMin").TypeConstraint<T>("T").TypeConstraint<int32_t>("output_type"), \
                      ArgOp<T, false, int32_t>)
 // Int16 and uint16 indices: ArgMax only, as TensorFlow registers them.
-#define TX_REGISTER_ARGMAX_NARROW(T)                                                                    \
-  TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<int16_t>("output_type"), \
-                     ArgOp<T, true, int16_t>);                                                            \
+#define TX_REGISTER_ARGMAX_NARROW(T)                                                                            \
+  TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<int16_t>("output_type"),  \
+                     ArgOp<T, true, int16_t>);                                                                  \
   TX_REGISTER_KERNEL(KernelDefBuilder("ArgMax").TypeConstraint<T>("T").TypeConstraint<uint16_t>("output_type"), \
                      ArgOp<T, true, uint16_t>)
 // Every input type, TensorFlow's list: the wide and 8-bit types, half and bfloat16, the other integers.
 #define TX_FOR_ARG_INPUT_TYPES(M) \
-  M(float);                        \
-  M(double);                       \
-  M(int32_t);                      \
-  M(int64_t);                      \
-  M(uint8_t);                      \
-  M(bool);                         \
-  M(Half);                         \
-  M(BFloat16);                     \
-  M(int8_t);                       \
-  M(int16_t);                      \
-  M(uint16_t);                     \
-  M(uint32_t);                     \
+  M(float);                       \
+  M(double);                      \
+  M(int32_t);                     \
+  M(int64_t);                     \
+  M(uint8_t);                     \
+  M(bool);                        \
+  M(Half);                        \
+  M(BFloat16);                    \
+  M(int8_t);                      \
+  M(int16_t);                     \
+  M(uint16_t);                    \
+  M(uint32_t);                    \
   M(uint64_t)
 TX_FOR_ARG_INPUT_TYPES(TX_REGISTER_ARG);
 TX_FOR_ARG_INPUT_TYPES(TX_REGISTER_ARGMAX_NARROW);

@@ -41,8 +41,8 @@ class RollOp : public OpKernel {
     }
     const std::vector<int64_t> shifts = IntValues(shift_t), axes = IntValues(axis_t);
     if (shifts.size() != axes.size()) {
-      ctx->SetStatus(InvalidArgument("shift and axis must have the same size, got ", shifts.size(), " and ",
-                                     axes.size()));
+      ctx->SetStatus(
+          InvalidArgument("shift and axis must have the same size, got ", shifts.size(), " and ", axes.size()));
       return;
     }
     const int rank = in.rank();
@@ -130,8 +130,8 @@ class BoundOp : public OpKernel {
       return;
     }
     if (sorted.dim(0) != values.dim(0)) {
-      ctx->SetStatus(InvalidArgument("Leading dim_size of both tensors must match: ", sorted.dim(0), " vs. ",
-                                     values.dim(0)));
+      ctx->SetStatus(
+          InvalidArgument("Leading dim_size of both tensors must match: ", sorted.dim(0), " vs. ", values.dim(0)));
       return;
     }
     Tensor* out = nullptr;
@@ -157,7 +157,10 @@ void RegisterRoll() {
   for (DataType ts : {DT_INT32, DT_INT64})
     for (DataType ta : {DT_INT32, DT_INT64})
       KernelRegistry::Global()->Register(
-          KernelDefBuilder("Roll").TypeConstraint("T", t).TypeConstraint("Tshift", ts).TypeConstraint("Taxis", ta)
+          KernelDefBuilder("Roll")
+              .TypeConstraint("T", t)
+              .TypeConstraint("Tshift", ts)
+              .TypeConstraint("Taxis", ta)
               .Build([](OpKernelConstruction* c) -> OpKernel* { return new RollOp<T>(c); }));
 }
 
@@ -168,10 +171,14 @@ void RegisterTyped() {
     using O = decltype(out_tag);
     constexpr DataType o = DataTypeOf<O>::value;
     KernelRegistry::Global()->Register(
-        KernelDefBuilder("LowerBound").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("out_type", o)
+        KernelDefBuilder("LowerBound")
+            .TypeConstraint("T", DataTypeOf<T>::value)
+            .TypeConstraint("out_type", o)
             .Build([](OpKernelConstruction* c) -> OpKernel* { return new BoundOp<T, O, false>(c); }));
     KernelRegistry::Global()->Register(
-        KernelDefBuilder("UpperBound").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("out_type", o)
+        KernelDefBuilder("UpperBound")
+            .TypeConstraint("T", DataTypeOf<T>::value)
+            .TypeConstraint("out_type", o)
             .Build([](OpKernelConstruction* c) -> OpKernel* { return new BoundOp<T, O, true>(c); }));
   };
   bound(int32_t{});
@@ -181,11 +188,15 @@ void RegisterTyped() {
 template <typename T>
 void RegisterLinSpace() {
   KernelRegistry::Global()->Register(
-      KernelDefBuilder("LinSpace").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tidx", DT_INT32).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new LinSpaceOp<T, int32_t>(c); }));
+      KernelDefBuilder("LinSpace")
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .TypeConstraint("Tidx", DT_INT32)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new LinSpaceOp<T, int32_t>(c); }));
   KernelRegistry::Global()->Register(
-      KernelDefBuilder("LinSpace").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tidx", DT_INT64).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new LinSpaceOp<T, int64_t>(c); }));
+      KernelDefBuilder("LinSpace")
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .TypeConstraint("Tidx", DT_INT64)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new LinSpaceOp<T, int64_t>(c); }));
 }
 
 const bool kRegistered = [] {

@@ -15,10 +15,9 @@ namespace cpu {
 // all of them (plain copies are instantiated per element size and strings are copied as objects,
 // see index_copy.h).
 inline const std::vector<DataType>& AllStorageTypes() {
-  static const std::vector<DataType> types = {DT_FLOAT,  DT_DOUBLE, DT_INT32,     DT_UINT8,     DT_INT16,
-                                              DT_INT8,   DT_INT64,  DT_BOOL,      DT_UINT16,    DT_UINT32,
-                                              DT_UINT64, DT_HALF,   DT_BFLOAT16,  DT_COMPLEX64, DT_COMPLEX128,
-                                              DT_STRING};
+  static const std::vector<DataType> types = {DT_FLOAT,    DT_DOUBLE,    DT_INT32,      DT_UINT8,  DT_INT16,  DT_INT8,
+                                              DT_INT64,    DT_BOOL,      DT_UINT16,     DT_UINT32, DT_UINT64, DT_HALF,
+                                              DT_BFLOAT16, DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
   return types;
 }
 
@@ -43,6 +42,6 @@ inline Status ReadIndexInput(const OpKernelContext* ctx, int i, const char* what
 }  // namespace tx
 
 // TX_REGISTER_ARRAY_KERNEL("Transpose", TransposeOp): one CPU registration per stored dtype of T.
-#define TX_REGISTER_ARRAY_KERNEL(op, ...)                                                              \
-  static ::tx::cpu::AllTypesRegistrar TX_KERNEL_CONCAT(tx_array_kernel_registrar_, __COUNTER__)(       \
+#define TX_REGISTER_ARRAY_KERNEL(op, ...)                                                        \
+  static ::tx::cpu::AllTypesRegistrar TX_KERNEL_CONCAT(tx_array_kernel_registrar_, __COUNTER__)( \
       op, "T", [](::tx::OpKernelConstruction* c) -> ::tx::OpKernel* { return new __VA_ARGS__(c); })

@@ -77,8 +77,8 @@ class BucketizeOp : public OpKernel {
     int32_t* o = out->data<int32_t>();
     ParallelRange(ctx->intra_op_pool(), x.num_elements(), 16, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
-        o[i] = static_cast<int32_t>(std::upper_bound(boundaries_.begin(), boundaries_.end(), in[i]) -
-                                    boundaries_.begin());
+        o[i] =
+            static_cast<int32_t>(std::upper_bound(boundaries_.begin(), boundaries_.end(), in[i]) - boundaries_.begin());
     });
   }
 

@@ -10,8 +10,7 @@ namespace tx {
 namespace cpu {
 namespace {
 
-#define TX_REGISTER_BINARY(OP, FN, T) \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), BinaryOp<T, FN>)
+#define TX_REGISTER_BINARY(OP, FN, T) TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), BinaryOp<T, FN>)
 #define TX_REGISTER_BINARY_INTS(OP, FN) \
   TX_REGISTER_BINARY(OP, FN, int32_t);  \
   TX_REGISTER_BINARY(OP, FN, int64_t)

@@ -19,9 +19,13 @@ using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigne
 
 // std::make_unsigned_t<T> for integers, T itself otherwise.
 template <typename T, bool = std::is_integral_v<T>>
-struct UnsignedIfIntegral { using type = T; };
+struct UnsignedIfIntegral {
+  using type = T;
+};
 template <typename T>
-struct UnsignedIfIntegral<T, true> { using type = std::make_unsigned_t<T>; };
+struct UnsignedIfIntegral<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
 template <typename T>
 using UnsignedIfIntegralT = typename UnsignedIfIntegral<T>::type;
 
@@ -30,8 +34,10 @@ struct AddFn {
   static constexpr IntCheck kCheck = IntCheck::kNone;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(x) + WrapType<T>(y));
-    else return x + y;
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(WrapType<T>(x) + WrapType<T>(y));
+    else
+      return x + y;
   }
 };
 
@@ -40,8 +46,10 @@ struct SubFn {
   static constexpr IntCheck kCheck = IntCheck::kNone;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(x) - WrapType<T>(y));
-    else return x - y;
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(WrapType<T>(x) - WrapType<T>(y));
+    else
+      return x - y;
   }
 };
 
@@ -50,8 +58,10 @@ struct MulFn {
   static constexpr IntCheck kCheck = IntCheck::kNone;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) return static_cast<T>(WrapType<T>(x) * WrapType<T>(y));
-    else return x * y;
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(WrapType<T>(x) * WrapType<T>(y));
+    else
+      return x * y;
   }
 };
 
@@ -127,8 +137,10 @@ struct MaximumFn {
   static constexpr IntCheck kCheck = IntCheck::kNone;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) return x > y ? x : y;
-    else return (x > y || x != x) ? x : y;
+    if constexpr (std::is_integral_v<T>)
+      return x > y ? x : y;
+    else
+      return (x > y || x != x) ? x : y;
   }
 };
 
@@ -137,8 +149,10 @@ struct MinimumFn {
   static constexpr IntCheck kCheck = IntCheck::kNone;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_integral_v<T>) return x < y ? x : y;
-    else return (x < y || x != x) ? x : y;
+    if constexpr (std::is_integral_v<T>)
+      return x < y ? x : y;
+    else
+      return (x < y || x != x) ? x : y;
   }
 };
 
@@ -153,11 +167,13 @@ struct SquaredDifferenceFn {
 };
 
 // Comparisons and logical ops: bool results.
-#define TX_COMPARE_FN(NAME, EXPR)                   \
-  struct NAME {                                     \
+#define TX_COMPARE_FN(NAME, EXPR)                       \
+  struct NAME {                                         \
     static constexpr IntCheck kCheck = IntCheck::kNone; \
-    template <typename T>                           \
-    static bool Apply(T x, T y) { return EXPR; }    \
+    template <typename T>                               \
+    static bool Apply(T x, T y) {                       \
+      return EXPR;                                      \
+    }                                                   \
   }
 TX_COMPARE_FN(EqualFn, x == y);
 TX_COMPARE_FN(NotEqualFn, x != y);
@@ -165,7 +181,7 @@ TX_COMPARE_FN(LessFn, x < y);
 TX_COMPARE_FN(LessEqualFn, x <= y);
 TX_COMPARE_FN(GreaterFn, x > y);
 TX_COMPARE_FN(GreaterEqualFn, x >= y);
-TX_COMPARE_FN(LogicalAndFn, x && y);
+TX_COMPARE_FN(LogicalAndFn, x&& y);
 TX_COMPARE_FN(LogicalOrFn, x || y);
 #undef TX_COMPARE_FN
 

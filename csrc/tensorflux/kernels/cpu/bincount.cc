@@ -18,8 +18,10 @@ Status CountRow(const I* x, const T* w, int64_t n, int64_t size, bool binary, T*
     const I v = x[i];
     if (v < 0) return InvalidArgument("Input arr must be non-negative! Got ", static_cast<int64_t>(v));
     if (static_cast<int64_t>(v) >= size) continue;
-    if (binary) bins[v] = T(1);
-    else bins[v] += w ? w[i] : T(1);
+    if (binary)
+      bins[v] = T(1);
+    else
+      bins[v] += w ? w[i] : T(1);
   }
   return Status::OK();
 }
@@ -73,8 +75,8 @@ class BincountOp : public OpKernel {
     const I* x = in.data<I>();
     const T* w = weighted ? wt.data<T>() : nullptr;
     for (int64_t r = 0; r < rows; ++r) {
-      TX_CTX_RETURN_IF_ERROR(ctx, (CountRow<I, T>(x + r * n, w ? w + r * n : nullptr, n, size, binary_,
-                                                   bins + r * size)));
+      TX_CTX_RETURN_IF_ERROR(ctx,
+                             (CountRow<I, T>(x + r * n, w ? w + r * n : nullptr, n, size, binary_, bins + r * size)));
     }
   }
 
@@ -85,14 +87,20 @@ class BincountOp : public OpKernel {
 template <typename T>
 void RegisterFor() {
   constexpr DataType t = DataTypeOf<T>::value;
-  KernelRegistry::Global()->Register(KernelDefBuilder("Bincount").TypeConstraint("T", t).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int32_t, T, false>(c); }));
   KernelRegistry::Global()->Register(
-      KernelDefBuilder("DenseBincount").TypeConstraint("T", t).TypeConstraint("Tidx", DT_INT32).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int32_t, T, true>(c); }));
+      KernelDefBuilder("Bincount").TypeConstraint("T", t).Build([](OpKernelConstruction* c) -> OpKernel* {
+        return new BincountOp<int32_t, T, false>(c);
+      }));
   KernelRegistry::Global()->Register(
-      KernelDefBuilder("DenseBincount").TypeConstraint("T", t).TypeConstraint("Tidx", DT_INT64).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int64_t, T, true>(c); }));
+      KernelDefBuilder("DenseBincount")
+          .TypeConstraint("T", t)
+          .TypeConstraint("Tidx", DT_INT32)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int32_t, T, true>(c); }));
+  KernelRegistry::Global()->Register(
+      KernelDefBuilder("DenseBincount")
+          .TypeConstraint("T", t)
+          .TypeConstraint("Tidx", DT_INT64)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new BincountOp<int64_t, T, true>(c); }));
 }
 
 const bool kRegistered = [] {

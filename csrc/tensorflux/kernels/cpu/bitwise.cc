@@ -13,13 +13,15 @@ namespace cpu {
 namespace {
 
 // A bitwise map of two integers.
-#define TX_BITWISE_FN(NAME, EXPR)                             \
-  struct NAME {                                               \
-    static constexpr IntCheck kCheck = IntCheck::kNone;       \
-    template <typename T>                                     \
-    static T Apply(T x, T y) { return static_cast<T>(EXPR); } \
+#define TX_BITWISE_FN(NAME, EXPR)                       \
+  struct NAME {                                         \
+    static constexpr IntCheck kCheck = IntCheck::kNone; \
+    template <typename T>                               \
+    static T Apply(T x, T y) {                          \
+      return static_cast<T>(EXPR);                      \
+    }                                                   \
   }
-TX_BITWISE_FN(BitwiseAndFn, x & y);
+TX_BITWISE_FN(BitwiseAndFn, x& y);
 TX_BITWISE_FN(BitwiseOrFn, x | y);
 TX_BITWISE_FN(BitwiseXorFn, x ^ y);
 #undef TX_BITWISE_FN
@@ -47,7 +49,9 @@ struct LeftShiftFn {
 struct RightShiftFn {
   static constexpr IntCheck kCheck = IntCheck::kNone;
   template <typename T>
-  static T Apply(T x, T y) { return static_cast<T>(x >> ShiftCount(y)); }
+  static T Apply(T x, T y) {
+    return static_cast<T>(x >> ShiftCount(y));
+  }
 };
 
 // x / y rounded toward zero; integers require y != 0 (MIN / -1 wraps to MIN).
@@ -56,8 +60,10 @@ struct TruncateDivFn {
   static constexpr int64_t kCost = 4;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) return std::trunc(x / y);
-    else return DivFn::Apply(x, y);
+    if constexpr (std::is_floating_point_v<T>)
+      return std::trunc(x / y);
+    else
+      return DivFn::Apply(x, y);
   }
 };
 
@@ -67,15 +73,20 @@ struct TruncateModFn {
   static constexpr int64_t kCost = 4;
   template <typename T>
   static T Apply(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) return std::fmod(x, y);
-    else if constexpr (std::is_signed_v<T>) return y == -1 ? T(0) : static_cast<T>(x % y);  // MIN % -1 overflows in C
-    else return static_cast<T>(x % y);
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmod(x, y);
+    else if constexpr (std::is_signed_v<T>)
+      return y == -1 ? T(0) : static_cast<T>(x % y);  // MIN % -1 overflows in C
+    else
+      return static_cast<T>(x % y);
   }
 };
 
 struct InvertFn : Map<InvertFn> {
   template <typename T>
-  static T Apply(T x) { return static_cast<T>(~x); }
+  static T Apply(T x) {
+    return static_cast<T>(~x);
+  }
 };
 
 struct PopulationCountFn : Map<PopulationCountFn> {
@@ -85,15 +96,14 @@ struct PopulationCountFn : Map<PopulationCountFn> {
   }
 };
 
-#define TX_REGISTER_BINARY(OP, FN, T) \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), BinaryOp<T, FN>)
-#define TX_REGISTER_INTEGER_KERNELS(T)                                                                     \
-  TX_REGISTER_BINARY("BitwiseAnd", BitwiseAndFn, T);                                                       \
-  TX_REGISTER_BINARY("BitwiseOr", BitwiseOrFn, T);                                                         \
-  TX_REGISTER_BINARY("BitwiseXor", BitwiseXorFn, T);                                                       \
-  TX_REGISTER_BINARY("LeftShift", LeftShiftFn, T);                                                         \
-  TX_REGISTER_BINARY("RightShift", RightShiftFn, T);                                                       \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Invert").TypeConstraint<T>("T"), UnaryOp<T, InvertFn>);             \
+#define TX_REGISTER_BINARY(OP, FN, T) TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), BinaryOp<T, FN>)
+#define TX_REGISTER_INTEGER_KERNELS(T)                                                         \
+  TX_REGISTER_BINARY("BitwiseAnd", BitwiseAndFn, T);                                           \
+  TX_REGISTER_BINARY("BitwiseOr", BitwiseOrFn, T);                                             \
+  TX_REGISTER_BINARY("BitwiseXor", BitwiseXorFn, T);                                           \
+  TX_REGISTER_BINARY("LeftShift", LeftShiftFn, T);                                             \
+  TX_REGISTER_BINARY("RightShift", RightShiftFn, T);                                           \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Invert").TypeConstraint<T>("T"), UnaryOp<T, InvertFn>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("PopulationCount").TypeConstraint<T>("T"), UnaryOp<T, PopulationCountFn, uint8_t>)
 TX_REGISTER_INTEGER_KERNELS(int8_t);
 TX_REGISTER_INTEGER_KERNELS(int16_t);

@@ -40,14 +40,14 @@ void GemmOrGemv(Gemm gemm, Gemv gemv, bool ta, bool tb, int64_t m, int64_t n, in
   if (k > 0 && n == 1 && m > 0)
     return gemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, i(ta ? k : m), i(ta ? m : k), T(1), a, i(lda), b,
                 i(tb ? 1 : ldb), T(0), c, i(ldc));
-  gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, i(m), i(n), i(k), T(1), a,
-       i(lda), b, i(ldb), T(0), c, i(ldc));
+  gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, i(m), i(n), i(k), T(1), a, i(lda),
+       b, i(ldb), T(0), c, i(ldc));
 }
 
 }  // namespace
 
-void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-              const float* b, int64_t ldb, float* c, int64_t ldc) {
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+              int64_t ldb, float* c, int64_t ldc) {
   GemmOrGemv(scipy_cblas_sgemm, scipy_cblas_sgemv, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
 }
 

@@ -15,8 +15,8 @@ bool FitsBlasInt(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int6
 
 // Row-major C[m,n] = op(A)[m,k] * op(B)[k,n], overwriting C; op transposes when trans_* is set.
 // Requires FitsBlasInt(m, n, k, lda, ldb, ldc); lda/ldb/ldc are row strides of the stored matrices.
-void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-              const float* b, int64_t ldb, float* c, int64_t ldc);
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+              int64_t ldb, float* c, int64_t ldc);
 void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
               const double* b, int64_t ldb, double* c, int64_t ldc);
 

@@ -22,16 +22,16 @@ void ComplexGemm(GemmOp op_a, GemmOp op_b, int64_t m, int64_t n, int64_t k, cons
                  const complex64* b, int64_t ldb, complex64* c, int64_t ldc) {
   const complex64 one(1), zero(0);
   scipy_cblas_cgemm(CblasRowMajor, Trans(op_a), Trans(op_b), static_cast<blasint>(m), static_cast<blasint>(n),
-                    static_cast<blasint>(k), &one, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), &zero,
-                    c, static_cast<blasint>(ldc));
+                    static_cast<blasint>(k), &one, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), &zero, c,
+                    static_cast<blasint>(ldc));
 }
 
 void ComplexGemm(GemmOp op_a, GemmOp op_b, int64_t m, int64_t n, int64_t k, const complex128* a, int64_t lda,
                  const complex128* b, int64_t ldb, complex128* c, int64_t ldc) {
   const complex128 one(1), zero(0);
   scipy_cblas_zgemm(CblasRowMajor, Trans(op_a), Trans(op_b), static_cast<blasint>(m), static_cast<blasint>(n),
-                    static_cast<blasint>(k), &one, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), &zero,
-                    c, static_cast<blasint>(ldc));
+                    static_cast<blasint>(k), &one, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), &zero, c,
+                    static_cast<blasint>(ldc));
 }
 
 template <typename C>
@@ -60,8 +60,7 @@ void PoolComplexGemm(ThreadPool* pool, GemmOp op_a, GemmOp op_b, int64_t m, int6
 
 template void PoolComplexGemm<complex64>(ThreadPool*, GemmOp, GemmOp, int64_t, int64_t, int64_t, const complex64*,
                                          int64_t, const complex64*, int64_t, complex64*, int64_t);
-template void PoolComplexGemm<complex128>(ThreadPool*, GemmOp, GemmOp, int64_t, int64_t, int64_t,
-                                          const complex128*, int64_t, const complex128*, int64_t, complex128*,
-                                          int64_t);
+template void PoolComplexGemm<complex128>(ThreadPool*, GemmOp, GemmOp, int64_t, int64_t, int64_t, const complex128*,
+                                          int64_t, const complex128*, int64_t, complex128*, int64_t);
 
 }  // namespace tx

@@ -19,9 +19,12 @@ Status MakeBroadcastPlan(const TensorShape& x, const TensorShape& y, BroadcastPl
   for (int k = 0; k < r; ++k) {
     const int ix = k - (r - x.rank()), iy = k - (r - y.rank());
     const int64_t dx = ix >= 0 ? x.dim(ix) : 1, dy = iy >= 0 ? y.dim(iy) : 1;
-    if (dx == dy || dy == 1) out[k] = dx;
-    else if (dx == 1) out[k] = dy;
-    else return InvalidArgument("Incompatible shapes: ", x.ToString(), " vs. ", y.ToString());
+    if (dx == dy || dy == 1)
+      out[k] = dx;
+    else if (dx == 1)
+      out[k] = dy;
+    else
+      return InvalidArgument("Incompatible shapes: ", x.ToString(), " vs. ", y.ToString());
     if (out[k] == 1) continue;
     const bool gx = dx == 1, gy = dy == 1;
     if (!sizes.empty() && bx.back() == gx && by.back() == gy) {

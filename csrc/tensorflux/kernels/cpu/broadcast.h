@@ -32,8 +32,9 @@ Status MakeBroadcastPlan(const TensorShape& x, const TensorShape& y, BroadcastPl
 // What Op gives on T: T when Op maps T's compute type to itself (16-bit floats compute in float,
 // Note [16-bit floats]), otherwise Op's result type (bool for comparisons).
 template <typename T, typename Op>
-using BinaryOutT = std::conditional_t<std::is_same_v<decltype(Op::Apply(ComputeType<T>(), ComputeType<T>())), ComputeType<T>>,
-                                      T, decltype(Op::Apply(ComputeType<T>(), ComputeType<T>()))>;
+using BinaryOutT =
+    std::conditional_t<std::is_same_v<decltype(Op::Apply(ComputeType<T>(), ComputeType<T>())), ComputeType<T>>, T,
+                       decltype(Op::Apply(ComputeType<T>(), ComputeType<T>()))>;
 
 // z[i] = Op::Apply(xf[i], yf[i]) on 16-bit floats: `load(b, m, xf, yf)` widens elements [b, b + m)
 // of both operands into float blocks; each result is rounded once (z may alias an input).
@@ -47,8 +48,10 @@ inline void Apply16(Out* z, int64_t n, const Load& load) {
     load(b, m, xf, yf);
 #pragma GCC ivdep
     for (int64_t i = 0; i < m; ++i) r[i] = Op::Apply(xf[i], yf[i]);
-    if constexpr (std::is_same_v<R, float>) FromFloat(r, z + b, m);
-    else std::copy(r, r + m, z + b);
+    if constexpr (std::is_same_v<R, float>)
+      FromFloat(r, z + b, m);
+    else
+      std::copy(r, r + m, z + b);
   }
 }
 
@@ -112,13 +115,17 @@ void RunTiled2D(const BroadcastPlan& p, const T* x, const T* y, Out* z, ThreadPo
   ParallelItems(pool, tiles, tile_len, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
       const int64_t off = t * tile_len;
-      if (x_repeats) ApplyVV<T, Op>(tile.get(), full + off, z + off, tile_len);
-      else ApplyVV<T, Op>(full + off, tile.get(), z + off, tile_len);
+      if (x_repeats)
+        ApplyVV<T, Op>(tile.get(), full + off, z + off, tile_len);
+      else
+        ApplyVV<T, Op>(full + off, tile.get(), z + off, tile_len);
     }
   });
   const int64_t done = tiles * tile_len, rest = rows * inner - done;
-  if (x_repeats) ApplyVV<T, Op>(tile.get(), full + done, z + done, rest);
-  else ApplyVV<T, Op>(full + done, tile.get(), z + done, rest);
+  if (x_repeats)
+    ApplyVV<T, Op>(tile.get(), full + done, z + done, rest);
+  else
+    ApplyVV<T, Op>(full + done, tile.get(), z + done, rest);
 }
 
 // Computes z = Op(x, y) over the plan's output (z is contiguous; it may alias an input of the
@@ -146,9 +153,12 @@ void RunBroadcast(const BroadcastPlan& p, const T* x, const T* y, Out* z, Thread
     }
     for (int64_t row = begin; row < end; ++row) {
       Out* zr = z + row * inner;
-      if (sx != 0 && sy != 0) ApplyVV<T, Op>(x + xo, y + yo, zr, inner);
-      else if (sx == 0 && sy != 0) ApplySV<T, Op>(x[xo], y + yo, zr, inner);
-      else if (sx != 0) ApplyVS<T, Op>(x + xo, y[yo], zr, inner);
+      if (sx != 0 && sy != 0)
+        ApplyVV<T, Op>(x + xo, y + yo, zr, inner);
+      else if (sx == 0 && sy != 0)
+        ApplySV<T, Op>(x[xo], y + yo, zr, inner);
+      else if (sx != 0)
+        ApplyVS<T, Op>(x + xo, y[yo], zr, inner);
       else {
         ApplyVV<T, Op>(x + xo, y + yo, zr, 1);
         std::fill(zr + 1, zr + inner, zr[0]);

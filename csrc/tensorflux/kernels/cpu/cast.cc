@@ -57,11 +57,15 @@ void CastRange(const void* in, void* out, int64_t begin, int64_t end, bool trunc
     float tmp[kConvertBlock];
     for (int64_t b = begin; b < end; b += kConvertBlock) {
       const int64_t m = std::min(kConvertBlock, end - b);
-      if constexpr (kIsFloat16<Src>) ToFloat(static_cast<const Src*>(in) + b, tmp, m);
-      else CastPlain<float, Src>(in, tmp, b, b + m);
+      if constexpr (kIsFloat16<Src>)
+        ToFloat(static_cast<const Src*>(in) + b, tmp, m);
+      else
+        CastPlain<float, Src>(in, tmp, b, b + m);
       if constexpr (std::is_same_v<Dst, BFloat16>) {
-        if (truncate) FromFloatTruncated(tmp, y + b, m);
-        else FromFloat(tmp, y + b, m);
+        if (truncate)
+          FromFloatTruncated(tmp, y + b, m);
+        else
+          FromFloat(tmp, y + b, m);
       } else if constexpr (std::is_same_v<Dst, Half>) {
         FromFloat(tmp, y + b, m);
       } else {
@@ -116,7 +120,7 @@ CastFn PickCast(DataType src, DataType dst) {
   }
 }
 
-constexpr DataType kCastTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_INT64, DT_UINT8, DT_INT8,   DT_INT16,
+constexpr DataType kCastTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_INT64, DT_UINT8, DT_INT8,    DT_INT16,
                                    DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL,  DT_HALF,  DT_BFLOAT16};
 
 // y = Cast(x); a cast to the same type shares the input's buffer.
@@ -127,7 +131,8 @@ class CastOp : public OpKernel {
     c->SetStatus(c->GetAttr("DstT", &dst_));
     c->SetStatus(c->GetAttr("Truncate", &truncate_));  // only matters for bfloat16 results
     if (c->status().ok() && src_ != dst_ && (fn_ = PickCast(src_, dst_)) == nullptr)
-      c->SetStatus(Unimplemented("Cast from ", DataTypeString(src_), " to ", DataTypeString(dst_), " is not supported"));
+      c->SetStatus(
+          Unimplemented("Cast from ", DataTypeString(src_), " to ", DataTypeString(dst_), " is not supported"));
   }
   bool IsExpensive() const override { return false; }
 

@@ -17,10 +17,14 @@ namespace {
 // 16-bit integers through int32, to uint32 through int64, then wrapping.
 template <typename Dst, typename R>
 inline Dst FromReal(R x) {
-  if constexpr (std::is_same_v<Dst, bool>) return x != R(0);
-  else if constexpr (std::is_integral_v<Dst> && sizeof(Dst) < 4) return static_cast<Dst>(static_cast<int32_t>(x));
-  else if constexpr (std::is_same_v<Dst, uint32_t>) return static_cast<Dst>(static_cast<int64_t>(x));
-  else return static_cast<Dst>(x);
+  if constexpr (std::is_same_v<Dst, bool>)
+    return x != R(0);
+  else if constexpr (std::is_integral_v<Dst> && sizeof(Dst) < 4)
+    return static_cast<Dst>(static_cast<int32_t>(x));
+  else if constexpr (std::is_same_v<Dst, uint32_t>)
+    return static_cast<Dst>(static_cast<int64_t>(x));
+  else
+    return static_cast<Dst>(x);
 }
 
 // out[i] = in[i] converted, for i in [begin, end).
@@ -33,9 +37,12 @@ void ConvertRange(const void* in, void* out, int64_t begin, int64_t end, bool /*
   } else {
     const Src* x = static_cast<const Src*>(in);
     for (int64_t i = begin; i < end; ++i) {
-      if constexpr (kIsComplex<Src> && kIsComplex<Dst>) y[i] = Dst(x[i]);
-      else if constexpr (kIsComplex<Src>) y[i] = FromReal<Dst>(x[i].real());
-      else y[i] = Dst(static_cast<typename Dst::value_type>(x[i]));
+      if constexpr (kIsComplex<Src> && kIsComplex<Dst>)
+        y[i] = Dst(x[i]);
+      else if constexpr (kIsComplex<Src>)
+        y[i] = FromReal<Dst>(x[i].real());
+      else
+        y[i] = Dst(static_cast<typename Dst::value_type>(x[i]));
     }
   }
 }

@@ -17,9 +17,9 @@ using ComplexCastFn = void (*)(const void* in, void* out, int64_t begin, int64_t
 ComplexCastFn PickComplexCast(DataType src, DataType dst);
 
 // The types converted to and from complex64 and complex128.
-inline constexpr DataType kComplexCastTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT8,   DT_INT16,     DT_INT32,
-                                                 DT_INT64,  DT_UINT8,  DT_UINT16, DT_UINT32,    DT_UINT64,
-                                                 DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128};
+inline constexpr DataType kComplexCastTypes[] = {DT_FLOAT, DT_DOUBLE,    DT_INT8,      DT_INT16,  DT_INT32,
+                                                 DT_INT64, DT_UINT8,     DT_UINT16,    DT_UINT32, DT_UINT64,
+                                                 DT_BOOL,  DT_COMPLEX64, DT_COMPLEX128};
 
 }  // namespace cpu
 }  // namespace tx

@@ -20,11 +20,15 @@ namespace {
 // min(x, hi) and max(x, lo), keeping a NaN x.
 struct ClipHiFn {
   template <typename T>
-  static T Apply(T x, T hi) { return x > hi ? hi : x; }
+  static T Apply(T x, T hi) {
+    return x > hi ? hi : x;
+  }
 };
 struct ClipLoFn {
   template <typename T>
-  static T Apply(T x, T lo) { return x < lo ? lo : x; }
+  static T Apply(T x, T lo) {
+    return x < lo ? lo : x;
+  }
 };
 
 template <typename T>
@@ -68,8 +72,7 @@ class ClipByValueOp : public OpKernel {
   }
 };
 
-#define TX_REGISTER_CLIP(T) \
-  TX_REGISTER_KERNEL(KernelDefBuilder("ClipByValue").TypeConstraint<T>("T"), ClipByValueOp<T>)
+#define TX_REGISTER_CLIP(T) TX_REGISTER_KERNEL(KernelDefBuilder("ClipByValue").TypeConstraint<T>("T"), ClipByValueOp<T>)
 TX_REGISTER_CLIP(float);
 TX_REGISTER_CLIP(double);
 TX_REGISTER_CLIP(int32_t);

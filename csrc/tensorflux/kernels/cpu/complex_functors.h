@@ -20,7 +20,9 @@ namespace complex_fn {
   struct NAME : Map<NAME> {                   \
     static constexpr int64_t kCost = COST;    \
     template <typename C>                     \
-    static auto Apply(C x) { return EXPR; }   \
+    static auto Apply(C x) {                  \
+      return EXPR;                            \
+    }                                         \
   }
 
 // exp(x) - 1 without cancellation for small |x|: expm1(a) cos b - 2 sin^2(b/2) + i e^a sin b.
@@ -77,7 +79,9 @@ TX_COMPLEX_UNARY_FN(SigmoidFn, C(1) / (C(1) + std::exp(-x)), 24);
     static constexpr IntCheck kCheck = IntCheck::kNone; \
     static constexpr int64_t kCost = COST;              \
     template <typename C>                               \
-    static auto Apply(C x, C y) { return EXPR; }        \
+    static auto Apply(C x, C y) {                       \
+      return EXPR;                                      \
+    }                                                   \
   }
 
 // (x - y) conj(x - y): |x - y|^2 as a complex number, as TensorFlow computes it.
@@ -91,11 +95,11 @@ TX_COMPLEX_BINARY_FN(MulNoNanFn, y == C(0) ? C(0) : x * y, 2);
 TX_COMPLEX_BINARY_FN(MakeComplexFn, std::complex<C>(x, y), 1);
 // The fused gradient ops (y, dy) -> dy * conj(f'(x)) written in terms of y = f(x), as TensorFlow's
 // complex kernels compute them.
-TX_COMPLEX_BINARY_FN(SqrtGradFn, y * C(0.5) / std::conj(x), 4);
-TX_COMPLEX_BINARY_FN(RsqrtGradFn, y * std::conj(C(-0.5) * x * x * x), 4);
-TX_COMPLEX_BINARY_FN(ReciprocalGradFn, y * std::conj(-x * x), 2);
-TX_COMPLEX_BINARY_FN(TanhGradFn, y * std::conj(C(1) - x * x), 2);
-TX_COMPLEX_BINARY_FN(SigmoidGradFn, y * std::conj(x * (C(1) - x)), 2);
+TX_COMPLEX_BINARY_FN(SqrtGradFn, y* C(0.5) / std::conj(x), 4);
+TX_COMPLEX_BINARY_FN(RsqrtGradFn, y* std::conj(C(-0.5) * x * x * x), 4);
+TX_COMPLEX_BINARY_FN(ReciprocalGradFn, y* std::conj(-x* x), 2);
+TX_COMPLEX_BINARY_FN(TanhGradFn, y* std::conj(C(1) - x * x), 2);
+TX_COMPLEX_BINARY_FN(SigmoidGradFn, y* std::conj(x*(C(1) - x)), 2);
 #undef TX_COMPLEX_BINARY_FN
 
 }  // namespace complex_fn

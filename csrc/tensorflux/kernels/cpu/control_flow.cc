@@ -56,11 +56,11 @@ class BranchOp : public OpKernel {
     size_t branch = 0;
     if (is_case_) {
       if (sel.shape().rank() != 0)
-        return ctx->SetStatus(InvalidArgument("[", name(), "] branch_index must be a scalar, got shape ",
-                                              sel.shape().ToString()));
+        return ctx->SetStatus(
+            InvalidArgument("[", name(), "] branch_index must be a scalar, got shape ", sel.shape().ToString()));
       const int32_t index = *sel.data<int32_t>();
       branch = index < 0 || static_cast<size_t>(index) >= branches_.size() ? branches_.size() - 1
-                                                                            : static_cast<size_t>(index);
+                                                                           : static_cast<size_t>(index);
     } else {
       bool cond = false;
       Status s = ToBool(sel, &cond);
@@ -115,7 +115,8 @@ class WhileOp : public OpKernel {
       if (ctx->cancelled()) return ctx->SetStatus(ctx->cancellation()->status());
       Status s = cond_.Run(ctx, vars, &pred, /*use_inter_op=*/false);
       bool go = false;
-      if (s.ok()) s = ToBool(pred[0], &go).WithPrefix("[" + name() + "] cond function '" + cond_.body().function + "': ");
+      if (s.ok())
+        s = ToBool(pred[0], &go).WithPrefix("[" + name() + "] cond function '" + cond_.body().function + "': ");
       if (!s.ok()) return ctx->SetStatus(s);
       if (!go) break;
       s = body_.Run(ctx, std::move(vars), &next, /*use_inter_op=*/false);

@@ -12,7 +12,8 @@ class LoweredControlFlowOp : public OpKernel {
  public:
   explicit LoweredControlFlowOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(Unimplemented(
-        "[", c->name(), "] ", c->op_type(), " is lowered (TensorFlow 1) control flow, which runs only once GraphDef "
+        "[", c->name(), "] ", c->op_type(),
+        " is lowered (TensorFlow 1) control flow, which runs only once GraphDef "
         "import has rebuilt it into While/If/Case: import the graph with tx.import_graph_def (TX_GraphImportGraphDef), "
         "or build conditionals and loops with tx.cond / tx.while_loop (If/While)"));
   }

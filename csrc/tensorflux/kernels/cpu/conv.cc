@@ -63,8 +63,10 @@ void Im2ColRows(const ConvGeometry& g, const T* in, int64_t row0, int64_t rows, 
       }
       for (int64_t kw = 0; kw < g.kw; ++kw) {
         const int64_t iw = iw0 + kw * g.dw;
-        if (iw < 0 || iw >= g.w) std::memset(dst + kw * cn, 0, sizeof(T) * cn);
-        else std::memcpy(dst + kw * cn, src + iw * c, sizeof(T) * cn);
+        if (iw < 0 || iw >= g.w)
+          std::memset(dst + kw * cn, 0, sizeof(T) * cn);
+        else
+          std::memcpy(dst + kw * cn, src + iw * c, sizeof(T) * cn);
       }
     }
   }
@@ -139,11 +141,11 @@ class Conv2DOp : public OpKernel, public EpilogueConv {
     const T* w = f.data<T>();
     if (g.groups > 1) {  // Note [Grouped Conv2D]
       const int64_t kg = g.kh * g.kw * (g.c / g.groups);
-      const int64_t chunk = std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * kg)));
+      const int64_t chunk =
+          std::max<int64_t>(1, std::min(rows, kPatchChunkBytes / static_cast<int64_t>(sizeof(T) * kg)));
       const int64_t row_cost = std::min<int64_t>(2 * k * g.m / g.groups, int64_t{1} << 20);
-      ParallelClaims(pool, rows, chunk, row_cost, [&](int64_t begin, int64_t end) {
-        GroupedIm2ColGemm(g, x, w, begin, end, chunk, y);
-      });
+      ParallelClaims(pool, rows, chunk, row_cost,
+                     [&](int64_t begin, int64_t end) { GroupedIm2ColGemm(g, x, w, begin, end, chunk, y); });
       return finish();
     }
     if constexpr (std::is_same<T, float>::value) {
@@ -165,7 +167,8 @@ class Conv2DOp : public OpKernel, public EpilogueConv {
     }
     const int64_t row_cost = std::min<int64_t>(2 * k * g.m, int64_t{1} << 20);  // capped: no overflow in the pool
     const int64_t block = std::min(chunk, (rows + threads - 1) / threads);
-    ParallelClaims(pool, rows, block, row_cost, [&](int64_t begin, int64_t end) { Im2ColGemm(g, x, w, begin, end, chunk, y); });
+    ParallelClaims(pool, rows, block, row_cost,
+                   [&](int64_t begin, int64_t end) { Im2ColGemm(g, x, w, begin, end, chunk, y); });
     finish();
   }
 
@@ -249,7 +252,7 @@ class Conv2DOp : public OpKernel, public EpilogueConv {
   ConvAttrs attrs_;
   const bool filter_is_const_;
   std::mutex packed_mu_;
-  RefPtr<Buffer> packed_from_;                     // guarded by packed_mu_
+  RefPtr<Buffer> packed_from_;  // guarded by packed_mu_
   std::shared_ptr<const PackedConvFilter> packed_;  // guarded by packed_mu_; packed from packed_from_
 };
 

@@ -130,9 +130,7 @@ Status CheckBackprop(const char* op, const Tensor& dy, const std::vector<int64_t
 template <typename T>
 class Conv3DBackpropInputOp : public OpKernel {
  public:
-  explicit Conv3DBackpropInputOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(a_.Read(c, kOp, true));
-  }
+  explicit Conv3DBackpropInputOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(a_.Read(c, kOp, true)); }
 
   void Compute(OpKernelContext* ctx) override {
     std::vector<int64_t> x_dims;
@@ -177,9 +175,7 @@ class Conv3DBackpropInputOp : public OpKernel {
 template <typename T>
 class Conv3DBackpropFilterOp : public OpKernel {
  public:
-  explicit Conv3DBackpropFilterOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(a_.Read(c, kOp, true));
-  }
+  explicit Conv3DBackpropFilterOp(OpKernelConstruction* c) : OpKernel(c) { c->SetStatus(a_.Read(c, kOp, true)); }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
@@ -221,8 +217,8 @@ class Conv3DBackpropFilterOp : public OpKernel {
   Window3dAttrs a_;
 };
 
-#define TX_REGISTER_CONV3D(T)                                                                                 \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Conv3D").TypeConstraint<T>("T"), Conv3DOp<T>);                        \
+#define TX_REGISTER_CONV3D(T)                                                                                     \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Conv3D").TypeConstraint<T>("T"), Conv3DOp<T>);                             \
   TX_REGISTER_KERNEL(KernelDefBuilder("Conv3DBackpropInputV2").TypeConstraint<T>("T"), Conv3DBackpropInputOp<T>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("Conv3DBackpropFilterV2").TypeConstraint<T>("T"), Conv3DBackpropFilterOp<T>)
 TX_REGISTER_CONV3D(float);

@@ -36,8 +36,7 @@ inline Status ShapeFromSizes(const char* op, const char* name, const Tensor& siz
 // Fills `g` from the forward input and filter shapes and checks that `out_backprop` has the
 // forward output's shape [N, OH, OW, M] (depthwise: [N, OH, OW, C*M]).
 inline Status BackpropGeometry(const char* op, const ConvAttrs& attrs, const TensorShape& input,
-                               const TensorShape& filter, const Tensor& out_backprop, bool depthwise,
-                               ConvGeometry* g) {
+                               const TensorShape& filter, const Tensor& out_backprop, bool depthwise, ConvGeometry* g) {
   const Tensor in(DT_FLOAT, input, RefPtr<Buffer>()), f(DT_FLOAT, filter, RefPtr<Buffer>());
   TX_RETURN_IF_ERROR(attrs.Compute(in, f, depthwise, g).WithPrefix(std::string(op) + ": "));
   const TensorShape want({g->n, g->oh, g->ow, depthwise ? g->c * g->m : g->m});
@@ -85,8 +84,8 @@ class ConvBackpropKernel : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DataTypeOf<T>::value));
     TensorShape in_shape, f_shape;
     ConvGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, ReadBackpropGeometry(ctx, attrs_, filter_grad_, depthwise_, op_, &in_shape, &f_shape,
-                                                     &g));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           ReadBackpropGeometry(ctx, attrs_, filter_grad_, depthwise_, op_, &in_shape, &f_shape, &g));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, filter_grad_ ? f_shape : in_shape, &out));
     if (out->num_elements() > 0) Backprop(ctx, g, out->data<T>(), out->num_elements());
@@ -128,8 +127,10 @@ void ForEachPatchTap(const ConvGeometry& g, int64_t row0, int64_t rows, const F&
 template <typename T>
 void GatherPatches(const ConvGeometry& g, const T* x, int64_t row0, int64_t rows, T* dst) {
   ForEachPatchTap(g, row0, rows, [&](int64_t tap, int64_t off) {
-    if (off < 0) std::memset(dst + tap * g.c, 0, sizeof(T) * g.c);
-    else std::memcpy(dst + tap * g.c, x + off, sizeof(T) * g.c);
+    if (off < 0)
+      std::memset(dst + tap * g.c, 0, sizeof(T) * g.c);
+    else
+      std::memcpy(dst + tap * g.c, x + off, sizeof(T) * g.c);
   });
 }
 

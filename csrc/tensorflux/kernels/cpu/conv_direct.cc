@@ -47,7 +47,7 @@ struct Vec {
   using V = __m256;
   static constexpr int kLanes = 8;
   static constexpr int kAccumulators = 12;  // of the 16 ymm registers: 6x2 tiles leave room for 2 loads and a broadcast
-  static constexpr int kPanelVectors = 2;   // panels of 16 channels
+  static constexpr int kPanelVectors = 2;  // panels of 16 channels
   static V Zero() { return _mm256_setzero_ps(); }
   static V Load(const float* p) { return _mm256_loadu_ps(p); }
   static V Set1(float v) { return _mm256_set1_ps(v); }
@@ -63,7 +63,7 @@ struct Vec {
   using V = __m512;
   static constexpr int kLanes = 16;
   static constexpr int kAccumulators = 24;  // of the 32 zmm registers (Note [Direct Conv2D])
-  static constexpr int kPanelVectors = 4;   // panels of 64 channels
+  static constexpr int kPanelVectors = 4;  // panels of 64 channels
   static V Zero() { return _mm512_setzero_ps(); }
   static V Load(const float* p) { return _mm512_loadu_ps(p); }
   static V Set1(float v) { return _mm512_set1_ps(v); }
@@ -85,7 +85,8 @@ bool UsesAvx512(int64_t m) { return HasAvx512() && m % 16 == 0; }
 
 // Channels per packed panel for M output channels.
 int64_t PanelWidth(int64_t m) {
-  return UsesAvx512(m) ? avx512::Vec::kLanes * avx512::Vec::kPanelVectors : avx2::Vec::kLanes * avx2::Vec::kPanelVectors;
+  return UsesAvx512(m) ? avx512::Vec::kLanes * avx512::Vec::kPanelVectors
+                       : avx2::Vec::kLanes * avx2::Vec::kPanelVectors;
 }
 
 // The patch slices cut into pieces of at most `rows` filter rows, grouped into K blocks of at most
@@ -93,7 +94,8 @@ int64_t PanelWidth(int64_t m) {
 std::vector<int64_t> KBlocks(std::vector<PatchSlice>* pieces, int64_t rows) {
   std::vector<PatchSlice> cut;
   for (const PatchSlice& s : *pieces)
-    for (int64_t r = 0; r < s.len; r += rows) cut.push_back({s.offset + r, std::min(rows, s.len - r), s.filter_row + r});
+    for (int64_t r = 0; r < s.len; r += rows)
+      cut.push_back({s.offset + r, std::min(rows, s.len - r), s.filter_row + r});
   *pieces = std::move(cut);
   std::vector<int64_t> blocks;
   int64_t filled = rows;
@@ -187,8 +189,10 @@ void DirectConv(ThreadPool* pool, const ConvGeometry& g, const float* x, const P
       const float* panel = w.data.data() + j0 * k;
       const PatchSlice* first = pieces.data();
       for (size_t b = 0; b < kblocks.size(); first += kblocks[b++]) {
-        if (wide) avx512::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
-        else avx2::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
+        if (wide)
+          avx512::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
+        else
+          avx2::Panel(wj, g, p, xp, first, kblocks[b], panel, q0, q1, b > 0, y + j0);
       }
       if (epilogue != nullptr) epilogue->Apply(y, g.m, q0, q1, j0, wj);
     }

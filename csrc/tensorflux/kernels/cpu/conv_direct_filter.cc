@@ -61,8 +61,8 @@ TX_AVX512 void GradRows(int64_t r, const float* const* a, int64_t off, int64_t n
 
 // All K rows of 16*NV channels of dw for one chunk of pixels (taps: their first taps).
 template <int NV>
-TX_AVX512 void GradColumns(const std::vector<PatchSlice>& slices, const float* const* taps, int64_t np,
-                           const float* dy, int64_t m, bool accumulate, float* dw) {
+TX_AVX512 void GradColumns(const std::vector<PatchSlice>& slices, const float* const* taps, int64_t np, const float* dy,
+                           int64_t m, bool accumulate, float* dw) {
   constexpr int64_t kRows = 24 / NV;  // R*NV accumulators, 24 of the 32 zmm registers
   for (const PatchSlice& s : slices)
     for (int64_t k = 0; k < s.len; k += kRows)

@@ -57,9 +57,8 @@ void PanelPixels(const ConvGeometry& g, const PaddedInput& p, const float* xp, c
 }
 
 // PanelPixels for a panel `width` channels wide (a multiple of Vec::kLanes, at most kPanel).
-inline void Panel(int64_t width, const ConvGeometry& g, const PaddedInput& p, const float* xp,
-                  const PatchSlice* pieces, int64_t npieces, const float* w, int64_t q0, int64_t q1, bool accumulate,
-                  float* y) {
+inline void Panel(int64_t width, const ConvGeometry& g, const PaddedInput& p, const float* xp, const PatchSlice* pieces,
+                  int64_t npieces, const float* w, int64_t q0, int64_t q1, bool accumulate, float* y) {
   switch (width / Vec::kLanes) {
     case 4:
       if constexpr (Vec::kPanelVectors >= 4) return PanelPixels<4>(g, p, xp, pieces, npieces, w, q0, q1, accumulate, y);

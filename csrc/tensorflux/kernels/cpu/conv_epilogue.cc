@@ -6,7 +6,6 @@
 
 #include "tensorflux/runtime/node_status.h"
 
-
 namespace tx {
 namespace cpu {
 namespace {
@@ -15,13 +14,19 @@ namespace {
 template <EpilogueStep::Op kOp>
 void Row(float* y, const float* c, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    if constexpr (kOp == EpilogueStep::Op::kAdd) y[i] = y[i] + c[i];
-    else if constexpr (kOp == EpilogueStep::Op::kMul) y[i] = y[i] * c[i];
-    else if constexpr (kOp == EpilogueStep::Op::kSub) y[i] = y[i] - c[i];
-    else if constexpr (kOp == EpilogueStep::Op::kSubFrom) y[i] = c[i] - y[i];
+    if constexpr (kOp == EpilogueStep::Op::kAdd)
+      y[i] = y[i] + c[i];
+    else if constexpr (kOp == EpilogueStep::Op::kMul)
+      y[i] = y[i] * c[i];
+    else if constexpr (kOp == EpilogueStep::Op::kSub)
+      y[i] = y[i] - c[i];
+    else if constexpr (kOp == EpilogueStep::Op::kSubFrom)
+      y[i] = c[i] - y[i];
     // Relu and Relu6 exactly as their kernels compute them (NaN stays NaN, -0 stays -0).
-    else if constexpr (kOp == EpilogueStep::Op::kRelu) y[i] = y[i] < 0.0f ? 0.0f : y[i];
-    else y[i] = std::min(std::max(y[i], 0.0f), 6.0f);
+    else if constexpr (kOp == EpilogueStep::Op::kRelu)
+      y[i] = y[i] < 0.0f ? 0.0f : y[i];
+    else
+      y[i] = std::min(std::max(y[i], 0.0f), 6.0f);
   }
 }
 
@@ -42,13 +47,16 @@ class FusedConv2DKernel : public OpKernel {
     const Node* node;
     std::unique_ptr<OpKernel> kernel;
     int chain_input;  // which input of node reads the chain's value
-    int operand;      // index of its other input among the fused node's operands, or -1
+    int operand;  // index of its other input among the fused node's operands, or -1
   };
 
   FusedConv2DKernel(OpKernelConstruction* c, const Node* conv, std::unique_ptr<OpKernel> conv_kernel,
                     std::vector<Member> members, std::vector<EpilogueStep> steps)
-      : OpKernel(c), conv_(conv), conv_kernel_(std::move(conv_kernel)),
-        epilogue_conv_(dynamic_cast<EpilogueConv*>(conv_kernel_.get())), members_(std::move(members)),
+      : OpKernel(c),
+        conv_(conv),
+        conv_kernel_(std::move(conv_kernel)),
+        epilogue_conv_(dynamic_cast<EpilogueConv*>(conv_kernel_.get())),
+        members_(std::move(members)),
         steps_(std::move(steps)) {}
 
   void Compute(OpKernelContext* ctx) override {
@@ -134,9 +142,12 @@ Status CreateFusedConv2DKernel(const Node* conv, const std::vector<const Node*>&
       step.op = op == "Relu" ? EpilogueStep::Op::kRelu : EpilogueStep::Op::kRelu6;
     } else {
       m.operand = step.operand = operands++;
-      if (op == "Mul") step.op = EpilogueStep::Op::kMul;
-      else if (op == "Sub") step.op = m.chain_input == 0 ? EpilogueStep::Op::kSub : EpilogueStep::Op::kSubFrom;
-      else step.op = EpilogueStep::Op::kAdd;  // BiasAdd, Add, AddV2
+      if (op == "Mul")
+        step.op = EpilogueStep::Op::kMul;
+      else if (op == "Sub")
+        step.op = m.chain_input == 0 ? EpilogueStep::Op::kSub : EpilogueStep::Op::kSubFrom;
+      else
+        step.op = EpilogueStep::Op::kAdd;  // BiasAdd, Add, AddV2
     }
     steps.push_back(step);
     kernels.push_back(std::move(m));

@@ -31,15 +31,19 @@ inline constexpr bool kIsFloating = std::is_floating_point_v<T> || kIsFloat16<T>
 // x in T's compute type (exact).
 template <typename T>
 inline ComputeType<T> Widen(T x) {
-  if constexpr (kIsFloat16<T>) return static_cast<float>(x);
-  else return x;
+  if constexpr (kIsFloat16<T>)
+    return static_cast<float>(x);
+  else
+    return x;
 }
 
 // v rounded to T (to nearest even for the 16-bit floats).
 template <typename T, typename C>
 inline T Narrow(C v) {
-  if constexpr (kIsFloat16<T>) return T(static_cast<float>(v));
-  else return static_cast<T>(v);
+  if constexpr (kIsFloat16<T>)
+    return T(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
 }
 
 // y[i] = float(x[i]) for i < n.
@@ -65,7 +69,8 @@ inline void FromFloat(const float* x, Half* y, int64_t n) {
   int64_t i = 0;
 #ifdef __F16C__
   for (; i + 8 <= n; i += 8)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
   for (; i < n; ++i) y[i].bits = FloatToHalfBits(x[i]);
 }

@@ -83,8 +83,7 @@ Status OneSequence(const CtcOptions& o, const std::vector<double>& logp, int64_t
   std::vector<double> occ(classes);
   for (int64_t t = 0; t < time; ++t) {
     std::fill(occ.begin(), occ.end(), kLogZero);
-    for (int64_t u = 0; u < u_len; ++u)
-      occ[lp[u]] = LogSumExp(occ[lp[u]], alpha[t * u_len + u] + beta[t * u_len + u]);
+    for (int64_t u = 0; u < u_len; ++u) occ[lp[u]] = LogSumExp(occ[lp[u]], alpha[t * u_len + u] + beta[t * u_len + u]);
     for (int64_t k = 0; k < classes; ++k) {
       const double y = std::exp(logp[t * classes + k]);
       grad[t * grad_stride + k] = log_p == kLogZero ? y : y - std::exp(occ[k] - log_p);  // no path: y, as TF
@@ -116,8 +115,8 @@ class CtcLossOp : public OpKernel {
       return ctx->SetStatus(InvalidArgument("CTCLoss: sequence_length must be a vector of batch size ", batch,
                                             ", got shape ", len.shape().ToString()));
     if (idx.rank() != 2 || idx.dim(1) != 2)
-      return ctx->SetStatus(InvalidArgument("CTCLoss: labels_indices must be a matrix [n, 2], got shape ",
-                                            idx.shape().ToString()));
+      return ctx->SetStatus(
+          InvalidArgument("CTCLoss: labels_indices must be a matrix [n, 2], got shape ", idx.shape().ToString()));
     if (vals.rank() != 1 || vals.dim(0) != idx.dim(0))
       return ctx->SetStatus(InvalidArgument("CTCLoss: labels_values must be a vector of ", idx.dim(0),
                                             " values (one per index row), got shape ", vals.shape().ToString()));
@@ -130,8 +129,8 @@ class CtcLossOp : public OpKernel {
     for (int64_t i = 0; i < idx.dim(0); ++i) {
       const int64_t b = ip[2 * i], pos = ip[2 * i + 1];
       if (b < 0 || b >= batch)
-        return ctx->SetStatus(InvalidArgument("CTCLoss: labels_indices[", i, "] has batch index ", b,
-                                              " outside [0, ", batch, ")"));
+        return ctx->SetStatus(
+            InvalidArgument("CTCLoss: labels_indices[", i, "] has batch index ", b, " outside [0, ", batch, ")"));
       if (b < last_b || pos <= last_pos[b])
         return ctx->SetStatus(InvalidArgument("CTCLoss: labels_indices must be ordered by batch, then position; ",
                                               "row ", i, " is out of order"));
@@ -169,7 +168,8 @@ class CtcLossOp : public OpKernel {
         status[b] = OneSequence(o_, logp, time, classes, labels[b], &loss, grad.data(), classes, b);
         loss_t->data<T>()[b] = static_cast<T>(loss);
         for (int64_t t = 0; t < time; ++t)
-          for (int64_t k = 0; k < classes; ++k) gp[(t * batch + b) * classes + k] = static_cast<T>(grad[t * classes + k]);
+          for (int64_t k = 0; k < classes; ++k)
+            gp[(t * batch + b) * classes + k] = static_cast<T>(grad[t * classes + k]);
       }
     });
     for (const Status& s : status)

@@ -53,8 +53,10 @@ void StridedSum(const T* src, const std::vector<int64_t>& out_dims, const std::v
     for (int64_t row = 0; row < n_out / inner; ++row) {
       const T* s = src + off;
       T* d = dst + row * inner;
-      if (step == 1) std::memcpy(d, s, sizeof(T) * inner);
-      else for (int64_t j = 0; j < inner; ++j) d[j] = s[j * step];
+      if (step == 1)
+        std::memcpy(d, s, sizeof(T) * inner);
+      else
+        for (int64_t j = 0; j < inner; ++j) d[j] = s[j * step];
       for (int a = r - 2; a >= 0; --a) {
         off += out_strides[a];
         if (++idx[a] < out_dims[a]) break;
@@ -127,8 +129,10 @@ void Gemm(ThreadPool* pool, bool ta, bool tb, int64_t m, int64_t n, int64_t k, c
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
   if constexpr (std::is_floating_point_v<T>) {
     if (FitsBlasInt(m, n, k, lda, ldb, n)) {
-      if (pool != nullptr) PoolGemm(pool, ta, tb, m, n, k, a, lda, b, ldb, c, n);
-      else BlasGemm(ta, tb, m, n, k, a, lda, b, ldb, c, n);
+      if (pool != nullptr)
+        PoolGemm(pool, ta, tb, m, n, k, a, lda, b, ldb, c, n);
+      else
+        BlasGemm(ta, tb, m, n, k, a, lda, b, ldb, c, n);
       return;
     }
   }
@@ -156,9 +160,12 @@ Status Contract(OpKernelContext* ctx, const Labeled<T>& x, const Labeled<T>& y, 
   std::vector<int> B, F0, F1, K;
   for (int l : out) {
     const bool in0 = Contains(x.labels, l), in1 = Contains(y.labels, l);
-    if (in0 && in1) B.push_back(l);
-    else if (in0) F0.push_back(l);
-    else if (in1) F1.push_back(l);
+    if (in0 && in1)
+      B.push_back(l);
+    else if (in0)
+      F0.push_back(l);
+    else if (in1)
+      F1.push_back(l);
   }
   for (int l : x.labels)
     if (Contains(y.labels, l) && !Contains(out, l)) K.push_back(l);

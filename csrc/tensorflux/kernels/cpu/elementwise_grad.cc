@@ -53,8 +53,10 @@ class ElementwiseGradOp : public OpKernel {
     const T* b = bt.data<T>();
     T* z = out->data<T>();
     ParallelRange(ctx->intra_op_pool(), out->num_elements(), Fn::kCost, [&](int64_t lo, int64_t hi) {
-      if constexpr (kIsFloat16<T>) RunWidened(a + lo, b + lo, z + lo, hi - lo);
-      else fn_.Run(a + lo, b + lo, z + lo, hi - lo);
+      if constexpr (kIsFloat16<T>)
+        RunWidened(a + lo, b + lo, z + lo, hi - lo);
+      else
+        fn_.Run(a + lo, b + lo, z + lo, hi - lo);
     });
   }
 

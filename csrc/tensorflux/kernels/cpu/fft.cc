@@ -54,8 +54,9 @@ class FftOp : public OpKernel {
     if (info_.fixed_rank == 0) TX_CTX_RETURN_IF_ERROR(ctx, ReadVector(ctx, 2, "axes", &axes));
     fft_util::Spec spec;
     const std::vector<int64_t>& in_dims = input.shape().dims();
-    TX_CTX_RETURN_IF_ERROR(ctx, fft_util::Resolve(info_, in_dims, info_.has_length ? &lengths : nullptr,
-                                                  info_.fixed_rank == 0 ? &axes : nullptr, &spec));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           fft_util::Resolve(info_, in_dims, info_.has_length ? &lengths : nullptr,
+                                             info_.fixed_rank == 0 ? &axes : nullptr, &spec));
     const std::vector<int64_t> work_dims = fft_util::WorkDims(info_, in_dims, spec);
     const std::vector<int64_t> out_dims = fft_util::OutputDims(info_, in_dims, spec);
     TensorShape out_shape;
@@ -122,18 +123,26 @@ const bool kRegistered = [] {
   const char* complex_ops[] = {"FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "FFTND", "IFFTND"};
   const char* real_ops[] = {"RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D", "RFFTND", "IRFFTND"};
   for (const char* op : complex_ops) {
-    KernelRegistry::Global()->Register(KernelDefBuilder(op).TypeConstraint<complex64>("Tcomplex").Build(
-        [](OpKernelConstruction* c) -> OpKernel* { return new FftOp<float>(c); }));
-    KernelRegistry::Global()->Register(KernelDefBuilder(op).TypeConstraint<complex128>("Tcomplex").Build(
-        [](OpKernelConstruction* c) -> OpKernel* { return new FftOp<double>(c); }));
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder(op).TypeConstraint<complex64>("Tcomplex").Build([](OpKernelConstruction* c) -> OpKernel* {
+          return new FftOp<float>(c);
+        }));
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder(op).TypeConstraint<complex128>("Tcomplex").Build([](OpKernelConstruction* c) -> OpKernel* {
+          return new FftOp<double>(c);
+        }));
   }
   for (const char* op : real_ops) {
     KernelRegistry::Global()->Register(
-        KernelDefBuilder(op).TypeConstraint<float>("Treal").TypeConstraint<complex64>("Tcomplex").Build(
-            [](OpKernelConstruction* c) -> OpKernel* { return new FftOp<float>(c); }));
+        KernelDefBuilder(op)
+            .TypeConstraint<float>("Treal")
+            .TypeConstraint<complex64>("Tcomplex")
+            .Build([](OpKernelConstruction* c) -> OpKernel* { return new FftOp<float>(c); }));
     KernelRegistry::Global()->Register(
-        KernelDefBuilder(op).TypeConstraint<double>("Treal").TypeConstraint<complex128>("Tcomplex").Build(
-            [](OpKernelConstruction* c) -> OpKernel* { return new FftOp<double>(c); }));
+        KernelDefBuilder(op)
+            .TypeConstraint<double>("Treal")
+            .TypeConstraint<complex128>("Tcomplex")
+            .Build([](OpKernelConstruction* c) -> OpKernel* { return new FftOp<double>(c); }));
   }
   return true;
 }();

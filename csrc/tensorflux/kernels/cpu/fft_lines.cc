@@ -132,7 +132,8 @@ void ComplexLines(std::complex<R>* data, const Lines& lines, bool forward, Threa
     C* line[kLanes<R>];
     for (int v = 0; v < active; ++v) line[v] = data + LineStart(lines, n, first + v);
     for (int64_t t = 0; t < n; ++t)
-      for (int v = 0; v < active; ++v) Re(z, t, v) = line[v][t * stride].real(), Im(z, t, v) = line[v][t * stride].imag();
+      for (int v = 0; v < active; ++v)
+        Re(z, t, v) = line[v][t * stride].real(), Im(z, t, v) = line[v][t * stride].imag();
     plan->ExecuteLanes(z, bufs.second.get(), forward);
     for (int64_t t = 0; t < n; ++t)
       for (int v = 0; v < active; ++v) line[v][t * stride] = C(Re(z, t, v), Im(z, t, v));

@@ -33,26 +33,34 @@ struct Range {
 template <bool kFwd, typename R>
 inline C<R> Twiddle(C<R> a, C<R> w) {
   const R ar = a.real(), ai = a.imag(), wr = w.real(), wi = w.imag();
-  if constexpr (kFwd) return {ar * wr - ai * wi, ar * wi + ai * wr};
-  else return {ar * wr + ai * wi, ai * wr - ar * wi};
+  if constexpr (kFwd)
+    return {ar * wr - ai * wi, ar * wi + ai * wr};
+  else
+    return {ar * wr + ai * wi, ai * wr - ar * wi};
 }
 template <bool kFwd, typename R>
 inline CVec<R> Twiddle(CVec<R> a, C<R> w) {
   const R wr = w.real(), wi = w.imag();
-  if constexpr (kFwd) return {a.re * wr - a.im * wi, a.re * wi + a.im * wr};
-  else return {a.re * wr + a.im * wi, a.im * wr - a.re * wi};
+  if constexpr (kFwd)
+    return {a.re * wr - a.im * wi, a.re * wi + a.im * wr};
+  else
+    return {a.re * wr + a.im * wi, a.im * wr - a.re * wi};
 }
 
 // -i a (kFwd) or i a: the rotation by the direction's quarter turn.
 template <bool kFwd, typename R>
 inline C<R> QuarterTurn(C<R> a) {
-  if constexpr (kFwd) return {a.imag(), -a.real()};
-  else return {-a.imag(), a.real()};
+  if constexpr (kFwd)
+    return {a.imag(), -a.real()};
+  else
+    return {-a.imag(), a.real()};
 }
 template <bool kFwd, typename R>
 inline CVec<R> QuarterTurn(CVec<R> a) {
-  if constexpr (kFwd) return {a.im, -a.re};
-  else return {-a.im, a.re};
+  if constexpr (kFwd)
+    return {a.im, -a.re};
+  else
+    return {-a.im, a.re};
 }
 
 template <bool kFwd, typename T, typename R>
@@ -144,8 +152,8 @@ void Pass5(int64_t ido, int64_t l1, const T* cc, T* ch, const C<R>* tw, Range r)
 // Any odd ip, O(ip) work per element: the DFT of each group pairs u_j with u_{ip-j}.
 // cs/sn hold cos and sin of 2 pi m / ip for m < ip; work holds 2 * ip values.
 template <bool kFwd, typename T, typename R>
-void PassGeneric(int64_t ip, int64_t ido, int64_t l1, const T* cc, T* ch, const C<R>* tw, const R* cs,
-                 const R* sn, T* work, Range r) {
+void PassGeneric(int64_t ip, int64_t ido, int64_t l1, const T* cc, T* ch, const C<R>* tw, const R* cs, const R* sn,
+                 T* work, Range r) {
   const int64_t h = (ip - 1) / 2;
   T* u = work;
   T* v = work + ip;
@@ -155,7 +163,7 @@ void PassGeneric(int64_t ip, int64_t ido, int64_t l1, const T* cc, T* ch, const 
       u[0] = sum;
       for (int64_t j = 1; j <= h; ++j) {
         const T a = cc[(j + k * ip) * ido + i], b = cc[(ip - j + k * ip) * ido + i];
-        u[j] = a + b;       // pair sums
+        u[j] = a + b;  // pair sums
         u[ip - j] = a - b;  // pair differences
         sum += u[j];
       }

@@ -137,8 +137,10 @@ class CooleyTukey {
     T* out = scratch;
     for (const Pass& p : passes_) {
       ForBlocks(pool, n_, p.ido, p.l1, [&](passes::Range r) {
-        if (forward) Run<true>(p, in, out, r);
-        else Run<false>(p, in, out, r);
+        if (forward)
+          Run<true>(p, in, out, r);
+        else
+          Run<false>(p, in, out, r);
       });
       std::swap(in, out);
     }
@@ -241,14 +243,18 @@ int64_t ComplexPlan<R>::scratch_size() const {
 
 template <typename R>
 void ComplexPlan<R>::Execute(C* data, C* scratch, bool forward, ThreadPool* pool) const {
-  if (ct_) ct_->Execute(data, scratch, forward, pool);
-  else bluestein_->Execute(data, scratch, forward, pool);
+  if (ct_)
+    ct_->Execute(data, scratch, forward, pool);
+  else
+    bluestein_->Execute(data, scratch, forward, pool);
 }
 
 template <typename R>
 void ComplexPlan<R>::ExecuteLanes(CVec<R>* data, CVec<R>* scratch, bool forward) const {
-  if (ct_) ct_->Execute(data, scratch, forward, nullptr);
-  else bluestein_->Execute(data, scratch, forward, nullptr);
+  if (ct_)
+    ct_->Execute(data, scratch, forward, nullptr);
+  else
+    bluestein_->Execute(data, scratch, forward, nullptr);
 }
 
 namespace {

@@ -83,7 +83,7 @@ class RealPlan {
   int64_t n_;
   std::shared_ptr<const ComplexPlan<R>> half_;  // even n: a complex plan of n/2
   std::shared_ptr<const ComplexPlan<R>> full_;  // odd n: a complex plan of n
-  std::vector<C> twiddle_;                      // even n: exp(-2 pi i k / n), k <= n/4
+  std::vector<C> twiddle_;  // even n: exp(-2 pi i k / n), k <= n/4
 };
 
 // The cached plan for length n (built on first use; thread-safe).

@@ -128,8 +128,8 @@ void RealPlan<R>::BackwardLanes(CVec<R>* z, CVec<R>* scratch) const {
     const CVec<R> a = xk + xmk, d = xk - xmk;
     const R wr = twiddle_[k].real(), wi = twiddle_[k].imag();
     const CVec<R> b = {d.re * wr + d.im * wi, d.im * wr - d.re * wi};  // d conj(w^k)
-    z[k] = {a.re - b.im, a.im + b.re};        // a + i b
-    z[m - k] = {a.re + b.im, b.re - a.im};    // conj(a) + i conj(b)
+    z[k] = {a.re - b.im, a.im + b.re};  // a + i b
+    z[m - k] = {a.re + b.im, b.re - a.im};  // conj(a) + i conj(b)
   }
   half_->ExecuteLanes(z, scratch, false);
 }

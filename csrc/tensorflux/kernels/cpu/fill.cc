@@ -93,18 +93,39 @@ class ConstLikeOp : public OpKernel {
     uint64_t& one = pattern[0];
     if (kOne) {
       switch (dt) {
-        case DT_FLOAT: { float v = 1; std::memcpy(&one, &v, 4); break; }
-        case DT_DOUBLE: { double v = 1; std::memcpy(&one, &v, 8); break; }
+        case DT_FLOAT: {
+          float v = 1;
+          std::memcpy(&one, &v, 4);
+          break;
+        }
+        case DT_DOUBLE: {
+          double v = 1;
+          std::memcpy(&one, &v, 8);
+          break;
+        }
         case DT_HALF: one = 0x3C00; break;
         case DT_BFLOAT16: one = 0x3F80; break;
-        case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: case DT_INT32: case DT_UINT32:
-        case DT_INT64: case DT_UINT64: case DT_BOOL: one = 1; break;
+        case DT_INT8:
+        case DT_UINT8:
+        case DT_INT16:
+        case DT_UINT16:
+        case DT_INT32:
+        case DT_UINT32:
+        case DT_INT64:
+        case DT_UINT64:
+        case DT_BOOL: one = 1; break;
         // Complex block: 1 + 0i.
-        case DT_COMPLEX64: { const float v[2] = {1, 0}; std::memcpy(pattern, v, 8); break; }
-        case DT_COMPLEX128: { const double v[2] = {1, 0}; std::memcpy(pattern, v, 16); break; }
-        default:
-          ctx->SetStatus(InvalidArgument("OnesLike does not support type ", DataTypeString(dt)));
-          return;
+        case DT_COMPLEX64: {
+          const float v[2] = {1, 0};
+          std::memcpy(pattern, v, 8);
+          break;
+        }
+        case DT_COMPLEX128: {
+          const double v[2] = {1, 0};
+          std::memcpy(pattern, v, 16);
+          break;
+        }
+        default: ctx->SetStatus(InvalidArgument("OnesLike does not support type ", DataTypeString(dt))); return;
       }
     }
     Tensor* out = nullptr;

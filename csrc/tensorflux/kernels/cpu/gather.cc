@@ -88,7 +88,8 @@ class GatherOp : public OpKernel {
       }
       if (batch_dims < 0) batch_dims += ir;
       if (batch_dims > axis) {
-        ctx->SetStatus(InvalidArgument("batch_dims (", batch_dims, ") must be less than or equal to axis (", axis, ")"));
+        ctx->SetStatus(
+            InvalidArgument("batch_dims (", batch_dims, ") must be less than or equal to axis (", axis, ")"));
         return;
       }
       for (int i = 0; i < batch_dims; ++i) {
@@ -110,8 +111,8 @@ class GatherOp : public OpKernel {
     for (int64_t i = 0; i < total; ++i) {
       const int64_t v = idx[i];
       if (v < 0 || v >= limit) {
-        ctx->SetStatus(InvalidArgument("indices", CoordString(indices.shape(), i), " = ", v, " is not in [0, ", limit,
-                                       ")"));
+        ctx->SetStatus(
+            InvalidArgument("indices", CoordString(indices.shape(), i), " = ", v, " is not in [0, ", limit, ")"));
         return;
       }
     }
@@ -147,18 +148,20 @@ void RegisterFor(const char* op, bool with_axis_types) {
   types.push_back(DT_STRING);
   for (DataType t : types) {
     if (!with_axis_types) {
-      KernelRegistry::Global()->Register(KernelDefBuilder(op)
-                                             .TypeConstraint("Tparams", t)
-                                             .TypeConstraint<I>("Tindices")
-                                             .Build([](OpKernelConstruction* c) -> OpKernel* { return new GatherOp<I>(c); }));
+      KernelRegistry::Global()->Register(
+          KernelDefBuilder(op)
+              .TypeConstraint("Tparams", t)
+              .TypeConstraint<I>("Tindices")
+              .Build([](OpKernelConstruction* c) -> OpKernel* { return new GatherOp<I>(c); }));
       continue;
     }
     for (DataType at : {DT_INT32, DT_INT64})
-      KernelRegistry::Global()->Register(KernelDefBuilder(op)
-                                             .TypeConstraint("Tparams", t)
-                                             .TypeConstraint<I>("Tindices")
-                                             .TypeConstraint("Taxis", at)
-                                             .Build([](OpKernelConstruction* c) -> OpKernel* { return new GatherOp<I>(c); }));
+      KernelRegistry::Global()->Register(
+          KernelDefBuilder(op)
+              .TypeConstraint("Tparams", t)
+              .TypeConstraint<I>("Tindices")
+              .TypeConstraint("Taxis", at)
+              .Build([](OpKernelConstruction* c) -> OpKernel* { return new GatherOp<I>(c); }));
   }
 }
 

@@ -30,8 +30,8 @@ class GatherNdOp : public OpKernel {
     }
     const int64_t n = indices.dim(indices.rank() - 1);
     if (n > params.rank()) {
-      ctx->SetStatus(InvalidArgument("index innermost dimension length must be <= params rank; saw: ", n, " vs. ",
-                                     params.rank()));
+      ctx->SetStatus(
+          InvalidArgument("index innermost dimension length must be <= params rank; saw: ", n, " vs. ", params.rank()));
       return;
     }
     const int nn = static_cast<int>(n);
@@ -62,9 +62,12 @@ class GatherNdOp : public OpKernel {
       ParallelItems(ctx->intra_op_pool(), tuples, slice + 4, [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) {
           E* dst = o + t * slice;
-          if (offsets[t] < 0) std::memset(static_cast<void*>(dst), 0, static_cast<size_t>(slice) * sizeof(E));
-          else if (slice == 1) *dst = p[offsets[t]];
-          else std::memcpy(dst, p + offsets[t] * slice, static_cast<size_t>(slice) * sizeof(E));
+          if (offsets[t] < 0)
+            std::memset(static_cast<void*>(dst), 0, static_cast<size_t>(slice) * sizeof(E));
+          else if (slice == 1)
+            *dst = p[offsets[t]];
+          else
+            std::memcpy(dst, p + offsets[t] * slice, static_cast<size_t>(slice) * sizeof(E));
         }
       });
     });
@@ -80,10 +83,11 @@ void RegisterFor() {
   std::vector<DataType> types(std::begin(kStorageTypes), std::end(kStorageTypes));
   types.push_back(DT_STRING);
   for (DataType t : types)
-    KernelRegistry::Global()->Register(KernelDefBuilder("GatherNd")
-                                           .TypeConstraint("Tparams", t)
-                                           .TypeConstraint<I>("Tindices")
-                                           .Build([](OpKernelConstruction* c) -> OpKernel* { return new GatherNdOp<I>(c); }));
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder("GatherNd")
+            .TypeConstraint("Tparams", t)
+            .TypeConstraint<I>("Tindices")
+            .Build([](OpKernelConstruction* c) -> OpKernel* { return new GatherNdOp<I>(c); }));
 }
 
 const bool kRegistered = [] {

@@ -80,7 +80,8 @@ class ConcatOffsetOp : public OpKernel {
     }
     const int n = ctx->num_inputs() - 1;
     std::vector<std::vector<int64_t>> shapes(n), offsets;
-    for (int i = 0; i < n; ++i) TX_CTX_RETURN_IF_ERROR(ctx, ReadShapeVector(ctx, i + 1, DataTypeOf<T>::value, &shapes[i]));
+    for (int i = 0; i < n; ++i)
+      TX_CTX_RETURN_IF_ERROR(ctx, ReadShapeVector(ctx, i + 1, DataTypeOf<T>::value, &shapes[i]));
     TX_CTX_RETURN_IF_ERROR(ctx, grad_util::ConcatOffsets(dim.data<int32_t>()[0], shapes, &offsets));
     for (int i = 0; i < n; ++i) TX_CTX_RETURN_IF_ERROR(ctx, OutputVector<T>(ctx, i, offsets[i]));
   }

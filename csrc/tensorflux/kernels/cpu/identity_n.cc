@@ -17,8 +17,8 @@ class PassThroughOp : public OpKernel {
   bool IsExpensive() const override { return false; }
   void Compute(OpKernelContext* ctx) override {
     if (ctx->num_inputs() != ctx->num_outputs()) {
-      ctx->SetStatus(InvalidArgument("expected as many inputs as outputs, got ", ctx->num_inputs(), " and ",
-                                     ctx->num_outputs()));
+      ctx->SetStatus(
+          InvalidArgument("expected as many inputs as outputs, got ", ctx->num_inputs(), " and ", ctx->num_outputs()));
       return;
     }
     for (int i = 0; i < ctx->num_inputs(); ++i) {

@@ -16,8 +16,10 @@ namespace {
 // Images [..., 3]: checks the last dimension and returns the pixel count.
 Status CheckRgb(const char* op, const Tensor& t, int min_rank, int64_t* pixels) {
   if (t.rank() < min_rank || t.dim(t.rank() - 1) != 3)
-    return InvalidArgument(op, ": images must have at least ", min_rank, " dimensions and 3 channels in the last, "
-                           "got shape ", t.shape().ToString());
+    return InvalidArgument(op, ": images must have at least ", min_rank,
+                           " dimensions and 3 channels in the last, "
+                           "got shape ",
+                           t.shape().ToString());
   *pixels = t.num_elements() / 3;
   return Status::OK();
 }
@@ -39,8 +41,8 @@ void MapPixels(OpKernelContext* ctx, const char* op, int min_rank, bool in_place
   TX_CTX_RETURN_IF_ERROR(ctx, CheckRgb(op, ctx->input(0), min_rank, &n));
   Tensor* out = nullptr;
   const TensorShape& shape = ctx->input(0).shape();
-  TX_CTX_RETURN_IF_ERROR(ctx, in_place ? ctx->forward_input_or_allocate_output(0, 0, shape, &out)
-                                       : ctx->allocate_output(0, shape, &out));
+  TX_CTX_RETURN_IF_ERROR(
+      ctx, in_place ? ctx->forward_input_or_allocate_output(0, 0, shape, &out) : ctx->allocate_output(0, shape, &out));
   const T* p = ctx->input(0).data<T>();
   T* q = out->data<T>();
   ParallelRange(ctx->intra_op_pool(), n, cost, [&](int64_t begin, int64_t end) {
@@ -149,13 +151,39 @@ void RgbToHueRange(float r, float g, float b, float* h, float* lo, float* hi) {
   float mid;
   int category;
   if (r < g) {
-    if (b < r) { *hi = g; mid = r; *lo = b; category = 1; }
-    else if (b > g) { *hi = b; mid = g; *lo = r; category = 3; }
-    else { *hi = g; mid = b; *lo = r; category = 2; }
+    if (b < r) {
+      *hi = g;
+      mid = r;
+      *lo = b;
+      category = 1;
+    } else if (b > g) {
+      *hi = b;
+      mid = g;
+      *lo = r;
+      category = 3;
+    } else {
+      *hi = g;
+      mid = b;
+      *lo = r;
+      category = 2;
+    }
   } else {
-    if (b < g) { *hi = r; mid = g; *lo = b; category = 0; }
-    else if (b > r) { *hi = b; mid = r; *lo = g; category = 4; }
-    else { *hi = r; mid = b; *lo = g; category = 5; }
+    if (b < g) {
+      *hi = r;
+      mid = g;
+      *lo = b;
+      category = 0;
+    } else if (b > r) {
+      *hi = b;
+      mid = r;
+      *lo = g;
+      category = 4;
+    } else {
+      *hi = r;
+      mid = b;
+      *lo = g;
+      category = 5;
+    }
   }
   if (*hi == *lo) {
     *h = 0;
@@ -208,9 +236,12 @@ void RgbToHsv(float r, float g, float b, float* h, float* s, float* v) {
   *s = vv > 0 ? range / vv : 0;
   const float norm = 1.0f / (6.0f * range);
   float hh;
-  if (r == vv) hh = norm * (g - b);
-  else if (g == vv) hh = static_cast<float>(norm * (b - r) + 2.0 / 6.0);
-  else hh = static_cast<float>(norm * (r - g) + 4.0 / 6.0);
+  if (r == vv)
+    hh = norm * (g - b);
+  else if (g == vv)
+    hh = static_cast<float>(norm * (b - r) + 2.0 / 6.0);
+  else
+    hh = static_cast<float>(norm * (r - g) + 4.0 / 6.0);
   if (range <= 0.0f) hh = 0;
   if (hh < 0.0f) hh = hh + 1;
   *v = vv;
@@ -229,12 +260,30 @@ void HsvToRgb(float h, float s, float v, float* rgb) {
   const float x = c * (1 - std::abs(f - 1));
   float rr = 0, gg = 0, bb = 0;
   switch (category) {
-    case 0: rr = c; gg = x; break;
-    case 1: rr = x; gg = c; break;
-    case 2: gg = c; bb = x; break;
-    case 3: gg = x; bb = c; break;
-    case 4: rr = x; bb = c; break;
-    case 5: rr = c; bb = x; break;
+    case 0:
+      rr = c;
+      gg = x;
+      break;
+    case 1:
+      rr = x;
+      gg = c;
+      break;
+    case 2:
+      gg = c;
+      bb = x;
+      break;
+    case 3:
+      gg = x;
+      bb = c;
+      break;
+    case 4:
+      rr = x;
+      bb = c;
+      break;
+    case 5:
+      rr = c;
+      bb = x;
+      break;
     default: break;
   }
   rgb[0] = rr + m;

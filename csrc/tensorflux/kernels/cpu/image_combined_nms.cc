@@ -79,8 +79,8 @@ class CombinedNonMaxSuppressionOp : public OpKernel {
     const Tensor& boxes = ctx->input(0);
     const Tensor& scores = ctx->input(1);
     if (boxes.rank() != 4 || boxes.dim(3) != 4) {
-      ctx->SetStatus(InvalidArgument(kOp, ": boxes must be 4-D [batch, num_boxes, q, 4], got shape ",
-                                     boxes.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(kOp, ": boxes must be 4-D [batch, num_boxes, q, 4], got shape ", boxes.shape().ToString()));
       return;
     }
     if (scores.rank() != 3 || scores.dim(0) != boxes.dim(0) || scores.dim(1) != boxes.dim(1)) {
@@ -90,8 +90,10 @@ class CombinedNonMaxSuppressionOp : public OpKernel {
     }
     const int64_t batch = boxes.dim(0), n = boxes.dim(1), q = boxes.dim(2), classes = scores.dim(2);
     if (q != 1 && q != classes) {
-      ctx->SetStatus(InvalidArgument(kOp, ": the third dimension of boxes (", q, ") must be 1 or the number of "
-                                     "classes (", classes, ")"));
+      ctx->SetStatus(InvalidArgument(kOp, ": the third dimension of boxes (", q,
+                                     ") must be 1 or the number of "
+                                     "classes (",
+                                     classes, ")"));
       return;
     }
     int64_t max_per_class = 0, max_total = 0;
@@ -129,9 +131,8 @@ class CombinedNonMaxSuppressionOp : public OpKernel {
           SuppressClass(box_data + b * n * q * 4, score_data + b * n * classes, n, q, classes, cls, per_class,
                         score_threshold, iou, found.data());
         std::sort(found.begin(), found.end(), [](const Detection& x, const Detection& y) { return y.score < x.score; });
-        const int64_t valid_found = std::count_if(found.begin(), found.end(), [](const Detection& d) {
-          return d.box > -1;
-        });
+        const int64_t valid_found =
+            std::count_if(found.begin(), found.end(), [](const Detection& d) { return d.box > -1; });
         const int64_t keep = std::min(valid_found, per_batch);
         out_valid->data<int32_t>()[b] = static_cast<int32_t>(keep);
         for (int64_t k = 0; k < keep; ++k) {

@@ -55,8 +55,10 @@ struct Cell {
   int64_t lo, hi, nearest;
   float frac;
   explicit Cell(float v)
-      : lo(static_cast<int64_t>(std::floor(v))), hi(static_cast<int64_t>(std::ceil(v))),
-        nearest(static_cast<int64_t>(std::round(v))), frac(v - static_cast<float>(lo)) {}
+      : lo(static_cast<int64_t>(std::floor(v))),
+        hi(static_cast<int64_t>(std::ceil(v))),
+        nearest(static_cast<int64_t>(std::round(v))),
+        frac(v - static_cast<float>(lo)) {}
 };
 
 // Calls fn(y, x, cy, cx) for each crop position (y, x) of a box that samples inside the image,
@@ -84,8 +86,10 @@ Status CheckInputs(const OpKernelContext* ctx, std::initializer_list<DataType> d
 // The incoming gradient of a crop: [num_boxes, crop_height, crop_width, depth], crops non-empty.
 Status CheckCropGrads(const char* op, const Tensor& grads) {
   if (grads.rank() != 4 || grads.dim(1) <= 0 || grads.dim(2) <= 0)
-    return InvalidArgument(op, ": grads must be 4-D [num_boxes, crop_height, crop_width, depth] with positive crop "
-                           "sizes, got shape ", grads.shape().ToString());
+    return InvalidArgument(op,
+                           ": grads must be 4-D [num_boxes, crop_height, crop_width, depth] with positive crop "
+                           "sizes, got shape ",
+                           grads.shape().ToString());
   return Status::OK();
 }
 
@@ -94,8 +98,8 @@ Status ReadMethod(OpKernelConstruction* c, const char* op, bool bilinear_only, b
   std::string method;
   TX_RETURN_IF_ERROR(c->GetAttr("method", &method));
   if (method != "bilinear" && (bilinear_only || method != "nearest"))
-    return InvalidArgument(op, ": method must be ", bilinear_only ? "'bilinear'" : "'bilinear' or 'nearest'",
-                           ", got '", method, "'");
+    return InvalidArgument(op, ": method must be ", bilinear_only ? "'bilinear'" : "'bilinear' or 'nearest'", ", got '",
+                           method, "'");
   *nearest = method == "nearest";
   return Status::OK();
 }
@@ -179,14 +183,15 @@ class CropAndResizeGradImageOp : public OpKernel {
     const Tensor& size = ctx->input(3);
     TX_CTX_RETURN_IF_ERROR(ctx, CheckCropGrads(kOp, grads));
     if (size.rank() != 1 || size.dim(0) != 4) {
-      ctx->SetStatus(InvalidArgument(kOp, ": image_size must be 1-D with 4 elements, got shape ",
-                                     size.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(kOp, ": image_size must be 1-D with 4 elements, got shape ", size.shape().ToString()));
       return;
     }
     const int32_t* sz = size.data<int32_t>();
     const int64_t batch = sz[0], h = sz[1], w = sz[2], depth = sz[3];
     if (batch < 0 || h <= 0 || w <= 0 || depth != grads.dim(3)) {
-      ctx->SetStatus(InvalidArgument(kOp, ": image_size [", batch, ", ", h, ", ", w, ", ", depth, "] needs a "
+      ctx->SetStatus(InvalidArgument(kOp, ": image_size [", batch, ", ", h, ", ", w, ", ", depth,
+                                     "] needs a "
                                      "non-negative batch, positive height and width and the depth of grads (",
                                      grads.dim(3), ")"));
       return;
@@ -210,28 +215,28 @@ class CropAndResizeGradImageOp : public OpKernel {
     const float* g = grads.data<float>();
     ParallelItems(ctx->intra_op_pool(), batch, num_boxes * ch * cw * depth / std::max<int64_t>(batch, 1) * 8,
                   [&](int64_t begin, int64_t end) {
-      for (int64_t b = 0; b < num_boxes; ++b) {
-        if (ind[b] < begin || ind[b] >= end) continue;
-        const float* box = boxes + b * 4;
-        const Axis ay(box[0], box[2], ch, h), ax(box[1], box[3], cw, w);
-        T* dst = dimg + ind[b] * h * w * depth;
-        ForEachInside(ay, ax, [&](int64_t y, int64_t x, const Cell& cy, const Cell& cx) {
-          const float* gp = g + ((b * ch + y) * cw + x) * depth;
-          if (nearest_) {
-            T* p = dst + (cy.nearest * w + cx.nearest) * depth;
-            for (int64_t d = 0; d < depth; ++d) p[d] += static_cast<T>(gp[d]);
-            return;
-          }
-          for (int64_t d = 0; d < depth; ++d) {
-            const float dtop = (1 - cy.frac) * gp[d], dbottom = cy.frac * gp[d];
-            dst[(cy.lo * w + cx.lo) * depth + d] += static_cast<T>((1 - cx.frac) * dtop);
-            dst[(cy.lo * w + cx.hi) * depth + d] += static_cast<T>(cx.frac * dtop);
-            dst[(cy.hi * w + cx.lo) * depth + d] += static_cast<T>((1 - cx.frac) * dbottom);
-            dst[(cy.hi * w + cx.hi) * depth + d] += static_cast<T>(cx.frac * dbottom);
-          }
-        });
-      }
-    });
+                    for (int64_t b = 0; b < num_boxes; ++b) {
+                      if (ind[b] < begin || ind[b] >= end) continue;
+                      const float* box = boxes + b * 4;
+                      const Axis ay(box[0], box[2], ch, h), ax(box[1], box[3], cw, w);
+                      T* dst = dimg + ind[b] * h * w * depth;
+                      ForEachInside(ay, ax, [&](int64_t y, int64_t x, const Cell& cy, const Cell& cx) {
+                        const float* gp = g + ((b * ch + y) * cw + x) * depth;
+                        if (nearest_) {
+                          T* p = dst + (cy.nearest * w + cx.nearest) * depth;
+                          for (int64_t d = 0; d < depth; ++d) p[d] += static_cast<T>(gp[d]);
+                          return;
+                        }
+                        for (int64_t d = 0; d < depth; ++d) {
+                          const float dtop = (1 - cy.frac) * gp[d], dbottom = cy.frac * gp[d];
+                          dst[(cy.lo * w + cx.lo) * depth + d] += static_cast<T>((1 - cx.frac) * dtop);
+                          dst[(cy.lo * w + cx.hi) * depth + d] += static_cast<T>(cx.frac * dtop);
+                          dst[(cy.hi * w + cx.lo) * depth + d] += static_cast<T>((1 - cx.frac) * dbottom);
+                          dst[(cy.hi * w + cx.hi) * depth + d] += static_cast<T>(cx.frac * dbottom);
+                        }
+                      });
+                    }
+                  });
   }
 
  private:
@@ -314,8 +319,7 @@ class CropAndResizeGradBoxesOp : public OpKernel {
 
 #define TX_REGISTER_CROP_AND_RESIZE(T)                                                              \
   TX_REGISTER_KERNEL(KernelDefBuilder("CropAndResize").TypeConstraint<T>("T"), CropAndResizeOp<T>); \
-  TX_REGISTER_KERNEL(KernelDefBuilder("CropAndResizeGradBoxes").TypeConstraint<T>("T"),             \
-                     CropAndResizeGradBoxesOp<T>);
+  TX_REGISTER_KERNEL(KernelDefBuilder("CropAndResizeGradBoxes").TypeConstraint<T>("T"), CropAndResizeGradBoxesOp<T>);
 TX_IMAGE_REAL_TYPES(TX_REGISTER_CROP_AND_RESIZE)
 #undef TX_REGISTER_CROP_AND_RESIZE
 

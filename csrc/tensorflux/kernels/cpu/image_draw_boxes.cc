@@ -14,9 +14,9 @@ namespace cpu {
 namespace {
 
 // yellow, blue, red, lime, purple, olive, maroon, navy, aqua, fuchsia (RGBA).
-constexpr float kDefaultColors[10][4] = {{1, 1, 0, 1},   {0, 0, 1, 1},     {1, 0, 0, 1}, {0, 1, 0, 1},
+constexpr float kDefaultColors[10][4] = {{1, 1, 0, 1},     {0, 0, 1, 1},     {1, 0, 0, 1},   {0, 1, 0, 1},
                                          {0.5, 0, 0.5, 1}, {0.5, 0.5, 0, 1}, {0.5, 0, 0, 1}, {0, 0, 0.5, 1},
-                                         {0, 1, 1, 1},   {1, 0, 1, 1}};
+                                         {0, 1, 1, 1},     {1, 0, 1, 1}};
 
 // A normalized coordinate scaled to pixels and truncated toward zero as TensorFlow does (the
 // float is clamped first, so huge boxes cannot overflow the conversion).
@@ -87,7 +87,7 @@ class DrawBoundingBoxesOp : public OpKernel {
         const std::vector<float>& color = table[k % table.size()];
         const int64_t top = ToPixel(box[0], h), bottom = ToPixel(box[2], h);
         const int64_t left = ToPixel(box[1], w), right = ToPixel(box[3], w);
-        if (top > bottom || left > right) continue;                   // inverted: not drawn
+        if (top > bottom || left > right) continue;  // inverted: not drawn
         if (top >= h || bottom < 0 || left >= w || right < 0) continue;  // outside the image
         const int64_t y0 = std::max<int64_t>(top, 0), y1 = std::min(bottom, h - 1);
         const int64_t x0 = std::max<int64_t>(left, 0), x1 = std::min(right, w - 1);

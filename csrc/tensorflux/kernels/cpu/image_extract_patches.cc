@@ -30,14 +30,14 @@ class ExtractImagePatchesOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, dtype_));
     const Tensor& in = ctx->input(0);
     if (in.rank() != 4) {
-      ctx->SetStatus(InvalidArgument(kOp, ": images must be 4-D [batch, rows, cols, depth], got shape ",
-                                     in.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(kOp, ": images must be 4-D [batch, rows, cols, depth], got shape ", in.shape().ToString()));
       return;
     }
     const int64_t batch = in.dim(0), rows = in.dim(1), cols = in.dim(2), depth = in.dim(3);
     image_util::PatchGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, image_util::ExtractPatchesGeometry(kOp, rows, cols, ksizes_, strides_, rates_,
-                                                                   padding_, &g));
+    TX_CTX_RETURN_IF_ERROR(
+        ctx, image_util::ExtractPatchesGeometry(kOp, rows, cols, ksizes_, strides_, rates_, padding_, &g));
     const int64_t patch = g.k_rows * g.k_cols * depth;
     const int64_t dims[4] = {batch, g.out_rows, g.out_cols, patch};
     TensorShape shape;
@@ -57,8 +57,10 @@ class ExtractImagePatchesOp : public OpKernel {
             const int64_t y = oy * g.stride_rows + i * g.rate_rows - g.pad_top;
             for (int64_t j = 0; j < g.k_cols; ++j, o += pixel) {
               const int64_t x = ox * g.stride_cols + j * g.rate_cols - g.pad_left;
-              if (y < 0 || y >= rows || x < 0 || x >= cols) std::memset(o, 0, pixel);
-              else std::memcpy(o, src + static_cast<size_t>(((b * rows + y) * cols + x)) * pixel, pixel);
+              if (y < 0 || y >= rows || x < 0 || x >= cols)
+                std::memset(o, 0, pixel);
+              else
+                std::memcpy(o, src + static_cast<size_t>(((b * rows + y) * cols + x)) * pixel, pixel);
             }
           }
       }
@@ -72,15 +74,17 @@ class ExtractImagePatchesOp : public OpKernel {
 };
 
 // Every type of TensorFlow's OpDef (the kernel copies bytes).
-const DataType kPatchTypes[] = {DT_BFLOAT16, DT_HALF,   DT_FLOAT,  DT_DOUBLE, DT_INT8,      DT_INT16,      DT_INT32,
-                                DT_INT64,    DT_UINT8,  DT_UINT16, DT_UINT32, DT_UINT64,    DT_COMPLEX64, DT_COMPLEX128,
-                                DT_BOOL};
+const DataType kPatchTypes[] = {DT_BFLOAT16, DT_HALF,   DT_FLOAT,     DT_DOUBLE,     DT_INT8,
+                                DT_INT16,    DT_INT32,  DT_INT64,     DT_UINT8,      DT_UINT16,
+                                DT_UINT32,   DT_UINT64, DT_COMPLEX64, DT_COMPLEX128, DT_BOOL};
 
 struct RegisterPatches {
   RegisterPatches() {
     for (DataType dt : kPatchTypes)
-      KernelRegistry::Global()->Register(KernelDefBuilder("ExtractImagePatches").TypeConstraint("T", dt).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new ExtractImagePatchesOp(c); }));
+      KernelRegistry::Global()->Register(
+          KernelDefBuilder("ExtractImagePatches")
+              .TypeConstraint("T", dt)
+              .Build([](OpKernelConstruction* c) -> OpKernel* { return new ExtractImagePatchesOp(c); }));
   }
 } register_patches;
 

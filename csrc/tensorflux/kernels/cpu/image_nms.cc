@@ -85,8 +85,9 @@ class NonMaxSuppressionOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const char* op = kV == Version::kV3 ? "NonMaxSuppressionV3" : kV == Version::kV4 ? "NonMaxSuppressionV4"
-                                                                                      : "NonMaxSuppressionV5";
+    const char* op = kV == Version::kV3 ? "NonMaxSuppressionV3"
+        : kV == Version::kV4            ? "NonMaxSuppressionV4"
+                                        : "NonMaxSuppressionV5";
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_FLOAT));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_FLOAT));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 2, DT_INT32));
@@ -97,8 +98,7 @@ class NonMaxSuppressionOp : public OpKernel {
     for (int i = 2; i < ctx->num_inputs(); ++i)
       TX_CTX_RETURN_IF_ERROR(ctx, CheckScalar(op, names[i - 2], ctx->input(i)));
     if (boxes.rank() != 2 || boxes.dim(1) != 4) {
-      ctx->SetStatus(
-          InvalidArgument(op, ": boxes must be 2-D [num_boxes, 4], got shape ", boxes.shape().ToString()));
+      ctx->SetStatus(InvalidArgument(op, ": boxes must be 2-D [num_boxes, 4], got shape ", boxes.shape().ToString()));
       return;
     }
     const int64_t n = boxes.dim(0);
@@ -162,8 +162,8 @@ class NonMaxSuppressionWithOverlapsOp : public OpKernel {
     const char* names[] = {"max_output_size", "overlap_threshold", "score_threshold"};
     for (int i = 2; i < 5; ++i) TX_CTX_RETURN_IF_ERROR(ctx, CheckScalar(kOp, names[i - 2], ctx->input(i)));
     if (overlaps.rank() != 2 || overlaps.dim(0) != overlaps.dim(1)) {
-      ctx->SetStatus(InvalidArgument(kOp, ": overlaps must be a square matrix, got shape ",
-                                     overlaps.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(kOp, ": overlaps must be a square matrix, got shape ", overlaps.shape().ToString()));
       return;
     }
     const int64_t n = overlaps.dim(0);
@@ -187,12 +187,12 @@ class NonMaxSuppressionWithOverlapsOp : public OpKernel {
 };
 
 TX_REGISTER_KERNEL(KernelDefBuilder("NonMaxSuppressionWithOverlaps"), NonMaxSuppressionWithOverlapsOp);
-TX_REGISTER_KERNEL(KernelDefBuilder("NonMaxSuppressionV3").TypeConstraint<float>("T").TypeConstraint<float>(
-                       "T_threshold"),
-                   NonMaxSuppressionOp<Version::kV3>);
-TX_REGISTER_KERNEL(KernelDefBuilder("NonMaxSuppressionV4").TypeConstraint<float>("T").TypeConstraint<float>(
-                       "T_threshold"),
-                   NonMaxSuppressionOp<Version::kV4>);
+TX_REGISTER_KERNEL(
+    KernelDefBuilder("NonMaxSuppressionV3").TypeConstraint<float>("T").TypeConstraint<float>("T_threshold"),
+    NonMaxSuppressionOp<Version::kV3>);
+TX_REGISTER_KERNEL(
+    KernelDefBuilder("NonMaxSuppressionV4").TypeConstraint<float>("T").TypeConstraint<float>("T_threshold"),
+    NonMaxSuppressionOp<Version::kV4>);
 TX_REGISTER_KERNEL(KernelDefBuilder("NonMaxSuppressionV5").TypeConstraint<float>("T"),
                    NonMaxSuppressionOp<Version::kV5>);
 

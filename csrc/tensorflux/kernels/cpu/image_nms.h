@@ -19,8 +19,8 @@ inline float IoU(const float* boxes, int64_t i, int64_t j) {
               bx1 = std::max(b[1], b[3]);
   const float area_a = (ay1 - ay0) * (ax1 - ax0), area_b = (by1 - by0) * (bx1 - bx0);
   if (area_a <= 0 || area_b <= 0) return 0.0f;
-  const float inter = std::max(std::min(ay1, by1) - std::max(ay0, by0), 0.0f) *
-                      std::max(std::min(ax1, bx1) - std::max(ax0, bx0), 0.0f);
+  const float inter =
+      std::max(std::min(ay1, by1) - std::max(ay0, by0), 0.0f) * std::max(std::min(ax1, bx1) - std::max(ax0, bx0), 0.0f);
   return inter / (area_a + area_b - inter);
 }
 

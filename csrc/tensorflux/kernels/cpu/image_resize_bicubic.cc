@@ -95,8 +95,8 @@ class ResizeBicubicOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_INT32));
     ResizeGeometry g;
-    TX_CTX_RETURN_IF_ERROR(
-        ctx, image::ForwardGeometry(kOp, ctx->input(0), ctx->input(1), align_corners_, half_pixel_, &g));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           image::ForwardGeometry(kOp, ctx->input(0), ctx->input(1), align_corners_, half_pixel_, &g));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, g.output_shape(), &out));
     if (out->num_elements() == 0) return;
@@ -160,8 +160,8 @@ class ResizeBicubicGradOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DT_FLOAT));
     const Tensor& orig = ctx->input(1);
     if (orig.rank() != 4) {
-      ctx->SetStatus(InvalidArgument(kOp, ": original_image must be 4-dimensional, got shape ",
-                                     orig.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(kOp, ": original_image must be 4-dimensional, got shape ", orig.shape().ToString()));
       return;
     }
     ResizeGeometry g;

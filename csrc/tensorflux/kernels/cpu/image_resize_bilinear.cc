@@ -64,8 +64,8 @@ class ResizeBilinearOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_INT32));
     ResizeGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, image::ForwardGeometry("ResizeBilinear", ctx->input(0), ctx->input(1),
-                                                       align_corners_, half_pixel_, &g));
+    TX_CTX_RETURN_IF_ERROR(
+        ctx, image::ForwardGeometry("ResizeBilinear", ctx->input(0), ctx->input(1), align_corners_, half_pixel_, &g));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, g.output_shape(), &out));
     if (out->num_elements() == 0) return;
@@ -121,8 +121,9 @@ class ResizeBilinearGradOp : public OpKernel {
       return;
     }
     ResizeGeometry g;
-    TX_CTX_RETURN_IF_ERROR(ctx, image::GradGeometry("ResizeBilinearGrad", ctx->input(0), orig.dim(1), orig.dim(2),
-                                                    align_corners_, half_pixel_, &g));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           image::GradGeometry("ResizeBilinearGrad", ctx->input(0), orig.dim(1), orig.dim(2),
+                                               align_corners_, half_pixel_, &g));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({g.batch, g.in_h, g.in_w, g.channels}), &out));
     T* dx = out->data<T>();

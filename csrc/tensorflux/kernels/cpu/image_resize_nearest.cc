@@ -52,8 +52,8 @@ class ResizeNearestNeighborOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<T>::value));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, DT_INT32));
     ResizeGeometry g;
-    TX_CTX_RETURN_IF_ERROR(
-        ctx, image::ForwardGeometry(kOp, ctx->input(0), ctx->input(1), align_corners_, half_pixel_, &g));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           image::ForwardGeometry(kOp, ctx->input(0), ctx->input(1), align_corners_, half_pixel_, &g));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckNearestLimit(kOp, g.in_h, g.in_w));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, g.output_shape(), &out));
@@ -95,8 +95,8 @@ class ResizeNearestNeighborGradOp : public OpKernel {
     int64_t orig_h = 0, orig_w = 0;
     TX_CTX_RETURN_IF_ERROR(ctx, image::ReadResizeSize(kOp, "size", ctx->input(1), &orig_h, &orig_w));
     ResizeGeometry g;
-    TX_CTX_RETURN_IF_ERROR(
-        ctx, image::GradGeometry(kOp, ctx->input(0), orig_h, orig_w, align_corners_, half_pixel_, &g));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           image::GradGeometry(kOp, ctx->input(0), orig_h, orig_w, align_corners_, half_pixel_, &g));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({g.batch, orig_h, orig_w, g.channels}), &out));
     T* dx = out->data<T>();
@@ -122,16 +122,15 @@ class ResizeNearestNeighborGradOp : public OpKernel {
   bool align_corners_ = false, half_pixel_ = false;
 };
 
-#define TX_REGISTER_RESIZE_NEAREST(T)                                                             \
-  TX_REGISTER_KERNEL(KernelDefBuilder("ResizeNearestNeighbor").TypeConstraint<T>("T"),            \
-                     ResizeNearestNeighborOp<T>);
+#define TX_REGISTER_RESIZE_NEAREST(T) \
+  TX_REGISTER_KERNEL(KernelDefBuilder("ResizeNearestNeighbor").TypeConstraint<T>("T"), ResizeNearestNeighborOp<T>);
 TX_IMAGE_REAL_TYPES(TX_REGISTER_RESIZE_NEAREST)
 #undef TX_REGISTER_RESIZE_NEAREST
 
 // TensorFlow's ResizeNearestNeighborGrad types: uint8, int8, int32, float, double (half and
 // bfloat16 aside).
-#define TX_REGISTER_RESIZE_NEAREST_GRAD(T)                                                        \
-  TX_REGISTER_KERNEL(KernelDefBuilder("ResizeNearestNeighborGrad").TypeConstraint<T>("T"),        \
+#define TX_REGISTER_RESIZE_NEAREST_GRAD(T)                                                 \
+  TX_REGISTER_KERNEL(KernelDefBuilder("ResizeNearestNeighborGrad").TypeConstraint<T>("T"), \
                      ResizeNearestNeighborGradOp<T>);
 TX_REGISTER_RESIZE_NEAREST_GRAD(uint8_t)
 TX_REGISTER_RESIZE_NEAREST_GRAD(int8_t)

@@ -25,8 +25,7 @@ namespace image {
 
 // Registers a kernel template for every real type TensorFlow's resize ops accept (half and
 // bfloat16 aside): M(int8_t) M(uint8_t) ... M(double).
-#define TX_IMAGE_REAL_TYPES(M) \
-  M(int8_t) M(uint8_t) M(int16_t) M(uint16_t) M(int32_t) M(int64_t) M(float) M(double)
+#define TX_IMAGE_REAL_TYPES(M) M(int8_t) M(uint8_t) M(int16_t) M(uint16_t) M(int32_t) M(int64_t) M(float) M(double)
 
 // The ratio mapping output to input coordinates along one axis.
 inline float ResizeScale(int64_t in_size, int64_t out_size, bool align_corners) {
@@ -64,8 +63,7 @@ inline Status ReadResizeSize(const char* op, const char* what, const Tensor& siz
                            DataTypeString(size.dtype()), " of shape ", size.shape().ToString());
   *h = size.data<int32_t>()[0];
   *w = size.data<int32_t>()[1];
-  if (*h <= 0 || *w <= 0)
-    return InvalidArgument(op, ": ", what, " must be positive, got [", *h, ", ", *w, "]");
+  if (*h <= 0 || *w <= 0) return InvalidArgument(op, ": ", what, " must be positive, got [", *h, ", ", *w, "]");
   return Status::OK();
 }
 
@@ -111,8 +109,7 @@ inline Status GradGeometry(const char* op, const Tensor& grads, int64_t orig_h, 
   TX_RETURN_IF_ERROR(CheckResizeAttrs(op, align_corners, half_pixel_centers));
   TX_RETURN_IF_ERROR(CheckImage4D(op, "grads", grads.shape(), /*need_channels=*/false));
   if (orig_h <= 0 || orig_w <= 0)
-    return InvalidArgument(op, ": the original image must have positive height and width, got ", orig_h, " x ",
-                           orig_w);
+    return InvalidArgument(op, ": the original image must have positive height and width, got ", orig_h, " x ", orig_w);
   g->batch = grads.dim(0);
   g->out_h = grads.dim(1);
   g->out_w = grads.dim(2);

@@ -118,8 +118,7 @@ bool RandomCrop(int64_t width, int64_t height, float min_rel, float max_rel, flo
 
 Status ReadFloatPair(OpKernelConstruction* c, const char* name, float* lo, float* hi) {
   const AttrValue* a = c->node().attr(name);
-  if (a == nullptr || a->list.f.size() != 2)
-    return InvalidArgument(c->op_type(), ": ", name, " must hold 2 floats");
+  if (a == nullptr || a->list.f.size() != 2) return InvalidArgument(c->op_type(), ": ", name, " must hold 2 floats");
   *lo = a->list.f[0];
   *hi = a->list.f[1];
   return Status::OK();
@@ -148,8 +147,8 @@ class SampleDistortedBoundingBoxOp : public OpKernel {
     const int64_t height = static_cast<int64_t>(size.data<T>()[0]), width = static_cast<int64_t>(size.data<T>()[1]);
     if (height < 0 || width < 0 || height >= std::numeric_limits<int32_t>::max() ||
         width >= std::numeric_limits<int32_t>::max()) {
-      ctx->SetStatus(InvalidArgument(op, ": image height and width must be in [0, 2^31 - 1), got ", height, " x ",
-                                     width));
+      ctx->SetStatus(
+          InvalidArgument(op, ": image height and width must be in [0, 2^31 - 1), got ", height, " x ", width));
       return;
     }
     if (boxes_t.rank() != 3 || boxes_t.dim(2) != 4) {
@@ -158,8 +157,8 @@ class SampleDistortedBoundingBoxOp : public OpKernel {
       return;
     }
     if (covered_t.rank() != 0) {
-      ctx->SetStatus(InvalidArgument(op, ": min_object_covered must be a scalar, got shape ",
-                                     covered_t.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(op, ": min_object_covered must be a scalar, got shape ", covered_t.shape().ToString()));
       return;
     }
     const float min_covered = covered_t.data<float>()[0];
@@ -178,13 +177,14 @@ class SampleDistortedBoundingBoxOp : public OpKernel {
       auto px = [](float v, int64_t n) {
         return static_cast<int64_t>(static_cast<int32_t>(v * static_cast<float>(n)));
       };
-      boxes.push_back(Rect{px(b[4 * i + 1], width), px(b[4 * i], height), px(b[4 * i + 3], width),
-                           px(b[4 * i + 2], height)});
+      boxes.push_back(
+          Rect{px(b[4 * i + 1], width), px(b[4 * i], height), px(b[4 * i + 3], width), px(b[4 * i + 2], height)});
     }
     const Rect image{0, 0, width, height};
     if (boxes.empty()) {
       if (!use_image_) {
-        ctx->SetStatus(InvalidArgument(op, ": no bounding boxes given; set use_image_if_no_bounding_boxes to use "
+        ctx->SetStatus(InvalidArgument(op,
+                                       ": no bounding boxes given; set use_image_if_no_bounding_boxes to use "
                                        "the whole image"));
         return;
       }
@@ -198,8 +198,8 @@ class SampleDistortedBoundingBoxOp : public OpKernel {
     bool found = false;
     for (int64_t i = 0; i < max_attempts_ && !found; ++i) {
       const float aspect = rng.NextFloat() * (aspect_hi_ - aspect_lo_) + aspect_lo_;
-      found = RandomCrop(width, height, area_lo_, area_hi_, aspect, &rng, &crop) &&
-              CoversABox(crop, min_covered, boxes);
+      found =
+          RandomCrop(width, height, area_lo_, area_hi_, aspect, &rng, &crop) && CoversABox(crop, min_covered, boxes);
     }
     if (!found) crop = image;
     Tensor *begin = nullptr, *extent = nullptr, *bbox = nullptr;
@@ -269,9 +269,9 @@ class SampleDistortedBoundingBoxOp : public OpKernel {
   std::unique_ptr<PhiloxState> state_;
 };
 
-#define TX_REGISTER_SAMPLE_BBOX(T)                                                                  \
-  TX_REGISTER_KERNEL(KernelDefBuilder("SampleDistortedBoundingBoxV2").TypeConstraint<T>("T"),       \
-                     SampleDistortedBoundingBoxOp<T>);                                              \
+#define TX_REGISTER_SAMPLE_BBOX(T)                                                                   \
+  TX_REGISTER_KERNEL(KernelDefBuilder("SampleDistortedBoundingBoxV2").TypeConstraint<T>("T"),        \
+                     SampleDistortedBoundingBoxOp<T>);                                               \
   TX_REGISTER_KERNEL(KernelDefBuilder("StatelessSampleDistortedBoundingBox").TypeConstraint<T>("T"), \
                      SampleDistortedBoundingBoxOp<T>);
 TX_REGISTER_SAMPLE_BBOX(uint8_t)

@@ -21,10 +21,14 @@ namespace {
 enum class Filter { kLanczos1, kLanczos3, kLanczos5, kGaussian, kBox, kTriangle, kKeysCubic, kMitchellCubic };
 
 bool ParseFilter(const std::string& s, Filter* f) {
-  static const std::pair<const char*, Filter> kNames[] = {
-      {"lanczos1", Filter::kLanczos1}, {"lanczos3", Filter::kLanczos3},   {"lanczos5", Filter::kLanczos5},
-      {"gaussian", Filter::kGaussian}, {"box", Filter::kBox},             {"triangle", Filter::kTriangle},
-      {"keyscubic", Filter::kKeysCubic}, {"mitchellcubic", Filter::kMitchellCubic}};
+  static const std::pair<const char*, Filter> kNames[] = {{"lanczos1", Filter::kLanczos1},
+                                                          {"lanczos3", Filter::kLanczos3},
+                                                          {"lanczos5", Filter::kLanczos5},
+                                                          {"gaussian", Filter::kGaussian},
+                                                          {"box", Filter::kBox},
+                                                          {"triangle", Filter::kTriangle},
+                                                          {"keyscubic", Filter::kKeysCubic},
+                                                          {"mitchellcubic", Filter::kMitchellCubic}};
   for (const auto& [name, value] : kNames)
     if (s == name) {
       *f = value;
@@ -203,13 +207,14 @@ struct FilterAttrs {
     TX_RETURN_IF_ERROR(c->GetAttr("kernel_type", &name));
     TX_RETURN_IF_ERROR(c->GetAttr("antialias", &antialias));
     if (!ParseFilter(name, &filter))
-      return InvalidArgument(op, ": unrecognized kernel_type '", name, "' (expected one of lanczos1, lanczos3, "
+      return InvalidArgument(op, ": unrecognized kernel_type '", name,
+                             "' (expected one of lanczos1, lanczos3, "
                              "lanczos5, gaussian, box, triangle, keyscubic, mitchellcubic)");
     return Status::OK();
   }
   // The row and column spans of the forward resize `g` by scale s and translation t (row, col).
-  Status Spans2D(const char* op, const image::ResizeGeometry& g, const float s[2], const float t[2],
-                 Spans* rows, Spans* cols) const {
+  Status Spans2D(const char* op, const image::ResizeGeometry& g, const float s[2], const float t[2], Spans* rows,
+                 Spans* cols) const {
     TX_RETURN_IF_ERROR(ComputeSpans(op, filter, g.out_w, g.in_w, s[1], t[1], antialias, cols));
     return ComputeSpans(op, filter, g.out_h, g.in_h, s[0], t[0], antialias, rows);
   }
@@ -268,8 +273,8 @@ class ScaleAndTranslateGradOp : public OpKernel {
     const Tensor& grads = ctx->input(0);
     const Tensor& orig = ctx->input(1);
     if (orig.rank() != 4) {
-      ctx->SetStatus(InvalidArgument(kOp, ": original_image must be 4-dimensional, got shape ",
-                                     orig.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument(kOp, ": original_image must be 4-dimensional, got shape ", orig.shape().ToString()));
       return;
     }
     image::ResizeGeometry g;

@@ -38,8 +38,8 @@ AxisTable Combine(const AxisTable& a, const AxisTable& b) {
 }
 
 template <typename E>
-void CopyRows(const E* in, E* out, const std::vector<AxisTable>& outer, const AxisTable& inner, E pad,
-              int64_t rows, ThreadPool* pool) {
+void CopyRows(const E* in, E* out, const std::vector<AxisTable>& outer, const AxisTable& inner, E pad, int64_t rows,
+              ThreadPool* pool) {
   const int64_t m = static_cast<int64_t>(inner.size());
   // Classify the inner table: [pads][contiguous run][pads], or a general gather.
   int64_t a = 0;
@@ -128,7 +128,8 @@ template <typename Move>
 void MoveObjectsByIndex(const Tensor& in, Tensor* out, const void* pad, Move move) {
   std::vector<int64_t> src(static_cast<size_t>(in.num_elements())), dst(static_cast<size_t>(out->num_elements()));
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int64_t>(i);
-  Tensor src_index(DT_INT64, in.shape(), RefPtr<Buffer>::Adopt(Buffer::Wrap(src.data(), src.size() * 8, Keep, nullptr)));
+  Tensor src_index(DT_INT64, in.shape(),
+                   RefPtr<Buffer>::Adopt(Buffer::Wrap(src.data(), src.size() * 8, Keep, nullptr)));
   Tensor dst_index(DT_INT64, out->shape(),
                    RefPtr<Buffer>::Adopt(Buffer::Wrap(dst.data(), dst.size() * 8, Keep, nullptr)));
   move(src_index, &dst_index);
@@ -204,8 +205,10 @@ void TransposeCopy(const Tensor& in, const std::vector<int>& perm, Tensor* out, 
   // Groups: maximal runs of p with consecutive values.
   std::vector<std::vector<int>> groups;
   for (size_t k = 0; k < p.size(); ++k) {
-    if (k > 0 && p[k] == p[k - 1] + 1) groups.back().push_back(p[k]);
-    else groups.push_back({p[k]});
+    if (k > 0 && p[k] == p[k - 1] + 1)
+      groups.back().push_back(p[k]);
+    else
+      groups.push_back({p[k]});
   }
   // Order groups by their first input dim to get the merged input shape.
   std::vector<int> order(groups.size());
@@ -245,8 +248,8 @@ void TransposeCopy(const Tensor& in, const std::vector<int>& perm, Tensor* out, 
   AxisTableCopy(in, &view, std::move(tables), nullptr, pool);
 }
 
-void ConcatRows(DataType dt, const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes,
-                int64_t rows, char* dst, ThreadPool* pool) {
+void ConcatRows(DataType dt, const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes, int64_t rows,
+                char* dst, ThreadPool* pool) {
   const int64_t esize = static_cast<int64_t>(DataTypeSize(dt));
   int64_t total = 0;
   for (int64_t b : row_bytes) total += b;

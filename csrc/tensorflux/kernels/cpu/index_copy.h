@@ -39,8 +39,8 @@ void TransposeCopy(const Tensor& in, const std::vector<int>& perm, Tensor* out, 
 // Copies `rows` rows of `row_bytes[i]` bytes from each of `srcs` into `dst`, interleaved
 // (concatenation along an axis); SplitRows is the inverse (src is the concatenation). Elements
 // of dtype `dt` are copied with CopyElements.
-void ConcatRows(DataType dt, const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes,
-                int64_t rows, char* dst, ThreadPool* pool);
+void ConcatRows(DataType dt, const std::vector<const char*>& srcs, const std::vector<int64_t>& row_bytes, int64_t rows,
+                char* dst, ThreadPool* pool);
 void SplitRows(DataType dt, const char* src, int64_t rows, const std::vector<char*>& dsts,
                const std::vector<int64_t>& row_bytes, ThreadPool* pool);
 

@@ -80,8 +80,7 @@ inline Status ParseBadIndicesPolicy(const OpKernelConstruction* c, bool* ignore)
   std::string policy;
   TX_RETURN_IF_ERROR(c->GetAttr("bad_indices_policy", &policy));
   if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE")
-    return InvalidArgument("bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '", policy,
-                           "'");
+    return InvalidArgument("bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '", policy, "'");
   *ignore = policy == "IGNORE";
   return Status::OK();
 }
@@ -110,8 +109,10 @@ Status IndexTupleOffsets(const Tensor& indices, const TensorShape& shape, bool i
     bool bad = false;
     for (int j = 0; j < nn; ++j) {
       const int64_t v = idx[t * n + j];
-      if (v < 0 || v >= shape.dim(j)) bad = true;
-      else off += v * strides[j];
+      if (v < 0 || v >= shape.dim(j))
+        bad = true;
+      else
+        off += v * strides[j];
     }
     if (bad && !ignore_bad) {
       std::string vals;
@@ -141,8 +142,7 @@ inline void AccumulateRow(T* dst, const T* src, int64_t n) {
 // with offsets[t] >= 0. Threads split the columns of the slices, so duplicate offsets never race
 // and each sum keeps the order of the updates (deterministic).
 template <typename T>
-void ScatterAddSlices(ThreadPool* pool, const std::vector<int64_t>& offsets, const T* updates, int64_t slice,
-                      T* out) {
+void ScatterAddSlices(ThreadPool* pool, const std::vector<int64_t>& offsets, const T* updates, int64_t slice, T* out) {
   const int64_t tuples = static_cast<int64_t>(offsets.size());
   ParallelRange(pool, slice, tuples + 1, [&](int64_t b, int64_t e) {
     for (int64_t t = 0; t < tuples; ++t)
@@ -166,19 +166,20 @@ template <template <typename, typename> class K, typename... Is>
 void RegisterSummableKernels(const char* op, const char* index_attr) {
   ForEachSummableType([&](auto tag, DataType dt) {
     using T = decltype(tag);
-    (KernelRegistry::Global()->Register(KernelDefBuilder(op)
-                                            .TypeConstraint("T", dt)
-                                            .template TypeConstraint<Is>(index_attr)
-                                            .Build([](OpKernelConstruction* c) -> OpKernel* { return new K<T, Is>(c); })),
+    (KernelRegistry::Global()->Register(
+         KernelDefBuilder(op)
+             .TypeConstraint("T", dt)
+             .template TypeConstraint<Is>(index_attr)
+             .Build([](OpKernelConstruction* c) -> OpKernel* { return new K<T, Is>(c); })),
      ...);
   });
 }
 
 // Every plain-bytes dtype the engine stores, for data-movement kernels registered over all of
 // them (kernels that also move strings register DT_STRING themselves).
-inline constexpr DataType kStorageTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,    DT_UINT8,      DT_INT16,
-                                             DT_INT8,   DT_INT64,  DT_BOOL,     DT_BFLOAT16,   DT_UINT16,
-                                             DT_HALF,   DT_UINT32, DT_UINT64,   DT_COMPLEX64, DT_COMPLEX128};
+inline constexpr DataType kStorageTypes[] = {DT_FLOAT, DT_DOUBLE, DT_INT32,  DT_UINT8,     DT_INT16,
+                                             DT_INT8,  DT_INT64,  DT_BOOL,   DT_BFLOAT16,  DT_UINT16,
+                                             DT_HALF,  DT_UINT32, DT_UINT64, DT_COMPLEX64, DT_COMPLEX128};
 
 }  // namespace cpu
 }  // namespace tx

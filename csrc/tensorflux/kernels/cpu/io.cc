@@ -16,8 +16,10 @@ Status FileError(const std::string& path, int err) {
   const std::string msg = path + "; " + std::strerror(err);
   switch (err) {
     case ENOENT: return NotFound(msg);
-    case EACCES: case EPERM: return Status(Code::kPermissionDenied, msg);
-    case EISDIR: case ENOTDIR: return FailedPrecondition(msg);
+    case EACCES:
+    case EPERM: return Status(Code::kPermissionDenied, msg);
+    case EISDIR:
+    case ENOTDIR: return FailedPrecondition(msg);
     default: return Status(Code::kUnknown, msg);
   }
 }

@@ -12,13 +12,13 @@
 #include "tensorflux/runtime/op_kernel.h"
 
 // Sets `expr`'s status on `ctx` and returns from the enclosing Compute when it is not OK.
-#define TX_CTX_RETURN_IF_ERROR(ctx, expr)   \
-  do {                                      \
-    ::tx::Status _tx_s = (expr);            \
-    if (!_tx_s.ok()) {                      \
-      (ctx)->SetStatus(_tx_s);              \
-      return;                               \
-    }                                       \
+#define TX_CTX_RETURN_IF_ERROR(ctx, expr) \
+  do {                                    \
+    ::tx::Status _tx_s = (expr);          \
+    if (!_tx_s.ok()) {                    \
+      (ctx)->SetStatus(_tx_s);            \
+      return;                             \
+    }                                     \
   } while (0)
 
 namespace tx {
@@ -56,9 +56,8 @@ void ParallelRange(ThreadPool* pool, int64_t n, int64_t cost_per_elem, const F& 
     return;
   }
   const int64_t units = (n + kParallelGrain - 1) / kParallelGrain;
-  pool->ParallelFor(units, kParallelGrain * std::max<int64_t>(cost_per_elem, 1), [&](int64_t b, int64_t e) {
-    fn(b * kParallelGrain, std::min(n, e * kParallelGrain));
-  });
+  pool->ParallelFor(units, kParallelGrain * std::max<int64_t>(cost_per_elem, 1),
+                    [&](int64_t b, int64_t e) { fn(b * kParallelGrain, std::min(n, e * kParallelGrain)); });
 }
 
 // Like ParallelRange but over `n` items of `cost` units each with no alignment (rows, blocks).

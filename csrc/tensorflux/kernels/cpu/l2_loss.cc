@@ -61,8 +61,8 @@ class InTopKOp : public OpKernel {
       return;
     }
     if (p.dim(0) != t.dim(0)) {
-      ctx->SetStatus(InvalidArgument("First dimension of predictions ", p.dim(0), " must match length of targets ",
-                                     t.dim(0)));
+      ctx->SetStatus(
+          InvalidArgument("First dimension of predictions ", p.dim(0), " must match length of targets ", t.dim(0)));
       return;
     }
     const int64_t rows = p.dim(0), cols = p.dim(1);

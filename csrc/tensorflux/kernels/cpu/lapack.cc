@@ -53,18 +53,14 @@ int GetrsT(bool adjoint, int64_t n, int64_t nrhs, const double* lu_t, const int3
 
 // (a^T)^-1 in column-major order is a^-1 in row-major order.
 int GetriT(int64_t n, float* lu_t, const int32_t* ipiv) { return scipy_LAPACKE_sgetri(kCol, I(n), lu_t, I(n), ipiv); }
-int GetriT(int64_t n, double* lu_t, const int32_t* ipiv) {
-  return scipy_LAPACKE_dgetri(kCol, I(n), lu_t, I(n), ipiv);
-}
+int GetriT(int64_t n, double* lu_t, const int32_t* ipiv) { return scipy_LAPACKE_dgetri(kCol, I(n), lu_t, I(n), ipiv); }
 
 // Row-major lower triangle = column-major upper triangle: potrf 'U' on the same buffer, no copies.
 int PotrfLower(int64_t n, float* a) { return scipy_LAPACKE_spotrf(kCol, 'U', I(n), a, I(n)); }
 int PotrfLower(int64_t n, double* a) { return scipy_LAPACKE_dpotrf(kCol, 'U', I(n), a, I(n)); }
 
 int Geqrf(int64_t m, int64_t n, float* a, float* tau) { return scipy_LAPACKE_sgeqrf(kRow, I(m), I(n), a, I(n), tau); }
-int Geqrf(int64_t m, int64_t n, double* a, double* tau) {
-  return scipy_LAPACKE_dgeqrf(kRow, I(m), I(n), a, I(n), tau);
-}
+int Geqrf(int64_t m, int64_t n, double* a, double* tau) { return scipy_LAPACKE_dgeqrf(kRow, I(m), I(n), a, I(n), tau); }
 
 int Orgqr(int64_t m, int64_t n, int64_t k, float* a, const float* tau) {
   return scipy_LAPACKE_sorgqr(kRow, I(m), I(n), I(k), a, I(n), tau);

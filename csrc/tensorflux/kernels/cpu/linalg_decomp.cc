@@ -12,8 +12,7 @@ namespace tx {
 namespace cpu {
 namespace {
 
-constexpr const char* kCholeskyFailed =
-    "Cholesky decomposition was not successful. The input might not be valid.";
+constexpr const char* kCholeskyFailed = "Cholesky decomposition was not successful. The input might not be valid.";
 
 // Lower-triangular L with L L^T = input (reading input's lower triangle); the rest is zero.
 template <typename T>
@@ -31,13 +30,14 @@ class CholeskyOp : public OpKernel {
     const int64_t n = a.dim(a.rank() - 1);
     const T* ap = a.data<T>();
     T* op = out->data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n / 3 + 1, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       T* l = op + i * n * n;
       std::memcpy(l, ap + i * n * n, sizeof(T) * n * n);
       if (lapack::PotrfLower(n, l) != 0) return InvalidArgument(kCholeskyFailed);
       for (int64_t r = 0; r < n; ++r) std::fill(l + r * n + r + 1, l + (r + 1) * n, T(0));
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n / 3 + 1, per_matrix));
   }
 };
 
@@ -60,7 +60,7 @@ class QrOp : public OpKernel {
     const T* ap = a.data<T>();
     T* qp = qt->data<T>();
     T* rp = rt->data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, batches, m * n * p + 1, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       T* q = qp + i * m * qc;
       T* r = rp + i * qc * n;
       std::fill(r, r + qc * n, T(0));
@@ -81,7 +81,8 @@ class QrOp : public OpKernel {
       if (lapack::Orgqr(m, qc, p, qq.data(), tau.data()) != 0) return Internal("Qr: orgqr failed");
       std::memcpy(q, qq.data(), sizeof(T) * m * qc);
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, batches, m * n * p + 1, per_matrix));
   }
 
  private:
@@ -105,11 +106,13 @@ class SvdOp : public OpKernel {
     const int64_t uc = full_ ? m : p, vc = full_ ? n : p;
     Tensor *st = nullptr, *ut = nullptr, *vt = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, ReplaceTail(a.shape(), 2, {p}), &st));
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(1, uv_ ? ReplaceTail(a.shape(), 2, {m, uc}) : TensorShape({0}), &ut));
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(2, uv_ ? ReplaceTail(a.shape(), 2, {n, vc}) : TensorShape({0}), &vt));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           ctx->allocate_output(1, uv_ ? ReplaceTail(a.shape(), 2, {m, uc}) : TensorShape({0}), &ut));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           ctx->allocate_output(2, uv_ ? ReplaceTail(a.shape(), 2, {n, vc}) : TensorShape({0}), &vt));
     const T* ap = a.data<T>();
     const char job = !uv_ ? 'N' : (full_ ? 'A' : 'S');
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), m * n * p * 4 + 1, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       T* s = st->data<T>() + i * p;
       T* u = uv_ ? ut->data<T>() + i * m * uc : nullptr;
       T* v = uv_ ? vt->data<T>() + i * n * vc : nullptr;
@@ -133,7 +136,8 @@ class SvdOp : public OpKernel {
       }
       if (uv_) TransposeMatrix(vtm.data(), vc, n, v);
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), m * n * p * 4 + 1, per_matrix));
   }
 
  private:
@@ -156,7 +160,7 @@ class SelfAdjointEigOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(1, cv_ ? a.shape() : TensorShape({0}), &vt));
     if (n == 0) return;
     const T* ap = a.data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n * 4, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       std::vector<T> buf;
       T* v = nullptr;
       if (cv_) {
@@ -169,7 +173,8 @@ class SelfAdjointEigOp : public OpKernel {
       if (lapack::Syevd(cv_, n, v, et->data<T>() + i * n) != 0)
         return InvalidArgument("Self-adjoint eigen decomposition was not successful. The input might not be valid.");
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n * 4, per_matrix));
   }
 
  private:
@@ -195,15 +200,16 @@ class MatrixSolveLsOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckMatrices(a, "MatrixSolveLs", "matrix"));
     TX_CTX_RETURN_IF_ERROR(ctx, CheckMatrices(b, "MatrixSolveLs", "rhs"));
     if (l2t.num_elements() != 1) {
-      ctx->SetStatus(InvalidArgument("MatrixSolveLs: l2_regularizer must be a scalar, got shape ", l2t.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("MatrixSolveLs: l2_regularizer must be a scalar, got shape ", l2t.shape().ToString()));
       return;
     }
     const T l2 = static_cast<T>(l2t.data<double>()[0]);
     if (a.rank() != b.rank() ||
         !std::equal(a.shape().dims().begin(), a.shape().dims().end() - 2, b.shape().dims().begin()) ||
         a.dim(a.rank() - 2) != b.dim(b.rank() - 2)) {
-      ctx->SetStatus(InvalidArgument("MatrixSolveLs: matrix ", a.shape().ToString(), " and rhs ",
-                                     b.shape().ToString(), " are incompatible"));
+      ctx->SetStatus(InvalidArgument("MatrixSolveLs: matrix ", a.shape().ToString(), " and rhs ", b.shape().ToString(),
+                                     " are incompatible"));
       return;
     }
     const int64_t m = a.dim(a.rank() - 2), n = a.dim(a.rank() - 1), k = b.dim(b.rank() - 1);
@@ -213,9 +219,8 @@ class MatrixSolveLsOp : public OpKernel {
     const T* ap = a.data<T>();
     const T* bp = b.data<T>();
     T* op = out->data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), m * n * std::max(m, n) + 1, [&](int64_t i) {
-      return Solve(m, n, k, l2, ap + i * m * n, bp + i * m * k, op + i * n * k);
-    }));
+    auto per_matrix = [&](int64_t i) { return Solve(m, n, k, l2, ap + i * m * n, bp + i * m * k, op + i * n * k); };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), m * n * std::max(m, n) + 1, per_matrix));
   }
 
  private:
@@ -240,25 +245,30 @@ class MatrixSolveLsOp : public OpKernel {
     BlasGemm(tall, !tall, g, g, tall ? m : n, a, n, a, n, gram.data(), g);
     for (int64_t d = 0; d < g; ++d) gram[d * g + d] += l2;
     if (lapack::PotrfLower(g, gram.data()) != 0)
-      return InvalidArgument("Input matrix was rank deficient or ill-conditioned. Try setting fast=False or "
-                             "provide a larger l2_regularizer > 0.");
+      return InvalidArgument(
+          "Input matrix was rank deficient or ill-conditioned. Try setting fast=False or "
+          "provide a larger l2_regularizer > 0.");
     std::vector<T> rhs(static_cast<size_t>(g * k));
-    if (tall) BlasGemm(true, false, n, k, m, a, n, b, k, rhs.data(), k);  // A^T B
-    else std::memcpy(rhs.data(), b, sizeof(T) * m * k);
+    if (tall)
+      BlasGemm(true, false, n, k, m, a, n, b, k, rhs.data(), k);  // A^T B
+    else
+      std::memcpy(rhs.data(), b, sizeof(T) * m * k);
     lapack::Trsm(true, false, g, k, gram.data(), rhs.data());
     lapack::Trsm(true, true, g, k, gram.data(), rhs.data());
-    if (tall) std::memcpy(x, rhs.data(), sizeof(T) * n * k);
-    else BlasGemm(true, false, n, k, m, a, n, rhs.data(), k, x, k);  // A^T (A A^T + l2 I)^-1 B
+    if (tall)
+      std::memcpy(x, rhs.data(), sizeof(T) * n * k);
+    else
+      BlasGemm(true, false, n, k, m, a, n, rhs.data(), k, x, k);  // A^T (A A^T + l2 I)^-1 B
     return Status::OK();
   }
 
   bool fast_ = true;
 };
 
-#define TX_REGISTER_DECOMP_KERNELS(T)                                                                    \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Cholesky").TypeConstraint<T>("T"), CholeskyOp<T>);              \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Qr").TypeConstraint<T>("T"), QrOp<T>);                          \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Svd").TypeConstraint<T>("T"), SvdOp<T>);                        \
+#define TX_REGISTER_DECOMP_KERNELS(T)                                                                   \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Cholesky").TypeConstraint<T>("T"), CholeskyOp<T>);               \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Qr").TypeConstraint<T>("T"), QrOp<T>);                           \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Svd").TypeConstraint<T>("T"), SvdOp<T>);                         \
   TX_REGISTER_KERNEL(KernelDefBuilder("SelfAdjointEigV2").TypeConstraint<T>("T"), SelfAdjointEigOp<T>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("MatrixSolveLs").TypeConstraint<T>("T"), MatrixSolveLsOp<T>);
 

@@ -50,11 +50,13 @@ class BandPartOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, array_util::ReadScalarInt(ctx->input(2), "num_upper", &up));
     const int64_t m = a.dim(a.rank() - 2), n = a.dim(a.rank() - 1);
     if (lo > m) {
-      ctx->SetStatus(InvalidArgument("num_lower must be negative or less or equal to number of rows (", m, ") got: ", lo));
+      ctx->SetStatus(
+          InvalidArgument("num_lower must be negative or less or equal to number of rows (", m, ") got: ", lo));
       return;
     }
     if (up > n) {
-      ctx->SetStatus(InvalidArgument("num_upper must be negative or less or equal to number of columns (", n, ") got: ", up));
+      ctx->SetStatus(
+          InvalidArgument("num_upper must be negative or less or equal to number of columns (", n, ") got: ", up));
       return;
     }
     Tensor* out = nullptr;
@@ -144,14 +146,15 @@ class DiagOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, diag_util::ParseAlign(align_, &band));
     const int diag_axes = k0 == k1 ? 1 : 2;
     if (diag.rank() < diag_axes) {
-      ctx->SetStatus(InvalidArgument("diagonal must be at least ", diag_axes, "-dim, received shape: ",
-                                     diag.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("diagonal must be at least ", diag_axes, "-dim, received shape: ", diag.shape().ToString()));
       return;
     }
     if (k0 != k1 && diag.dim(diag.rank() - 2) != k1 - k0 + 1) {
-      ctx->SetStatus(InvalidArgument("The number of diagonals provided in the input does not match the "
-                                     "lower_diag_index and upper_diag_index range: ", diag.dim(diag.rank() - 2),
-                                     " vs. ", k1 - k0 + 1));
+      ctx->SetStatus(
+          InvalidArgument("The number of diagonals provided in the input does not match the "
+                          "lower_diag_index and upper_diag_index range: ",
+                          diag.dim(diag.rank() - 2), " vs. ", k1 - k0 + 1));
       return;
     }
     const int64_t max_len = diag.dim(diag.rank() - 1);
@@ -168,10 +171,9 @@ class DiagOp : public OpKernel {
       cols = a.dim(a.rank() - 1);
       TX_CTX_RETURN_IF_ERROR(ctx, diag_util::BandOfMatrix(rows, cols, k0, k1, &band));
       if (ReplaceTail(a.shape(), 2, {}) != batch || max_len != band.max_len) {
-        ctx->SetStatus(InvalidArgument("diagonal must have shape ", ReplaceTail(a.shape(), 2, {}).ToString(),
-                                       " + [", k0 == k1 ? "" : std::to_string(band.num_diags()) + ", ",
-                                       band.max_len, "] for input ", a.shape().ToString(), ", got ",
-                                       diag.shape().ToString()));
+        ctx->SetStatus(InvalidArgument("diagonal must have shape ", ReplaceTail(a.shape(), 2, {}).ToString(), " + [",
+                                       k0 == k1 ? "" : std::to_string(band.num_diags()) + ", ", band.max_len,
+                                       "] for input ", a.shape().ToString(), ", got ", diag.shape().ToString()));
         return;
       }
       TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, a.shape(), &out));
@@ -210,8 +212,8 @@ class CrossOp : public OpKernel {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
     if (a.shape() != b.shape()) {
-      ctx->SetStatus(InvalidArgument("Both inputs must be of same shape: ", a.shape().ToString(), " vs. ",
-                                     b.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("Both inputs must be of same shape: ", a.shape().ToString(), " vs. ", b.shape().ToString()));
       return;
     }
     if (a.rank() < 1 || a.dim(a.rank() - 1) != 3) {
@@ -237,10 +239,10 @@ class CrossOp : public OpKernel {
   }
 };
 
-#define TX_REGISTER_DIAG_KERNELS(T)                                                                  \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixBandPart").TypeConstraint<T>("T"), BandPartOp<T>);     \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagPartV3").TypeConstraint<T>("T"), DiagPartOp<T>);   \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagV3").TypeConstraint<T>("T"), DiagOp<T>);           \
+#define TX_REGISTER_DIAG_KERNELS(T)                                                               \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixBandPart").TypeConstraint<T>("T"), BandPartOp<T>);   \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagPartV3").TypeConstraint<T>("T"), DiagPartOp<T>); \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagV3").TypeConstraint<T>("T"), DiagOp<T>);         \
   TX_REGISTER_KERNEL(KernelDefBuilder("MatrixSetDiagV3").TypeConstraint<T>("T"), DiagOp<T>);
 
 TX_REGISTER_DIAG_KERNELS(float)
@@ -252,8 +254,7 @@ TX_REGISTER_DIAG_KERNELS(bool)
 TX_REGISTER_DIAG_KERNELS(complex64)  // complex block
 TX_REGISTER_DIAG_KERNELS(complex128)
 
-#define TX_REGISTER_CROSS_KERNEL(T) \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Cross").TypeConstraint<T>("T"), CrossOp<T>);
+#define TX_REGISTER_CROSS_KERNEL(T) TX_REGISTER_KERNEL(KernelDefBuilder("Cross").TypeConstraint<T>("T"), CrossOp<T>);
 TX_REGISTER_CROSS_KERNEL(float)
 TX_REGISTER_CROSS_KERNEL(double)
 TX_REGISTER_CROSS_KERNEL(int32_t)

@@ -51,7 +51,7 @@ class MatrixSolveOp : public OpKernel {
     const T* ap = a.data<T>();
     const T* bp = b.data<T>();
     T* op = out->data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * (n + k), [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       std::vector<T> lu(ap + i * n * n, ap + (i + 1) * n * n);
       std::vector<int32_t> piv(static_cast<size_t>(n));
       if (lapack::GetrfT(n, lu.data(), piv.data()) != 0) return InvalidArgument(kNotInvertibleSolve);
@@ -59,7 +59,8 @@ class MatrixSolveOp : public OpKernel {
       std::memcpy(x, bp + i * n * k, sizeof(T) * n * k);
       if (lapack::GetrsT(adjoint_, n, k, lu.data(), piv.data(), x) != 0) return Internal("MatrixSolve: getrs failed");
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * (n + k), per_matrix));
   }
 
  private:
@@ -86,15 +87,18 @@ class MatrixInverseOp : public OpKernel {
     const int64_t n = a.dim(a.rank() - 1);
     const T* ap = a.data<T>();
     T* op = out->data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       T* x = op + i * n * n;
-      if (adjoint_) TransposeMatrix(ap + i * n * n, n, n, x);
-      else std::memcpy(x, ap + i * n * n, sizeof(T) * n * n);
+      if (adjoint_)
+        TransposeMatrix(ap + i * n * n, n, n, x);
+      else
+        std::memcpy(x, ap + i * n * n, sizeof(T) * n * n);
       std::vector<int32_t> piv(static_cast<size_t>(n));
       if (lapack::GetrfT(n, x, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
       if (lapack::GetriT(n, x, piv.data()) != 0) return InvalidArgument(kNotInvertibleInverse);
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n, per_matrix));
   }
 
  private:
@@ -121,7 +125,7 @@ class LuOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(1, ReplaceTail(a.shape(), 1, {}), &pt));
     if (lut->num_elements() == 0) return;
     const T* ap = a.data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       T* lu = lut->data<T>() + i * n * n;
       Index* perm = pt->data<Index>() + i * n;
       std::memcpy(lu, ap + i * n * n, sizeof(T) * n * n);
@@ -130,7 +134,8 @@ class LuOp : public OpKernel {
       for (int64_t r = 0; r < n; ++r) perm[r] = static_cast<Index>(r);
       for (int64_t r = 0; r < n; ++r) std::swap(perm[r], perm[piv[r] - 1]);  // LAPACK's row swaps, in order
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, NumMatrices(a), n * n * n, per_matrix));
   }
 };
 
@@ -176,7 +181,7 @@ class DeterminantOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, batch, &o0));
     if (log_form) TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(1, batch, &o1));
     const T* ap = a.data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, batch.num_elements(), n * n * n, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       T sign = T(1), logdet = T(0);
       if (n > 0) SignLogDet(n, ap + i * n * n, &sign, &logdet);
       if (log_form) {
@@ -186,7 +191,8 @@ class DeterminantOp : public OpKernel {
         o0->data<T>()[i] = sign * std::exp(logdet);
       }
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, batch.num_elements(), n * n * n, per_matrix));
   }
 };
 
@@ -243,7 +249,7 @@ class TriangularSolveOp : public OpKernel {
     const T* ap = a.data<T>();
     const T* bp = b.data<T>();
     T* op = out->data<T>();
-    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, batches, n * n * k, [&](int64_t i) -> Status {
+    auto per_matrix = [&](int64_t i) -> Status {
       int64_t oa = 0, ob = 0, rest = i;
       for (int d = nb - 1; d >= 0; --d) {
         const int64_t c = rest % dims[d];
@@ -255,24 +261,25 @@ class TriangularSolveOp : public OpKernel {
       std::memcpy(x, bp + ob * n * k, sizeof(T) * n * k);
       lapack::Trsm(lower_, adjoint_, n, k, ap + oa * n * n, x);
       return Status::OK();
-    }));
+    };
+    TX_CTX_RETURN_IF_ERROR(ctx, ForEachMatrix(ctx, batches, n * n * k, per_matrix));
   }
 
  private:
   bool lower_ = true, adjoint_ = false;
 };
 
-#define TX_REGISTER_SOLVE_KERNELS(T)                                                                         \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixSolve").TypeConstraint<T>("T"), MatrixSolveOp<T>);             \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixInverse").TypeConstraint<T>("T"), MatrixInverseOp<T>);         \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixDeterminant").TypeConstraint<T>("T"), DeterminantOp<T, false>); \
+#define TX_REGISTER_SOLVE_KERNELS(T)                                                                           \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixSolve").TypeConstraint<T>("T"), MatrixSolveOp<T>);                \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixInverse").TypeConstraint<T>("T"), MatrixInverseOp<T>);            \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatrixDeterminant").TypeConstraint<T>("T"), DeterminantOp<T, false>);   \
   TX_REGISTER_KERNEL(KernelDefBuilder("LogMatrixDeterminant").TypeConstraint<T>("T"), DeterminantOp<T, true>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("MatrixTriangularSolve").TypeConstraint<T>("T"), TriangularSolveOp<T>);
 
 TX_REGISTER_SOLVE_KERNELS(float)
 TX_REGISTER_SOLVE_KERNELS(double)
 
-#define TX_REGISTER_LU_KERNEL(T, Index)                                                                       \
+#define TX_REGISTER_LU_KERNEL(T, Index)                                                                      \
   TX_REGISTER_KERNEL(KernelDefBuilder("Lu").TypeConstraint<T>("T").TypeConstraint<Index>("output_idx_type"), \
                      LuOp<T, Index>);
 TX_REGISTER_LU_KERNEL(float, int32_t)

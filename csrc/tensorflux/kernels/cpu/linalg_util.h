@@ -15,11 +15,9 @@ namespace cpu {
 
 // Checks that `t` is a (batch of) square matrix, naming `op` and the shape otherwise.
 inline Status CheckSquareMatrices(const Tensor& t, const std::string& op) {
-  if (t.rank() < 2)
-    return InvalidArgument(op, ": input must have rank >= 2, got shape ", t.shape().ToString());
+  if (t.rank() < 2) return InvalidArgument(op, ": input must have rank >= 2, got shape ", t.shape().ToString());
   if (t.dim(t.rank() - 1) != t.dim(t.rank() - 2))
-    return InvalidArgument(op, ": input must be a square matrix (or batch of them), got shape ",
-                           t.shape().ToString());
+    return InvalidArgument(op, ": input must be a square matrix (or batch of them), got shape ", t.shape().ToString());
   if (!lapack::FitsInt(t.dim(t.rank() - 1)))
     return InvalidArgument(op, ": matrix too large for LAPACK: ", t.shape().ToString());
   return Status::OK();

@@ -24,7 +24,8 @@ Status AddElement(const Tensor& a, Tensor* acc) {
     return Status::OK();
   }
   if (a.shape() != acc->shape())
-    return InvalidArgument("cannot add list elements of shapes ", a.shape().ToString(), " and ", acc->shape().ToString());
+    return InvalidArgument("cannot add list elements of shapes ", a.shape().ToString(), " and ",
+                           acc->shape().ToString());
   Tensor sum;
   TX_RETURN_IF_ERROR(Tensor::Allocate(a.dtype(), a.shape(), &sum));
   std::memcpy(sum.raw_data(), acc->raw_data(), acc->byte_size());

@@ -32,10 +32,13 @@ class NewListOp : public ListOp {
     int64_t n = 0;
     TX_CTX_RETURN_IF_ERROR(ctx, ScalarInput(ctx, 1, kReserve ? "num_elements" : "max_num_elements", &n));
     if (kReserve) {
-      if (n < 0) return ctx->SetStatus(InvalidArgument("The num_elements to reserve must be a non negative number, but got ", n));
+      if (n < 0)
+        return ctx->SetStatus(
+            InvalidArgument("The num_elements to reserve must be a non negative number, but got ", n));
       list.tensors.resize(static_cast<size_t>(n));
     } else {
-      if (n < -1) return ctx->SetStatus(InvalidArgument("max_num_elements must be -1 (no limit) or non-negative, got ", n));
+      if (n < -1)
+        return ctx->SetStatus(InvalidArgument("max_num_elements must be -1 (no limit) or non-negative, got ", n));
       list.max_num_elements = static_cast<int>(n);
     }
     TX_CTX_RETURN_IF_ERROR(ctx, OutputList(ctx, 0, std::move(list)));
@@ -67,8 +70,10 @@ class ElementShapeOp : public ListOp {
     const int n = known ? s.rank() : 1;
     for (int k = 0; k < n; ++k) {
       const int64_t d = known ? s.dim(k) : -1;
-      if (out->dtype() == DT_INT32) out->data<int32_t>()[k] = static_cast<int32_t>(d);
-      else out->data<int64_t>()[k] = d;
+      if (out->dtype() == DT_INT32)
+        out->data<int32_t>()[k] = static_cast<int32_t>(d);
+      else
+        out->data<int64_t>()[k] = d;
     }
   }
 };
@@ -79,7 +84,8 @@ class ResizeOp : public ListOp {
   void Compute(OpKernelContext* ctx) override {
     int64_t size = 0;
     TX_CTX_RETURN_IF_ERROR(ctx, ScalarInput(ctx, 1, "size", &size));
-    if (size < 0) return ctx->SetStatus(InvalidArgument("TensorListResize expects size to be non-negative. Got: ", size));
+    if (size < 0)
+      return ctx->SetStatus(InvalidArgument("TensorListResize expects size to be non-negative. Got: ", size));
     TensorList* list = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ForwardList(ctx, 0, 0, DT_INVALID, &list));
     list->tensors.resize(static_cast<size_t>(size));
@@ -96,7 +102,8 @@ class GetItemOp : public ListOp {
     TX_CTX_RETURN_IF_ERROR(ctx, ScalarInput(ctx, 1, "index", &index));
     const int64_t size = static_cast<int64_t>(list->tensors.size());
     if (index < 0 || index >= size)
-      return ctx->SetStatus(InvalidArgument("Trying to access element ", index, " in a list with ", size, " elements."));
+      return ctx->SetStatus(
+          InvalidArgument("Trying to access element ", index, " in a list with ", size, " elements."));
     Tensor out;
     if (!list->tensors[static_cast<size_t>(index)].initialized()) {
       PartialShape requested, shape;
@@ -112,7 +119,9 @@ class GetItemOp : public ListOp {
 
 class SetItemOp : public ListOp {
  public:
-  explicit SetItemOp(OpKernelConstruction* c) : ListOp(c) { c->SetStatus(c->GetAttr("resize_if_index_out_of_bounds", &resize_)); }
+  explicit SetItemOp(OpKernelConstruction* c) : ListOp(c) {
+    c->SetStatus(c->GetAttr("resize_if_index_out_of_bounds", &resize_));
+  }
   void Compute(OpKernelContext* ctx) override {
     const TensorList* in = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, InputList(ctx, 0, dtype_, &in));
@@ -122,7 +131,8 @@ class SetItemOp : public ListOp {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckElement(*in, item, "set"));
     const int64_t size = static_cast<int64_t>(in->tensors.size());
     if (index < 0 || (index >= size && !resize_))
-      return ctx->SetStatus(InvalidArgument("Trying to modify element ", index, " in a list with ", size, " elements."));
+      return ctx->SetStatus(
+          InvalidArgument("Trying to modify element ", index, " in a list with ", size, " elements."));
     TensorList* list = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ForwardList(ctx, 0, 0, dtype_, &list));
     if (index >= size) list->tensors.resize(static_cast<size_t>(index) + 1);

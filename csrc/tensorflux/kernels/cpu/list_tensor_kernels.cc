@@ -59,10 +59,13 @@ Status Elements(OpKernelContext* ctx, const TensorList& list, const std::vector<
   TX_RETURN_IF_ERROR(ResolveElementShape(list, requested, &element));
   const int64_t size = static_cast<int64_t>(list.tensors.size());
   for (int64_t i : indices) {
-    if (i < 0 || i >= size) return InvalidArgument("Trying to access element ", i, " in a list with ", size, " elements.");
+    if (i < 0 || i >= size)
+      return InvalidArgument("Trying to access element ", i, " in a list with ", size, " elements.");
     if (!list.tensors[static_cast<size_t>(i)].initialized() && !element.fully_defined())
-      return InvalidArgument("Tried to read from a list with unset element ", i, " but the element shape is not "
-                             "fully defined: ", element.ToString());
+      return InvalidArgument("Tried to read from a list with unset element ", i,
+                             " but the element shape is not "
+                             "fully defined: ",
+                             element.ToString());
   }
   if (indices.empty() && !element.fully_defined())
     return InvalidArgument("Tried to stack elements of an empty list with a non-fully-defined element shape: ",
@@ -82,7 +85,8 @@ class FromTensorOp : public ListOp {
   using ListOp::ListOp;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& t = ctx->input(0);
-    if (t.rank() < 1) return ctx->SetStatus(InvalidArgument("tensor must be at least a vector, but saw shape: ", t.shape().ToString()));
+    if (t.rank() < 1)
+      return ctx->SetStatus(InvalidArgument("tensor must be at least a vector, but saw shape: ", t.shape().ToString()));
     TensorList list;
     list.element_dtype = dtype_;
     TX_CTX_RETURN_IF_ERROR(ctx, ElementShapeFromTensor(ctx->input(1), &list.element_shape));
@@ -146,8 +150,10 @@ Status Scatter(const Tensor& t, const std::vector<int64_t>& indices, TensorList*
     return InvalidArgument("Tried to scatter rows of shape ", rows.ToString(), " into a list whose element shape is ",
                            list->element_shape.ToString());
   for (size_t k = 0; k < indices.size(); ++k) {
-    if (indices[k] < 0) return InvalidArgument("Indices in TensorListScatter must all be non-negative, got ", indices[k]);
-    if (indices[k] >= static_cast<int64_t>(list->tensors.size())) list->tensors.resize(static_cast<size_t>(indices[k]) + 1);
+    if (indices[k] < 0)
+      return InvalidArgument("Indices in TensorListScatter must all be non-negative, got ", indices[k]);
+    if (indices[k] >= static_cast<int64_t>(list->tensors.size()))
+      list->tensors.resize(static_cast<size_t>(indices[k]) + 1);
     TX_RETURN_IF_ERROR(CopyRow(t, static_cast<int64_t>(k), &list->tensors[static_cast<size_t>(indices[k])]));
   }
   return Status::OK();
@@ -207,10 +213,13 @@ class ConcatOp : public ListOp {
     for (size_t i = 0; i < size; ++i) {
       const Tensor& t = list->tensors[i];
       if (!t.initialized()) continue;
-      if (t.rank() < 1) return ctx->SetStatus(InvalidArgument("Concat saw a scalar shape at index ", i, " but requires at least vectors."));
+      if (t.rank() < 1)
+        return ctx->SetStatus(
+            InvalidArgument("Concat saw a scalar shape at index ", i, " but requires at least vectors."));
       TensorShape s(std::vector<int64_t>(t.shape().dims().begin() + 1, t.shape().dims().end()));
       if (have_inner && s != inner)
-        return ctx->SetStatus(InvalidArgument("Tried to concat tensors with unequal shapes: ", inner.ToString(), " vs ", s.ToString()));
+        return ctx->SetStatus(
+            InvalidArgument("Tried to concat tensors with unequal shapes: ", inner.ToString(), " vs ", s.ToString()));
       inner = s;
       have_inner = true;
       parts[i] = t;
@@ -218,8 +227,10 @@ class ConcatOp : public ListOp {
     if (!have_inner) {
       std::vector<int64_t> dims = element.known_rank() ? element.dims() : std::vector<int64_t>{};
       if (!element.known_rank() || std::any_of(dims.begin() + 1, dims.end(), [](int64_t d) { return d < 0; }))
-        return ctx->SetStatus(InvalidArgument("All except the first dimension must be fully defined when concating an "
-                                              "empty tensor list. element_shape: ", element.ToString()));
+        return ctx->SetStatus(
+            InvalidArgument("All except the first dimension must be fully defined when concating an "
+                            "empty tensor list. element_shape: ",
+                            element.ToString()));
       inner = TensorShape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
     }
     int64_t total = 0;
@@ -252,7 +263,8 @@ class SplitOp : public ListOp {
   using ListOp::ListOp;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& t = ctx->input(0);
-    if (t.rank() < 1) return ctx->SetStatus(InvalidArgument("Tensor must be at least a vector, but saw shape: ", t.shape().ToString()));
+    if (t.rank() < 1)
+      return ctx->SetStatus(InvalidArgument("Tensor must be at least a vector, but saw shape: ", t.shape().ToString()));
     TensorList list;
     list.element_dtype = dtype_;
     TX_CTX_RETURN_IF_ERROR(ctx, ElementShapeFromTensor(ctx->input(1), &list.element_shape));
@@ -279,7 +291,8 @@ class SplitOp : public ListOp {
       start += lengths[k];
     }
     if (start != t.dim(0))
-      return ctx->SetStatus(InvalidArgument("Unused values in tensor. Length of tensor: ", t.dim(0), " Values used: ", start));
+      return ctx->SetStatus(
+          InvalidArgument("Unused values in tensor. Length of tensor: ", t.dim(0), " Values used: ", start));
     TX_CTX_RETURN_IF_ERROR(ctx, OutputList(ctx, 0, std::move(list)));
   }
 };

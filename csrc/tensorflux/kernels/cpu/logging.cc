@@ -30,8 +30,8 @@ class AssertOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& cond = ctx->input(0);
     if (cond.dtype() != DT_BOOL || cond.shape().rank() != 0)
-      return ctx->SetStatus(InvalidArgument("[", name(), "] condition must be a bool scalar, got shape ",
-                                            cond.shape().ToString()));
+      return ctx->SetStatus(
+          InvalidArgument("[", name(), "] condition must be a bool scalar, got shape ", cond.shape().ToString()));
     if (*cond.data<bool>()) return;
     ctx->SetStatus(InvalidArgument("[", name(), "] assertion failed: ", BracketedSummaries(ctx, 1, summarize_, " ")));
   }

@@ -64,7 +64,10 @@ template <typename V>
 struct Elem {
   using Stored = V;
   static V Get(const V& e) { return e; }
-  static bool Put(const V& v, V* e) { *e = v; return true; }
+  static bool Put(const V& v, V* e) {
+    *e = v;
+    return true;
+  }
 };
 template <>
 struct Elem<std::string> {
@@ -91,8 +94,10 @@ bool PutKey(KeyView<K> k, Tensor* t, int64_t i) {
   if constexpr (std::is_same_v<K, std::string>) {
     return t->data<TString>()[i].Assign(k);
   } else {
-    if (t->dtype() == DT_INT32) t->data<int32_t>()[i] = static_cast<int32_t>(k);
-    else t->data<int64_t>()[i] = k;
+    if (t->dtype() == DT_INT32)
+      t->data<int32_t>()[i] = static_cast<int32_t>(k);
+    else
+      t->data<int64_t>()[i] = k;
     return true;
   }
 }
@@ -113,8 +118,10 @@ class TypedTable : public LookupTable {
     ParallelRange(pool, keys.num_elements(), 64, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         auto it = map_.find(KeyAt<K>(keys, i));
-        if (it != map_.end()) E::Put(it->second, &o[i]);
-        else o[i] = def[per_key_default ? i : 0];
+        if (it != map_.end())
+          E::Put(it->second, &o[i]);
+        else
+          o[i] = def[per_key_default ? i : 0];
       }
     });
   }
@@ -159,7 +166,8 @@ class TypedTable : public LookupTable {
     S* v = values->data<S>();
     int64_t i = 0;
     for (const auto& [key, value] : map_) {
-      if (!PutKey<K>(key, keys, i) || !E::Put(value, &v[i])) return ResourceExhausted("out of memory exporting a table");
+      if (!PutKey<K>(key, keys, i) || !E::Put(value, &v[i]))
+        return ResourceExhausted("out of memory exporting a table");
       ++i;
     }
     return Status::OK();
@@ -217,18 +225,21 @@ class TableOp : public OpKernel {
     if (ctx->resource_manager() == nullptr)
       return ctx->SetStatus(FailedPrecondition("lookup tables need a session or eager context (no resource manager)"));
     RefPtr<RefCounted> obj;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->resource_manager()->LookupOrCreateResource(
-        container_, name_, [&](RefPtr<RefCounted>* out) {
-          *out = RefPtr<RefCounted>::Adopt(NewTable(key_dtype_, value_dtype_, is_mutable_));
-          return Status::OK();
-        }, &obj));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           ctx->resource_manager()->LookupOrCreateResource(
+                               container_, name_,
+                               [&](RefPtr<RefCounted>* out) {
+                                 *out = RefPtr<RefCounted>::Adopt(NewTable(key_dtype_, value_dtype_, is_mutable_));
+                                 return Status::OK();
+                               },
+                               &obj));
     const auto* table = dynamic_cast<const LookupTable*>(obj.get());
     if (table == nullptr || table->key_dtype != key_dtype_ || table->value_dtype != value_dtype_ ||
         table->is_mutable != is_mutable_)
-      return ctx->SetStatus(InvalidArgument(
-          "the resource ", name_, " already exists as ", table ? table->Describe() : "another kind of resource",
-          ", not a ", is_mutable_ ? "MutableHashTable" : "HashTable", " of ", DataTypeString(key_dtype_), " to ",
-          DataTypeString(value_dtype_)));
+      return ctx->SetStatus(InvalidArgument("the resource ", name_, " already exists as ",
+                                            table ? table->Describe() : "another kind of resource", ", not a ",
+                                            is_mutable_ ? "MutableHashTable" : "HashTable", " of ",
+                                            DataTypeString(key_dtype_), " to ", DataTypeString(value_dtype_)));
     ResourceHandle h;
     h.container = container_;
     h.name = name_;
@@ -313,8 +324,8 @@ class FillOp : public TableKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, GetTable(ctx, keys.dtype(), values.dtype(), &table));
     if (table->is_mutable) {
       if (initialize_)
-        return ctx->SetStatus(InvalidArgument("InitializeTableV2 fills a HashTable; the table is a ",
-                                              table->Describe(), " (use LookupTableImportV2)"));
+        return ctx->SetStatus(InvalidArgument("InitializeTableV2 fills a HashTable; the table is a ", table->Describe(),
+                                              " (use LookupTableImportV2)"));
       TX_CTX_RETURN_IF_ERROR(ctx, CheckEntries(keys, values));
       std::lock_guard<std::mutex> l(table->mu);
       table->Clear();
@@ -349,8 +360,10 @@ class ChangeOp : public TableKernel {
                                           "is read-only once filled (use a MutableHashTable)"));
     if (insert_) TX_CTX_RETURN_IF_ERROR(ctx, CheckEntries(keys, ctx->input(2)));
     std::lock_guard<std::mutex> l(table->mu);
-    if (insert_) TX_CTX_RETURN_IF_ERROR(ctx, table->Insert(keys, ctx->input(2)));
-    else table->Remove(keys);
+    if (insert_)
+      TX_CTX_RETURN_IF_ERROR(ctx, table->Insert(keys, ctx->input(2)));
+    else
+      table->Remove(keys);
   }
 
  private:

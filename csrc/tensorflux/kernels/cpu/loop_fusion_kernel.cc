@@ -57,8 +57,10 @@ void Gather(const BroadcastMap& m, const T* x, int64_t begin, int64_t n, T* z) {
   }
   while (n > 0) {
     const int64_t run = std::min(n, inner - pos);
-    if (inner_stride == 0) std::fill_n(z, run, x[base]);
-    else std::copy_n(x + base + pos * inner_stride, run, z);  // inner_stride is 1 once collapsed
+    if (inner_stride == 0)
+      std::fill_n(z, run, x[base]);
+    else
+      std::copy_n(x + base + pos * inner_stride, run, z);  // inner_stride is 1 once collapsed
     z += run;
     n -= run;
     pos = 0;
@@ -85,8 +87,8 @@ BroadcastMap MakeBroadcastMap(const TensorShape& in, const TensorShape& loop) {
     const int64_t d = loop.dim(k);
     if (d == 1) continue;
     // Merge with the previous dim when both step contiguously or both repeat.
-    if (!m.dims.empty() && ((strides[k] == 0 && m.strides.back() == 0) ||
-                            (strides[k] != 0 && m.strides.back() == strides[k] * d))) {
+    if (!m.dims.empty() &&
+        ((strides[k] == 0 && m.strides.back() == 0) || (strides[k] != 0 && m.strides.back() == strides[k] * d))) {
       m.dims.back() *= d;
       m.strides.back() = strides[k];
       continue;
@@ -456,9 +458,12 @@ Status CreateLoopFusionKernel(const Node* fused, LoopFusionSpec spec, std::uniqu
   const DataType t = MemberType(*spec.members[0]);
   OpKernelConstruction c(fused, kDeviceCPU);
   std::unique_ptr<OpKernel> k;
-  if (t == DT_FLOAT) k = std::make_unique<LoopFusionKernel<float>>(&c, std::move(spec));
-  else if (t == DT_DOUBLE) k = std::make_unique<LoopFusionKernel<double>>(&c, std::move(spec));
-  else return Internal("[", fused->name(), "] cannot fuse ", DataTypeString(t), " ops");
+  if (t == DT_FLOAT)
+    k = std::make_unique<LoopFusionKernel<float>>(&c, std::move(spec));
+  else if (t == DT_DOUBLE)
+    k = std::make_unique<LoopFusionKernel<double>>(&c, std::move(spec));
+  else
+    return Internal("[", fused->name(), "] cannot fuse ", DataTypeString(t), " ops");
   TX_RETURN_IF_ERROR(c.status());
   *out = std::move(k);
   return Status::OK();

@@ -42,11 +42,17 @@ void RunLeakyRelu(const T* a, const T*, T* z, int64_t n, T alpha) {
 
 // Broadcasting binary functors (binary_op.h's loops).
 template <typename T, typename Fn>
-void RunVV(const T* a, const T* b, T* z, int64_t n, T) { ApplyVV<T, Fn>(a, b, z, n); }
+void RunVV(const T* a, const T* b, T* z, int64_t n, T) {
+  ApplyVV<T, Fn>(a, b, z, n);
+}
 template <typename T, typename Fn>
-void RunVS(const T* a, const T* b, T* z, int64_t n, T) { ApplyVS<T, Fn>(a, *b, z, n); }
+void RunVS(const T* a, const T* b, T* z, int64_t n, T) {
+  ApplyVS<T, Fn>(a, *b, z, n);
+}
 template <typename T, typename Fn>
-void RunSV(const T* a, const T* b, T* z, int64_t n, T) { ApplySV<T, Fn>(*a, b, z, n); }
+void RunSV(const T* a, const T* b, T* z, int64_t n, T) {
+  ApplySV<T, Fn>(*a, b, z, n);
+}
 template <typename T, typename Fn>
 FusedOp<T> Binary() {
   return FusedOp<T>{FusedShapeRule::kBroadcast, BinaryCost<T, Fn>(), &RunVV<T, Fn>, &RunVS<T, Fn>, &RunSV<T, Fn>};
@@ -67,27 +73,57 @@ FusedOp<T> Grad() {
 template <typename T>
 std::unordered_map<std::string, FusedOp<T>> MakeTable() {
   std::unordered_map<std::string, FusedOp<T>> t = {
-      {"Add", Binary<T, AddFn>()}, {"AddV2", Binary<T, AddFn>()}, {"Sub", Binary<T, SubFn>()},
-      {"Mul", Binary<T, MulFn>()}, {"RealDiv", Binary<T, DivFn>()}, {"Div", Binary<T, DivFn>()},
-      {"FloorDiv", Binary<T, FloorDivFn>()}, {"FloorMod", Binary<T, FloorModFn>()}, {"Pow", Binary<T, PowFn>()},
-      {"Maximum", Binary<T, MaximumFn>()}, {"Minimum", Binary<T, MinimumFn>()},
+      {"Add", Binary<T, AddFn>()},
+      {"AddV2", Binary<T, AddFn>()},
+      {"Sub", Binary<T, SubFn>()},
+      {"Mul", Binary<T, MulFn>()},
+      {"RealDiv", Binary<T, DivFn>()},
+      {"Div", Binary<T, DivFn>()},
+      {"FloorDiv", Binary<T, FloorDivFn>()},
+      {"FloorMod", Binary<T, FloorModFn>()},
+      {"Pow", Binary<T, PowFn>()},
+      {"Maximum", Binary<T, MaximumFn>()},
+      {"Minimum", Binary<T, MinimumFn>()},
       {"SquaredDifference", Binary<T, SquaredDifferenceFn>()},
-      {"Relu", Unary<T, ReluFn>()}, {"Neg", Unary<T, NegFn>()}, {"Abs", Unary<T, AbsFn>()},
-      {"Sign", Unary<T, SignFn>()}, {"Square", Unary<T, SquareFn>()}, {"Reciprocal", Unary<T, ReciprocalFn>()},
-      {"Floor", Unary<T, FloorFn>()}, {"Ceil", Unary<T, CeilFn>()}, {"Round", Unary<T, RoundFn>()},
-      {"Sqrt", Unary<T, SqrtFn>()}, {"Rsqrt", Unary<T, RsqrtFn>()}, {"Exp", Unary<T, ExpFn>()},
-      {"Expm1", Unary<T, Expm1Fn>()}, {"Log", Unary<T, LogFn>()}, {"Log1p", Unary<T, Log1pFn>()},
-      {"Sin", Unary<T, SinFn>()}, {"Cos", Unary<T, CosFn>()}, {"Tan", Unary<T, TanFn>()},
-      {"Tanh", Unary<T, TanhFn>()}, {"Sigmoid", Unary<T, SigmoidFn>()}, {"Erf", Unary<T, ErfFn>()},
+      {"Relu", Unary<T, ReluFn>()},
+      {"Neg", Unary<T, NegFn>()},
+      {"Abs", Unary<T, AbsFn>()},
+      {"Sign", Unary<T, SignFn>()},
+      {"Square", Unary<T, SquareFn>()},
+      {"Reciprocal", Unary<T, ReciprocalFn>()},
+      {"Floor", Unary<T, FloorFn>()},
+      {"Ceil", Unary<T, CeilFn>()},
+      {"Round", Unary<T, RoundFn>()},
+      {"Sqrt", Unary<T, SqrtFn>()},
+      {"Rsqrt", Unary<T, RsqrtFn>()},
+      {"Exp", Unary<T, ExpFn>()},
+      {"Expm1", Unary<T, Expm1Fn>()},
+      {"Log", Unary<T, LogFn>()},
+      {"Log1p", Unary<T, Log1pFn>()},
+      {"Sin", Unary<T, SinFn>()},
+      {"Cos", Unary<T, CosFn>()},
+      {"Tan", Unary<T, TanFn>()},
+      {"Tanh", Unary<T, TanhFn>()},
+      {"Sigmoid", Unary<T, SigmoidFn>()},
+      {"Erf", Unary<T, ErfFn>()},
       {"Erfc", Unary<T, ErfcFn>()},
-      {"Relu6", Activation<T, Relu6Fn>(1)}, {"Elu", Activation<T, EluFn>(16)}, {"Selu", Activation<T, SeluFn>(16)},
-      {"Softplus", Activation<T, SoftplusFn>(32)}, {"Softsign", Activation<T, SoftsignFn>(4)},
-      {"ReluGrad", Grad<T, ReluGradFn>()}, {"Relu6Grad", Grad<T, Relu6GradFn>()},
-      {"LeakyReluGrad", Grad<T, LeakyReluGradFn>()}, {"EluGrad", Grad<T, EluGradFn>()},
-      {"SeluGrad", Grad<T, SeluGradFn>()}, {"SoftplusGrad", Grad<T, SoftplusGradFn>()},
-      {"SoftsignGrad", Grad<T, SoftsignGradFn>()}, {"SigmoidGrad", Grad<T, SigmoidGradFn>()},
-      {"TanhGrad", Grad<T, TanhGradFn>()}, {"SqrtGrad", Grad<T, SqrtGradFn>()},
-      {"RsqrtGrad", Grad<T, RsqrtGradFn>()}, {"ReciprocalGrad", Grad<T, ReciprocalGradFn>()},
+      {"Relu6", Activation<T, Relu6Fn>(1)},
+      {"Elu", Activation<T, EluFn>(16)},
+      {"Selu", Activation<T, SeluFn>(16)},
+      {"Softplus", Activation<T, SoftplusFn>(32)},
+      {"Softsign", Activation<T, SoftsignFn>(4)},
+      {"ReluGrad", Grad<T, ReluGradFn>()},
+      {"Relu6Grad", Grad<T, Relu6GradFn>()},
+      {"LeakyReluGrad", Grad<T, LeakyReluGradFn>()},
+      {"EluGrad", Grad<T, EluGradFn>()},
+      {"SeluGrad", Grad<T, SeluGradFn>()},
+      {"SoftplusGrad", Grad<T, SoftplusGradFn>()},
+      {"SoftsignGrad", Grad<T, SoftsignGradFn>()},
+      {"SigmoidGrad", Grad<T, SigmoidGradFn>()},
+      {"TanhGrad", Grad<T, TanhGradFn>()},
+      {"SqrtGrad", Grad<T, SqrtGradFn>()},
+      {"RsqrtGrad", Grad<T, RsqrtGradFn>()},
+      {"ReciprocalGrad", Grad<T, ReciprocalGradFn>()},
   };
   FusedOp<T> leaky{FusedShapeRule::kUnary, 1, &RunLeakyRelu<T>};
   leaky.attr = "alpha";

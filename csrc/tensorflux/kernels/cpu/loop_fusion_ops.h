@@ -15,20 +15,20 @@ using FusedFn = void (*)(const T* a, const T* b, T* z, int64_t n, T attr);
 
 // How an op's output shape follows from its inputs' shapes.
 enum class FusedShapeRule : uint8_t {
-  kUnary,      // the input's shape
+  kUnary,  // the input's shape
   kBroadcast,  // NumPy broadcasting of two inputs
-  kEqual,      // all inputs of one shape, which the output has (gradient ops, AddN)
+  kEqual,  // all inputs of one shape, which the output has (gradient ops, AddN)
 };
 
 template <typename T>
 struct FusedOp {
   FusedShapeRule rule;
-  int64_t cost;             // relative work per element (as the op's kernel states it)
-  FusedFn<T> vv;            // every operand a vector (unary ops: the only form)
+  int64_t cost;  // relative work per element (as the op's kernel states it)
+  FusedFn<T> vv;  // every operand a vector (unary ops: the only form)
   FusedFn<T> vs = nullptr;  // b in scalar form (broadcasting ops)
   FusedFn<T> sv = nullptr;  // a in scalar form (broadcasting ops)
   const char* attr = nullptr;  // the float attr passed as `attr`, if any
-  bool n_ary = false;       // AddN: one vv step per input after the first
+  bool n_ary = false;  // AddN: one vv step per input after the first
 };
 
 // The fused form of op `op_type` on T (float or double), or nullptr when it has none.

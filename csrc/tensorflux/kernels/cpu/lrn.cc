@@ -86,9 +86,9 @@ class LrnGradOp : public OpKernel {
     const Tensor& y_t = ctx->input(2);
     TX_CTX_RETURN_IF_ERROR(ctx, CheckRank4(dy_t, "LRNGrad", "input_grads"));
     if (!(x_t.shape() == dy_t.shape()) || !(y_t.shape() == dy_t.shape())) {
-      ctx->SetStatus(InvalidArgument("LRNGrad: input_grads, input_image and output_image must have the same shape, got ",
-                                     dy_t.shape().ToString(), ", ", x_t.shape().ToString(), ", ",
-                                     y_t.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("LRNGrad: input_grads, input_image and output_image must have the same shape, got ",
+                          dy_t.shape().ToString(), ", ", x_t.shape().ToString(), ", ", y_t.shape().ToString()));
       return;
     }
     Tensor* out = nullptr;

@@ -147,8 +147,10 @@ class MatMulOp : public OpKernel {
     }
     const int64_t lda = at.dim(1), ldb = bt.dim(1);
     if constexpr (std::is_floating_point_v<C>) {
-      if (FitsBlasInt(m, n, k, lda, ldb, n)) PoolGemm(pool, ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
-      else BlockedGemm<C>(ta_, tb_, m, n, k, a, lda, b, ldb, c, pool);
+      if (FitsBlasInt(m, n, k, lda, ldb, n))
+        PoolGemm(pool, ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
+      else
+        BlockedGemm<C>(ta_, tb_, m, n, k, a, lda, b, ldb, c, pool);
     } else {
       BlockedGemm<C>(ta_, tb_, m, n, k, a, lda, b, ldb, c, pool);
     }
@@ -191,8 +193,8 @@ class BatchMatMulOp : public OpKernel {
     const int64_t m = xt.dim(adj_x_ ? rx - 1 : rx - 2), k = xt.dim(adj_x_ ? rx - 2 : rx - 1);
     const int64_t k2 = yt.dim(adj_y_ ? ry - 1 : ry - 2), n = yt.dim(adj_y_ ? ry - 2 : ry - 1);
     if (k != k2) {
-      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", xt.shape().ToString(), ", In[1]: ",
-                                     yt.shape().ToString()));
+      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", xt.shape().ToString(),
+                                     ", In[1]: ", yt.shape().ToString()));
       return;
     }
     // Broadcast batch dims; strides (in matrices) of each operand per output batch dim.
@@ -203,8 +205,8 @@ class BatchMatMulOp : public OpKernel {
       const int ix = rx - 2 - rb + i, iy = ry - 2 - rb + i;
       const int64_t dx = ix >= 0 ? xt.dim(ix) : 1, dy = iy >= 0 ? yt.dim(iy) : 1;
       if (dx != dy && dx != 1 && dy != 1) {
-        ctx->SetStatus(InvalidArgument("In[0] and In[1] must have compatible batch dimensions: ",
-                                       xt.shape().ToString(), " vs. ", yt.shape().ToString()));
+        ctx->SetStatus(InvalidArgument("In[0] and In[1] must have compatible batch dimensions: ", xt.shape().ToString(),
+                                       " vs. ", yt.shape().ToString()));
         return;
       }
       bdims[i] = dx == 1 ? dy : dx;
@@ -261,8 +263,10 @@ class BatchMatMulOp : public OpKernel {
       C* cp = c + bi * m * n;
       if constexpr (std::is_floating_point_v<C>) {
         if (FitsBlasInt(m, n, k, lda, ldb, n)) {
-          if (split) PoolGemm(ctx->intra_op_pool(), adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
-          else BlasGemm(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
+          if (split)
+            PoolGemm(ctx->intra_op_pool(), adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
+          else
+            BlasGemm(adj_x_, adj_y_, m, n, k, ap, lda, bp, ldb, cp, n);
           return;
         }
       }
@@ -292,8 +296,8 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<int64_t>("T"
 
 // --- half, bfloat16 (Note [16-bit GEMM]) and int16 (BatchMatMulV2 only: MatMul's OpDef has no
 // int16), as TensorFlow registers them ---
-#define TX_REGISTER_MATMULS(T)                                                              \
-  TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<T>("T"), MatMulOp<T>);        \
+#define TX_REGISTER_MATMULS(T)                                                        \
+  TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<T>("T"), MatMulOp<T>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("BatchMatMulV2").TypeConstraint<T>("T"), BatchMatMulOp<T>)
 TX_REGISTER_MATMULS(Half);
 TX_REGISTER_MATMULS(BFloat16);

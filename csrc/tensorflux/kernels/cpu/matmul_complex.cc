@@ -46,8 +46,8 @@ class ComplexMatMulOp : public OpKernel {
     const int64_t m = xt.dim(flag_x_ ? rx - 1 : rx - 2), k = xt.dim(flag_x_ ? rx - 2 : rx - 1);
     const int64_t k2 = yt.dim(flag_y_ ? ry - 1 : ry - 2), n = yt.dim(flag_y_ ? ry - 2 : ry - 1);
     if (k != k2) {
-      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", xt.shape().ToString(), ", In[1]: ",
-                                     yt.shape().ToString()));
+      ctx->SetStatus(InvalidArgument("Matrix size-incompatible: In[0]: ", xt.shape().ToString(),
+                                     ", In[1]: ", yt.shape().ToString()));
       return;
     }
     // Output batch dims, innermost first, with each operand's matrix stride (0 where broadcast).
@@ -58,8 +58,8 @@ class ComplexMatMulOp : public OpKernel {
       const int ix = rx - 3 - i, iy = ry - 3 - i;
       const int64_t dx = ix >= 0 ? xt.dim(ix) : 1, dy = iy >= 0 ? yt.dim(iy) : 1;
       if (dx != dy && dx != 1 && dy != 1) {
-        ctx->SetStatus(InvalidArgument("In[0] and In[1] must have compatible batch dimensions: ",
-                                       xt.shape().ToString(), " vs. ", yt.shape().ToString()));
+        ctx->SetStatus(InvalidArgument("In[0] and In[1] must have compatible batch dimensions: ", xt.shape().ToString(),
+                                       " vs. ", yt.shape().ToString()));
         return;
       }
       dims[i] = dx == 1 ? dy : dx;

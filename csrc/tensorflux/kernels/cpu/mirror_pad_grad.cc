@@ -37,7 +37,8 @@ void FoldDim(const T* src, T* dst, int64_t outer, int64_t n, int64_t lo, int64_t
       for (int64_t j = 0; j < n; ++j)
         std::memcpy(static_cast<void*>(d + j * inner), s + (lo + j) * inner, static_cast<size_t>(width) * sizeof(T));
       for (int64_t p = 0; p < lo; ++p) AccumulateRow(d + (lo - p - shift) * inner, s + p * inner, width);
-      for (int64_t p = 0; p < hi; ++p) AccumulateRow(d + (n - 1 - p - 1 + shift) * inner, s + (lo + n + p) * inner, width);
+      for (int64_t p = 0; p < hi; ++p)
+        AccumulateRow(d + (n - 1 - p - 1 + shift) * inner, s + (lo + n + p) * inner, width);
     }
   });
 }
@@ -57,7 +58,8 @@ class MirrorPadGradOp : public OpKernel {
     const int rank = in.rank();
     std::vector<int64_t> pads, dims;
     TX_CTX_RETURN_IF_ERROR(ctx, ReadPaddings(ctx, 1, rank, &pads));
-    TX_CTX_RETURN_IF_ERROR(ctx, grad_util::ResolveMirrorPadGrad(PartialShape(in.shape()), pads, reflect_ ? 1 : 2, &dims));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           grad_util::ResolveMirrorPadGrad(PartialShape(in.shape()), pads, reflect_ ? 1 : 2, &dims));
     if (dims == in.shape().dims()) {
       ctx->set_output(0, in);
       return;
@@ -98,8 +100,10 @@ class MirrorPadGradOp : public OpKernel {
 const bool kRegistered = [] {
   ForEachSummableType([](auto tag, DataType dt) {
     using T = decltype(tag);
-    KernelRegistry::Global()->Register(KernelDefBuilder("MirrorPadGrad").TypeConstraint("T", dt).Build(
-        [](OpKernelConstruction* c) -> OpKernel* { return new MirrorPadGradOp<T>(c); }));
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder("MirrorPadGrad").TypeConstraint("T", dt).Build([](OpKernelConstruction* c) -> OpKernel* {
+          return new MirrorPadGradOp<T>(c);
+        }));
   });
   return true;
 }();

@@ -97,15 +97,14 @@ class MultinomialOp : public OpKernel {
         }
       }
     });
-    if (bad_row >= 0)
-      ctx->SetStatus(InvalidArgument("logits row ", bad_row, " has no finite entries to sample from"));
+    if (bad_row >= 0) ctx->SetStatus(InvalidArgument("logits row ", bad_row, " has no finite entries to sample from"));
   }
 
  private:
   std::unique_ptr<PhiloxState> state_;
 };
 
-#define TX_MULTINOMIAL(T, OutT)                                                                          \
+#define TX_MULTINOMIAL(T, OutT)                                                                                   \
   TX_REGISTER_KERNEL(KernelDefBuilder("Multinomial").TypeConstraint<T>("T").TypeConstraint<OutT>("output_dtype"), \
                      MultinomialOp<T, OutT>)
 TX_MULTINOMIAL(float, int32_t);

@@ -85,10 +85,8 @@ class OneHotOp : public OpKernel {
 template <typename I>
 void RegisterFor() {
   for (DataType t : kStorageTypes)
-    KernelRegistry::Global()->Register(KernelDefBuilder("OneHot")
-                                           .TypeConstraint("T", t)
-                                           .TypeConstraint<I>("TI")
-                                           .Build([](OpKernelConstruction* c) -> OpKernel* { return new OneHotOp<I>(c); }));
+    KernelRegistry::Global()->Register(KernelDefBuilder("OneHot").TypeConstraint("T", t).TypeConstraint<I>("TI").Build(
+        [](OpKernelConstruction* c) -> OpKernel* { return new OneHotOp<I>(c); }));
 }
 
 const bool kRegistered = [] {

@@ -64,8 +64,10 @@ class PadOp : public OpKernel {
             tables[d][i] = -1;
             continue;
           }
-          if (mode_ == 1) j = j < 0 ? -j : 2 * (n - 1) - j;
-          else j = j < 0 ? -j - 1 : 2 * n - 1 - j;
+          if (mode_ == 1)
+            j = j < 0 ? -j : 2 * (n - 1) - j;
+          else
+            j = j < 0 ? -j - 1 : 2 * n - 1 - j;
         }
         tables[d][i] = j * strides[d];
       }

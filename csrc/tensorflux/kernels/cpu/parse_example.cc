@@ -77,8 +77,8 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
   out->present = true;
   if (kind == kNone) return Status::OK();  // present, no list: empty
   if (kind != KindOf(dt))
-    return InvalidArgument("Data types don't match. Data type: ", KindName(kind), " but expected type: ",
-                           DataTypeString(dt));
+    return InvalidArgument("Data types don't match. Data type: ", KindName(kind),
+                           " but expected type: ", DataTypeString(dt));
   wire::Reader l(list);
   while (!l.done()) {
     int field;
@@ -177,8 +177,10 @@ Status FindFeatures(std::string_view example, const std::unordered_map<std::stri
 // Writes `n` values of `v` starting at v's element `from` into t's elements from `at`.
 void Put(const Values& v, DataType dt, int64_t from, int64_t n, Tensor* t, int64_t at) {
   if (n <= 0) return;
-  if (dt == DT_FLOAT) std::copy_n(v.f.data() + from, n, t->data<float>() + at);
-  else if (dt == DT_INT64) std::copy_n(v.i.data() + from, n, t->data<int64_t>() + at);
+  if (dt == DT_FLOAT)
+    std::copy_n(v.f.data() + from, n, t->data<float>() + at);
+  else if (dt == DT_INT64)
+    std::copy_n(v.i.data() + from, n, t->data<int64_t>() + at);
   else
     for (int64_t k = 0; k < n; ++k) t->data<TString>()[at + k].Assign(v.s[from + k]);
 }
@@ -238,8 +240,8 @@ class ParseExampleV2Op : public OpKernel {
     const Tensor& serialized = ctx->input(0);
     const Tensor& names = ctx->input(1);
     if (serialized.rank() > 1)
-      return ctx->SetStatus(InvalidArgument("serialized must be a scalar or a vector, got shape ",
-                                            serialized.shape().ToString()));
+      return ctx->SetStatus(
+          InvalidArgument("serialized must be a scalar or a vector, got shape ", serialized.shape().ToString()));
     const bool batched = serialized.rank() == 1;
     const int64_t batch = serialized.num_elements();
     if (names.num_elements() != 0 && names.num_elements() != batch)
@@ -286,8 +288,8 @@ class ParseExampleV2Op : public OpKernel {
       std::vector<std::string_view> features(num_keys);
       std::vector<bool> found(num_keys);
       for (int64_t b = begin; b < end; ++b) {
-        Status s = ParseOne(serialized.data<TString>()[b].view(), slot_of, num_keys, names, keys, b, &features,
-                            &found, &values[b * num_keys]);
+        Status s = ParseOne(serialized.data<TString>()[b].view(), slot_of, num_keys, names, keys, b, &features, &found,
+                            &values[b * num_keys]);
         if (s.ok()) continue;
         std::lock_guard<std::mutex> l(mu);
         if (b < first_bad) {
@@ -298,9 +300,11 @@ class ParseExampleV2Op : public OpKernel {
       }
     });
     TX_CTX_RETURN_IF_ERROR(ctx, error);
-    for (int k = 0; k < num_sparse_; ++k) TX_CTX_RETURN_IF_ERROR(ctx, WriteSparse(ctx, values, k, batched, batch, num_keys));
+    for (int k = 0; k < num_sparse_; ++k)
+      TX_CTX_RETURN_IF_ERROR(ctx, WriteSparse(ctx, values, k, batched, batch, num_keys));
     for (int j = 0; j < num_dense; ++j)
-      TX_CTX_RETURN_IF_ERROR(ctx, WriteDense(ctx, values, names, keys, j, batched, batch, num_keys, 3 * num_sparse_ + j));
+      TX_CTX_RETURN_IF_ERROR(ctx,
+                             WriteDense(ctx, values, names, keys, j, batched, batch, num_keys, 3 * num_sparse_ + j));
   }
 
  private:

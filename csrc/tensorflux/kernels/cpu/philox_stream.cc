@@ -19,9 +19,12 @@ Status StreamFromSeed(const Tensor& seed, PhiloxKey* key, PhiloxCounter* counter
     return InvalidArgument("seed must have shape [2], not ", seed.shape().ToString());
   uint64_t s[2];
   for (int i = 0; i < 2; ++i) {
-    if (seed.dtype() == DT_INT32) s[i] = static_cast<uint64_t>(static_cast<int64_t>(seed.data<int32_t>()[i]));
-    else if (seed.dtype() == DT_INT64) s[i] = static_cast<uint64_t>(seed.data<int64_t>()[i]);
-    else return InvalidArgument("seed must be int32 or int64, got ", DataTypeString(seed.dtype()));
+    if (seed.dtype() == DT_INT32)
+      s[i] = static_cast<uint64_t>(static_cast<int64_t>(seed.data<int32_t>()[i]));
+    else if (seed.dtype() == DT_INT64)
+      s[i] = static_cast<uint64_t>(seed.data<int64_t>()[i]);
+    else
+      return InvalidArgument("seed must be int32 or int64, got ", DataTypeString(seed.dtype()));
   }
   const PhiloxBlock mix = Philox4x32(MakeCounter(s[0], s[1]), kSeedScrambleKey);
   *key = {mix[0], mix[1]};

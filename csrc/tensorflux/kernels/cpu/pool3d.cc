@@ -67,8 +67,8 @@ class Pool3DOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, Setup(kOp, a_, x.shape().dims(), &g));
     const int64_t batch = x.dim(a_.layout.n), channels = x.dim(a_.layout.c);
     Tensor* out = nullptr;
-    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape(window3d::Dims(a_.layout, batch, g.out, channels)),
-                                                     &out));
+    TX_CTX_RETURN_IF_ERROR(
+        ctx, ctx->allocate_output(0, TensorShape(window3d::Dims(a_.layout, batch, g.out, channels)), &out));
     if (out->num_elements() == 0) return;
     const Strides5 xs(x.shape().dims(), a_.layout), ys(out->shape().dims(), a_.layout);
     const T* xp = x.data<T>();

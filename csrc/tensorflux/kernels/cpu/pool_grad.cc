@@ -60,12 +60,17 @@ struct PoolGradParams {
   // forward output's shape.
   Status Geometry(const TensorShape& in, const Tensor& grad, const char* name) {
     if (in.rank() != 4) return InvalidArgument(op, ": orig_input must be 4-dimensional, got shape ", in.ToString());
-    n = in.dim(0); h = in.dim(1); w = in.dim(2); c = in.dim(3);
+    n = in.dim(0);
+    h = in.dim(1);
+    w = in.dim(2);
+    c = in.dim(3);
     const bool ex = padding == Padding::kExplicit;
     TX_RETURN_IF_ERROR(WindowedOutputSize(h, ksize[1], 1, strides[1], padding, ex ? explicit_paddings[2] : 0,
-                                          ex ? explicit_paddings[3] : 0, &oh, &pt).WithPrefix(std::string(op) + ": "));
+                                          ex ? explicit_paddings[3] : 0, &oh, &pt)
+                           .WithPrefix(std::string(op) + ": "));
     TX_RETURN_IF_ERROR(WindowedOutputSize(w, ksize[2], 1, strides[2], padding, ex ? explicit_paddings[4] : 0,
-                                          ex ? explicit_paddings[5] : 0, &ow, &pl).WithPrefix(std::string(op) + ": "));
+                                          ex ? explicit_paddings[5] : 0, &ow, &pl)
+                           .WithPrefix(std::string(op) + ": "));
     const TensorShape want({n, oh, ow, c});
     if (grad.shape() != want)
       return InvalidArgument(op, ": ", name, " must have shape ", want.ToString(), " (the pooled shape of ",
@@ -124,8 +129,10 @@ void RouteWindow(const T* x, T* dx, int64_t w, int64_t stride, int64_t h0, int64
       const bool lead = r == h0 && q == w0;  // a NaN maximum is the first element's
       for (int64_t ch = 0; ch < nc; ++ch) {
         const bool hit = src[ch] == best[ch] || (lead && best[ch] != best[ch]);
-        if constexpr (kTiled) d[ch] = hit ? pending[ch] : T(0);
-        else d[ch] = hit ? d[ch] + pending[ch] : d[ch];
+        if constexpr (kTiled)
+          d[ch] = hit ? pending[ch] : T(0);
+        else
+          d[ch] = hit ? d[ch] + pending[ch] : d[ch];
         pending[ch] = hit ? T(0) : pending[ch];
       }
     }
@@ -151,7 +158,7 @@ class MaxPoolGradOp : public OpKernel {
     T* dx = out->data<T>();
     // Windows that tile the input exactly own every element of dx between them.
     const bool tiled = p.ksize[1] == p.strides[1] && p.ksize[2] == p.strides[2] && p.pt == 0 && p.pl == 0 &&
-                       p.oh * p.ksize[1] == p.h && p.ow * p.ksize[2] == p.w;
+        p.oh * p.ksize[1] == p.h && p.ow * p.ksize[2] == p.w;
     p.ForEachBlock(ctx, 2 * p.ksize[1] * p.ksize[2], [&](int64_t img, int64_t c0, int64_t c1) {
       const int64_t nc = c1 - c0;
       const T* ximg = x + img * p.h * p.w * p.c + c0;
@@ -160,8 +167,10 @@ class MaxPoolGradOp : public OpKernel {
       if (!tiled)
         for (int64_t pos = 0; pos < p.h * p.w; ++pos) std::fill(dimg + pos * p.c, dimg + pos * p.c + nc, T(0));
       p.ForEachWindow([&](int64_t o, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
-        if (tiled) RouteWindow<T, true>(ximg, dimg, p.w, p.c, h0, h1, w0, w1, nc, gimg + o * p.c);
-        else RouteWindow<T, false>(ximg, dimg, p.w, p.c, h0, h1, w0, w1, nc, gimg + o * p.c);
+        if (tiled)
+          RouteWindow<T, true>(ximg, dimg, p.w, p.c, h0, h1, w0, w1, nc, gimg + o * p.c);
+        else
+          RouteWindow<T, false>(ximg, dimg, p.w, p.c, h0, h1, w0, w1, nc, gimg + o * p.c);
       });
     });
   }

@@ -48,7 +48,8 @@ class RaggedTensorToTensorOp : public OpKernel {
       if (!ok) {
         c->SetStatus(InvalidArgument(
             "row_partition_types must be ROW_SPLITS at every ragged dimension, or FIRST_DIM_SIZE followed by "
-            "VALUE_ROWIDS; got ", t, " at position ", i));
+            "VALUE_ROWIDS; got ",
+            t, " at position ", i));
         return;
       }
     }
@@ -63,7 +64,8 @@ class RaggedTensorToTensorOp : public OpKernel {
     const bool rowids = types_[0] == "FIRST_DIM_SIZE";
     const int ragged_rank = static_cast<int>(types_.size()) - (rowids ? 1 : 0);
     std::vector<Level> levels(ragged_rank);
-    TX_CTX_RETURN_IF_ERROR(ctx, rowids ? ReadRowIds(ctx, values.dim(0), &levels) : ReadSplits(ctx, values.dim(0), &levels));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           rowids ? ReadRowIds(ctx, values.dim(0), &levels) : ReadSplits(ctx, values.dim(0), &levels));
 
     // Output dims: the given ones, else the data's.
     const int rank = ragged_rank + values.rank();
@@ -75,8 +77,8 @@ class RaggedTensorToTensorOp : public OpKernel {
     for (int d = 1; d < values.rank(); ++d) {
       const int o = ragged_rank + d;
       if (dims[o] >= 0 && dims[o] != values.dim(d))
-        return ctx->SetStatus(InvalidArgument("shape[", o, "] = ", dims[o], " does not match the values' dimension ",
-                                              d, " (", values.dim(d), ")"));
+        return ctx->SetStatus(InvalidArgument("shape[", o, "] = ", dims[o], " does not match the values' dimension ", d,
+                                              " (", values.dim(d), ")"));
       dims[o] = values.dim(d);
     }
     Tensor* out;
@@ -93,8 +95,8 @@ class RaggedTensorToTensorOp : public OpKernel {
     for (int k = 0; k < ragged_rank; ++k) {
       const Level& l = levels[k];
       // Elements of the next level that no row covers (splits ending early) are dropped.
-      std::vector<int64_t> child(k + 1 < ragged_rank ? std::max<size_t>(levels[k + 1].rows, l.parent.size())
-                                                     : l.parent.size(), -1);
+      std::vector<int64_t> child(
+          k + 1 < ragged_rank ? std::max<size_t>(levels[k + 1].rows, l.parent.size()) : l.parent.size(), -1);
       for (size_t j = 0; j < l.parent.size(); ++j) {
         const int64_t p = offset[l.parent[j]];
         child[j] = p >= 0 && l.column[j] < dims[k + 1] ? p + l.column[j] * stride[k + 2] : -1;
@@ -118,7 +120,8 @@ class RaggedTensorToTensorOp : public OpKernel {
   // `shape` (a scalar: unknown rank; a vector: one entry per output dimension, -1 unknown).
   static Status ReadShape(const Tensor& shape, int rank, std::vector<int64_t>* dims) {
     if (shape.rank() == 0) return Status::OK();
-    if (shape.rank() != 1) return InvalidArgument("shape must be a scalar or a vector, got shape ", shape.shape().ToString());
+    if (shape.rank() != 1)
+      return InvalidArgument("shape must be a scalar or a vector, got shape ", shape.shape().ToString());
     if (shape.num_elements() != rank)
       return InvalidArgument("shape has ", shape.num_elements(), " dimensions but the ragged tensor has rank ", rank);
     for (int d = 0; d < rank; ++d) {
@@ -173,7 +176,8 @@ class RaggedTensorToTensorOp : public OpKernel {
       if (IndexAt(s, 0) != 0) return InvalidArgument("row_partition_tensors[", k, "]: row splits must start at 0");
       for (int64_t i = 0; i < l.rows; ++i) {
         const int64_t b = IndexAt(s, i), e = IndexAt(s, i + 1);
-        if (e < b) return InvalidArgument("row_partition_tensors[", k, "]: row splits must not decrease (", b, " then ", e, ")");
+        if (e < b)
+          return InvalidArgument("row_partition_tensors[", k, "]: row splits must not decrease (", b, " then ", e, ")");
         if (e > children)
           return InvalidArgument("row_partition_tensors[", k, "]: row split ", e, " is past the ", children,
                                  " elements of the next level");
@@ -190,7 +194,8 @@ class RaggedTensorToTensorOp : public OpKernel {
   // FIRST_DIM_SIZE then VALUE_ROWIDS: level k's row ids give the row of each level k+1 element.
   Status ReadRowIds(OpKernelContext* ctx, int64_t num_values, std::vector<Level>* levels) const {
     const Tensor& first = ctx->input(3);
-    if (first.num_elements() != 1) return InvalidArgument("FIRST_DIM_SIZE must be a scalar, got shape ", first.shape().ToString());
+    if (first.num_elements() != 1)
+      return InvalidArgument("FIRST_DIM_SIZE must be a scalar, got shape ", first.shape().ToString());
     int64_t rows = IndexAt(first, 0);
     if (rows < 0) return InvalidArgument("FIRST_DIM_SIZE must be non-negative, got ", rows);
     const int n = static_cast<int>(levels->size());
@@ -199,7 +204,8 @@ class RaggedTensorToTensorOp : public OpKernel {
       if (r.rank() != 1) return InvalidArgument("row_partition_tensors[", k + 1, "] (value row ids) must be a vector");
       const int64_t children = r.num_elements();
       if (k + 1 == n && children != num_values)
-        return InvalidArgument("the last value row ids have ", children, " entries but values has ", num_values, " rows");
+        return InvalidArgument("the last value row ids have ", children, " entries but values has ", num_values,
+                               " rows");
       Level& l = (*levels)[k];
       l.rows = rows;
       l.parent.resize(children);

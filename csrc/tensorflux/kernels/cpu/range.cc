@@ -48,7 +48,8 @@ class RangeOp : public OpKernel {
       const double span = std::abs(static_cast<double>(limit) - static_cast<double>(start));
       size = std::ceil(span / std::abs(static_cast<double>(delta)));
     } else {
-      size = std::ceil(std::abs((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta)));
+      size =
+          std::ceil(std::abs((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta)));
     }
     if (!(size <= kMaxRangeSize)) {
       ctx->SetStatus(InvalidArgument("Range of ", size, " elements is too large (start ", start, ", limit ", limit,

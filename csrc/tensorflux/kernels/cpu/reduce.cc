@@ -29,9 +29,9 @@ namespace cpu {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int64_t kBlock = 1024;     // contiguous elements summed before pairwise combination
-constexpr int64_t kColChunk = 512;   // columns per work item in column sums
-constexpr int64_t kRowBlock = 256;   // rows per partial block in column sums
+constexpr int64_t kBlock = 1024;  // contiguous elements summed before pairwise combination
+constexpr int64_t kColChunk = 512;  // columns per work item in column sums
+constexpr int64_t kRowBlock = 256;  // rows per partial block in column sums
 
 template <typename Acc, typename In>
 inline Acc ToAcc(In x) {
@@ -113,8 +113,10 @@ void Reduce3D(const In* x, int64_t outer, int64_t mid, int64_t inner, Acc* out, 
   // Reduces rows [m0, m1) of item (o, jc) into dst (an [outer, inner] array).
   auto work = [&](int64_t o, int64_t jc, int64_t m0, int64_t m1, Acc* dst) {
     const In* base = x + o * mid * inner;
-    if (inner == 1) dst[o] = SumContig<Acc>(base + m0, m1 - m0);
-    else if (inner < 64) SumNarrowColumns<Acc>(base, inner, m0, m1, dst + o * inner);
+    if (inner == 1)
+      dst[o] = SumContig<Acc>(base + m0, m1 - m0);
+    else if (inner < 64)
+      SumNarrowColumns<Acc>(base, inner, m0, m1, dst + o * inner);
     else {
       const int64_t j0 = jc * kColChunk, j1 = std::min(inner, j0 + kColChunk);
       SumColumns<Acc>(base, inner, m0, m1, j0, j1, dst + o * inner + j0);
@@ -145,8 +147,8 @@ void Reduce3D(const In* x, int64_t outer, int64_t mid, int64_t inner, Acc* out, 
 // Accumulator per (element type, op): the element type itself for floats; for integers an
 // unsigned type (wrap-around without undefined behaviour), 64 bits wide for Mean.
 template <typename T, bool kMean>
-using AccType = std::conditional_t<std::is_floating_point_v<T>, T,
-                                   std::conditional_t<kMean, uint64_t, UnsignedIfIntegralT<T>>>;
+using AccType =
+    std::conditional_t<std::is_floating_point_v<T>, T, std::conditional_t<kMean, uint64_t, UnsignedIfIntegralT<T>>>;
 
 // Sum (kMean false) or Mean (kMean true) of input 0 over the axes in input 1.
 template <typename T, bool kMean>
@@ -188,11 +190,15 @@ class ReduceOp : public OpKernel {
     for (int d = 0; d < rank; ++d) {
       const int64_t size = xt.dim(d);
       if (reduced[d]) count *= size;
-      if (!reduced[d]) out_shape.add_dim(size);
-      else if (keep_dims_) out_shape.add_dim(1);
+      if (!reduced[d])
+        out_shape.add_dim(size);
+      else if (keep_dims_)
+        out_shape.add_dim(1);
       if (size == 1) continue;
-      if (!groups.empty() && groups.back().second == reduced[d]) groups.back().first *= size;
-      else groups.emplace_back(size, reduced[d]);
+      if (!groups.empty() && groups.back().second == reduced[d])
+        groups.back().first *= size;
+      else
+        groups.emplace_back(size, reduced[d]);
     }
     const bool any_reduced = std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.second; });
     if (!any_reduced && xt.num_elements() > 0) {  // nothing to add up: same data, new shape
@@ -242,8 +248,10 @@ class ReduceOp : public OpKernel {
         buf.reset(new Acc[static_cast<size_t>(outer * inner)]);
         dst = buf.get();
       }
-      if (first) Reduce3D<Acc>(x, outer, mid, inner, dst, pool);
-      else Reduce3D<Acc>(src_acc, outer, mid, inner, dst, pool);
+      if (first)
+        Reduce3D<Acc>(x, outer, mid, inner, dst, pool);
+      else
+        Reduce3D<Acc>(src_acc, outer, mid, inner, dst, pool);
       first = false;
       src_acc = dst;
     }
@@ -258,9 +266,12 @@ class ReduceOp : public OpKernel {
       const Acc* s = src_acc;
       ParallelRange(pool, n_out, 2, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
-          if constexpr (std::is_floating_point_v<T>) y[i] = s[i] / static_cast<T>(count);
-          else if constexpr (std::is_signed_v<T>) y[i] = static_cast<T>(static_cast<int64_t>(s[i]) / count);
-          else y[i] = static_cast<T>(s[i] / static_cast<uint64_t>(count));
+          if constexpr (std::is_floating_point_v<T>)
+            y[i] = s[i] / static_cast<T>(count);
+          else if constexpr (std::is_signed_v<T>)
+            y[i] = static_cast<T>(static_cast<int64_t>(s[i]) / count);
+          else
+            y[i] = static_cast<T>(s[i] / static_cast<uint64_t>(count));
         }
       });
     }
@@ -270,8 +281,8 @@ class ReduceOp : public OpKernel {
   bool keep_dims_ = false;
 };
 
-#define TX_REGISTER_REDUCE(T)                                                                   \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Sum").TypeConstraint<T>("T"), ReduceOp<T, false>);       \
+#define TX_REGISTER_REDUCE(T)                                                             \
+  TX_REGISTER_KERNEL(KernelDefBuilder("Sum").TypeConstraint<T>("T"), ReduceOp<T, false>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("Mean").TypeConstraint<T>("T"), ReduceOp<T, true>)
 TX_REGISTER_REDUCE(float);
 TX_REGISTER_REDUCE(double);

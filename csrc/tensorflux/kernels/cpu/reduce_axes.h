@@ -44,11 +44,15 @@ inline Status ParseReduction(const Tensor& in, const Tensor& axes, bool keep_dim
   plan->groups.clear();
   for (int d = 0; d < rank; ++d) {
     const int64_t size = in.dim(d);
-    if (!reduced[d]) plan->out_shape.add_dim(size);
-    else if (keep_dims) plan->out_shape.add_dim(1);
+    if (!reduced[d])
+      plan->out_shape.add_dim(size);
+    else if (keep_dims)
+      plan->out_shape.add_dim(1);
     if (size == 1) continue;
-    if (!plan->groups.empty() && plan->groups.back().second == reduced[d]) plan->groups.back().first *= size;
-    else plan->groups.emplace_back(size, reduced[d]);
+    if (!plan->groups.empty() && plan->groups.back().second == reduced[d])
+      plan->groups.back().first *= size;
+    else
+      plan->groups.emplace_back(size, reduced[d]);
   }
   return Status::OK();
 }

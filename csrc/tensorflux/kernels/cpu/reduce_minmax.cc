@@ -45,8 +45,12 @@ struct MaxR {
   static constexpr bool kNaNFlag = true;  // VecExtreme for every type (NaN only for floats)
   using Acc = T;
   template <typename V>
-  static V Fast(V a, V x) { return x > a ? x : a; }
-  static Acc Init() { return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest(); }
+  static V Fast(V a, V x) {
+    return x > a ? x : a;
+  }
+  static Acc Init() {
+    return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  }
   static Acc Apply(Acc a, Acc x) { return (x > a || x != x) ? x : a; }
 };
 template <typename T>
@@ -54,8 +58,12 @@ struct MinR {
   static constexpr bool kNaNFlag = true;  // VecExtreme for every type (NaN only for floats)
   using Acc = T;
   template <typename V>
-  static V Fast(V a, V x) { return x < a ? x : a; }
-  static Acc Init() { return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(); }
+  static V Fast(V a, V x) {
+    return x < a ? x : a;
+  }
+  static Acc Init() {
+    return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  }
   static Acc Apply(Acc a, Acc x) { return (x < a || x != x) ? x : a; }
 };
 struct AllR {
@@ -109,8 +117,10 @@ void Fold3D(const Acc* x, int64_t outer, int64_t mid, int64_t inner, Acc* out, T
   if (outer >= threads || !WorthParallel(pool, outer * mid * inner, 1)) {
     ParallelItems(pool, outer, mid * inner, [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
-        if (inner == 1) out[o] = FoldContig<R>(x + o * mid, mid);
-        else FoldRows<R>(x + o * mid * inner, inner, 0, mid, out + o * inner);
+        if (inner == 1)
+          out[o] = FoldContig<R>(x + o * mid, mid);
+        else
+          FoldRows<R>(x + o * mid * inner, inner, 0, mid, out + o * inner);
       }
     });
     return;
@@ -125,8 +135,10 @@ void Fold3D(const Acc* x, int64_t outer, int64_t mid, int64_t inner, Acc* out, T
       const int64_t s = it / outer, o = it % outer;
       const int64_t m0 = std::min(mid, s * mstep), m1 = std::min(mid, (s + 1) * mstep);
       Acc* dst = partial.get() + s * n + o * inner;
-      if (inner == 1) dst[0] = FoldContig<R>(x + o * mid + m0, m1 - m0);
-      else FoldRows<R>(x + o * mid * inner, inner, m0, m1, dst);
+      if (inner == 1)
+        dst[0] = FoldContig<R>(x + o * mid + m0, m1 - m0);
+      else
+        FoldRows<R>(x + o * mid * inner, inner, m0, m1, dst);
     }
   });
   for (int64_t i = 0; i < n; ++i) {
@@ -214,9 +226,8 @@ class FoldReduceOp : public OpKernel {
   bool keep_dims_ = false;
 };
 
-#define TX_REGISTER_FOLD(OP, T, R) \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), FoldReduceOp<T, R>)
-#define TX_REGISTER_NUMERIC_FOLDS(T)    \
+#define TX_REGISTER_FOLD(OP, T, R) TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), FoldReduceOp<T, R>)
+#define TX_REGISTER_NUMERIC_FOLDS(T)     \
   TX_REGISTER_FOLD("Prod", T, ProdR<T>); \
   TX_REGISTER_FOLD("Max", T, MaxR<T>);   \
   TX_REGISTER_FOLD("Min", T, MinR<T>)
@@ -231,9 +242,9 @@ TX_REGISTER_NUMERIC_FOLDS(uint16_t);
 TX_REGISTER_NUMERIC_FOLDS(uint32_t);
 TX_REGISTER_NUMERIC_FOLDS(uint64_t);
 // half and bfloat16 fold in float (Note [Generic reduction]).
-#define TX_REGISTER_F16_FOLDS(T)                \
-  TX_REGISTER_FOLD("Prod", T, ProdR<float>);    \
-  TX_REGISTER_FOLD("Max", T, MaxR<float>);      \
+#define TX_REGISTER_F16_FOLDS(T)             \
+  TX_REGISTER_FOLD("Prod", T, ProdR<float>); \
+  TX_REGISTER_FOLD("Max", T, MaxR<float>);   \
   TX_REGISTER_FOLD("Min", T, MinR<float>)
 TX_REGISTER_F16_FOLDS(Half);
 TX_REGISTER_F16_FOLDS(BFloat16);

@@ -67,7 +67,8 @@ class ReshapeOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, ctx->output_type(0)));
     const Tensor& sizes = ctx->input(1);
     if (sizes.dtype() != DT_INT32 && sizes.dtype() != DT_INT64) {
-      ctx->SetStatus(InvalidArgument("Reshape's shape input must be int32 or int64, got ", DataTypeString(sizes.dtype())));
+      ctx->SetStatus(
+          InvalidArgument("Reshape's shape input must be int32 or int64, got ", DataTypeString(sizes.dtype())));
       return;
     }
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 1, sizes.dtype()));
@@ -124,8 +125,8 @@ class SqueezeOp : public OpKernel {
       int axis;
       TX_CTX_RETURN_IF_ERROR(ctx, array_util::CanonicalAxis(a, rank, "Squeeze dimension", &axis));
       if (in.dim(axis) != 1) {
-        ctx->SetStatus(InvalidArgument("Can not squeeze dim[", axis, "], expected a dimension of 1, got ",
-                                       in.dim(axis), " (input shape ", in.shape().ToString(), ")"));
+        ctx->SetStatus(InvalidArgument("Can not squeeze dim[", axis, "], expected a dimension of 1, got ", in.dim(axis),
+                                       " (input shape ", in.shape().ToString(), ")"));
         return;
       }
       drop[axis] = true;

@@ -56,8 +56,8 @@ class ResourceGatherOp : public OpKernel {
     const I* idx = indices.data<I>();
     for (int64_t k = 0; k < batch * n; ++k) {
       if (idx[k] < 0 || idx[k] >= limit) {
-        ctx->SetStatus(InvalidArgument("indices[", k, "] = ", static_cast<int64_t>(idx[k]), " is not in [0, ", limit,
-                                       ")"));
+        ctx->SetStatus(
+            InvalidArgument("indices[", k, "] = ", static_cast<int64_t>(idx[k]), " is not in [0, ", limit, ")"));
         return;
       }
     }
@@ -84,8 +84,8 @@ class ResourceGatherOp : public OpKernel {
     std::lock_guard<std::mutex> l(var->mu);
     if (!var->initialized) return UninitializedError(*h);
     if (var->dtype != dtype_)
-      return InvalidArgument("Trying to gather from a variable of dtype ", DataTypeString(var->dtype),
-                             " with dtype ", DataTypeString(dtype_));
+      return InvalidArgument("Trying to gather from a variable of dtype ", DataTypeString(var->dtype), " with dtype ",
+                             DataTypeString(dtype_));
     *out = var->value;
     if (out->rank() < 1)
       return InvalidArgument("params must be at least 1 dimensional, got shape ", out->shape().ToString());

@@ -26,8 +26,8 @@ inline Status GetHandle(const OpKernelContext* ctx, int i, const ResourceHandle*
 
 // "Error while reading resource variable x ...": the variable is absent or was never assigned.
 inline Status UninitializedError(const ResourceHandle& h) {
-  return FailedPrecondition("Error while reading resource variable ", h.name, " from Container: ",
-                            h.container.empty() ? "localhost" : h.container,
+  return FailedPrecondition("Error while reading resource variable ", h.name,
+                            " from Container: ", h.container.empty() ? "localhost" : h.container,
                             ". This could mean that the variable was uninitialized or destroyed.");
 }
 

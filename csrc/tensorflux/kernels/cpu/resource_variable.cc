@@ -180,9 +180,9 @@ class DestroyResourceOp : public OpKernel {
   bool ignore_lookup_error_ = true;
 };
 
-constexpr DataType kStoredTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT32,     DT_INT64,
-                                     DT_INT8,   DT_UINT8,  DT_INT16,  DT_UINT16,   DT_UINT32,    DT_UINT64,
-                                     DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
+constexpr DataType kStoredTypes[] = {DT_FLOAT, DT_DOUBLE,    DT_HALF,       DT_BFLOAT16, DT_INT32,  DT_INT64,
+                                     DT_INT8,  DT_UINT8,     DT_INT16,      DT_UINT16,   DT_UINT32, DT_UINT64,
+                                     DT_BOOL,  DT_COMPLEX64, DT_COMPLEX128, DT_STRING};
 
 // Registers the dtype-agnostic kernels for every stored type at static-initialization time.
 struct RegisterVariableKernels {
@@ -201,10 +201,10 @@ const RegisterVariableKernels register_variable_kernels;
 TX_REGISTER_KERNEL(KernelDefBuilder("VarHandleOp"), VarHandleOp);
 TX_REGISTER_KERNEL(KernelDefBuilder("VarIsInitializedOp"), VarIsInitializedOp);
 TX_REGISTER_KERNEL(KernelDefBuilder("DestroyResourceOp"), DestroyResourceOp);
-#define TX_REGISTER_ASSIGN_UPDATE(T)                                                                        \
-  TX_REGISTER_KERNEL(KernelDefBuilder("AssignAddVariableOp").TypeConstraint<T>("dtype"),                   \
-                     AssignUpdateVariableOp<T, true>);                                                     \
-  TX_REGISTER_KERNEL(KernelDefBuilder("AssignSubVariableOp").TypeConstraint<T>("dtype"),                   \
+#define TX_REGISTER_ASSIGN_UPDATE(T)                                                     \
+  TX_REGISTER_KERNEL(KernelDefBuilder("AssignAddVariableOp").TypeConstraint<T>("dtype"), \
+                     AssignUpdateVariableOp<T, true>);                                   \
+  TX_REGISTER_KERNEL(KernelDefBuilder("AssignSubVariableOp").TypeConstraint<T>("dtype"), \
                      AssignUpdateVariableOp<T, false>)
 TX_REGISTER_ASSIGN_UPDATE(float);
 TX_REGISTER_ASSIGN_UPDATE(double);

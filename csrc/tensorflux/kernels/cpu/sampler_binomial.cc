@@ -32,10 +32,9 @@ double BinomialInversion(double count, double prob, PhiloxStream* stream) {
 
 // The tail of Stirling's series for log k!, tabulated for k <= 9.
 double StirlingApproxTail(double k) {
-  static constexpr double kTailValues[] = {0.0810614667953272,  0.0413406959554092,  0.0276779256849983,
-                                           0.02079067210376509, 0.0166446911898211,  0.0138761288230707,
-                                           0.0118967099458917,  0.0104112652619720,  0.00925546218271273,
-                                           0.00833056343336287};
+  static constexpr double kTailValues[] = {
+      0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
+      0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287};
   if (k <= 9) return kTailValues[static_cast<int>(k)];
   const double kp1sq = (k + 1) * (k + 1);
   return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
@@ -61,11 +60,10 @@ double Btrs(double count, double prob, PhiloxStream* stream) {
     if (us >= 0.07 && v <= v_r) return k;  // inside the box: accept
     if (k < 0 || k > count) continue;
     v = std::log(v * alpha / (a / (us * us) + b));
-    const double upperbound =
-        ((m + 0.5) * std::log((m + 1) / (r * (count - m + 1))) +
-         (count + 1) * std::log((count - m + 1) / (count - k + 1)) +
-         (k + 0.5) * std::log(r * (count - k + 1) / (k + 1)) + StirlingApproxTail(m) + StirlingApproxTail(count - m) -
-         StirlingApproxTail(k) - StirlingApproxTail(count - k));
+    const double upperbound = ((m + 0.5) * std::log((m + 1) / (r * (count - m + 1))) +
+                               (count + 1) * std::log((count - m + 1) / (count - k + 1)) +
+                               (k + 0.5) * std::log(r * (count - k + 1) / (k + 1)) + StirlingApproxTail(m) +
+                               StirlingApproxTail(count - m) - StirlingApproxTail(k) - StirlingApproxTail(count - k));
     if (v <= upperbound) return k;
   }
 }
@@ -84,8 +82,8 @@ double SampleBinomial(T count, T prob, PhiloxKey key, PhiloxCounter counter, int
   const bool rejection = count * p >= T(10);
   PhiloxStream s(key, counter);
   s.Skip((rejection ? kSamplerBlocksPerOutput : kInversionBlocksPerOutput) * static_cast<uint64_t>(i));
-  const double k = rejection ? Btrs(dcount, static_cast<double>(p), &s)
-                             : BinomialInversion(dcount, static_cast<double>(p), &s);
+  const double k =
+      rejection ? Btrs(dcount, static_cast<double>(p), &s) : BinomialInversion(dcount, static_cast<double>(p), &s);
   return flip ? dcount - k : k;
 }
 

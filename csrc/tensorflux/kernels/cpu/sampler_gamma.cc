@@ -42,8 +42,7 @@ constexpr int64_t kGammaCost = 400;
 
 // Fills `out` (num_alphas * per_alpha samples) from the stream (key, counter).
 template <typename T>
-void FillGamma(const Tensor& alpha, PhiloxKey key, PhiloxCounter counter, int64_t per_alpha, T* out,
-               ThreadPool* pool) {
+void FillGamma(const Tensor& alpha, PhiloxKey key, PhiloxCounter counter, int64_t per_alpha, T* out, ThreadPool* pool) {
   const T* a = alpha.data<T>();
   FillSamples(alpha.num_elements(), per_alpha, kGammaCost, pool, out, [&](int64_t p, int64_t i) {
     PhiloxStream s(key, counter);
@@ -96,8 +95,8 @@ class StatelessRandomGammaOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, StatelessSamplerShape(ctx->input(0), alpha.shape(), &shape));
     PhiloxKey key;
     PhiloxCounter counter;
-    TX_CTX_RETURN_IF_ERROR(ctx, kV3 ? StreamFromKeyCounterAlg(ctx, 1, &key, &counter)
-                                    : StreamFromSeed(ctx->input(1), &key, &counter));
+    TX_CTX_RETURN_IF_ERROR(
+        ctx, kV3 ? StreamFromKeyCounterAlg(ctx, 1, &key, &counter) : StreamFromSeed(ctx->input(1), &key, &counter));
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, shape, &out));
     if (shape.num_elements() == 0) return;
@@ -113,12 +112,15 @@ class StatelessRandomGammaOp : public OpKernel {
 template <typename T>
 void RegisterFor() {
   KernelRegistry* r = KernelRegistry::Global();
-  r->Register(KernelDefBuilder("RandomGamma").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new RandomGammaOp<T>(c); }));
-  r->Register(KernelDefBuilder("StatelessRandomGammaV2").TypeConstraint("dtype", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new StatelessRandomGammaOp<T, false>(c); }));
-  r->Register(KernelDefBuilder("StatelessRandomGammaV3").TypeConstraint("dtype", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new StatelessRandomGammaOp<T, true>(c); }));
+  r->Register(KernelDefBuilder("RandomGamma")
+                  .TypeConstraint("T", DataTypeOf<T>::value)
+                  .Build([](OpKernelConstruction* c) -> OpKernel* { return new RandomGammaOp<T>(c); }));
+  r->Register(KernelDefBuilder("StatelessRandomGammaV2")
+                  .TypeConstraint("dtype", DataTypeOf<T>::value)
+                  .Build([](OpKernelConstruction* c) -> OpKernel* { return new StatelessRandomGammaOp<T, false>(c); }));
+  r->Register(KernelDefBuilder("StatelessRandomGammaV3")
+                  .TypeConstraint("dtype", DataTypeOf<T>::value)
+                  .Build([](OpKernelConstruction* c) -> OpKernel* { return new StatelessRandomGammaOp<T, true>(c); }));
 }
 
 const bool kRegistered = [] {

@@ -141,12 +141,11 @@ void RegisterPair() {
                     .TypeConstraint("R", DataTypeOf<R>::value)
                     .TypeConstraint("dtype", DataTypeOf<Out>::value)
                     .Build([](OpKernelConstruction* c) -> OpKernel* { return new RandomPoissonOp<R, Out>(c); }));
-  reg->Register(KernelDefBuilder("StatelessRandomPoisson")
-                    .TypeConstraint("Rtype", DataTypeOf<R>::value)
-                    .TypeConstraint("dtype", DataTypeOf<Out>::value)
-                    .Build([](OpKernelConstruction* c) -> OpKernel* {
-                      return new StatelessRandomPoissonOp<R, Out>(c);
-                    }));
+  reg->Register(
+      KernelDefBuilder("StatelessRandomPoisson")
+          .TypeConstraint("Rtype", DataTypeOf<R>::value)
+          .TypeConstraint("dtype", DataTypeOf<Out>::value)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new StatelessRandomPoissonOp<R, Out>(c); }));
 }
 
 template <typename R>
@@ -163,8 +162,8 @@ const bool kRegistered = [] {
   RegisterRate<int32_t>();
   RegisterRate<int64_t>();
   for (DataType t : {DT_FLOAT, DT_DOUBLE})
-    KernelRegistry::Global()->Register(KernelDefBuilder("RandomPoisson").TypeConstraint("dtype", t).Build(
-        [t](OpKernelConstruction* c) -> OpKernel* {
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder("RandomPoisson").TypeConstraint("dtype", t).Build([t](OpKernelConstruction* c) -> OpKernel* {
           return t == DT_FLOAT ? static_cast<OpKernel*>(new RandomPoissonOp<float, float>(c))
                                : static_cast<OpKernel*>(new RandomPoissonOp<double, double>(c));
         }));

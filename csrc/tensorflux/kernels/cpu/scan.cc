@@ -23,17 +23,25 @@ namespace {
 // The scans' combining functions: an identity and Apply(a, b) on the unsigned-if-integral type.
 struct ScanSum {
   template <typename U>
-  static constexpr U Identity() { return U(0); }
+  static constexpr U Identity() {
+    return U(0);
+  }
   template <typename U>
-  static U Apply(U a, U b) { return static_cast<U>(a + b); }
+  static U Apply(U a, U b) {
+    return static_cast<U>(a + b);
+  }
 };
 struct ScanProd {
   template <typename U>
-  static constexpr U Identity() { return U(1); }
+  static constexpr U Identity() {
+    return U(1);
+  }
   template <typename U>
   static U Apply(U a, U b) {
-    if constexpr (std::is_integral_v<U>) return static_cast<U>(WrapType<U>(a) * WrapType<U>(b));
-    else return a * b;
+    if constexpr (std::is_integral_v<U>)
+      return static_cast<U>(WrapType<U>(a) * WrapType<U>(b));
+    else
+      return a * b;
   }
 };
 
@@ -119,7 +127,7 @@ class ScanOp : public OpKernel {
   bool exclusive_ = false, reverse_ = false;
 };
 
-#define TX_REGISTER_SCAN(T)                                                                      \
+#define TX_REGISTER_SCAN(T)                                                                  \
   TX_REGISTER_KERNEL(KernelDefBuilder("Cumsum").TypeConstraint<T>("T"), ScanOp<T, ScanSum>); \
   TX_REGISTER_KERNEL(KernelDefBuilder("Cumprod").TypeConstraint<T>("T"), ScanOp<T, ScanProd>)
 TX_REGISTER_SCAN(float);

@@ -57,8 +57,8 @@ class ScatterNdOp : public OpKernel {
     std::vector<int64_t> want(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
     for (int i = nn; i < out_shape.rank(); ++i) want.push_back(out_shape.dim(i));
     if (TensorShape(want) != updates.shape()) {
-      ctx->SetStatus(InvalidArgument("updates must have shape indices.shape[:-1] + shape[", n, ":] = ",
-                                     TensorShape(want).ToString(), ", got ", updates.shape().ToString()));
+      ctx->SetStatus(InvalidArgument("updates must have shape indices.shape[:-1] + shape[", n,
+                                     ":] = ", TensorShape(want).ToString(), ", got ", updates.shape().ToString()));
       return;
     }
     const int64_t slice = DimProduct(out_shape, nn, out_shape.rank());
@@ -81,10 +81,11 @@ template <typename T>
 void RegisterFor(DataType dt) {
   auto reg = [dt](auto index_tag) {
     using I = decltype(index_tag);
-    KernelRegistry::Global()->Register(KernelDefBuilder("ScatterNd")
-                                           .TypeConstraint("T", dt)
-                                           .TypeConstraint<I>("Tindices")
-                                           .Build([](OpKernelConstruction* c) -> OpKernel* { return new ScatterNdOp<T, I>(c); }));
+    KernelRegistry::Global()->Register(
+        KernelDefBuilder("ScatterNd")
+            .TypeConstraint("T", dt)
+            .TypeConstraint<I>("Tindices")
+            .Build([](OpKernelConstruction* c) -> OpKernel* { return new ScatterNdOp<T, I>(c); }));
   };
   reg(int16_t{});
   reg(int32_t{});

@@ -19,12 +19,16 @@ inline T Combine(T acc, T v) {
   if constexpr (R == Reduce::kSum || R == Reduce::kMean) return AddFn::Apply(acc, v);  // integers wrap
   if constexpr (R == Reduce::kProd) return MulFn::Apply(acc, v);
   if constexpr (R == Reduce::kMax) {
-    if constexpr (std::is_floating_point_v<T>) return (v > acc || v != v) ? v : acc;  // NaN propagates
-    else return v > acc ? v : acc;
+    if constexpr (std::is_floating_point_v<T>)
+      return (v > acc || v != v) ? v : acc;  // NaN propagates
+    else
+      return v > acc ? v : acc;
   }
   if constexpr (R == Reduce::kMin) {
-    if constexpr (std::is_floating_point_v<T>) return (v < acc || v != v) ? v : acc;
-    else return v < acc ? v : acc;
+    if constexpr (std::is_floating_point_v<T>)
+      return (v < acc || v != v) ? v : acc;
+    else
+      return v < acc ? v : acc;
   }
   return acc;
 }
@@ -91,11 +95,15 @@ class SegmentReduceOp : public OpKernel {
 template <typename T, Reduce R>
 void RegisterOne(const char* op) {
   KernelRegistry::Global()->Register(
-      KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", DT_INT32).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new SegmentReduceOp<T, int32_t, R>(c); }));
+      KernelDefBuilder(op)
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .TypeConstraint("Tindices", DT_INT32)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new SegmentReduceOp<T, int32_t, R>(c); }));
   KernelRegistry::Global()->Register(
-      KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", DT_INT64).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new SegmentReduceOp<T, int64_t, R>(c); }));
+      KernelDefBuilder(op)
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .TypeConstraint("Tindices", DT_INT64)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new SegmentReduceOp<T, int64_t, R>(c); }));
 }
 
 template <typename T>

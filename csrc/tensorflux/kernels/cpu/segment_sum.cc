@@ -82,8 +82,9 @@ class UnsortedSegmentSumOp : public OpKernel {
       return;
     }
     std::vector<int64_t> dims;
-    TX_CTX_RETURN_IF_ERROR(ctx, grad_util::SegmentReductionDims(PartialShape(data.shape()), PartialShape(ids.shape()),
-                                                                num_segments, &dims));
+    TX_CTX_RETURN_IF_ERROR(
+        ctx,
+        grad_util::SegmentReductionDims(PartialShape(data.shape()), PartialShape(ids.shape()), num_segments, &dims));
     const int64_t n = ids.num_elements();
     const I* id = ids.data<I>();
     TX_CTX_RETURN_IF_ERROR(ctx, grad_util::CheckSegmentIds(id, ids.shape().dims(), n, num_segments));

@@ -52,7 +52,8 @@ class RandomShuffleOp : public OpKernel {
     const char* src = static_cast<const char*>(x.raw_data());
     char* dst = static_cast<char*>(out->raw_data());
     ParallelItems(ctx->intra_op_pool(), rows, static_cast<int64_t>(row_bytes / 4 + 1), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) CopyElements(x.dtype(), src + perm[i] * row_bytes, dst + i * row_bytes, row_elems);
+      for (int64_t i = b; i < e; ++i)
+        CopyElements(x.dtype(), src + perm[i] * row_bytes, dst + i * row_bytes, row_elems);
     });
   }
 

@@ -71,8 +71,10 @@ class SoftmaxOp : public OpKernel {
     T* y = out->data<T>();
     ParallelItems(ctx->intra_op_pool(), rows, cols * 8, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
-        if constexpr (kLog) LogSoftmaxRow(x + r * cols, y + r * cols, cols);
-        else SoftmaxRow(x + r * cols, y + r * cols, cols);
+        if constexpr (kLog)
+          LogSoftmaxRow(x + r * cols, y + r * cols, cols);
+        else
+          SoftmaxRow(x + r * cols, y + r * cols, cols);
       }
     });
   }

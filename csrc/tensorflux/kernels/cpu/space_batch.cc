@@ -50,8 +50,8 @@ class SpaceBatchOp : public OpKernel {
       return;
     }
     if (pads_t.rank() != 2 || pads_t.dim(1) != 2 || pads_t.dim(0) != block_t.dim(0)) {
-      ctx->SetStatus(InvalidArgument(op, ": ", kToBatch ? "paddings" : "crops", " must have shape [",
-                                     block_t.dim(0), ", 2], got ", pads_t.shape().ToString()));
+      ctx->SetStatus(InvalidArgument(op, ": ", kToBatch ? "paddings" : "crops", " must have shape [", block_t.dim(0),
+                                     ", 2], got ", pads_t.shape().ToString()));
       return;
     }
     std::vector<int64_t> block, pads, out_dims;

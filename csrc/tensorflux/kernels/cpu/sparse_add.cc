@@ -36,9 +36,12 @@ Status MergeOperands(const OpKernelContext* ctx, SparseInput* a, SparseInput* b,
   out->reserve(static_cast<size_t>(a->nnz + b->nnz));
   while (i < a->nnz || j < b->nnz) {
     const int c = i == a->nnz ? 1 : j == b->nnz ? -1 : CompareIndices(a->index(i), b->index(j), a->rank);
-    if (c < 0) out->push_back({i++, -1});
-    else if (c > 0) out->push_back({-1, j++});
-    else out->push_back({i++, j++});
+    if (c < 0)
+      out->push_back({i++, -1});
+    else if (c > 0)
+      out->push_back({-1, j++});
+    else
+      out->push_back({i++, j++});
   }
   return Status::OK();
 }
@@ -75,8 +78,8 @@ class SparseAddOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& thresh_t = ctx->input(6);
     if (thresh_t.rank() != 0) {
-      ctx->SetStatus(InvalidArgument("The magnitude threshold must be a scalar: got shape ",
-                                     thresh_t.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("The magnitude threshold must be a scalar: got shape ", thresh_t.shape().ToString()));
       return;
     }
     SparseInput a, b;
@@ -140,13 +143,15 @@ class SparseAddGradOp : public OpKernel {
       return;
     }
     if (grad.rank() != 1) {
-      ctx->SetStatus(InvalidArgument("Input backprop_val_grad should be a vector but received shape: ",
-                                     grad.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("Input backprop_val_grad should be a vector but received shape: ", grad.shape().ToString()));
       return;
     }
     if (grad.dim(0) != sum.dim(0)) {
-      ctx->SetStatus(InvalidArgument("# elements of backprop_val_grad and # rows of sum_indices should match (#nnz of "
-                                     "sum): got ", grad.dim(0), " and ", sum.dim(0)));
+      ctx->SetStatus(
+          InvalidArgument("# elements of backprop_val_grad and # rows of sum_indices should match (#nnz of "
+                          "sum): got ",
+                          grad.dim(0), " and ", sum.dim(0)));
       return;
     }
     const int64_t rank = sum.dim(1);
@@ -181,14 +186,19 @@ template <typename T>
 void RegisterFor() {
   KernelRegistry* r = KernelRegistry::Global();
   for (DataType treal : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64})
-    r->Register(KernelDefBuilder("SparseAdd").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Treal", treal)
+    r->Register(KernelDefBuilder("SparseAdd")
+                    .TypeConstraint("T", DataTypeOf<T>::value)
+                    .TypeConstraint("Treal", treal)
                     .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseAddOp<T>(c); }));
-  r->Register(KernelDefBuilder("SparseAddGrad").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseAddGradOp<T>(c); }));
-  r->Register(KernelDefBuilder("SparseSparseMaximum").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseSparseMinOrMaxOp<T, true>(c); }));
-  r->Register(KernelDefBuilder("SparseSparseMinimum").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseSparseMinOrMaxOp<T, false>(c); }));
+  r->Register(KernelDefBuilder("SparseAddGrad")
+                  .TypeConstraint("T", DataTypeOf<T>::value)
+                  .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseAddGradOp<T>(c); }));
+  r->Register(KernelDefBuilder("SparseSparseMaximum")
+                  .TypeConstraint("T", DataTypeOf<T>::value)
+                  .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseSparseMinOrMaxOp<T, true>(c); }));
+  r->Register(KernelDefBuilder("SparseSparseMinimum")
+                  .TypeConstraint("T", DataTypeOf<T>::value)
+                  .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseSparseMinOrMaxOp<T, false>(c); }));
 }
 
 const bool kRegistered = [] {

@@ -23,8 +23,8 @@ class SparseSoftmaxOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& ind = ctx->input(0);
     if (ind.rank() != 2) {
-      ctx->SetStatus(InvalidArgument("Input sp_indices should be a matrix but received shape: ",
-                                     ind.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("Input sp_indices should be a matrix but received shape: ", ind.shape().ToString()));
       return;
     }
     if (ctx->input(1).rank() != 1 || ctx->input(2).rank() != 1) {
@@ -74,8 +74,8 @@ class SparseDenseCwiseOp : public OpKernel {
     const Tensor& ind = ctx->input(0);
     const Tensor& dense = ctx->input(3);
     if (ind.rank() != 2) {
-      ctx->SetStatus(InvalidArgument("Input sp_indices should be a matrix but received shape: ",
-                                     ind.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("Input sp_indices should be a matrix but received shape: ", ind.shape().ToString()));
       return;
     }
     if (ctx->input(1).rank() != 1 || ctx->input(2).rank() != 1) {
@@ -84,8 +84,8 @@ class SparseDenseCwiseOp : public OpKernel {
       return;
     }
     if (ctx->input(1).dim(0) != ind.dim(0)) {
-      ctx->SetStatus(InvalidArgument("The first dimension of values and indices should match. (",
-                                     ctx->input(1).dim(0), " vs. ", ind.dim(0), ")"));
+      ctx->SetStatus(InvalidArgument("The first dimension of values and indices should match. (", ctx->input(1).dim(0),
+                                     " vs. ", ind.dim(0), ")"));
       return;
     }
     if (ctx->input(2).dim(0) != ind.dim(1)) {
@@ -100,8 +100,10 @@ class SparseDenseCwiseOp : public OpKernel {
     bool ok = lead >= 0;
     for (int d = 0; ok && d < dense.rank(); ++d) ok = dense.dim(d) == 1 || dense.dim(d) == sp.shape[lead + d];
     if (!ok) {
-      ctx->SetStatus(InvalidArgument("SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible "
-                                     "shapes: ", ShapeString(sp.shape), " vs. ", dense.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible "
+                          "shapes: ",
+                          ShapeString(sp.shape), " vs. ", dense.shape().ToString()));
       return;
     }
     if (Status bounds = CheckInBounds(sp); !bounds.ok()) {
@@ -112,8 +114,9 @@ class SparseDenseCwiseOp : public OpKernel {
     const T* dv = dense.data<T>();
     if constexpr (kOp == Cwise::kDiv) {  // TensorFlow rejects a zero anywhere in dense, for every dtype
       if (std::find(dv, dv + dense.num_elements(), T(0)) != dv + dense.num_elements()) {
-        ctx->SetStatus(InvalidArgument("SparseDenseCwiseDiv cannot divide by zero, but input dense tensor contains "
-                                       "zero"));
+        ctx->SetStatus(
+            InvalidArgument("SparseDenseCwiseDiv cannot divide by zero, but input dense tensor contains "
+                            "zero"));
         return;
       }
     }
@@ -138,12 +141,18 @@ class SparseDenseCwiseOp : public OpKernel {
 template <typename T>
 void RegisterCwise() {
   KernelRegistry* r = KernelRegistry::Global();
-  r->Register(KernelDefBuilder("SparseDenseCwiseMul").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseDenseCwiseOp<T, Cwise::kMul>(c); }));
-  r->Register(KernelDefBuilder("SparseDenseCwiseDiv").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseDenseCwiseOp<T, Cwise::kDiv>(c); }));
-  r->Register(KernelDefBuilder("SparseDenseCwiseAdd").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseDenseCwiseOp<T, Cwise::kAdd>(c); }));
+  r->Register(
+      KernelDefBuilder("SparseDenseCwiseMul")
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseDenseCwiseOp<T, Cwise::kMul>(c); }));
+  r->Register(
+      KernelDefBuilder("SparseDenseCwiseDiv")
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseDenseCwiseOp<T, Cwise::kDiv>(c); }));
+  r->Register(
+      KernelDefBuilder("SparseDenseCwiseAdd")
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseDenseCwiseOp<T, Cwise::kAdd>(c); }));
 }
 
 const bool kRegistered = [] {

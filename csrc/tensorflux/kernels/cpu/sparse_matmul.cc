@@ -65,13 +65,13 @@ class SparseTensorDenseMatMulOp : public OpKernel {
       rows[i] = sp.index(i)[adj_a_ ? 1 : 0];
       cols[i] = sp.index(i)[adj_a_ ? 0 : 1];
       if (rows[i] < 0 || rows[i] >= m) {
-        ctx->SetStatus(InvalidArgument("m (", rows[i], ") from index[", i, ",", adj_a_ ? 1 : 0,
-                                       "] out of bounds (>=", m, ")"));
+        ctx->SetStatus(
+            InvalidArgument("m (", rows[i], ") from index[", i, ",", adj_a_ ? 1 : 0, "] out of bounds (>=", m, ")"));
         return;
       }
       if (cols[i] < 0 || cols[i] >= k) {
-        ctx->SetStatus(InvalidArgument("k (", cols[i], ") from index[", i, ",", adj_a_ ? 0 : 1,
-                                       "] out of bounds (>=", k, ")"));
+        ctx->SetStatus(
+            InvalidArgument("k (", cols[i], ") from index[", i, ",", adj_a_ ? 0 : 1, "] out of bounds (>=", k, ")"));
         return;
       }
     }
@@ -105,7 +105,9 @@ template <typename T>
 void RegisterMatMul() {
   for (DataType ti : {DT_INT32, DT_INT64})
     KernelRegistry::Global()->Register(
-        KernelDefBuilder("SparseTensorDenseMatMul").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", ti)
+        KernelDefBuilder("SparseTensorDenseMatMul")
+            .TypeConstraint("T", DataTypeOf<T>::value)
+            .TypeConstraint("Tindices", ti)
             .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseTensorDenseMatMulOp<T>(c); }));
 }
 

@@ -19,9 +19,9 @@ namespace {
 
 // The reduction of one SparseTensor: which dimensions are kept and the groups of entries.
 struct Reduction {
-  std::vector<bool> reduced;         // per input dimension
-  std::vector<int64_t> out_shape;    // kept dims (1 at reduced ones with keep_dims)
-  std::vector<int64_t> order;        // entries sorted by their kept coordinates
+  std::vector<bool> reduced;  // per input dimension
+  std::vector<int64_t> out_shape;  // kept dims (1 at reduced ones with keep_dims)
+  std::vector<int64_t> order;  // entries sorted by their kept coordinates
   std::vector<int64_t> group_start;  // start of each group in `order`, plus order.size()
 };
 
@@ -37,8 +37,10 @@ Status PlanReduction(const OpKernelContext* ctx, const SparseInput& sp, bool kee
     r->reduced[a < 0 ? a + sp.rank : a] = true;
   }
   for (int d = 0; d < sp.rank; ++d) {
-    if (!r->reduced[d]) r->out_shape.push_back(sp.shape[d]);
-    else if (keep_dims) r->out_shape.push_back(1);
+    if (!r->reduced[d])
+      r->out_shape.push_back(sp.shape[d]);
+    else if (keep_dims)
+      r->out_shape.push_back(1);
   }
   auto kept_less = [&](int64_t x, int64_t y) {
     for (int d = 0; d < sp.rank; ++d) {
@@ -81,8 +83,10 @@ class SparseReduceOp : public OpKernel {
     auto coords = [&](int64_t g, int64_t* dst) {
       const int64_t* idx = sp.index(r.order[r.group_start[g]]);
       for (int d = 0; d < sp.rank; ++d) {
-        if (!r.reduced[d]) *dst++ = idx[d];
-        else if (keep_dims_) *dst++ = 0;
+        if (!r.reduced[d])
+          *dst++ = idx[d];
+        else if (keep_dims_)
+          *dst++ = 0;
       }
     };
     if (kSparseOutput) {
@@ -115,14 +119,19 @@ class SparseReduceOp : public OpKernel {
 template <typename T>
 void RegisterFor() {
   KernelRegistry* reg = KernelRegistry::Global();
-  reg->Register(KernelDefBuilder("SparseReduceSum").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, false, false>(c); }));
-  reg->Register(KernelDefBuilder("SparseReduceSumSparse").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, false, true>(c); }));
-  reg->Register(KernelDefBuilder("SparseReduceMax").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, true, false>(c); }));
-  reg->Register(KernelDefBuilder("SparseReduceMaxSparse").TypeConstraint("T", DataTypeOf<T>::value).Build(
-      [](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, true, true>(c); }));
+  reg->Register(
+      KernelDefBuilder("SparseReduceSum")
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, false, false>(c); }));
+  reg->Register(KernelDefBuilder("SparseReduceSumSparse")
+                    .TypeConstraint("T", DataTypeOf<T>::value)
+                    .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, false, true>(c); }));
+  reg->Register(KernelDefBuilder("SparseReduceMax")
+                    .TypeConstraint("T", DataTypeOf<T>::value)
+                    .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, true, false>(c); }));
+  reg->Register(KernelDefBuilder("SparseReduceMaxSparse")
+                    .TypeConstraint("T", DataTypeOf<T>::value)
+                    .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseReduceOp<T, true, true>(c); }));
 }
 
 const bool kRegistered = [] {

@@ -23,8 +23,7 @@ class SparseReorderOp : public OpKernel {
     Tensor *ind = nullptr, *vals = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, AllocateSparseOutput(ctx, 0, sp.nnz, sp.rank, sp.shape, &ind, &vals, false));
     int64_t* o = ind->data<int64_t>();
-    for (int64_t k = 0; k < sp.nnz; ++k)
-      std::copy(sp.index(perm[k]), sp.index(perm[k]) + sp.rank, o + k * sp.rank);
+    for (int64_t k = 0; k < sp.nnz; ++k) std::copy(sp.index(perm[k]), sp.index(perm[k]) + sp.rank, o + k * sp.rank);
     GatherValues(*sp.values, perm, vals);
   }
 };
@@ -36,8 +35,7 @@ Status ResolveNewShape(const std::vector<int64_t>& in_shape, int64_t dense_size,
   for (int d = 0; d < static_cast<int>(shape->size()); ++d) {
     const int64_t n = (*shape)[d];
     if (n == -1) {
-      if (unknown >= 0)
-        return InvalidArgument("only one output dimension may be -1, not both ", unknown, " and ", d);
+      if (unknown >= 0) return InvalidArgument("only one output dimension may be -1, not both ", unknown, " and ", d);
       unknown = d;
     } else if (n < 0) {
       return InvalidArgument("size ", d, " must be non-negative, not ", n);
@@ -57,8 +55,9 @@ Status ResolveNewShape(const std::vector<int64_t>& in_shape, int64_t dense_size,
     }
     (*shape)[unknown] = dense_size / product;
   } else if (product != dense_size) {
-    return InvalidArgument("Input to reshape is a tensor with ", dense_size, " dense values, but the requested shape has ",
-                           product, ". input_shape=", ShapeString(in_shape), " output_shape=", ShapeString(*shape));
+    return InvalidArgument("Input to reshape is a tensor with ", dense_size,
+                           " dense values, but the requested shape has ", product,
+                           ". input_shape=", ShapeString(in_shape), " output_shape=", ShapeString(*shape));
   }
   return Status::OK();
 }

@@ -85,7 +85,9 @@ void RegisterOne(const char* op) {
   for (DataType ti : {DT_INT32, DT_INT64})
     for (DataType ts : {DT_INT32, DT_INT64})
       KernelRegistry::Global()->Register(
-          KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tidx", ti)
+          KernelDefBuilder(op)
+              .TypeConstraint("T", DataTypeOf<T>::value)
+              .TypeConstraint("Tidx", ti)
               .TypeConstraint("Tsegmentids", ts)
               .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseSegmentOp<T, S>(c); }));
 }

@@ -41,8 +41,8 @@ class SparseSliceOp : public OpKernel {
     for (const auto* v : {&start, &size}) {
       const char* what = v == &start ? "start" : "size";
       if (static_cast<int>(v->size()) != sp.rank) {
-        ctx->SetStatus(InvalidArgument("Expected ", what, " to be a vector of length ", sp.rank, " but got length ",
-                                       v->size()));
+        ctx->SetStatus(
+            InvalidArgument("Expected ", what, " to be a vector of length ", sp.rank, " but got length ", v->size()));
         return;
       }
       for (int d = 0; d < sp.rank; ++d)
@@ -82,8 +82,9 @@ class SparseSliceGradOp : public OpKernel {
         in_ind.dim(1) != start_t.dim(0) || out_ind.dim(1) != in_ind.dim(1) || out_ind.dim(0) != grad.dim(0)) {
       ctx->SetStatus(InvalidArgument(
           "SparseSliceGrad expects backprop_val_grad [n], input_indices [nnz, rank], input_start [rank] and "
-          "output_indices [n, rank], got ", grad.shape().ToString(), ", ", in_ind.shape().ToString(), ", ",
-          start_t.shape().ToString(), " and ", out_ind.shape().ToString()));
+          "output_indices [n, rank], got ",
+          grad.shape().ToString(), ", ", in_ind.shape().ToString(), ", ", start_t.shape().ToString(), " and ",
+          out_ind.shape().ToString()));
       return;
     }
     const int rank = static_cast<int>(in_ind.dim(1));

@@ -32,8 +32,8 @@ class SparseToDenseOp : public OpKernel {
     const int64_t n = indices.rank() == 0 ? 1 : indices.dim(0);
     const int64_t rank = indices.rank() < 2 ? 1 : indices.dim(1);
     if (static_cast<int64_t>(out_dims.size()) != rank) {
-      ctx->SetStatus(InvalidArgument("output_shape has incorrect number of elements: ", out_dims.size(),
-                                     " should be: ", rank));
+      ctx->SetStatus(
+          InvalidArgument("output_shape has incorrect number of elements: ", out_dims.size(), " should be: ", rank));
       return;
     }
     if (!(values.rank() == 0 || (values.rank() == 1 && values.dim(0) == n))) {
@@ -92,8 +92,8 @@ class SparseTensorDenseAddOp : public OpKernel {
     const Tensor& shp = ctx->input(2);
     const Tensor& b = ctx->input(3);
     if (ind.rank() != 2) {
-      ctx->SetStatus(InvalidArgument("Input a_indices should be a matrix but received shape: ",
-                                     ind.shape().ToString()));
+      ctx->SetStatus(
+          InvalidArgument("Input a_indices should be a matrix but received shape: ", ind.shape().ToString()));
       return;
     }
     if (vals.rank() != 1 || shp.rank() != 1) {
@@ -146,7 +146,9 @@ template <typename T>
 void RegisterDenseAdd() {
   for (DataType ti : {DT_INT32, DT_INT64})
     KernelRegistry::Global()->Register(
-        KernelDefBuilder("SparseTensorDenseAdd").TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", ti)
+        KernelDefBuilder("SparseTensorDenseAdd")
+            .TypeConstraint("T", DataTypeOf<T>::value)
+            .TypeConstraint("Tindices", ti)
             .Build([](OpKernelConstruction* c) -> OpKernel* { return new SparseTensorDenseAddOp<T>(c); }));
 }
 

@@ -17,8 +17,8 @@ namespace cpu {
 // A SparseTensor's components as a kernel reads them (indices always as int64).
 struct SparseInput {
   const int64_t* indices = nullptr;  // [nnz, rank], row-major
-  const Tensor* values = nullptr;    // [nnz]
-  std::vector<int64_t> shape;        // the dense shape, [rank]
+  const Tensor* values = nullptr;  // [nnz]
+  std::vector<int64_t> shape;  // the dense shape, [rank]
   int64_t nnz = 0;
   int rank = 0;
   std::vector<int64_t> owned;  // int32 indices converted to int64

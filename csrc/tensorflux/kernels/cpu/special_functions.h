@@ -112,9 +112,12 @@ inline double BesselI1e(double x) {
   if (std::isnan(x)) return kNaN;
   const double ax = std::fabs(x);
   double r;
-  if (ax == kInf) r = 0.0;
-  else if (ax > kBesselAsymptotic) r = BesselIeAsymptotic(1, ax);
-  else r = std::exp(-ax) * std::cyl_bessel_i(1.0, ax);
+  if (ax == kInf)
+    r = 0.0;
+  else if (ax > kBesselAsymptotic)
+    r = BesselIeAsymptotic(1, ax);
+  else
+    r = std::exp(-ax) * std::cyl_bessel_i(1.0, ax);
   return x < 0 ? -r : r;
 }
 

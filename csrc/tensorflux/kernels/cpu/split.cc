@@ -25,8 +25,10 @@ void SplitInto(OpKernelContext* ctx, const Tensor& in, int axis, const std::vect
   std::vector<int64_t> bytes(num);
   for (int i = 0; i < num; ++i) {
     std::vector<int64_t> dims = in.shape().dims();
-    if (drop_axis) dims.erase(dims.begin() + axis);
-    else dims[axis] = sizes[i];
+    if (drop_axis)
+      dims.erase(dims.begin() + axis);
+    else
+      dims[axis] = sizes[i];
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(i, TensorShape(dims), &out));
     dsts[i] = static_cast<char*>(out->raw_data());
@@ -49,8 +51,10 @@ class SplitOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, array_util::CanonicalAxis(axis_v.at(0), in.rank(), "split_dim", &axis));
     const int num = ctx->num_outputs();
     if (in.dim(axis) % num != 0) {
-      ctx->SetStatus(InvalidArgument("Number of ways to split should evenly divide the split dimension, but got "
-                                     "split_dim ", axis, " (size = ", in.dim(axis), ") and num_split ", num));
+      ctx->SetStatus(
+          InvalidArgument("Number of ways to split should evenly divide the split dimension, but got "
+                          "split_dim ",
+                          axis, " (size = ", in.dim(axis), ") and num_split ", num));
       return;
     }
     SplitInto(ctx, in, axis, std::vector<int64_t>(num, in.dim(axis) / num), false);
@@ -70,8 +74,8 @@ class SplitVOp : public OpKernel {
     int axis;
     TX_CTX_RETURN_IF_ERROR(ctx, array_util::CanonicalAxis(axis_v.at(0), in.rank(), "split_dim", &axis));
     if (static_cast<int>(sizes.size()) != ctx->num_outputs()) {
-      ctx->SetStatus(InvalidArgument("size_splits has ", sizes.size(), " entries but num_split is ",
-                                     ctx->num_outputs()));
+      ctx->SetStatus(
+          InvalidArgument("size_splits has ", sizes.size(), " entries but num_split is ", ctx->num_outputs()));
       return;
     }
     TX_CTX_RETURN_IF_ERROR(ctx, array_util::ResolveSplitSizes(&sizes, in.dim(axis)));

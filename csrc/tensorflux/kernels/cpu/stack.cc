@@ -12,14 +12,13 @@ namespace {
 
 class Stack : public RefCounted {
  public:
-  Stack(DataType dtype, int64_t max_size, std::string name)
-      : dtype(dtype), max_size(max_size), name(std::move(name)) {}
+  Stack(DataType dtype, int64_t max_size, std::string name) : dtype(dtype), max_size(max_size), name(std::move(name)) {}
   const DataType dtype;
   const int64_t max_size;  // negative: unbounded
   const std::string name;
   std::mutex mu;
   std::vector<Tensor> elems;  // guarded by mu
-  bool closed = false;        // guarded by mu
+  bool closed = false;  // guarded by mu
 };
 
 // The stack behind input 0.

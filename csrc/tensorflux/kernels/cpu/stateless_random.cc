@@ -77,8 +77,7 @@ void FillInts(PhiloxKey key, PhiloxCounter base, T lo, UnsignedOf<T> range, T* o
       const PhiloxBlock w = Philox4x32(PhiloxAdd(base, static_cast<uint64_t>(g)), key);
       for (int64_t j = 0; j < per && g * per + j < n; ++j) {
         const UnsignedOf<T> x = Word<T>(w, j);
-        out[g * per + j] = range == 0 ? static_cast<T>(x)
-                                      : static_cast<T>(static_cast<UnsignedOf<T>>(lo) + x % range);
+        out[g * per + j] = range == 0 ? static_cast<T>(x) : static_cast<T>(static_cast<UnsignedOf<T>>(lo) + x % range);
       }
     }
   });
@@ -124,17 +123,16 @@ class StatelessRandomIntOp : public OpKernel {
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, shape, &out));
     if (shape.num_elements() == 0) return;
-    if (!(lo < hi))
-      return ctx->SetStatus(InvalidArgument("[", name(), "] Need minval < maxval, got ", lo, " >= ", hi));
+    if (!(lo < hi)) return ctx->SetStatus(InvalidArgument("[", name(), "] Need minval < maxval, got ", lo, " >= ", hi));
     const UnsignedOf<T> range = static_cast<UnsignedOf<T>>(hi) - static_cast<UnsignedOf<T>>(lo);
     FillInts<T>(key, counter, lo, range, out->data<T>(), shape.num_elements(), ctx->intra_op_pool());
   }
 };
 
-#define TX_REGISTER_STATELESS_INT(T)                                                                          \
-  TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomUniformFullIntV2").TypeConstraint<T>("dtype"),         \
-                     StatelessRandomFullIntOp<T>);                                                           \
-  TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomUniformIntV2").TypeConstraint<T>("dtype"),             \
+#define TX_REGISTER_STATELESS_INT(T)                                                                 \
+  TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomUniformFullIntV2").TypeConstraint<T>("dtype"), \
+                     StatelessRandomFullIntOp<T>);                                                   \
+  TX_REGISTER_KERNEL(KernelDefBuilder("StatelessRandomUniformIntV2").TypeConstraint<T>("dtype"),     \
                      StatelessRandomIntOp<T>)
 TX_REGISTER_STATELESS_INT(int32_t);
 TX_REGISTER_STATELESS_INT(int64_t);
@@ -161,8 +159,7 @@ class StatelessRandomGetKeyCounterOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, CheckInput(ctx, 0, DataTypeOf<Tseed>::value));
     const Tensor& seed = ctx->input(0);
     if (seed.rank() != 1 || seed.dim(0) != 2)
-      return ctx->SetStatus(
-          InvalidArgument("[", name(), "] seed must have shape [2], got ", seed.shape().ToString()));
+      return ctx->SetStatus(InvalidArgument("[", name(), "] seed must have shape [2], got ", seed.shape().ToString()));
     const uint64_t s0 = static_cast<uint64_t>(static_cast<int64_t>(seed.data<Tseed>()[0]));
     const uint64_t s1 = static_cast<uint64_t>(static_cast<int64_t>(seed.data<Tseed>()[1]));
     const PhiloxBlock mix = Philox4x32(MakeCounter(s0, s1), kScrambleKey);

@@ -23,8 +23,8 @@ class StringJoinOp : public OpKernel {
       const Tensor& t = ctx->input(i);
       if (t.rank() == 0) continue;
       if (shaped != nullptr && t.shape() != shaped->shape()) {
-        ctx->SetStatus(InvalidArgument("Input shapes do not match: ", shaped->shape().ToString(), " vs. ",
-                                       t.shape().ToString()));
+        ctx->SetStatus(
+            InvalidArgument("Input shapes do not match: ", shaped->shape().ToString(), " vs. ", t.shape().ToString()));
         return;
       }
       shaped = &t;
@@ -119,7 +119,7 @@ class StringCaseOp : public OpKernel {
       }
       auto cased = [&](size_t k) {
         return k < runes.size() && runes[k] >= 0 &&
-               (unicase::ToLower(runes[k]) != runes[k] || unicase::ToUpper(runes[k]) != runes[k]);
+            (unicase::ToLower(runes[k]) != runes[k] || unicase::ToUpper(runes[k]) != runes[k]);
       };
       std::string text;
       text.reserve(s.size());

@@ -31,9 +31,12 @@ class HashBucketOp : public OpKernel {
     const uint64_t buckets = static_cast<uint64_t>(num_buckets_);
     MapStrings<int64_t>(ctx, [&](const TString& s, int64_t* out) {
       uint64_t h;
-      if (kHash == Hash::kFast) h = strhash::Fingerprint64(s.data(), s.size());
-      else if (kHash == Hash::kLegacy) h = strhash::Hash64(s.data(), s.size());
-      else h = strhash::SipHash24(key_[0], key_[1], s.data(), s.size());
+      if (kHash == Hash::kFast)
+        h = strhash::Fingerprint64(s.data(), s.size());
+      else if (kHash == Hash::kLegacy)
+        h = strhash::Hash64(s.data(), s.size());
+      else
+        h = strhash::SipHash24(key_[0], key_[1], s.data(), s.size());
       *out = static_cast<int64_t>(h % buckets);
       return Status::OK();
     });
@@ -109,8 +112,10 @@ Status DecodeBase64(std::string_view in, std::string* out) {
   for (; end - i > 4; i += 4)
     if (!group(in.data() + i, 4)) return InvalidArgument("Invalid character found in base64.");
   if (end - i == 4) {
-    if (in[i + 2] == '=' && in[i + 3] == '=') end -= 2;
-    else if (in[i + 3] == '=') end -= 1;
+    if (in[i + 2] == '=' && in[i + 3] == '=')
+      end -= 2;
+    else if (in[i + 3] == '=')
+      end -= 1;
   }
   const size_t remain = end - i;
   if (remain == 1) return InvalidArgument("Base64 string length cannot be 1 modulo 4.");

@@ -128,11 +128,13 @@ class AsStringOp : public OpKernel {
     c->SetStatus(c->GetAttr("fill", &fill));
     if (!c->status().ok()) return;
     const bool floating = dtype_ == DT_FLOAT || dtype_ == DT_DOUBLE || dtype_ == DT_HALF || dtype_ == DT_BFLOAT16 ||
-                          dtype_ == DT_COMPLEX64 || dtype_ == DT_COMPLEX128;
+        dtype_ == DT_COMPLEX64 || dtype_ == DT_COMPLEX128;
     const std::string type = DataTypeString(dtype_);
     Status bad;
-    if (scientific && shortest) bad = InvalidArgument("Cannot select both scientific and shortest notation");
-    else if (fill.size() > 1) bad = InvalidArgument("Fill string must be one or fewer characters");
+    if (scientific && shortest)
+      bad = InvalidArgument("Cannot select both scientific and shortest notation");
+    else if (fill.size() > 1)
+      bad = InvalidArgument("Fill string must be one or fewer characters");
     else if (!floating && (scientific || shortest))
       bad = InvalidArgument("scientific and shortest format not supported for datatype ", type);
     else if (!floating && dtype_ != DT_STRING && precision > -1)
@@ -156,8 +158,12 @@ class AsStringOp : public OpKernel {
     switch (dtype_) {
       case DT_INT64: format_ += PRId64; break;
       case DT_UINT64: format_ += PRIu64; break;
-      case DT_UINT8: case DT_UINT16: case DT_UINT32: format_ += "u"; break;
-      case DT_INT8: case DT_INT16: case DT_INT32: format_ += "d"; break;
+      case DT_UINT8:
+      case DT_UINT16:
+      case DT_UINT32: format_ += "u"; break;
+      case DT_INT8:
+      case DT_INT16:
+      case DT_INT32: format_ += "d"; break;
       case DT_STRING: format_ += "s"; break;
       default: format_ += shortest ? "g" : scientific ? "e" : "f"; break;
     }
@@ -233,8 +239,10 @@ struct RegisterAsString {
   RegisterAsString() {
     for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16,
                        DT_HALF, DT_UINT32, DT_UINT64, DT_COMPLEX64, DT_COMPLEX128, DT_BOOL, DT_STRING})
-      KernelRegistry::Global()->Register(KernelDefBuilder("AsString").TypeConstraint("T", t).Build(
-          [](OpKernelConstruction* c) -> OpKernel* { return new AsStringOp(c); }));
+      KernelRegistry::Global()->Register(
+          KernelDefBuilder("AsString").TypeConstraint("T", t).Build([](OpKernelConstruction* c) -> OpKernel* {
+            return new AsStringOp(c);
+          }));
   }
 };
 const RegisterAsString register_as_string;

@@ -66,7 +66,8 @@ Status ElementShapeFromTensor(const Tensor& t, PartialShape* out) {
     *out = PartialShape::Unknown();
     return Status::OK();
   }
-  if (t.rank() != 1) return InvalidArgument("element_shape must be a scalar or a vector, got shape ", t.shape().ToString());
+  if (t.rank() != 1)
+    return InvalidArgument("element_shape must be a scalar or a vector, got shape ", t.shape().ToString());
   std::vector<int64_t> dims(static_cast<size_t>(t.num_elements()));
   for (int64_t k = 0; k < t.num_elements(); ++k) {
     dims[k] = at(k);
@@ -78,8 +79,8 @@ Status ElementShapeFromTensor(const Tensor& t, PartialShape* out) {
 
 Status ResolveElementShape(const TensorList& list, const PartialShape& requested, PartialShape* out) {
   PartialShape s;
-  TX_RETURN_IF_ERROR(list.element_shape.Merge(requested, &s).WithPrefix(
-      "the requested element shape is incompatible with the list's element shape: "));
+  TX_RETURN_IF_ERROR(list.element_shape.Merge(requested, &s)
+                         .WithPrefix("the requested element shape is incompatible with the list's element shape: "));
   if (!s.fully_defined()) {
     for (const Tensor& t : list.tensors) {
       if (!t.initialized()) continue;
@@ -104,9 +105,10 @@ Status ElementOrZeros(const TensorList& list, int64_t i, const PartialShape& sha
     return Status::OK();
   }
   if (!shape.fully_defined())
-    return InvalidArgument("Trying to read an uninitialized tensor (element ", i, " was never set) but the element "
-                           "shape is not fully defined: ", shape.ToString(),
-                           "; set the element, or give a fully defined element_shape");
+    return InvalidArgument("Trying to read an uninitialized tensor (element ", i,
+                           " was never set) but the element "
+                           "shape is not fully defined: ",
+                           shape.ToString(), "; set the element, or give a fully defined element_shape");
   return Zeros(list.element_dtype, shape.ToTensorShape(), out);
 }
 

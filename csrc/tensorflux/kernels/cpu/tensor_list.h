@@ -30,9 +30,9 @@ struct TensorList {
   static constexpr const char* kTypeName = "tensorflow::TensorList";
 
   std::vector<Tensor> tensors;  // an uninitialized Tensor is an element never set (read as zeros)
-  PartialShape element_shape;   // unknown rank unless given
+  PartialShape element_shape;  // unknown rank unless given
   DataType element_dtype = DT_INVALID;
-  int max_num_elements = -1;    // -1: no limit
+  int max_num_elements = -1;  // -1: no limit
 
   // "TensorList<float, [?,3]>(5 elements)".
   std::string DebugString() const;

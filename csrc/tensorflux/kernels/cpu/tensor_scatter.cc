@@ -27,8 +27,9 @@ class TensorScatterAddOp : public OpKernel {
     const Tensor& tensor = ctx->input(0);
     const Tensor& indices = ctx->input(1);
     const Tensor& updates = ctx->input(2);
-    TX_CTX_RETURN_IF_ERROR(ctx, grad_util::CheckTensorScatter(PartialShape(tensor.shape()), PartialShape(indices.shape()),
-                                                              PartialShape(updates.shape())));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           grad_util::CheckTensorScatter(PartialShape(tensor.shape()), PartialShape(indices.shape()),
+                                                         PartialShape(updates.shape())));
     const int nn = static_cast<int>(indices.dim(indices.rank() - 1));
     std::vector<int64_t> offsets;
     TX_CTX_RETURN_IF_ERROR(ctx, IndexTupleOffsets<I>(indices, tensor.shape(), ignore_, "shape", &offsets));

@@ -38,9 +38,9 @@ class TensorScatterOp : public OpKernel {
     const Tensor& tensor = ctx->input(0);
     const Tensor& indices = ctx->input(1);
     const Tensor& updates = ctx->input(2);
-    TX_CTX_RETURN_IF_ERROR(ctx, grad_util::CheckTensorScatter(PartialShape(tensor.shape()),
-                                                              PartialShape(indices.shape()),
-                                                              PartialShape(updates.shape())));
+    TX_CTX_RETURN_IF_ERROR(ctx,
+                           grad_util::CheckTensorScatter(PartialShape(tensor.shape()), PartialShape(indices.shape()),
+                                                         PartialShape(updates.shape())));
     const int nn = static_cast<int>(indices.dim(indices.rank() - 1));
     std::vector<int64_t> offsets;
     TX_CTX_RETURN_IF_ERROR(ctx, IndexTupleOffsets<I>(indices, tensor.shape(), ignore_, "shape", &offsets));
@@ -67,7 +67,9 @@ class TensorScatterOp : public OpKernel {
 template <Combine C, typename T, typename I>
 void RegisterOne(const char* op) {
   KernelRegistry::Global()->Register(
-      KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", DataTypeOf<I>::value)
+      KernelDefBuilder(op)
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .TypeConstraint("Tindices", DataTypeOf<I>::value)
           .Build([](OpKernelConstruction* c) -> OpKernel* { return new TensorScatterOp<C, T, I>(c); }));
 }
 

@@ -19,7 +19,8 @@ class TileOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ReadIndexInput(ctx, 1, "multiples", 1, &m));
     const int rank = in.rank();
     if (static_cast<int>(m.size()) != rank) {
-      ctx->SetStatus(InvalidArgument("Tile's multiples must have ", rank, " entries (the input's rank), got ", m.size()));
+      ctx->SetStatus(
+          InvalidArgument("Tile's multiples must have ", rank, " entries (the input's rank), got ", m.size()));
       return;
     }
     std::vector<int64_t> dims(rank);

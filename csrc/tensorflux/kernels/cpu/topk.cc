@@ -100,8 +100,8 @@ class TopKOp : public OpKernel {
       return;
     }
     if (n - 1 > static_cast<int64_t>(std::numeric_limits<O>::max())) {
-      ctx->SetStatus(InvalidArgument("index_type ", DataTypeString(ctx->output_type(1)), " cannot hold indices up to ",
-                                     n - 1));
+      ctx->SetStatus(
+          InvalidArgument("index_type ", DataTypeString(ctx->output_type(1)), " cannot hold indices up to ", n - 1));
       return;
     }
     TensorShape out_shape = in.shape();
@@ -129,11 +129,12 @@ void RegisterFor(DataType dt) {
   auto reg = [dt](auto out_tag) {
     using O = decltype(out_tag);
     for (DataType tk : {DT_INT16, DT_INT32, DT_INT64})
-      KernelRegistry::Global()->Register(KernelDefBuilder("TopKV2")
-                                             .TypeConstraint("T", dt)
-                                             .TypeConstraint("Tk", tk)
-                                             .TypeConstraint<O>("index_type")
-                                             .Build([](OpKernelConstruction* c) -> OpKernel* { return new TopKOp<T, O>(c); }));
+      KernelRegistry::Global()->Register(
+          KernelDefBuilder("TopKV2")
+              .TypeConstraint("T", dt)
+              .TypeConstraint("Tk", tk)
+              .TypeConstraint<O>("index_type")
+              .Build([](OpKernelConstruction* c) -> OpKernel* { return new TopKOp<T, O>(c); }));
   };
   reg(int16_t{});
   reg(int32_t{});

@@ -63,8 +63,7 @@ struct AdamUpdate {
   bool nesterov;
   // s: beta1_power, beta2_power, lr, beta1, beta2, epsilon.
   AdamUpdate(const T* s, bool flag)
-      : alpha(s[2] * std::sqrt(T(1) - s[1]) / (T(1) - s[0])), beta1(s[3]), beta2(s[4]), epsilon(s[5]),
-        nesterov(flag) {}
+      : alpha(s[2] * std::sqrt(T(1) - s[1]) / (T(1) - s[0])), beta1(s[3]), beta2(s[4]), epsilon(s[5]), nesterov(flag) {}
   void operator()(T* const* v, const T* __restrict g, int64_t b, int64_t e) const {
     T* __restrict var = v[0];
     T* __restrict m = v[1];
@@ -181,9 +180,7 @@ class ApplyOp : public OpKernel {
     if (grad.shape() != vars[0]->value.shape())
       return ctx->SetStatus(InvalidArgument(names_[vars_[0]], " and ", names_[grad_], " do not have the same shape: ",
                                             vars[0]->value.shape().ToString(), " vs ", grad.shape().ToString()));
-    for (size_t k = 0; k < vars.size(); ++k) {
-      TX_CTX_RETURN_IF_ERROR(ctx, PrepareToUpdate(vars[k]));
-    }
+    for (size_t k = 0; k < vars.size(); ++k) { TX_CTX_RETURN_IF_ERROR(ctx, PrepareToUpdate(vars[k])); }
     for (size_t k = 0; k < vars.size(); ++k) slots[k] = vars[k]->value.template data<T>();
     const Update<T> update(s, flag_);
     const T* g = grad.data<T>();
@@ -198,8 +195,8 @@ class ApplyOp : public OpKernel {
   bool flag_ = false;
 };
 
-#define TX_REGISTER_APPLY(OP, UPDATE)                                                                \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<float>("T"), ApplyOp<float, UPDATE>);       \
+#define TX_REGISTER_APPLY(OP, UPDATE)                                                          \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<float>("T"), ApplyOp<float, UPDATE>); \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<double>("T"), ApplyOp<double, UPDATE>)
 TX_REGISTER_APPLY("ResourceApplyGradientDescent", GradientDescentUpdate);
 TX_REGISTER_APPLY("ResourceApplyMomentum", MomentumUpdate);

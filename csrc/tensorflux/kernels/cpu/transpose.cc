@@ -20,8 +20,8 @@ class TransposeOp : public OpKernel {
     TX_CTX_RETURN_IF_ERROR(ctx, ReadIndexInput(ctx, 1, "perm", 1, &perm64));
     const int rank = in.rank();
     if (static_cast<int>(perm64.size()) != rank) {
-      ctx->SetStatus(InvalidArgument("transpose expects a vector of size ", rank, " (the input's rank), got perm of size ",
-                                     perm64.size()));
+      ctx->SetStatus(InvalidArgument("transpose expects a vector of size ", rank,
+                                     " (the input's rank), got perm of size ", perm64.size()));
       return;
     }
     std::vector<int> perm(rank);

@@ -47,7 +47,6 @@ double ErfinvDouble(double y) {
 
 namespace {
 
-
 #define TX_REGISTER_UNARY(OP, FN, T, ...) \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<T>("T"), UnaryOp<T, FN, ##__VA_ARGS__>)
 #define TX_REGISTER_UNARY_FLOATS(OP, FN) \
@@ -90,11 +89,11 @@ TX_REGISTER_UNARY("IsFinite", IsFiniteFn, double, bool);
 TX_REGISTER_KERNEL(KernelDefBuilder("LogicalNot"), UnaryOp<bool, LogicalNotFn>);
 
 // --- 16-bit floats (computed in float, Note [16-bit floats]) and the narrow/unsigned integers ---
-#define TX_REGISTER_UNARY_F16(OP, FN)                                                                 \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>>);     \
+#define TX_REGISTER_UNARY_F16(OP, FN)                                                             \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>>); \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<BFloat16>("T"), UnaryOp<BFloat16, Widened<FN>>)
-#define TX_REGISTER_PREDICATE_F16(OP, FN)                                                                   \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>, bool>);     \
+#define TX_REGISTER_PREDICATE_F16(OP, FN)                                                               \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<Half>("T"), UnaryOp<Half, Widened<FN>, bool>); \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<BFloat16>("T"), UnaryOp<BFloat16, Widened<FN>, bool>)
 #define TX_REGISTER_UNARY_I8_I16(OP, FN) \
   TX_REGISTER_UNARY(OP, FN, int8_t);     \

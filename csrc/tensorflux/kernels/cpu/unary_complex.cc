@@ -12,16 +12,22 @@ namespace {
 
 struct NegFn : Map<NegFn> {
   template <typename C>
-  static C Apply(C x) { return -x; }
+  static C Apply(C x) {
+    return -x;
+  }
 };
 struct SquareFn : Map<SquareFn> {
   template <typename C>
-  static C Apply(C x) { return x * x; }
+  static C Apply(C x) {
+    return x * x;
+  }
 };
 struct ReciprocalFn : Map<ReciprocalFn> {
   static constexpr int64_t kCost = 4;
   template <typename C>
-  static C Apply(C x) { return C(1) / x; }
+  static C Apply(C x) {
+    return C(1) / x;
+  }
 };
 
 #define TX_REGISTER_COMPLEX_UNARY(OP, FN)                                                          \
@@ -55,9 +61,9 @@ TX_REGISTER_COMPLEX_UNARY("Conj", complex_fn::ConjFn);
 #undef TX_REGISTER_COMPLEX_UNARY
 
 // The part maps: complex64 -> float, complex128 -> double.
-#define TX_REGISTER_COMPLEX_PART(OP, FN)                                                              \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<complex64>("T").TypeConstraint<float>("Tout"), \
-                     UnaryOp<complex64, FN, float>);                                                    \
+#define TX_REGISTER_COMPLEX_PART(OP, FN)                                                                  \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<complex64>("T").TypeConstraint<float>("Tout"),   \
+                     UnaryOp<complex64, FN, float>);                                                      \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<complex128>("T").TypeConstraint<double>("Tout"), \
                      UnaryOp<complex128, FN, double>)
 

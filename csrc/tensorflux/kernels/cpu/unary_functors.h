@@ -19,59 +19,81 @@ namespace cpu {
 struct ReluFn : Map<ReluFn> {
   template <typename T>
   static T Apply(T x) {
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else return x < T(0) ? T(0) : x;
+    if constexpr (std::is_unsigned_v<T>)
+      return x;
+    else
+      return x < T(0) ? T(0) : x;
   }
 };
 // -x; integers wrap (-MIN == MIN).
 struct NegFn : Map<NegFn> {
   template <typename T>
-  static T Apply(T x) { return SubFn::Apply(T(0), x); }
+  static T Apply(T x) {
+    return SubFn::Apply(T(0), x);
+  }
 };
 // |x|; integers wrap (|MIN| == MIN).
 struct AbsFn : Map<AbsFn> {
   template <typename T>
   static T Apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
-    else return x < T(0) ? NegFn::Apply(x) : x;
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fabs(x);
+    else
+      return x < T(0) ? NegFn::Apply(x) : x;
   }
 };
 // -1, 0 or 1 (zero keeps its sign bit for floats; NaN stays NaN).
 struct SignFn : Map<SignFn> {
   template <typename T>
-  static T Apply(T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x); }
+  static T Apply(T x) {
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x);
+  }
 };
 struct SquareFn : Map<SquareFn> {
   template <typename T>
-  static T Apply(T x) { return MulFn::Apply(x, x); }
+  static T Apply(T x) {
+    return MulFn::Apply(x, x);
+  }
 };
 struct ReciprocalFn : Map<ReciprocalFn> {
   template <typename T>
-  static T Apply(T x) { return T(1) / x; }
+  static T Apply(T x) {
+    return T(1) / x;
+  }
 };
 struct FloorFn : Map<FloorFn> {
   template <typename T>
-  static T Apply(T x) { return std::floor(x); }
+  static T Apply(T x) {
+    return std::floor(x);
+  }
 };
 struct CeilFn : Map<CeilFn> {
   template <typename T>
-  static T Apply(T x) { return std::ceil(x); }
+  static T Apply(T x) {
+    return std::ceil(x);
+  }
 };
 // Nearest integer, halves to even (the default rounding mode); integers are unchanged.
 struct RoundFn : Map<RoundFn> {
   template <typename T>
   static T Apply(T x) {
-    if constexpr (std::is_integral_v<T>) return x;
-    else return std::nearbyint(x);
+    if constexpr (std::is_integral_v<T>)
+      return x;
+    else
+      return std::nearbyint(x);
   }
 };
 struct IsNanFn : Map<IsNanFn> {
   template <typename T>
-  static bool Apply(T x) { return x != x; }
+  static bool Apply(T x) {
+    return x != x;
+  }
 };
 struct IsFiniteFn : Map<IsFiniteFn> {
   template <typename T>
-  static bool Apply(T x) { return x - x == x - x; }  // inf - inf and NaN are NaN
+  static bool Apply(T x) {
+    return x - x == x - x;
+  }  // inf - inf and NaN are NaN
 };
 struct LogicalNotFn : Map<LogicalNotFn> {
   static bool Apply(bool x) { return !x; }
@@ -81,16 +103,16 @@ struct LogicalNotFn : Map<LogicalNotFn> {
 double ErfinvDouble(double y);
 
 // A transcendental map: vec_math's vector version for float, libm (or VecExp) for double.
-#define TX_VEC_FN(NAME, VEC, DOUBLE_EXPR, COST)                                            \
-  struct NAME {                                                                            \
-    static constexpr int64_t kCost = COST;                                                 \
-    static void Run(const float* x, float* y, int64_t n) { vec::Map<VEC>(x, y, n); }       \
-    static void Run(const double* x, double* y, int64_t n) {                               \
-      for (int64_t i = 0; i < n; ++i) {                                                    \
-        const double v = x[i];                                                             \
-        y[i] = DOUBLE_EXPR;                                                                \
-      }                                                                                    \
-    }                                                                                      \
+#define TX_VEC_FN(NAME, VEC, DOUBLE_EXPR, COST)                                      \
+  struct NAME {                                                                      \
+    static constexpr int64_t kCost = COST;                                           \
+    static void Run(const float* x, float* y, int64_t n) { vec::Map<VEC>(x, y, n); } \
+    static void Run(const double* x, double* y, int64_t n) {                         \
+      for (int64_t i = 0; i < n; ++i) {                                              \
+        const double v = x[i];                                                       \
+        y[i] = DOUBLE_EXPR;                                                          \
+      }                                                                              \
+    }                                                                                \
   }
 TX_VEC_FN(ExpFn, vec::Fn::kExp, VecExp(v), 8);
 TX_VEC_FN(Expm1Fn, vec::Fn::kExpm1, std::expm1(v), 16);

@@ -12,11 +12,13 @@ namespace cpu {
 namespace {
 
 // A libm map with a relative per-element cost.
-#define TX_LIBM_FN(NAME, EXPR, COST)          \
-  struct NAME : Map<NAME> {                   \
-    static constexpr int64_t kCost = COST;    \
-    template <typename T>                     \
-    static T Apply(T x) { return EXPR; }      \
+#define TX_LIBM_FN(NAME, EXPR, COST)       \
+  struct NAME : Map<NAME> {                \
+    static constexpr int64_t kCost = COST; \
+    template <typename T>                  \
+    static T Apply(T x) {                  \
+      return EXPR;                         \
+    }                                      \
   }
 TX_LIBM_FN(AsinFn, std::asin(x), 16);
 TX_LIBM_FN(AcosFn, std::acos(x), 16);
@@ -36,11 +38,13 @@ TX_LIBM_FN(BesselI1eFn, static_cast<T>(special::BesselI1e(static_cast<double>(x)
 
 struct IsInfFn : Map<IsInfFn> {
   template <typename T>
-  static bool Apply(T x) { return std::isinf(x); }
+  static bool Apply(T x) {
+    return std::isinf(x);
+  }
 };
 
-#define TX_REGISTER_FLOATS(OP, FN)                                                            \
-  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<float>("T"), UnaryOp<float, FN>);   \
+#define TX_REGISTER_FLOATS(OP, FN)                                                         \
+  TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<float>("T"), UnaryOp<float, FN>); \
   TX_REGISTER_KERNEL(KernelDefBuilder(OP).TypeConstraint<double>("T"), UnaryOp<double, FN>)
 
 TX_REGISTER_FLOATS("Asin", AsinFn);

@@ -29,8 +29,8 @@ class UniqueOp : public OpKernel {
     }
     const int64_t n = xt.dim(0);
     if (n > static_cast<int64_t>(std::numeric_limits<O>::max())) {
-      ctx->SetStatus(InvalidArgument("unique: ", n, " elements do not fit out_idx ",
-                                     DataTypeString(DataTypeOf<O>::value)));
+      ctx->SetStatus(
+          InvalidArgument("unique: ", n, " elements do not fit out_idx ", DataTypeString(DataTypeOf<O>::value)));
       return;
     }
     const T* x = xt.data<T>();
@@ -78,13 +78,15 @@ void RegisterFor() {
   auto reg = [](auto out_tag) {
     using O = decltype(out_tag);
     auto builder = [](const char* op) {
-      return KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("out_idx",
-                                                                                          DataTypeOf<O>::value);
+      return KernelDefBuilder(op)
+          .TypeConstraint("T", DataTypeOf<T>::value)
+          .TypeConstraint("out_idx", DataTypeOf<O>::value);
     };
-    KernelRegistry::Global()->Register(builder("Unique").Build(
-        [](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, false>(c); }));
-    KernelRegistry::Global()->Register(builder("UniqueWithCounts").Build(
-        [](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, true>(c); }));
+    KernelRegistry::Global()->Register(
+        builder("Unique").Build([](OpKernelConstruction* c) -> OpKernel* { return new UniqueOp<T, O, false>(c); }));
+    KernelRegistry::Global()->Register(builder("UniqueWithCounts").Build([](OpKernelConstruction* c) -> OpKernel* {
+      return new UniqueOp<T, O, true>(c);
+    }));
   };
   reg(int32_t{});
   reg(int64_t{});

@@ -55,8 +55,9 @@ class UnsortedSegmentReduceOp : public OpKernel {
       return;
     }
     std::vector<int64_t> dims;
-    TX_CTX_RETURN_IF_ERROR(ctx, grad_util::SegmentReductionDims(PartialShape(data.shape()), PartialShape(ids.shape()),
-                                                                num_segments, &dims));
+    TX_CTX_RETURN_IF_ERROR(
+        ctx,
+        grad_util::SegmentReductionDims(PartialShape(data.shape()), PartialShape(ids.shape()), num_segments, &dims));
     const int64_t n = ids.num_elements();
     const I* id = ids.data<I>();
     TX_CTX_RETURN_IF_ERROR(ctx, grad_util::CheckSegmentIds(id, ids.shape().dims(), n, num_segments));
@@ -80,11 +81,15 @@ template <typename T, Reduce R>
 void RegisterOne(const char* op) {
   for (DataType tn : {DT_INT32, DT_INT64}) {
     KernelRegistry::Global()->Register(
-        KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", DT_INT32)
+        KernelDefBuilder(op)
+            .TypeConstraint("T", DataTypeOf<T>::value)
+            .TypeConstraint("Tindices", DT_INT32)
             .TypeConstraint("Tnumsegments", tn)
             .Build([](OpKernelConstruction* c) -> OpKernel* { return new UnsortedSegmentReduceOp<T, int32_t, R>(c); }));
     KernelRegistry::Global()->Register(
-        KernelDefBuilder(op).TypeConstraint("T", DataTypeOf<T>::value).TypeConstraint("Tindices", DT_INT64)
+        KernelDefBuilder(op)
+            .TypeConstraint("T", DataTypeOf<T>::value)
+            .TypeConstraint("Tindices", DT_INT64)
             .TypeConstraint("Tnumsegments", tn)
             .Build([](OpKernelConstruction* c) -> OpKernel* { return new UnsortedSegmentReduceOp<T, int64_t, R>(c); }));
   }

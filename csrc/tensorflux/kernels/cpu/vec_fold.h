@@ -16,9 +16,9 @@ template <typename T, typename F>
 T VecExtreme(const T* x, int64_t n, T init, const F& f, bool* saw_nan) {
   constexpr int W = 32 / sizeof(T);
   typedef T V __attribute__((vector_size(32)));
-  using MI = std::conditional_t<sizeof(T) == 8, int64_t,
-                                std::conditional_t<sizeof(T) == 4, int32_t,
-                                                   std::conditional_t<sizeof(T) == 2, int16_t, int8_t>>>;
+  using MI = std::conditional_t<
+      sizeof(T) == 8, int64_t,
+      std::conditional_t<sizeof(T) == 4, int32_t, std::conditional_t<sizeof(T) == 2, int16_t, int8_t>>>;
   typedef MI M __attribute__((vector_size(32)));
   V acc[4];
   M nan[4] = {};

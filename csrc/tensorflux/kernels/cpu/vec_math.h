@@ -176,7 +176,7 @@ struct Lanes {
   typedef int32_t I __attribute__((vector_size(4 * N)));
   typedef uint32_t U __attribute__((vector_size(4 * N)));
 };
-typedef Lanes<8>::F F8;    // AVX2
+typedef Lanes<8>::F F8;  // AVX2
 typedef Lanes<16>::F F16;  // AVX-512
 
 template <typename F>
@@ -207,15 +207,17 @@ namespace avx512 {
 // Whether Map uses 16-lane AVX-512 code: where the CPU has it, unless a test turned it off.
 inline bool& UseAvx512() {
   static bool use = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   return use;
 }
 
 // y[i] = f(x[i]) for i < n (y may alias x): 16 lanes with AVX-512, else 8 (AVX2).
 template <Fn f>
 void Map(const float* x, float* y, int64_t n) {
-  if (UseAvx512()) avx512::MapLanes<f, F16>(x, y, n);
-  else avx2::MapLanes<f, F8>(x, y, n);
+  if (UseAvx512())
+    avx512::MapLanes<f, F16>(x, y, n);
+  else
+    avx2::MapLanes<f, F8>(x, y, n);
 }
 
 }  // namespace vec

@@ -3,15 +3,25 @@
 // copy is compiled for its own instruction set (no include guard, by design).
 
 template <typename F>
-TX_VEC_INLINE F Splat(float v) { return F{} + v; }
+TX_VEC_INLINE F Splat(float v) {
+  return F{} + v;
+}
 template <typename F>
-TX_VEC_INLINE IntOf<F> SplatI(int32_t v) { return IntOf<F>{} + v; }
+TX_VEC_INLINE IntOf<F> SplatI(int32_t v) {
+  return IntOf<F>{} + v;
+}
 template <typename F>
-TX_VEC_INLINE IntOf<F> Bits(F x) { return (IntOf<F>)x; }  // same-size vector casts reinterpret the bits
+TX_VEC_INLINE IntOf<F> Bits(F x) {
+  return (IntOf<F>)x;
+}  // same-size vector casts reinterpret the bits
 template <typename F>
-TX_VEC_INLINE F FromBits(IntOf<F> b) { return (F)b; }
+TX_VEC_INLINE F FromBits(IntOf<F> b) {
+  return (F)b;
+}
 template <typename F>
-TX_VEC_INLINE F Abs(F x) { return FromBits<F>(Bits(x) & 0x7fffffff); }
+TX_VEC_INLINE F Abs(F x) {
+  return FromBits<F>(Bits(x) & 0x7fffffff);
+}
 // |mag| with the sign of `sign`.
 template <typename F>
 TX_VEC_INLINE F CopySign(F mag, F sign) {
@@ -235,8 +245,10 @@ TX_VEC_INLINE F Tan(F x) {
 // sqrt(x), correctly rounded (the vector extensions have no sqrt).
 template <typename F>
 TX_VEC_INLINE F Sqrt(F x) {
-  if constexpr (kLanes<F> == 16) return (F)_mm512_mask_sqrt_ps((__m512)x, 0xFFFF, (__m512)x);  // _mm512_sqrt_ps trips gcc 12's -Wmaybe-uninitialized
-  else return (F)_mm256_sqrt_ps((__m256)x);
+  if constexpr (kLanes<F> == 16)
+    return (F)_mm512_mask_sqrt_ps((__m512)x, 0xFFFF, (__m512)x);  // _mm512_sqrt_ps trips gcc 12's -Wmaybe-uninitialized
+  else
+    return (F)_mm256_sqrt_ps((__m256)x);
 }
 
 // erfc(x) = t * exp(-x^2 + Q(t)) for x >= 0 with Erf's Chebyshev fit Q (relative error
@@ -294,20 +306,34 @@ TX_VEC_INLINE F Erfinv(F x) {
 // f(x).
 template <Fn f, typename F>
 TX_VEC_INLINE F Apply(F x) {
-  if constexpr (f == Fn::kExp) return Exp(x);
-  else if constexpr (f == Fn::kExpm1) return Expm1(x);
-  else if constexpr (f == Fn::kLog) return Log(x);
-  else if constexpr (f == Fn::kLog1p) return Log1p(x);
-  else if constexpr (f == Fn::kTanh) return Tanh(x);
-  else if constexpr (f == Fn::kSigmoid) return Sigmoid(x);
-  else if constexpr (f == Fn::kErf) return Erf(x);
-  else if constexpr (f == Fn::kErfc) return Erfc(x);
-  else if constexpr (f == Fn::kErfinv) return Erfinv(x);
-  else if constexpr (f == Fn::kSin) return Sin(x);
-  else if constexpr (f == Fn::kCos) return Cos(x);
-  else if constexpr (f == Fn::kTan) return Tan(x);
-  else if constexpr (f == Fn::kSqrt) return Sqrt(x);
-  else return 1.0f / Sqrt(x);
+  if constexpr (f == Fn::kExp)
+    return Exp(x);
+  else if constexpr (f == Fn::kExpm1)
+    return Expm1(x);
+  else if constexpr (f == Fn::kLog)
+    return Log(x);
+  else if constexpr (f == Fn::kLog1p)
+    return Log1p(x);
+  else if constexpr (f == Fn::kTanh)
+    return Tanh(x);
+  else if constexpr (f == Fn::kSigmoid)
+    return Sigmoid(x);
+  else if constexpr (f == Fn::kErf)
+    return Erf(x);
+  else if constexpr (f == Fn::kErfc)
+    return Erfc(x);
+  else if constexpr (f == Fn::kErfinv)
+    return Erfinv(x);
+  else if constexpr (f == Fn::kSin)
+    return Sin(x);
+  else if constexpr (f == Fn::kCos)
+    return Cos(x);
+  else if constexpr (f == Fn::kTan)
+    return Tan(x);
+  else if constexpr (f == Fn::kSqrt)
+    return Sqrt(x);
+  else
+    return 1.0f / Sqrt(x);
 }
 
 // y[i] = f(x[i]) for i < n on vectors of type F, the tail padded (y may alias x).

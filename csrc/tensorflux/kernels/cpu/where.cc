@@ -12,7 +12,9 @@ namespace {
 
 // Non-zero tests; floats compare by value (-0.0 is zero, NaN is not), 16-bit floats by bits.
 template <typename T>
-inline bool NonZero(const T& v) { return v != T(0); }
+inline bool NonZero(const T& v) {
+  return v != T(0);
+}
 inline bool NonZero16Float(uint16_t bits) { return (bits & 0x7fff) != 0; }
 
 template <typename T, bool kHalfBits = false>
@@ -21,8 +23,10 @@ class WhereOp : public OpKernel {
   explicit WhereOp(OpKernelConstruction* c) : OpKernel(c), dtype_(c->input_type(0)) {}
 
   static bool Test(const T& v) {
-    if constexpr (kHalfBits) return NonZero16Float(v);
-    else return NonZero(v);
+    if constexpr (kHalfBits)
+      return NonZero16Float(v);
+    else
+      return NonZero(v);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -40,10 +44,12 @@ class WhereOp : public OpKernel {
       for (int64_t i = c * per, e = std::min(n, (c + 1) * per); i < e; ++i) k += Test(x[i]) ? 1 : 0;
       counts[c + 1] = k;
     };
-    if (chunks > 1) ctx->intra_op_pool()->ParallelFor(chunks, per, [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) count_chunk(c);
-    });
-    else if (n > 0) count_chunk(0);
+    if (chunks > 1)
+      ctx->intra_op_pool()->ParallelFor(chunks, per, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) count_chunk(c);
+      });
+    else if (n > 0)
+      count_chunk(0);
     for (int64_t c = 0; c < chunks; ++c) counts[c + 1] += counts[c];
     Tensor* out = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, TensorShape({counts[chunks], rank}), &out));
@@ -72,18 +78,19 @@ class WhereOp : public OpKernel {
         }
       }
     };
-    if (chunks > 1) ctx->intra_op_pool()->ParallelFor(chunks, per * rank, [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) fill_chunk(c);
-    });
-    else fill_chunk(0);
+    if (chunks > 1)
+      ctx->intra_op_pool()->ParallelFor(chunks, per * rank, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) fill_chunk(c);
+      });
+    else
+      fill_chunk(0);
   }
 
  private:
   const DataType dtype_;
 };
 
-#define TX_REGISTER_WHERE(dt, ...) \
-  TX_REGISTER_KERNEL(KernelDefBuilder("Where").TypeConstraint("T", dt), __VA_ARGS__)
+#define TX_REGISTER_WHERE(dt, ...) TX_REGISTER_KERNEL(KernelDefBuilder("Where").TypeConstraint("T", dt), __VA_ARGS__)
 
 TX_REGISTER_WHERE(DT_FLOAT, WhereOp<float>);
 TX_REGISTER_WHERE(DT_DOUBLE, WhereOp<double>);

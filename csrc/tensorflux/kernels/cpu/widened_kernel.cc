@@ -94,8 +94,10 @@ void WidenedKernel::Compute(OpKernelContext* ctx) {
     const Tensor& f = outs[i];
     Tensor* o = nullptr;
     TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(i, f.shape(), &o));
-    if (want == DT_HALF) NarrowArray(f.data<float>(), o->data<Half>(), f.num_elements(), ctx->intra_op_pool());
-    else NarrowArray(f.data<float>(), o->data<BFloat16>(), f.num_elements(), ctx->intra_op_pool());
+    if (want == DT_HALF)
+      NarrowArray(f.data<float>(), o->data<Half>(), f.num_elements(), ctx->intra_op_pool());
+    else
+      NarrowArray(f.data<float>(), o->data<BFloat16>(), f.num_elements(), ctx->intra_op_pool());
   }
 }
 

@@ -35,6 +35,6 @@ class WidenedKernel : public OpKernel {
 }  // namespace tx
 
 // Registers WidenedKernel for OP with its type attr ATTR set to half and to bfloat16.
-#define TX_REGISTER_WIDENED(OP, ATTR)                                                                    \
+#define TX_REGISTER_WIDENED(OP, ATTR)                                                                        \
   TX_REGISTER_KERNEL(::tx::KernelDefBuilder(OP).TypeConstraint<::tx::Half>(ATTR), ::tx::cpu::WidenedKernel); \
   TX_REGISTER_KERNEL(::tx::KernelDefBuilder(OP).TypeConstraint<::tx::BFloat16>(ATTR), ::tx::cpu::WidenedKernel)

@@ -42,8 +42,8 @@ class XentOp : public OpKernel {
     for (int d = 0; d < 2; ++d) {
       const int64_t a = ft.dim(d), b = lt.dim(d);
       if (a != b && a != 1 && b != 1) {
-        ctx->SetStatus(InvalidArgument("logits and labels must be broadcastable: logits_size=",
-                                       ft.shape().ToString(), " labels_size=", lt.shape().ToString()));
+        ctx->SetStatus(InvalidArgument("logits and labels must be broadcastable: logits_size=", ft.shape().ToString(),
+                                       " labels_size=", lt.shape().ToString()));
         return;
       }
       dims[d] = a == 1 ? b : a;
@@ -69,7 +69,7 @@ class XentOp : public OpKernel {
         const T* fr = f + r * frs;
         const T* lr = l + r * lrs;
         for (int64_t i = 0; i < cols; ++i) g[i] = fr[i * fcs];  // materialize the (broadcast) row
-        const T lse = LogSumExpRow(g, g, cols);                   // g = exp(f - max)
+        const T lse = LogSumExpRow(g, g, cols);  // g = exp(f - max)
         const T sum = std::exp(lse - VecMax(fr, fcs ? cols : 1));  // sum(exp(f - max))
         T acc = 0;
         for (int64_t i = 0; i < cols; ++i) {
@@ -116,8 +116,7 @@ class SparseXentOp : public OpKernel {
     for (int64_t r = 0; r < rows; ++r)
       if (lab[r] < 0 || lab[r] >= cols) {
         ctx->SetStatus(InvalidArgument("Received a label value of ", static_cast<int64_t>(lab[r]),
-                                       " which is outside the valid range of [0, ", cols, ").  Label values: row ",
-                                       r));
+                                       " which is outside the valid range of [0, ", cols, ").  Label values: row ", r));
         return;
       }
     Tensor *loss = nullptr, *back = nullptr;
@@ -144,10 +143,9 @@ class SparseXentOp : public OpKernel {
 
 TX_REGISTER_KERNEL(KernelDefBuilder("SoftmaxCrossEntropyWithLogits").TypeConstraint<float>("T"), XentOp<float>);
 TX_REGISTER_KERNEL(KernelDefBuilder("SoftmaxCrossEntropyWithLogits").TypeConstraint<double>("T"), XentOp<double>);
-#define TX_SPARSE_XENT(T, L)                                                                           \
-  TX_REGISTER_KERNEL(                                                                                  \
-      KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits").TypeConstraint<T>("T").TypeConstraint<L>( \
-          "Tlabels"),                                                                                  \
+#define TX_SPARSE_XENT(T, L)                                                                                       \
+  TX_REGISTER_KERNEL(                                                                                              \
+      KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits").TypeConstraint<T>("T").TypeConstraint<L>("Tlabels"), \
       SparseXentOp<T, L>)
 TX_SPARSE_XENT(float, int32_t);
 TX_SPARSE_XENT(float, int64_t);
