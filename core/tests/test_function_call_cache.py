@@ -175,6 +175,25 @@ def test_outputs_are_rebuilt_fresh_with_their_structure():
         out.pop()
 
 
+@pytest.mark.parametrize("count", [0, 1, 16, 17, 40])
+def test_output_dtypes_of_any_count_reach_the_call(count):
+    # Tout up to 16 dtypes is set by the binding directly, longer lists through the attr converter
+    # (Note [Lean calls]); both give each output its dtype and value.
+    dtypes = [tx.float32, tx.int32, tx.float64, tx.int64]
+
+    @tx.function
+    def f(x):
+        return [tx.cast(x + float(i), dtypes[i % 4]) for i in range(count)] if count else None
+
+    for _ in range(2):
+        outs = f(_f32(1.0))
+        if count == 0:
+            assert outs is None
+            continue
+        assert [o.dtype for o in outs] == [dtypes[i % 4] for i in range(count)]
+        assert [o.numpy().tolist() for o in outs] == [[1.0 + i] for i in range(count)]
+
+
 def test_concrete_function_calls_check_their_arguments():
     @tx.function
     def f(x):

@@ -298,15 +298,36 @@ void SetConverted(TXE_Op* op, const std::string& name, int kind, py::handle v) {
   }
 }
 
+// Whether v is a tensorflux DType object.
+bool IsDType(PyObject* v) {
+  return g_dtype_type != nullptr && Py_TYPE(v) == reinterpret_cast<PyTypeObject*>(g_dtype_type);
+}
+
+// The enum of a tensorflux DType object (IsDType(v)).
+TX_DataType DTypeEnum(PyObject* v) {
+  py::object e = py::reinterpret_borrow<py::object>(v).attr("_enum");
+  return static_cast<TX_DataType>(ToInt(e.ptr()));
+}
+
 void SetAttr(TXE_Op* op, const std::string& name, int kind, PyObject* v) {
   // Fast paths for the common scalar kinds; everything else (and every error) through Python.
   if (kind == kInt && PyLong_CheckExact(v)) return TXE_OpSetAttrInt(op, name.c_str(), ToInt(v));
   if (kind == kBool && PyBool_Check(v)) return TXE_OpSetAttrBool(op, name.c_str(), v == Py_True);
   if (kind == kFloat && PyFloat_CheckExact(v))
     return TXE_OpSetAttrFloat(op, name.c_str(), static_cast<float>(PyFloat_AS_DOUBLE(v)));
-  if (kind == kType && g_dtype_type != nullptr && Py_TYPE(v) == reinterpret_cast<PyTypeObject*>(g_dtype_type)) {
-    py::object e = py::reinterpret_borrow<py::object>(v).attr("_enum");
-    return TXE_OpSetAttrType(op, name.c_str(), static_cast<TX_DataType>(ToInt(e.ptr())));
+  if (kind == kType && IsDType(v)) return TXE_OpSetAttrType(op, name.c_str(), DTypeEnum(v));
+  if (kind == kFunc && PyUnicode_CheckExact(v)) {  // a function's name, as the converter passes it on
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(v, &size);
+    if (data == nullptr) throw py::error_already_set();
+    return TXE_OpSetAttrFunctionName(op, name.c_str(), data, static_cast<size_t>(size));
+  }
+  if (kind == (kType | kList) && PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) <= 16) {  // a call's Tout
+    TX_DataType types[16];
+    const Py_ssize_t count = PyTuple_GET_SIZE(v);
+    Py_ssize_t i = 0;
+    for (; i < count && IsDType(PyTuple_GET_ITEM(v, i)); ++i) types[i] = DTypeEnum(PyTuple_GET_ITEM(v, i));
+    if (i == count) return TXE_OpSetAttrTypeList(op, name.c_str(), types, static_cast<int>(count));
   }
   py::str attr_name(name);
   py::int_ attr_kind(kind);

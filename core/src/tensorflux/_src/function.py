@@ -160,7 +160,8 @@ def _traced_leaf(a, placeholders, spec_args):
 
 # Note [Lean calls]
 # Called eagerly, a ConcreteFunction runs its StatefulPartitionedCall through eager_execute with attrs
-# built once at trace time (Tout, and `f` as the function's name; config, config_proto and
+# built once at trace time (Tout as a tuple of DTypes and `f` as the function's name, which the
+# binding sets without the Python attr converter; config, config_proto and
 # executor_type left unset, so the engine gives them their OpDef default '', the value the generated
 # wrapper passes), instead of through the generated wrapper, whose `f` and string attrs each go
 # through the Python attr converter on every call. The function is added to the context's library
@@ -211,7 +212,7 @@ class ConcreteFunction:
         self.captured_inputs = [v for v, _ in graph.captures.values()]
         self._out_dtypes = [t.dtype for t in flat_outputs if t is not None]
         # Note [Lean calls]: the eager call's attrs and the output rebuild, made once.
-        self._call_attrs = (self._out_dtypes, self.name, None, None, None)
+        self._call_attrs = (tuple(self._out_dtypes), self.name, None, None, None)
         self._has_none_outputs = any(t is None for t in flat_outputs)
         self._rebuild = _output_rebuild(structured_outputs)
         # (dtype enum, dims with None for unknown, or None for unknown rank) per placeholder.
