@@ -57,6 +57,37 @@ def test_fused_values_equal_unfused(name):
     np.testing.assert_allclose(fused, plain, rtol=1e-6, atol=1e-7)
 
 
+# Repeated rows (Note [Fused programs]): rows shorter and longer than a block (512 floats, 256
+# doubles), not dividing it, at the tiling limit (16 KiB) and past it (gathered instead), in loops
+# small enough for one thread and large enough to be split over the pool at any phase of the row.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows,row", [(7, 3), (5, 96), (300, 96), (3, 511), (2, 513), (40, 1280), (9, 4096),
+                                      (9, 4097), (70, 2048)])
+def test_repeated_rows_equal_unfused(dtype, rows, row):
+    x = (RNG.standard_normal((rows, 1, row)).astype(dtype), (rows, 1, row))
+    scale = (RNG.standard_normal((1, row)).astype(dtype), (1, row))
+    shift = (RNG.standard_normal((row,)).astype(dtype), (row,))
+    fused, plain, ops, _ = _run_both(lambda x, a, b: tx.nn.relu6(x * a + b) * tx.sigmoid(x - b), [x, scale, shift])
+    assert "_FusedElementwise" in ops
+    np.testing.assert_allclose(fused, plain, rtol=1e-6, atol=1e-7)
+
+
+def test_more_repeated_rows_than_tiled_ones_equal_unfused():
+    # Past kMaxRows repeated rows, the further ones are gathered per block.
+    arrays = [(RNG.standard_normal((33, 100)).astype(np.float32), (33, 100))]
+    arrays += [(RNG.standard_normal((100,)).astype(np.float32), (100,)) for _ in range(11)]
+
+    def build(x, *rows):
+        y = x
+        for r in rows:
+            y = y * 0.5 + r
+        return y
+
+    fused, plain, ops, _ = _run_both(build, arrays)
+    assert "_FusedElementwise" in ops
+    np.testing.assert_allclose(fused, plain, rtol=1e-6, atol=1e-6)
+
+
 def test_chain_runs_as_one_kernel_and_graph_def_stays_plain():
     arrays = [(RNG.standard_normal((4,)).astype(np.float32), (4,))]
 

@@ -15,8 +15,12 @@
 
 // Note [Fused programs]
 // For one assignment of shapes to the group's external inputs (a Layout), every external input
-// takes one of three forms: the loop's own element order (read in place), one value (a scalar
-// operand), or a broadcast that is gathered into a scratch register at the start of each block.
+// takes one of four forms: the loop's own element order (read in place), one value (a scalar
+// operand), a repeated row (a broadcast whose elements run along the loop's innermost dims and
+// repeat over the outer ones, like a bias or a batch norm's scale: each thread tiles the row once
+// into scratch, row after row for a block's length past one row, and a block reads it in place
+// from the block's phase in the row), or any other broadcast, gathered into a scratch register at
+// the start of each block.
 // Each member becomes one instruction (AddN one per extra input) calling its functor on a block;
 // its result goes to a scratch register, or straight into the output buffer when the value
 // leaves the group (later instructions read it back from there, still in cache). Registers are
@@ -33,9 +37,13 @@ namespace {
 constexpr int64_t kBlockBytes = 2048;
 // Most collapsed dimensions a gathered broadcast may have.
 constexpr int kMaxGatherDims = 12;
+// Longest repeated row (in bytes) tiled per thread, and most repeated rows per layout; longer rows
+// and further inputs are gathered per block.
+constexpr int64_t kMaxRowBytes = 16384;
+constexpr int kMaxRows = 8;
 
 // How an external input maps onto the loop's elements.
-enum class Form : uint8_t { kFull, kScalar, kBroadcast };
+enum class Form : uint8_t { kFull, kScalar, kRow, kBroadcast };
 
 // A broadcast input's walk over the loop: collapsed loop dims (outermost first) and the input's
 // element stride per dim (0 where it repeats).
@@ -104,7 +112,7 @@ BroadcastMap MakeBroadcastMap(const TensorShape& in, const TensorShape& loop) {
 }
 
 struct Operand {
-  enum Kind : uint8_t { kNone, kReg, kInput, kScalar, kOutput };
+  enum Kind : uint8_t { kNone, kReg, kInput, kScalar, kRow, kOutput };
   Kind kind = kNone;
   int index = 0;
 };
@@ -124,6 +132,7 @@ struct Layout {
   std::vector<Form> forms;
   std::vector<BroadcastMap> maps;  // per external input; used for kBroadcast
   std::vector<std::pair<int, int>> loads;  // (external input, register) gathered per block
+  std::vector<std::pair<int, int64_t>> rows;  // (external input, row length) of the kRow inputs
   std::vector<Instr<T>> program;
   int num_regs = 0;
   bool unfused = false;  // these shapes run the members' own kernels
@@ -290,9 +299,17 @@ class LoopFusionKernel : public OpKernel {
       } else if (shapes[e].num_elements() == 1) {
         lay->forms[e] = Form::kScalar;
       } else {
-        lay->forms[e] = Form::kBroadcast;
         lay->maps[e] = MakeBroadcastMap(shapes[e], lay->loop);
-        if (lay->maps[e].dims.size() > kMaxGatherDims) return false;
+        const BroadcastMap& m = lay->maps[e];
+        const int64_t row = m.dims.back();
+        if (m.dims.size() == 2 && m.strides[0] == 0 && m.strides[1] == 1 &&
+            row * static_cast<int64_t>(sizeof(T)) <= kMaxRowBytes && lay->rows.size() < kMaxRows) {
+          lay->forms[e] = Form::kRow;
+          lay->rows.emplace_back(e, row);
+        } else {
+          lay->forms[e] = Form::kBroadcast;
+          if (m.dims.size() > kMaxGatherDims) return false;
+        }
       }
     }
     // Last member reading each value (members, then external inputs).
@@ -321,9 +338,17 @@ class LoopFusionKernel : public OpKernel {
         return o;
       }
       const int e = -1 - v;
-      o.kind = lay->forms[e] == Form::kFull ? Operand::kInput
-                                            : (lay->forms[e] == Form::kScalar ? Operand::kScalar : Operand::kReg);
-      o.index = lay->forms[e] == Form::kBroadcast ? ext_reg[e] : e;
+      switch (lay->forms[e]) {
+        case Form::kFull: o = Operand{Operand::kInput, e}; break;
+        case Form::kScalar: o = Operand{Operand::kScalar, e}; break;
+        case Form::kRow: {
+          int r = 0;
+          while (lay->rows[r].first != e) ++r;
+          o = Operand{Operand::kRow, r};
+          break;
+        }
+        case Form::kBroadcast: o = Operand{Operand::kReg, ext_reg[e]}; break;
+      }
       return o;
     };
     auto release = [&](int m, bool inclusive) {  // registers of values whose last reader is before (or at) m
@@ -374,7 +399,19 @@ class LoopFusionKernel : public OpKernel {
   }
 
   void RunBlocks(const Layout<T>& lay, const T* const* in, T* const* out, int64_t begin, int64_t end) const {
-    T* regs = Scratch<T>(static_cast<size_t>(std::max(lay.num_regs, 1)) * kBlock);
+    size_t row_space = 0;  // each repeated row, tiled to its length plus a block
+    for (const auto& r : lay.rows) row_space += static_cast<size_t>(r.second + kBlock);
+    T* regs = Scratch<T>(static_cast<size_t>(std::max(lay.num_regs, 1)) * kBlock + row_space);
+    T* tiled[kMaxRows];
+    const T* row_at[kMaxRows];  // per block: each row's tiling from the block's phase
+    T* next = regs + static_cast<size_t>(std::max(lay.num_regs, 1)) * kBlock;
+    for (size_t r = 0; r < lay.rows.size(); ++r) {
+      const T* row = in[lay.rows[r].first];
+      const int64_t len = lay.rows[r].second;
+      tiled[r] = next;
+      for (int64_t k = 0; k < len + kBlock; k += len) std::copy_n(row, std::min(len, len + kBlock - k), next + k);
+      next += len + kBlock;
+    }
     T scalars[64];
     std::vector<T> scalars_big;
     T* sc = scalars;
@@ -387,11 +424,13 @@ class LoopFusionKernel : public OpKernel {
     for (int64_t off = begin; off < end; off += kBlock) {
       const int64_t len = std::min(kBlock, end - off);
       for (const auto& ld : lay.loads) Gather(lay.maps[ld.first], in[ld.first], off, len, regs + ld.second * kBlock);
+      for (size_t r = 0; r < lay.rows.size(); ++r) row_at[r] = tiled[r] + off % lay.rows[r].second;
       auto ptr = [&](const Operand& o) -> T* {
         switch (o.kind) {
           case Operand::kReg: return regs + o.index * kBlock;
           case Operand::kInput: return const_cast<T*>(in[o.index]) + off;
           case Operand::kScalar: return sc + o.index;
+          case Operand::kRow: return const_cast<T*>(row_at[o.index]);
           case Operand::kOutput: return out[o.index] + off;
           case Operand::kNone: break;
         }
