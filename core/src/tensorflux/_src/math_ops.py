@@ -33,9 +33,19 @@ def add(x, y, name=None):
     >>> (tx.constant(["a", "b"]) + "!").numpy()
     array([b'a!', b'b!'], dtype=object)
     """
-    if any(_dtypes.string == getattr(v, "dtype", None) or isinstance(v, (str, bytes)) for v in (x, y)):
+    if _is_string_operand(x) or _is_string_operand(y):
         return gen_ops.add(x, y, name=name or "Add")
     return gen_ops.add_v2(x, y, name=name or "Add")
+
+
+_STRING_ENUM = _dtypes.string.as_datatype_enum
+
+
+def _is_string_operand(v):
+    """Whether ``v`` is a string tensor or a Python str/bytes (which tx.add concatenates)."""
+    if type(v) is _EagerTensor:  # the common eager case, without the generic checks
+        return v._dtype_enum == _STRING_ENUM
+    return isinstance(v, (str, bytes)) or _dtypes.string == getattr(v, "dtype", None)
 
 
 def subtract(x, y, name=None):
@@ -390,7 +400,7 @@ def _fast_operator(sig, reverse, fallback):
     execute = _c.eager_execute
 
     def op(self, other):
-        if stack.stack or (_context._eager_disabled and not tls.force_eager) or self._dtype_enum == 7:
+        if stack.stack or (_context._eager_disabled and not tls.force_eager) or self._dtype_enum == _STRING_ENUM:
             return fallback(self, other)
         spec = sig._spec or op_def_library.eager_spec(sig)
         return execute(spec, (other, self) if reverse else (self, other), (), tls.device)
