@@ -42,11 +42,9 @@ def _string_array(value, where):
     """``value`` (text, nested lists of it, NumPy S/U/object arrays) as an object array of bytes,
     str encoded as UTF-8 (Note [String tensors in Python] in the binding)."""
     arr = np.asarray(value, dtype=object)
-    out = np.empty(arr.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, x in enumerate(arr.reshape(-1)):
-        flat[i] = _to_bytes(x, where)
-    return out
+    out = np.empty(arr.size, dtype=object)
+    out[:] = [x if type(x) is bytes else _to_bytes(x, where) for x in arr.reshape(-1).tolist()]
+    return out.reshape(arr.shape)
 
 
 def to_numpy(value, dtype=None, for_input=None):
