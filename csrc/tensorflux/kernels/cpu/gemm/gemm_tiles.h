@@ -1,0 +1,214 @@
+// The GEMM kernels (Note [Own GEMM] in gemm.h), generic over a vector type `Vec` that the
+// including namespace defines: V (kLanes floats), Zero, Load, Store, Set1, Bcast (one float from
+// memory to every lane), Mul, Fma (a * b + c) and Sum (of the lanes). Included once per
+// instruction set, inside that level's namespace and `#pragma GCC target` (gemm_x86.cc,
+// gemm_generic.cc), so that each copy is compiled for its own level; no include guard, by design.
+// Nothing here includes a header or calls a library function, so no code compiled for a wider
+// level can be shared with baseline code (the one-definition rule would let the linker pick it).
+
+// The first `R` rows and `cols` columns of a tile: c = alpha * a b + beta * c over kc steps of
+// the packed panels a (MR floats a step) and b (NV vectors a step).
+template <int R, int MR, int NV>
+void TileRows(int64_t kc, const float* __restrict a, const float* __restrict b, float* __restrict c, int64_t ldc,
+              float alpha, float beta, int cols) {
+  using V = typename Vec::V;
+  constexpr int W = Vec::kLanes, NR = NV * W;
+  V acc[R][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i) {
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + NR - 1, 1);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Zero();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) bv[j] = Vec::Load(b + j * W);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      const V av = Vec::Bcast(a + i);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
+    }
+    a += MR;
+    b += NR;
+  }
+  const V va = Vec::Set1(alpha), vb = Vec::Set1(beta);
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Mul(va, acc[i][j]);
+  if (cols == NR) {
+    if (beta == 0.0f) {
+#pragma GCC unroll 16
+      for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) Vec::Store(c + i * ldc + j * W, acc[i][j]);
+    } else {
+#pragma GCC unroll 16
+      for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+        for (int j = 0; j < NV; ++j) {
+          float* cp = c + i * ldc + j * W;
+          Vec::Store(cp, Vec::Fma(vb, Vec::Load(cp), acc[i][j]));
+        }
+    }
+    return;
+  }
+  // An edge tile: the columns inside C only.
+  float t[R * NR];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) Vec::Store(t + i * NR + j * W, acc[i][j]);
+  for (int i = 0; i < R; ++i) {
+    float* cr = c + i * ldc;
+    if (beta == 0.0f) {
+      for (int j = 0; j < cols; ++j) cr[j] = t[i * NR + j];
+    } else {
+      for (int j = 0; j < cols; ++j) cr[j] = t[i * NR + j] + beta * cr[j];
+    }
+  }
+}
+
+// TileRows for `rows` rows (1 <= rows <= R): each row count has its own kernel.
+template <int MR, int NV, int R = MR>
+void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta, int rows,
+          int cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return Tile<MR, NV, R - 1>(kc, a, b, c, ldc, alpha, beta, rows, cols);
+  }
+  TileRows<R, MR, NV>(kc, a, b, c, ldc, alpha, beta, cols);
+}
+
+// Stores alpha * acc (+ beta * c) into the first `count` floats at c.
+inline void StoreScaled(typename Vec::V acc, float alpha, float beta, float* c, int count) {
+  constexpr int W = Vec::kLanes;
+  const typename Vec::V r = Vec::Mul(Vec::Set1(alpha), acc);
+  if (count == W) {
+    Vec::Store(c, beta == 0.0f ? r : Vec::Fma(Vec::Set1(beta), Vec::Load(c), r));
+    return;
+  }
+  float t[W];
+  Vec::Store(t, r);
+  for (int j = 0; j < count; ++j) c[j] = beta == 0.0f ? t[j] : t[j] + beta * c[j];
+}
+
+// Columns [0, NV * W) of c[R rows] (or the first `cols` of them) = alpha * a b + beta * c, with
+// b read in place (rows ldb apart) and a(i, p) = a[i * a_rs + p * a_cs].
+template <int R, int NV>
+void RowsBlock(int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t ldb,
+               float beta, float* c, int64_t ldc, int cols) {
+  using V = typename Vec::V;
+  constexpr int W = Vec::kLanes;
+  V acc[R][NV];
+#pragma GCC unroll 4
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Zero();
+  for (int64_t p = 0; p < k; ++p) {
+    const float* bp = b + p * ldb;
+    V bv[NV];
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) bv[j] = Vec::Load(bp + j * W);
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i) {
+      const V av = Vec::Bcast(a + i * a_rs + p * a_cs);
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < NV; ++j) StoreScaled(acc[i][j], alpha, beta, c + i * ldc + j * W, j * W + W <= cols ? W : cols - j * W);
+}
+
+template <int R>
+void RowsR(int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t ldb,
+           float beta, float* c, int64_t ldc) {
+  constexpr int W = Vec::kLanes, NV = R == 1 ? 8 : 12 / R;
+  int64_t j = 0;
+  for (; j + NV * W <= n; j += NV * W) RowsBlock<R, NV>(k, alpha, a, a_rs, a_cs, b + j, ldb, beta, c + j, ldc, NV * W);
+  for (; j + W <= n; j += W) RowsBlock<R, 1>(k, alpha, a, a_rs, a_cs, b + j, ldb, beta, c + j, ldc, W);
+  // Fewer than W columns left: one lane each (a vector load would read past B's last row).
+  for (; j < n; ++j) {
+    for (int i = 0; i < R; ++i) {
+      float s = 0.0f;
+      for (int64_t p = 0; p < k; ++p) s += a[i * a_rs + p * a_cs] * b[p * ldb + j];
+      float* cp = c + i * ldc + j;
+      *cp = beta == 0.0f ? alpha * s : alpha * s + beta * *cp;
+    }
+  }
+}
+
+void Rows(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
+          int64_t ldb, float beta, float* c, int64_t ldc) {
+  static_assert(kSmallM == 4, "Rows has a case per row count");
+  switch (m) {
+    case 1: return RowsR<1>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    case 2: return RowsR<2>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    case 3: return RowsR<3>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    default: return RowsR<4>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+  }
+}
+
+// c[R, J] = alpha * a[R, k] b[J, k]^T + beta * c, in place (rows lda, ldb, ldc apart).
+template <int R, int J>
+void DotsBlock(int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+               int64_t ldc) {
+  using V = typename Vec::V;
+  constexpr int W = Vec::kLanes;
+  V acc[R][J];
+#pragma GCC unroll 4
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < J; ++j) acc[i][j] = Vec::Zero();
+  int64_t p = 0;
+  for (; p + W <= k; p += W) {
+    V bv[J];
+#pragma GCC unroll 8
+    for (int j = 0; j < J; ++j) bv[j] = Vec::Load(b + j * ldb + p);
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i) {
+      const V av = Vec::Load(a + i * lda + p);
+#pragma GCC unroll 8
+      for (int j = 0; j < J; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < J; ++j) {
+      float s = Vec::Sum(acc[i][j]);
+      for (int64_t q = p; q < k; ++q) s += a[i * lda + q] * b[j * ldb + q];
+      float* cp = c + i * ldc + j;
+      *cp = beta == 0.0f ? alpha * s : alpha * s + beta * *cp;
+    }
+  }
+}
+
+template <int R>
+void DotsR(int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+           float* c, int64_t ldc) {
+  constexpr int J = R == 1 ? 8 : (R == 2 ? 4 : (R == 3 ? 3 : 2));
+  int64_t j = 0;
+  for (; j + J <= n; j += J) DotsBlock<R, J>(k, alpha, a, lda, b + j * ldb, ldb, beta, c + j, ldc);
+  for (; j < n; ++j) DotsBlock<R, 1>(k, alpha, a, lda, b + j * ldb, ldb, beta, c + j, ldc);
+}
+
+void Dots(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+          float beta, float* c, int64_t ldc) {
+  switch (m) {
+    case 1: return DotsR<1>(n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    case 2: return DotsR<2>(n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    case 3: return DotsR<3>(n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    default: return DotsR<4>(n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+// The table of this level's kernels with an MR x (NV * kLanes) tile.
+template <int MR, int NV>
+constexpr KernelSet MakeKernelSet(const char* name) {
+  return KernelSet{name, MR, NV * Vec::kLanes, &Tile<MR, NV>, &Rows, &Dots};
+}
