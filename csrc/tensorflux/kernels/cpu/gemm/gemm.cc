@@ -23,8 +23,14 @@ namespace {
 constexpr double kMinParallelWork = double{1 << 20};
 // What packing one float of A costs, in multiply-adds of the tile kernels (Note [Own GEMM]).
 constexpr int64_t kPackCostA = 16;
+// Columns of B packed at once, row by row across their panels (long contiguous reads of B).
+constexpr int64_t kGroupColumns = 128;
+// Work items with at most this many B panels read A in place: packing it would cost more than it saves.
+constexpr int64_t kMaxUnpackedAPanels = 4;
 // Largest packed B strip, in bytes (Note [Own GEMM]); buffers up to this size are kept per thread.
 constexpr int64_t kMaxStripBytes = int64_t{8} << 20;
+
+int64_t TuneTMP(const char* name, int64_t def) { const char* e = std::getenv(name); return e && *e ? std::atoll(e) : def; }  // TMPTUNE
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -61,7 +67,9 @@ Blocking BlockingFor(const KernelSet& ks) {
   const Caches& c = DetectedCaches();
   Blocking b;
   b.kc = std::clamp<int64_t>(c.l1 / 2 / (4 * ks.nr) / 8 * 8, 64, 1024);
+  b.kc = TuneTMP("TX_KC", b.kc);
   b.mc = std::clamp<int64_t>(c.l2 / 2 / (4 * b.kc) / ks.mr * ks.mr, ks.mr, 64 * ks.mr);
+  b.mc = TuneTMP("TX_MC", b.mc);
   return b;
 }
 
@@ -172,7 +180,7 @@ Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, i
 // The packed path (Note [Own GEMM]).
 void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
   const Blocking bl = BlockingFor(ks);
-  const int64_t mr = ks.mr, nr = ks.nr;
+  const int64_t mr = ks.mr, nr = ks.nr, group = std::max<int64_t>(1, TuneTMP("TX_GROUP", kGroupColumns) / nr);
   // K blocks of (nearly) equal length, a multiple of 8 each but the last.
   const int64_t kc = RoundUp(CeilDiv(g.k, CeilDiv(g.k, bl.kc)), 8);
   const int64_t kblocks = CeilDiv(g.k, kc);
@@ -182,49 +190,55 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
   nc = RoundUp(CeilDiv(g.n, CeilDiv(g.n, nc)), nr);
   thread_local Buffer strip_buffer;  // the calling thread's; the workers fill and read it
   for (int64_t j0 = 0; j0 < g.n; j0 += nc) {
-    const int64_t ns = std::min(nc, g.n - j0), panels = CeilDiv(ns, nr);
+    const int64_t ns = std::min(nc, g.n - j0), panels = CeilDiv(ns, nr), groups = CeilDiv(panels, group);
     float* strip = strip_buffer.Get(g.k * panels * nr);
-    // Panel (pb, jp): K block pb of panel jp, kcb x nr floats.
+    // Panel (pb, jp): K block pb of panel jp, kcb x nr floats; the panels of a group are adjacent.
     auto panel = [&](int64_t pb, int64_t jp) {
       return strip + pb * kc * panels * nr + jp * std::min(kc, g.k - pb * kc) * nr;
     };
-    // Each panel is packed by the first thread that needs it: 0 = not yet, 1 = being packed, 2 = ready.
-    std::unique_ptr<std::atomic<int>[]> state(new std::atomic<int>[kblocks * panels]);
-    for (int64_t i = 0; i < kblocks * panels; ++i) state[i].store(0, std::memory_order_relaxed);
-    auto ensure_packed = [&](int64_t pb, int64_t jp) {
-      std::atomic<int>& s = state[pb * panels + jp];
+    // Each group of panels is packed by the first thread that needs it: 0 = not yet, 1 = being
+    // packed, 2 = ready.
+    std::unique_ptr<std::atomic<int>[]> state(new std::atomic<int>[kblocks * groups]);
+    for (int64_t i = 0; i < kblocks * groups; ++i) state[i].store(0, std::memory_order_relaxed);
+    auto ensure_packed = [&](int64_t pb, int64_t gr) {
+      std::atomic<int>& s = state[pb * groups + gr];
       if (s.load(std::memory_order_acquire) == 2) return;
       int expected = 0;
       if (s.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-        const int64_t k0 = pb * kc, cols = std::min(nr, ns - jp * nr);
-        PackB(g.trans_b, g.b, g.ldb, k0, std::min(kc, g.k - k0), j0 + jp * nr, static_cast<int>(cols),
-              static_cast<int>(nr), panel(pb, jp));
+        const int64_t k0 = pb * kc, c0 = gr * group * nr;
+        PackB(ks, g.trans_b, g.b, g.ldb, k0, std::min(kc, g.k - k0), j0 + c0, std::min(group * nr, ns - c0),
+              panel(pb, gr * group));
         s.store(2, std::memory_order_release);
         return;
       }
       while (s.load(std::memory_order_acquire) != 2) std::this_thread::yield();  // a running thread packs it
     };
     const Split sp = PlanSplit(ks, bl, g.m, g.k, panels, threads);
+    // Few panels per item: A is read in place rather than packed for them.
+    const bool pack_a = sp.panels > TuneTMP("TX_UNPACKED_A", kMaxUnpackedAPanels);
     ForItems(th, threads, sp.row_blocks * sp.chunks, [&](int64_t item) {
       const int64_t rb = item / sp.chunks, i0 = rb * sp.rows, i1 = std::min(g.m, i0 + sp.rows);
       const int64_t p0 = (item % sp.chunks) * sp.panels, p1 = std::min(panels, p0 + sp.panels);
       // Threads on other row blocks of the chunk start at other panels, so they pack different ones.
       const int64_t rotate = (rb % threads) * (p1 - p0) / threads;
       thread_local Buffer a_buffer;
-      float* a_block = a_buffer.Get(RoundUp(i1 - i0, mr) * kc);
+      float* a_block = pack_a ? a_buffer.Get(RoundUp(i1 - i0, mr) * kc) : nullptr;
       for (int64_t pb = 0; pb < kblocks; ++pb) {
         const int64_t k0 = pb * kc, kcb = std::min(kc, g.k - k0);
         const float beta = pb == 0 ? g.beta : 1.0f;
-        PackA(g.trans_a, g.a, g.lda, i0, i1 - i0, k0, kcb, static_cast<int>(mr), a_block);
+        if (pack_a) PackA(ks, g.trans_a, g.a, g.lda, i0, i1 - i0, k0, kcb, a_block);
         for (int64_t q = 0; q < p1 - p0; ++q) {
           const int64_t jp = p0 + (q + rotate) % (p1 - p0);
-          ensure_packed(pb, jp);
+          ensure_packed(pb, jp / group);
           const float* bp = panel(pb, jp);
           const int64_t j = j0 + jp * nr;
           const int cols = static_cast<int>(std::min(nr, g.n - j));
           for (int64_t ir = i0; ir < i1; ir += mr) {
-            ks.tile(kcb, a_block + (ir - i0) * kcb, bp, g.c + ir * g.ldc + j, g.ldc, g.alpha, beta,
-                    static_cast<int>(std::min(mr, i1 - ir)), cols);
+            const int rows = static_cast<int>(std::min(mr, i1 - ir));
+            float* cp = g.c + ir * g.ldc + j;
+            if (pack_a) ks.tile(kcb, a_block + (ir - i0) * kcb, mr, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else if (g.trans_a) ks.tile(kcb, g.a + k0 * g.lda + ir, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else ks.tile_row_major_a(kcb, g.a + ir * g.lda + k0, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
           }
         }
       }

@@ -24,7 +24,7 @@ struct Vec {
   static float Sum(V v) { return (v[0] + v[2]) + (v[1] + v[3]); }
 };
 #include "tensorflux/kernels/cpu/gemm/gemm_tiles.h"  // NOLINT: included once per instruction set
-constexpr KernelSet kKernels = MakeKernelSet<6, 2>("generic");
+constexpr KernelSet kKernels = MakeKernelSet<6, 2>("generic", &GatherScalar<6>, &GatherScalar<8>);
 }  // namespace
 }  // namespace generic
 

@@ -6,11 +6,12 @@
 // Nothing here includes a header or calls a library function, so no code compiled for a wider
 // level can be shared with baseline code (the one-definition rule would let the linker pick it).
 
-// The first `R` rows and `cols` columns of a tile: c = alpha * a b + beta * c over kc steps of
-// the packed panels a (MR floats a step) and b (NV vectors a step).
-template <int R, int MR, int NV>
-void TileRows(int64_t kc, const float* __restrict a, const float* __restrict b, float* __restrict c, int64_t ldc,
-              float alpha, float beta, int cols) {
+// The first `R` rows and `cols` columns of a tile: c = alpha * op(A) b + beta * c over kc steps of
+// the packed B panel b (NV vectors a step), where op(A)(i, p) = a[i * a_step + p] when
+// kRowMajorA (A read in place), else a[i + p * a_step] (a packed panel, or A stored transposed).
+template <int R, int NV, bool kRowMajorA>
+void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float* __restrict b, float* __restrict c,
+              int64_t ldc, float alpha, float beta, int cols) {
   using V = typename Vec::V;
   constexpr int W = Vec::kLanes, NR = NV * W;
   V acc[R][NV];
@@ -30,11 +31,11 @@ void TileRows(int64_t kc, const float* __restrict a, const float* __restrict b, 
     for (int j = 0; j < NV; ++j) bv[j] = Vec::Load(b + j * W);
 #pragma GCC unroll 16
     for (int i = 0; i < R; ++i) {
-      const V av = Vec::Bcast(a + i);
+      const V av = Vec::Bcast(kRowMajorA ? a + i * a_step + p : a + i);
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
     }
-    a += MR;
+    if (!kRowMajorA) a += a_step;
     b += NR;
   }
   const V va = Vec::Set1(alpha), vb = Vec::Set1(beta);
@@ -76,13 +77,13 @@ void TileRows(int64_t kc, const float* __restrict a, const float* __restrict b, 
 }
 
 // TileRows for `rows` rows (1 <= rows <= R): each row count has its own kernel.
-template <int MR, int NV, int R = MR>
-void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta, int rows,
-          int cols) {
+template <int NV, bool kRowMajorA, int R>
+void Tile(int64_t kc, const float* a, int64_t a_step, const float* b, float* c, int64_t ldc, float alpha, float beta,
+          int rows, int cols) {
   if constexpr (R > 1) {
-    if (rows < R) return Tile<MR, NV, R - 1>(kc, a, b, c, ldc, alpha, beta, rows, cols);
+    if (rows < R) return Tile<NV, kRowMajorA, R - 1>(kc, a, a_step, b, c, ldc, alpha, beta, rows, cols);
   }
-  TileRows<R, MR, NV>(kc, a, b, c, ldc, alpha, beta, cols);
+  TileRows<R, NV, kRowMajorA>(kc, a, a_step, b, c, ldc, alpha, beta, cols);
 }
 
 // Stores alpha * acc (+ beta * c) into the first `count` floats at c.
@@ -207,8 +208,54 @@ void Dots(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
   }
 }
 
-// The table of this level's kernels with an MR x (NV * kLanes) tile.
+// GatherFn for panels kWidth wide, one float at a time (the portable packer).
+template <int kWidth>
+void GatherScalar(const float* src, int64_t ld, int count, int64_t kc, float* dst) {
+  for (int i = 0; i < count; ++i)
+    for (int64_t p = 0; p < kc; ++p) dst[p * kWidth + i] = src[i * ld + p];
+  for (int64_t p = 0; p < kc; ++p)
+    for (int i = count; i < kWidth; ++i) dst[p * kWidth + i] = 0.0f;
+}
+
+// dst[p * kWidth + j] = src[p * ld + j] for j < count, p < kc, zero for count <= j < kWidth: a
+// GatherFn's layout from a stored transposed matrix (copy_a).
+template <int kWidth>
+void CopyNarrow(const float* src, int64_t ld, int count, int64_t kc, float* dst) {
+  if (count == kWidth) {
+    for (int64_t p = 0; p < kc; ++p)
+#pragma GCC unroll 32
+      for (int j = 0; j < kWidth; ++j) dst[p * kWidth + j] = src[p * ld + j];
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    for (int j = 0; j < count; ++j) dst[p * kWidth + j] = src[p * ld + j];
+    for (int j = count; j < kWidth; ++j) dst[p * kWidth + j] = 0.0f;
+  }
+}
+
+// Copies rows [0, kc) and columns [0, cols) of src (rows ld apart) into ceil(cols / (NV * W))
+// panels NV * W wide, panel q at dst + q * kc * NV * W, zero past cols: row by row across the
+// panels, so src is read in long contiguous runs.
+template <int NV>
+void CopyPanels(const float* src, int64_t ld, int64_t cols, int64_t kc, float* dst) {
+  constexpr int W = Vec::kLanes, NR = NV * W;
+  const int64_t full = cols / NR, rest = cols - full * NR;
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* row = src + p * ld;
+    float* d = dst + p * NR;
+    for (int64_t q = 0; q < full; ++q, row += NR, d += kc * NR)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) Vec::Store(d + j * W, Vec::Load(row + j * W));
+    if (rest > 0) {
+      for (int64_t j = 0; j < rest; ++j) d[j] = row[j];
+      for (int64_t j = rest; j < NR; ++j) d[j] = 0.0f;
+    }
+  }
+}
+
+// The table of this level's kernels with an MR x (NV * kLanes) tile and the given packers.
 template <int MR, int NV>
-constexpr KernelSet MakeKernelSet(const char* name) {
-  return KernelSet{name, MR, NV * Vec::kLanes, &Tile<MR, NV>, &Rows, &Dots};
+constexpr KernelSet MakeKernelSet(const char* name, GatherFn gather_a, GatherFn gather_b) {
+  return KernelSet{name,  MR,    NV * Vec::kLanes, &Tile<NV, false, MR>, &Tile<NV, true, MR>,
+                   &Rows, &Dots, gather_a,         &CopyNarrow<MR>, gather_b, &CopyPanels<NV>};
 }

@@ -36,8 +36,58 @@ struct Vec {
   }
 };
 #include "tensorflux/kernels/cpu/gemm/gemm_tiles.h"  // NOLINT: included once per instruction set
+
+// Transposes the 8 x 8 block r[0..7] in place: afterwards r[q] holds what was column q.
+inline void Transpose8(__m256* r) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// GatherFn for panels kWidth wide (6, 8, 14, 16 or 32): 8 x 8 blocks transposed in registers.
+template <int kWidth>
+void Gather(const float* src, int64_t ld, int count, int64_t kc, float* dst) {
+  static_assert(kWidth % 8 == 0 || kWidth % 8 == 6, "the last group of a panel stores 8 or 6 lanes");
+  int64_t p = 0;
+  for (; p + 8 <= kc; p += 8) {
+#pragma GCC unroll 4
+    for (int g = 0; g < (kWidth + 7) / 8; ++g) {
+      __m256 r[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) r[i] = 8 * g + i < count ? _mm256_loadu_ps(src + (8 * g + i) * ld + p) : Vec::Zero();
+      Transpose8(r);
+#pragma GCC unroll 8
+      for (int q = 0; q < 8; ++q) {
+        float* d = dst + (p + q) * kWidth + 8 * g;
+        if (kWidth - 8 * g >= 8) {
+          _mm256_storeu_ps(d, r[q]);
+        } else {  // 6 lanes
+          _mm_storeu_ps(d, _mm256_castps256_ps128(r[q]));
+          _mm_storel_pi(reinterpret_cast<__m64*>(d + 4), _mm256_extractf128_ps(r[q], 1));
+        }
+      }
+    }
+  }
+  GatherScalar<kWidth>(src + p, ld, count, kc - p, dst + p * kWidth);
+}
+
 // 12 accumulators of the 16 ymm registers, two B vectors and a broadcast.
-constexpr KernelSet kKernels = MakeKernelSet<6, 2>("avx2");
+constexpr KernelSet kKernels = MakeKernelSet<6, 2>("avx2", &Gather<6>, &Gather<16>);
+// The AVX-512 kernels' packers (AVX-512 includes AVX2).
+constexpr GatherFn kGather14 = &Gather<14>, kGather32 = &Gather<32>;
 }  // namespace
 }  // namespace avx2
 #pragma GCC pop_options
@@ -70,7 +120,7 @@ struct Vec {
 };
 #include "tensorflux/kernels/cpu/gemm/gemm_tiles.h"  // NOLINT
 // 28 accumulators of the 32 zmm registers, two B vectors and a broadcast.
-constexpr KernelSet kKernels = MakeKernelSet<14, 2>("avx512");
+constexpr KernelSet kKernels = MakeKernelSet<14, 2>("avx512", avx2::kGather14, avx2::kGather32);
 }  // namespace
 }  // namespace avx512
 #pragma GCC pop_options
