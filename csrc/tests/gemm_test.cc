@@ -229,6 +229,8 @@ TEST(ThreadRunners) {
         CheckTransposes(isa, c, &bad, th);
       // K * N past one strip of packed B (8 MiB): two strips.
       if (!Check(isa, {7, 2100, 1100}, th)) ++bad;
+      // m <= 4 with enough work for threads (2^24 multiply-adds).
+      CheckTransposes(isa, {2, 4100, 2100}, &bad, th);
     }
     EXPECT_EQ(bad, 0);
   }

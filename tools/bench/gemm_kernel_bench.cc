@@ -36,7 +36,7 @@ using tx::cpu::gemm::GemmThreads;
 constexpr int kSamples = 7;
 constexpr double kSampleSeconds = 0.02;
 // OpenBLAS's workers spin up to about 2^28 cycles after a call; ours wait this long before running.
-constexpr auto kOpenBlasSettle = std::chrono::milliseconds(120);
+constexpr auto kOpenBlasSettle = std::chrono::milliseconds(600);
 
 struct Shape {
   const char* name;

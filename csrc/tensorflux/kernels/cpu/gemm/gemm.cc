@@ -21,16 +21,20 @@ namespace {
 // Below this many multiply-adds a product runs on the calling thread alone (a parallel_for
 // costs a few microseconds; 2^20 multiply-adds take about 30 on one AVX2 core).
 constexpr double kMinParallelWork = double{1 << 20};
+// The same for m <= kSmallM, whose products stream B once and are bound by memory: on the
+// 2-core AMD EPYC, 4 x 1024 x 1024 ran at 53 GFLOP/s on one thread and 43 on two, and at 16M
+// multiply-adds two threads first matched one.
+constexpr double kMinParallelSmallM = double{1 << 24};
 // What packing one float of A costs, in multiply-adds of the tile kernels (Note [Own GEMM]).
 constexpr int64_t kPackCostA = 16;
 // Columns of B packed at once, row by row across their panels (long contiguous reads of B).
 constexpr int64_t kGroupColumns = 128;
 // Work items with at most this many B panels read A in place: packing it would cost more than it saves.
 constexpr int64_t kMaxUnpackedAPanels = 4;
+// Row blocks per thread the packed path aims for when threads share a product.
+constexpr int64_t kItemsPerThread = 4;
 // Largest packed B strip, in bytes (Note [Own GEMM]); buffers up to this size are kept per thread.
 constexpr int64_t kMaxStripBytes = int64_t{8} << 20;
-
-int64_t TuneTMP(const char* name, int64_t def) { const char* e = std::getenv(name); return e && *e ? std::atoll(e) : def; }  // TMPTUNE
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -67,9 +71,7 @@ Blocking BlockingFor(const KernelSet& ks) {
   const Caches& c = DetectedCaches();
   Blocking b;
   b.kc = std::clamp<int64_t>(c.l1 / 2 / (4 * ks.nr) / 8 * 8, 64, 1024);
-  b.kc = TuneTMP("TX_KC", b.kc);
   b.mc = std::clamp<int64_t>(c.l2 / 2 / (4 * b.kc) / ks.mr * ks.mr, ks.mr, 64 * ks.mr);
-  b.mc = TuneTMP("TX_MC", b.mc);
   return b;
 }
 
@@ -133,9 +135,9 @@ void SmallM(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
     a = rows.data();
     lda = g.k;
   }
-  // Column chunks: whole register blocks of the widest kernel (128 columns, or 8 dot products).
-  const int64_t grain = g.trans_b ? 8 : 128;
-  const int64_t parts = std::min<int64_t>(threads, CeilDiv(g.n, grain));
+  // Column chunks: whole cache lines of C, or 8 dot products.
+  const int64_t grain = g.trans_b ? 8 : 16;
+  const int64_t parts = std::min<int64_t>(threads > 1 ? threads * kItemsPerThread : 1, CeilDiv(g.n, grain));
   const int64_t per = RoundUp(CeilDiv(g.n, parts), grain);
   ForItems(th, threads, CeilDiv(g.n, per), [&](int64_t part) {
     const int64_t j0 = part * per, cols = std::min(per, g.n - j0);
@@ -169,7 +171,10 @@ Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, i
   }
   const int64_t pm = std::min(best_pm, tiles), pn = std::min<int64_t>(threads / best_pm, panels);
   Split s;
-  s.row_blocks = RoundUp(std::max(pm, CeilDiv(m, bl.mc)), pm);
+  // Several row blocks per thread when threads share the work, so a thread the OS stops holds
+  // up only a small item (the others claim the rest).
+  const int64_t per_thread = threads > 1 ? kItemsPerThread : 1;
+  s.row_blocks = std::max(CeilDiv(m, bl.mc), std::min(tiles, pm * per_thread));
   s.rows = RoundUp(CeilDiv(m, s.row_blocks), ks.mr);
   s.row_blocks = CeilDiv(m, s.rows);
   s.panels = CeilDiv(panels, pn);
@@ -180,7 +185,7 @@ Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, i
 // The packed path (Note [Own GEMM]).
 void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
   const Blocking bl = BlockingFor(ks);
-  const int64_t mr = ks.mr, nr = ks.nr, group = std::max<int64_t>(1, TuneTMP("TX_GROUP", kGroupColumns) / nr);
+  const int64_t mr = ks.mr, nr = ks.nr, group = std::max<int64_t>(1, kGroupColumns / nr);
   // K blocks of (nearly) equal length, a multiple of 8 each but the last.
   const int64_t kc = RoundUp(CeilDiv(g.k, CeilDiv(g.k, bl.kc)), 8);
   const int64_t kblocks = CeilDiv(g.k, kc);
@@ -200,36 +205,39 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
     // packed, 2 = ready.
     std::unique_ptr<std::atomic<int>[]> state(new std::atomic<int>[kblocks * groups]);
     for (int64_t i = 0; i < kblocks * groups; ++i) state[i].store(0, std::memory_order_relaxed);
-    auto ensure_packed = [&](int64_t pb, int64_t gr) {
+    // Whether group gr of K block pb is packed, packing it when no thread has started to; with
+    // `wait`, waits for a thread that has (it is running, so it finishes).
+    auto packed = [&](int64_t pb, int64_t gr, bool wait) {
       std::atomic<int>& s = state[pb * groups + gr];
-      if (s.load(std::memory_order_acquire) == 2) return;
+      if (s.load(std::memory_order_acquire) == 2) return true;
       int expected = 0;
       if (s.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
         const int64_t k0 = pb * kc, c0 = gr * group * nr;
         PackB(ks, g.trans_b, g.b, g.ldb, k0, std::min(kc, g.k - k0), j0 + c0, std::min(group * nr, ns - c0),
               panel(pb, gr * group));
         s.store(2, std::memory_order_release);
-        return;
+        return true;
       }
-      while (s.load(std::memory_order_acquire) != 2) std::this_thread::yield();  // a running thread packs it
+      while (wait && s.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+      return wait;
     };
     const Split sp = PlanSplit(ks, bl, g.m, g.k, panels, threads);
     // Few panels per item: A is read in place rather than packed for them.
-    const bool pack_a = sp.panels > TuneTMP("TX_UNPACKED_A", kMaxUnpackedAPanels);
+    const bool pack_a = sp.panels > kMaxUnpackedAPanels;
     ForItems(th, threads, sp.row_blocks * sp.chunks, [&](int64_t item) {
       const int64_t rb = item / sp.chunks, i0 = rb * sp.rows, i1 = std::min(g.m, i0 + sp.rows);
       const int64_t p0 = (item % sp.chunks) * sp.panels, p1 = std::min(panels, p0 + sp.panels);
       // Threads on other row blocks of the chunk start at other panels, so they pack different ones.
       const int64_t rotate = (rb % threads) * (p1 - p0) / threads;
       thread_local Buffer a_buffer;
+      thread_local std::vector<int64_t> deferred;
       float* a_block = pack_a ? a_buffer.Get(RoundUp(i1 - i0, mr) * kc) : nullptr;
       for (int64_t pb = 0; pb < kblocks; ++pb) {
         const int64_t k0 = pb * kc, kcb = std::min(kc, g.k - k0);
         const float beta = pb == 0 ? g.beta : 1.0f;
         if (pack_a) PackA(ks, g.trans_a, g.a, g.lda, i0, i1 - i0, k0, kcb, a_block);
-        for (int64_t q = 0; q < p1 - p0; ++q) {
-          const int64_t jp = p0 + (q + rotate) % (p1 - p0);
-          ensure_packed(pb, jp / group);
+        // The panels in order (from `rotate`), those whose group another thread is packing last.
+        auto run_panel = [&](int64_t jp) {
           const float* bp = panel(pb, jp);
           const int64_t j = j0 + jp * nr;
           const int cols = static_cast<int>(std::min(nr, g.n - j));
@@ -240,6 +248,16 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
             else if (g.trans_a) ks.tile(kcb, g.a + k0 * g.lda + ir, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
             else ks.tile_row_major_a(kcb, g.a + ir * g.lda + k0, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
           }
+        };
+        deferred.clear();
+        for (int64_t q = 0; q < p1 - p0; ++q) {
+          const int64_t jp = p0 + (q + rotate) % (p1 - p0);
+          if (packed(pb, jp / group, false)) run_panel(jp);
+          else deferred.push_back(jp);
+        }
+        for (int64_t jp : deferred) {
+          packed(pb, jp / group, true);
+          run_panel(jp);
         }
       }
     });
@@ -257,10 +275,12 @@ const KernelSet& KernelsFor(Isa isa) {
 void Run(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k <= 0 || g.alpha == 0.0f) return ScaleC(g);
+  const double work = double(g.m) * double(g.n) * double(g.k);
+  const bool small_m = g.m <= kSmallM;
   const bool parallel = th != nullptr && th->threads > 1 && th->parallel_for &&
-                        double(g.m) * double(g.n) * double(g.k) >= kMinParallelWork;
+                        work >= (small_m ? kMinParallelSmallM : kMinParallelWork);
   const int threads = parallel ? th->threads : 1;
-  if (g.m <= kSmallM) return SmallM(ks, g, th, threads);
+  if (small_m) return SmallM(ks, g, th, threads);
   Packed(ks, g, th, threads);
 }
 

@@ -86,61 +86,72 @@ void Tile(int64_t kc, const float* a, int64_t a_step, const float* b, float* c, 
   TileRows<R, NV, kRowMajorA>(kc, a, a_step, b, c, ldc, alpha, beta, cols);
 }
 
-// Stores alpha * acc (+ beta * c) into the first `count` floats at c.
-inline void StoreScaled(typename Vec::V acc, float alpha, float beta, float* c, int count) {
-  constexpr int W = Vec::kLanes;
-  const typename Vec::V r = Vec::Mul(Vec::Set1(alpha), acc);
-  if (count == W) {
-    Vec::Store(c, beta == 0.0f ? r : Vec::Fma(Vec::Set1(beta), Vec::Load(c), r));
-    return;
-  }
-  float t[W];
-  Vec::Store(t, r);
-  for (int j = 0; j < count; ++j) c[j] = beta == 0.0f ? t[j] : t[j] + beta * c[j];
-}
-
-// Columns [0, NV * W) of c[R rows] (or the first `cols` of them) = alpha * a b + beta * c, with
-// b read in place (rows ldb apart) and a(i, p) = a[i * a_rs + p * a_cs].
-template <int R, int NV>
-void RowsBlock(int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t ldb,
-               float beta, float* c, int64_t ldc, int cols) {
+// Rows of B [p0, p0 + G) added into acc[R rows, n] (rows ld apart): acc += sum_q av[i][q] * b[q, :],
+// where av holds alpha * a(i, p0 + q) in every lane; `first` starts acc from zero. B's rows are
+// read contiguously, G at a time; acc stays in L1.
+template <int R, int G>
+void RowsGroup(int64_t n, const typename Vec::V (&av)[R][G], const float* b, int64_t ldb, bool first, float* acc,
+               int64_t ld) {
   using V = typename Vec::V;
   constexpr int W = Vec::kLanes;
-  V acc[R][NV];
+  int64_t j = 0;
+  for (; j + W <= n; j += W) {
+    V s[R];
 #pragma GCC unroll 4
-  for (int i = 0; i < R; ++i)
+    for (int i = 0; i < R; ++i) s[i] = first ? Vec::Zero() : Vec::Load(acc + i * ld + j);
 #pragma GCC unroll 8
-    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Zero();
-  for (int64_t p = 0; p < k; ++p) {
-    const float* bp = b + p * ldb;
-    V bv[NV];
-#pragma GCC unroll 8
-    for (int j = 0; j < NV; ++j) bv[j] = Vec::Load(bp + j * W);
+    for (int q = 0; q < G; ++q) {
+      const V bv = Vec::Load(b + q * ldb + j);
 #pragma GCC unroll 4
+      for (int i = 0; i < R; ++i) s[i] = Vec::Fma(av[i][q], bv, s[i]);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i) Vec::Store(acc + i * ld + j, s[i]);
+  }
+  for (; j < n; ++j) {  // fewer than W columns left: one at a time
     for (int i = 0; i < R; ++i) {
-      const V av = Vec::Bcast(a + i * a_rs + p * a_cs);
-#pragma GCC unroll 8
-      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
+      float t = first ? 0.0f : acc[i * ld + j];
+      for (int q = 0; q < G; ++q) t += av[i][q][0] * b[q * ldb + j];
+      acc[i * ld + j] = t;
     }
   }
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < NV; ++j) StoreScaled(acc[i][j], alpha, beta, c + i * ldc + j * W, j * W + W <= cols ? W : cols - j * W);
 }
 
+// c[R, n] = alpha * a[R, k] b[k, n] + beta * c with B streamed row by row (Note [Own GEMM]): for
+// each block of columns, sums in an aligned buffer that stays in L1, G rows of B per pass.
 template <int R>
-void RowsR(int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t ldb,
-           float beta, float* c, int64_t ldc) {
-  constexpr int W = Vec::kLanes, NV = R == 1 ? 8 : 12 / R;
-  int64_t j = 0;
-  for (; j + NV * W <= n; j += NV * W) RowsBlock<R, NV>(k, alpha, a, a_rs, a_cs, b + j, ldb, beta, c + j, ldc, NV * W);
-  for (; j + W <= n; j += W) RowsBlock<R, 1>(k, alpha, a, a_rs, a_cs, b + j, ldb, beta, c + j, ldc, W);
-  // Fewer than W columns left: one lane each (a vector load would read past B's last row).
-  for (; j < n; ++j) {
+void RowsStream(int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
+                int64_t ldb, float beta, float* c, int64_t ldc) {
+  using V = typename Vec::V;
+  constexpr int W = Vec::kLanes, G = R == 1 ? 8 : (R == 2 ? 4 : 2);
+  constexpr int64_t kBlock = 4096 / R;  // columns per block: 16 KiB of sums
+  alignas(64) float acc[R * kBlock];
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    const int64_t cols = n - j0 < kBlock ? n - j0 : kBlock;
+    int64_t p = 0;
+    for (; p + G <= k; p += G) {
+      V av[R][G];
+      for (int i = 0; i < R; ++i)
+        for (int q = 0; q < G; ++q) av[i][q] = Vec::Set1(alpha * a[i * a_rs + (p + q) * a_cs]);
+      RowsGroup<R, G>(cols, av, b + p * ldb + j0, ldb, p == 0, acc, kBlock);
+    }
+    for (; p < k; ++p) {
+      V av[R][1];
+      for (int i = 0; i < R; ++i) av[i][0] = Vec::Set1(alpha * a[i * a_rs + p * a_cs]);
+      RowsGroup<R, 1>(cols, av, b + p * ldb + j0, ldb, p == 0, acc, kBlock);
+    }
+    const V vb = Vec::Set1(beta);
     for (int i = 0; i < R; ++i) {
-      float s = 0.0f;
-      for (int64_t p = 0; p < k; ++p) s += a[i * a_rs + p * a_cs] * b[p * ldb + j];
-      float* cp = c + i * ldc + j;
-      *cp = beta == 0.0f ? alpha * s : alpha * s + beta * *cp;
+      float* ci = c + i * ldc + j0;
+      const float* si = acc + i * kBlock;
+      int64_t j = 0;
+      if (beta == 0.0f) {
+        for (; j + W <= cols; j += W) Vec::Store(ci + j, Vec::Load(si + j));
+        for (; j < cols; ++j) ci[j] = si[j];
+      } else {
+        for (; j + W <= cols; j += W) Vec::Store(ci + j, Vec::Fma(vb, Vec::Load(ci + j), Vec::Load(si + j)));
+        for (; j < cols; ++j) ci[j] = si[j] + beta * ci[j];
+      }
     }
   }
 }
@@ -149,10 +160,10 @@ void Rows(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs
           int64_t ldb, float beta, float* c, int64_t ldc) {
   static_assert(kSmallM == 4, "Rows has a case per row count");
   switch (m) {
-    case 1: return RowsR<1>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
-    case 2: return RowsR<2>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
-    case 3: return RowsR<3>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
-    default: return RowsR<4>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    case 1: return RowsStream<1>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    case 2: return RowsStream<2>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    case 3: return RowsStream<3>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
+    default: return RowsStream<4>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
   }
 }
 
