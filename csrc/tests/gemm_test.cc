@@ -3,6 +3,7 @@
 // block edges, padded leading dimensions, alpha and beta, k == 0, NaN in C with beta == 0, and
 // thread runners. A and B are allocated to their exact extent, so a sanitizer build catches any
 // read past them; C has a sentinel margin that must stay untouched.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "test_util.h"
 #include "tensorflux/core/thread_pool.h"
 #include "tensorflux/kernels/cpu/gemm/gemm.h"
+#include "tensorflux/kernels/cpu/gemm/gemm_kernels.h"
 
 using namespace tx::cpu::gemm;
 
@@ -20,14 +22,17 @@ namespace {
 constexpr float kSentinel = 12345.0f;
 constexpr double kEps = 1.0 / (1 << 23);  // float32 epsilon
 
-// The levels this CPU runs, each named once on stdout; the others are reported as skipped.
-std::vector<Isa> TestedIsas() {
+// The kernel sets this CPU runs: each level, and AVX2 code in the AVX-512 tile shape (14 x 32)
+// with the AVX-512 packers where AVX2 runs; the levels it cannot run are reported as skipped.
+std::vector<const KernelSet*> TestedKernels() {
   static bool reported = false;
-  std::vector<Isa> out;
-  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
-    if (IsaSupported(isa)) out.push_back(isa);
-    else if (!reported) std::printf("  SKIPPED: the %s kernels (this CPU or build lacks them)\n", IsaName(isa));
-  }
+  std::vector<const KernelSet*> out = {GenericKernels()};
+  if (IsaSupported(Isa::kAvx2)) out.push_back(Avx2Kernels());
+  if (IsaSupported(Isa::kAvx2) && Avx512ShapedAvx2Kernels() != nullptr) out.push_back(Avx512ShapedAvx2Kernels());
+  if (IsaSupported(Isa::kAvx512)) out.push_back(Avx512Kernels());
+  for (Isa isa : {Isa::kAvx2, Isa::kAvx512})
+    if (!IsaSupported(isa) && !reported)
+      std::printf("  SKIPPED: the %s kernels (this CPU or build lacks them)\n", IsaName(isa));
   reported = true;
   return out;
 }
@@ -47,9 +52,9 @@ std::vector<float> RandomMatrix(int64_t rows, int64_t cols, int64_t ld, std::mt1
   return v;
 }
 
-// Runs `c` on `isa` with `threads` and compares with float64 sums within (k + 4) float32
+// Runs `c` on the kernels `ks` with `threads` and compares with float64 sums within (k + 4) float32
 // roundings of the magnitudes involved; prints the first mismatch.
-bool Check(Isa isa, const Case& c, const GemmThreads* threads = nullptr) {
+bool Check(const KernelSet* ks, const Case& c, const GemmThreads* threads = nullptr) {
   std::mt19937 rng(static_cast<unsigned>(c.m * 7919 + c.n * 131 + c.k * 17 + c.ta * 2 + c.tb));
   const int64_t a_rows = c.ta ? c.k : c.m, a_cols = c.ta ? c.m : c.k;
   const int64_t b_rows = c.tb ? c.n : c.k, b_cols = c.tb ? c.k : c.n;
@@ -67,11 +72,11 @@ bool Check(Isa isa, const Case& c, const GemmThreads* threads = nullptr) {
   GemmArgs g;
   g.trans_a = c.ta, g.trans_b = c.tb, g.m = c.m, g.n = c.n, g.k = c.k, g.alpha = c.alpha, g.beta = c.beta;
   g.a = a.data(), g.lda = lda, g.b = b.data(), g.ldb = ldb, g.c = cm, g.ldc = ldc;
-  SgemmWithIsa(isa, g, threads);
+  SgemmWithKernels(*ks, g, threads);
   auto fail = [&](const char* what, int64_t i, int64_t j, double got, double want) {
     std::printf("  %s m=%lld n=%lld k=%lld ta=%d tb=%d alpha=%g beta=%g pad=%lld threads=%d: %s at (%lld, %lld): %g, "
                 "want %g\n",
-                IsaName(isa), (long long)c.m, (long long)c.n, (long long)c.k, c.ta, c.tb, c.alpha, c.beta,
+                ks->name, (long long)c.m, (long long)c.n, (long long)c.k, c.ta, c.tb, c.alpha, c.beta,
                 (long long)c.pad, threads == nullptr ? 1 : threads->threads, what, (long long)i, (long long)j, got,
                 want);
     return false;
@@ -102,11 +107,11 @@ bool Check(Isa isa, const Case& c, const GemmThreads* threads = nullptr) {
 }
 
 // Every transpose combination of `c`; counts the mismatches into *bad.
-void CheckTransposes(Isa isa, Case c, int* bad, const GemmThreads* threads = nullptr) {
+void CheckTransposes(const KernelSet* ks, Case c, int* bad, const GemmThreads* threads = nullptr) {
   for (int t = 0; t < 4; ++t) {
     c.ta = (t & 1) != 0;
     c.tb = (t & 2) != 0;
-    if (!Check(isa, c, threads)) ++*bad;
+    if (!Check(ks, c, threads)) ++*bad;
   }
 }
 
@@ -126,90 +131,90 @@ GemmThreads SerialRunner() {
 }  // namespace
 
 TEST(SquareOddSizesEveryTranspose) {
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     for (int64_t s : kSizes)
-      if (s <= 257) CheckTransposes(isa, {s, s, s}, &bad);
+      if (s <= 257) CheckTransposes(ks, {s, s, s}, &bad);
     EXPECT_EQ(bad, 0);
   }
 }
 
 TEST(MixedOddSizesEveryTranspose) {
   // Each size as m, n and k against other sizes; 1000 only where the others keep the reference cheap.
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     for (int i = 0; i < kNumSizes; ++i) {
       const int64_t m = kSizes[i], n = kSizes[(i + 5) % kNumSizes], k = kSizes[(i + 11) % kNumSizes];
-      if (m * n * k <= (int64_t{1} << 24)) CheckTransposes(isa, {m, n, k}, &bad);
+      if (m * n * k <= (int64_t{1} << 24)) CheckTransposes(ks, {m, n, k}, &bad);
     }
     for (const Case& c : {Case{1000, 33, 17}, Case{7, 1000, 65}, Case{13, 31, 1000}, Case{4, 1000, 257},
                           Case{1, 257, 1000}, Case{65, 129, 1000}, Case{1000, 5, 63}})
-      CheckTransposes(isa, c, &bad);
+      CheckTransposes(ks, c, &bad);
     EXPECT_EQ(bad, 0);
   }
 }
 
 TEST(SmallMRowsAndDots) {
   // m <= 4 takes the unpacked kernels: every row count, column tails below one vector, long K.
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     for (int64_t m = 1; m <= 5; ++m)
       for (int64_t n : {1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 129, 200})
-        for (int64_t k : {1, 2, 7, 16, 33, 300}) CheckTransposes(isa, {m, n, k}, &bad);
+        for (int64_t k : {1, 2, 7, 16, 33, 300}) CheckTransposes(ks, {m, n, k}, &bad);
     EXPECT_EQ(bad, 0);
   }
 }
 
 TEST(PaddedLeadingDimensions) {
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     for (int64_t pad : {1, 3, 16, 37}) {
-      CheckTransposes(isa, {45, 70, 300, false, false, 1.0f, 0.0f, pad}, &bad);
-      CheckTransposes(isa, {3, 70, 33, false, false, 1.0f, 0.0f, pad}, &bad);
-      CheckTransposes(isa, {129, 31, 257, false, false, 1.0f, 0.0f, pad}, &bad);
+      CheckTransposes(ks, {45, 70, 300, false, false, 1.0f, 0.0f, pad}, &bad);
+      CheckTransposes(ks, {3, 70, 33, false, false, 1.0f, 0.0f, pad}, &bad);
+      CheckTransposes(ks, {129, 31, 257, false, false, 1.0f, 0.0f, pad}, &bad);
     }
     EXPECT_EQ(bad, 0);
   }
 }
 
 TEST(AlphaAndBeta) {
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     for (float alpha : {1.0f, -0.5f, 2.0f})
       for (float beta : {0.0f, 1.0f, 0.25f, -1.0f})
         for (const Case& shape : {Case{33, 65, 300}, Case{2, 40, 17}, Case{17, 17, 600}}) {
           Case c = shape;
           c.alpha = alpha, c.beta = beta, c.pad = 2;
-          CheckTransposes(isa, c, &bad);
+          CheckTransposes(ks, c, &bad);
         }
     EXPECT_EQ(bad, 0);
   }
 }
 
 TEST(EmptyAndZeroK) {
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     // k == 0: C = beta * C (zeros when beta == 0, though C held NaN); m or n == 0: nothing written.
     for (float beta : {0.0f, 1.0f, 0.5f}) {
-      CheckTransposes(isa, {5, 7, 0, false, false, 1.0f, beta, 1}, &bad);
-      CheckTransposes(isa, {70, 40, 0, false, false, 2.0f, beta}, &bad);
+      CheckTransposes(ks, {5, 7, 0, false, false, 1.0f, beta, 1}, &bad);
+      CheckTransposes(ks, {70, 40, 0, false, false, 2.0f, beta}, &bad);
     }
-    CheckTransposes(isa, {0, 5, 5}, &bad);
-    CheckTransposes(isa, {5, 0, 5}, &bad);
-    CheckTransposes(isa, {0, 0, 0}, &bad);
+    CheckTransposes(ks, {0, 5, 5}, &bad);
+    CheckTransposes(ks, {5, 0, 5}, &bad);
+    CheckTransposes(ks, {0, 0, 0}, &bad);
     EXPECT_EQ(bad, 0);
   }
 }
 
 TEST(AlphaZeroReadsNeitherAnorB) {
   // BLAS semantics: alpha == 0 scales C by beta; NaN in A and B does not reach C.
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::vector<float> a(40 * 30, nan), b(30 * 20, nan), c(40 * 20, 3.0f);
     GemmArgs g;
     g.m = 40, g.n = 20, g.k = 30, g.alpha = 0.0f, g.beta = 0.5f;
     g.a = a.data(), g.lda = 30, g.b = b.data(), g.ldb = 20, g.c = c.data(), g.ldc = 20;
-    SgemmWithIsa(isa, g);
+    SgemmWithKernels(*ks, g, nullptr);
     bool ok = true;
     for (float x : c) ok = ok && x == 1.5f;
     EXPECT_TRUE(ok);
@@ -221,16 +226,16 @@ TEST(ThreadRunners) {
   // N or both, several K blocks and several B strips.
   tx::ThreadPool pool(2);
   const GemmThreads pooled = PoolThreads(&pool), serial = SerialRunner();
-  for (Isa isa : TestedIsas()) {
+  for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
     for (const GemmThreads* th : {&pooled, &serial}) {
       for (const Case& c : {Case{128, 100, 96}, Case{49, 300, 700}, Case{300, 24, 200}, Case{4, 1000, 300},
                             Case{3, 40, 900}, Case{257, 65, 129, false, false, 0.5f, 1.0f, 3}})
-        CheckTransposes(isa, c, &bad, th);
+        CheckTransposes(ks, c, &bad, th);
       // K * N past one strip of packed B (8 MiB): two strips.
-      if (!Check(isa, {7, 2100, 1100}, th)) ++bad;
+      if (!Check(ks, {7, 2100, 1100}, th)) ++bad;
       // m <= 4 with enough work for threads (2^24 multiply-adds).
-      CheckTransposes(isa, {2, 4100, 2100}, &bad, th);
+      CheckTransposes(ks, {2, 4100, 2100}, &bad, th);
     }
     EXPECT_EQ(bad, 0);
   }
@@ -240,11 +245,32 @@ TEST(PoolWithoutWorkersRunsOnCaller) {
   tx::ThreadPool none(0);
   const GemmThreads t = PoolThreads(&none);
   EXPECT_EQ(t.threads, 1);
-  EXPECT_TRUE(Check(BestIsa(), {64, 64, 64}, &t));
+  EXPECT_TRUE(Check(GenericKernels(), {64, 64, 64}, &t));
 }
 
-TEST(BestIsaIsSupported) {
+TEST(ForcedIsaRunsThatLevel) {
+  // SgemmWithIsa gives exactly what the level's kernels give; Sgemm what the best level's give.
   EXPECT_TRUE(IsaSupported(BestIsa()));
   EXPECT_TRUE(IsaSupported(Isa::kGeneric));
   std::printf("  best level: %s\n", IsaName(BestIsa()));
+  const int64_t m = 37, n = 45, k = 300;
+  std::vector<float> a(m * k), b(k * n), want(m * n), got(m * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.1f * float(i));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.07f * float(i));
+  GemmArgs g;
+  g.m = m, g.n = n, g.k = k, g.a = a.data(), g.lda = k, g.b = b.data(), g.ldb = n, g.ldc = n;
+  const KernelSet* kernels[] = {GenericKernels(), Avx2Kernels(), Avx512Kernels()};
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
+    if (!IsaSupported(isa)) continue;
+    g.c = want.data();
+    SgemmWithKernels(*kernels[static_cast<int>(isa)], g, nullptr);
+    g.c = got.data();
+    SgemmWithIsa(isa, g);
+    EXPECT_TRUE(want == got);
+    if (isa == BestIsa()) {
+      std::fill(got.begin(), got.end(), 0.0f);
+      Sgemm(g);
+      EXPECT_TRUE(want == got);
+    }
+  }
 }

@@ -325,6 +325,10 @@ Isa BestIsa() {
 
 void Sgemm(const GemmArgs& args, const GemmThreads* threads) { Run(KernelsFor(BestIsa()), args, threads); }
 
+void SgemmWithKernels(const KernelSet& kernels, const GemmArgs& args, const GemmThreads* threads) {
+  Run(kernels, args, threads);
+}
+
 void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads) {
   Run(KernelsFor(IsaSupported(isa) ? isa : BestIsa()), args, threads);
 }

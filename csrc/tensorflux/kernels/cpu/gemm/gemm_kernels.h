@@ -51,6 +51,14 @@ struct KernelSet {
 const KernelSet* Avx512Kernels();
 const KernelSet* Avx2Kernels();
 const KernelSet* GenericKernels();
+// AVX2 kernels with the AVX-512 kernels' tile (14 x 32) and packers, for tests on CPUs without
+// AVX-512; null off x86.
+const KernelSet* Avx512ShapedAvx2Kernels();
+
+struct GemmArgs;
+struct GemmThreads;
+// Sgemm on `kernels` (tests).
+void SgemmWithKernels(const KernelSet& kernels, const GemmArgs& args, const GemmThreads* threads);
 
 }  // namespace gemm
 }  // namespace cpu

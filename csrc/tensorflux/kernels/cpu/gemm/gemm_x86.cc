@@ -88,6 +88,9 @@ void Gather(const float* src, int64_t ld, int count, int64_t kc, float* dst) {
 constexpr KernelSet kKernels = MakeKernelSet<6, 2>("avx2", &Gather<6>, &Gather<16>);
 // The AVX-512 kernels' packers (AVX-512 includes AVX2).
 constexpr GatherFn kGather14 = &Gather<14>, kGather32 = &Gather<32>;
+// AVX2 code in the AVX-512 kernels' shape and with their packers, so that CPUs without AVX-512
+// test that shape's blocking, edges and packing (it spills registers: tests only).
+constexpr KernelSet kAvx512Shaped = MakeKernelSet<14, 4>("avx2 in the avx512 tile shape", kGather14, kGather32);
 }  // namespace
 }  // namespace avx2
 #pragma GCC pop_options
@@ -126,6 +129,7 @@ constexpr KernelSet kKernels = MakeKernelSet<14, 2>("avx512", avx2::kGather14, a
 #pragma GCC pop_options
 
 const KernelSet* Avx2Kernels() { return &avx2::kKernels; }
+const KernelSet* Avx512ShapedAvx2Kernels() { return &avx2::kAvx512Shaped; }
 const KernelSet* Avx512Kernels() { return &avx512::kKernels; }
 
 }  // namespace gemm
@@ -136,5 +140,6 @@ const KernelSet* Avx512Kernels() { return &avx512::kKernels; }
 
 const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx2Kernels() { return nullptr; }
 const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx512Kernels() { return nullptr; }
+const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx512ShapedAvx2Kernels() { return nullptr; }
 
 #endif
