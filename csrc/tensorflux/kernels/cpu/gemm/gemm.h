@@ -62,33 +62,37 @@ void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads = nu
 
 // Note [Own GEMM]
 // The packed path follows Goto and van de Geijn (as BLIS, MLAS and OpenBLAS do). C is cut into
-// register tiles of mr x nr (AVX-512 14 x 32, AVX2 6 x 16, portable 6 x 8 on 4-lane vectors);
-// a tile kernel keeps its mr * nr/W accumulators in vector registers over a kc-long slice of K,
-// each step loading nr/W vectors of B and broadcasting mr values of A (gemm_tiles.h).
+// register tiles of mr x nr (AVX-512 14 x 32, AVX2 6 x 16, portable 6 x 8 on 4-lane vectors); a
+// tile kernel keeps its mr * nr / W accumulators in vector registers over a kc-long slice of K,
+// each step loading nr / W vectors of B and broadcasting mr values of A (gemm_tiles.h).
 //  - B: op(B) is packed into panels nr columns wide, kc rows per K block, zero past n; a panel
-//    (kc x nr) sits in L1 while the tiles of one column strip stream past it, so kc = L1/2 /
-//    (4 nr) (256 with a 32 KiB L1 and nr = 16). The packed K x nc strip is shared by all threads
-//    and should stay in the last-level cache: nc = min(L3/2, 8 MiB) / (4 K).
-//  - A: each thread packs the rows of op(A) it owns into panels mr rows tall, kc columns at a
-//    time; that mc x kc block sits in L2 while it meets every B panel of its columns, so mc =
-//    L2/2 / (4 kc). Cache sizes come from sysconf (_SC_LEVEL1_DCACHE_SIZE, ...), with 32 KiB /
-//    512 KiB / 8 MiB where it reports nothing.
+//    (kc x nr) stays in L1 while the tiles of its column meet it, so kc = L1/2 / (4 nr) (256
+//    with a 32 KiB L1 and nr = 16). Panels are packed 128 columns at a time, row by row, so B is
+//    read in long runs. The packed K x nc strip is shared by the threads and stays in the last
+//    level cache: nc = min(L3/2, 8 MiB) / (4 K).
+//  - A: each work item packs the rows of op(A) it owns into panels mr rows tall, kc columns at a
+//    time; that mc x kc block stays in L2 while it meets every B panel of the item, so mc =
+//    L2/2 / (4 kc). An item with at most 4 B panels (n <= 64 on AVX2) reads A in place instead:
+//    packing would cost more than it saves. Cache sizes come from sysconf
+//    (_SC_LEVEL1_DCACHE_SIZE, ...), with 32 KiB / 512 KiB / 8 MiB where it reports nothing.
 //  - Transposes are absorbed by packing: a panel is filled by copying rows or gathering columns
-//    of the stored matrix, so the kernels see one layout. Edge tiles run the kernel with fewer
-//    rows (each row count has its own instantiation) and write only the columns inside C; the
-//    packed panels are zero-padded, so no kernel reads outside the operands.
-//  - alpha and beta are applied when a tile is stored after its first K block (beta == 0
-//    stores without reading C); later K blocks add to C.
-//  - Threads: the work items of a strip are (row block x column chunk) of C. For T threads the
-//    split T = pm x pn minimizes the largest per-thread tile count plus the A packing it costs
-//    (splitting N makes each thread pack the same rows of A), so 128 x 784 x 512 splits M in two
-//    and 49 x 4608 x 512 splits N. Threads claim items from a counter; the B panels of a strip
-//    are packed by whichever thread needs one first (an atomic flag per panel), so one
-//    parallel_for per strip suffices and nothing waits on a thread that is not running. Products
-//    below kMinParallelWork multiply-adds run on the calling thread.
-//  - m <= kSmallM (batch-1 serving): nothing is packed. Rows kernels (B stored [k, n]) broadcast
-//    A and stream rows of B; Dots kernels (B stored [n, k]) take dot products of rows of A with
-//    rows of B. Threads split the columns of C.
-// Dispatch: one source per level, compiled under `#pragma GCC target` (gemm_x86.cc; the engine is
-// built for its baseline), as vec_math.h and conv_direct.cc do, and chosen once by
-// __builtin_cpu_supports. SgemmWithIsa forces a level, so every level the CPU runs is tested.
+//    (8 x 8 register transposes on x86) of the stored matrix, so the tile kernels see one layout.
+//    Edge tiles run a kernel instantiated for their row count and write only the columns inside
+//    C; packed panels are zero-padded, so no kernel reads outside the operands.
+//  - alpha and beta are applied when a tile is stored after its first K block (beta == 0 stores
+//    without reading C); later K blocks add to C.
+//  - Threads: the work items of a strip are row blocks x column chunks of C. For T threads the
+//    split T = pm x pn minimizes the tiles of the busiest thread plus the A packing it costs
+//    (splitting N makes every chunk pack the same rows of A), so 128 x 784 x 512 splits M and
+//    49 x 4608 x 512 splits N; M is then cut into about 4 row blocks per thread, so a thread the
+//    OS stops holds up little. Threads claim items from a counter. A group of B panels is packed
+//    by the first thread that needs it (an atomic flag each); a thread finding one being packed
+//    runs its other panels first and waits only at the end, for a thread that is running. One
+//    parallel_for per strip; products below 2^20 multiply-adds run on the calling thread.
+//  - m <= kSmallM (batch-1 serving): nothing is packed. With B stored [k, n], B is streamed row by
+//    row (8 rows per pass for one row of C) into sums kept in an aligned L1 buffer, as a
+//    matrix-vector product streams its matrix; with B stored [n, k], rows of A and B meet in dot
+//    products. Threads split the columns of C, from 2^24 multiply-adds (memory bound below).
+// Dispatch: one source per level, compiled under `#pragma GCC target` (gemm_x86.cc; the engine's
+// flags stay as they are), as vec_math.h and conv_direct.cc do, and chosen once by
+// __builtin_cpu_supports. SgemmWithIsa forces a level, so tests cover every level the CPU runs.
