@@ -155,10 +155,12 @@ TEST(MixedOddSizesEveryTranspose) {
 }
 
 TEST(SmallMRowsAndDots) {
-  // m <= 4 takes the unpacked kernels: every row count, column tails below one vector, long K.
+  // m <= 8 takes the unpacked kernels (4 rows per pass): every row count, column tails below one
+  // vector, long K; B stored [n, k] larger than L2 for m > 4.
   for (const KernelSet* ks : TestedKernels()) {
     int bad = 0;
-    for (int64_t m = 1; m <= 5; ++m)
+    for (const Case& c : {Case{6, 700, 800}, Case{8, 900, 700}}) CheckTransposes(ks, c, &bad);
+    for (int64_t m = 1; m <= 9; ++m)
       for (int64_t n : {1, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 129, 200})
         for (int64_t k : {1, 2, 7, 16, 33, 300}) CheckTransposes(ks, {m, n, k}, &bad);
     EXPECT_EQ(bad, 0);
@@ -234,8 +236,9 @@ TEST(ThreadRunners) {
         CheckTransposes(ks, c, &bad, th);
       // K * N past one strip of packed B (8 MiB): two strips.
       if (!Check(ks, {7, 2100, 1100}, th)) ++bad;
-      // m <= 4 with enough work for threads (2^24 multiply-adds).
+      // Small-M products with enough work for threads (2^24 multiply-adds), in one and two passes.
       CheckTransposes(ks, {2, 4100, 2100}, &bad, th);
+      if (!Check(ks, {7, 4100, 700}, th) || !Check(ks, {7, 4100, 700, false, true}, th)) ++bad;
     }
     EXPECT_EQ(bad, 0);
   }

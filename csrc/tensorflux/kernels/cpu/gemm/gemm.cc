@@ -21,9 +21,14 @@ namespace {
 // Below this many multiply-adds a product runs on the calling thread alone (a parallel_for
 // costs a few microseconds; 2^20 multiply-adds take about 30 on one AVX2 core).
 constexpr double kMinParallelWork = double{1 << 20};
-// The same for m <= kSmallM, whose products stream B once and are bound by memory: on the
-// 2-core AMD EPYC, 4 x 1024 x 1024 ran at 53 GFLOP/s on one thread and 43 on two, and at 16M
-// multiply-adds two threads first matched one.
+// Products with at most this many rows of C take the unpacked small-M path (Note [Own GEMM]),
+// those with more than kRowsPerPass only when B is stored [k, n] or does not fit in L2. On the
+// 2-core AMD EPYC (medians, one thread): 5 x 1024 x 1024 ran at 31 GFLOP/s packed and 41 in two
+// passes over B, 8 x 1024 x 1024 at 37 and 49; with B stored [n, k], 8 x 256 x 256 at 39 packed
+// and 25 in dot products.
+constexpr int64_t kSmallM = 2 * kRowsPerPass;
+// The same as kMinParallelWork for the small-M path, which streams B and is bound by memory: on
+// the same machine two threads first matched one at 2^24 multiply-adds (4 x 4096 x 4096).
 constexpr double kMinParallelSmallM = double{1 << 24};
 // What packing one float of A costs, in multiply-adds of the tile kernels (Note [Own GEMM]).
 constexpr int64_t kPackCostA = 16;
@@ -122,9 +127,9 @@ void ScaleC(const GemmArgs& g) {
   }
 }
 
-// m <= kSmallM: the rows or dots kernels on A and B in place, threads splitting C's columns.
+// m <= kSmallM: the rows or dots kernels on A and B in place, up to kRowsPerPass rows of C per
+// pass over B, threads splitting C's columns.
 void SmallM(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
-  const int m = static_cast<int>(g.m);
   std::vector<float> rows;
   const float* a = g.a;
   int64_t lda = g.lda;
@@ -141,11 +146,15 @@ void SmallM(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
   const int64_t per = RoundUp(CeilDiv(g.n, parts), grain);
   ForItems(th, threads, CeilDiv(g.n, per), [&](int64_t part) {
     const int64_t j0 = part * per, cols = std::min(per, g.n - j0);
-    if (g.trans_b) {
-      ks.dots(m, cols, g.k, g.alpha, a, lda, g.b + j0 * g.ldb, g.ldb, g.beta, g.c + j0, g.ldc);
-    } else {
-      ks.rows(m, cols, g.k, g.alpha, a, g.trans_a ? 1 : g.lda, g.trans_a ? g.lda : 1, g.b + j0, g.ldb, g.beta,
-              g.c + j0, g.ldc);
+    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsPerPass) {
+      const int m = static_cast<int>(std::min<int64_t>(kRowsPerPass, g.m - i0));
+      float* c = g.c + i0 * g.ldc + j0;
+      if (g.trans_b) {
+        ks.dots(m, cols, g.k, g.alpha, a + i0 * lda, lda, g.b + j0 * g.ldb, g.ldb, g.beta, c, g.ldc);
+      } else {
+        ks.rows(m, cols, g.k, g.alpha, g.trans_a ? a + i0 : a + i0 * lda, g.trans_a ? 1 : lda, g.trans_a ? lda : 1,
+                g.b + j0, g.ldb, g.beta, c, g.ldc);
+      }
     }
   });
 }
@@ -276,7 +285,8 @@ void Run(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k <= 0 || g.alpha == 0.0f) return ScaleC(g);
   const double work = double(g.m) * double(g.n) * double(g.k);
-  const bool small_m = g.m <= kSmallM;
+  const bool small_m = g.m <= kRowsPerPass ||
+                       (g.m <= kSmallM && (!g.trans_b || g.n * g.k * 4 > DetectedCaches().l2));
   const bool parallel = th != nullptr && th->threads > 1 && th->parallel_for &&
                         work >= (small_m ? kMinParallelSmallM : kMinParallelWork);
   const int threads = parallel ? th->threads : 1;

@@ -89,10 +89,11 @@ void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads = nu
 //    by the first thread that needs it (an atomic flag each); a thread finding one being packed
 //    runs its other panels first and waits only at the end, for a thread that is running. One
 //    parallel_for per strip; products below 2^20 multiply-adds run on the calling thread.
-//  - m <= kSmallM (batch-1 serving): nothing is packed. With B stored [k, n], B is streamed row by
-//    row (8 rows per pass for one row of C) into sums kept in an aligned L1 buffer, as a
-//    matrix-vector product streams its matrix; with B stored [n, k], rows of A and B meet in dot
-//    products. Threads split the columns of C, from 2^24 multiply-adds (memory bound below).
+//  - Few rows of C (m <= 4, and m <= 8 unless B is stored [n, k] and fits in L2; batch-1
+//    serving): nothing is packed. With B stored [k, n], B is streamed row by row (8 rows per pass
+//    for one row of C) into sums kept in an aligned L1 buffer, as a matrix-vector product streams
+//    its matrix; with B stored [n, k], rows of A and B meet in dot products. Up to 4 rows of C per
+//    pass over B. Threads split the columns of C, from 2^24 multiply-adds (memory bound below).
 // Dispatch: one source per level, compiled under `#pragma GCC target` (gemm_x86.cc; the engine's
 // flags stay as they are), as vec_math.h and conv_direct.cc do, and chosen once by
 // __builtin_cpu_supports. SgemmWithIsa forces a level, so tests cover every level the CPU runs.

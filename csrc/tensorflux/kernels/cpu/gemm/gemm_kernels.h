@@ -8,8 +8,8 @@ namespace tx {
 namespace cpu {
 namespace gemm {
 
-// Most rows of C the unpacked small-M kernels (rows, dots) take.
-inline constexpr int kSmallM = 4;
+// Most rows of C the unpacked small-M kernels (rows, dots) take in one call.
+inline constexpr int kRowsPerPass = 4;
 
 // dst[p * width + i] = src[i * ld + p] for i < count, p < kc, and zero for count <= i < width,
 // where width is the kernels' mr (gather_a) or nr (gather_b): `count` rows of a stored matrix
@@ -31,11 +31,11 @@ struct KernelSet {
   // TileFn with op(A)(i, p) = a[i * a_step + p]: A stored row-major, read in place (a_step = lda).
   TileFn tile_row_major_a;
   // c[m, n] = alpha * a[m, k] b[k, n] + beta * c, nothing packed: a(i, p) = a[i * a_rs + p * a_cs],
-  // rows of b ldb apart, rows of c ldc apart; 1 <= m <= kSmallM.
+  // rows of b ldb apart, rows of c ldc apart; 1 <= m <= kRowsPerPass.
   void (*rows)(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
                int64_t ldb, float beta, float* c, int64_t ldc);
   // c[m, n] = alpha * a[m, k] b[n, k]^T + beta * c (dot products of rows), nothing packed;
-  // 1 <= m <= kSmallM.
+  // 1 <= m <= kRowsPerPass.
   void (*dots)(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
                float beta, float* c, int64_t ldc);
   GatherFn gather_a;

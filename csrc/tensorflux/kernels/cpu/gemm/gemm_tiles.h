@@ -158,7 +158,7 @@ void RowsStream(int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs,
 
 void Rows(int m, int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs, const float* b,
           int64_t ldb, float beta, float* c, int64_t ldc) {
-  static_assert(kSmallM == 4, "Rows has a case per row count");
+  static_assert(kRowsPerPass == 4, "Rows has a case per row count");
   switch (m) {
     case 1: return RowsStream<1>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
     case 2: return RowsStream<2>(n, k, alpha, a, a_rs, a_cs, b, ldb, beta, c, ldc);
