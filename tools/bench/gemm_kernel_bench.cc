@@ -11,7 +11,7 @@
 //     tools/bench/gemm_kernel_bench.cc csrc/tensorflux/kernels/cpu/gemm/*.cc
 //     csrc/tensorflux/core/thread_pool.cc -L$D/lib -lscipy_openblas -Wl,-rpath,$D/lib -lpthread
 //     -o /tmp/gemm_bench
-//   /tmp/gemm_bench [filter]       # filter: run only the shapes whose name contains it
+//   /tmp/gemm_bench [--cpu-time] [filter]   # filter: only the shapes whose name contains it
 #include <cblas.h>
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <random>
 #include <string>
@@ -33,10 +34,10 @@ namespace {
 using tx::cpu::gemm::GemmArgs;
 using tx::cpu::gemm::GemmThreads;
 
-constexpr int kSamples = 7;
+constexpr int kSamples = 9;
 constexpr double kSampleSeconds = 0.02;
 // OpenBLAS's workers spin up to about 2^28 cycles after a call; ours wait this long before running.
-constexpr auto kOpenBlasSettle = std::chrono::milliseconds(600);
+constexpr auto kOpenBlasSettle = std::chrono::milliseconds(200);
 
 struct Shape {
   const char* name;
@@ -52,16 +53,26 @@ std::string CpuModel() {
   return "unknown";
 }
 
-double Now() {
+// With --cpu-time, one-thread samples count the calling thread's CPU time instead of wall time,
+// so time the OS gives to other processes on a shared machine is left out.
+bool g_cpu_time = false;
+
+// Seconds: wall time, or this thread's CPU time when `cpu`.
+double Now(bool cpu) {
+  if (cpu) {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Seconds per call of fn, for `inner` calls per sample.
 template <typename F>
-double Sample(const F& fn, int inner) {
-  const double t0 = Now();
+double Sample(const F& fn, int inner, bool cpu = false) {
+  const double t0 = Now(cpu);
   for (int i = 0; i < inner; ++i) fn();
-  return (Now() - t0) / inner;
+  return (Now(cpu) - t0) / inner;
 }
 
 double Median(std::vector<double> v) {
@@ -149,9 +160,10 @@ Result Measure(const Shape& s, int threads, tx::ThreadPool* pool) {
   const int inner_engine = inner_for(Sample(engine, 1));
   std::vector<double> t_ours, t_blas, t_engine;
   for (int r = 0; r < kSamples; ++r) {
-    t_ours.push_back(Sample(ours, inner_ours));
-    t_engine.push_back(Sample(engine, inner_engine));
-    t_blas.push_back(Sample(blas, inner_blas));
+    const bool cpu = g_cpu_time && threads == 1;
+    t_ours.push_back(Sample(ours, inner_ours, cpu));
+    t_engine.push_back(Sample(engine, inner_engine, cpu));
+    t_blas.push_back(Sample(blas, inner_blas, cpu));
     if (threads > 1) std::this_thread::sleep_for(kOpenBlasSettle);
   }
   const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k) * 1e-9;
@@ -161,7 +173,11 @@ Result Measure(const Shape& s, int threads, tx::ThreadPool* pool) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string filter = argc > 1 ? argv[1] : "";
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--cpu-time") g_cpu_time = true;
+    else filter = argv[i];
+  }
   // name: M x K x N (op(A) is M x K, op(B) K x N); "A^T B" and "A B^T" are stored transposed.
   const std::vector<Shape> shapes = {
       {"square 64", false, false, 64, 64, 64},
@@ -189,7 +205,8 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency(), tx::cpu::gemm::IsaName(tx::cpu::gemm::BestIsa()));
   std::printf("%s\n", scipy_openblas_get_config());
   std::printf("ours: Sgemm; oblas: OpenBLAS sgemm on its own 1 or 2 threads; engine: blas.cc today (sgemv for one row,\n"
-              "else sgemm; 2t: C split over a 2-thread ThreadPool, single-threaded OpenBLAS per block). GFLOP/s, medians.\n");
+              "else sgemm; 2t: C split over a 2-thread ThreadPool, single-threaded OpenBLAS per block). GFLOP/s, medians\n"
+              "of %d samples (%s on one thread, wall time on two).\n", kSamples, g_cpu_time ? "thread CPU time" : "wall time");
   std::printf("%-28s %7s %7s %7s %6s %6s | %7s %7s %7s %6s %6s\n", "shape (M x K x N)", "ours1t", "oblas", "engine",
               "/oblas", "/eng", "ours2t", "oblas", "engine", "/oblas", "/eng");
   tx::ThreadPool pool(1);  // with the caller: two threads

@@ -36,8 +36,10 @@ constexpr int64_t kPackCostA = 16;
 constexpr int64_t kGroupColumns = 128;
 // Work items with at most this many B panels read A in place: packing it would cost more than it saves.
 constexpr int64_t kMaxUnpackedAPanels = 4;
-// Row blocks per thread the packed path aims for when threads share a product.
+// Row blocks per thread the packed path aims for when threads share a product, and the fewest
+// register tiles such a block has.
 constexpr int64_t kItemsPerThread = 4;
+constexpr int64_t kMinTilesPerBlock = 4;
 // Largest packed B strip, in bytes (Note [Own GEMM]); buffers up to this size are kept per thread.
 constexpr int64_t kMaxStripBytes = int64_t{8} << 20;
 
@@ -181,9 +183,10 @@ Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, i
   const int64_t pm = std::min(best_pm, tiles), pn = std::min<int64_t>(threads / best_pm, panels);
   Split s;
   // Several row blocks per thread when threads share the work, so a thread the OS stops holds
-  // up only a small item (the others claim the rest).
+  // up only a small item (the others claim the rest), but each of kMinTilesPerBlock tiles at
+  // least, as a B panel brought into L1 serves only the tiles of one block.
   const int64_t per_thread = threads > 1 ? kItemsPerThread : 1;
-  s.row_blocks = std::max(CeilDiv(m, bl.mc), std::min(tiles, pm * per_thread));
+  s.row_blocks = std::max(CeilDiv(m, bl.mc), std::min(pm * per_thread, std::max(pm, tiles / kMinTilesPerBlock)));
   s.rows = RoundUp(CeilDiv(m, s.row_blocks), ks.mr);
   s.row_blocks = CeilDiv(m, s.rows);
   s.panels = CeilDiv(panels, pn);

@@ -39,10 +39,12 @@ void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float
     b += NR;
   }
   const V va = Vec::Set1(alpha), vb = Vec::Set1(beta);
+  if (alpha != 1.0f) {
 #pragma GCC unroll 16
-  for (int i = 0; i < R; ++i)
+    for (int i = 0; i < R; ++i)
 #pragma GCC unroll 4
-    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Mul(va, acc[i][j]);
+      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Mul(va, acc[i][j]);
+  }
   if (cols == NR) {
     if (beta == 0.0f) {
 #pragma GCC unroll 16
