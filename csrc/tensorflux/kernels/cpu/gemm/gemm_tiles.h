@@ -15,10 +15,13 @@ void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float
   using V = typename Vec::V;
   constexpr int W = Vec::kLanes, NR = NV * W;
   V acc[R][NV];
+  // C's rows arrive while the products run (a short K leaves them no time: no prefetch).
+  if (kc >= 32) {
 #pragma GCC unroll 16
-  for (int i = 0; i < R; ++i) {
-    __builtin_prefetch(c + i * ldc, 1);
-    __builtin_prefetch(c + i * ldc + NR - 1, 1);
+    for (int i = 0; i < R; ++i) {
+      __builtin_prefetch(c + i * ldc, 1);
+      __builtin_prefetch(c + i * ldc + NR - 1, 1);
+    }
   }
 #pragma GCC unroll 16
   for (int i = 0; i < R; ++i)
