@@ -1,0 +1,351 @@
+#include "tensorflux/kernels/cpu/gemm/gemm.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "tensorflux/kernels/cpu/gemm/gemm_kernels.h"
+#include "tensorflux/kernels/cpu/gemm/gemm_pack.h"
+
+namespace tx {
+namespace cpu {
+namespace gemm {
+namespace {
+
+// Below this many multiply-adds a product runs on the calling thread alone (a parallel_for
+// costs a few microseconds; 2^20 multiply-adds take about 30 on one AVX2 core).
+constexpr double kMinParallelWork = double{1 << 20};
+// Products with at most this many rows of C take the unpacked small-M path (Note [Own GEMM]),
+// those with more than kRowsPerPass only when B is stored [k, n] or does not fit in L2. On the
+// 2-core AMD EPYC (medians, one thread): 5 x 1024 x 1024 ran at 31 GFLOP/s packed and 41 in two
+// passes over B, 8 x 1024 x 1024 at 37 and 49; with B stored [n, k], 8 x 256 x 256 at 39 packed
+// and 25 in dot products.
+constexpr int64_t kSmallM = 2 * kRowsPerPass;
+// The same as kMinParallelWork for the small-M path, which streams B and is bound by memory: on
+// the same machine two threads first matched one at 2^24 multiply-adds (4 x 4096 x 4096).
+constexpr double kMinParallelSmallM = double{1 << 24};
+// What packing one float of A costs, in multiply-adds of the tile kernels (Note [Own GEMM]).
+constexpr int64_t kPackCostA = 16;
+// Columns of B packed at once, row by row across their panels (long contiguous reads of B).
+constexpr int64_t kGroupColumns = 128;
+// Work items with at most this many B panels read A in place: packing it would cost more than it saves.
+constexpr int64_t kMaxUnpackedAPanels = 4;
+// Row blocks per thread the packed path aims for when threads share a product, and the fewest
+// register tiles such a block has.
+constexpr int64_t kItemsPerThread = 4;
+constexpr int64_t kMinTilesPerBlock = 4;
+// Largest packed B strip, in bytes (Note [Own GEMM]); buffers up to this size are kept per thread.
+constexpr int64_t kMaxStripBytes = int64_t{8} << 20;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// Data cache sizes in bytes; sysconf's where it reports them, else typical ones.
+struct Caches {
+  int64_t l1 = 32 << 10, l2 = 512 << 10, l3 = 8 << 20;
+};
+
+int64_t CacheSize(int name, int64_t fallback, int64_t lo, int64_t hi) {
+  const long v = sysconf(name);
+  return v <= 0 ? fallback : std::clamp<int64_t>(v, lo, hi);
+}
+
+const Caches& DetectedCaches() {
+  static const Caches caches = [] {
+    Caches c;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    c.l1 = CacheSize(_SC_LEVEL1_DCACHE_SIZE, c.l1, 16 << 10, 256 << 10);
+    c.l2 = CacheSize(_SC_LEVEL2_CACHE_SIZE, c.l2, 128 << 10, 8 << 20);
+    c.l3 = CacheSize(_SC_LEVEL3_CACHE_SIZE, c.l3, 1 << 20, int64_t{512} << 20);
+#endif
+    return c;
+  }();
+  return caches;
+}
+
+// The largest blocks of one kernel set: kc rows of B per packed panel, mc rows of A per block.
+struct Blocking {
+  int64_t kc, mc;
+};
+
+Blocking BlockingFor(const KernelSet& ks) {
+  const Caches& c = DetectedCaches();
+  Blocking b;
+  b.kc = std::clamp<int64_t>(c.l1 / 2 / (4 * ks.nr) / 8 * 8, 64, 1024);
+  b.mc = std::clamp<int64_t>(c.l2 / 2 / (4 * b.kc) / ks.mr * ks.mr, ks.mr, 64 * ks.mr);
+  return b;
+}
+
+// A 64-byte aligned float buffer that grows on demand.
+class Buffer {
+ public:
+  ~Buffer() { std::free(data_); }
+  // Room for n floats (contents are not kept).
+  float* Get(int64_t n) {
+    if (n > size_) {
+      std::free(data_);
+      data_ = static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(n * 4, 64))));
+      size_ = data_ == nullptr ? 0 : n;
+      if (data_ == nullptr) throw std::bad_alloc();
+    }
+    return data_;
+  }
+  // Frees the memory when it holds more than `floats`.
+  void Trim(int64_t floats) {
+    if (size_ > floats) std::free(data_), data_ = nullptr, size_ = 0;
+  }
+
+ private:
+  float* data_ = nullptr;
+  int64_t size_ = 0;
+};
+
+// Runs fn(item) for items [0, count) on `threads` threads, each claiming the next item.
+template <typename F>
+void ForItems(const GemmThreads* th, int threads, int64_t count, const F& fn) {
+  if (threads <= 1 || count <= 1) {
+    for (int64_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  th->parallel_for(std::min<int64_t>(threads, count), [&](int64_t, int64_t) {
+    for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) fn(i);
+  });
+}
+
+// C = beta * C, reading C only when beta is not 0.
+void ScaleC(const GemmArgs& g) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    float* row = g.c + i * g.ldc;
+    if (g.beta == 0.0f) std::fill(row, row + g.n, 0.0f);
+    else if (g.beta != 1.0f)
+      for (int64_t j = 0; j < g.n; ++j) row[j] *= g.beta;
+  }
+}
+
+// m <= kSmallM: the rows or dots kernels on A and B in place, up to kRowsPerPass rows of C per
+// pass over B, threads splitting C's columns.
+void SmallM(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
+  std::vector<float> rows;
+  const float* a = g.a;
+  int64_t lda = g.lda;
+  if (g.trans_b && g.trans_a) {  // the dots kernels read rows of op(A): gather them (m * k floats)
+    rows.resize(static_cast<size_t>(g.m * g.k));
+    for (int64_t p = 0; p < g.k; ++p)
+      for (int64_t i = 0; i < g.m; ++i) rows[i * g.k + p] = g.a[p * g.lda + i];
+    a = rows.data();
+    lda = g.k;
+  }
+  // Column chunks: whole cache lines of C, or 8 dot products.
+  const int64_t grain = g.trans_b ? 8 : 16;
+  const int64_t parts = std::min<int64_t>(threads > 1 ? threads * kItemsPerThread : 1, CeilDiv(g.n, grain));
+  const int64_t per = RoundUp(CeilDiv(g.n, parts), grain);
+  ForItems(th, threads, CeilDiv(g.n, per), [&](int64_t part) {
+    const int64_t j0 = part * per, cols = std::min(per, g.n - j0);
+    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsPerPass) {
+      const int m = static_cast<int>(std::min<int64_t>(kRowsPerPass, g.m - i0));
+      float* c = g.c + i0 * g.ldc + j0;
+      if (g.trans_b) {
+        ks.dots(m, cols, g.k, g.alpha, a + i0 * lda, lda, g.b + j0 * g.ldb, g.ldb, g.beta, c, g.ldc);
+      } else {
+        ks.rows(m, cols, g.k, g.alpha, g.trans_a ? a + i0 : a + i0 * lda, g.trans_a ? 1 : lda, g.trans_a ? lda : 1,
+                g.b + j0, g.ldb, g.beta, c, g.ldc);
+      }
+    }
+  });
+}
+
+// How the packed path cuts one strip of C into work items: row blocks of `rows` rows (a
+// multiple of mr) by column chunks of `panels` B panels.
+struct Split {
+  int64_t rows, panels, row_blocks, chunks;
+};
+
+// The split T = pm x pn with the least work on the busiest thread (Note [Own GEMM]).
+Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, int64_t panels, int threads) {
+  const int64_t tiles = CeilDiv(m, ks.mr);
+  int64_t best_pm = 1;
+  double best_cost = 0;
+  for (int64_t t = threads; t >= 1; --t) {
+    if (threads % t != 0) continue;
+    // Neither side is cut finer than its tiles.
+    const int64_t pm = std::min(t, tiles), pn = std::min<int64_t>(threads / t, panels);
+    const double compute = double(CeilDiv(tiles, pm) * ks.mr) * double(CeilDiv(panels, pn) * ks.nr) * double(k);
+    const double cost = compute + double(kPackCostA) * double(CeilDiv(m, pm)) * double(k);
+    if (t == threads || cost < best_cost) best_pm = t, best_cost = cost;
+  }
+  const int64_t pm = std::min(best_pm, tiles), pn = std::min<int64_t>(threads / best_pm, panels);
+  Split s;
+  // Several row blocks per thread when threads share the work, so a thread the OS stops holds
+  // up only a small item (the others claim the rest), but each of kMinTilesPerBlock tiles at
+  // least, as a B panel brought into L1 serves only the tiles of one block.
+  const int64_t per_thread = threads > 1 ? kItemsPerThread : 1;
+  s.row_blocks = std::max(CeilDiv(m, bl.mc), std::min(pm * per_thread, std::max(pm, tiles / kMinTilesPerBlock)));
+  s.rows = RoundUp(CeilDiv(m, s.row_blocks), ks.mr);
+  s.row_blocks = CeilDiv(m, s.rows);
+  s.panels = CeilDiv(panels, pn);
+  s.chunks = CeilDiv(panels, s.panels);
+  return s;
+}
+
+// The packed path (Note [Own GEMM]).
+void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
+  const Blocking bl = BlockingFor(ks);
+  const int64_t mr = ks.mr, nr = ks.nr, group = std::max<int64_t>(1, kGroupColumns / nr);
+  // K blocks of (nearly) equal length, a multiple of 8 each but the last.
+  const int64_t kc = RoundUp(CeilDiv(g.k, CeilDiv(g.k, bl.kc)), 8);
+  const int64_t kblocks = CeilDiv(g.k, kc);
+  // Column strips of equal width whose packed B fits the strip budget.
+  const int64_t budget = std::min(DetectedCaches().l3 / 2, kMaxStripBytes) / 4;
+  int64_t nc = std::max(nr, budget / std::max<int64_t>(g.k, 1) / nr * nr);
+  nc = RoundUp(CeilDiv(g.n, CeilDiv(g.n, nc)), nr);
+  thread_local Buffer strip_buffer;  // the calling thread's; the workers fill and read it
+  for (int64_t j0 = 0; j0 < g.n; j0 += nc) {
+    const int64_t ns = std::min(nc, g.n - j0), panels = CeilDiv(ns, nr), groups = CeilDiv(panels, group);
+    float* strip = strip_buffer.Get(g.k * panels * nr);
+    // Panel (pb, jp): K block pb of panel jp, kcb x nr floats; the panels of a group are adjacent.
+    auto panel = [&](int64_t pb, int64_t jp) {
+      return strip + pb * kc * panels * nr + jp * std::min(kc, g.k - pb * kc) * nr;
+    };
+    // Each group of panels is packed by the first thread that needs it: 0 = not yet, 1 = being
+    // packed, 2 = ready.
+    std::unique_ptr<std::atomic<int>[]> state(new std::atomic<int>[kblocks * groups]);
+    for (int64_t i = 0; i < kblocks * groups; ++i) state[i].store(0, std::memory_order_relaxed);
+    // Whether group gr of K block pb is packed, packing it when no thread has started to; with
+    // `wait`, waits for a thread that has (it is running, so it finishes).
+    auto packed = [&](int64_t pb, int64_t gr, bool wait) {
+      std::atomic<int>& s = state[pb * groups + gr];
+      if (s.load(std::memory_order_acquire) == 2) return true;
+      int expected = 0;
+      if (s.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+        const int64_t k0 = pb * kc, c0 = gr * group * nr;
+        PackB(ks, g.trans_b, g.b, g.ldb, k0, std::min(kc, g.k - k0), j0 + c0, std::min(group * nr, ns - c0),
+              panel(pb, gr * group));
+        s.store(2, std::memory_order_release);
+        return true;
+      }
+      while (wait && s.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+      return wait;
+    };
+    const Split sp = PlanSplit(ks, bl, g.m, g.k, panels, threads);
+    // Few panels per item: A is read in place rather than packed for them.
+    const bool pack_a = sp.panels > kMaxUnpackedAPanels;
+    ForItems(th, threads, sp.row_blocks * sp.chunks, [&](int64_t item) {
+      const int64_t rb = item / sp.chunks, i0 = rb * sp.rows, i1 = std::min(g.m, i0 + sp.rows);
+      const int64_t p0 = (item % sp.chunks) * sp.panels, p1 = std::min(panels, p0 + sp.panels);
+      // Threads on other row blocks of the chunk start at other panels, so they pack different ones.
+      const int64_t rotate = (rb % threads) * (p1 - p0) / threads;
+      thread_local Buffer a_buffer;
+      thread_local std::vector<int64_t> deferred;
+      float* a_block = pack_a ? a_buffer.Get(RoundUp(i1 - i0, mr) * kc) : nullptr;
+      for (int64_t pb = 0; pb < kblocks; ++pb) {
+        const int64_t k0 = pb * kc, kcb = std::min(kc, g.k - k0);
+        const float beta = pb == 0 ? g.beta : 1.0f;
+        if (pack_a) PackA(ks, g.trans_a, g.a, g.lda, i0, i1 - i0, k0, kcb, a_block);
+        // The panels in order (from `rotate`), those whose group another thread is packing last.
+        auto run_panel = [&](int64_t jp) {
+          const float* bp = panel(pb, jp);
+          const int64_t j = j0 + jp * nr;
+          const int cols = static_cast<int>(std::min(nr, g.n - j));
+          for (int64_t ir = i0; ir < i1; ir += mr) {
+            const int rows = static_cast<int>(std::min(mr, i1 - ir));
+            float* cp = g.c + ir * g.ldc + j;
+            if (pack_a) ks.tile(kcb, a_block + (ir - i0) * kcb, mr, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else if (g.trans_a) ks.tile(kcb, g.a + k0 * g.lda + ir, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else ks.tile_row_major_a(kcb, g.a + ir * g.lda + k0, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+          }
+        };
+        deferred.clear();
+        for (int64_t q = 0; q < p1 - p0; ++q) {
+          const int64_t jp = p0 + (q + rotate) % (p1 - p0);
+          if (packed(pb, jp / group, false)) run_panel(jp);
+          else deferred.push_back(jp);
+        }
+        for (int64_t jp : deferred) {
+          packed(pb, jp / group, true);
+          run_panel(jp);
+        }
+      }
+    });
+  }
+  strip_buffer.Trim(kMaxStripBytes / 4);
+}
+
+const KernelSet& KernelsFor(Isa isa) {
+  const KernelSet* ks = nullptr;
+  if (isa == Isa::kAvx512) ks = Avx512Kernels();
+  else if (isa == Isa::kAvx2) ks = Avx2Kernels();
+  return ks != nullptr ? *ks : *GenericKernels();
+}
+
+void Run(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th) {
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.k <= 0 || g.alpha == 0.0f) return ScaleC(g);
+  const double work = double(g.m) * double(g.n) * double(g.k);
+  const bool small_m = g.m <= kRowsPerPass ||
+                       (g.m <= kSmallM && (!g.trans_b || g.n * g.k * 4 > DetectedCaches().l2));
+  const bool parallel = th != nullptr && th->threads > 1 && th->parallel_for &&
+                        work >= (small_m ? kMinParallelSmallM : kMinParallelWork);
+  const int threads = parallel ? th->threads : 1;
+  if (small_m) return SmallM(ks, g, th, threads);
+  Packed(ks, g, th, threads);
+}
+
+}  // namespace
+
+GemmThreads PoolThreads(ThreadPool* pool) {
+  GemmThreads t;
+  if (pool == nullptr || pool->num_threads() == 0) return t;
+  t.threads = pool->num_threads() + 1;
+  t.parallel_for = [pool](int64_t count, const std::function<void(int64_t, int64_t)>& body) {
+    pool->ParallelFor(count, int64_t{1} << 30, body);  // one range per thread: the GEMM balances the work
+  };
+  return t;
+}
+
+const char* IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512: return "avx512";
+    case Isa::kAvx2: return "avx2";
+    default: return "generic";
+  }
+}
+
+bool IsaSupported(Isa isa) {
+  switch (isa) {
+    case Isa::kGeneric: return true;
+#if defined(__x86_64__) && defined(__GNUC__)
+    case Isa::kAvx2:
+      return Avx2Kernels() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::kAvx512: return Avx512Kernels() != nullptr && __builtin_cpu_supports("avx512f");
+#endif
+    default: return false;
+  }
+}
+
+Isa BestIsa() {
+  static const Isa best = IsaSupported(Isa::kAvx512) ? Isa::kAvx512
+                          : IsaSupported(Isa::kAvx2) ? Isa::kAvx2
+                                                     : Isa::kGeneric;
+  return best;
+}
+
+void Sgemm(const GemmArgs& args, const GemmThreads* threads) { Run(KernelsFor(BestIsa()), args, threads); }
+
+void SgemmWithKernels(const KernelSet& kernels, const GemmArgs& args, const GemmThreads* threads) {
+  Run(kernels, args, threads);
+}
+
+void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads) {
+  Run(KernelsFor(IsaSupported(isa) ? isa : BestIsa()), args, threads);
+}
+
+}  // namespace gemm
+}  // namespace cpu
+}  // namespace tx

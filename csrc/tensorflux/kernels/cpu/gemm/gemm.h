@@ -1,0 +1,99 @@
+// Our single-precision GEMM: C = alpha * op(A) * op(B) + beta * C on packed panels, cache-blocked
+// from the detected cache sizes, with register-tile kernels for AVX-512, AVX2+FMA and portable
+// code chosen at run time (Note [Own GEMM]).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "tensorflux/core/thread_pool.h"
+
+namespace tx {
+namespace cpu {
+namespace gemm {
+
+// One product: C[m, n] = alpha * op(A)[m, k] * op(B)[k, n] + beta * C. Matrices are row-major
+// with rows lda, ldb, ldc apart; trans_a means A is stored [k, m] (op(A) = A^T), trans_b that B
+// is stored [n, k]. With beta == 0, C is only written (NaN or garbage in C does not matter); with
+// k == 0 or alpha == 0, A and B are not read and C becomes beta * C. C must not overlap A or B.
+struct GemmArgs {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const float* a = nullptr;
+  int64_t lda = 0;
+  const float* b = nullptr;
+  int64_t ldb = 0;
+  float beta = 0.0f;
+  float* c = nullptr;
+  int64_t ldc = 0;
+};
+
+// Runs body(begin, end) over disjoint ranges covering [0, count), on up to `threads` threads at
+// once (the caller's included), and returns when every range is done. The GEMM never waits for
+// another range inside body, so a runner may also run the ranges one after another.
+struct GemmThreads {
+  int threads = 1;
+  std::function<void(int64_t count, const std::function<void(int64_t, int64_t)>& body)> parallel_for;
+};
+
+// GemmThreads on `pool`'s workers and the caller (pool may be null: the caller alone).
+GemmThreads PoolThreads(ThreadPool* pool);
+
+// Computes `args` (Note [Own GEMM]); `threads` may be null (the caller's thread alone).
+void Sgemm(const GemmArgs& args, const GemmThreads* threads = nullptr);
+
+// The instruction-set levels of the kernels.
+enum class Isa { kGeneric, kAvx2, kAvx512 };
+
+// "generic", "avx2" or "avx512".
+const char* IsaName(Isa isa);
+// Whether this build has kernels for `isa` and this CPU runs them.
+bool IsaSupported(Isa isa);
+// The level Sgemm uses: the widest supported one.
+Isa BestIsa();
+
+// Sgemm on the kernels of `isa` (which must be supported), for tests and benchmarks of each level.
+void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads = nullptr);
+
+}  // namespace gemm
+}  // namespace cpu
+}  // namespace tx
+
+// Note [Own GEMM]
+// The packed path follows Goto and van de Geijn (as BLIS, MLAS and OpenBLAS do). C is cut into
+// register tiles of mr x nr (AVX-512 14 x 32, AVX2 6 x 16, portable 6 x 8 on 4-lane vectors); a
+// tile kernel keeps its mr * nr / W accumulators in vector registers over a kc-long slice of K,
+// each step loading nr / W vectors of B and broadcasting mr values of A (gemm_tiles.h).
+//  - B: op(B) is packed into panels nr columns wide, kc rows per K block, zero past n; a panel
+//    (kc x nr) stays in L1 while the tiles of its column meet it, so kc = L1/2 / (4 nr) (256
+//    with a 32 KiB L1 and nr = 16). Panels are packed 128 columns at a time, row by row, so B is
+//    read in long runs. The packed K x nc strip is shared by the threads and stays in the last
+//    level cache: nc = min(L3/2, 8 MiB) / (4 K).
+//  - A: each work item packs the rows of op(A) it owns into panels mr rows tall, kc columns at a
+//    time; that mc x kc block stays in L2 while it meets every B panel of the item, so mc =
+//    L2/2 / (4 kc). An item with at most 4 B panels (n <= 64 on AVX2) reads A in place instead:
+//    packing would cost more than it saves. Cache sizes come from sysconf
+//    (_SC_LEVEL1_DCACHE_SIZE, ...), with 32 KiB / 512 KiB / 8 MiB where it reports nothing.
+//  - Transposes are absorbed by packing: a panel is filled by copying rows or gathering columns
+//    (8 x 8 register transposes on x86) of the stored matrix, so the tile kernels see one layout.
+//    Edge tiles run a kernel instantiated for their row count and write only the columns inside
+//    C; packed panels are zero-padded, so no kernel reads outside the operands.
+//  - alpha and beta are applied when a tile is stored after its first K block (beta == 0 stores
+//    without reading C); later K blocks add to C.
+//  - Threads: the work items of a strip are row blocks x column chunks of C. For T threads the
+//    split T = pm x pn minimizes the tiles of the busiest thread plus the A packing it costs
+//    (splitting N makes every chunk pack the same rows of A), so 128 x 784 x 512 splits M and
+//    49 x 4608 x 512 splits N; M is then cut into about 4 row blocks per thread, so a thread the
+//    OS stops holds up little. Threads claim items from a counter. A group of B panels is packed
+//    by the first thread that needs it (an atomic flag each); a thread finding one being packed
+//    runs its other panels first and waits only at the end, for a thread that is running. One
+//    parallel_for per strip; products below 2^20 multiply-adds run on the calling thread.
+//  - Few rows of C (m <= 4, and m <= 8 unless B is stored [n, k] and fits in L2; batch-1
+//    serving): nothing is packed. With B stored [k, n], B is streamed row by row (8 rows per pass
+//    for one row of C) into sums kept in an aligned L1 buffer, as a matrix-vector product streams
+//    its matrix; with B stored [n, k], rows of A and B meet in dot products. Up to 4 rows of C per
+//    pass over B. Threads split the columns of C, from 2^24 multiply-adds (memory bound below).
+// Dispatch: one source per level, compiled under `#pragma GCC target` (gemm_x86.cc; the engine's
+// flags stay as they are), as vec_math.h and conv_direct.cc do, and chosen once by
+// __builtin_cpu_supports. SgemmWithIsa forces a level, so tests cover every level the CPU runs.

@@ -1,0 +1,145 @@
+// The AVX2+FMA (6 x 16 tiles) and AVX-512 (14 x 32 tiles) GEMM kernels: gemm_tiles.h compiled
+// twice, each copy in its own namespace under its level's `#pragma GCC target`, so the file needs
+// no compiler flags and each copy runs only where BestIsa (gemm.cc) found the level.
+#include "tensorflux/kernels/cpu/gemm/gemm_kernels.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+// Vector arguments change the calling convention between AVX levels; every call here stays
+// inside one level (Note [Vector float32] in vec_math.h).
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace tx {
+namespace cpu {
+namespace gemm {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+namespace {
+struct Vec {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static V Zero() { return _mm256_setzero_ps(); }
+  static V Load(const float* p) { return _mm256_loadu_ps(p); }
+  static void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V Set1(float x) { return _mm256_set1_ps(x); }
+  static V Bcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static float Sum(V v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+};
+#include "tensorflux/kernels/cpu/gemm/gemm_tiles.h"  // NOLINT: included once per instruction set
+
+// Transposes the 8 x 8 block r[0..7] in place: afterwards r[q] holds what was column q.
+inline void Transpose8(__m256* r) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// GatherFn for panels kWidth wide (6, 8, 14, 16 or 32): 8 x 8 blocks transposed in registers.
+template <int kWidth>
+void Gather(const float* src, int64_t ld, int count, int64_t kc, float* dst) {
+  static_assert(kWidth % 8 == 0 || kWidth % 8 == 6, "the last group of a panel stores 8 or 6 lanes");
+  int64_t p = 0;
+  for (; p + 8 <= kc; p += 8) {
+#pragma GCC unroll 4
+    for (int g = 0; g < (kWidth + 7) / 8; ++g) {
+      __m256 r[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) r[i] = 8 * g + i < count ? _mm256_loadu_ps(src + (8 * g + i) * ld + p) : Vec::Zero();
+      Transpose8(r);
+#pragma GCC unroll 8
+      for (int q = 0; q < 8; ++q) {
+        float* d = dst + (p + q) * kWidth + 8 * g;
+        if (kWidth - 8 * g >= 8) {
+          _mm256_storeu_ps(d, r[q]);
+        } else {  // 6 lanes
+          _mm_storeu_ps(d, _mm256_castps256_ps128(r[q]));
+          _mm_storel_pi(reinterpret_cast<__m64*>(d + 4), _mm256_extractf128_ps(r[q], 1));
+        }
+      }
+    }
+  }
+  GatherScalar<kWidth>(src + p, ld, count, kc - p, dst + p * kWidth);
+}
+
+// 12 accumulators of the 16 ymm registers, two B vectors and a broadcast.
+constexpr KernelSet kKernels = MakeKernelSet<6, 2>("avx2", &Gather<6>, &Gather<16>);
+// The AVX-512 kernels' packers (AVX-512 includes AVX2).
+constexpr GatherFn kGather14 = &Gather<14>, kGather32 = &Gather<32>;
+// AVX2 code in the AVX-512 kernels' shape and with their packers, so that CPUs without AVX-512
+// test that shape's blocking, edges and packing (it spills registers: tests only).
+constexpr KernelSet kAvx512Shaped = MakeKernelSet<14, 4>("avx2 in the avx512 tile shape", kGather14, kGather32);
+}  // namespace
+}  // namespace avx2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+namespace avx512 {
+namespace {
+struct Vec {
+  using V = __m512;
+  static constexpr int kLanes = 16;
+  static V Zero() { return _mm512_setzero_ps(); }
+  static V Load(const float* p) { return _mm512_loadu_ps(p); }
+  static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V Set1(float x) { return _mm512_set1_ps(x); }
+  static V Bcast(const float* p) { return _mm512_set1_ps(*p); }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static float Sum(V v) {
+    // Through memory: GCC 12 warns that the _mm256_undefined_pd inside every 512-bit extract
+    // intrinsic is uninitialized. Sum runs once per dot product, so the store costs little.
+    alignas(64) float t[16];
+    _mm512_store_ps(t, v);
+    __m256 h = _mm256_add_ps(_mm256_load_ps(t), _mm256_load_ps(t + 8));
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+};
+#include "tensorflux/kernels/cpu/gemm/gemm_tiles.h"  // NOLINT
+// 28 accumulators of the 32 zmm registers, two B vectors and a broadcast.
+constexpr KernelSet kKernels = MakeKernelSet<14, 2>("avx512", avx2::kGather14, avx2::kGather32);
+}  // namespace
+}  // namespace avx512
+#pragma GCC pop_options
+
+const KernelSet* Avx2Kernels() { return &avx2::kKernels; }
+const KernelSet* Avx512ShapedAvx2Kernels() { return &avx2::kAvx512Shaped; }
+const KernelSet* Avx512Kernels() { return &avx512::kKernels; }
+
+}  // namespace gemm
+}  // namespace cpu
+}  // namespace tx
+
+#else
+
+const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx2Kernels() { return nullptr; }
+const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx512Kernels() { return nullptr; }
+const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx512ShapedAvx2Kernels() { return nullptr; }
+
+#endif
