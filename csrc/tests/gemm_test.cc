@@ -74,11 +74,11 @@ bool Check(const KernelSet* ks, const Case& c, const GemmThreads* threads = null
   g.a = a.data(), g.lda = lda, g.b = b.data(), g.ldb = ldb, g.c = cm, g.ldc = ldc;
   SgemmWithKernels(*ks, g, threads);
   auto fail = [&](const char* what, int64_t i, int64_t j, double got, double want) {
-    std::printf("  %s m=%lld n=%lld k=%lld ta=%d tb=%d alpha=%g beta=%g pad=%lld threads=%d: %s at (%lld, %lld): %g, "
-                "want %g\n",
-                ks->name, (long long)c.m, (long long)c.n, (long long)c.k, c.ta, c.tb, c.alpha, c.beta,
-                (long long)c.pad, threads == nullptr ? 1 : threads->threads, what, (long long)i, (long long)j, got,
-                want);
+    std::printf(
+        "  %s m=%lld n=%lld k=%lld ta=%d tb=%d alpha=%g beta=%g pad=%lld threads=%d: %s at (%lld, %lld): %g, "
+        "want %g\n",
+        ks->name, (long long)c.m, (long long)c.n, (long long)c.k, c.ta, c.tb, c.alpha, c.beta, (long long)c.pad,
+        threads == nullptr ? 1 : threads->threads, what, (long long)i, (long long)j, got, want);
     return false;
   };
   for (int64_t i = 0; i < c.m; ++i) {

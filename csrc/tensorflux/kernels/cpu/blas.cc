@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "tensorflux/core/thread_pool.h"
+#include "tensorflux/kernels/cpu/gemm/gemm.h"
 
 namespace tx {
 
@@ -46,8 +47,23 @@ void GemmOrGemv(Gemm gemm, Gemv gemv, bool ta, bool tb, int64_t m, int64_t n, in
 
 }  // namespace
 
+// Note [Routing float products]
+// Our GEMM (Note [Own GEMM]) takes the float products where it measured faster than OpenBLAS on
+// one thread (AMD EPYC Zen 3, AVX2, loaded; Session.run of x @ constant against the same product
+// with x stored transposed, which stays on OpenBLAS): 2 to 6 rows of C with neither operand
+// transposed, where its small-M path packs nothing (2x512 @ 512x512 40 vs 135 us, 4x1024 @
+// 1024x1024 254-297 vs 385-412 us, 6x784 @ 784x512 175 vs 292 us). At 8 rows it was level or
+// behind (8x1024 @ 1024x1024 700-745 vs 465-625 us), and on large packed shapes 5-15% behind
+// (tools/bench/gemm_kernel_bench.cc), so OpenBLAS keeps those.
+constexpr int64_t kOwnGemmMaxRows = 6;
+
 void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
               int64_t ldb, float* c, int64_t ldc) {
+  if (m >= 2 && m <= kOwnGemmMaxRows && !trans_a && !trans_b) {
+    cpu::gemm::GemmArgs g;
+    g.m = m, g.n = n, g.k = k, g.a = a, g.lda = lda, g.b = b, g.ldb = ldb, g.c = c, g.ldc = ldc;
+    return cpu::gemm::Sgemm(g);
+  }
   GemmOrGemv(scipy_cblas_sgemm, scipy_cblas_sgemv, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
 }
 

@@ -123,7 +123,8 @@ void ForItems(const GemmThreads* th, int threads, int64_t count, const F& fn) {
 void ScaleC(const GemmArgs& g) {
   for (int64_t i = 0; i < g.m; ++i) {
     float* row = g.c + i * g.ldc;
-    if (g.beta == 0.0f) std::fill(row, row + g.n, 0.0f);
+    if (g.beta == 0.0f)
+      std::fill(row, row + g.n, 0.0f);
     else if (g.beta != 1.0f)
       for (int64_t j = 0; j < g.n; ++j) row[j] *= g.beta;
   }
@@ -256,16 +257,21 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
           for (int64_t ir = i0; ir < i1; ir += mr) {
             const int rows = static_cast<int>(std::min(mr, i1 - ir));
             float* cp = g.c + ir * g.ldc + j;
-            if (pack_a) ks.tile(kcb, a_block + (ir - i0) * kcb, mr, bp, cp, g.ldc, g.alpha, beta, rows, cols);
-            else if (g.trans_a) ks.tile(kcb, g.a + k0 * g.lda + ir, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
-            else ks.tile_row_major_a(kcb, g.a + ir * g.lda + k0, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            if (pack_a)
+              ks.tile(kcb, a_block + (ir - i0) * kcb, mr, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else if (g.trans_a)
+              ks.tile(kcb, g.a + k0 * g.lda + ir, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else
+              ks.tile_row_major_a(kcb, g.a + ir * g.lda + k0, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
           }
         };
         deferred.clear();
         for (int64_t q = 0; q < p1 - p0; ++q) {
           const int64_t jp = p0 + (q + rotate) % (p1 - p0);
-          if (packed(pb, jp / group, false)) run_panel(jp);
-          else deferred.push_back(jp);
+          if (packed(pb, jp / group, false))
+            run_panel(jp);
+          else
+            deferred.push_back(jp);
         }
         for (int64_t jp : deferred) {
           packed(pb, jp / group, true);
@@ -279,8 +285,10 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
 
 const KernelSet& KernelsFor(Isa isa) {
   const KernelSet* ks = nullptr;
-  if (isa == Isa::kAvx512) ks = Avx512Kernels();
-  else if (isa == Isa::kAvx2) ks = Avx2Kernels();
+  if (isa == Isa::kAvx512)
+    ks = Avx512Kernels();
+  else if (isa == Isa::kAvx2)
+    ks = Avx2Kernels();
   return ks != nullptr ? *ks : *GenericKernels();
 }
 
@@ -288,10 +296,9 @@ void Run(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k <= 0 || g.alpha == 0.0f) return ScaleC(g);
   const double work = double(g.m) * double(g.n) * double(g.k);
-  const bool small_m = g.m <= kRowsPerPass ||
-                       (g.m <= kSmallM && (!g.trans_b || g.n * g.k * 4 > DetectedCaches().l2));
-  const bool parallel = th != nullptr && th->threads > 1 && th->parallel_for &&
-                        work >= (small_m ? kMinParallelSmallM : kMinParallelWork);
+  const bool small_m = g.m <= kRowsPerPass || (g.m <= kSmallM && (!g.trans_b || g.n * g.k * 4 > DetectedCaches().l2));
+  const bool parallel =
+      th != nullptr && th->threads > 1 && th->parallel_for && work >= (small_m ? kMinParallelSmallM : kMinParallelWork);
   const int threads = parallel ? th->threads : 1;
   if (small_m) return SmallM(ks, g, th, threads);
   Packed(ks, g, th, threads);
@@ -321,8 +328,7 @@ bool IsaSupported(Isa isa) {
   switch (isa) {
     case Isa::kGeneric: return true;
 #if defined(__x86_64__) && defined(__GNUC__)
-    case Isa::kAvx2:
-      return Avx2Kernels() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::kAvx2: return Avx2Kernels() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case Isa::kAvx512: return Avx512Kernels() != nullptr && __builtin_cpu_supports("avx512f");
 #endif
     default: return false;
@@ -331,7 +337,7 @@ bool IsaSupported(Isa isa) {
 
 Isa BestIsa() {
   static const Isa best = IsaSupported(Isa::kAvx512) ? Isa::kAvx512
-                          : IsaSupported(Isa::kAvx2) ? Isa::kAvx2
+      : IsaSupported(Isa::kAvx2)                     ? Isa::kAvx2
                                                      : Isa::kGeneric;
   return best;
 }

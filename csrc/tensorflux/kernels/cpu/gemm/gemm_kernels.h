@@ -19,8 +19,8 @@ using GatherFn = void (*)(const float* src, int64_t ld, int count, int64_t kc, f
 // The first `rows` x `cols` of an mr x nr tile (rows <= mr, cols <= nr):
 // c = alpha * sum_p op(A)(i, p) * b[p * nr + j] + beta * c over p < kc, where b is a packed B
 // panel (zero-padded to nr) and c has rows ldc apart and is not read when beta == 0.
-using TileFn = void (*)(int64_t kc, const float* a, int64_t a_step, const float* b, float* c, int64_t ldc,
-                        float alpha, float beta, int rows, int cols);
+using TileFn = void (*)(int64_t kc, const float* a, int64_t a_step, const float* b, float* c, int64_t ldc, float alpha,
+                        float beta, int rows, int cols);
 
 struct KernelSet {
   const char* name;

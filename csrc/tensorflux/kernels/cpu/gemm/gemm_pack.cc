@@ -11,8 +11,10 @@ void PackA(const KernelSet& ks, bool trans_a, const float* a, int64_t lda, int64
   for (int64_t r = 0; r < rows; r += ks.mr, dst += kc * ks.mr) {
     const int count = static_cast<int>(std::min<int64_t>(ks.mr, rows - r));
     // op(A)'s rows are A's columns (copied), or A's rows (gathered into the panel's columns).
-    if (trans_a) ks.copy_a(a + k0 * lda + i0 + r, lda, count, kc, dst);
-    else ks.gather_a(a + (i0 + r) * lda + k0, lda, count, kc, dst);
+    if (trans_a)
+      ks.copy_a(a + k0 * lda + i0 + r, lda, count, kc, dst);
+    else
+      ks.gather_a(a + (i0 + r) * lda + k0, lda, count, kc, dst);
   }
 }
 

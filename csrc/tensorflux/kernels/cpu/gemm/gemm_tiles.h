@@ -272,6 +272,7 @@ void CopyPanels(const float* src, int64_t ld, int64_t cols, int64_t kc, float* d
 // The table of this level's kernels with an MR x (NV * kLanes) tile and the given packers.
 template <int MR, int NV>
 constexpr KernelSet MakeKernelSet(const char* name, GatherFn gather_a, GatherFn gather_b) {
-  return KernelSet{name,  MR,    NV * Vec::kLanes, &Tile<NV, false, MR>, &Tile<NV, true, MR>,
-                   &Rows, &Dots, gather_a,         &CopyNarrow<MR>, gather_b, &CopyPanels<NV>};
+  return KernelSet{name,           MR,    NV * Vec::kLanes, &Tile<NV, false, MR>, &Tile<NV, true, MR>,
+                   &Rows,          &Dots, gather_a,         &CopyNarrow<MR>,      gather_b,
+                   &CopyPanels<NV>};
 }
