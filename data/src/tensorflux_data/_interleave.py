@@ -21,11 +21,15 @@ are read ahead on the add-on's worker threads (Note [Parallel interleave])."""
 # (Note [Nested work] in _threads.py). AUTOTUNE climbs the task count (Note [Autotune]) up to
 # cycle_length.
 #
-# An error read from a sub-dataset is raised when the consumer reaches it and does not count toward
-# the block, as in tf.data's sequential interleave (its parallel interleave counts it, so after an
-# error the two differ there; here every mode keeps the sequential order). deterministic=False:
-# when the current slot has nothing ready, the consumer moves to the next slot that has (and starts
-# a block there), so elements come in completion order.
+# Errors follow tf.data's two interleaves, chosen by num_parallel_calls alone (so debug mode, which
+# reads sequentially, keeps them): without it (InterleaveDataset), an error read from a sub-dataset
+# is raised where the order reaches it and does not count toward the block, and an input element
+# that fails (the input or map_func raised) is raised while the slot stays empty for the next one.
+# With it (ParallelInterleaveDatasetV4), every item counts toward the block, errors too, and a
+# failed input element is a reader holding that error and its end, so it takes the slot's turn as a
+# one-item sub-dataset would. deterministic=False: when the current slot has nothing ready, the
+# consumer moves to the next slot that has (and starts a block there), so elements come in
+# completion order.
 #
 # Saving pauses the tasks and records the read-ahead items with each reader (its input element and
 # index, buffered elements and errors, end flag, iterator state). They are recorded, not
@@ -61,8 +65,33 @@ class _Reader:
         self.items = collections.deque()  # (element, None) or (None, exception), in order
         self.ended = self.busy = False
 
+    @classmethod
+    def failed(cls, error):
+        """An input element that could not be opened, in a parallel interleave: its one item is the
+        error (Note [Parallel interleave])."""
+        reader = cls((), FAILED, _NoIterator())
+        reader.items.append((None, error))
+        reader.ended = True
+        return reader
+
     def wants(self, limit):
         return not self.busy and not self.ended and len(self.items) < limit
+
+
+class _NoIterator(NodeIterator):
+    """The iterator of a failed reader: nothing to read or save."""
+
+    def next(self):
+        return END
+
+    def save(self, w):
+        pass
+
+    def restore(self, r):
+        pass
+
+
+FAILED = -1  # the index of a failed reader
 
 
 class _InterleaveIterator(NodeIterator):
@@ -72,6 +101,7 @@ class _InterleaveIterator(NodeIterator):
     def __init__(self, node, ctx, width, deterministic):
         self._node, self._ctx, self._det = node, ctx, deterministic
         self._in = node._inputs[0]._iter(ctx)
+        self._errors_count = node._parallel is not None  # tf.data's parallel interleave (Note [Parallel interleave])
         cycle = node._cycle
         self._parallel = width is not None
         self._tuner = _autotune.Tuner(high=cycle) if width == _options.AUTOTUNE else None
@@ -251,31 +281,35 @@ class _InterleaveIterator(NodeIterator):
             reader = self._slots[self._cycle_index]
             if reader is not None:
                 x, err = self._take(reader)
-                if err is not None:
-                    raise err
-                if x is not END:
+                if x is END and err is None:
+                    with self._cond:
+                        self._slots[self._cycle_index] = None
+                    reader.it.close()
+                    self._advance_slot()
+                    continue
+                if err is None or self._errors_count:
                     self._block_index += 1
                     if self._block_index == self._node._block:
                         self._advance_slot()
-                    if self._tuner is not None:
-                        self._tuner.record()
-                    self._schedule()
-                    return x
-                with self._cond:
-                    self._slots[self._cycle_index] = None
-                reader.it.close()
-                self._advance_slot()
-            elif not self._end_of_input:
+                if err is not None:
+                    raise err
+                if self._tuner is not None:
+                    self._tuner.record()
+                self._schedule()
+                return x
+            if not self._end_of_input:
                 entry = self._next_input()
                 if entry is END:
                     self._end_of_input = True
-                elif isinstance(entry, Exception):
-                    raise entry
-                else:
-                    with self._cond:
-                        self._slots[self._cycle_index] = entry
-                    self._top_up()
-                    self._schedule()
+                    continue
+                if isinstance(entry, Exception):
+                    if not self._errors_count:
+                        raise entry
+                    entry = _Reader.failed(entry)
+                with self._cond:
+                    self._slots[self._cycle_index] = entry
+                self._top_up()
+                self._schedule()
             else:
                 self._advance_slot()
         return END
@@ -317,6 +351,8 @@ class _InterleaveIterator(NodeIterator):
             self._resume()
 
     def _load_reader(self, r):
+        if r.get_int("index") == FAILED:
+            return _Reader.failed(r.get_results("items")[0][1])
         reader = self._open(r.get_element("element"), r.get_int("index"))
         reader.it.restore(r.child("iterator"))
         reader.items.extend(r.get_results("items"))
@@ -398,20 +434,35 @@ class InterleaveDataset(Dataset):
         super().__init__((input_ds,), probe.element_spec)
 
     def _dataset_for(self, element):
-        """The dataset ``map_func`` makes of an input element (None: of a placeholder, for the spec)."""
+        """The dataset ``map_func`` makes of an input element (None: of a stand-in, for the spec)."""
         if element is None:
-            args = tx.nest.map_structure(lambda s: s.value(_placeholder(s.element_spec)) if hasattr(s, "value")
-                                         else tx.constant(_zeros(s)), self._input_spec)
-        else:
-            args = _structure.to_tensors(self._input_spec, element)
-        ds = call_unpacked(self._func, args)
+            return self._probe()
+        ds = call_unpacked(self._func, _structure.to_tensors(self._input_spec, element))
         if not isinstance(ds, Dataset):
             raise TypeError("interleave: map_func must return a Dataset, got %r" % (ds,))
-        if element is not None and _structure.describe(ds.element_spec) != _structure.describe(self._element_spec):
+        if _structure.describe(ds.element_spec) != _structure.describe(self._element_spec):
             if not _structure.same_structure(ds.element_spec, self._element_spec):
                 raise invalid("interleave: map_func returned datasets of different element structures: %s vs %s"
                               % (ds.element_spec, self._element_spec))
         return ds
+
+    def _probe(self):
+        """map_func's dataset for a stand-in input element (zeros, then ones when the zeros make
+        map_func raise: tf.data traces map_func, it does not run it on a value)."""
+        first = None
+        for fill in (0, 1):
+            args = tx.nest.map_structure(lambda s: s.value(_placeholder(s.element_spec)) if hasattr(s, "value")
+                                         else tx.constant(_stand_in(s, fill=fill)), self._input_spec)
+            try:
+                ds = call_unpacked(self._func, args)
+            except tx.errors.OpError as e:
+                first = first or e
+                continue
+            if not isinstance(ds, Dataset):
+                raise TypeError("interleave: map_func must return a Dataset, got %r" % (ds,))
+            return ds
+        raise invalid("interleave: map_func failed on the stand-in elements (zeros and ones) it is called with to "
+                      "find its element_spec: %s" % (first.message,))
 
     def _make_iter(self, ctx):
         width = None if ctx.debug else self._parallel
@@ -422,11 +473,12 @@ class InterleaveDataset(Dataset):
         return "cycle_length=%d,block_length=%d" % (self._cycle, self._block)
 
 
-def _zeros(spec, lead=()):
-    """An array of ``spec`` (unknown dims 0, preceded by ``lead``): a stand-in element for tracing."""
+def _stand_in(spec, lead=(), fill=0):
+    """An array of ``spec`` filled with ``fill`` (unknown dims 0, preceded by ``lead``): a stand-in
+    element for tracing."""
     shape = list(lead) + [d or 0 for d in _structure.shape_list(spec) or []]
-    return np.full(shape, b"", object) if spec.dtype == tx.string else np.zeros(shape, spec.dtype.as_numpy_dtype)
+    return np.full(shape, b"", object) if spec.dtype == tx.string else np.full(shape, fill, spec.dtype.as_numpy_dtype)
 
 
 def _placeholder(element_spec):
-    return tx.nest.map_structure(lambda s: _zeros(s, (0,)), element_spec)
+    return tx.nest.map_structure(lambda s: _stand_in(s, (0,)), element_spec)
