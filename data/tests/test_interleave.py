@@ -1,7 +1,7 @@
 """interleave(num_parallel_calls): the sequential order at any thread count, in debug mode and
-after restores; completion order when not deterministic; errors where the sequential interleave
-raises them; sub-datasets really read concurrently; workers stopped on close
-(Note [Parallel interleave] in _interleave.py)."""
+after restores; completion order when not deterministic; errors where tf.data's parallel
+interleave raises them (counted toward the block, unlike its sequential interleave); sub-datasets
+really read concurrently; workers stopped on close (Note [Parallel interleave] in _interleave.py)."""
 
 import gc
 import re
@@ -165,24 +165,42 @@ def _failing(D, T, npc):
         cycle_length=2, block_length=2, num_parallel_calls=npc)
 
 
+def _kinds(outcomes):
+    """Outcomes with each error as its class alone (debug mode's eager messages name the op rather
+    than the traced function)."""
+    return [o[0] if isinstance(o, tuple) else o for o in outcomes]
+
+
 @pytest.mark.parametrize("npc", [1, 2, txd.AUTOTUNE])
-def test_errors_in_sub_datasets_surface_where_the_sequential_interleave_raises_them(npc):
-    want = _outcomes(iter(_failing(txd.Dataset, tx, None)))
+def test_errors_in_sub_datasets_are_raised_at_the_same_positions_at_any_thread_count_and_in_debug_mode(npc):
+    want = _outcomes(iter(_failing(txd.Dataset, tx, 1)))
     assert want[1][0] == "InvalidArgumentError" and "not finite" in want[1][1]
     for threads in (1, 2, 8):
         assert _outcomes(iter(_failing(txd.Dataset, tx, npc).with_options(_threads_option(threads)))) == want
-    with txd.debug_mode():  # eager messages name the op rather than the traced function
-        assert _outcomes(iter(_failing(txd.Dataset, tx, npc))) == _outcomes(iter(_failing(txd.Dataset, tx, None)))
+    with txd.debug_mode():
+        assert _kinds(_outcomes(iter(_failing(txd.Dataset, tx, npc)))) == _kinds(want)
     skipped = [v for v in want if not isinstance(v, tuple)]
     assert [float(v) for v in _failing(txd.Dataset, tx, npc).ignore_errors()] == skipped
 
 
-def test_errors_follow_tf_datas_sequential_interleave():
+def test_errors_count_toward_the_block_in_the_parallel_interleave_alone_as_in_tf_data():
+    sequential = _kinds(_outcomes(iter(_failing(txd.Dataset, tx, None))))
+    parallel = _kinds(_outcomes(iter(_failing(txd.Dataset, tx, 2))))
+    # Sub-datasets [1, error, 0.5] and [0.5, 1, 1/3]: the sequential block of the first goes on past
+    # the error to its 0.5, the parallel one ends with the error and the second's block comes first.
+    assert sequential[:5] == [1.0, "InvalidArgumentError", 0.5, 0.5, 1.0]
+    assert parallel[:5] == [1.0, "InvalidArgumentError", 0.5, 1.0, 0.5]
     tf = pytest.importorskip("tensorflow")
-    # tf.data's parallel interleave counts an error toward the block, its sequential one does not;
-    # every mode here keeps the sequential order (Note [Parallel interleave]).
-    theirs = [float(v) for v in _failing(tf.data.Dataset, tf, None).ignore_errors()]
-    assert [float(v) for v in _failing(txd.Dataset, tx, 2).ignore_errors()] == theirs
+    for npc, ours in ((None, sequential), (2, parallel)):
+        it, theirs = iter(_failing(tf.data.Dataset, tf, npc)), []
+        while True:
+            try:
+                theirs.append(float(next(it)))
+            except StopIteration:
+                break
+            except tf.errors.OpError as e:
+                theirs.append(type(e).__name__)
+        assert [o if isinstance(o, str) else pytest.approx(o) for o in ours] == theirs
 
 
 def test_input_and_map_func_errors_keep_their_position_and_message():
@@ -194,14 +212,32 @@ def test_input_and_map_func_errors_keep_their_position_and_message():
         inputs = txd.Dataset.from_generator(gen, output_signature=tx.TensorSpec([], tx.int64))
         return inputs.interleave(lambda x: txd.Dataset.range(x) if int(x) != 2 else txd.Dataset.range(x).map(
             lambda v: (v, v)), cycle_length=2, block_length=1, num_parallel_calls=npc)
-    want = _outcomes(iter(build(None)))
-    assert ("InvalidArgumentError", "from_generator: the generator raised RuntimeError: input broke (element 3)") \
-        in want
-    assert any(isinstance(v, tuple) and "different element structures" in v[1] for v in want)
+    broke = ("InvalidArgumentError", "from_generator: the generator raised RuntimeError: input broke (element 3)")
+    sequential = _outcomes(iter(build(None)))
+    assert broke in sequential
+    assert any(isinstance(v, tuple) and "different element structures" in v[1] for v in sequential)
+    # The parallel interleave puts a failed input element in its slot, where it takes that slot's turn.
+    parallel = _outcomes(iter(build(1)))
+    assert sorted(map(str, parallel)) == sorted(map(str, sequential)) and parallel != sequential
     for npc in (1, 2):
-        assert _outcomes(iter(build(npc))) == want
+        assert _outcomes(iter(build(npc))) == parallel
+    with txd.debug_mode():
+        assert _kinds(_outcomes(iter(build(2)))) == _kinds(parallel)
     with pytest.raises(TypeError, match="map_func must return a Dataset"):
         txd.Dataset.range(3).interleave(lambda x: x, num_parallel_calls=2)
+
+
+def test_map_func_runs_on_stand_ins_for_the_spec_and_its_errors_come_at_their_element():
+    # tf.data traces map_func; here it runs once on zeros (then ones) to find the element spec.
+    def build(npc):
+        return txd.Dataset.from_tensor_slices(np.array([1.0, 0.0, 4.0], np.float32)).interleave(
+            lambda v: txd.Dataset.from_tensors(tx.debugging.check_numerics(1.0 / v, "not finite")).repeat(2),
+            cycle_length=2, block_length=2, num_parallel_calls=npc)
+    assert _kinds(_outcomes(iter(build(None)))) == [1.0, 1.0, "InvalidArgumentError", 0.25, 0.25]
+    assert _kinds(_outcomes(iter(build(2)))) == [1.0, 1.0, "InvalidArgumentError", 0.25, 0.25]
+    with pytest.raises(tx.errors.InvalidArgumentError, match="map_func failed on the stand-in elements"):
+        txd.Dataset.range(3).interleave(lambda x: txd.Dataset.from_tensors(
+            tx.debugging.check_numerics(1.0 / tx.cast(x * 0, tx.float32), "never finite")))
 
 
 def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_message():
@@ -214,9 +250,10 @@ def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_messag
     resumed = iter(build())
     resumed.restore(state)
     assert head + _outcomes(resumed) == want
-    resumed_sequentially = iter(_failing(txd.Dataset, tx, None))  # the same state restores without workers
-    resumed_sequentially.restore(state)
-    assert head + _outcomes(resumed_sequentially) == want
+    with txd.debug_mode():  # the same state restores without workers
+        resumed_sequentially = iter(build())
+        resumed_sequentially.restore(state)
+    assert _kinds(head + _outcomes(resumed_sequentially)) == _kinds(want)
 
 
 class _Take:

@@ -70,7 +70,8 @@ class _Reader:
         """An input element that could not be opened, in a parallel interleave: its one item is the
         error (Note [Parallel interleave])."""
         reader = cls((), FAILED, _NoIterator())
-        reader.items.append((None, error))
+        if error is not None:
+            reader.items.append((None, error))
         reader.ended = True
         return reader
 
@@ -351,8 +352,10 @@ class _InterleaveIterator(NodeIterator):
             self._resume()
 
     def _load_reader(self, r):
-        if r.get_int("index") == FAILED:
-            return _Reader.failed(r.get_results("items")[0][1])
+        if r.get_int("index") == FAILED:  # its error, or nothing once the error was raised
+            reader = _Reader.failed(None)
+            reader.items.extend(r.get_results("items"))
+            return reader
         reader = self._open(r.get_element("element"), r.get_int("index"))
         reader.it.restore(r.child("iterator"))
         reader.items.extend(r.get_results("items"))
