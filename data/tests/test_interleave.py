@@ -13,7 +13,7 @@ import pytest
 import tensorflux as tx
 import tensorflux_data as txd
 from pipelines import assert_same_elements, flat_values
-from tensorflux_data import _threads
+from tensorflux_data import _interleave, _threads
 
 WAIT_S = 60  # a liveness bound for tests that could block (never reached when the code works)
 
@@ -21,6 +21,14 @@ WAIT_S = 60  # a liveness bound for tests that could block (never reached when t
 # longer than the input, blocks longer than most sub-datasets.
 SHAPES = [([1, 5, 0, 3, 2, 7, 0, 0, 4], 3, 2), ([3, 0, 0, 0, 2], 12, 1), ([0, 0, 0], 2, 3),
           ([5, 1, 1, 1, 1, 1, 6], 2, 3), ([2, 2, 2, 2], 4, 1), ([4], 1, 2)]
+
+
+@pytest.fixture(params=["cheap_reads", "costly_reads"])
+def reads(request, monkeypatch):
+    """Both regimes of Note [Cheap reads], whatever the timing: every read cheap (the consumer reads
+    runs itself once it has timed one) or every read costly (the workers read)."""
+    monkeypatch.setattr(_interleave, "CHEAP_READ_S", float("inf") if request.param == "cheap_reads" else 0.0)
+    return request.param
 
 
 def _threads_option(threads):
@@ -43,7 +51,7 @@ def _elements(ds):
 
 
 @pytest.mark.parametrize("lengths,cycle,block", SHAPES)
-def test_parallel_reads_yield_the_sequential_bytes_at_any_thread_count_and_in_debug_mode(lengths, cycle, block):
+def test_parallel_reads_yield_the_sequential_bytes_at_any_thread_count_and_in_debug_mode(lengths, cycle, block, reads):
     want = _elements(_build(txd.Dataset, lengths, cycle, block, None))
     assert len(want) == sum(lengths)
     for npc in sorted({1, min(2, cycle), cycle, txd.AUTOTUNE}):
@@ -115,6 +123,24 @@ def test_sub_datasets_are_read_concurrently_on_the_worker_threads():
     assert any(name.startswith("txd-worker") for _, name in log)
 
 
+@pytest.mark.parametrize("cheap", [True, False])
+def test_cheap_reads_stay_in_the_calling_thread_in_runs_and_costly_ones_go_to_the_workers(cheap, monkeypatch):
+    monkeypatch.setattr(_interleave, "CHEAP_READ_S", float("inf") if cheap else 0.0)
+    log = []
+    ds = txd.Dataset.range(4).interleave(_gated({}, log), cycle_length=4, num_parallel_calls=4).with_options(
+        _threads_option(4))
+    it = iter(ds)
+    inner = it._root.inner._in.inner  # the interleave's iterator, under with_options
+    inner._read_cost = 0.0  # as if the consumer had timed a read already
+    assert [int(v) for v in it] == [i * 10 + j for j in range(3) for i in range(4)]
+    assert inner._cheap() == cheap
+    readers = {name for _, name in log}
+    if cheap:
+        assert readers == {threading.current_thread().name} and inner._tasks == 0
+    else:
+        assert any(name.startswith("txd-worker") for name in readers)
+
+
 def test_debug_mode_reads_sequentially_in_the_calling_thread():
     log = []
     ds = txd.Dataset.range(3).interleave(_gated({}, log), cycle_length=3, block_length=2, num_parallel_calls=3)
@@ -172,7 +198,7 @@ def _kinds(outcomes):
 
 
 @pytest.mark.parametrize("npc", [1, 2, txd.AUTOTUNE])
-def test_errors_in_sub_datasets_are_raised_at_the_same_positions_at_any_thread_count_and_in_debug_mode(npc):
+def test_errors_in_sub_datasets_are_raised_at_the_same_positions_at_any_thread_count_and_in_debug_mode(npc, reads):
     want = _outcomes(iter(_failing(txd.Dataset, tx, 1)))
     assert want[1][0] == "InvalidArgumentError" and "not finite" in want[1][1]
     for threads in (1, 2, 8):
@@ -240,7 +266,7 @@ def test_map_func_runs_on_stand_ins_for_the_spec_and_its_errors_come_at_their_el
             tx.debugging.check_numerics(1.0 / tx.cast(x * 0, tx.float32), "never finite")))
 
 
-def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_message():
+def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_message(reads):
     def build():
         return _failing(txd.Dataset, tx, 2)
     want = _outcomes(iter(build()))
@@ -270,7 +296,7 @@ class _Take:
 
 
 @pytest.mark.parametrize("k", [0, 1, 4, 9, 15, 22])
-def test_mid_epoch_resume_with_read_ahead_buffers(k):
+def test_mid_epoch_resume_with_read_ahead_buffers(k, reads):
     lengths, cycle, block = SHAPES[0]
 
     def build(npc=cycle):
@@ -326,7 +352,7 @@ def test_closing_or_deleting_an_iterator_early_stops_its_workers(how):
     _warm_pool(threads)  # and every pool worker is free again (a task left reading would block one)
 
 
-def test_nested_parallel_stages_on_a_one_worker_pool_do_not_deadlock():
+def test_nested_parallel_stages_on_a_one_worker_pool_do_not_deadlock(reads):
     # Sub-datasets with a parallel map (some behind a prefetch, some with a parallel interleave of
     # their own) read by a parallel interleave whose pool has a single worker: the consumer and that
     # worker both read sub-datasets, and neither may wait for work queued behind the other (Note

@@ -38,22 +38,6 @@ def stack_component(arrays, index):
 # error is that error, also with drop_remainder.
 
 
-def read_whole_batch(read, size):
-    """(elements, first error): ``size`` reads of ``read()`` (fewer at END), every one made whatever
-    fails among them, and the first exception raised, or None (Note [Batch errors])."""
-    elements, error = [], None
-    for _ in range(size):
-        try:
-            x = read()
-        except Exception as e:  # noqa: BLE001 (the batch reports the first; tf.data's MapAndBatch)
-            error = e if error is None else error
-            continue
-        if x is END:
-            break
-        elements.append(x)
-    return elements, error
-
-
 class _BatchIterator(NodeIterator):
     """Collects ``size`` elements and hands them to the node's ``_assemble``; an error drops the
     batch (Note [Batch errors]), so the state is the input's alone."""
@@ -69,17 +53,19 @@ class _BatchIterator(NodeIterator):
         size, drop = self._node._size, self._node._drop
         if self._fast is not None:
             return self._next_stacked(size, drop)
-        if self._whole:
-            batch, error = read_whole_batch(self._in.next, size)
-            if error is not None:
-                raise error
-        else:
-            batch = []
-            while len(batch) < size:
-                x = self._in.next()  # an error drops the elements collected (Note [Batch errors])
-                if x is END:
-                    break
-                batch.append(x)
+        batch, error, taken, ended = [], None, 0, False
+        while taken < size and not ended:  # runs of the input's items (Note [Runs of items])
+            items, ended = self._in.read_items(size - taken)
+            taken += len(items)
+            for x, e in items:
+                if e is None:
+                    batch.append(x)
+                elif not self._whole:
+                    raise e  # the elements collected are dropped (Note [Batch errors])
+                elif error is None:
+                    error = e
+        if error is not None:
+            raise error
         if not batch or (len(batch) < size and drop):
             return END
         return self._node._assemble(batch)

@@ -121,6 +121,30 @@ class _FilesIterator(NodeIterator):
             self._drop()
         return END
 
+    def read_items(self, n):
+        """A run of records read from the file at once (Note [Runs of items])."""
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            return [(None, error)], False
+        items = []
+        while len(items) < n:
+            try:
+                if self._reader_for_next() is None:
+                    return items, True
+            except Exception as e:  # noqa: BLE001 (a file that cannot be opened: an item)
+                items.append((None, e))
+                break
+            try:
+                records = self._reader.next_many(n - len(items))
+            except Exception as e:  # noqa: BLE001 (a corrupt record ends its file: an item)
+                self._failed()
+                items.append((None, e))
+                break
+            if not records:
+                self._drop()
+            items.extend(((np.array(r, object),), None) for r in records)
+        return items, False
+
     def _raise_pending(self):
         if self._pending is not None:
             error, self._pending = self._pending, None

@@ -13,13 +13,24 @@ are read ahead on the add-on's worker threads (Note [Parallel interleave])."""
 # With num_parallel_calls (not in debug mode) two things run ahead of the consumer, as in tf.data:
 # the consumer opens up to CYCLE_PREFETCH_FACTOR * cycle_length input elements before a slot needs
 # them (the "futures": an input error or a map_func error waits in that queue at its position), and
-# up to num_parallel_calls tasks on the worker pool (_threads.pool, shared with the parallel map)
-# fill readers' buffers up to BUFFER_FACTOR * block_length + 1 items: the current slot first, then
-# the slots after it in cycle order, then the futures. A reader's iterator is read by one thread at a
-# time (its ``busy`` flag, under the iterator's lock); a task goes on reading the reader it took
-# until its buffer is full. When the consumer reads a reader itself, it does so as a worker would
-# (Note [Nested work] in _threads.py). AUTOTUNE climbs the task count (Note [Autotune]) up to
-# cycle_length.
+# up to num_parallel_calls tasks on a worker pool of a thread per slot (_threads.pool; at least one
+# per CPU, or the pipeline's private_threadpool_size) fill readers' buffers up to BUFFER_FACTOR *
+# block_length + 1 items, a run at a time (Note [Runs of items] in _base.py): the current slot
+# first, then the slots after it in cycle order, then the futures. A reader's iterator is read by
+# one thread at a time (its ``busy`` flag, under the iterator's lock); a task goes on reading the
+# reader it took until its buffer is full. Only the consumer takes items out of buffers, without
+# the lock. When the consumer reads a reader itself, it does so as a worker would (Note [Nested
+# work] in _threads.py). AUTOTUNE climbs the task count (Note [Autotune]) up to cycle_length.
+#
+# Note [Cheap reads]: a handoff to a worker (a task queued, a thread woken, the GIL passed, a lock
+# per run) costs tens of microseconds. Reads cheaper than that per item (records of a file in the
+# page cache, elements of arrays) are Python work that holds the GIL, so workers cannot overlap them
+# and their handoffs only add to the consumer's time (the parallel interleave used to be half as
+# fast as the sequential one on small records). So the consumer times its own reads: while they
+# cost less than CHEAP_READ_S per item, it starts no tasks (running ones stop) and reads CHEAP_RUN
+# items at a time itself; reads that wait (I/O, sleeps) or run in the engine cost more, and the
+# consumer reads one item when it must, leaving the rest to the workers, which overlap them. The
+# items and their order do not depend on which thread reads them, so this only moves the work.
 #
 # Errors follow tf.data's two interleaves, chosen by num_parallel_calls alone (so debug mode, which
 # reads sequentially, keeps them): without it (InterleaveDataset), an error read from a sub-dataset
@@ -41,6 +52,7 @@ are read ahead on the add-on's worker threads (Note [Parallel interleave])."""
 import collections
 import math
 import threading
+import time
 
 import numpy as np
 
@@ -53,6 +65,8 @@ from tensorflux_data._functions import call_unpacked
 
 CYCLE_PREFETCH_FACTOR = 2  # input elements opened ahead per slot (tf.data's default)
 BUFFER_FACTOR = 2  # a reader buffers BUFFER_FACTOR * block_length + 1 items (tf.data's default)
+CHEAP_READ_S = 20e-6  # reads faster than this per item are not handed to workers (Note [Cheap reads])
+CHEAP_RUN = 16  # items the consumer reads at once from a sub-dataset whose reads are cheap
 
 
 class _Reader:
@@ -107,7 +121,9 @@ class _InterleaveIterator(NodeIterator):
         self._parallel = width is not None
         self._tuner = _autotune.Tuner(high=cycle) if width == _options.AUTOTUNE else None
         self._fixed_width = width
-        self._pool = _threads.pool(ctx.pool_size) if self._parallel else None
+        # A thread per slot by default, as tf.data has: reads that wait (files, generators) overlap.
+        self._pool = _threads.pool(ctx.pool_size or max(cycle, _options.default_parallelism())) \
+            if self._parallel else None
         self._ahead = CYCLE_PREFETCH_FACTOR * cycle if self._parallel else 0
         self._limit = BUFFER_FACTOR * node._block + 1
         self._cond = threading.Condition(threading.Lock())
@@ -117,6 +133,7 @@ class _InterleaveIterator(NodeIterator):
         self._input_done = False  # the input ended (seen while opening)
         self._end_of_input = False  # the order reached the input's end
         self._tasks, self._paused, self._stopped = 0, False, False
+        self._read_cost = None  # seconds per item of the consumer's last read (Note [Cheap reads])
 
     @property
     def _width(self):
@@ -160,18 +177,14 @@ class _InterleaveIterator(NodeIterator):
         return END if self._input_done else self._pull()
 
     # -- reading sub-datasets ---------------------------------------------------------------------
-    def _read_one(self, reader, keep=False):
-        """Reads one item of ``reader`` (marked busy by the caller) into its buffer; with ``keep``,
-        keeps the reader (returns True) while its task may go on reading it."""
-        try:
-            item = (reader.it.next(), None)
-        except Exception as e:  # an item: raised when the consumer reaches it
-            item = (None, e)
+    def _read_run(self, reader, n, keep=False):
+        """Reads a run of up to ``n`` items of ``reader`` (marked busy by the caller) into its buffer
+        (Note [Runs of items]); with ``keep``, keeps the reader (returns True) while its task may go
+        on reading it."""
+        items, ended = reader.it.read_items(n)
         with self._cond:
-            if item[0] is END and item[1] is None:
-                reader.ended = True
-            else:
-                reader.items.append(item)
+            reader.items.extend(items)
+            reader.ended = reader.ended or ended
             keep = keep and not (reader.ended or len(reader.items) >= self._limit or self._stopped or self._paused
                                  or self._tasks > self._width)
             reader.busy = keep
@@ -179,7 +192,15 @@ class _InterleaveIterator(NodeIterator):
         return keep
 
     def _take(self, reader):
-        """The next item of ``reader``: from its buffer, else read here (or waited for while a task reads it)."""
+        """The next item of ``reader``: from its buffer, else read here (or waited for while a task
+        reads it). Only this thread takes items, so a buffered one needs no lock."""
+        if reader.items:
+            return reader.items.popleft()
+        if not self._parallel:  # one item, read here: the sequential modes read nothing ahead
+            if reader.ended:
+                return END, None
+            items, reader.ended = reader.it.read_items(1)
+            return items[0] if items else (END, None)
         while True:
             with self._cond:
                 while True:
@@ -191,11 +212,17 @@ class _InterleaveIterator(NodeIterator):
                         break
                     self._cond.wait()
                 reader.busy = True
-            if self._parallel:  # as a worker would (Note [Nested work])
-                with _threads.working():
-                    self._read_one(reader)
-            else:
-                self._read_one(reader)
+            # Read here as a worker would (Note [Nested work]): a run when reads are cheap, one item
+            # when they wait or work, so the workers overlap them (Note [Cheap reads]).
+            run = CHEAP_RUN if self._cheap() else 1
+            t = time.perf_counter()
+            with _threads.working():
+                self._read_run(reader, run)
+            self._read_cost = (time.perf_counter() - t) / run
+
+    def _cheap(self):
+        """Whether reads cost less than a handoff to a worker (Note [Cheap reads])."""
+        return self._read_cost is not None and self._read_cost < CHEAP_READ_S
 
     def _readers(self):
         """Open readers by urgency: the current slot, the slots after it, then the futures (lock held)."""
@@ -213,19 +240,19 @@ class _InterleaveIterator(NodeIterator):
         while True:
             with self._cond:
                 reader = None
-                if not (self._stopped or self._paused or self._tasks > self._width):
+                if not (self._stopped or self._paused or self._tasks > self._width or self._cheap()):
                     reader = next((r for r in self._readers() if r.wants(self._limit)), None)
                 if reader is None:
                     self._tasks -= 1
                     self._cond.notify_all()
                     return
                 reader.busy = True
-            while self._read_one(reader, keep=True):
+            while self._read_run(reader, max(1, self._limit - len(reader.items)), keep=True):
                 pass
 
     def _schedule(self):
         """Starts pool tasks while there are fewer than the width and buffers to fill; how many."""
-        if not self._parallel:
+        if not self._parallel or self._cheap():
             return 0
         with self._cond:
             room = self._width - self._tasks
@@ -274,7 +301,26 @@ class _InterleaveIterator(NodeIterator):
                 return
 
     def next(self):
-        if self._top_up():
+        x, err = self._step()
+        if err is not None:
+            raise err
+        return x
+
+    def read_items(self, n):
+        items = []
+        while len(items) < n:
+            item = self._step()
+            if item[1] is not None:
+                items.append(item)
+                break
+            if item[0] is END:
+                return items, True
+            items.append(item)
+        return items, False
+
+    def _step(self):
+        """The next item in the order: (element, None), (None, exception) or (END, None)."""
+        if len(self._futures) < self._ahead and self._top_up():
             self._schedule()
         while not self._end_of_input or any(s is not None for s in self._slots):
             if not self._det:
@@ -292,12 +338,11 @@ class _InterleaveIterator(NodeIterator):
                     self._block_index += 1
                     if self._block_index == self._node._block:
                         self._advance_slot()
-                if err is not None:
-                    raise err
                 if self._tuner is not None:
                     self._tuner.record()
-                self._schedule()
-                return x
+                if self._parallel and self._tasks < self._width and reader.wants(self._limit):
+                    self._schedule()
+                return x, err
             if not self._end_of_input:
                 entry = self._next_input()
                 if entry is END:
@@ -305,7 +350,7 @@ class _InterleaveIterator(NodeIterator):
                     continue
                 if isinstance(entry, Exception):
                     if not self._errors_count:
-                        raise entry
+                        return None, entry
                     entry = _Reader.failed(entry)
                 with self._cond:
                     self._slots[self._cycle_index] = entry
@@ -313,7 +358,7 @@ class _InterleaveIterator(NodeIterator):
                 self._schedule()
             else:
                 self._advance_slot()
-        return END
+        return END, None
 
     # -- state and shutdown ----------------------------------------------------------------------
     def _quiesce(self, stop=False):
