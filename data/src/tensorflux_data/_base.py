@@ -122,31 +122,26 @@ class _Measured(NodeIterator):
         if hasattr(it, "next_batch"):
             self.next_batch = self._next_batch
 
-    def next(self):
+    def _timed(self, fn, *args):
         t = time.perf_counter()
         try:
-            x = self._it.next()
+            return fn(*args)
         finally:
             self._rec.seconds += time.perf_counter() - t
+
+    def next(self):
+        x = self._timed(self._it.next)
         if x is not END:
             self._rec.elements += 1
         return x
 
     def read_items(self, n):
-        t = time.perf_counter()
-        try:
-            items, ended = self._it.read_items(n)
-        finally:
-            self._rec.seconds += time.perf_counter() - t
+        items, ended = self._timed(self._it.read_items, n)
         self._rec.elements += len(items) - (1 if items and items[-1][1] is not None else 0)  # an error ends a run
         return items, ended
 
     def _next_batch(self, n):
-        t = time.perf_counter()
-        try:
-            out, k = self._it.next_batch(n)
-        finally:
-            self._rec.seconds += time.perf_counter() - t
+        out, k = self._timed(self._it.next_batch, n)
         self._rec.elements += k
         return out, k
 

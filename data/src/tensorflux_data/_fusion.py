@@ -1,7 +1,8 @@
 """Map-then-batch fusion (tf.data's map_and_batch and vectorisation idea): ``batch(map(ds, f), n)``
 makes one engine call per batch instead of one per element, with the elements and errors of the
-same pipeline run one element at a time: an elementwise f runs once on the stacked elements (Note [Elementwise functions]); any
-other f runs in a tx.map_fn loop inside one function call (Note [Fused batches])."""
+same pipeline run one element at a time: an elementwise f runs once on the stacked elements (Note
+[Elementwise functions]); any other f runs in a tx.map_fn loop inside one function call (Note
+[Fused batches])."""
 
 # Note [Elementwise functions]: a traced map function is run batched only when its graph is made
 # solely of elementwise ops (the ELEMENTWISE set, plus Placeholder, Const and Identity) and every
