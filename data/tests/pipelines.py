@@ -131,6 +131,7 @@ ERRORS = {
     "parallel_batch_errors": lambda D, T: _reciprocals(D, T, _MID).batch(4, num_parallel_calls=2),
     "map_map_batch_errors": lambda D, T: _reciprocals(D, T, _MID).map(lambda y: y * 2.0).batch(4),
     "prefetch_batch_errors": lambda D, T: _reciprocals(D, T, _MID).prefetch(2).batch(4),
+    "map_noops_batch_errors": lambda D, T: _reciprocals(D, T, _MID).take(-1).skip(0).repeat(1).batch(4),
     "padded_batch_errors": lambda D, T: D.from_tensor_slices(np.array(_MID, np.float32)).map(
         lambda x: T.debugging.check_numerics(T.fill([T.cast(x, T.int32) % 3 + 1], 1.0 / x), "not finite")).padded_batch(
         3),

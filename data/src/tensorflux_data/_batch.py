@@ -32,8 +32,10 @@ def stack_component(arrays, index):
 # and batch(num_parallel_calls) do the same). A batch right after a map (any num_parallel_calls) is
 # replaced by tf.data's map_and_batch_fusion, on by default, with MapAndBatch, which reads
 # batch_size input elements whatever fails among them and reports the first failure (of the input or
-# of the function) in place of the whole batch. Both rules hold here in every mode, whether or not
-# the map actually runs fused (Note [Fused batches]): `BatchDataset.whole_batch_errors` says which.
+# of the function) in place of the whole batch; it looks through the no-ops that noop_elimination
+# removes first (take(-1), skip(0), repeat(1), shard(1, 0)), not through other transformations
+# (prefetch, with_options). Both rules hold here in every mode, whether or not the map actually runs
+# fused (Note [Fused batches]): `BatchDataset.whole_batch_errors` says which.
 # So no partial batch outlives a next() call and none is in the state. A final partial batch with an
 # error is that error, also with drop_remainder.
 
@@ -112,15 +114,19 @@ class BatchDataset(Dataset):
 
     def whole_batch_errors(self, ctx):
         """Whether tf.data fuses this batch with the map before it, so that an error fails the whole
-        batch of input elements (Note [Batch errors])."""
+        batch of input elements (Note [Batch errors]); no-ops between them do not count, as tf.data's
+        noop_elimination removes them first."""
         from tensorflux_data._map import MapDataset
-        return type(self) is BatchDataset and self._parallel is None and type(self._inputs[0]) is MapDataset \
-            and ctx.fuse_map_and_batch
+        return type(self) is BatchDataset and self._parallel is None and ctx.fuse_map_and_batch and \
+            type(_without_noops(self._inputs[0])) is MapDataset
 
     def _make_iter(self, ctx):
         from tensorflux_data import _fusion
-        if self.whole_batch_errors(ctx) and not ctx.debug and _fusion.fusable(self._inputs[0]) is not None:
-            return _fusion.FusedMapBatchIterator(self, self._inputs[0], ctx)
+        from tensorflux_data._map import MapDataset
+        inp = self._inputs[0]
+        if self.whole_batch_errors(ctx) and type(inp) is MapDataset and not ctx.debug and \
+                _fusion.fusable(inp) is not None:
+            return _fusion.FusedMapBatchIterator(self, inp, ctx)
         return _BatchIterator(self, ctx)
 
     def _cardinality(self):
@@ -128,6 +134,16 @@ class BatchDataset(Dataset):
 
     def _params(self):
         return "%d,%d,%s" % (self._size, self._drop, self._parallel is not None)
+
+
+def _without_noops(ds):
+    """``ds`` under the transformations tf.data's noop_elimination removes: take(-1), skip(0),
+    repeat(1) and shard(1, 0)."""
+    from tensorflux_data._select import RepeatDataset, ShardDataset, SkipDataset, TakeDataset
+    while (type(ds) is TakeDataset and ds._count < 0) or (type(ds) is SkipDataset and ds._count == 0) or \
+            (type(ds) is RepeatDataset and ds._count == 1) or (type(ds) is ShardDataset and ds._num == 1):
+        ds = ds._inputs[0]
+    return ds
 
 
 def _dims(spec, what):
