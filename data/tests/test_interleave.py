@@ -126,8 +126,11 @@ def test_sub_datasets_are_read_concurrently_on_the_worker_threads():
 @pytest.mark.parametrize("cheap", [True, False])
 def test_cheap_reads_stay_in_the_calling_thread_in_runs_and_costly_ones_go_to_the_workers(cheap, monkeypatch):
     monkeypatch.setattr(_interleave, "CHEAP_READ_S", float("inf") if cheap else 0.0)
-    log = []
-    ds = txd.Dataset.range(4).interleave(_gated({}, log), cycle_length=4, num_parallel_calls=4).with_options(
+    # Costly: sub-dataset 0 waits until sub-dataset 1 has started, which only a worker can start
+    # while the consumer waits in sub-dataset 0 (cheap reads would wait for ever: no gates there).
+    released, log = threading.Event(), []
+    gated = _gated({}, log) if cheap else _gated({0: released}, log, opens={1: released})
+    ds = txd.Dataset.range(4).interleave(gated, cycle_length=4, num_parallel_calls=4).with_options(
         _threads_option(4))
     it = iter(ds)
     inner = it._root.inner._in.inner  # the interleave's iterator, under with_options
