@@ -91,20 +91,95 @@ def _reciprocals(D, T, values=(1.0, 0.0, 2.0, 4.0, 0.0, 5.0, 8.0, 0.5, 0.0, 10.0
         lambda x: T.debugging.check_numerics(1.0 / x, "not finite"), **map_args)
 
 
-# Pipelines raising errors mid-sequence; an iterator goes on after each. Compared with themselves
-# (error positions and classes), not with tf.data: its batch drops a partial batch's elements at an
-# error and its parallel interleave counts an error toward the block.
+def _unfused(D, ds):
+    """``ds`` without map-and-batch fusion (tf.data's and ours: Note [Batch errors])."""
+    o = type(ds.options())()
+    o.experimental_optimization.map_and_batch_fusion = False
+    return ds.with_options(o)
+
+
+def _reciprocal_sequences(D, T, n):
+    """n = 1..: the dataset 1/(v - n) for v in 0..3, an error where v == n."""
+    return D.range(4).map(lambda v: T.debugging.check_numerics(1.0 / T.cast(v - n, T.float32), "not finite"))
+
+
+_MID = (1.0, 0.0, 2.0, 0.0, 4.0, 5.0, 0.0, 8.0, 10.0)  # errors before the end of batches of 4
+_LAST = (1.0, 2.0, 4.0, 5.0, 8.0, 0.0, 10.0)  # an error in the final partial batch of 3
+
+# Pipelines raising errors mid-sequence; an iterator goes on after each. Compared with tf.data
+# element by element (test_errors_like_tf.py; SHUFFLED ones by error positions and values), in
+# debug mode, and across restores at every position.
 ERRORS = {
     "map_errors": lambda D, T: _reciprocals(D, T),
     "map_parallel_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=3),
     "prefetch_errors": lambda D, T: _reciprocals(D, T).prefetch(3),
     "map_parallel_prefetch_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=2).prefetch(2),
     "fused_batch_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 4.0, 5.0, 0.0, 8.0, 0.5, 0.0, 10.0, 3.0)).batch(3),
+    "fused_batch_mid_errors": lambda D, T: _reciprocals(D, T, _MID).batch(4),
+    "unfused_batch_mid_errors": lambda D, T: _unfused(D, _reciprocals(D, T, _MID).batch(4)),
+    "fused_batch_pairs_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 4.0, 0.0, 5.0, 8.0)).batch(2),
+    "unfused_batch_pairs_errors": lambda D, T: _unfused(D, _reciprocals(D, T, (1.0, 2.0, 4.0, 0.0, 5.0, 8.0)).batch(2)),
+    "fused_batch_drop_remainder_errors": lambda D, T: _reciprocals(D, T, _MID).batch(4, drop_remainder=True),
+    "unfused_batch_drop_remainder_errors": lambda D, T: _unfused(D, _reciprocals(D, T, _MID).batch(
+        4, drop_remainder=True)),
+    "fused_batch_final_partial_errors": lambda D, T: _reciprocals(D, T, _LAST).batch(3),
+    "unfused_batch_final_partial_errors": lambda D, T: _unfused(D, _reciprocals(D, T, _LAST).batch(3)),
+    "batch_final_partial_drop_remainder_errors": lambda D, T: _reciprocals(D, T, _LAST).batch(3, drop_remainder=True),
+    "map_parallel_batch_errors": lambda D, T: _reciprocals(D, T, _MID, num_parallel_calls=3).batch(4),
+    "unfused_map_parallel_batch_errors": lambda D, T: _unfused(D, _reciprocals(D, T, _MID, num_parallel_calls=3).batch(
+        4)),
+    "parallel_batch_errors": lambda D, T: _reciprocals(D, T, _MID).batch(4, num_parallel_calls=2),
+    "map_map_batch_errors": lambda D, T: _reciprocals(D, T, _MID).map(lambda y: y * 2.0).batch(4),
+    "prefetch_batch_errors": lambda D, T: _reciprocals(D, T, _MID).prefetch(2).batch(4),
+    "map_noops_batch_errors": lambda D, T: _reciprocals(D, T, _MID).take(-1).skip(0).repeat(1).batch(4),
+    "padded_batch_errors": lambda D, T: D.from_tensor_slices(np.array(_MID, np.float32)).map(
+        lambda x: T.debugging.check_numerics(T.fill([T.cast(x, T.int32) % 3 + 1], 1.0 / x), "not finite")).padded_batch(
+        3),
+    "unbatch_errors": lambda D, T: _reciprocals(D, T, _MID).batch(4).unbatch(),
+    "window_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 0.0, 4.0, 5.0, 8.0, 10.0, 0.5)).window(
+        3, shift=2).flat_map(lambda w: w.batch(3)),
+    "window_stride_drop_remainder_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 0.0, 4.0, 5.0, 0.0, 10.0, 0.5,
+                                                                            3.0)).window(
+        3, shift=1, stride=2, drop_remainder=True).flat_map(lambda w: w.batch(3)),
+    "window_shift_past_errors": lambda D, T: _reciprocals(D, T, (1.0, 0.0, 2.0, 4.0, 0.0, 5.0, 8.0, 0.0, 3.0)).window(
+        2, shift=3).flat_map(lambda w: w.batch(2)),
+    "group_by_window_errors": lambda D, T: _reciprocals(D, T, _MID).group_by_window(
+        lambda x: T.cast(x > 0.3, T.int64), lambda k, w: w.batch(2), window_size=2),
+    "group_by_window_batch_errors": lambda D, T: D.from_tensor_slices(np.array(_MID, np.float32)).group_by_window(
+        lambda x: T.cast(x > 3.0, T.int64), lambda k, w: w.map(
+            lambda x: T.debugging.check_numerics(1.0 / x, "not finite")).batch(2), window_size=3),
+    "bucket_by_sequence_length_errors": lambda D, T: D.from_tensor_slices(np.array(
+        (1.0, 2.0, 0.0, 4.0, 5.0, 3.0, 0.0, 2.0, 1.0, 6.0), np.float32)).map(
+        lambda x: T.debugging.check_numerics(T.fill([T.cast(x, T.int32) % 4 + 1], 1.0 / x), "not finite")
+    ).bucket_by_sequence_length(lambda x: T.shape(x)[0], [3], [2, 2]),
+    "scan_errors": lambda D, T: _reciprocals(D, T, _MID).scan(np.float32(0.0), lambda s, x: (s + x, s)),
+    "take_while_errors": lambda D, T: _reciprocals(D, T, _MID).take_while(lambda x: x > 0.15),
+    "filter_errors": lambda D, T: _reciprocals(D, T, _MID).filter(lambda x: x < 0.9),
     "shuffle_errors": lambda D, T: _reciprocals(D, T).shuffle(4, seed=1),
+    "zip_errors": lambda D, T: D.zip((_reciprocals(D, T, _MID), _reciprocals(D, T, (1.0, 0.0, 2.0, 4.0, 0.0, 5.0)))),
+    "enumerate_errors": lambda D, T: _reciprocals(D, T, _MID).enumerate(5),
+    "concatenate_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 0.0)).concatenate(_reciprocals(
+        D, T, (4.0, 0.0, 8.0))).batch(2),
+    "skip_take_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 0.0, 4.0, 0.0, 0.0, 8.0, 10.0, 0.5)).skip(3).take(3),
+    "interleave_errors": lambda D, T: D.range(1, 4).interleave(lambda n: _reciprocal_sequences(D, T, n),
+                                                               cycle_length=2, block_length=2),
     "interleave_parallel_errors": lambda D, T: D.range(1, 4).interleave(
-        lambda n: D.range(4).map(lambda v: T.debugging.check_numerics(1.0 / T.cast(v - n, T.float32), "not finite")),
-        cycle_length=2, block_length=2, num_parallel_calls=2),
+        lambda n: _reciprocal_sequences(D, T, n), cycle_length=2, block_length=2, num_parallel_calls=2),
+    "interleave_parallel_block_errors": lambda D, T: D.range(1, 4).interleave(
+        lambda n: _reciprocal_sequences(D, T, n), cycle_length=3, block_length=1, num_parallel_calls=3),
+    "interleave_input_errors": lambda D, T: _reciprocals(D, T, (1.0, 0.0, 2.0, 4.0)).interleave(
+        lambda v: D.from_tensors(v).repeat(3), cycle_length=2, block_length=2),
+    "interleave_parallel_input_errors": lambda D, T: _reciprocals(D, T, (1.0, 0.0, 2.0, 4.0)).interleave(
+        lambda v: D.from_tensors(v).repeat(3), cycle_length=2, block_length=2, num_parallel_calls=2),
+    "interleave_batch_errors": lambda D, T: D.range(2).interleave(lambda n: _reciprocals(D, T, _MID).batch(4),
+                                                                  cycle_length=2),
+    "cache_repeat_errors": lambda D, T: _reciprocals(D, T, _MID).cache().repeat(2),
+    "repeat_batch_errors": lambda D, T: _unfused(D, _reciprocals(D, T, _LAST).repeat(2).batch(3)),
+    "batch_repeat_errors": lambda D, T: _reciprocals(D, T, _LAST).batch(3).repeat(2),
 }
+
+# Error pipelines whose order is random: compared with tf.data by error positions and values alone.
+SHUFFLED = {"shuffle_errors"}
 
 # Pipelines whose order is random: compared with themselves (seeded), never with TensorFlow's RNG.
 RANDOM = {

@@ -49,16 +49,26 @@ def test_batching_elements_of_different_shapes_names_the_component_and_the_itera
     assert next(it).numpy().tolist() == [[4], [5]]
 
 
-def test_a_generator_that_raises_is_an_error_naming_the_element():
+@pytest.mark.parametrize("exception,error", [(RuntimeError, "UnknownError"), (KeyError, "UnknownError"),
+                                              (ValueError, "InvalidArgumentError"),
+                                              (TypeError, "InvalidArgumentError"),
+                                              (MemoryError, "ResourceExhaustedError"),
+                                              (NotImplementedError, "UnimplementedError")])
+def test_a_generator_that_raises_is_tf_datas_error_naming_the_element(exception, error):
     def gen():
         yield 1
-        raise RuntimeError("disk on fire")
+        raise exception("disk on fire")
     it = iter(txd.Dataset.from_generator(gen, output_signature=tx.TensorSpec([], tx.int64)))
     assert int(next(it)) == 1
-    with pytest.raises(tx.errors.InvalidArgumentError, match="generator raised RuntimeError: disk on fire"):
+    with pytest.raises(getattr(tx.errors, error), match="generator raised %s: .*disk on fire" % exception.__name__):
         next(it)
     with pytest.raises(StopIteration):  # a finished generator ends the sequence
         next(it)
+    tf = pytest.importorskip("tensorflow")
+    theirs = iter(tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec([], tf.int64)))
+    next(theirs)
+    with pytest.raises(getattr(tf.errors, error)):
+        next(theirs)
 
 
 def test_a_generator_yielding_the_wrong_structure_or_type():

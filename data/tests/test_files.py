@@ -53,17 +53,20 @@ def _corrupt(path, offset, value=None):
     open(path, "wb").write(bytes(data))
 
 
-def test_a_bad_data_checksum_names_the_file_and_offset_and_only_that_record_is_lost(tmp_path):
+def test_a_bad_data_checksum_names_the_file_and_offset_and_ends_that_file_as_in_tf(tmp_path):
     path = _write(tmp_path / "f.tfrecord", [b"one", b"two", b"three"])
     second = 12 + 3 + 4
     _corrupt(path, second + 12)  # a byte of b"two"
-    it = iter(txd.TFRecordDataset(path))
+    other = _write(tmp_path / "o.tfrecord", [b"next"])
+    it = iter(txd.TFRecordDataset([path, other]))
     assert next(it).numpy() == b"one"
     with pytest.raises(tx.errors.DataLossError, match=r"f\.tfrecord: corrupted record \(bad data checksum\) at "
                                                       r"byte offset %d" % second):
         next(it)
-    assert next(it).numpy() == b"three"  # the iterator survives
-    assert [r.numpy() for r in txd.TFRecordDataset(path).ignore_errors()] == [b"one", b"three"]
+    assert next(it).numpy() == b"next"  # the iterator survives; tf.data goes on with the next file
+    assert [r.numpy() for r in txd.TFRecordDataset([path, other]).ignore_errors()] == [b"one", b"next"]
+    tf = pytest.importorskip("tensorflow")
+    assert [r.numpy() for r in tf.data.TFRecordDataset([path, other]).ignore_errors()] == [b"one", b"next"]
 
 
 def test_a_bad_length_or_a_truncated_record_ends_the_file_with_its_offset(tmp_path):

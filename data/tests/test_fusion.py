@@ -114,19 +114,41 @@ def test_stats_count_elements_per_node_and_show_the_waits():
     assert rows[0]["seconds_in_next"] > 0.0
 
 
-def test_a_failing_element_in_a_fused_batch_fails_as_unfused_and_the_iterator_goes_on():
+def test_a_failing_element_fails_its_whole_batch_after_a_map_and_the_iterator_goes_on():
+    # Note [Batch errors]: after a map, tf.data's MapAndBatch reads the batch's input elements and
+    # drops them all at an error; unfused, its batch drops the elements before the error and the
+    # next batch starts after it. Both whether or not the map runs fused here, and in debug mode.
     def build(fuse=True):
         ds = txd.Dataset.from_tensor_slices(np.array([1.0, 2.0, 0.0, 4.0, 5.0], np.float32)).map(
             lambda x: tx.debugging.check_numerics(1.0 / x, "reciprocal")).batch(2)
         return ds if fuse else ds.with_options(_unfused_options())
-    for fuse in (True, False):
-        it = iter(build(fuse))
-        assert next(it).numpy().tolist() == [1.0, 0.5]
-        with pytest.raises(tx.errors.InvalidArgumentError, match="reciprocal"):
-            next(it)
-        np.testing.assert_allclose(next(it).numpy(), [0.25, 0.2])
-        with pytest.raises(StopIteration):
-            next(it)
+    for debug in (False, True):
+        with txd.debug_mode(debug):
+            for fuse, after in ((True, [[0.2]]), (False, [[0.25, 0.2]])):
+                assert _fused(build(fuse)) == (fuse and not debug)
+                it = iter(build(fuse))
+                assert next(it).numpy().tolist() == [1.0, 0.5]
+                with pytest.raises(tx.errors.InvalidArgumentError, match="reciprocal"):
+                    next(it)
+                got = [b.numpy() for b in it]
+                assert [g.shape for g in got] == [(len(a),) for a in after]
+                np.testing.assert_allclose(np.concatenate(got), np.concatenate(after), rtol=1e-6)
     ragged = txd.Dataset.range(1, 5).map(lambda n: tx.range(n)).batch(2)
     with pytest.raises(tx.errors.InvalidArgumentError, match="Cannot batch tensors with different shapes"):
         next(iter(ragged))
+
+
+def test_the_first_failure_of_a_fused_batch_is_raised_whether_the_input_or_the_function_fails():
+    # The input (the first map) fails at 0.0; the fused second map fails at -1.0 before it.
+    def build():
+        return txd.Dataset.from_tensor_slices(np.array([1.0, -1.0, 0.0, 4.0, 5.0, 0.0], np.float32)).map(
+            lambda x: tx.debugging.check_numerics(1.0 / x, "input")).map(
+            lambda y: tx.debugging.check_numerics(tx.math.log(y), "function")).batch(3)
+    it = iter(build())
+    assert _fused(build())
+    with pytest.raises(tx.errors.InvalidArgumentError, match="function"):
+        next(it)
+    with pytest.raises(tx.errors.InvalidArgumentError, match="input"):
+        next(it)
+    with pytest.raises(StopIteration):
+        next(it)

@@ -1,7 +1,7 @@
 """interleave(num_parallel_calls): the sequential order at any thread count, in debug mode and
-after restores; completion order when not deterministic; errors where the sequential interleave
-raises them; sub-datasets really read concurrently; workers stopped on close
-(Note [Parallel interleave] in _interleave.py)."""
+after restores; completion order when not deterministic; errors where tf.data's parallel
+interleave raises them (counted toward the block, unlike its sequential interleave); sub-datasets
+really read concurrently; workers stopped on close (Note [Parallel interleave] in _interleave.py)."""
 
 import gc
 import re
@@ -13,7 +13,7 @@ import pytest
 import tensorflux as tx
 import tensorflux_data as txd
 from pipelines import assert_same_elements, flat_values
-from tensorflux_data import _threads
+from tensorflux_data import _interleave, _threads
 
 WAIT_S = 60  # a liveness bound for tests that could block (never reached when the code works)
 
@@ -21,6 +21,14 @@ WAIT_S = 60  # a liveness bound for tests that could block (never reached when t
 # longer than the input, blocks longer than most sub-datasets.
 SHAPES = [([1, 5, 0, 3, 2, 7, 0, 0, 4], 3, 2), ([3, 0, 0, 0, 2], 12, 1), ([0, 0, 0], 2, 3),
           ([5, 1, 1, 1, 1, 1, 6], 2, 3), ([2, 2, 2, 2], 4, 1), ([4], 1, 2)]
+
+
+@pytest.fixture(params=["cheap_reads", "costly_reads"])
+def reads(request, monkeypatch):
+    """Both regimes of Note [Cheap reads], whatever the timing: every read cheap (the consumer reads
+    runs itself once it has timed one) or every read costly (the workers read)."""
+    monkeypatch.setattr(_interleave, "CHEAP_READ_S", float("inf") if request.param == "cheap_reads" else 0.0)
+    return request.param
 
 
 def _threads_option(threads):
@@ -43,7 +51,7 @@ def _elements(ds):
 
 
 @pytest.mark.parametrize("lengths,cycle,block", SHAPES)
-def test_parallel_reads_yield_the_sequential_bytes_at_any_thread_count_and_in_debug_mode(lengths, cycle, block):
+def test_parallel_reads_yield_the_sequential_bytes_at_any_thread_count_and_in_debug_mode(lengths, cycle, block, reads):
     want = _elements(_build(txd.Dataset, lengths, cycle, block, None))
     assert len(want) == sum(lengths)
     for npc in sorted({1, min(2, cycle), cycle, txd.AUTOTUNE}):
@@ -115,6 +123,27 @@ def test_sub_datasets_are_read_concurrently_on_the_worker_threads():
     assert any(name.startswith("txd-worker") for _, name in log)
 
 
+@pytest.mark.parametrize("cheap", [True, False])
+def test_cheap_reads_stay_in_the_calling_thread_in_runs_and_costly_ones_go_to_the_workers(cheap, monkeypatch):
+    monkeypatch.setattr(_interleave, "CHEAP_READ_S", float("inf") if cheap else 0.0)
+    # Costly: sub-dataset 0 waits until sub-dataset 1 has started, which only a worker can start
+    # while the consumer waits in sub-dataset 0 (cheap reads would wait for ever: no gates there).
+    released, log = threading.Event(), []
+    gated = _gated({}, log) if cheap else _gated({0: released}, log, opens={1: released})
+    ds = txd.Dataset.range(4).interleave(gated, cycle_length=4, num_parallel_calls=4).with_options(
+        _threads_option(4))
+    it = iter(ds)
+    inner = it._root.inner._in.inner  # the interleave's iterator, under with_options
+    inner._read_cost = 0.0  # as if the consumer had timed a read already
+    assert [int(v) for v in it] == [i * 10 + j for j in range(3) for i in range(4)]
+    assert inner._cheap() == cheap
+    readers = {name for _, name in log}
+    if cheap:
+        assert readers == {threading.current_thread().name} and inner._tasks == 0
+    else:
+        assert any(name.startswith("txd-worker") for name in readers)
+
+
 def test_debug_mode_reads_sequentially_in_the_calling_thread():
     log = []
     ds = txd.Dataset.range(3).interleave(_gated({}, log), cycle_length=3, block_length=2, num_parallel_calls=3)
@@ -165,24 +194,42 @@ def _failing(D, T, npc):
         cycle_length=2, block_length=2, num_parallel_calls=npc)
 
 
+def _kinds(outcomes):
+    """Outcomes with each error as its class alone (debug mode's eager messages name the op rather
+    than the traced function)."""
+    return [o[0] if isinstance(o, tuple) else o for o in outcomes]
+
+
 @pytest.mark.parametrize("npc", [1, 2, txd.AUTOTUNE])
-def test_errors_in_sub_datasets_surface_where_the_sequential_interleave_raises_them(npc):
-    want = _outcomes(iter(_failing(txd.Dataset, tx, None)))
+def test_errors_in_sub_datasets_are_raised_at_the_same_positions_at_any_thread_count_and_in_debug_mode(npc, reads):
+    want = _outcomes(iter(_failing(txd.Dataset, tx, 1)))
     assert want[1][0] == "InvalidArgumentError" and "not finite" in want[1][1]
     for threads in (1, 2, 8):
         assert _outcomes(iter(_failing(txd.Dataset, tx, npc).with_options(_threads_option(threads)))) == want
-    with txd.debug_mode():  # eager messages name the op rather than the traced function
-        assert _outcomes(iter(_failing(txd.Dataset, tx, npc))) == _outcomes(iter(_failing(txd.Dataset, tx, None)))
+    with txd.debug_mode():
+        assert _kinds(_outcomes(iter(_failing(txd.Dataset, tx, npc)))) == _kinds(want)
     skipped = [v for v in want if not isinstance(v, tuple)]
     assert [float(v) for v in _failing(txd.Dataset, tx, npc).ignore_errors()] == skipped
 
 
-def test_errors_follow_tf_datas_sequential_interleave():
+def test_errors_count_toward_the_block_in_the_parallel_interleave_alone_as_in_tf_data():
+    sequential = _kinds(_outcomes(iter(_failing(txd.Dataset, tx, None))))
+    parallel = _kinds(_outcomes(iter(_failing(txd.Dataset, tx, 2))))
+    # Sub-datasets [1, error, 0.5] and [0.5, 1, 1/3]: the sequential block of the first goes on past
+    # the error to its 0.5, the parallel one ends with the error and the second's block comes first.
+    assert sequential[:5] == [1.0, "InvalidArgumentError", 0.5, 0.5, 1.0]
+    assert parallel[:5] == [1.0, "InvalidArgumentError", 0.5, 1.0, 0.5]
     tf = pytest.importorskip("tensorflow")
-    # tf.data's parallel interleave counts an error toward the block, its sequential one does not;
-    # every mode here keeps the sequential order (Note [Parallel interleave]).
-    theirs = [float(v) for v in _failing(tf.data.Dataset, tf, None).ignore_errors()]
-    assert [float(v) for v in _failing(txd.Dataset, tx, 2).ignore_errors()] == theirs
+    for npc, ours in ((None, sequential), (2, parallel)):
+        it, theirs = iter(_failing(tf.data.Dataset, tf, npc)), []
+        while True:
+            try:
+                theirs.append(float(next(it)))
+            except StopIteration:
+                break
+            except tf.errors.OpError as e:
+                theirs.append(type(e).__name__)
+        assert [o if isinstance(o, str) else pytest.approx(o) for o in ours] == theirs
 
 
 def test_input_and_map_func_errors_keep_their_position_and_message():
@@ -194,17 +241,35 @@ def test_input_and_map_func_errors_keep_their_position_and_message():
         inputs = txd.Dataset.from_generator(gen, output_signature=tx.TensorSpec([], tx.int64))
         return inputs.interleave(lambda x: txd.Dataset.range(x) if int(x) != 2 else txd.Dataset.range(x).map(
             lambda v: (v, v)), cycle_length=2, block_length=1, num_parallel_calls=npc)
-    want = _outcomes(iter(build(None)))
-    assert ("InvalidArgumentError", "from_generator: the generator raised RuntimeError: input broke (element 3)") \
-        in want
-    assert any(isinstance(v, tuple) and "different element structures" in v[1] for v in want)
+    broke = ("UnknownError", "from_generator: the generator raised RuntimeError: input broke (element 3)")
+    sequential = _outcomes(iter(build(None)))
+    assert broke in sequential
+    assert any(isinstance(v, tuple) and "different element structures" in v[1] for v in sequential)
+    # The parallel interleave puts a failed input element in its slot, where it takes that slot's turn.
+    parallel = _outcomes(iter(build(1)))
+    assert sorted(map(str, parallel)) == sorted(map(str, sequential)) and parallel != sequential
     for npc in (1, 2):
-        assert _outcomes(iter(build(npc))) == want
+        assert _outcomes(iter(build(npc))) == parallel
+    with txd.debug_mode():
+        assert _kinds(_outcomes(iter(build(2)))) == _kinds(parallel)
     with pytest.raises(TypeError, match="map_func must return a Dataset"):
         txd.Dataset.range(3).interleave(lambda x: x, num_parallel_calls=2)
 
 
-def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_message():
+def test_map_func_runs_on_stand_ins_for_the_spec_and_its_errors_come_at_their_element():
+    # tf.data traces map_func; here it runs once on zeros (then ones) to find the element spec.
+    def build(npc):
+        return txd.Dataset.from_tensor_slices(np.array([1.0, 0.0, 4.0], np.float32)).interleave(
+            lambda v: txd.Dataset.from_tensors(tx.debugging.check_numerics(1.0 / v, "not finite")).repeat(2),
+            cycle_length=2, block_length=2, num_parallel_calls=npc)
+    assert _kinds(_outcomes(iter(build(None)))) == [1.0, 1.0, "InvalidArgumentError", 0.25, 0.25]
+    assert _kinds(_outcomes(iter(build(2)))) == [1.0, 1.0, "InvalidArgumentError", 0.25, 0.25]
+    with pytest.raises(tx.errors.InvalidArgumentError, match="map_func failed on the stand-in elements"):
+        txd.Dataset.range(3).interleave(lambda x: txd.Dataset.from_tensors(
+            tx.debugging.check_numerics(1.0 / tx.cast(x * 0, tx.float32), "never finite")))
+
+
+def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_message(reads):
     def build():
         return _failing(txd.Dataset, tx, 2)
     want = _outcomes(iter(build()))
@@ -214,9 +279,10 @@ def test_read_ahead_errors_are_recorded_in_the_state_with_their_class_and_messag
     resumed = iter(build())
     resumed.restore(state)
     assert head + _outcomes(resumed) == want
-    resumed_sequentially = iter(_failing(txd.Dataset, tx, None))  # the same state restores without workers
-    resumed_sequentially.restore(state)
-    assert head + _outcomes(resumed_sequentially) == want
+    with txd.debug_mode():  # the same state restores without workers
+        resumed_sequentially = iter(build())
+        resumed_sequentially.restore(state)
+    assert _kinds(head + _outcomes(resumed_sequentially)) == _kinds(want)
 
 
 class _Take:
@@ -233,7 +299,7 @@ class _Take:
 
 
 @pytest.mark.parametrize("k", [0, 1, 4, 9, 15, 22])
-def test_mid_epoch_resume_with_read_ahead_buffers(k):
+def test_mid_epoch_resume_with_read_ahead_buffers(k, reads):
     lengths, cycle, block = SHAPES[0]
 
     def build(npc=cycle):
@@ -289,7 +355,7 @@ def test_closing_or_deleting_an_iterator_early_stops_its_workers(how):
     _warm_pool(threads)  # and every pool worker is free again (a task left reading would block one)
 
 
-def test_nested_parallel_stages_on_a_one_worker_pool_do_not_deadlock():
+def test_nested_parallel_stages_on_a_one_worker_pool_do_not_deadlock(reads):
     # Sub-datasets with a parallel map (some behind a prefetch, some with a parallel interleave of
     # their own) read by a parallel interleave whose pool has a single worker: the consumer and that
     # worker both read sub-datasets, and neither may wait for work queued behind the other (Note

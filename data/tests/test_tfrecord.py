@@ -105,18 +105,17 @@ def _flip(path, offset):
     open(path, "wb").write(bytes(data))
 
 
-def test_a_bad_data_checksum_inside_a_run_loses_that_record_alone(tmp_path, chunk):
+def test_a_bad_data_checksum_inside_a_run_ends_the_file_there(tmp_path, chunk):
     records = [b"r%05d" % i for i in range(2000)]
     path = _write(tmp_path / "d.tfrecord", records)
     _flip(path, _offset(records, 1234) + 14)
-    message = "d.tfrecord: corrupted record (bad data checksum) at byte offset %d" % _offset(records, 1234)
-    out = _outcomes(txd.TFRecordDataset(path))
-    assert out == records[:1234] + [path[:-len("d.tfrecord")] + message] + records[1235:]
+    message = path[:-len("d.tfrecord")] + "d.tfrecord: corrupted record (bad data checksum) at byte offset %d" \
+        % _offset(records, 1234)
+    assert _outcomes(txd.TFRecordDataset(path)) == records[:1234] + [message]  # tf.data skips the rest
     batched = _outcomes(txd.TFRecordDataset(path).batch(100))
-    assert [o for o in batched if isinstance(o, str)] == [path[:-len("d.tfrecord")] + message]
-    # the records read before the error stay for the next batch (Note [Fused batches] keeps them too)
-    assert [r for o in batched if not isinstance(o, str) for r in o.tolist()] == records[:1234] + records[1235:]
-    assert [r.numpy() for r in txd.TFRecordDataset(path).ignore_errors()] == records[:1234] + records[1235:]
+    # the records read before the error in its batch are dropped with it (Note [Batch errors])
+    assert [r for o in batched[:-1] for r in o.tolist()] == records[:1200] and batched[-1] == message
+    assert [r.numpy() for r in txd.TFRecordDataset(path).ignore_errors()] == records[:1234]
 
 
 def test_a_bad_length_or_a_cut_inside_a_run_ends_the_file_there(tmp_path, chunk):
@@ -131,9 +130,20 @@ def test_a_bad_length_or_a_cut_inside_a_run_ends_the_file_there(tmp_path, chunk)
     data = open(cut, "rb").read()
     open(cut, "wb").write(data[:_offset(records, 1500) + 14])
     out = _outcomes(txd.TFRecordDataset(cut).batch(64))
-    assert [r for o in out[:-2] for r in o.tolist()] == records[:1472]
-    assert out[-2].endswith("truncated record (2 of 10 bytes) at byte offset %d" % _offset(records, 1500))
-    assert out[-1].tolist() == records[1472:1500]  # the error, then the records read before it
+    assert [r for o in out[:-1] for r in o.tolist()] == records[:1472]  # the last batch's records go with it
+    assert out[-1].endswith("truncated record (2 of 10 bytes) at byte offset %d" % _offset(records, 1500))
+
+
+def test_a_truncated_compressed_file_yields_its_records_before_the_cut_then_the_error(tmp_path):
+    records = [b"z%05d" % i for i in range(30000)]
+    path = _write(tmp_path / "z.gz", records, "GZIP")
+    data = open(path, "rb").read()
+    open(path, "wb").write(data[: len(data) // 2])
+    out = _outcomes(txd.TFRecordDataset(path, "GZIP"))
+    assert 0 < len(out) - 1 < len(records) and out[:-1] == records[:len(out) - 1]
+    assert "corrupt compressed data" in out[-1]
+    tf = pytest.importorskip("tensorflow")
+    assert [r.numpy() for r in tf.data.TFRecordDataset(path, "GZIP").ignore_errors()] == out[:-1]
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["fast", "debug"])

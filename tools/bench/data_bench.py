@@ -10,6 +10,9 @@ DataLoader and a NumPy loop in one run:
   string tag) read, batched and parsed with parse_example, against the same tf.data pipeline.
 - interleave: the same 100,000 records split over 8 TFRecord files, read with
   interleave(num_parallel_calls=AUTOTUNE) against the sequential interleave and tf.data's AUTOTUNE.
+- interleave with I/O waits: 8 sub-datasets of 500 elements whose every read waits 0.5 ms (a Python
+  generator sleeping, as a network or cold-disk read would: the wait releases the GIL), the same
+  three ways.
 
     python tools/bench/data_bench.py [name ...]   # only the rows whose function name contains a name
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 
 import numpy as np
 
@@ -182,7 +186,41 @@ def bench_interleave_files():
                   f"({N:,} records)", "s", 1.0, ours, theirs)
 
 
-ALL = [bench_map_batch_prefetch, bench_tfrecord_read, bench_tfrecord_parse, bench_interleave_files]
+SUBS, PER_SUB, WAIT_S = 8, 500, 0.0005
+
+
+def _waiting_reads(k):
+    """Sub-dataset ``k``'s elements, each after a WAIT_S wait (simulated I/O)."""
+    for i in range(PER_SUB):
+        time.sleep(WAIT_S)
+        yield int(k) * PER_SUB + i
+
+
+def bench_interleave_io_waits():
+    import tensorflux as tx
+    import tensorflux_data as txd
+
+    def epoch(D, m, parallel):
+        ds = D.range(SUBS).interleave(
+            lambda k: D.from_generator(_waiting_reads, output_signature=m.TensorSpec([], m.int64), args=(k,)),
+            cycle_length=SUBS, num_parallel_calls=parallel)
+        n = sum(len(b) for b in ds.batch(BATCH))
+        assert n == SUBS * PER_SUB, n
+        return n
+
+    ours = median_seconds(lambda: epoch(txd.Dataset, tx, txd.AUTOTUNE), repeats=REPEATS, warmup=1)
+    theirs = {"tensorflux-data sequential interleave": median_seconds(
+        lambda: epoch(txd.Dataset, tx, None), repeats=REPEATS, warmup=1), "tf.data AUTOTUNE": None}
+    tf = _tf()
+    if tf is not None:
+        theirs["tf.data AUTOTUNE"] = median_seconds(lambda: epoch(tf.data.Dataset, tf, tf.data.AUTOTUNE),
+                                                    repeats=REPEATS, warmup=1)
+    return report(f"data: interleave over {SUBS} sub-datasets whose reads wait {WAIT_S * 1e3:g} ms each, "
+                  f"num_parallel_calls=AUTOTUNE, batch {BATCH} ({SUBS * PER_SUB:,} elements)", "s", 1.0, ours, theirs)
+
+
+ALL = [bench_map_batch_prefetch, bench_tfrecord_read, bench_tfrecord_parse, bench_interleave_files,
+       bench_interleave_io_waits]
 
 
 if __name__ == "__main__":

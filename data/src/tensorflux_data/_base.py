@@ -9,6 +9,12 @@ from tensorflux_data import _options, _structure
 
 END = None  # what NodeIterator.next returns at the end of its sequence
 
+# Note [Runs of items]: a consumer that takes many elements at a time (a batch, an interleave's
+# reader) asks its input for a run with read_items instead of calling next per element: per-element
+# calls through Python layers (and, for a parallel interleave, lock handoffs between threads) cost
+# more than the work of a small element. An error ends a run, so nothing after it is read ahead by
+# a caller that stops there, and each transformation keeps raising errors at their positions.
+
 
 class IterContext:
     """What every node iterator of one pipeline iterator shares: its options, whether it runs in
@@ -41,6 +47,23 @@ class NodeIterator:
 
     def next(self):
         raise NotImplementedError
+
+    def read_items(self, n):
+        """(items, ended): up to ``n`` (>= 1) next items, each ``(element, None)`` or ``(None, the
+        exception reading it raised)``; the list ends after the first error, or at the end of the
+        sequence (then ``ended``). Iterators that read many elements more cheaply than one at a
+        time override it (Note [Runs of items])."""
+        items = []
+        while len(items) < n:
+            try:
+                x = self.next()
+            except Exception as e:  # noqa: BLE001 (an item: the caller raises it at its position)
+                items.append((None, e))
+                break
+            if x is END:
+                return items, True
+            items.append((x, None))
+        return items, False
 
     def save(self, w):
         raise NotImplementedError
@@ -99,22 +122,26 @@ class _Measured(NodeIterator):
         if hasattr(it, "next_batch"):
             self.next_batch = self._next_batch
 
-    def next(self):
+    def _timed(self, fn, *args):
         t = time.perf_counter()
         try:
-            x = self._it.next()
+            return fn(*args)
         finally:
             self._rec.seconds += time.perf_counter() - t
+
+    def next(self):
+        x = self._timed(self._it.next)
         if x is not END:
             self._rec.elements += 1
         return x
 
+    def read_items(self, n):
+        items, ended = self._timed(self._it.read_items, n)
+        self._rec.elements += len(items) - (1 if items and items[-1][1] is not None else 0)  # an error ends a run
+        return items, ended
+
     def _next_batch(self, n):
-        t = time.perf_counter()
-        try:
-            out, k = self._it.next_batch(n)
-        finally:
-            self._rec.seconds += time.perf_counter() - t
+        out, k = self._timed(self._it.next_batch, n)
         self._rec.elements += k
         return out, k
 

@@ -4,7 +4,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _structure
+from tensorflux_data import _options, _structure
 from tensorflux_data._base import END, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 
@@ -26,49 +26,84 @@ def stack_component(arrays, index):
     return np.stack(arrays)
 
 
+# Note [Batch errors]: tf.data's batch reads its input element by element and returns an error as
+# soon as one comes: the elements it had collected for that batch are dropped, and the next batch
+# starts after the failing element (batch_dataset_op.cc collects them in a local vector; padded_batch
+# and batch(num_parallel_calls) do the same). A batch right after a map (any num_parallel_calls) is
+# replaced by tf.data's map_and_batch_fusion, on by default, with MapAndBatch, which reads
+# batch_size input elements whatever fails among them and reports the first failure (of the input or
+# of the function) in place of the whole batch; it looks through the no-ops that noop_elimination
+# removes first (take(-1), skip(0), repeat(1), shard(1, 0)), not through other transformations
+# (prefetch, with_options). Both rules hold here in every mode, whether or not the map actually runs
+# fused (Note [Fused batches]): `BatchDataset.whole_batch_errors` says which.
+# So no partial batch outlives a next() call and none is in the state. A final partial batch with an
+# error is that error, also with drop_remainder.
+
+
 class _BatchIterator(NodeIterator):
-    """Collects ``size`` elements and hands them to the node's ``_assemble``; the partial batch is
-    part of the state."""
+    """Collects ``size`` elements and hands them to the node's ``_assemble``; an error drops the
+    batch (Note [Batch errors]), so the state is the input's alone."""
 
     def __init__(self, node, ctx):
         self._node = node
         self._in = node._inputs[0]._iter(ctx)
-        self._partial = []
+        self._whole = node.whole_batch_errors(ctx)
         # Sources that stack a batch themselves (slices, file records) skip the per-element path.
         self._fast = getattr(self._in, "next_batch", None) if type(node) is BatchDataset else None
 
     def next(self):
-        size = self._node._size
-        if not self._partial and self._fast is not None:
-            stacked, n = self._fast(size)
-            if n == 0 or (n < size and self._node._drop):
-                return END
-            return stacked
-        while len(self._partial) < size:
-            x = self._in.next()
-            if x is END:
-                break
-            self._partial.append(x)
-        batch, self._partial = self._partial, []
-        if not batch or (len(batch) < size and self._node._drop):
+        size, drop = self._node._size, self._node._drop
+        if self._fast is not None:
+            return self._next_stacked(size, drop)
+        batch, error, taken, ended = [], None, 0, False
+        while taken < size and not ended:  # runs of the input's items (Note [Runs of items])
+            items, ended = self._in.read_items(size - taken)
+            taken += len(items)
+            for x, e in items:
+                if e is None:
+                    batch.append(x)
+                elif not self._whole:
+                    raise e  # the elements collected are dropped (Note [Batch errors])
+                elif error is None:
+                    error = e
+        if error is not None:
+            raise error
+        if not batch or (len(batch) < size and drop):
             return END
         return self._node._assemble(batch)
 
+    def _next_stacked(self, size, drop):
+        """The batch from the source's ``next_batch``, which returns fewer than asked only at its end
+        or before an error it raises on the next call (dropping the parts read, as tf.data does)."""
+        parts, count = [], 0
+        while count < size:
+            stacked, n = self._fast(size - count)
+            if n == 0:
+                break
+            parts.append(stacked)
+            count += n
+        if count == 0 or (count < size and drop):
+            return END
+        if len(parts) == 1:
+            return parts[0]
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0])))
+
     def save(self, w):
-        w.put_elements("partial", self._partial)
         self._in.save(w.child("input"))
 
     def restore(self, r):
-        self._partial = r.get_elements("partial")
         self._in.restore(r.child("input"))
 
 
 class BatchDataset(Dataset):
     _kind = "batch"
 
-    def __init__(self, input_ds, batch_size, drop_remainder):
+    def __init__(self, input_ds, batch_size, drop_remainder, num_parallel_calls=None):
         self._size = check_int(batch_size, "batch_size", 1)
         self._drop = bool(drop_remainder)
+        if num_parallel_calls is not None:
+            num_parallel_calls = check_int(num_parallel_calls, "num_parallel_calls", 1, allow=(_options.AUTOTUNE,))
+        self._parallel = num_parallel_calls  # tf.data's ParallelBatch: never fused with a map before it
         lead = self._size if self._drop else None
         spec = tx.nest.map_structure(lambda s: tx.TensorSpec([lead] + _dims(s, "batch"), s.dtype),
                                      input_ds.element_spec)
@@ -77,12 +112,20 @@ class BatchDataset(Dataset):
     def _assemble(self, batch):
         return tuple(stack_component([e[i] for e in batch], i) for i in range(len(batch[0])))
 
+    def whole_batch_errors(self, ctx):
+        """Whether tf.data fuses this batch with the map before it, so that an error fails the whole
+        batch of input elements (Note [Batch errors]); no-ops between them do not count, as tf.data's
+        noop_elimination removes them first."""
+        from tensorflux_data._map import MapDataset
+        return type(self) is BatchDataset and self._parallel is None and ctx.fuse_map_and_batch and \
+            type(_without_noops(self._inputs[0])) is MapDataset
+
     def _make_iter(self, ctx):
         from tensorflux_data import _fusion
         from tensorflux_data._map import MapDataset
         inp = self._inputs[0]
-        if type(self) is BatchDataset and isinstance(inp, MapDataset) and not ctx.debug and \
-                ctx.fuse_map_and_batch and _fusion.fusable(inp) is not None:
+        if self.whole_batch_errors(ctx) and type(inp) is MapDataset and not ctx.debug and \
+                _fusion.fusable(inp) is not None:
             return _fusion.FusedMapBatchIterator(self, inp, ctx)
         return _BatchIterator(self, ctx)
 
@@ -90,7 +133,17 @@ class BatchDataset(Dataset):
         return _batched_cardinality(self._inputs[0]._cardinality(), self._size, self._drop)
 
     def _params(self):
-        return "%d,%d" % (self._size, self._drop)
+        return "%d,%d,%s" % (self._size, self._drop, self._parallel is not None)
+
+
+def _without_noops(ds):
+    """``ds`` under the transformations tf.data's noop_elimination removes: take(-1), skip(0),
+    repeat(1) and shard(1, 0)."""
+    from tensorflux_data._select import RepeatDataset, ShardDataset, SkipDataset, TakeDataset
+    while (type(ds) is TakeDataset and ds._count < 0) or (type(ds) is SkipDataset and ds._count == 0) or \
+            (type(ds) is RepeatDataset and ds._count == 1) or (type(ds) is ShardDataset and ds._num == 1):
+        ds = ds._inputs[0]
+    return ds
 
 
 def _dims(spec, what):
@@ -245,45 +298,55 @@ class DatasetSpec:
 
 
 class _WindowIterator(NodeIterator):
+    """tf.data's window: a buffer of the input's items (an element or the error reading it raised)
+    filled to the window's span; a window holding an error (at a position its stride picks) is that
+    error, and the window shifts either way; elements shifted past unread are read and dropped, their
+    errors ignored; a final window too short for drop_remainder ends the sequence, errors and all."""
+
     def __init__(self, node, ctx):
         self._node = node
         self._in = node._inputs[0]._iter(ctx)
-        self._buffer, self._to_drop, self._ended = [], 0, False
+        self._buffer, self._ended = [], False  # (element, None) or (None, exception)
 
     def _read(self):
-        x = self._in.next()
+        try:
+            x = self._in.next()
+        except Exception as e:  # noqa: BLE001 (an item of the window, raised when a window picks it)
+            return None, e
         if x is END:
             self._ended = True
-        return x
+        return x, None
 
     def next(self):
         n = self._node
-        while self._to_drop > 0 and not self._ended:
-            if self._buffer:
-                self._buffer.pop(0)
-            elif self._read() is END:
-                break
-            self._to_drop -= 1
         span = (n._size - 1) * n._stride + 1
         while len(self._buffer) < span and not self._ended:
-            x = self._read()
-            if x is not END:
-                self._buffer.append(x)
-        picked = self._buffer[0:span:n._stride]
-        if not picked or (n._drop and len(picked) < n._size):
+            item = self._read()
+            if item[0] is not END or item[1] is not None:
+                self._buffer.append(item)
+        if not self._buffer or (n._drop and len(self._buffer) < span):
             return END
-        self._to_drop = n._shift
-        return tuple(stack_component([e[i] for e in picked], i) for i in range(len(picked[0])))
+        picked = self._buffer[0:span:n._stride]
+        error = next((e for _, e in picked if e is not None), None)
+        if n._shift >= len(self._buffer):
+            for _ in range(n._shift - len(self._buffer)):
+                if self._ended:
+                    break
+                self._read()
+            self._buffer = []
+        else:
+            del self._buffer[:n._shift]
+        if error is not None:
+            raise error
+        return tuple(stack_component([x[i] for x, _ in picked], i) for i in range(len(picked[0][0])))
 
     def save(self, w):
-        w.put_elements("buffer", self._buffer)
-        w.put("to_drop", self._to_drop)
+        w.put_results("buffer", self._buffer)
         w.put("ended", self._ended)
         self._in.save(w.child("input"))
 
     def restore(self, r):
-        self._buffer, self._to_drop = r.get_elements("buffer"), r.get_int("to_drop")
-        self._ended = bool(r.get("ended"))
+        self._buffer, self._ended = r.get_results("buffer"), bool(r.get("ended"))
         self._in.restore(r.child("input"))
 
 

@@ -12,21 +12,38 @@ INF, UNKNOWN = _options.INFINITE_CARDINALITY, _options.UNKNOWN_CARDINALITY
 class _ZipIterator(NodeIterator):
     def __init__(self, node, ctx):
         self._ins = [d._iter(ctx) for d in node._inputs]
+        self._ended = False
 
     def next(self):
-        out = ()
+        """Every input advances, also after one raised (tf.data's zip keeps them in step); the first
+        error is raised, and an input's end ends the zip, the inputs after it unread unless one
+        before it raised."""
+        if self._ended:
+            return END
+        out, error = (), None
         for it in self._ins:
-            x = it.next()
+            try:
+                x = it.next()
+            except Exception as e:  # noqa: BLE001 (raised after the other inputs advanced)
+                error = e if error is None else error
+                continue
             if x is END:
-                return END
+                self._ended = True
+                if error is None:
+                    return END
+                continue
             out += x
+        if error is not None:
+            raise error
         return out
 
     def save(self, w):
+        w.put("ended", self._ended)
         for i, it in enumerate(self._ins):
             it.save(w.child("input%d" % i))
 
     def restore(self, r):
+        self._ended = bool(r.get("ended"))
         for i, it in enumerate(self._ins):
             it.restore(r.child("input%d" % i))
 

@@ -92,9 +92,9 @@ class Dataset(DatasetNode):
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Consecutive elements stacked ``batch_size`` at a time (the last batch may be smaller
-        unless ``drop_remainder``)."""
+        unless ``drop_remainder``); an error inside a batch drops the batch (Note [Batch errors])."""
         from tensorflux_data._batch import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder)
+        return BatchDataset(self, batch_size, drop_remainder, num_parallel_calls)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batches whose components are padded to ``padded_shapes`` (unknown dims: the batch's

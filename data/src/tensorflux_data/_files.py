@@ -81,12 +81,14 @@ def _string_batch(parts, count):
 
 class _FilesIterator(NodeIterator):
     """Reads the files the input dataset names, one after another; state: the input's state, the
-    current file and the byte offset of its next element."""
+    current file and the byte offset of its next element. After an error reading a file (a corrupt
+    or cut record) the rest of that file is skipped, as tf.data does; a file that cannot be opened
+    is skipped too (tf.data raises its error again at every call, so ignore_errors never ends)."""
 
     def __init__(self, node, ctx):
         self._node = node
         self._in = node._inputs[0]._iter(ctx)
-        self._path, self._reader, self._carry = None, None, []
+        self._path, self._reader, self._pending = None, None, None
 
     def _open(self, path, offset):
         self._path = path
@@ -101,32 +103,77 @@ class _FilesIterator(NodeIterator):
             self._open(_streams.as_path(x[0].item()), 0)
         return self._reader
 
+    def _failed(self):
+        """Drops the file whose read raised (tf.data goes on with the next file)."""
+        if self._reader is not None:
+            self._drop()
+
     def next(self):
+        self._raise_pending()
         while self._reader_for_next() is not None:
-            record = self._reader.next()
+            try:
+                record = self._reader.next()
+            except Exception:
+                self._failed()
+                raise
             if record is not None:
                 return (np.array(record, object),)
             self._drop()
         return END
 
+    def read_items(self, n):
+        """A run of records read from the file at once (Note [Runs of items])."""
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            return [(None, error)], False
+        items = []
+        while len(items) < n:
+            try:
+                if self._reader_for_next() is None:
+                    return items, True
+            except Exception as e:  # noqa: BLE001 (a file that cannot be opened: an item)
+                items.append((None, e))
+                break
+            try:
+                records = self._reader.next_many(n - len(items))
+            except Exception as e:  # noqa: BLE001 (a corrupt record ends its file: an item)
+                self._failed()
+                items.append((None, e))
+                break
+            if not records:
+                self._drop()
+            items.extend(((np.array(r, object),), None) for r in records)
+        return items, False
+
+    def _raise_pending(self):
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            raise error
+
     def next_batch(self, n):
-        """(up to ``n`` next records as a string array, how many): the batch fast path. Records read
-        before an error are kept for the next call (and in the state)."""
-        parts, count = ([self._carry], len(self._carry)) if self._carry else ([], 0)
-        self._carry = []
+        """(up to ``n`` next records as a string array, how many): the batch fast path. Fewer than
+        ``n`` come only at the end or before an error, raised by the next call (so a batch drops the
+        records read before it, Note [Batch errors])."""
+        self._raise_pending()
+        parts, count = [], 0
         try:
             while count < n and self._reader_for_next() is not None:
                 spans = getattr(self._reader, "next_spans", None)
-                part = spans(n - count) if spans is not None else self._reader.next_many(n - count)
+                try:
+                    part = spans(n - count) if spans is not None else self._reader.next_many(n - count)
+                except Exception:
+                    self._failed()
+                    raise
                 size = len(part[1]) if isinstance(part, tuple) else len(part)
                 if size:
                     parts.append(part)
                     count += size
                 else:
                     self._drop()
-        except Exception:
-            self._carry = [r for part in parts for r in _records(part)]
-            raise
+        except Exception as e:
+            if not count:
+                raise
+            self._pending = e
         if not count:
             return None, 0
         return (_string_batch(parts, count),), count
@@ -136,7 +183,7 @@ class _FilesIterator(NodeIterator):
         self._reader = None
 
     def save(self, w):
-        w.put_elements("carry", [(np.array(r, object),) for r in self._carry])
+        w.put_results("pending", [] if self._pending is None else [(None, self._pending)])
         w.put("open", self._reader is not None)
         if self._reader is not None:
             w.put("path", np.array(self._path.encode(), object))
@@ -144,7 +191,8 @@ class _FilesIterator(NodeIterator):
         self._in.save(w.child("input"))
 
     def restore(self, r):
-        self._carry = [e[0].item() for e in r.get_elements("carry")]
+        pending = r.get_results("pending")
+        self._pending = pending[0][1] if pending else None
         if self._reader is not None:
             self._drop()
         if bool(r.get("open")):

@@ -1,7 +1,8 @@
 """Map-then-batch fusion (tf.data's map_and_batch and vectorisation idea): ``batch(map(ds, f), n)``
-makes one engine call per batch instead of one per element, with the same elements as the unfused
-pipeline: an elementwise f runs once on the stacked elements (Note [Elementwise functions]); any
-other f runs in a tx.map_fn loop inside one function call (Note [Fused batches])."""
+makes one engine call per batch instead of one per element, with the elements and errors of the
+same pipeline run one element at a time: an elementwise f runs once on the stacked elements (Note
+[Elementwise functions]); any other f runs in a tx.map_fn loop inside one function call (Note
+[Fused batches])."""
 
 # Note [Elementwise functions]: a traced map function is run batched only when its graph is made
 # solely of elementwise ops (the ELEMENTWISE set, plus Placeholder, Const and Identity) and every
@@ -12,12 +13,14 @@ other f runs in a tx.map_fn loop inside one function call (Note [Fused batches])
 # per-element path. The batched function is the same graph imported under a tx.function whose
 # inputs have a leading None dimension, so no Python code runs twice.
 
-# Note [Fused batches]: a fused batch call either succeeds for all its elements or fails; when it
-# fails (an element's function raised, or elements of different shapes cannot be stacked), the
-# batch's input elements are replayed one at a time through the per-element function, which raises
-# at the failing element exactly as the unfused pipeline would (the elements before it stay in the
-# partial batch, the iterator goes on after it). The replay queue is part of the iterator state (as
-# the map's unmapped elements, Note [Cross-mode states]).
+# Note [Fused batches]: a fused batch reads its batch_size input elements, then calls the batched
+# function on them at once; that call either succeeds for all of them or fails. It fails (an
+# element's function raised, or elements of different shapes cannot be stacked), or the input raised
+# while being read: then the batch is an error, tf.data's MapAndBatch one (Note [Batch errors]), the
+# first failure by position. To name the same failure the unfused pipeline and debug mode name, the
+# elements before the input's first error are mapped one at a time until one fails. A restored
+# state's finished results and unmapped input elements (the map's layout, Note [Cross-mode states])
+# are the batch's first elements.
 # Per-element seeds (Note [Element seeds]) are passed in as a stacked input, so the values do not
 # depend on fusion either.
 
@@ -111,89 +114,116 @@ def fusable(map_node):
 
 class FusedMapBatchIterator(NodeIterator):
     """``batch(map(input, f), size)`` with one call of f's batched form per batch. Its state is the
-    unfused pair's (Note [Cross-mode states]): the mapped elements of a partial batch over the map's
-    layout, whose unmapped elements are the replay queue (Note [Fused batches])."""
+    unfused pair's (Note [Cross-mode states]): the map's layout, whose unmapped elements are those of
+    a restored state not yet batched (Note [Fused batches])."""
 
     def __init__(self, batch_node, map_node, ctx):
         self._batch_node, self._map_node, self._ctx = batch_node, map_node, ctx
         self._fn = map_node._batched
         self._in = map_node._inputs[0]._iter(ctx)
         self._slicer = getattr(self._in, "next_batch", None)  # random-access sources slice directly
-        self._count, self._exhausted, self._partial = 0, False, []
+        self._count, self._exhausted = 0, False
         self._results, self._replay = collections.deque(), collections.deque()  # restored results; (index, input)
         self._seed0 = _seeds.iterator_seed(ctx, map_node)
 
-    def _inputs(self, n):
-        if self._exhausted:
-            return None, 0
-        if self._slicer is not None:
-            stacked, k = self._slicer(n)
+    def _read(self, n):
+        """Reads ``n`` input elements (fewer at the end) whatever fails among them: (runs, error), the
+        runs (first index, stacked inputs or a list of elements, count) read before the first error."""
+        runs, error = [], None
+        while n > 0 and not self._exhausted:
+            try:
+                if self._slicer is not None:
+                    inputs, k = self._slicer(n)
+                else:
+                    x = self._in.next()
+                    inputs, k = ([x], 1) if x is not END else (None, 0)
+            except Exception as e:  # noqa: BLE001 (Note [Fused batches]: it counts as an element)
+                error, n = (e if error is None else error), n - 1
+                continue
             self._exhausted = k == 0
-            return stacked, k
-        elements = []
-        while len(elements) < n:
-            x = self._in.next()
-            if x is END:
-                self._exhausted = True
-                break
-            elements.append(x)
-        if not elements:
-            return None, 0
-        try:
-            return tuple(np.stack([e[i] for e in elements]) for i in range(len(elements[0]))), len(elements)
-        except ValueError:  # shapes differ: the per-element path says so, element by element
-            self._replay.extend((self._count + j, e) for j, e in enumerate(elements))
-            return None, 0
+            if k and error is None:
+                if runs and isinstance(inputs, list) and isinstance(runs[-1][1], list):
+                    runs[-1][1].extend(inputs)
+                else:
+                    runs.append((self._count, inputs))
+            self._count, n = self._count + k, n - k
+        return runs, error
 
-    def _call(self, stacked, n):
+    def _call(self, first, stacked, n):
         args = [_structure.as_tensor(a) for a in stacked]
         if self._map_node._fn.seeded:
-            args.append(np.stack([_seeds.element_seed(self._seed0, self._count + j) for j in range(n)]))
+            args.append(np.stack([_seeds.element_seed(self._seed0, first + j) for j in range(n)]))
         return tuple(_structure.with_tensor(t) for t in tx.nest.flatten(self._fn(*args)))
 
-    def _drain_into_partial(self, size):
-        """Restored results, then replayed inputs (mapped one by one), into the partial batch; raises
-        at the first error."""
+    def _map_run(self, first, inputs):
+        """The mapped run (a tuple of stacked outputs); its first failure raised, named as the
+        per-element function names it (Note [Fused batches])."""
+        if not isinstance(inputs, list):
+            n = len(inputs[0])
+            try:
+                return self._call(first, inputs, n)
+            except Exception:  # noqa: BLE001 (replayed below to raise per element)
+                inputs = [tuple(a[j, ...] for a in inputs) for j in range(n)]
+        else:
+            try:
+                stacked = tuple(np.stack([e[i] for e in inputs]) for i in range(len(inputs[0])))
+            except ValueError:  # shapes differ: mapped one by one below
+                stacked = None
+            if stacked is not None:
+                try:
+                    return self._call(first, stacked, len(inputs))
+                except Exception:  # noqa: BLE001
+                    pass
         fn = self._map_node._fn
-        while len(self._partial) < size and (self._results or self._replay):
-            if self._results:
-                self._partial.append(take_result(self._results.popleft()))
-            else:
-                index, x = self._replay.popleft()
-                self._partial.append(fn.run(x, self._ctx, index, self._seed0))
+        outs = [fn.run(x, self._ctx, first + j, self._seed0) for j, x in enumerate(inputs)]
+        return _stack(outs)
 
     def next(self):
         size, drop = self._batch_node._size, self._batch_node._drop
-        self._drain_into_partial(size)
-        outs, n = (), 0
-        if len(self._partial) < size:
-            stacked, n = self._inputs(size - len(self._partial))
-            if self._replay:  # unstackable inputs: replay them
-                self._count += len(self._replay)
-                self._drain_into_partial(size)
-            elif n:
-                try:
-                    outs = self._call(stacked, n)
-                except Exception:  # noqa: BLE001 (Note [Fused batches]: replay to raise per element)
-                    self._replay.extend((self._count + j, tuple(a[j, ...] for a in stacked)) for j in range(n))
-                    self._count += n
-                    return self.next()
-                self._count += n
-        if self._partial:
-            from tensorflux_data._batch import stack_component
-            partial, self._partial = self._partial, []  # a batch that cannot be stacked is dropped, as unfused
-            head = [stack_component([e[i] for e in partial], i) for i in range(len(partial[0]))]
-            outs = tuple(np.concatenate([h, o]) for h, o in zip(head, outs)) if n else tuple(head)
-            n += len(partial)
+        head, error, taken = [], None, 0  # a restored state's results and unmapped inputs come first
+        while taken < size and (self._results or self._replay):
+            taken += 1
+            try:
+                if self._results:
+                    head.append(take_result(self._results.popleft()))
+                else:
+                    index, x = self._replay.popleft()
+                    if error is None:
+                        head.append(self._map_node._fn.run(x, self._ctx, index, self._seed0))
+            except Exception as e:  # noqa: BLE001 (Note [Batch errors])
+                error = e if error is None else error
+        runs, read_error = self._read(size - taken)
+        if error is not None:
+            raise error
+        blocks = [_stack(head)] if head else []
+        blocks += [self._map_run(first, inputs) for first, inputs in runs]
+        if read_error is not None:
+            raise read_error
+        n = sum(len(b[0]) for b in blocks)
         if n == 0 or (drop and n < size):
             return END
-        return outs
+        return blocks[0] if len(blocks) == 1 else _concat(blocks)
 
     def save(self, w):
-        w.put_elements("partial", self._partial)
         save_map_state(w.child("input"), list(self._results), list(self._replay), self._count, self._exhausted,
                        self._in)
 
     def restore(self, r):
-        self._partial = r.get_elements("partial")
         self._results, self._replay, self._count, self._exhausted = load_map_state(r.child("input"), self._in)
+
+
+def _stack(elements):
+    """Mapped elements stacked per component (tf.data's error when their shapes differ)."""
+    from tensorflux_data._batch import stack_component
+    return tuple(stack_component([e[i] for e in elements], i) for i in range(len(elements[0])))
+
+
+def _concat(blocks):
+    """Stacked blocks joined along the batch dimension (tf.data's error when element shapes differ)."""
+    from tensorflux_data._batch import stack_component
+    out = []
+    for i, parts in enumerate(zip(*blocks)):
+        if len({p.shape[1:] for p in parts}) > 1:
+            stack_component([p[0] for p in parts], i)  # raises, naming the shapes
+        out.append(np.concatenate(parts))
+    return tuple(out)

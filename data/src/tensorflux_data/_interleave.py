@@ -13,19 +13,34 @@ are read ahead on the add-on's worker threads (Note [Parallel interleave])."""
 # With num_parallel_calls (not in debug mode) two things run ahead of the consumer, as in tf.data:
 # the consumer opens up to CYCLE_PREFETCH_FACTOR * cycle_length input elements before a slot needs
 # them (the "futures": an input error or a map_func error waits in that queue at its position), and
-# up to num_parallel_calls tasks on the worker pool (_threads.pool, shared with the parallel map)
-# fill readers' buffers up to BUFFER_FACTOR * block_length + 1 items: the current slot first, then
-# the slots after it in cycle order, then the futures. A reader's iterator is read by one thread at a
-# time (its ``busy`` flag, under the iterator's lock); a task goes on reading the reader it took
-# until its buffer is full. When the consumer reads a reader itself, it does so as a worker would
-# (Note [Nested work] in _threads.py). AUTOTUNE climbs the task count (Note [Autotune]) up to
-# cycle_length.
+# up to num_parallel_calls tasks on a worker pool of a thread per slot (_threads.pool; at least one
+# per CPU, or the pipeline's private_threadpool_size) fill readers' buffers up to BUFFER_FACTOR *
+# block_length + 1 items, a run at a time (Note [Runs of items] in _base.py): the current slot
+# first, then the slots after it in cycle order, then the futures. A reader's iterator is read by
+# one thread at a time (its ``busy`` flag, under the iterator's lock); a task goes on reading the
+# reader it took until its buffer is full. Only the consumer takes items out of buffers, without
+# the lock. When the consumer reads a reader itself, it does so as a worker would (Note [Nested
+# work] in _threads.py). AUTOTUNE climbs the task count (Note [Autotune]) up to cycle_length.
 #
-# An error read from a sub-dataset is raised when the consumer reaches it and does not count toward
-# the block, as in tf.data's sequential interleave (its parallel interleave counts it, so after an
-# error the two differ there; here every mode keeps the sequential order). deterministic=False:
-# when the current slot has nothing ready, the consumer moves to the next slot that has (and starts
-# a block there), so elements come in completion order.
+# Note [Cheap reads]: a handoff to a worker (a task queued, a thread woken, the GIL passed, a lock
+# per run) costs tens of microseconds. Reads cheaper than that per item (records of a file in the
+# page cache, elements of arrays) are Python work that holds the GIL, so workers cannot overlap them
+# and their handoffs only add to the consumer's time (the parallel interleave used to be half as
+# fast as the sequential one on small records). So the consumer times its own reads: while they
+# cost less than CHEAP_READ_S per item, it starts no tasks (running ones stop) and reads CHEAP_RUN
+# items at a time itself; reads that wait (I/O, sleeps) or run in the engine cost more, and the
+# consumer reads one item when it must, leaving the rest to the workers, which overlap them. The
+# items and their order do not depend on which thread reads them, so this only moves the work.
+#
+# Errors follow tf.data's two interleaves, chosen by num_parallel_calls alone (so debug mode, which
+# reads sequentially, keeps them): without it (InterleaveDataset), an error read from a sub-dataset
+# is raised where the order reaches it and does not count toward the block, and an input element
+# that fails (the input or map_func raised) is raised while the slot stays empty for the next one.
+# With it (ParallelInterleaveDatasetV4), every item counts toward the block, errors too, and a
+# failed input element is a reader holding that error and its end, so it takes the slot's turn as a
+# one-item sub-dataset would. deterministic=False: when the current slot has nothing ready, the
+# consumer moves to the next slot that has (and starts a block there), so elements come in
+# completion order.
 #
 # Saving pauses the tasks and records the read-ahead items with each reader (its input element and
 # index, buffered elements and errors, end flag, iterator state). They are recorded, not
@@ -37,6 +52,7 @@ are read ahead on the add-on's worker threads (Note [Parallel interleave])."""
 import collections
 import math
 import threading
+import time
 
 import numpy as np
 
@@ -49,6 +65,8 @@ from tensorflux_data._functions import call_unpacked
 
 CYCLE_PREFETCH_FACTOR = 2  # input elements opened ahead per slot (tf.data's default)
 BUFFER_FACTOR = 2  # a reader buffers BUFFER_FACTOR * block_length + 1 items (tf.data's default)
+CHEAP_READ_S = 20e-6  # reads faster than this per item are not handed to workers (Note [Cheap reads])
+CHEAP_RUN = 16  # items the consumer reads at once from a sub-dataset whose reads are cheap
 
 
 class _Reader:
@@ -61,8 +79,34 @@ class _Reader:
         self.items = collections.deque()  # (element, None) or (None, exception), in order
         self.ended = self.busy = False
 
+    @classmethod
+    def failed(cls, error):
+        """An input element that could not be opened, in a parallel interleave: its one item is the
+        error (Note [Parallel interleave])."""
+        reader = cls((), FAILED, _NoIterator())
+        if error is not None:
+            reader.items.append((None, error))
+        reader.ended = True
+        return reader
+
     def wants(self, limit):
         return not self.busy and not self.ended and len(self.items) < limit
+
+
+class _NoIterator(NodeIterator):
+    """The iterator of a failed reader: nothing to read or save."""
+
+    def next(self):
+        return END
+
+    def save(self, w):
+        pass
+
+    def restore(self, r):
+        pass
+
+
+FAILED = -1  # the index of a failed reader
 
 
 class _InterleaveIterator(NodeIterator):
@@ -72,11 +116,14 @@ class _InterleaveIterator(NodeIterator):
     def __init__(self, node, ctx, width, deterministic):
         self._node, self._ctx, self._det = node, ctx, deterministic
         self._in = node._inputs[0]._iter(ctx)
+        self._errors_count = node._parallel is not None  # tf.data's parallel interleave (Note [Parallel interleave])
         cycle = node._cycle
         self._parallel = width is not None
         self._tuner = _autotune.Tuner(high=cycle) if width == _options.AUTOTUNE else None
         self._fixed_width = width
-        self._pool = _threads.pool(ctx.pool_size) if self._parallel else None
+        # A thread per slot by default, as tf.data has: reads that wait (files, generators) overlap.
+        self._pool = _threads.pool(ctx.pool_size or max(cycle, _options.default_parallelism())) \
+            if self._parallel else None
         self._ahead = CYCLE_PREFETCH_FACTOR * cycle if self._parallel else 0
         self._limit = BUFFER_FACTOR * node._block + 1
         self._cond = threading.Condition(threading.Lock())
@@ -86,6 +133,7 @@ class _InterleaveIterator(NodeIterator):
         self._input_done = False  # the input ended (seen while opening)
         self._end_of_input = False  # the order reached the input's end
         self._tasks, self._paused, self._stopped = 0, False, False
+        self._read_cost = None  # seconds per item of the consumer's last read (Note [Cheap reads])
 
     @property
     def _width(self):
@@ -129,18 +177,14 @@ class _InterleaveIterator(NodeIterator):
         return END if self._input_done else self._pull()
 
     # -- reading sub-datasets ---------------------------------------------------------------------
-    def _read_one(self, reader, keep=False):
-        """Reads one item of ``reader`` (marked busy by the caller) into its buffer; with ``keep``,
-        keeps the reader (returns True) while its task may go on reading it."""
-        try:
-            item = (reader.it.next(), None)
-        except Exception as e:  # an item: raised when the consumer reaches it
-            item = (None, e)
+    def _read_run(self, reader, n, keep=False):
+        """Reads a run of up to ``n`` items of ``reader`` (marked busy by the caller) into its buffer
+        (Note [Runs of items]); with ``keep``, keeps the reader (returns True) while its task may go
+        on reading it."""
+        items, ended = reader.it.read_items(n)
         with self._cond:
-            if item[0] is END and item[1] is None:
-                reader.ended = True
-            else:
-                reader.items.append(item)
+            reader.items.extend(items)
+            reader.ended = reader.ended or ended
             keep = keep and not (reader.ended or len(reader.items) >= self._limit or self._stopped or self._paused
                                  or self._tasks > self._width)
             reader.busy = keep
@@ -148,7 +192,15 @@ class _InterleaveIterator(NodeIterator):
         return keep
 
     def _take(self, reader):
-        """The next item of ``reader``: from its buffer, else read here (or waited for while a task reads it)."""
+        """The next item of ``reader``: from its buffer, else read here (or waited for while a task
+        reads it). Only this thread takes items, so a buffered one needs no lock."""
+        if reader.items:
+            return reader.items.popleft()
+        if not self._parallel:  # one item, read here: the sequential modes read nothing ahead
+            if reader.ended:
+                return END, None
+            items, reader.ended = reader.it.read_items(1)
+            return items[0] if items else (END, None)
         while True:
             with self._cond:
                 while True:
@@ -160,11 +212,17 @@ class _InterleaveIterator(NodeIterator):
                         break
                     self._cond.wait()
                 reader.busy = True
-            if self._parallel:  # as a worker would (Note [Nested work])
-                with _threads.working():
-                    self._read_one(reader)
-            else:
-                self._read_one(reader)
+            # Read here as a worker would (Note [Nested work]): a run when reads are cheap, one item
+            # when they wait or work, so the workers overlap them (Note [Cheap reads]).
+            run = CHEAP_RUN if self._cheap() else 1
+            t = time.perf_counter()
+            with _threads.working():
+                self._read_run(reader, run)
+            self._read_cost = (time.perf_counter() - t) / run
+
+    def _cheap(self):
+        """Whether reads cost less than a handoff to a worker (Note [Cheap reads])."""
+        return self._read_cost is not None and self._read_cost < CHEAP_READ_S
 
     def _readers(self):
         """Open readers by urgency: the current slot, the slots after it, then the futures (lock held)."""
@@ -182,19 +240,19 @@ class _InterleaveIterator(NodeIterator):
         while True:
             with self._cond:
                 reader = None
-                if not (self._stopped or self._paused or self._tasks > self._width):
+                if not (self._stopped or self._paused or self._tasks > self._width or self._cheap()):
                     reader = next((r for r in self._readers() if r.wants(self._limit)), None)
                 if reader is None:
                     self._tasks -= 1
                     self._cond.notify_all()
                     return
                 reader.busy = True
-            while self._read_one(reader, keep=True):
+            while self._read_run(reader, max(1, self._limit - len(reader.items)), keep=True):
                 pass
 
     def _schedule(self):
         """Starts pool tasks while there are fewer than the width and buffers to fill; how many."""
-        if not self._parallel:
+        if not self._parallel or self._cheap():
             return 0
         with self._cond:
             room = self._width - self._tasks
@@ -243,7 +301,26 @@ class _InterleaveIterator(NodeIterator):
                 return
 
     def next(self):
-        if self._top_up():
+        x, err = self._step()
+        if err is not None:
+            raise err
+        return x
+
+    def read_items(self, n):
+        items = []
+        while len(items) < n:
+            item = self._step()
+            if item[1] is not None:
+                items.append(item)
+                break
+            if item[0] is END:
+                return items, True
+            items.append(item)
+        return items, False
+
+    def _step(self):
+        """The next item in the order: (element, None), (None, exception) or (END, None)."""
+        if len(self._futures) < self._ahead and self._top_up():
             self._schedule()
         while not self._end_of_input or any(s is not None for s in self._slots):
             if not self._det:
@@ -251,34 +328,37 @@ class _InterleaveIterator(NodeIterator):
             reader = self._slots[self._cycle_index]
             if reader is not None:
                 x, err = self._take(reader)
-                if err is not None:
-                    raise err
-                if x is not END:
+                if x is END and err is None:
+                    with self._cond:
+                        self._slots[self._cycle_index] = None
+                    reader.it.close()
+                    self._advance_slot()
+                    continue
+                if err is None or self._errors_count:
                     self._block_index += 1
                     if self._block_index == self._node._block:
                         self._advance_slot()
-                    if self._tuner is not None:
-                        self._tuner.record()
+                if self._tuner is not None:
+                    self._tuner.record()
+                if self._parallel and self._tasks < self._width and reader.wants(self._limit):
                     self._schedule()
-                    return x
-                with self._cond:
-                    self._slots[self._cycle_index] = None
-                reader.it.close()
-                self._advance_slot()
-            elif not self._end_of_input:
+                return x, err
+            if not self._end_of_input:
                 entry = self._next_input()
                 if entry is END:
                     self._end_of_input = True
-                elif isinstance(entry, Exception):
-                    raise entry
-                else:
-                    with self._cond:
-                        self._slots[self._cycle_index] = entry
-                    self._top_up()
-                    self._schedule()
+                    continue
+                if isinstance(entry, Exception):
+                    if not self._errors_count:
+                        return None, entry
+                    entry = _Reader.failed(entry)
+                with self._cond:
+                    self._slots[self._cycle_index] = entry
+                self._top_up()
+                self._schedule()
             else:
                 self._advance_slot()
-        return END
+        return END, None
 
     # -- state and shutdown ----------------------------------------------------------------------
     def _quiesce(self, stop=False):
@@ -317,6 +397,10 @@ class _InterleaveIterator(NodeIterator):
             self._resume()
 
     def _load_reader(self, r):
+        if r.get_int("index") == FAILED:  # its error, or nothing once the error was raised
+            reader = _Reader.failed(None)
+            reader.items.extend(r.get_results("items"))
+            return reader
         reader = self._open(r.get_element("element"), r.get_int("index"))
         reader.it.restore(r.child("iterator"))
         reader.items.extend(r.get_results("items"))
@@ -398,20 +482,35 @@ class InterleaveDataset(Dataset):
         super().__init__((input_ds,), probe.element_spec)
 
     def _dataset_for(self, element):
-        """The dataset ``map_func`` makes of an input element (None: of a placeholder, for the spec)."""
+        """The dataset ``map_func`` makes of an input element (None: of a stand-in, for the spec)."""
         if element is None:
-            args = tx.nest.map_structure(lambda s: s.value(_placeholder(s.element_spec)) if hasattr(s, "value")
-                                         else tx.constant(_zeros(s)), self._input_spec)
-        else:
-            args = _structure.to_tensors(self._input_spec, element)
-        ds = call_unpacked(self._func, args)
+            return self._probe()
+        ds = call_unpacked(self._func, _structure.to_tensors(self._input_spec, element))
         if not isinstance(ds, Dataset):
             raise TypeError("interleave: map_func must return a Dataset, got %r" % (ds,))
-        if element is not None and _structure.describe(ds.element_spec) != _structure.describe(self._element_spec):
+        if _structure.describe(ds.element_spec) != _structure.describe(self._element_spec):
             if not _structure.same_structure(ds.element_spec, self._element_spec):
                 raise invalid("interleave: map_func returned datasets of different element structures: %s vs %s"
                               % (ds.element_spec, self._element_spec))
         return ds
+
+    def _probe(self):
+        """map_func's dataset for a stand-in input element (zeros, then ones when the zeros make
+        map_func raise: tf.data traces map_func, it does not run it on a value)."""
+        first = None
+        for fill in (0, 1):
+            args = tx.nest.map_structure(lambda s: s.value(_placeholder(s.element_spec)) if hasattr(s, "value")
+                                         else tx.constant(_stand_in(s, fill=fill)), self._input_spec)
+            try:
+                ds = call_unpacked(self._func, args)
+            except tx.errors.OpError as e:
+                first = first or e
+                continue
+            if not isinstance(ds, Dataset):
+                raise TypeError("interleave: map_func must return a Dataset, got %r" % (ds,))
+            return ds
+        raise invalid("interleave: map_func failed on the stand-in elements (zeros and ones) it is called with to "
+                      "find its element_spec: %s" % (first.message,))
 
     def _make_iter(self, ctx):
         width = None if ctx.debug else self._parallel
@@ -422,11 +521,12 @@ class InterleaveDataset(Dataset):
         return "cycle_length=%d,block_length=%d" % (self._cycle, self._block)
 
 
-def _zeros(spec, lead=()):
-    """An array of ``spec`` (unknown dims 0, preceded by ``lead``): a stand-in element for tracing."""
+def _stand_in(spec, lead=(), fill=0):
+    """An array of ``spec`` filled with ``fill`` (unknown dims 0, preceded by ``lead``): a stand-in
+    element for tracing."""
     shape = list(lead) + [d or 0 for d in _structure.shape_list(spec) or []]
-    return np.full(shape, b"", object) if spec.dtype == tx.string else np.zeros(shape, spec.dtype.as_numpy_dtype)
+    return np.full(shape, b"", object) if spec.dtype == tx.string else np.full(shape, fill, spec.dtype.as_numpy_dtype)
 
 
 def _placeholder(element_spec):
-    return tx.nest.map_structure(lambda s: _zeros(s, (0,)), element_spec)
+    return tx.nest.map_structure(lambda s: _stand_in(s, (0,)), element_spec)

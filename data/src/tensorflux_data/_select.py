@@ -121,11 +121,17 @@ class TakeDataset(_UnaryDataset):
 
 
 class _SkipIterator(CountingIterator):
+    """Skips within one call, its count kept only when the skipping succeeds: after an error it
+    starts over (tf.data's skip adds the elements its input skipped only when the input's Skip
+    returns without error)."""
+
     def next(self):
-        while self._node._count < 0 or self._count < self._node._count:
+        skipped = self._count
+        while self._node._count < 0 or skipped < self._node._count:
             if self._in.next() is END:
                 return END
-            self._count += 1
+            skipped += 1
+        self._count = skipped
         return self._in.next()
 
 
@@ -177,8 +183,14 @@ class ShardDataset(_UnaryDataset):
 
 
 class _EnumerateIterator(CountingIterator):
+    """The counter advances on errors too (tf.data's enumerate zips a range with the input)."""
+
     def next(self):
-        x = self._in.next()
+        try:
+            x = self._in.next()
+        except Exception:
+            self._count += 1
+            raise
         if x is END:
             return END
         self._count += 1

@@ -251,13 +251,29 @@ class _CacheIterator(NodeIterator):
         self._reading, self._index = bool(r.get("reading")), r.get_int("index")
         if self._reading:
             if self._node._cache is None:  # a fresh process: recompute the cache (the input is pure)
-                it = self._node._inputs[0]._iter(self._ctx)
-                self._node._cache = list(iter(it.next, END))
+                self._node._cache = self._recompute(None)
             self._in = None
-        else:
+        else:  # the elements before the restore are recomputed, so the cache completes as uninterrupted
+            self._filled, self._complete_run = self._recompute(self._index), True
             self._in = self._node._inputs[0]._iter(self._ctx)
             self._in.restore(r.child("input"))
-            self._filled, self._complete_run = [], False  # elements before the restore are not here
+
+    def _recompute(self, count):
+        """The first ``count`` (None: all) elements of a fresh input iterator, without the errors it
+        raises (as tf.data, the cache holds the elements, not the errors)."""
+        it, out = self._node._inputs[0]._iter(self._ctx), []
+        try:
+            while count is None or len(out) < count:
+                try:
+                    x = it.next()
+                except Exception:  # noqa: BLE001, S112 (raised by the run that filled the cache)
+                    continue
+                if x is END:
+                    break
+                out.append(x)
+        finally:
+            it.close()
+        return out
 
 
 class CacheDataset(Dataset):

@@ -130,6 +130,20 @@ class RangeDataset(Dataset):
         return "%d,%d,%d" % (self._start, self._step, self._size)
 
 
+def _generator_error(e):
+    """A constructor of the error class tf.data raises for exception ``e`` from a generator (its
+    py_func's mapping: ValueError and TypeError are invalid arguments, MemoryError exhausted
+    resources, NotImplementedError unimplemented, anything else unknown)."""
+    cls = tx.errors.UnknownError
+    if isinstance(e, (ValueError, TypeError)):
+        cls = tx.errors.InvalidArgumentError
+    elif isinstance(e, MemoryError):
+        cls = tx.errors.ResourceExhaustedError
+    elif isinstance(e, NotImplementedError):
+        cls = tx.errors.UnimplementedError
+    return lambda message: cls(None, None, message)
+
+
 class _GeneratorIterator(NodeIterator):
     """Runs the generator under the GIL (the slow path); its state is the count of elements yielded,
     and restoring replays the generator that far (Note [Iterator state]: it must be pure)."""
@@ -150,8 +164,8 @@ class _GeneratorIterator(NodeIterator):
             return END
         except Exception as e:
             self._count += 1
-            raise invalid("from_generator: the generator raised %s: %s (element %d)"
-                          % (type(e).__name__, e, self._count - 1)) from e
+            raise _generator_error(e)("from_generator: the generator raised %s: %s (element %d)"
+                                      % (type(e).__name__, e, self._count - 1)) from e
         self._count += 1
         return self._node._convert(value, self._count - 1)
 

@@ -2,7 +2,7 @@
 own path, serialised as an ``.npz`` archive without pickles (Note [Iterator state])."""
 
 # Note [Iterator state]: every node iterator saves only what resuming needs: a source its offset or
-# index, a shuffle its buffer and its RNG state, a batch its partial batch, a map its element
+# index, a shuffle its buffer and its RNG state, a window its buffer, a map its element
 # counter and its finished but not yet returned results (Note [Cross-mode states]), an interleave its open
 # sub-iterators with their read-ahead buffers (Note [Parallel interleave]), a Python source
 # (generator) the number of elements it yielded (resuming recomputes them: the function must be
@@ -14,10 +14,11 @@ own path, serialised as an ``.npz`` archive without pickles (Note [Iterator stat
 # saved in the fast (threaded) mode restores in debug mode and the other way round. The sequential
 # iterators read the threaded ones' buffers and return their items first: a map's state is its
 # finished results (the parallel map's in-flight work), the input elements read but not yet mapped
-# (a fused map-and-batch's replay queue, Note [Fused batches]) with their indices, its input counter
+# with their indices (a restored state's, Note [Fused batches]), its input counter
 # and whether its input ended; a prefetch's is its queue and the same end flag; a fused
-# map-and-batch saves the unfused batch's partial batch over the map's layout; an interleave saves
-# one layout in every mode (Note [Parallel interleave]); shuffle has one iterator.
+# map-and-batch saves the map's layout, as the unfused pair does (a batch never holds a partial
+# batch between two calls, Note [Batch errors]); an interleave saves one layout in every mode
+# (Note [Parallel interleave]); shuffle has one iterator.
 
 import builtins
 import io

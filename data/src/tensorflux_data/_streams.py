@@ -38,7 +38,7 @@ class ByteStream:
         except OSError as e:
             raise tx.errors.InvalidArgumentError(None, None, "%s: cannot open: %s" % (path, e)) from None
         self._z = zlib.decompressobj(wbits) if wbits is not None else None
-        self._buf, self._pos, self.offset, self._raw_seen = b"", 0, 0, False
+        self._buf, self._pos, self.offset, self._raw_seen, self._error = b"", 0, 0, False, None
         if offset:
             if self._z is None:
                 self._f.seek(offset)
@@ -64,9 +64,18 @@ class ByteStream:
                                           "stream (%s)" % (self.path, self.offset, e)) from None
 
     def take(self, n):
-        """Up to ``n`` next bytes (fewer only at the end of the stream)."""
+        """Up to ``n`` next bytes (fewer only at the end of the stream, or before corrupt compressed
+        bytes: their DataLossError comes with the next call, after the bytes before them)."""
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
         while len(self._buf) - self._pos < n:
-            more = self._more()
+            try:
+                more = self._more()
+            except tx.errors.DataLossError as e:
+                if len(self._buf) == self._pos:
+                    raise
+                self._error, more = e, b""
             if not more:
                 break
             self._buf = self._buf[self._pos:] + more

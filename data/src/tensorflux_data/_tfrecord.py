@@ -179,6 +179,12 @@ class RecordReader:
 
     def next_many(self, n):
         """Up to ``n`` next records as a list of bytes (see next_spans)."""
+        i = self._next
+        stop = min(i + n, self._count)
+        if i < stop and (not self._bad or self._bad[-1] >= stop):  # the common case, without arrays
+            chunk, ends = self._chunk, self._stops_list[i:stop]
+            self._next, self.offset = stop, self._chunk_base + ends[-1] + 4
+            return [chunk[a:b] for a, b in zip(self._starts_list[i:stop], ends)]
         chunk, starts, stops = self.next_spans(n)
         return [chunk[a:b] for a, b in zip(starts.tolist(), stops.tolist())]
 
