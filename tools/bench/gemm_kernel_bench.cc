@@ -86,8 +86,8 @@ double Median(std::vector<double> v) {
 void EngineBlas(const Shape& s, const float* a, int64_t lda, const float* b, int64_t ldb, float* c) {
   const auto ta = s.ta ? CblasTrans : CblasNoTrans, tb = s.tb ? CblasTrans : CblasNoTrans;
   if (s.m == 1)
-    return scipy_cblas_sgemv(CblasRowMajor, s.tb ? CblasNoTrans : CblasTrans, s.tb ? s.n : s.k, s.tb ? s.k : s.n,
-                             1.0f, b, ldb, a, s.ta ? lda : 1, 0.0f, c, 1);
+    return scipy_cblas_sgemv(CblasRowMajor, s.tb ? CblasNoTrans : CblasTrans, s.tb ? s.n : s.k, s.tb ? s.k : s.n, 1.0f,
+                             b, ldb, a, s.ta ? lda : 1, 0.0f, c, 1);
   scipy_cblas_sgemm(CblasRowMajor, ta, tb, s.m, s.n, s.k, 1.0f, a, lda, b, ldb, 0.0f, c, s.n);
 }
 
@@ -137,13 +137,15 @@ Result Measure(const Shape& s, int threads, tx::ThreadPool* pool) {
   auto ours = [&] { tx::cpu::gemm::Sgemm(g, &th); };
   auto blas = [&] {
     scipy_openblas_set_num_threads(threads);
-    scipy_cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.m, s.n,
-                      s.k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, ref.data(), s.n);
+    scipy_cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k,
+                      1.0f, a.data(), lda, b.data(), ldb, 0.0f, ref.data(), s.n);
   };
   auto engine = [&] {
     scipy_openblas_set_num_threads(1);
-    if (threads > 1) EnginePool(pool, s, a.data(), lda, b.data(), ldb, eng.data());
-    else EngineBlas(s, a.data(), lda, b.data(), ldb, eng.data());
+    if (threads > 1)
+      EnginePool(pool, s, a.data(), lda, b.data(), ldb, eng.data());
+    else
+      EngineBlas(s, a.data(), lda, b.data(), ldb, eng.data());
   };
   blas();
   engine();
@@ -154,8 +156,11 @@ Result Measure(const Shape& s, int threads, tx::ThreadPool* pool) {
     diff = std::max<double>(diff, std::max(std::fabs(c[i] - ref[i]), std::fabs(eng[i] - ref[i])));
     scale = std::max<double>(scale, std::fabs(ref[i]));
   }
-  if (diff > 1e-6 * std::sqrt(double(s.k)) * scale) std::printf("MISMATCH %s: difference %g of %g\n", s.name, diff, scale);
-  auto inner_for = [](double seconds) { return std::max(1, static_cast<int>(kSampleSeconds / std::max(seconds, 1e-9))); };
+  if (diff > 1e-6 * std::sqrt(double(s.k)) * scale)
+    std::printf("MISMATCH %s: difference %g of %g\n", s.name, diff, scale);
+  auto inner_for = [](double seconds) {
+    return std::max(1, static_cast<int>(kSampleSeconds / std::max(seconds, 1e-9)));
+  };
   const int inner_ours = inner_for(Sample(ours, 1)), inner_blas = inner_for(Sample(blas, 1));
   const int inner_engine = inner_for(Sample(engine, 1));
   std::vector<double> t_ours, t_blas, t_engine;
@@ -175,8 +180,10 @@ Result Measure(const Shape& s, int threads, tx::ThreadPool* pool) {
 int main(int argc, char** argv) {
   std::string filter;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--cpu-time") g_cpu_time = true;
-    else filter = argv[i];
+    if (std::string(argv[i]) == "--cpu-time")
+      g_cpu_time = true;
+    else
+      filter = argv[i];
   }
   // name: M x K x N (op(A) is M x K, op(B) K x N); "A^T B" and "A B^T" are stored transposed.
   const std::vector<Shape> shapes = {
@@ -204,9 +211,11 @@ int main(int argc, char** argv) {
   std::printf("cpu: %s (%u hardware threads); our kernels: %s\n", CpuModel().c_str(),
               std::thread::hardware_concurrency(), tx::cpu::gemm::IsaName(tx::cpu::gemm::BestIsa()));
   std::printf("%s\n", scipy_openblas_get_config());
-  std::printf("ours: Sgemm; oblas: OpenBLAS sgemm on its own 1 or 2 threads; engine: blas.cc today (sgemv for one row,\n"
-              "else sgemm; 2t: C split over a 2-thread ThreadPool, single-threaded OpenBLAS per block). GFLOP/s, medians\n"
-              "of %d samples (%s on one thread, wall time on two).\n", kSamples, g_cpu_time ? "thread CPU time" : "wall time");
+  std::printf(
+      "ours: Sgemm; oblas: OpenBLAS sgemm on its own 1 or 2 threads; engine: blas.cc today (sgemv for one row,\n"
+      "else sgemm; 2t: C split over a 2-thread ThreadPool, single-threaded OpenBLAS per block). GFLOP/s, medians\n"
+      "of %d samples (%s on one thread, wall time on two).\n",
+      kSamples, g_cpu_time ? "thread CPU time" : "wall time");
   std::printf("%-28s %7s %7s %7s %6s %6s | %7s %7s %7s %6s %6s\n", "shape (M x K x N)", "ours1t", "oblas", "engine",
               "/oblas", "/eng", "ours2t", "oblas", "engine", "/oblas", "/eng");
   tx::ThreadPool pool(1);  // with the caller: two threads

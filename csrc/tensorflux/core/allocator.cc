@@ -56,8 +56,7 @@ bool Cacheable(size_t rounded) {
 }
 }  // namespace
 
-BufferAllocator::BufferAllocator(size_t cache_cap)
-    : cache_cap_(cache_cap), lists_(new FreeList[kNumClasses]) {}
+BufferAllocator::BufferAllocator(size_t cache_cap) : cache_cap_(cache_cap), lists_(new FreeList[kNumClasses]) {}
 
 BufferAllocator::~BufferAllocator() { ReleaseCached(); }
 

@@ -25,10 +25,10 @@ class BufferAllocator {
 
   // Counters for tests and tuning; a snapshot, not synchronized across fields.
   struct Stats {
-    size_t cached_bytes = 0;    // idle bytes held in the cache now
-    uint64_t hits = 0;          // allocations served from the cache
-    uint64_t misses = 0;        // cacheable allocations that went to the C allocator
-    uint64_t released = 0;      // cacheable frees returned to the C allocator (cache full)
+    size_t cached_bytes = 0;  // idle bytes held in the cache now
+    uint64_t hits = 0;  // allocations served from the cache
+    uint64_t misses = 0;  // cacheable allocations that went to the C allocator
+    uint64_t released = 0;  // cacheable frees returned to the C allocator (cache full)
   };
 
   // An allocator that keeps at most `cache_cap` idle bytes (0 disables caching).

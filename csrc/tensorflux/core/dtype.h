@@ -70,19 +70,59 @@ std::string DataTypeString(DataType dt);
 bool ParseDataType(std::string_view name, DataType* out);
 
 // Maps a C++ element type to its DataType at compile time.
-template <typename T> struct DataTypeOf;
-template <> struct DataTypeOf<float> { static constexpr DataType value = DT_FLOAT; };
-template <> struct DataTypeOf<double> { static constexpr DataType value = DT_DOUBLE; };
-template <> struct DataTypeOf<int32_t> { static constexpr DataType value = DT_INT32; };
-template <> struct DataTypeOf<int64_t> { static constexpr DataType value = DT_INT64; };
-template <> struct DataTypeOf<uint8_t> { static constexpr DataType value = DT_UINT8; };
-template <> struct DataTypeOf<int8_t> { static constexpr DataType value = DT_INT8; };
-template <> struct DataTypeOf<int16_t> { static constexpr DataType value = DT_INT16; };
-template <> struct DataTypeOf<uint16_t> { static constexpr DataType value = DT_UINT16; };
-template <> struct DataTypeOf<uint32_t> { static constexpr DataType value = DT_UINT32; };
-template <> struct DataTypeOf<uint64_t> { static constexpr DataType value = DT_UINT64; };
-template <> struct DataTypeOf<bool> { static constexpr DataType value = DT_BOOL; };
-template <> struct DataTypeOf<Half> { static constexpr DataType value = DT_HALF; };
-template <> struct DataTypeOf<BFloat16> { static constexpr DataType value = DT_BFLOAT16; };
+template <typename T>
+struct DataTypeOf;
+template <>
+struct DataTypeOf<float> {
+  static constexpr DataType value = DT_FLOAT;
+};
+template <>
+struct DataTypeOf<double> {
+  static constexpr DataType value = DT_DOUBLE;
+};
+template <>
+struct DataTypeOf<int32_t> {
+  static constexpr DataType value = DT_INT32;
+};
+template <>
+struct DataTypeOf<int64_t> {
+  static constexpr DataType value = DT_INT64;
+};
+template <>
+struct DataTypeOf<uint8_t> {
+  static constexpr DataType value = DT_UINT8;
+};
+template <>
+struct DataTypeOf<int8_t> {
+  static constexpr DataType value = DT_INT8;
+};
+template <>
+struct DataTypeOf<int16_t> {
+  static constexpr DataType value = DT_INT16;
+};
+template <>
+struct DataTypeOf<uint16_t> {
+  static constexpr DataType value = DT_UINT16;
+};
+template <>
+struct DataTypeOf<uint32_t> {
+  static constexpr DataType value = DT_UINT32;
+};
+template <>
+struct DataTypeOf<uint64_t> {
+  static constexpr DataType value = DT_UINT64;
+};
+template <>
+struct DataTypeOf<bool> {
+  static constexpr DataType value = DT_BOOL;
+};
+template <>
+struct DataTypeOf<Half> {
+  static constexpr DataType value = DT_HALF;
+};
+template <>
+struct DataTypeOf<BFloat16> {
+  static constexpr DataType value = DT_BFLOAT16;
+};
 
 }  // namespace tx

@@ -43,7 +43,8 @@ inline uint16_t FloatToHalfBits(float f) {
   std::memcpy(&x, &f, sizeof(x));
   const uint32_t sign = (x >> 16) & 0x8000u;
   x &= 0x7fffffffu;
-  if (x >= 0x7f800000u) return static_cast<uint16_t>(x == 0x7f800000u ? sign | 0x7c00u : sign | 0x7e00u | ((x >> 13) & 0x3ffu));
+  if (x >= 0x7f800000u)
+    return static_cast<uint16_t>(x == 0x7f800000u ? sign | 0x7c00u : sign | 0x7e00u | ((x >> 13) & 0x3ffu));
   const uint32_t e = x >> 23;
   if (e >= 113) {  // |f| >= 2^-14: a normal half, or overflow to inf
     const uint32_t r = (x + 0xfffu + ((x >> 13) & 1u) - (112u << 23)) >> 13;

@@ -15,8 +15,8 @@ std::atomic<const ObjectElementOps*> g_ops[kLastDataType + 1];
 class DefaultElement {
  public:
   explicit DefaultElement(const ObjectElementOps* ops)
-      : ops_(ops), storage_(new std::max_align_t[(ops->element_size + sizeof(std::max_align_t) - 1) /
-                                                  sizeof(std::max_align_t)]) {
+      : ops_(ops),
+        storage_(new std::max_align_t[(ops->element_size + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)]) {
     ops_->construct(storage_.get(), 1);
   }
   ~DefaultElement() { ops_->destroy(storage_.get(), 1); }
@@ -95,8 +95,10 @@ void GatherElements(DataType dt, const void* src, const int64_t* index, int64_t 
       }
       from = pad;
     }
-    if (ops != nullptr) ops->copy(from, d + static_cast<size_t>(i) * es, 1);
-    else std::memcpy(d + static_cast<size_t>(i) * es, from, es);
+    if (ops != nullptr)
+      ops->copy(from, d + static_cast<size_t>(i) * es, 1);
+    else
+      std::memcpy(d + static_cast<size_t>(i) * es, from, es);
   }
 }
 

@@ -66,6 +66,6 @@ Status DeepCopyTensor(const Tensor& src, Tensor* out);
 #define TX_OBJECT_TYPES_CONCAT_INNER(a, b) a##b
 #define TX_OBJECT_TYPES_CONCAT(a, b) TX_OBJECT_TYPES_CONCAT_INNER(a, b)
 // TX_REGISTER_OBJECT_ELEMENT_TYPE(DT_STRING, kTStringOps): registers an ObjectElementOps.
-#define TX_REGISTER_OBJECT_ELEMENT_TYPE(dt, ops)                                       \
+#define TX_REGISTER_OBJECT_ELEMENT_TYPE(dt, ops)                                      \
   static const bool TX_OBJECT_TYPES_CONCAT(tx_object_type_registered_, __COUNTER__) = \
       ::tx::RegisterObjectElementOps(dt, &(ops))

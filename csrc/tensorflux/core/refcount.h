@@ -31,16 +31,30 @@ class RefPtr {
  public:
   RefPtr() = default;
   // Adopts the reference the caller holds on `p`.
-  static RefPtr Adopt(T* p) { RefPtr r; r.p_ = p; return r; }
-  RefPtr(const RefPtr& o) : p_(o.p_) { if (p_) p_->Ref(); }
+  static RefPtr Adopt(T* p) {
+    RefPtr r;
+    r.p_ = p;
+    return r;
+  }
+  RefPtr(const RefPtr& o) : p_(o.p_) {
+    if (p_) p_->Ref();
+  }
   RefPtr(RefPtr&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
-  RefPtr& operator=(RefPtr o) noexcept { std::swap(p_, o.p_); return *this; }
-  ~RefPtr() { if (p_) p_->Unref(); }
+  RefPtr& operator=(RefPtr o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~RefPtr() {
+    if (p_) p_->Unref();
+  }
 
   T* get() const { return p_; }
   T* operator->() const { return p_; }
   explicit operator bool() const { return p_ != nullptr; }
-  void reset() { if (p_) p_->Unref(); p_ = nullptr; }
+  void reset() {
+    if (p_) p_->Unref();
+    p_ = nullptr;
+  }
 
  private:
   T* p_ = nullptr;

@@ -76,8 +76,6 @@ Status PartialShape::Merge(const PartialShape& other, PartialShape* out) const {
   return Status::OK();
 }
 
-std::string PartialShape::ToString() const {
-  return known_rank_ ? DimsToString(dims_) : std::string("<unknown>");
-}
+std::string PartialShape::ToString() const { return known_rank_ ? DimsToString(dims_) : std::string("<unknown>"); }
 
 }  // namespace tx

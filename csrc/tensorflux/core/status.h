@@ -62,31 +62,51 @@ std::string StrCat(const Args&... args) {
 }
 
 template <typename... Args>
-Status InvalidArgument(const Args&... a) { return Status(Code::kInvalidArgument, StrCat(a...)); }
+Status InvalidArgument(const Args&... a) {
+  return Status(Code::kInvalidArgument, StrCat(a...));
+}
 template <typename... Args>
-Status NotFound(const Args&... a) { return Status(Code::kNotFound, StrCat(a...)); }
+Status NotFound(const Args&... a) {
+  return Status(Code::kNotFound, StrCat(a...));
+}
 template <typename... Args>
-Status AlreadyExists(const Args&... a) { return Status(Code::kAlreadyExists, StrCat(a...)); }
+Status AlreadyExists(const Args&... a) {
+  return Status(Code::kAlreadyExists, StrCat(a...));
+}
 template <typename... Args>
-Status FailedPrecondition(const Args&... a) { return Status(Code::kFailedPrecondition, StrCat(a...)); }
+Status FailedPrecondition(const Args&... a) {
+  return Status(Code::kFailedPrecondition, StrCat(a...));
+}
 template <typename... Args>
-Status OutOfRange(const Args&... a) { return Status(Code::kOutOfRange, StrCat(a...)); }
+Status OutOfRange(const Args&... a) {
+  return Status(Code::kOutOfRange, StrCat(a...));
+}
 template <typename... Args>
-Status Unimplemented(const Args&... a) { return Status(Code::kUnimplemented, StrCat(a...)); }
+Status Unimplemented(const Args&... a) {
+  return Status(Code::kUnimplemented, StrCat(a...));
+}
 template <typename... Args>
-Status Internal(const Args&... a) { return Status(Code::kInternal, StrCat(a...)); }
+Status Internal(const Args&... a) {
+  return Status(Code::kInternal, StrCat(a...));
+}
 template <typename... Args>
-Status DataLoss(const Args&... a) { return Status(Code::kDataLoss, StrCat(a...)); }
+Status DataLoss(const Args&... a) {
+  return Status(Code::kDataLoss, StrCat(a...));
+}
 template <typename... Args>
-Status ResourceExhausted(const Args&... a) { return Status(Code::kResourceExhausted, StrCat(a...)); }
+Status ResourceExhausted(const Args&... a) {
+  return Status(Code::kResourceExhausted, StrCat(a...));
+}
 template <typename... Args>
-Status Cancelled(const Args&... a) { return Status(Code::kCancelled, StrCat(a...)); }
+Status Cancelled(const Args&... a) {
+  return Status(Code::kCancelled, StrCat(a...));
+}
 
 }  // namespace tx
 
 // Returns from the enclosing function if `expr` yields a non-OK Status.
-#define TX_RETURN_IF_ERROR(expr)              \
-  do {                                        \
-    ::tx::Status _tx_status = (expr);         \
-    if (!_tx_status.ok()) return _tx_status;  \
+#define TX_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::tx::Status _tx_status = (expr);        \
+    if (!_tx_status.ok()) return _tx_status; \
   } while (0)

@@ -34,8 +34,8 @@ Status Tensor::Allocate(DataType dtype, const TensorShape& shape, Tensor* out) {
   if (n < 0) return InvalidArgument("cannot allocate a tensor of shape ", shape.ToString());
   if (elem != 0 && static_cast<uint64_t>(n) > SIZE_MAX / elem)
     return ResourceExhausted("tensor of shape ", shape.ToString(), " is too large");
-  Buffer* b = ObjectOpsFor(dtype) != nullptr ? AllocateObjectBuffer(dtype, n)
-                                             : Buffer::Allocate(static_cast<size_t>(n) * elem);
+  Buffer* b =
+      ObjectOpsFor(dtype) != nullptr ? AllocateObjectBuffer(dtype, n) : Buffer::Allocate(static_cast<size_t>(n) * elem);
   if (b == nullptr)
     return ResourceExhausted("out of memory allocating a ", DataTypeString(dtype), " tensor of shape ",
                              shape.ToString());

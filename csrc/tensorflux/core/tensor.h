@@ -62,7 +62,10 @@ class Tensor {
   size_t byte_size() const { return static_cast<size_t>(num_elements()) * DataTypeSize(dtype_); }
 
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
-  template <typename T> T* data() const { return static_cast<T*>(raw_data()); }
+  template <typename T>
+  T* data() const {
+    return static_cast<T*>(raw_data());
+  }
   const RefPtr<Buffer>& buffer() const { return buffer_; }
   // True when this Tensor's buffer is engine-owned and referenced only once.
   bool CanReuseBuffer() const { return buffer_ && buffer_->owned() && buffer_->RefCountIsOne(); }

@@ -55,8 +55,8 @@ ThreadPool::ThreadPool(int num_threads) {
   } catch (const std::system_error& e) {
     const size_t started = workers_.size();
     stop_and_join();
-    throw std::system_error(e.code(), "cannot start worker thread " + std::to_string(started + 1) + " of " +
-                                          std::to_string(num_threads));
+    throw std::system_error(
+        e.code(), "cannot start worker thread " + std::to_string(started + 1) + " of " + std::to_string(num_threads));
   } catch (...) {
     stop_and_join();
     throw;
@@ -128,8 +128,7 @@ struct ForState {
 };
 }  // namespace
 
-void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
-                             const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
   int64_t max_shards = num_threads() + 1;
   int64_t by_cost = std::max<int64_t>(1, total * std::max<int64_t>(cost_per_unit, 1) / kMinCostPerShard);

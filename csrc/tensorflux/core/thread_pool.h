@@ -30,8 +30,7 @@ class ThreadPool {
   // Calls fn(begin, end) over disjoint ranges covering [0, total), in parallel when
   // total * cost_per_unit is large enough to pay for it; returns when all ranges are done.
   // The caller participates, so nested use never deadlocks.
-  void ParallelFor(int64_t total, int64_t cost_per_unit,
-                   const std::function<void(int64_t, int64_t)>& fn);
+  void ParallelFor(int64_t total, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
   void WorkerLoop();

@@ -170,8 +170,8 @@ Status ValidateStringTensor(const Tensor& t) {
       return InvalidArgument("string element ", i, " uses the OFFSET representation, which tensors passed to the ",
                              "engine may not hold (use TX_StringCopy or TX_StringAssignView)");
     if (type == TString::kSmall && s[i].size() > TString::kSmallCapacity)
-      return InvalidArgument("string element ", i, " is not a valid TX_TString (inline size ", s[i].size(),
-                             " > ", TString::kSmallCapacity, "); initialize elements with TX_StringInit");
+      return InvalidArgument("string element ", i, " is not a valid TX_TString (inline size ", s[i].size(), " > ",
+                             TString::kSmallCapacity, "); initialize elements with TX_StringInit");
     if (type != TString::kSmall && s[i].size() > 0 && s[i].data() == nullptr)
       return InvalidArgument("string element ", i, " has ", s[i].size(), " bytes but a null data pointer");
   }

@@ -68,16 +68,29 @@ class TString {
   bool Append(const char* data, size_t size);
   bool Append(std::string_view s) { return Append(s.data(), s.size()); }
   // Frees any heap block and leaves the empty string.
-  void Clear() { Release(); Zero(); }
+  void Clear() {
+    Release();
+    Zero();
+  }
 
   friend bool operator==(const TString& a, const TString& b) { return a.view() == b.view(); }
   friend bool operator!=(const TString& a, const TString& b) { return a.view() != b.view(); }
   friend bool operator<(const TString& a, const TString& b) { return a.view() < b.view(); }
 
  private:
-  struct Large { size_t size; size_t cap; char* ptr; };
-  struct View { size_t size; const char* ptr; };
-  struct Small { uint8_t size; char str[kSmallCapacity + 1]; };
+  struct Large {
+    size_t size;
+    size_t cap;
+    char* ptr;
+  };
+  struct View {
+    size_t size;
+    const char* ptr;
+  };
+  struct Small {
+    uint8_t size;
+    char str[kSmallCapacity + 1];
+  };
   union U {
     Large large;
     View view;
@@ -85,7 +98,9 @@ class TString {
     uint8_t raw[24];
   };
 
-  void Zero() { for (uint8_t& b : u_.raw) b = 0; }
+  void Zero() {
+    for (uint8_t& b : u_.raw) b = 0;
+  }
   void Release();
 
   U u_;
@@ -93,7 +108,10 @@ class TString {
 
 static_assert(sizeof(TString) == 24, "TString must be 24 bytes (Note [TString layout])");
 
-template <> struct DataTypeOf<TString> { static constexpr DataType value = DT_STRING; };
+template <>
+struct DataTypeOf<TString> {
+  static constexpr DataType value = DT_STRING;
+};
 
 // OK when `t` is not DT_STRING or each element is a well-formed SMALL, LARGE or VIEW TString
 // (a caller-built tensor: TX_NewTensor / TX_AllocateTensor memory); InvalidArgument naming the

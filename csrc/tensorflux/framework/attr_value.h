@@ -21,13 +21,13 @@ struct AttrValue {
   enum class Kind { kNone, kString, kInt, kFloat, kBool, kType, kShape, kTensor, kFunc, kList, kPlaceholder };
 
   Kind kind = Kind::kNone;
-  std::string s;           // kString (bytes); kPlaceholder (name)
-  int64_t i = 0;           // kInt
-  float f = 0;             // kFloat
-  bool b = false;          // kBool
+  std::string s;  // kString (bytes); kPlaceholder (name)
+  int64_t i = 0;  // kInt
+  float f = 0;  // kFloat
+  bool b = false;  // kBool
   DataType type = DT_INVALID;  // kType
-  PartialShape shape;      // kShape
-  Tensor tensor;           // kTensor
+  PartialShape shape;  // kShape
+  Tensor tensor;  // kTensor
   std::shared_ptr<NameAttrList> func;  // kFunc
 
   struct List {
@@ -40,17 +40,58 @@ struct AttrValue {
     std::vector<Tensor> tensor;
     std::vector<NameAttrList> func;
     // Number of elements across all vectors (only one is non-empty in valid values).
-    size_t size() const { return s.size() + i.size() + f.size() + b.size() + type.size() + shape.size() + tensor.size() + func.size(); }
+    size_t size() const {
+      return s.size() + i.size() + f.size() + b.size() + type.size() + shape.size() + tensor.size() + func.size();
+    }
   } list;
 
-  static AttrValue String(std::string v) { AttrValue a; a.kind = Kind::kString; a.s = std::move(v); return a; }
-  static AttrValue Int(int64_t v) { AttrValue a; a.kind = Kind::kInt; a.i = v; return a; }
-  static AttrValue Float(float v) { AttrValue a; a.kind = Kind::kFloat; a.f = v; return a; }
-  static AttrValue Bool(bool v) { AttrValue a; a.kind = Kind::kBool; a.b = v; return a; }
-  static AttrValue Type(DataType v) { AttrValue a; a.kind = Kind::kType; a.type = v; return a; }
-  static AttrValue Shape(PartialShape v) { AttrValue a; a.kind = Kind::kShape; a.shape = std::move(v); return a; }
-  static AttrValue FromTensor(Tensor v) { AttrValue a; a.kind = Kind::kTensor; a.tensor = std::move(v); return a; }
-  static AttrValue EmptyList() { AttrValue a; a.kind = Kind::kList; return a; }
+  static AttrValue String(std::string v) {
+    AttrValue a;
+    a.kind = Kind::kString;
+    a.s = std::move(v);
+    return a;
+  }
+  static AttrValue Int(int64_t v) {
+    AttrValue a;
+    a.kind = Kind::kInt;
+    a.i = v;
+    return a;
+  }
+  static AttrValue Float(float v) {
+    AttrValue a;
+    a.kind = Kind::kFloat;
+    a.f = v;
+    return a;
+  }
+  static AttrValue Bool(bool v) {
+    AttrValue a;
+    a.kind = Kind::kBool;
+    a.b = v;
+    return a;
+  }
+  static AttrValue Type(DataType v) {
+    AttrValue a;
+    a.kind = Kind::kType;
+    a.type = v;
+    return a;
+  }
+  static AttrValue Shape(PartialShape v) {
+    AttrValue a;
+    a.kind = Kind::kShape;
+    a.shape = std::move(v);
+    return a;
+  }
+  static AttrValue FromTensor(Tensor v) {
+    AttrValue a;
+    a.kind = Kind::kTensor;
+    a.tensor = std::move(v);
+    return a;
+  }
+  static AttrValue EmptyList() {
+    AttrValue a;
+    a.kind = Kind::kList;
+    return a;
+  }
 
   // Human-readable form for error messages, e.g. `DT_FLOAT`, `[1, 2]`, `"NHWC"`.
   std::string DebugString() const;

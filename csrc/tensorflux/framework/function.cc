@@ -59,7 +59,8 @@ Status ParseFunctionTensorRef(const std::string& s, FunctionTensorRef* out) {
 Status ValidateFunctionDef(const FunctionDef& f) {
   const std::string& name = f.name();
   if (!IsValidFunctionName(name))
-    return InvalidArgument("'", name, "' is not a valid function name (it must be non-empty, without spaces, ':' or '^')");
+    return InvalidArgument("'", name,
+                           "' is not a valid function name (it must be non-empty, without spaces, ':' or '^')");
   const std::string where = "function '" + name + "': ";
   std::set<std::string> args, nodes, outputs;
   for (const ArgDef& a : f.signature.input_arg) {
@@ -88,7 +89,8 @@ Status ValidateFunctionDef(const FunctionDef& f) {
   for (const codec::NodeDefProto& n : f.node_def)
     for (const std::string& in : n.input) TX_RETURN_IF_ERROR(check_ref(in, "[" + n.name + "] input "));
   for (const auto& kv : f.ret) {
-    if (!outputs.count(kv.first)) return InvalidArgument(where, "ret names '", kv.first, "', which is no output argument");
+    if (!outputs.count(kv.first))
+      return InvalidArgument(where, "ret names '", kv.first, "', which is no output argument");
     TX_RETURN_IF_ERROR(check_ref(kv.second, "ret '" + kv.first + "' "));
   }
   for (const std::string& o : outputs)
@@ -162,8 +164,8 @@ Status FunctionLibrary::MergeFrom(const FunctionDefLibraryProto& other, Added* a
   for (const auto& g : other.gradient) {
     auto it = gradients_.find(g.first);
     if (it != gradients_.end() && it->second != g.second)
-      return InvalidArgument("cannot set the gradient of function '", g.first, "' to '", g.second,
-                             "': it is already '", it->second, "'");
+      return InvalidArgument("cannot set the gradient of function '", g.first, "' to '", g.second, "': it is already '",
+                             it->second, "'");
   }
   for (auto& s : staged) {
     const std::string name = s.first.name();

@@ -26,11 +26,11 @@ struct FunctionDef {
   // name, input_arg / output_arg (the function's typed arguments), attr (the attrs a caller
   // binds: "$T"-style placeholders in the body), description, is_stateful, control_output.
   OpDef signature;
-  AttrMap attr;                                  // attrs of the function itself (field 5)
-  std::map<uint32_t, AttrMap> arg_attr;          // per input index (field 7)
+  AttrMap attr;  // attrs of the function itself (field 5)
+  std::map<uint32_t, AttrMap> arg_attr;  // per input index (field 7)
   std::map<uint32_t, uint32_t> resource_arg_unique_id;  // field 8
-  std::vector<codec::NodeDefProto> node_def;     // the body
-  std::map<std::string, std::string> ret;        // output arg name -> "node:out_arg:index" or an input arg name
+  std::vector<codec::NodeDefProto> node_def;  // the body
+  std::map<std::string, std::string> ret;  // output arg name -> "node:out_arg:index" or an input arg name
   std::map<std::string, std::string> control_ret;  // control output name -> body node name
 
   const std::string& name() const { return signature.name; }
@@ -46,7 +46,7 @@ struct FunctionDef {
 // One input or ret string of a body, parsed: "^node" (control), "node:out_arg:k", "name" or
 // "name:k" (an input argument, or output 0 / k of a node in graph naming).
 struct FunctionTensorRef {
-  std::string node;        // node or argument name
+  std::string node;  // node or argument name
   std::string output_arg;  // empty for the one- and two-part forms
   int index = 0;
   bool control = false;

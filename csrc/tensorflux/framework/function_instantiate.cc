@@ -84,7 +84,8 @@ Status NestingError(const std::vector<std::string>& inner, int inner_depth) {
 }
 
 Status CheckRecursion(const std::string& name) {
-  auto it = std::find_if(t_instantiating.begin(), t_instantiating.end(), [&](const Frame& f) { return f.name == name; });
+  auto it =
+      std::find_if(t_instantiating.begin(), t_instantiating.end(), [&](const Frame& f) { return f.name == name; });
   if (it != t_instantiating.end()) {
     std::string chain;
     for (; it != t_instantiating.end(); ++it) chain += it->name + " -> ";
@@ -149,7 +150,8 @@ Status BindAttrs(const FunctionDef& f, const AttrMap& call_attrs, AttrMap* bound
 
 Status ArgType(const ArgDef& a, const AttrMap& bound, DataType* out) {
   if (!a.number_attr.empty() || !a.type_list_attr.empty())
-    return Unimplemented("argument '", a.name, "' is a list (", a.number_attr.empty() ? a.type_list_attr : a.number_attr,
+    return Unimplemented("argument '", a.name, "' is a list (",
+                         a.number_attr.empty() ? a.type_list_attr : a.number_attr,
                          "); functions with list arguments are not supported");
   if (a.type != DT_INVALID) {
     *out = a.type;
@@ -157,7 +159,8 @@ Status ArgType(const ArgDef& a, const AttrMap& bound, DataType* out) {
   }
   auto it = bound.find(a.type_attr);
   if (it == bound.end() || it->second.kind != AttrValue::Kind::kType)
-    return InvalidArgument("argument '", a.name, "' has type attr '", a.type_attr, "', which the function does not define");
+    return InvalidArgument("argument '", a.name, "' has type attr '", a.type_attr,
+                           "', which the function does not define");
   *out = it->second.type;
   return Status::OK();
 }
@@ -183,7 +186,7 @@ class Instantiator {
   AttrMap bound_;
   std::unordered_map<std::string, int> arg_index_;
   std::unordered_map<std::string, int> node_index_;  // FunctionDef position
-  std::vector<Node*> nodes_;                         // per FunctionDef position
+  std::vector<Node*> nodes_;  // per FunctionDef position
 };
 
 Status Instantiator::AddArgs() {
@@ -236,7 +239,8 @@ Status Instantiator::Order(std::vector<int>* order) const {
       if (--pending[u] == 0) ready.push(u);
   }
   for (int i = 0; i < n; ++i)
-    if (pending[i] > 0) return InvalidArgument("[", f_.node_def[i].name, "] the body contains a cycle through this node");
+    if (pending[i] > 0)
+      return InvalidArgument("[", f_.node_def[i].name, "] the body contains a cycle through this node");
   return Status::OK();
 }
 
@@ -277,8 +281,10 @@ Status Instantiator::GroupInputs(const codec::NodeDefProto& nd, const OpDef& def
       const std::string& len_attr = arg.number_attr.empty() ? arg.type_list_attr : arg.number_attr;
       auto it = attrs.find(len_attr);
       const AttrDef* adef = def.FindAttr(len_attr);
-      const AttrValue* v = it != attrs.end() ? &it->second : (adef && adef->has_default ? &adef->default_value : nullptr);
-      if (v == nullptr) return InvalidArgument("attr '", len_attr, "' (the length of input '", arg.name, "') is missing");
+      const AttrValue* v =
+          it != attrs.end() ? &it->second : (adef && adef->has_default ? &adef->default_value : nullptr);
+      if (v == nullptr)
+        return InvalidArgument("attr '", len_attr, "' (the length of input '", arg.name, "') is missing");
       size = arg.number_attr.empty() ? static_cast<int64_t>(v->list.type.size()) : v->i;
     }
     if (size < 0 || static_cast<size_t>(size) > data.size() - next)
@@ -301,7 +307,8 @@ Status Instantiator::AddBodyNode(int i) {
   const OpRegistration* reg = OpRegistry::Global()->LookUp(nd.op);
   if (reg == nullptr) {
     if (lib_ != nullptr && lib_->Find(nd.op) != nullptr)
-      return Unimplemented(where, "op '", nd.op, "' is a library function called directly by name; call it through "
+      return Unimplemented(where, "op '", nd.op,
+                           "' is a library function called directly by name; call it through "
                            "PartitionedCall or StatefulPartitionedCall");
     return NotFound(where, "op type not registered: '", nd.op, "'");
   }

@@ -20,13 +20,13 @@ namespace tx {
 constexpr int kMaxFunctionNesting = 100;
 
 struct FunctionBody {
-  std::string function;              // the FunctionDef's name
-  std::unique_ptr<Graph> graph;      // one _Arg node per input argument, then the body nodes
-  std::vector<Node*> args;           // the _Arg nodes, in input order
-  std::vector<Endpoint> rets;        // the tensor returned for each output argument
-  std::vector<Node*> control_rets;   // control_ret nodes (run even when no output needs them)
+  std::string function;  // the FunctionDef's name
+  std::unique_ptr<Graph> graph;  // one _Arg node per input argument, then the body nodes
+  std::vector<Node*> args;  // the _Arg nodes, in input order
+  std::vector<Endpoint> rets;  // the tensor returned for each output argument
+  std::vector<Node*> control_rets;  // control_ret nodes (run even when no output needs them)
   std::vector<DataType> arg_types, ret_types;
-  bool is_stateful = false;          // the signature's is_stateful
+  bool is_stateful = false;  // the signature's is_stateful
   // Levels of bodies nested in this one, itself included (1: it calls no function), and the first
   // names of its deepest chain of calls (for errors).
   int nesting = 1;

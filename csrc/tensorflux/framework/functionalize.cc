@@ -91,7 +91,8 @@ Status MakeFunction(const FGraph& g, const std::vector<int>& body, const std::ma
   TX_RETURN_IF_ERROR(FunctionalizeGraph(&sub, ctx));
   for (int c : control_rets) {
     const int h = Holder(sub, ids[c]);
-    if (!sub.nodes[h].removed && std::find(spec.control_rets.begin(), spec.control_rets.end(), h) == spec.control_rets.end())
+    if (!sub.nodes[h].removed &&
+        std::find(spec.control_rets.begin(), spec.control_rets.end(), h) == spec.control_rets.end())
       spec.control_rets.push_back(h);
   }
   FunctionDef f;
@@ -142,7 +143,7 @@ namespace {
 
 bool IsLoweredControlFlowOp(const std::string& op) {
   return op == "Switch" || op == "_SwitchN" || op == "Merge" || op == "Enter" || op == "Exit" ||
-         op == "NextIteration" || op == "LoopCond";
+      op == "NextIteration" || op == "LoopCond";
 }
 
 }  // namespace

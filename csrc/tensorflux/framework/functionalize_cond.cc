@@ -63,11 +63,11 @@ class CondPass {
   PassContext ctx_;
   std::vector<State> states_{State{}};  // interned; 0 is the empty state
   std::map<State, int> state_ids_{{State{}, 0}};
-  std::vector<FOut> preds_;             // predicate id -> tensor
-  std::vector<int> pred_branches_;      // predicate id -> number of branches
+  std::vector<FOut> preds_;  // predicate id -> tensor
+  std::vector<int> pred_branches_;  // predicate id -> number of branches
   std::map<FOut, int> pred_ids_;
-  std::vector<int> state_;              // per node: the state it runs under
-  std::vector<int> switch_pred_;        // per node: the predicate of a Switch/_SwitchN, else -1
+  std::vector<int> state_;  // per node: the state it runs under
+  std::vector<int> switch_pred_;  // per node: the predicate of a Switch/_SwitchN, else -1
   std::map<int, std::vector<int>> merge_branch_;  // cond Merge -> branch of each input
   std::map<int, int> merge_pred_;
 };
@@ -92,7 +92,8 @@ std::string CondPass::Describe(const State& s) const {
   if (s.empty()) return "always";
   std::string r;
   for (const auto& e : s)
-    r += (r.empty() ? "when " : " and ") + g_->TensorName(preds_[e.first]) + " selects branch " + std::to_string(e.second);
+    r += (r.empty() ? "when " : " and ") + g_->TensorName(preds_[e.first]) + " selects branch " +
+        std::to_string(e.second);
   return r;
 }
 
@@ -106,8 +107,9 @@ Status CondPass::Union(const State& a, const State& b, int node, int* out) {
       r.push_back(b[j++]);
     } else {
       if (a[i].second != b[j].second)
-        return InvalidArgument(g_->Where(node), "has inputs from different branches (", a[i].second, " and ", b[j].second,
-                               ") of the cond on '", g_->TensorName(preds_[a[i].first]), "', so it would never run");
+        return InvalidArgument(g_->Where(node), "has inputs from different branches (", a[i].second, " and ",
+                               b[j].second, ") of the cond on '", g_->TensorName(preds_[a[i].first]),
+                               "', so it would never run");
       r.push_back(a[i++]);
       ++j;
     }
@@ -323,11 +325,13 @@ Status CondPass::Build(const Cluster& c) {
   std::vector<DataType> types;
   for (const FOut& t : captures) {
     types.push_back(g_->nodes[t.node].out_types.at(t.index));
-    if (types.back() == DT_INVALID) return InvalidArgument(g_->Where(t.node), "the dtype of output ", t.index, " is unknown");
+    if (types.back() == DT_INVALID)
+      return InvalidArgument(g_->Where(t.node), "the dtype of output ", t.index, " is unknown");
   }
   for (int b = 0; b < nb; ++b)
     for (int i : branch[b])
-      if (IsStateful(g_->nodes[i]) && std::find(control_rets[b].begin(), control_rets[b].end(), i) == control_rets[b].end())
+      if (IsStateful(g_->nodes[i]) &&
+          std::find(control_rets[b].begin(), control_rets[b].end(), i) == control_rets[b].end())
         control_rets[b].push_back(i);
 
   const FNode& m0 = g_->nodes[c.merges[0]];
@@ -422,8 +426,9 @@ Status CondPass::Round(bool* progress) {
       if (it.second) continue;
       const int other = it.first->second;
       if (merge_pred_[merges[other]] != merge_pred_[merges[k]])
-        return InvalidArgument(g_->Where(i), "belongs to the conds on '", g_->TensorName(preds_[merge_pred_[merges[other]]]),
-                               "' and '", g_->TensorName(preds_[merge_pred_[merges[k]]]), "', neither inside the other");
+        return InvalidArgument(g_->Where(i), "belongs to the conds on '",
+                               g_->TensorName(preds_[merge_pred_[merges[other]]]), "' and '",
+                               g_->TensorName(preds_[merge_pred_[merges[k]]]), "', neither inside the other");
       rep[find(static_cast<int>(k))] = find(other);
     }
   }
@@ -439,7 +444,10 @@ Status CondPass::Round(bool* progress) {
       auto d = dangling.find(src);
       const int k = it != owner.end() ? it->second : d != dangling.end() ? d->second : -1;
       if (k < 0 || BranchOf(states_[state_[i]], merge_pred_[merges[k]]) < 0) return;
-      if (cl < 0) cl = k; else rep[find(k)] = find(cl);
+      if (cl < 0)
+        cl = k;
+      else
+        rep[find(k)] = find(cl);
     };
     for (const FOut& t : g_->nodes[i].inputs) see(t.node);
     for (int c : g_->nodes[i].control_inputs) see(c);
@@ -478,7 +486,8 @@ Status CondPass::Finish() {
       int user = control[i].empty() ? -1 : control[i][0];
       for (const auto& out : consumers[i])
         if (!out.empty()) user = out[0].first;
-      return InvalidArgument(g_->Where(user), "reads Switch '", n.name, "', but the branch reaches no Merge of its cond, "
+      return InvalidArgument(g_->Where(user), "reads Switch '", n.name,
+                             "', but the branch reaches no Merge of its cond, "
                              "so the cond cannot be rebuilt as an If");
     }
     if (n.IsOp("Merge")) {
@@ -496,9 +505,8 @@ Status CondPass::Finish() {
 }  // namespace
 
 Status FunctionalizeConds(FGraph* g, PassContext ctx) {
-  const bool any = std::any_of(g->nodes.begin(), g->nodes.end(), [](const FNode& n) {
-    return !n.removed && (IsSwitch(n) || n.IsOp("Merge"));
-  });
+  const bool any = std::any_of(g->nodes.begin(), g->nodes.end(),
+                               [](const FNode& n) { return !n.removed && (IsSwitch(n) || n.IsOp("Merge")); });
   if (!any) return Status::OK();
   CondPass pass(g, ctx);
   for (bool progress = true; progress;) TX_RETURN_IF_ERROR(pass.Round(&progress));

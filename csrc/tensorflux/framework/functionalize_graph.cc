@@ -74,12 +74,14 @@ Status BuildFGraph(const std::vector<codec::NodeDefProto>& defs, const FunctionL
     n.reg = OpRegistry::Global()->LookUp(nd.op);
     if (n.reg == nullptr) {
       if (library.Find(nd.op) != nullptr)
-        return Unimplemented("[", nd.name, "] op '", nd.op, "' is a function of the library; a node calling a "
+        return Unimplemented("[", nd.name, "] op '", nd.op,
+                             "' is a function of the library; a node calling a "
                              "function directly by its name is not supported (call it through PartitionedCall "
                              "or StatefulPartitionedCall)");
       return NotFound("[", nd.name, "] op type not registered: '", nd.op, "'");
     }
-    if (g->Find(nd.name) >= 0) return InvalidArgument("[", nd.name, "] duplicate node name '", nd.name, "' in GraphDef");
+    if (g->Find(nd.name) >= 0)
+      return InvalidArgument("[", nd.name, "] duplicate node name '", nd.name, "' in GraphDef");
     g->Add(std::move(n));
   }
   // Resolves a referenced name to a node id, adding an external node for names the GraphDef lacks.
@@ -88,8 +90,7 @@ Status BuildFGraph(const std::vector<codec::NodeDefProto>& defs, const FunctionL
     *id = g->Find(name);
     if (*id >= 0) return Status::OK();
     const bool known = index < 0 ? external.has_control(name) : external.tensor_type(name, index) != DT_INVALID;
-    if (!known)
-      return InvalidArgument("[", user, "] input '", s, "' refers to unknown node '", name, "'");
+    if (!known) return InvalidArgument("[", user, "] input '", s, "' refers to unknown node '", name, "'");
     FNode ext;
     ext.kind = FKind::kExternal;
     ext.name = name;
@@ -163,9 +164,15 @@ Status TopologicalOrder(const FGraph& g, std::vector<int>* order) {
   while (!seen[cur]) {
     seen[cur] = true;
     for (const FOut& t : g.nodes[cur].inputs)
-      if (pending[t.node] > 0 && !g.nodes[t.node].IsOp("NextIteration")) { cur = t.node; goto next; }
+      if (pending[t.node] > 0 && !g.nodes[t.node].IsOp("NextIteration")) {
+        cur = t.node;
+        goto next;
+      }
     for (int c : g.nodes[cur].control_inputs)
-      if (pending[c] > 0 && !g.nodes[c].IsOp("NextIteration")) { cur = c; break; }
+      if (pending[c] > 0 && !g.nodes[c].IsOp("NextIteration")) {
+        cur = c;
+        break;
+      }
   next:;
   }
   return InvalidArgument(g.Where(cur), "graph contains a cycle involving node '", g.nodes[cur].name,
@@ -213,7 +220,8 @@ Status BindNode(const FGraph& g, FNode* n) {
   if (unknown >= 0) sizes[unknown] = static_cast<int64_t>(in.size()) - known;
   int64_t total = 0;
   for (int64_t s : sizes) total += s < 0 ? 0 : s;
-  if (total != static_cast<int64_t>(in.size()) || std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; }))
+  if (total != static_cast<int64_t>(in.size()) ||
+      std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; }))
     return InvalidArgument("[", n->name, "] op ", def.name, " expects ", total, " data inputs but the NodeDef has ",
                            in.size());
   size_t flat = 0;

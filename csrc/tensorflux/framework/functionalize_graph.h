@@ -28,8 +28,8 @@ struct FOut {
 
 // What an FGraph node stands for.
 enum class FKind {
-  kOp,        // a NodeDef
-  kArg,       // an argument of the function being built (no NodeDef)
+  kOp,  // a NodeDef
+  kArg,  // an argument of the function being built (no NodeDef)
   kExternal,  // a node outside the GraphDef that input_map / control_map names (no NodeDef)
 };
 
@@ -41,9 +41,9 @@ struct FNode {
   AttrMap attr;  // complete after type inference: type, number and list attrs bound from the inputs
   std::string unknown_fields;
   const OpRegistration* reg = nullptr;  // kOp only
-  std::vector<FOut> inputs;             // data inputs, in order
+  std::vector<FOut> inputs;  // data inputs, in order
   std::vector<int> control_inputs;
-  std::vector<DataType> out_types;      // DT_INVALID where unknown
+  std::vector<DataType> out_types;  // DT_INVALID where unknown
   bool removed = false;
   int moved_to = -1;  // removed into a While/If/Case node: its id
 

@@ -33,7 +33,7 @@ struct Frames {
 
 bool IsFrameOp(const FNode& n) {
   return n.IsOp("Enter") || n.IsOp("Exit") || n.IsOp("Merge") || n.IsOp("Switch") || n.IsOp("NextIteration") ||
-         n.IsOp("LoopCond") || n.IsOp("_SwitchN");
+      n.IsOp("LoopCond") || n.IsOp("_SwitchN");
 }
 
 std::string FrameName(const Frames& f, int frame) { return frame <= 0 ? std::string("(root)") : f.frames[frame].name; }
@@ -112,10 +112,10 @@ class LoopBuilder {
   PassContext ctx_;
   std::vector<LoopVar> vars_;
   int loop_cond_ = -1;
-  std::set<int> structural_;                 // Enter/Merge/Switch/NextIteration/LoopCond of this frame
+  std::set<int> structural_;  // Enter/Merge/Switch/NextIteration/LoopCond of this frame
   std::map<int, int> var_of_merge_, var_of_switch_;
-  std::map<FOut, int> invariant_arg_;        // tensor of the parent graph -> invariant index
-  std::vector<FOut> invariant_src_;          // the value each invariant carries in
+  std::map<FOut, int> invariant_arg_;  // tensor of the parent graph -> invariant index
+  std::vector<FOut> invariant_src_;  // the value each invariant carries in
   std::set<int> cond_nodes_, body_nodes_;
   std::vector<int> control_rets_;
 };
@@ -130,14 +130,16 @@ Status LoopBuilder::FindStructure() {
     if (n.op == "Enter" && f_.out[i] == frame_) enters.push_back(i);
     if (f_.in[i] != frame_) continue;
     if (n.op == "LoopCond") {
-      if (loop_cond_ >= 0) return InvalidArgument(Where(i), Frame(), " has a second LoopCond ('", g_->nodes[loop_cond_].name, "')");
+      if (loop_cond_ >= 0)
+        return InvalidArgument(Where(i), Frame(), " has a second LoopCond ('", g_->nodes[loop_cond_].name, "')");
       loop_cond_ = i;
     } else if (n.op == "NextIteration") {
       nexts.push_back(i);
     } else if (n.op == "Exit") {
       exits.push_back(i);
-    } else if (n.op == "Merge" &&
-               std::any_of(n.inputs.begin(), n.inputs.end(), [&](FOut t) { return g_->nodes[t.node].IsOp("NextIteration"); })) {
+    } else if (n.op == "Merge" && std::any_of(n.inputs.begin(), n.inputs.end(), [&](FOut t) {
+                 return g_->nodes[t.node].IsOp("NextIteration");
+               })) {
       merges.push_back(i);
     }
   }
@@ -152,13 +154,17 @@ Status LoopBuilder::FindStructure() {
     v.merge = m;
     for (const FOut& t : n.inputs) {
       const FNode& src = g_->nodes[t.node];
-      if (src.IsOp("Enter") && f_.out[t.node] == frame_ && v.enter < 0) v.enter = t.node;
-      else if (src.IsOp("NextIteration") && f_.in[t.node] == frame_ && v.next < 0) v.next = t.node;
-      else v.enter = v.next = -2;
+      if (src.IsOp("Enter") && f_.out[t.node] == frame_ && v.enter < 0)
+        v.enter = t.node;
+      else if (src.IsOp("NextIteration") && f_.in[t.node] == frame_ && v.next < 0)
+        v.next = t.node;
+      else
+        v.enter = v.next = -2;
     }
     if (n.inputs.size() != 2 || v.enter < 0 || v.next < 0) {
       std::string ins;
-      for (const FOut& t : n.inputs) ins += (ins.empty() ? "'" : ", '") + g_->TensorName(t) + "' (" + g_->nodes[t.node].op + ")";
+      for (const FOut& t : n.inputs)
+        ins += (ins.empty() ? "'" : ", '") + g_->TensorName(t) + "' (" + g_->nodes[t.node].op + ")";
       return InvalidArgument(Where(m), "mismatched Merge inputs: a Merge of ", Frame(),
                              " must join one Enter of the frame and one NextIteration, but its inputs are ", ins);
     }
@@ -173,7 +179,8 @@ Status LoopBuilder::FindStructure() {
     for (const auto& use : consumers[m][0]) {
       const FNode& c = g_->nodes[use.first];
       if (!c.IsOp("Switch") || use.second != 0 || c.inputs[1].node != loop_cond_) continue;
-      if (v.sw >= 0) return InvalidArgument(Where(use.first), "a second Switch on the LoopCond for loop variable '", n.name, "'");
+      if (v.sw >= 0)
+        return InvalidArgument(Where(use.first), "a second Switch on the LoopCond for loop variable '", n.name, "'");
       v.sw = use.first;
     }
     if (v.sw < 0) return InvalidArgument(Where(m), "loop variable of ", Frame(), " has no Switch on the LoopCond");
@@ -194,11 +201,13 @@ Status LoopBuilder::FindStructure() {
   for (int e : exits) {
     const FOut in = g_->nodes[e].inputs.at(0);
     if (!var_of_switch_.count(in.node) || in.index != 0)
-      return InvalidArgument(Where(e), "Exit of ", Frame(), " must read output 0 of a loop variable's Switch on the LoopCond");
+      return InvalidArgument(Where(e), "Exit of ", Frame(),
+                             " must read output 0 of a loop variable's Switch on the LoopCond");
   }
   for (size_t k = 0; k < g_->nodes.size(); ++k) {
     const FNode& n = g_->nodes[k];
-    if (n.removed || !n.IsOp("Switch") || f_.in[k] != frame_ || n.inputs.size() != 2 || n.inputs[1].node != loop_cond_) continue;
+    if (n.removed || !n.IsOp("Switch") || f_.in[k] != frame_ || n.inputs.size() != 2 || n.inputs[1].node != loop_cond_)
+      continue;
     if (!var_of_switch_.count(static_cast<int>(k)))
       return InvalidArgument(Where(static_cast<int>(k)), "Switch on the LoopCond of ", Frame(),
                              " does not switch a loop variable's Merge");
@@ -236,19 +245,22 @@ Status LoopBuilder::Walk(FOut start, int user, bool body, std::set<int>* nodes) 
     if (var_of_merge_.count(t.node) && t.index == 0) continue;
     if (var_of_switch_.count(t.node)) {
       if (body && t.index == 1) continue;
-      return InvalidArgument(Where(u), body ? "reads the exit side of loop Switch '" : "(in the loop condition) reads loop Switch '",
-                             n.name, "'");
+      return InvalidArgument(
+          Where(u), body ? "reads the exit side of loop Switch '" : "(in the loop condition) reads loop Switch '",
+          n.name, "'");
     }
     if (invariant_arg_.count(t)) continue;
     if (n.IsOp("Enter") && f_.out[t.node] == frame_)
-      return InvalidArgument(Where(u), "reads loop-variable Enter '", n.name, "' directly; loop variables are read through their Merge");
+      return InvalidArgument(Where(u), "reads loop-variable Enter '", n.name,
+                             "' directly; loop variables are read through their Merge");
     if (f_.in[t.node] == kFloating || n.kind != FKind::kOp) {
       invariant_arg_.emplace(t, static_cast<int>(invariant_src_.size()));
       invariant_src_.push_back(t);
       continue;
     }
     if (!Member(t.node) || structural_.count(t.node))
-      return InvalidArgument(Where(u), "in ", Frame(), " reads '", g_->TensorName(t), "' from outside the frame without an Enter");
+      return InvalidArgument(Where(u), "in ", Frame(), " reads '", g_->TensorName(t),
+                             "' from outside the frame without an Enter");
     VisitNode(t.node, nodes, &tensors, &users);
   }
   return Status::OK();
@@ -304,8 +316,8 @@ Status LoopBuilder::Replace() {
   }
   // Invariants pass through: the body returns its argument (an arg_of key maps to itself).
   for (const auto& kv : invariant_arg_) rets[n + kv.second] = kv.first;
-  TX_RETURN_IF_ERROR(MakeFunction(*g_, body_list, body_args, types, rets, control_rets_, base + "_body", ctx_,
-                                  &body_fn, &body_stateful));
+  TX_RETURN_IF_ERROR(MakeFunction(*g_, body_list, body_args, types, rets, control_rets_, base + "_body", ctx_, &body_fn,
+                                  &body_stateful));
 
   const FNode& first = g_->nodes[vars_.empty() ? f_.frames[frame_].first_enter : vars_[0].enter];
   FNode w;

@@ -107,7 +107,8 @@ Status ValidateAttrValue(const AttrDef& def, const AttrValue& v) {
     return InvalidArgument("attr '", def.name, "' expects a ", def.type, ", got ", v.DebugString());
   if (def.has_minimum) {
     if (is_list && static_cast<int64_t>(v.list.size()) < def.minimum)
-      return InvalidArgument("attr '", def.name, "' must have at least ", def.minimum, " elements, got ", v.list.size());
+      return InvalidArgument("attr '", def.name, "' must have at least ", def.minimum, " elements, got ",
+                             v.list.size());
     if (want == AttrValue::Kind::kInt && v.i < def.minimum)
       return InvalidArgument("attr '", def.name, "' must be >= ", def.minimum, ", got ", v.i);
   }
@@ -124,8 +125,8 @@ Status ValidateAttrValue(const AttrDef& def, const AttrValue& v) {
       if (std::find(allowed.s.begin(), allowed.s.end(), s) != allowed.s.end()) return Status::OK();
       std::string names;
       for (const std::string& a : allowed.s) names += (names.empty() ? "\"" : ", \"") + a + "\"";
-      return InvalidArgument("value for attr '", def.name, "' of \"", s, "\" is not in the list of allowed values: ",
-                             names);
+      return InvalidArgument("value for attr '", def.name, "' of \"", s,
+                             "\" is not in the list of allowed values: ", names);
     };
     if (want == AttrValue::Kind::kType) TX_RETURN_IF_ERROR(check_type(v.type));
     if (want == AttrValue::Kind::kString) TX_RETURN_IF_ERROR(check_string(v.s));
@@ -196,9 +197,10 @@ PartialShape Graph::OutputShape(Endpoint e) const {
 Status Graph::MergeOutputShape(Endpoint e, const PartialShape& shape) {
   std::lock_guard<std::mutex> l(mu_);
   PartialShape merged;
-  TX_RETURN_IF_ERROR(e.node->output_shapes_[e.index].Merge(shape, &merged)
-                         .WithPrefix("[" + e.node->name() + "] cannot set shape of output " +
-                                     std::to_string(e.index) + ": "));
+  TX_RETURN_IF_ERROR(
+      e.node->output_shapes_[e.index]
+          .Merge(shape, &merged)
+          .WithPrefix("[" + e.node->name() + "] cannot set shape of output " + std::to_string(e.index) + ": "));
   e.node->output_shapes_[e.index] = merged;
   return Status::OK();
 }
@@ -250,7 +252,8 @@ Status BindTypeAttr(AttrMap& attrs, const std::string& name, DataType t, const s
 }
 
 // Resolves the input arg types, binding type/number/list attrs from the inputs.
-Status BindInputs(const Graph* g, const OpDef& def, NodeSpec& spec, std::vector<DataType>* input_types, std::vector<int>* starts) {
+Status BindInputs(const Graph* g, const OpDef& def, NodeSpec& spec, std::vector<DataType>* input_types,
+                  std::vector<int>* starts) {
   if (spec.inputs.size() != def.input_arg.size())
     return InvalidArgument("op ", def.name, " expects ", def.input_arg.size(), " input arguments, got ",
                            spec.inputs.size());
@@ -261,7 +264,8 @@ Status BindInputs(const Graph* g, const OpDef& def, NodeSpec& spec, std::vector<
     starts->push_back(flat);
     bool list_arg = !arg.number_attr.empty() || !arg.type_list_attr.empty();
     if (list_arg != in.is_list && !(in.values.size() == 1 && !list_arg))
-      return InvalidArgument("input '", arg.name, "' ", list_arg ? "expects a list of tensors" : "expects a single tensor");
+      return InvalidArgument("input '", arg.name, "' ",
+                             list_arg ? "expects a list of tensors" : "expects a single tensor");
     for (const Endpoint& e : in.values) {
       if (e.node == nullptr || e.index < 0 || e.index >= e.node->num_outputs())
         return OutOfRange("input '", arg.name, "' refers to output ", e.index, " of ",
@@ -288,8 +292,8 @@ Status BindInputs(const Graph* g, const OpDef& def, NodeSpec& spec, std::vector<
       if (it == spec.attrs.end()) {
         spec.attrs[arg.type_list_attr] = v;
       } else if (it->second.kind != AttrValue::Kind::kList || it->second.list.type != v.list.type) {
-        return InvalidArgument("input '", arg.name, "' has types ", v.DebugString(), " but attr '",
-                               arg.type_list_attr, "' is ", it->second.DebugString());
+        return InvalidArgument("input '", arg.name, "' has types ", v.DebugString(), " but attr '", arg.type_list_attr,
+                               "' is ", it->second.DebugString());
       }
     } else {
       for (int k = 0; k < n; ++k) {
@@ -328,7 +332,6 @@ Status ResolveOutputs(const OpDef& def, const AttrMap& attrs, std::vector<DataTy
   return Status::OK();
 }
 
-
 }  // namespace
 
 InferenceContext::HandleData ResourceHandleData(const Node& n) {
@@ -345,7 +348,6 @@ InferenceContext::HandleData ResourceHandleData(const Node& n) {
   return d;
 }
 
-
 InferenceContext::HandleData Graph::OutputHandleData(Endpoint e) const {
   const auto& h = e.node->output_handles_;
   if (e.index >= 0 && static_cast<size_t>(e.index) < h.size() && h[e.index].dtype != DT_INVALID) return h[e.index];
@@ -355,7 +357,8 @@ InferenceContext::HandleData Graph::OutputHandleData(Endpoint e) const {
 Status Graph::AddNode(NodeSpec spec, Node** out) {
   const std::string where = "[" + spec.name + "] ";
   if (!IsValidNodeName(spec.name))
-    return InvalidArgument(where, "'", spec.name, "' is not a valid node name (expected [A-Za-z0-9.][A-Za-z0-9_./>-]*)");
+    return InvalidArgument(where, "'", spec.name,
+                           "' is not a valid node name (expected [A-Za-z0-9.][A-Za-z0-9_./>-]*)");
   const OpRegistration* reg = OpRegistry::Global()->LookUp(spec.op_type);
   if (reg == nullptr) return NotFound(where, "op type not registered: '", spec.op_type, "'");
   const OpDef& def = reg->def;
@@ -364,7 +367,8 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
   TX_RETURN_IF_ERROR(BindInputs(this, def, spec, &node->input_types_, &node->input_arg_starts_).WithPrefix(where));
   for (Node* c : spec.control_inputs)
     if (c == nullptr || c->graph() != this)
-      return InvalidArgument(where, "control input ", c ? "'" + c->name() + "' is from another graph" : std::string("is null"));
+      return InvalidArgument(where, "control input ",
+                             c ? "'" + c->name() + "' is from another graph" : std::string("is null"));
   for (const auto& kv : spec.attrs) {
     if (kv.first.empty() || kv.first[0] == '_') continue;  // internal attrs pass through
     if (def.FindAttr(kv.first) == nullptr)
@@ -379,7 +383,8 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
       TX_RETURN_IF_ERROR(ValidateAttrValue(a, it->second).WithPrefix(where));
     }
   }
-  TX_RETURN_IF_ERROR(ResolveOutputs(def, spec.attrs, &node->output_types_, &node->output_arg_starts_).WithPrefix(where));
+  TX_RETURN_IF_ERROR(
+      ResolveOutputs(def, spec.attrs, &node->output_types_, &node->output_arg_starts_).WithPrefix(where));
 
   // Shape inference, with constant inputs visible to the shape function.
   std::vector<PartialShape> in_shapes;
@@ -424,7 +429,8 @@ Status Graph::AddNode(NodeSpec spec, Node** out) {
   if (by_name_.count(node->name_))
     return AlreadyExists(where, "a node named '", node->name_, "' already exists in the graph");
   node->id_ = static_cast<int>(nodes_.size());
-  for (int i = 0; i < node->num_inputs(); ++i) node->inputs_[i].node->consumers_[node->inputs_[i].index].push_back({node.get(), i});
+  for (int i = 0; i < node->num_inputs(); ++i)
+    node->inputs_[i].node->consumers_[node->inputs_[i].index].push_back({node.get(), i});
   for (Node* c : node->control_inputs_) c->control_outputs_.push_back(node.get());
   Node* raw = node.get();
   by_name_[raw->name_] = raw;

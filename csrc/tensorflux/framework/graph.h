@@ -140,7 +140,10 @@ class Graph {
   // GraphDef versions carried by this graph.
   int producer_version() const { return producer_; }
   int min_consumer_version() const { return min_consumer_; }
-  void set_versions(int producer, int min_consumer) { producer_ = producer; min_consumer_ = min_consumer; }
+  void set_versions(int producer, int min_consumer) {
+    producer_ = producer;
+    min_consumer_ = min_consumer;
+  }
 
   // The functions this graph's call ops may call (thread-safe; never null). Adding a function
   // does not change the graph's nodes, so it is allowed on a const graph.

@@ -110,7 +110,7 @@ class Importer {
     auto it = moved_.find(name);
     return it == moved_.end() ? std::string()
                               : " (it is inside lowered control flow that import rebuilt as '" + it->second +
-                                    "'; values inside a loop or cond cannot be returned)";
+            "'; values inside a loop or cond cannot be returned)";
   }
 
   const codec::GraphDefProto& gd_;
@@ -119,16 +119,16 @@ class Importer {
   Graph* graph_;
   const int n_;
   const std::map<std::string, std::string>& moved_;
-  std::unordered_map<std::string, int> index_;        // GraphDef name -> position
-  std::vector<std::vector<InputRef>> inputs_;         // per node, data inputs then control inputs
-  std::vector<std::vector<int>> arg_sizes_;           // per node, tensors per OpDef input arg
+  std::unordered_map<std::string, int> index_;  // GraphDef name -> position
+  std::vector<std::vector<InputRef>> inputs_;  // per node, data inputs then control inputs
+  std::vector<std::vector<int>> arg_sizes_;  // per node, tensors per OpDef input arg
   std::vector<const OpRegistration*> regs_;
-  std::vector<int> order_;                            // topological order of positions
+  std::vector<int> order_;  // topological order of positions
   std::vector<std::string> final_names_;
   std::vector<Node*> created_;
   std::set<std::pair<std::string, int>> used_input_map_;
-  std::string prefix_;                                // with its trailing '/', or empty
-  std::string chosen_prefix_;                         // uniquified prefix to reserve on success
+  std::string prefix_;  // with its trailing '/', or empty
+  std::string chosen_prefix_;  // uniquified prefix to reserve on success
 };
 
 Status Importer::IndexNodes() {
@@ -214,17 +214,16 @@ Status Importer::GroupInputs() {
       } else if (!arg.type_list_attr.empty()) {
         const AttrValue* v = AttrOrDefault(nd, def, arg.type_list_attr);
         if (v == nullptr || v->kind != AttrValue::Kind::kList)
-          return InvalidArgument(Where(i), "list(type) attr '", arg.type_list_attr, "' (the types of input '",
-                                 arg.name, "') is missing");
+          return InvalidArgument(Where(i), "list(type) attr '", arg.type_list_attr, "' (the types of input '", arg.name,
+                                 "') is missing");
         size = static_cast<int64_t>(v->list.type.size());
       }
       if (size < 0) return InvalidArgument(Where(i), "input '", arg.name, "' has negative length ", size);
       size = std::min<int64_t>(size, std::numeric_limits<int32_t>::max());  // keeps the sum from overflowing
       expected += size;
       arg_sizes_[i].push_back(static_cast<int>(size));
-      args += (args.empty() ? "" : ", ") + arg.name + (arg.number_attr.empty() && arg.type_list_attr.empty()
-                                                            ? std::string()
-                                                            : "[" + std::to_string(size) + "]");
+      args += (args.empty() ? "" : ", ") + arg.name +
+          (arg.number_attr.empty() && arg.type_list_attr.empty() ? std::string() : "[" + std::to_string(size) + "]");
     }
     for (const ArgDef& arg : def.output_arg) {
       if (arg.number_attr.empty()) continue;
@@ -234,8 +233,8 @@ Status Importer::GroupInputs() {
                                "'; at most ", kMaxArgLength, " are supported");
     }
     if (expected != num_data)
-      return InvalidArgument(Where(i), "op ", def.name, " expects ", expected, " data inputs (", args, ") but the NodeDef has ",
-                             num_data);
+      return InvalidArgument(Where(i), "op ", def.name, " expects ", expected, " data inputs (", args,
+                             ") but the NodeDef has ", num_data);
   }
   return Status::OK();
 }
@@ -446,12 +445,12 @@ Status ImportGraphDef(const std::string& bytes, const ImportOptions& opts, Graph
     return InvalidArgument("GraphDef producer version ", v.producer, " is below the oldest supported version ",
                            kGraphDefMinProducer);
   if (v.min_consumer > kGraphDefVersion)
-    return InvalidArgument("GraphDef min_consumer version ", v.min_consumer, " is above this engine's GraphDef version ",
-                           kGraphDefVersion, "; the graph needs a newer consumer");
+    return InvalidArgument("GraphDef min_consumer version ", v.min_consumer,
+                           " is above this engine's GraphDef version ", kGraphDefVersion,
+                           "; the graph needs a newer consumer");
   for (int32_t bad : v.bad_consumers)
     if (bad == kGraphDefVersion)
-      return InvalidArgument("GraphDef lists this engine's GraphDef version ", kGraphDefVersion,
-                             " in bad_consumers");
+      return InvalidArgument("GraphDef lists this engine's GraphDef version ", kGraphDefVersion, " in bad_consumers");
   // The library is merged first (its functions must be there when call nodes infer their shapes)
   // and taken out again if the nodes fail to import (Note [GraphDef import], step 5).
   FunctionLibrary::Added added;
@@ -468,10 +467,10 @@ Status ImportGraphDef(const std::string& bytes, const ImportOptions& opts, Graph
     functionalize::ExternalNodes external;
     external.tensor_type = [&opts](const std::string& name, int index) {
       auto it = opts.input_map.find({name, index});
-      return it == opts.input_map.end() || it->second.node == nullptr ||
-                     it->second.index < 0 || it->second.index >= it->second.node->num_outputs()
-                 ? DT_INVALID
-                 : it->second.node->output_type(it->second.index);
+      return it == opts.input_map.end() || it->second.node == nullptr || it->second.index < 0 ||
+              it->second.index >= it->second.node->num_outputs()
+          ? DT_INVALID
+          : it->second.node->output_type(it->second.index);
     };
     external.has_control = [&opts](const std::string& name) { return opts.control_map.count(name) > 0; };
     FunctionDefLibraryProto made;

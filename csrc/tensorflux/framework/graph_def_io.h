@@ -15,9 +15,9 @@ namespace tx {
 
 // Options for ImportGraphDef, mirroring TF_ImportGraphDefOptions.
 struct ImportOptions {
-  std::string prefix;          // prepended to every imported name as "prefix/"
+  std::string prefix;  // prepended to every imported name as "prefix/"
   std::string default_device;  // for nodes whose device is empty
-  bool uniquify_names = false;   // rename imported nodes that clash instead of failing
+  bool uniquify_names = false;  // rename imported nodes that clash instead of failing
   bool uniquify_prefix = false;  // make `prefix` itself unique
   // Imported input "src_name:src_index" is replaced by an existing endpoint.
   std::map<std::pair<std::string, int>, Endpoint> input_map;

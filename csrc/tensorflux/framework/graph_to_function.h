@@ -13,13 +13,13 @@ namespace tx {
 
 struct GraphToFunctionSpec {
   std::string name;
-  bool append_hash = false;         // name becomes "<name>_<16 hex digits of the body's hash>"
-  bool use_body_nodes = false;      // true: `body_nodes` is the body; false: the nodes between
-  std::vector<Node*> body_nodes;    //   the inputs and the outputs / control outputs
-  std::vector<Endpoint> inputs;     // become the input arguments, in order
-  std::vector<Endpoint> outputs;    // become the output arguments, in order
-  std::vector<std::string> output_names;          // empty, or one per output
-  std::vector<Node*> control_outputs;             // body nodes that must run
+  bool append_hash = false;  // name becomes "<name>_<16 hex digits of the body's hash>"
+  bool use_body_nodes = false;  // true: `body_nodes` is the body; false: the nodes between
+  std::vector<Node*> body_nodes;  //   the inputs and the outputs / control outputs
+  std::vector<Endpoint> inputs;  // become the input arguments, in order
+  std::vector<Endpoint> outputs;  // become the output arguments, in order
+  std::vector<std::string> output_names;  // empty, or one per output
+  std::vector<Node*> control_outputs;  // body nodes that must run
   std::vector<std::string> control_output_names;  // empty, or one per control output
   std::string description;
 };

@@ -14,10 +14,10 @@ namespace tx {
 struct ArgDef {
   std::string name;
   std::string description;
-  DataType type = DT_INVALID;    // fixed type, or DT_INVALID when given by an attr
-  std::string type_attr;         // names a "type" attr
-  std::string number_attr;       // names an "int" attr: N tensors of one type
-  std::string type_list_attr;    // names a "list(type)" attr
+  DataType type = DT_INVALID;  // fixed type, or DT_INVALID when given by an attr
+  std::string type_attr;  // names a "type" attr
+  std::string number_attr;  // names an "int" attr: N tensors of one type
+  std::string type_list_attr;  // names a "list(type)" attr
   bool is_ref = false;
   // Serialized fields this engine does not model (handle_data, experimental_full_type), kept
   // verbatim so that FunctionDef signatures round-trip; empty for registered ops.

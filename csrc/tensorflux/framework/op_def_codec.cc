@@ -47,9 +47,7 @@ Status DecodeArgDef(Reader& r, ArgDef* a) {
       case 5: TX_RETURN_IF_ERROR(r.ReadString(wt, &a->number_attr)); break;
       case 6: TX_RETURN_IF_ERROR(r.ReadString(wt, &a->type_list_attr)); break;
       case 16: TX_RETURN_IF_ERROR(r.ReadBool(wt, &a->is_ref)); break;
-      default:
-        TX_RETURN_IF_ERROR(r.Skip(wt));
-        a->unknown_fields.append(r.Slice(start, r.position()));
+      default: TX_RETURN_IF_ERROR(r.Skip(wt)); a->unknown_fields.append(r.Slice(start, r.position()));
     }
   }
   return Status::OK();

@@ -28,7 +28,7 @@ bool IsAttrKind(const std::string& kind) {
 }  // namespace
 
 Status ValidateOpDef(const OpDef& def) {
-  if (def.name.empty() || !(def.name[0] >= 'A' && def.name[0] <= 'Z') )
+  if (def.name.empty() || !(def.name[0] >= 'A' && def.name[0] <= 'Z'))
     if (def.name.empty() || def.name[0] != '_')
       return InvalidArgument("op name '", def.name, "' must start with an uppercase letter or '_'");
   std::set<std::string> names;
@@ -44,7 +44,8 @@ Status ValidateOpDef(const OpDef& def) {
       if (sources != 1) return InvalidArgument("arg '", arg.name, "' needs exactly one type source");
       if (!arg.type_attr.empty()) {
         const AttrDef* a = def.FindAttr(arg.type_attr);
-        if (!a || a->type != "type") return InvalidArgument("arg '", arg.name, "' names missing type attr '", arg.type_attr, "'");
+        if (!a || a->type != "type")
+          return InvalidArgument("arg '", arg.name, "' names missing type attr '", arg.type_attr, "'");
       }
       if (!arg.type_list_attr.empty()) {
         const AttrDef* a = def.FindAttr(arg.type_list_attr);
@@ -53,7 +54,8 @@ Status ValidateOpDef(const OpDef& def) {
       }
       if (!arg.number_attr.empty()) {
         const AttrDef* a = def.FindAttr(arg.number_attr);
-        if (!a || a->type != "int") return InvalidArgument("arg '", arg.name, "' names missing int attr '", arg.number_attr, "'");
+        if (!a || a->type != "int")
+          return InvalidArgument("arg '", arg.name, "' names missing int attr '", arg.number_attr, "'");
       }
     }
     return Status::OK();
@@ -123,12 +125,12 @@ bool IsQuoted(const std::string& s) {
 // Named type sets, in TensorFlow's order.
 bool ExpandTypeSet(const std::string& name, std::vector<DataType>* out) {
   if (name == "numbertype") {
-    *out = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_QINT8,
-            DT_QUINT8, DT_QINT32, DT_BFLOAT16, DT_QINT16, DT_QUINT16, DT_UINT16, DT_COMPLEX128, DT_HALF,
-            DT_UINT32, DT_UINT64};
+    *out = {DT_FLOAT,  DT_DOUBLE,     DT_INT32,  DT_UINT8,  DT_INT16,    DT_INT8,   DT_COMPLEX64,
+            DT_INT64,  DT_QINT8,      DT_QUINT8, DT_QINT32, DT_BFLOAT16, DT_QINT16, DT_QUINT16,
+            DT_UINT16, DT_COMPLEX128, DT_HALF,   DT_UINT32, DT_UINT64};
   } else if (name == "realnumbertype") {
-    *out = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_INT64, DT_BFLOAT16,
-            DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64};
+    *out = {DT_FLOAT, DT_DOUBLE,   DT_INT32,  DT_UINT8, DT_INT16,  DT_INT8,
+            DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF,  DT_UINT32, DT_UINT64};
   } else if (name == "floatingpoint") {
     *out = {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE};
   } else if (name == "quantizedtype") {
@@ -200,12 +202,18 @@ Status ParseDefault(const std::string& type, const std::string& text, AttrValue*
     for (const std::string& item : SplitTopLevel(t.substr(1, t.size() - 2), ',')) {
       AttrValue e;
       TX_RETURN_IF_ERROR(ParseScalar(inner, item, &e));
-      if (inner == "string") v->list.s.push_back(e.s);
-      else if (inner == "int") v->list.i.push_back(e.i);
-      else if (inner == "float") v->list.f.push_back(e.f);
-      else if (inner == "bool") v->list.b.push_back(e.b);
-      else if (inner == "type") v->list.type.push_back(e.type);
-      else if (inner == "shape") v->list.shape.push_back(e.shape);
+      if (inner == "string")
+        v->list.s.push_back(e.s);
+      else if (inner == "int")
+        v->list.i.push_back(e.i);
+      else if (inner == "float")
+        v->list.f.push_back(e.f);
+      else if (inner == "bool")
+        v->list.b.push_back(e.b);
+      else if (inner == "type")
+        v->list.type.push_back(e.type);
+      else if (inner == "shape")
+        v->list.shape.push_back(e.shape);
     }
     return Status::OK();
   }
@@ -305,20 +313,50 @@ Status ParseArgSpec(const std::string& spec, const OpDef& def, ArgDef* arg) {
 }  // namespace
 
 OpDefBuilder::OpDefBuilder(std::string name) { reg_.def.name = std::move(name); }
-OpDefBuilder& OpDefBuilder::Input(std::string spec) { inputs_.push_back(std::move(spec)); return *this; }
-OpDefBuilder& OpDefBuilder::Output(std::string spec) { outputs_.push_back(std::move(spec)); return *this; }
-OpDefBuilder& OpDefBuilder::Attr(std::string spec) { attrs_.push_back(std::move(spec)); return *this; }
-OpDefBuilder& OpDefBuilder::SetIsCommutative() { reg_.def.is_commutative = true; return *this; }
-OpDefBuilder& OpDefBuilder::SetIsAggregate() { reg_.def.is_aggregate = true; return *this; }
-OpDefBuilder& OpDefBuilder::SetIsStateful() { reg_.def.is_stateful = true; return *this; }
-OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() { reg_.def.allows_uninitialized_input = true; return *this; }
+OpDefBuilder& OpDefBuilder::Input(std::string spec) {
+  inputs_.push_back(std::move(spec));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Output(std::string spec) {
+  outputs_.push_back(std::move(spec));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Attr(std::string spec) {
+  attrs_.push_back(std::move(spec));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetIsCommutative() {
+  reg_.def.is_commutative = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetIsAggregate() {
+  reg_.def.is_aggregate = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetIsStateful() {
+  reg_.def.is_stateful = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() {
+  reg_.def.allows_uninitialized_input = true;
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::SetIsDistributedCommunication() {
   reg_.def.is_distributed_communication = true;
   return *this;
 }
-OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) { reg_.shape_fn = fn; return *this; }
-OpDefBuilder& OpDefBuilder::Summary(std::string s) { reg_.def.summary = std::move(s); return *this; }
-OpDefBuilder& OpDefBuilder::Description(std::string s) { reg_.def.description = std::move(s); return *this; }
+OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) {
+  reg_.shape_fn = fn;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Summary(std::string s) {
+  reg_.def.summary = std::move(s);
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Description(std::string s) {
+  reg_.def.description = std::move(s);
+  return *this;
+}
 
 Status OpDefBuilder::Finalize(OpRegistration* out) const {
   *out = reg_;

@@ -88,5 +88,4 @@ struct OpRegistrar {
   static ::tx::OpRegistrar TX_OP_CONCAT(tx_op_registrar_, __COUNTER__) = ::tx::OpDefBuilder(name)
 // Registers an op from a builder expression (a helper returning an OpDefBuilder):
 // TX_REGISTER_OP_FROM(UnaryOp("Exp", "..."));
-#define TX_REGISTER_OP_FROM(builder) \
-  static ::tx::OpRegistrar TX_OP_CONCAT(tx_op_registrar_, __COUNTER__) = (builder)
+#define TX_REGISTER_OP_FROM(builder) static ::tx::OpRegistrar TX_OP_CONCAT(tx_op_registrar_, __COUNTER__) = (builder)

@@ -110,8 +110,7 @@ Status DecodeListValue(Reader& r, AttrValue::List* list) {
         }
         break;
       }
-      default:
-        TX_RETURN_IF_ERROR(r.Skip(wt));
+      default: TX_RETURN_IF_ERROR(r.Skip(wt));
     }
   }
   return Status::OK();
@@ -258,8 +257,7 @@ Status DecodeAttrValue(Reader& r, AttrValue* out) {
 
 void EncodeAttrValue(const AttrValue& v, Writer* w) {
   switch (v.kind) {
-    case AttrValue::Kind::kNone:
-      break;
+    case AttrValue::Kind::kNone: break;
     case AttrValue::Kind::kList: {
       Writer sub;
       EncodeListValue(v.list, &sub);

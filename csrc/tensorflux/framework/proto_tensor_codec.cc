@@ -108,8 +108,12 @@ struct ValFields {
   std::vector<uint64_t> int_val, int64_val, bool_val, half_val, uint32_val, uint64_val;
 };
 
-struct Complex64 { float re, im; };
-struct Complex128 { double re, im; };
+struct Complex64 {
+  float re, im;
+};
+struct Complex128 {
+  double re, im;
+};
 
 // Writes get(0..k-1) into dst[0..k-1], then repeats the last value (zero when k == 0) up to n.
 template <typename T, typename Get>
@@ -129,17 +133,19 @@ int64_t ValCount(DataType dt, const ValFields& v) {
   switch (dt) {
     case DT_FLOAT: return static_cast<int64_t>(v.float_val.size());
     case DT_DOUBLE: return static_cast<int64_t>(v.double_val.size());
-    case DT_INT32: case DT_INT16: case DT_INT8: case DT_UINT8: case DT_UINT16:
-      return static_cast<int64_t>(v.int_val.size());
+    case DT_INT32:
+    case DT_INT16:
+    case DT_INT8:
+    case DT_UINT8:
+    case DT_UINT16: return static_cast<int64_t>(v.int_val.size());
     case DT_INT64: return static_cast<int64_t>(v.int64_val.size());
     case DT_BOOL: return static_cast<int64_t>(v.bool_val.size());
-    case DT_HALF: case DT_BFLOAT16: return static_cast<int64_t>(v.half_val.size());
+    case DT_HALF:
+    case DT_BFLOAT16: return static_cast<int64_t>(v.half_val.size());
     case DT_UINT32: return static_cast<int64_t>(v.uint32_val.size());
     case DT_UINT64: return static_cast<int64_t>(v.uint64_val.size());
-    case DT_COMPLEX64:
-      return v.scomplex_val.size() % 2 ? -1 : static_cast<int64_t>(v.scomplex_val.size() / 2);
-    case DT_COMPLEX128:
-      return v.dcomplex_val.size() % 2 ? -1 : static_cast<int64_t>(v.dcomplex_val.size() / 2);
+    case DT_COMPLEX64: return v.scomplex_val.size() % 2 ? -1 : static_cast<int64_t>(v.scomplex_val.size() / 2);
+    case DT_COMPLEX128: return v.dcomplex_val.size() % 2 ? -1 : static_cast<int64_t>(v.dcomplex_val.size() / 2);
     default: return 0;
   }
 }
@@ -282,8 +288,7 @@ Status DecodeTensor(Reader& r, Tensor* out) {
 
   PartialShape shape;
   TX_RETURN_IF_ERROR(FinishTensorShape(std::move(shape_dims), unknown_rank, &shape));
-  if (!IsValidDataType(dtype_value))
-    return InvalidArgument("TensorProto has invalid dtype ", dtype_value);
+  if (!IsValidDataType(dtype_value)) return InvalidArgument("TensorProto has invalid dtype ", dtype_value);
   const DataType dt = static_cast<DataType>(dtype_value);
   if (!IsSupportedStorageType(dt))
     return Unimplemented("tensors of dtype ", DataTypeString(dt), " are not supported yet");
@@ -294,7 +299,8 @@ Status DecodeTensor(Reader& r, Tensor* out) {
   if (dt == DT_STRING) return DecodeStrings(ts, string_vals, content, out);  // Note [String TensorProtos]
   if (ObjectOpsFor(dt) != nullptr) {  // variant elements: only empty ones can be described here
     if (!content.empty() || ValCount(dt, vals) != 0 || !string_vals.empty() || saw_variant_val)
-      return Unimplemented("TensorProto values of dtype ", DataTypeString(dt), " are not supported (only a shape "
+      return Unimplemented("TensorProto values of dtype ", DataTypeString(dt),
+                           " are not supported (only a shape "
                            "without values, whose elements are empty)");
     const uint64_t bytes = static_cast<uint64_t>(ts.num_elements()) * DataTypeSize(dt);
     if (bytes > MaxExpandedTensorBytes())

@@ -100,8 +100,7 @@ Status Reader::ReadBytes(std::string_view* v) {
   uint64_t len;
   TX_RETURN_IF_ERROR(ReadVarint(&len));
   if (len > data_.size() - pos_)
-    return DataLoss("length-delimited field of ", len, " bytes exceeds the ", data_.size() - pos_,
-                    " bytes remaining");
+    return DataLoss("length-delimited field of ", len, " bytes exceeds the ", data_.size() - pos_, " bytes remaining");
   *v = data_.substr(pos_, static_cast<size_t>(len));
   pos_ += static_cast<size_t>(len);
   return Status::OK();
@@ -133,8 +132,7 @@ Status Reader::Skip(WireType type) {
       uint32_t v;
       return ReadFixed32(&v);
     }
-    default:
-      return DataLoss("cannot skip a field of wire type ", static_cast<int>(type));
+    default: return DataLoss("cannot skip a field of wire type ", static_cast<int>(type));
   }
 }
 
@@ -224,7 +222,8 @@ Status Reader::ReadRepeatedFixed32(WireType type, std::vector<uint32_t>* out) {
   if (type != kLengthDelimited) return WrongType(type, kFixed32);
   std::string_view packed;
   TX_RETURN_IF_ERROR(ReadBytes(&packed));
-  if (packed.size() % 4 != 0) return DataLoss("packed fixed32 field of ", packed.size(), " bytes is not a multiple of 4");
+  if (packed.size() % 4 != 0)
+    return DataLoss("packed fixed32 field of ", packed.size(), " bytes is not a multiple of 4");
   Reader r(packed, depth_);
   out->reserve(out->size() + packed.size() / 4);
   while (!r.done()) {
@@ -244,7 +243,8 @@ Status Reader::ReadRepeatedFixed64(WireType type, std::vector<uint64_t>* out) {
   if (type != kLengthDelimited) return WrongType(type, kFixed64);
   std::string_view packed;
   TX_RETURN_IF_ERROR(ReadBytes(&packed));
-  if (packed.size() % 8 != 0) return DataLoss("packed fixed64 field of ", packed.size(), " bytes is not a multiple of 8");
+  if (packed.size() % 8 != 0)
+    return DataLoss("packed fixed64 field of ", packed.size(), " bytes is not a multiple of 8");
   Reader r(packed, depth_);
   out->reserve(out->size() + packed.size() / 8);
   while (!r.done()) {

@@ -89,7 +89,9 @@ class Writer {
 
   // Appends a varint field (int32 values are sign-extended to 64 bits as protobuf does).
   void WriteVarintField(int field, uint64_t v);
-  void WriteInt32Field(int field, int32_t v) { WriteVarintField(field, static_cast<uint64_t>(static_cast<int64_t>(v))); }
+  void WriteInt32Field(int field, int32_t v) {
+    WriteVarintField(field, static_cast<uint64_t>(static_cast<int64_t>(v)));
+  }
   void WriteInt64Field(int field, int64_t v) { WriteVarintField(field, static_cast<uint64_t>(v)); }
   void WriteBoolField(int field, bool v) { WriteVarintField(field, v ? 1 : 0); }
   void WriteFixed32Field(int field, uint32_t v);

@@ -29,12 +29,22 @@ namespace {
 Status IoError(int err, const std::string& what, const std::string& path) {
   std::string msg = StrCat(what, " '", path, "': ", std::strerror(err));
   switch (err) {
-    case ENOENT: case ENOTDIR: return Status(Code::kNotFound, msg);
-    case EACCES: case EPERM: case EROFS: return Status(Code::kPermissionDenied, msg);
-    case ENOSPC: case EDQUOT: case EMFILE: case ENFILE: case ENOMEM: return Status(Code::kResourceExhausted, msg);
-    case EISDIR: case EEXIST: return Status(Code::kFailedPrecondition, msg);
-    case EINVAL: case ENAMETOOLONG: return Status(Code::kInvalidArgument, msg);
-    case EFBIG: case EOVERFLOW: return Status(Code::kOutOfRange, msg);
+    case ENOENT:
+    case ENOTDIR: return Status(Code::kNotFound, msg);
+    case EACCES:
+    case EPERM:
+    case EROFS: return Status(Code::kPermissionDenied, msg);
+    case ENOSPC:
+    case EDQUOT:
+    case EMFILE:
+    case ENFILE:
+    case ENOMEM: return Status(Code::kResourceExhausted, msg);
+    case EISDIR:
+    case EEXIST: return Status(Code::kFailedPrecondition, msg);
+    case EINVAL:
+    case ENAMETOOLONG: return Status(Code::kInvalidArgument, msg);
+    case EFBIG:
+    case EOVERFLOW: return Status(Code::kOutOfRange, msg);
     default: return Status(Code::kUnknown, msg);
   }
 }
@@ -43,8 +53,14 @@ Status IoError(int err, const std::string& what, const std::string& path) {
 class FdCloser {
  public:
   explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() { if (fd_ >= 0) ::close(fd_); }
-  int release() { int fd = fd_; fd_ = -1; return fd; }
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_;
@@ -86,9 +102,7 @@ std::string RandomSuffix() {
   try {
     std::random_device rd;
     bits = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  } catch (...) {
-    bits = 0;
-  }
+  } catch (...) { bits = 0; }
   static std::atomic<uint64_t> counter{0};
   bits ^= (static_cast<uint64_t>(::getpid()) << 20) ^ counter.fetch_add(1) ^ reinterpret_cast<uintptr_t>(&bits);
   char buf[17];
@@ -179,8 +193,7 @@ void RemoveStaleTemporaries(const std::string& path) {
 }
 
 // Writes the whole file to a new temporary file, fsyncs it and renames it over `path`.
-Status WriteAtomically(const std::string& path, const std::string& header,
-                       const std::vector<const Tensor*>& data) {
+Status WriteAtomically(const std::string& path, const std::string& header, const std::vector<const Tensor*>& data) {
   RemoveStaleTemporaries(path);
   std::string tmp;
   int fd = -1;

@@ -26,10 +26,9 @@ struct DtypeRow {
 
 // Ordered as the reference's Dtype enum, so a larger index means a larger alignment first.
 constexpr DtypeRow kDtypes[] = {
-    {DT_BOOL, "BOOL"},     {DT_UINT8, "U8"},  {DT_INT8, "I8"},    {DT_INT16, "I16"},
-    {DT_UINT16, "U16"},    {DT_HALF, "F16"},  {DT_BFLOAT16, "BF16"}, {DT_INT32, "I32"},
-    {DT_UINT32, "U32"},    {DT_FLOAT, "F32"}, {DT_COMPLEX64, "C64"}, {DT_DOUBLE, "F64"},
-    {DT_INT64, "I64"},     {DT_UINT64, "U64"},
+    {DT_BOOL, "BOOL"},     {DT_UINT8, "U8"},      {DT_INT8, "I8"},   {DT_INT16, "I16"},  {DT_UINT16, "U16"},
+    {DT_HALF, "F16"},      {DT_BFLOAT16, "BF16"}, {DT_INT32, "I32"}, {DT_UINT32, "U32"}, {DT_FLOAT, "F32"},
+    {DT_COMPLEX64, "C64"}, {DT_DOUBLE, "F64"},    {DT_INT64, "I64"}, {DT_UINT64, "U64"},
 };
 
 // Format dtypes that exist in the specification but that this engine cannot store.
@@ -92,13 +91,10 @@ class HeaderParser {
   }
 
  private:
-  Status Error(std::string_view what) const {
-    return DataLoss("malformed JSON header at byte ", pos_, ": ", what);
-  }
+  Status Error(std::string_view what) const { return DataLoss("malformed JSON header at byte ", pos_, ": ", what); }
 
   void SkipWs() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
-      ++pos_;
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
   }
 
   bool Peek(char c) {
@@ -349,8 +345,8 @@ class HeaderParser {
       return ParseOffsets(info);
     }));
     if (!seen[0] || !seen[1] || !seen[2]) {
-      return DataLoss("tensor '", info->name, "' lacks \"", !seen[0] ? "dtype" : !seen[1] ? "shape" : "data_offsets",
-                      "\"");
+      const char* missing = !seen[0] ? "dtype" : !seen[1] ? "shape" : "data_offsets";
+      return DataLoss("tensor '", info->name, "' lacks \"", missing, "\"");
     }
     // Each entry's byte length must match its dtype and shape.
     if (info->end < info->begin)

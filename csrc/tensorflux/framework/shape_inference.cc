@@ -19,13 +19,13 @@ const AttrValue* InferenceContext::Find(const std::string& name) const {
   return it == attrs_.end() ? nullptr : &it->second;
 }
 
-#define TX_ATTR_GETTER(TYPE, KIND, FIELD)                                               \
-  Status InferenceContext::GetAttr(const std::string& name, TYPE* out) const {          \
-    const AttrValue* v = Find(name);                                                    \
-    if (v == nullptr || v->kind != AttrValue::Kind::KIND)                               \
+#define TX_ATTR_GETTER(TYPE, KIND, FIELD)                                                 \
+  Status InferenceContext::GetAttr(const std::string& name, TYPE* out) const {            \
+    const AttrValue* v = Find(name);                                                      \
+    if (v == nullptr || v->kind != AttrValue::Kind::KIND)                                 \
       return InvalidArgument("attr '", name, "' is missing or not of the expected kind"); \
-    *out = v->FIELD;                                                                    \
-    return Status::OK();                                                                \
+    *out = v->FIELD;                                                                      \
+    return Status::OK();                                                                  \
   }
 TX_ATTR_GETTER(bool, kBool, b)
 TX_ATTR_GETTER(int64_t, kInt, i)
@@ -69,9 +69,12 @@ Status InferenceContext::ShapeFromShapeTensor(int input_index, PartialShape* out
   if (t->rank() != 1) return InvalidArgument("shape input must be a vector, got shape ", t->shape().ToString());
   std::vector<int64_t> dims(t->num_elements());
   for (int64_t k = 0; k < t->num_elements(); ++k) {
-    if (t->dtype() == DT_INT32) dims[k] = t->data<int32_t>()[k];
-    else if (t->dtype() == DT_INT64) dims[k] = t->data<int64_t>()[k];
-    else return InvalidArgument("shape input must be int32 or int64, got ", DataTypeString(t->dtype()));
+    if (t->dtype() == DT_INT32)
+      dims[k] = t->data<int32_t>()[k];
+    else if (t->dtype() == DT_INT64)
+      dims[k] = t->data<int64_t>()[k];
+    else
+      return InvalidArgument("shape input must be int32 or int64, got ", DataTypeString(t->dtype()));
     if (dims[k] < -1) return InvalidArgument("shape input has invalid dimension ", dims[k]);
   }
   *out = PartialShape(std::move(dims));
@@ -154,17 +157,22 @@ Status ReductionShape(InferenceContext* c) {
   std::vector<bool> reduced(rank, false);
   for (int64_t i = 0; i < axes->num_elements(); ++i) {
     int64_t a;
-    if (axes->dtype() == DT_INT32) a = axes->data<int32_t>()[i];
-    else if (axes->dtype() == DT_INT64) a = axes->data<int64_t>()[i];
-    else return InvalidArgument("reduction_indices must be int32 or int64, got ", DataTypeString(axes->dtype()));
+    if (axes->dtype() == DT_INT32)
+      a = axes->data<int32_t>()[i];
+    else if (axes->dtype() == DT_INT64)
+      a = axes->data<int64_t>()[i];
+    else
+      return InvalidArgument("reduction_indices must be int32 or int64, got ", DataTypeString(axes->dtype()));
     if (a < -rank || a >= rank)
       return InvalidArgument("Invalid reduction dimension ", a, " for input with ", rank, " dimensions.");
     reduced[a < 0 ? a + rank : a] = true;
   }
   std::vector<int64_t> dims;
   for (int i = 0; i < rank; ++i) {
-    if (!reduced[i]) dims.push_back(in.dim(i));
-    else if (keep_dims) dims.push_back(1);
+    if (!reduced[i])
+      dims.push_back(in.dim(i));
+    else if (keep_dims)
+      dims.push_back(1);
   }
   c->set_output(0, PartialShape(std::move(dims)));
   return Status::OK();

@@ -37,7 +37,8 @@ class InferenceContext {
   // What is known of the value behind resource or variant input i (the variable of a
   // VarHandleOp, the elements of a TensorList: the producer's output handle data), or nullptr.
   const HandleData* input_handle_data(int i) const {
-    return i < static_cast<int>(handle_data_.size()) && handle_data_[i].dtype != DT_INVALID ? &handle_data_[i] : nullptr;
+    return i < static_cast<int>(handle_data_.size()) && handle_data_[i].dtype != DT_INVALID ? &handle_data_[i]
+                                                                                            : nullptr;
   }
   // One entry per input; entries with dtype DT_INVALID mean "unknown".
   void set_input_handle_data(std::vector<HandleData> d) { handle_data_ = std::move(d); }

@@ -30,8 +30,10 @@ inline GValue IntTensor(GradScope& o, const std::vector<int64_t>& dims, const st
     return GValue();
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    if (dt == DT_INT64) t.data<int64_t>()[i] = values[i];
-    else t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    if (dt == DT_INT64)
+      t.data<int64_t>()[i] = values[i];
+    else
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
   }
   return o.Const(t);
 }

@@ -7,9 +7,10 @@ namespace tx {
 namespace {
 
 Status LoweredControlFlowGrad(GradContext& g) {
-  return Unimplemented("no gradient for lowered control flow: import the graph with tx.import_graph_def, which "
-                       "rebuilds Switch/Merge/Enter/Exit/NextIteration/LoopCond into While/If/Case (their gradients "
-                       "are the engine's)");
+  return Unimplemented(
+      "no gradient for lowered control flow: import the graph with tx.import_graph_def, which "
+      "rebuilds Switch/Merge/Enter/Exit/NextIteration/LoopCond into While/If/Case (their gradients "
+      "are the engine's)");
 }
 
 }  // namespace

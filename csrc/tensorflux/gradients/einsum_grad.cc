@@ -41,14 +41,16 @@ GValue Expand(GradScope& o, GValue x, const std::vector<int>& xl, GValue g_red, 
   if (Has(red, kEllipsis)) {
     const int e = static_cast<int>(std::find(red.begin(), red.end(), kEllipsis) - red.begin());
     const int named_x = static_cast<int>(xl.size()) - 1;
-    const int ex = xs.rank() - named_x;                               // x's ellipsis rank
-    const int eg = gs.rank() - (static_cast<int>(red.size()) - 1);    // gradient's ellipsis rank
+    const int ex = xs.rank() - named_x;  // x's ellipsis rank
+    const int eg = gs.rank() - (static_cast<int>(red.size()) - 1);  // gradient's ellipsis rank
     const int xe = static_cast<int>(std::find(xl.begin(), xl.end(), kEllipsis) - xl.begin());
     std::vector<int64_t> keep_axes, drop_axes;
     for (int k = 0; k < eg; ++k) {
       const int ax = e + k;
-      if (k < eg - ex) drop_axes.push_back(ax);
-      else if (xs.dim(xe + k - (eg - ex)) == 1 && gs.dim(ax) != 1) keep_axes.push_back(ax);
+      if (k < eg - ex)
+        drop_axes.push_back(ax);
+      else if (xs.dim(xe + k - (eg - ex)) == 1 && gs.dim(ax) != 1)
+        keep_axes.push_back(ax);
     }
     if (!keep_axes.empty()) g_red = o.Sum(g_red, keep_axes, true);
     if (!drop_axes.empty()) g_red = o.Sum(g_red, drop_axes, false);
@@ -74,8 +76,10 @@ GValue Expand(GradScope& o, GValue x, const std::vector<int>& xl, GValue g_red, 
     for (int l : ux) {
       const std::vector<int64_t> d = dims_of(l);
       full.insert(full.end(), d.begin(), d.end());
-      if (Has(red, l)) with_ones.insert(with_ones.end(), d.begin(), d.end());
-      else with_ones.insert(with_ones.end(), d.size(), 1);
+      if (Has(red, l))
+        with_ones.insert(with_ones.end(), d.begin(), d.end());
+      else
+        with_ones.insert(with_ones.end(), d.size(), 1);
     }
     g_red = o.Reshape(g_red, o.Ints(with_ones));
     g_red = o.Op1("BroadcastTo", {g_red, o.Ints(full)});

@@ -43,8 +43,9 @@ Status CustomGradient(GradContext& g, FunctionLibrary* lib, const std::string& g
   if (static_cast<int>(tout.size()) != g.num_inputs())
     return InvalidArgument("gradient function '", grad_fn, "' returns ", tout.size(), " values for ", g.num_inputs(),
                            " inputs");
-  std::vector<GValue> dxs = o.Op(stateful || gdef->signature.is_stateful ? "StatefulPartitionedCall" : "PartitionedCall",
-                                 {args}, {{"f", FuncAttr(grad_fn)}, {"Tout", TypeListAttr(tout)}});
+  std::vector<GValue> dxs =
+      o.Op(stateful || gdef->signature.is_stateful ? "StatefulPartitionedCall" : "PartitionedCall", {args},
+           {{"f", FuncAttr(grad_fn)}, {"Tout", TypeListAttr(tout)}});
   for (size_t i = 0; i < dxs.size(); ++i)
     if (g.needs_grad(static_cast<int>(i))) g.set_grad(static_cast<int>(i), dxs[i]);
   return Status::OK();

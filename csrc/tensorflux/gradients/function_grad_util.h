@@ -14,7 +14,7 @@ namespace tx {
 struct GradFunction {
   std::string name;
   std::vector<int> dy_outputs;  // outputs of f whose gradients are passed, in order
-  std::vector<int> dx_inputs;   // inputs of f whose gradients are returned, in order
+  std::vector<int> dx_inputs;  // inputs of f whose gradients are returned, in order
   std::vector<DataType> dx_types;
   bool is_stateful = false;
 };

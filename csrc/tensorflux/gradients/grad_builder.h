@@ -40,8 +40,8 @@ class GradBuilder {
 
   // Adds op `type` with `inputs` grouped per OpDef input argument (a list argument is one group)
   // and `attrs` (type and length attrs are inferred from the inputs); sets the flat outputs.
-  virtual Status AddOp(const std::string& type, const std::vector<std::vector<GValue>>& inputs,
-                       const AttrMap& attrs, std::vector<GValue>* outputs) = 0;
+  virtual Status AddOp(const std::string& type, const std::vector<std::vector<GValue>>& inputs, const AttrMap& attrs,
+                       std::vector<GValue>* outputs) = 0;
   // A constant holding `value`.
   virtual Status Constant(const Tensor& value, GValue* out) = 0;
 

@@ -19,15 +19,16 @@ class GradScope {
   const Status& status() const { return status_; }
   bool ok() const { return status_.ok(); }
   // Records `s` unless an error is already recorded.
-  void Fail(Status s) { if (status_.ok()) status_ = std::move(s); }
+  void Fail(Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
   GradBuilder* builder() const { return b_; }
 
   // Adds op `type` (inputs grouped per OpDef input argument); all outputs, empty after an error.
   std::vector<GValue> Op(const std::string& type, const std::vector<std::vector<GValue>>& inputs,
                          const AttrMap& attrs = {});
   // Like Op, for single-input-per-argument ops with one wanted output (`output` picks it).
-  GValue Op1(const std::string& type, const std::vector<GValue>& inputs, const AttrMap& attrs = {},
-             int output = 0);
+  GValue Op1(const std::string& type, const std::vector<GValue>& inputs, const AttrMap& attrs = {}, int output = 0);
 
   DataType dtype(GValue v) const { return b_->dtype(v); }
   PartialShape shape(GValue v) const { return b_->shape(v); }

@@ -69,7 +69,7 @@ std::map<std::string, bool> GradientRegistry::All() const {
 bool IsDifferentiableType(DataType dt) {
   // DT_VARIANT: a TensorList, whose gradient is the list of its elements' gradients (list_grad.cc).
   return dt == DT_FLOAT || dt == DT_DOUBLE || dt == DT_HALF || dt == DT_BFLOAT16 || dt == DT_COMPLEX64 ||
-         dt == DT_COMPLEX128 || dt == DT_VARIANT;
+      dt == DT_COMPLEX128 || dt == DT_VARIANT;
 }
 
 }  // namespace tx

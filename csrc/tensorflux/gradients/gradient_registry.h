@@ -73,7 +73,7 @@ class GradientRegistry {
   static GradientRegistry* Global();
 
   struct Entry {
-    GradFn fn = nullptr;     // nullptr: declared not differentiable
+    GradFn fn = nullptr;  // nullptr: declared not differentiable
   };
   // Registers `fn` (nullptr: not differentiable) for `op`; a second registration is a
   // programming error and aborts.

@@ -37,16 +37,18 @@ Status CropAndResizeGradImageGrad(GradContext& g) {
   GValue grads = g.input(0);
   PartialShape s = o.shape(grads);
   GValue crop = s.known_rank() && s.dim(1) >= 0 && s.dim(2) >= 0
-                    ? o.Ints({s.dim(1), s.dim(2)})
-                    : o.Op1("Slice", {o.ShapeOf(grads), o.Ints({1}), o.Ints({2})});
-  g.set_grad(0, o.Op1("CropAndResize", {o.Cast(g.grad(0), DT_FLOAT), g.input(1), g.input(2), crop},
-                      CarryAttrs(g, "CropAndResize")));
+      ? o.Ints({s.dim(1), s.dim(2)})
+      : o.Op1("Slice", {o.ShapeOf(grads), o.Ints({1}), o.Ints({2})});
+  g.set_grad(0,
+             o.Op1("CropAndResize", {o.Cast(g.grad(0), DT_FLOAT), g.input(1), g.input(2), crop},
+                   CarryAttrs(g, "CropAndResize")));
   return Status::OK();
 }
 
 Status CropAndResizeGradBoxesGrad(GradContext& g) {
-  return Unimplemented("the second derivative of CropAndResize with respect to the boxes (the gradient of "
-                       "CropAndResizeGradBoxes) is not implemented");
+  return Unimplemented(
+      "the second derivative of CropAndResize with respect to the boxes (the gradient of "
+      "CropAndResizeGradBoxes) is not implemented");
 }
 
 // TensorFlow defines no gradient for AdjustHue and AdjustSaturation; an explicit error.
@@ -137,11 +139,11 @@ Status ExtractImagePatchesGrad(GradContext& g) {
   ids = o.Reshape(ids, ShapeVector(o, {SInt::Of(1), rows, cols, SInt::Of(1)}, kIdx));
   GValue patch_ids = o.Op1("ExtractImagePatches", {ids}, CarryAttrs(g, "ExtractImagePatches"));
   GValue segments = o.Sub(o.Reshape(patch_ids, o.Ints({-1}, kIdx)), o.Int(1, kIdx));
-  GValue dz6 = o.Reshape(dz, ShapeVector(o, {batch, out_rows, out_cols, SInt::Of(ksizes[1]), SInt::Of(ksizes[2]),
-                                             depth}, kIdx));
+  GValue dz6 =
+      o.Reshape(dz, ShapeVector(o, {batch, out_rows, out_cols, SInt::Of(ksizes[1]), SInt::Of(ksizes[2]), depth}, kIdx));
   const SInt entries = mul(mul(out_rows, out_cols), SInt::Of(ksizes[1] * ksizes[2]));
-  GValue flat = o.Reshape(o.Transpose(dz6, o.Ints({1, 2, 3, 4, 0, 5})),
-                          ShapeVector(o, {entries, mul(batch, depth)}, kIdx));
+  GValue flat =
+      o.Reshape(o.Transpose(dz6, o.Ints({1, 2, 3, 4, 0, 5})), ShapeVector(o, {entries, mul(batch, depth)}, kIdx));
   GValue sums = o.Op1("UnsortedSegmentSum", {flat, segments, pixels.Get(o, kIdx)});
   GValue grid = o.Reshape(sums, ShapeVector(o, {rows, cols, batch, depth}, kIdx));
   g.set_grad(0, o.Transpose(grid, o.Ints({2, 0, 1, 3})));

@@ -21,8 +21,7 @@ GValue HeightWidth(GradScope& o, GValue x) {
 template <const char* kGradOp>
 Status InterpolationGrad(GradContext& g) {
   GradScope& o = g.ops();
-  if (IsFloating(o.dtype(g.input(0))))
-    g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(0)}, CarryAttrs(g, kGradOp)));
+  if (IsFloating(o.dtype(g.input(0)))) g.set_grad(0, o.Op1(kGradOp, {g.grad(0), g.input(0)}, CarryAttrs(g, kGradOp)));
   return Status::OK();
 }
 constexpr char kResizeBilinearGrad[] = "ResizeBilinearGrad";
@@ -30,8 +29,9 @@ constexpr char kResizeBicubicGrad[] = "ResizeBicubicGrad";
 
 Status ResizeNearestNeighborGradFn(GradContext& g) {
   GradScope& o = g.ops();
-  g.set_grad(0, o.Op1("ResizeNearestNeighborGrad", {g.grad(0), HeightWidth(o, g.input(0))},
-                      CarryAttrs(g, "ResizeNearestNeighborGrad")));
+  g.set_grad(0,
+             o.Op1("ResizeNearestNeighborGrad", {g.grad(0), HeightWidth(o, g.input(0))},
+                   CarryAttrs(g, "ResizeNearestNeighborGrad")));
   return Status::OK();
 }
 
@@ -49,8 +49,9 @@ Status ScaleAndTranslateGradFn(GradContext& g) {
 
 // TensorFlow defines no gradient for ResizeArea; an explicit error rather than None.
 Status ResizeAreaGrad(GradContext& g) {
-  return Unimplemented("the gradient of ResizeArea is not implemented (TensorFlow defines none either); "
-                       "resize with method 'bilinear' or antialias=True to differentiate");
+  return Unimplemented(
+      "the gradient of ResizeArea is not implemented (TensorFlow defines none either); "
+      "resize with method 'bilinear' or antialias=True to differentiate");
 }
 
 // ResizeBilinearGrad(grads, original_image) is linear in grads: its gradient resizes back to the
@@ -59,8 +60,8 @@ template <const char* kForwardOp>
 Status InterpolationGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
-    g.set_grad(0, o.Op1(kForwardOp, {o.Cast(g.grad(0), DT_FLOAT), HeightWidth(o, g.input(0))},
-                        CarryAttrs(g, kForwardOp)));
+    g.set_grad(0,
+               o.Op1(kForwardOp, {o.Cast(g.grad(0), DT_FLOAT), HeightWidth(o, g.input(0))}, CarryAttrs(g, kForwardOp)));
   return Status::OK();
 }
 constexpr char kResizeBilinear[] = "ResizeBilinear";
@@ -69,16 +70,18 @@ constexpr char kResizeBicubic[] = "ResizeBicubic";
 Status ResizeNearestNeighborGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
-    g.set_grad(0, o.Op1("ResizeNearestNeighbor", {g.grad(0), HeightWidth(o, g.input(0))},
-                        CarryAttrs(g, "ResizeNearestNeighbor")));
+    g.set_grad(0,
+               o.Op1("ResizeNearestNeighbor", {g.grad(0), HeightWidth(o, g.input(0))},
+                     CarryAttrs(g, "ResizeNearestNeighbor")));
   return Status::OK();
 }
 
 Status ScaleAndTranslateGradGrad(GradContext& g) {
   GradScope& o = g.ops();
   if (g.needs_grad(0))
-    g.set_grad(0, o.Op1("ScaleAndTranslate", {g.grad(0), HeightWidth(o, g.input(0)), g.input(2), g.input(3)},
-                        CarryAttrs(g, "ScaleAndTranslate")));
+    g.set_grad(0,
+               o.Op1("ScaleAndTranslate", {g.grad(0), HeightWidth(o, g.input(0)), g.input(2), g.input(3)},
+                     CarryAttrs(g, "ScaleAndTranslate")));
   return Status::OK();
 }
 

@@ -37,8 +37,10 @@ class Dims {
       int64_t p = 1;
       bool known = begin.known <= stop && stop <= s_.rank();
       for (int64_t i = begin.known; known && i < stop; ++i) {
-        if (s_.dim(static_cast<int>(i)) < 0) known = false;
-        else p *= s_.dim(static_cast<int>(i));
+        if (s_.dim(static_cast<int>(i)) < 0)
+          known = false;
+        else
+          p *= s_.dim(static_cast<int>(i));
       }
       if (known) return SInt::Of(p);
     }
@@ -92,9 +94,9 @@ GValue GatherParamsGrad(GradScope& o, GValue params, GValue indices, GValue axis
   const SInt batch = p.Prod(SInt::Of(0), b), outer = p.Prod(b, a), n = p.At(a);
   const SInt inner = p.Prod(SAdd(o, a, 1), SInt(), true), count = q.Prod(b, SInt(), true);
   const bool plain = outer.is_known() && outer.known == 1;
-  GValue data = plain ? o.Reshape(dz, ShapeVector(o, {batch, count, inner}, kIdx))
-                      : o.Transpose(o.Reshape(dz, ShapeVector(o, {batch, outer, count, inner}, kIdx)),
-                                    o.Ints({0, 2, 1, 3}));
+  GValue data = plain
+      ? o.Reshape(dz, ShapeVector(o, {batch, count, inner}, kIdx))
+      : o.Transpose(o.Reshape(dz, ShapeVector(o, {batch, outer, count, inner}, kIdx)), o.Ints({0, 2, 1, 3}));
   GValue ids;
   if (batch_dims == 0) {
     ids = o.Reshape(indices, ShapeVector(o, {SInt::Of(1), count}, kIdx));
@@ -111,8 +113,7 @@ GValue GatherParamsGrad(GradScope& o, GValue params, GValue indices, GValue axis
     ids = o.Add(o.Reshape(o.Cast(indices, kIdx), ShapeVector(o, {batch, count}, kIdx)), offsets);
   }
   GValue seg = o.Op1("UnsortedSegmentSum", {data, ids, SMul(o, batch, n).Get(o, kIdx)});
-  if (!plain)
-    seg = o.Transpose(o.Reshape(seg, ShapeVector(o, {batch, n, outer, inner}, kIdx)), o.Ints({0, 2, 1, 3}));
+  if (!plain) seg = o.Transpose(o.Reshape(seg, ShapeVector(o, {batch, n, outer, inner}, kIdx)), o.Ints({0, 2, 1, 3}));
   return o.ReshapeLike(seg, params);
 }
 
@@ -134,16 +135,18 @@ Status GatherV2Grad(GradContext& g) {
 Status GatherNdGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue indices = g.input(1);
-  g.set_grad(0, o.Op1("ScatterNd", {indices, g.grad(0), o.ShapeOf(g.input(0), o.dtype(indices))},
-                      {{"bad_indices_policy", StringAttr(g.attr_string("bad_indices_policy"))}}));
+  g.set_grad(0,
+             o.Op1("ScatterNd", {indices, g.grad(0), o.ShapeOf(g.input(0), o.dtype(indices))},
+                   {{"bad_indices_policy", StringAttr(g.attr_string("bad_indices_policy"))}}));
   return Status::OK();
 }
 
 // ScatterNd(indices, updates, shape): each update gets the gradient at its target.
 Status ScatterNdGrad(GradContext& g) {
   if (g.needs_grad(1))
-    g.set_grad(1, g.ops().Op1("GatherNd", {g.grad(0), g.input(0)},
-                              {{"bad_indices_policy", StringAttr(g.attr_string("bad_indices_policy"))}}));
+    g.set_grad(1,
+               g.ops().Op1("GatherNd", {g.grad(0), g.input(0)},
+                           {{"bad_indices_policy", StringAttr(g.attr_string("bad_indices_policy"))}}));
   return Status::OK();
 }
 
@@ -154,8 +157,9 @@ Status StridedSliceGradFn(GradContext& g) {
   AttrMap attrs;
   for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"})
     attrs[mask] = IntAttr(g.attr_int(mask));
-  g.set_grad(0, o.Op1("StridedSliceGrad", {o.ShapeOf(g.input(0), o.dtype(begin)), begin, g.input(2), g.input(3),
-                                           g.grad(0)}, attrs));
+  g.set_grad(0,
+             o.Op1("StridedSliceGrad",
+                   {o.ShapeOf(g.input(0), o.dtype(begin)), begin, g.input(2), g.input(3), g.grad(0)}, attrs));
   return Status::OK();
 }
 
@@ -165,8 +169,8 @@ Status TopKV2Grad(GradContext& g) {
   GValue x = g.input(0), indices = g.output(1), dz = g.grad(0);
   const PartialShape sx = o.shape(x);
   Dims in(o, x), out(o, indices);
-  const SInt last = sx.known_rank() ? SInt::Of(sx.rank() - 1) : SInt::Dyn(o.Sub(o.Cast(o.Op1("Rank", {x}), kIdx),
-                                                                                  o.Int(1, kIdx)));
+  const SInt last =
+      sx.known_rank() ? SInt::Of(sx.rank() - 1) : SInt::Dyn(o.Sub(o.Cast(o.Op1("Rank", {x}), kIdx), o.Int(1, kIdx)));
   const SInt n = in.At(last), k = out.Prod(last, SInt(), true);
   const SInt total = in.Prod(SInt::Of(0), SInt(), true);
   GValue offsets;  // [rows, 1]: the flat position of each row's first element
@@ -188,8 +192,8 @@ Status TopKV2Grad(GradContext& g) {
     rows_by_k = shape[0];
   }
   GValue flat = o.Add(o.Reshape(o.Cast(indices, kIdx), rows_by_k), offsets);
-  GValue scattered = o.Op1("ScatterNd", {o.Reshape(flat, o.Ints({-1, 1})), o.Reshape(dz, o.Ints({-1})),
-                                         ShapeVector(o, {total}, kIdx)});
+  GValue scattered = o.Op1(
+      "ScatterNd", {o.Reshape(flat, o.Ints({-1, 1})), o.Reshape(dz, o.Ints({-1})), ShapeVector(o, {total}, kIdx)});
   g.set_grad(0, o.ReshapeLike(scattered, x));
   return Status::OK();
 }

@@ -83,8 +83,10 @@ Status SvdGrad(GradContext& g) {
   int64_t m, n;
   if (!StaticMatrixDims(o, a, "Svd", &m, &n)) return Status::OK();
   if (full && std::abs(m - n) > 1)
-    return Unimplemented("SVD gradient has not been implemented for input with unequal number of rows and "
-                         "columns when full_matrices=True (shape ", o.shape(a).ToString(), ")");
+    return Unimplemented(
+        "SVD gradient has not been implemented for input with unequal number of rows and "
+        "columns when full_matrices=True (shape ",
+        o.shape(a).ToString(), ")");
   GValue s = g.output(0), u = g.output(1), v = g.output(2), gu = g.grad(1), gv = g.grad(2);
   const bool use_adjoint = m > n;
   if (use_adjoint) {
@@ -101,8 +103,8 @@ Status SvdGrad(GradContext& g) {
   GValue s_mat = Diag(o, s);
   GValue fu = o.Mul(f, MatMul(o, u, gu, true, false));
   GValue fv = o.Mul(f, MatMul(o, v1, gv1, true, false));
-  GValue term1_nouv = o.Add(gs_mat, o.Add(MatMul(o, o.Add(fu, Adjoint(o, fu)), s_mat),
-                                          MatMul(o, s_mat, o.Add(fv, Adjoint(o, fv)))));
+  GValue term1_nouv =
+      o.Add(gs_mat, o.Add(MatMul(o, o.Add(fu, Adjoint(o, fu)), s_mat), MatMul(o, s_mat, o.Add(fv, Adjoint(o, fv)))));
   GValue ga = MatMul(o, u, MatMul(o, term1_nouv, v1, false, true));
   if (m != n) {
     GValue gv1t = Adjoint(o, gv1);

@@ -117,8 +117,8 @@ Status CholeskyGrad(GradContext& g) {
   middle = o.Sub(BandPart(o, middle, -1, 0), Scale(o, BandPart(o, middle, 0, 0), 0.5));
   // X = L^-H middle, then dA = X L^-1 = (L^-H X^H)^H.
   GValue x = o.Op1("MatrixTriangularSolve", {l, middle}, {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(true)}});
-  GValue ga = Adjoint(o, o.Op1("MatrixTriangularSolve", {l, Adjoint(o, x)},
-                               {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(true)}}));
+  GValue ga = Adjoint(
+      o, o.Op1("MatrixTriangularSolve", {l, Adjoint(o, x)}, {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(true)}}));
   g.set_grad(0, Scale(o, o.Add(ga, Adjoint(o, ga)), 0.5));
   return Status::OK();
 }
@@ -139,8 +139,9 @@ Status LuGrad(GradContext& g) {
   GValue mid = o.Add(o.Sub(BandPart(o, ltdl, -1, 0), BandPart(o, ltdl, 0, 0)),
                      BandPart(o, MatMul(o, du, u, false, true), 0, -1));
   GValue x = o.Op1("MatrixTriangularSolve", {l, mid}, {{"lower", BoolAttr(true)}, {"adjoint", BoolAttr(true)}});
-  GValue dap = Adjoint(o, o.Op1("MatrixTriangularSolve", {u, Adjoint(o, x)},
-                                {{"lower", BoolAttr(false)}, {"adjoint", BoolAttr(false)}}));
+  GValue dap = Adjoint(
+      o,
+      o.Op1("MatrixTriangularSolve", {u, Adjoint(o, x)}, {{"lower", BoolAttr(false)}, {"adjoint", BoolAttr(false)}}));
   const DataType dt = DtypeOf(o, dlu);
   GValue perm = o.Op1("OneHot", {p, o.Int(n), o.Scalar(1, dt), o.Scalar(0, dt)}, {{"axis", IntAttr(-1)}});
   g.set_grad(0, MatMul(o, perm, dap, true, false));
@@ -154,15 +155,15 @@ Status BandPartGrad(GradContext& g) {
 
 Status DiagV3Grad(GradContext& g) {
   GradScope& o = g.ops();
-  g.set_grad(0, o.Op1("MatrixDiagPartV3", {g.grad(0), g.input(1), o.ZerosLike(g.input(4))},
-                      {{"align", g.attr("align")}}));
+  g.set_grad(0,
+             o.Op1("MatrixDiagPartV3", {g.grad(0), g.input(1), o.ZerosLike(g.input(4))}, {{"align", g.attr("align")}}));
   return Status::OK();
 }
 
 Status DiagPartV3Grad(GradContext& g) {
   GradScope& o = g.ops();
-  g.set_grad(0, o.Op1("MatrixSetDiagV3", {o.ZerosLike(g.input(0)), g.grad(0), g.input(1)},
-                      {{"align", g.attr("align")}}));
+  g.set_grad(0,
+             o.Op1("MatrixSetDiagV3", {o.ZerosLike(g.input(0)), g.grad(0), g.input(1)}, {{"align", g.attr("align")}}));
   return Status::OK();
 }
 

@@ -44,7 +44,9 @@ inline GValue Diag(GradScope& o, GValue d) {
 }
 
 // The main diagonal of each matrix.
-inline GValue DiagPart(GradScope& o, GValue x) { return o.Op1("MatrixDiagPartV3", {x, o.Int(0), o.Scalar(0, DtypeOf(o, x))}); }
+inline GValue DiagPart(GradScope& o, GValue x) {
+  return o.Op1("MatrixDiagPartV3", {x, o.Int(0), o.Scalar(0, DtypeOf(o, x))});
+}
 
 // x with its main diagonal replaced by d.
 inline GValue SetDiag(GradScope& o, GValue x, GValue d) { return o.Op1("MatrixSetDiagV3", {x, d, o.Int(0)}); }
@@ -60,8 +62,9 @@ inline GValue Scale(GradScope& o, GValue x, double s) { return o.Mul(x, o.Scalar
 
 // adjoint(MatrixTriangularSolve(r, adjoint(x), lower=false)): x r^-H for upper-triangular r.
 inline GValue RightSolveUpperAdjoint(GradScope& o, GValue x, GValue r) {
-  return Adjoint(o, o.Op1("MatrixTriangularSolve", {r, Adjoint(o, x)},
-                          {{"lower", BoolAttr(false)}, {"adjoint", BoolAttr(false)}}));
+  return Adjoint(
+      o,
+      o.Op1("MatrixTriangularSolve", {r, Adjoint(o, x)}, {{"lower", BoolAttr(false)}, {"adjoint", BoolAttr(false)}}));
 }
 
 // 1/x where |x| is not tiny, ~0 where it is: x / (x^2 + 1e-20) (TensorFlow's _SafeReciprocal).

@@ -26,8 +26,9 @@ GValue Length(GradScope& o, GValue list) { return o.Op1("TensorListLength", {lis
 Status StackGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dt = g.grad(0);
-  g.set_grad(0, o.Op1("TensorListFromTensor", {dt, RowShape(o, dt)},
-                      {{"element_dtype", TypeAttr(o.dtype(dt))}, {"shape_type", TypeAttr(DT_INT32)}}));
+  g.set_grad(0,
+             o.Op1("TensorListFromTensor", {dt, RowShape(o, dt)},
+                   {{"element_dtype", TypeAttr(o.dtype(dt))}, {"shape_type", TypeAttr(DT_INT32)}}));
   return Status::OK();
 }
 
@@ -37,8 +38,9 @@ Status FromTensorGrad(GradContext& g) {
   GValue t = g.input(0);
   const PartialShape s = o.shape(t);
   const int64_t n = s.known_rank() && s.rank() >= 1 ? s.dim(0) : -1;
-  g.set_grad(0, o.Op1("TensorListStack", {g.grad(0), RowShape(o, t)},
-                      {{"element_dtype", TypeAttr(o.dtype(t))}, {"num_elements", IntAttr(n)}}));
+  g.set_grad(0,
+             o.Op1("TensorListStack", {g.grad(0), RowShape(o, t)},
+                   {{"element_dtype", TypeAttr(o.dtype(t))}, {"num_elements", IntAttr(n)}}));
   return Status::OK();
 }
 
@@ -49,7 +51,8 @@ Status GetItemGrad(GradContext& g) {
   GValue ditem = g.grad(0);
   GValue reserved = o.Op1("TensorListReserve", {FullShape(o, ditem), Length(o, g.input(0))},
                           {{"element_dtype", TypeAttr(o.dtype(ditem))}, {"shape_type", TypeAttr(DT_INT32)}});
-  g.set_grad(0, o.Op1("TensorListSetItem", {reserved, g.input(1), ditem}, {{"element_dtype", TypeAttr(o.dtype(ditem))}}));
+  g.set_grad(0,
+             o.Op1("TensorListSetItem", {reserved, g.input(1), ditem}, {{"element_dtype", TypeAttr(o.dtype(ditem))}}));
   return Status::OK();
 }
 
@@ -92,8 +95,9 @@ Status ConcatGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dt = g.grad(0);
   GValue shape = o.Op1("TensorListElementShape", {g.input(0)}, {{"shape_type", TypeAttr(DT_INT32)}});
-  g.set_grad(0, o.Op1("TensorListSplit", {dt, shape, g.output(1)},
-                      {{"element_dtype", TypeAttr(o.dtype(dt))}, {"shape_type", TypeAttr(DT_INT32)}}));
+  g.set_grad(0,
+             o.Op1("TensorListSplit", {dt, shape, g.output(1)},
+                   {{"element_dtype", TypeAttr(o.dtype(dt))}, {"shape_type", TypeAttr(DT_INT32)}}));
   return Status::OK();
 }
 

@@ -17,8 +17,8 @@ Status Times(GradContext& g, GValue factor) {
 // Sets both gradients of a broadcasting binary op from unreduced gx, gy (either may be empty).
 Status SetBinaryGrads(GradContext& g, GValue gx, GValue gy) {
   GValue dx, dy;
-  g.ops().ReduceBroadcastGrads(g.input(0), g.input(1), g.needs_grad(0) ? gx : GValue(),
-                               g.needs_grad(1) ? gy : GValue(), &dx, &dy);
+  g.ops().ReduceBroadcastGrads(g.input(0), g.input(1), g.needs_grad(0) ? gx : GValue(), g.needs_grad(1) ? gy : GValue(),
+                               &dx, &dy);
   if (gx.valid()) g.set_grad(0, dx);
   if (gy.valid()) g.set_grad(1, dy);
   return Status::OK();
@@ -84,9 +84,7 @@ Status Atan2Grad(GradContext& g) {
 }
 
 // 1 where x != 0, else 0, in x's dtype.
-GValue NonZero(GradScope& o, GValue x) {
-  return o.Cast(o.Op1("NotEqual", {x, o.Scalar(0.0, o.dtype(x))}), o.dtype(x));
-}
+GValue NonZero(GradScope& o, GValue x) { return o.Cast(o.Op1("NotEqual", {x, o.Scalar(0.0, o.dtype(x))}), o.dtype(x)); }
 
 // z = xlogy(x, y): dx = dz xlogy(x != 0, y), dy = dz xdivy(x, y).
 Status XlogyGrad(GradContext& g) {

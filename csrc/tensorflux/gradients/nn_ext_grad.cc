@@ -6,7 +6,6 @@
 namespace tx {
 namespace {
 
-
 // SpaceToBatchND(x, block, paddings) -> BatchToSpaceND(dy, block, paddings), and the reverse;
 // block_shape and paddings/crops are integer and get no gradient.
 template <const char* kInverse>
@@ -25,8 +24,7 @@ constexpr char kSpaceToDepth[] = "SpaceToDepth";
 constexpr char kDepthToSpace[] = "DepthToSpace";
 
 Status LrnGrad(GradContext& g) {
-  g.set_grad(0, g.ops().Op1("LRNGrad", {g.grad(0), g.input(0), g.output(0)},
-                            CarryAttrs(g, "LRNGrad")));
+  g.set_grad(0, g.ops().Op1("LRNGrad", {g.grad(0), g.input(0), g.output(0)}, CarryAttrs(g, "LRNGrad")));
   return Status::OK();
 }
 

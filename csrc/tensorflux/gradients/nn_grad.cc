@@ -8,7 +8,6 @@
 namespace tx {
 namespace {
 
-
 Status BiasAddGrad(GradContext& g) {
   GValue dz = g.grad(0);
   g.set_grad(0, dz);
@@ -106,9 +105,9 @@ Status FusedBatchNormGrad(GradContext& g) {
   GradScope& o = g.ops();
   const bool training = g.attr_bool("is_training");
   GValue r1 = training ? g.output(3) : g.input(3), r2 = training ? g.output(4) : g.input(4);
-  std::vector<GValue> out = o.Op("FusedBatchNormGradV3",
-                                 {{g.grad(0)}, {g.input(0)}, {g.input(1)}, {r1}, {r2}, {g.output(5)}},
-                                 CarryAttrs(g, "FusedBatchNormGradV3"));
+  std::vector<GValue> out =
+      o.Op("FusedBatchNormGradV3", {{g.grad(0)}, {g.input(0)}, {g.input(1)}, {r1}, {r2}, {g.output(5)}},
+           CarryAttrs(g, "FusedBatchNormGradV3"));
   if (out.size() < 3) return Status::OK();
   g.set_grad(0, out[0]);
   g.set_grad(1, out[1]);
@@ -133,7 +132,8 @@ Status BiasAddGradGrad(GradContext& g) {
     shape = o.Ints(dims);
   } else {
     GValue ones = o.Op1("Fill", {o.ExpandDims(o.Sub(o.Op1("Rank", {dy}), o.Int(nchw ? 2 : 1)), 0), o.Int(1)});
-    std::vector<GValue> parts = nchw ? std::vector<GValue>{o.Ints({1, -1}), ones} : std::vector<GValue>{ones, o.Ints({-1})};
+    std::vector<GValue> parts =
+        nchw ? std::vector<GValue>{o.Ints({1, -1}), ones} : std::vector<GValue>{ones, o.Ints({-1})};
     std::vector<GValue> cat = o.Op("ConcatV2", {parts, {o.Int(0)}});
     if (cat.empty()) return Status::OK();  // the scope holds the error
     shape = cat[0];
@@ -182,8 +182,9 @@ Status MaxPoolGradGrad(GradContext& g) {
   return Unimplemented("the second derivative of MaxPool (MaxPoolGradGrad) is not implemented yet");
 }
 Status FusedBatchNormGradGrad(GradContext& g) {
-  return Unimplemented("the second derivative of FusedBatchNormV3 is not implemented yet; build batch "
-                       "normalization from tx.nn.moments and tx.nn.batch_normalization to differentiate twice");
+  return Unimplemented(
+      "the second derivative of FusedBatchNormV3 is not implemented yet; build batch "
+      "normalization from tx.nn.moments and tx.nn.batch_normalization to differentiate twice");
 }
 
 }  // namespace

@@ -139,8 +139,7 @@ Status ProdGrad(GradContext& g) {
   AttrMap before = {{"exclusive", BoolAttr(true)}, {"reverse", BoolAttr(false)}};
   AttrMap after = {{"exclusive", BoolAttr(true)}, {"reverse", BoolAttr(true)}};
   // For complex x the gradient is in the conjugate direction (TensorFlow's _ProdGrad).
-  GValue others =
-      o.Conj(o.Mul(o.Op1("Cumprod", {rows, o.Int(0)}, before), o.Op1("Cumprod", {rows, o.Int(0)}, after)));
+  GValue others = o.Conj(o.Mul(o.Op1("Cumprod", {rows, o.Int(0)}, before), o.Op1("Cumprod", {rows, o.Int(0)}, after)));
   others = o.Reshape(others, o.ShapeOf(permuted));
   g.set_grad(0, o.Mul(grad, l.identity ? others : o.Transpose(others, l.inverse)));
   return Status::OK();
@@ -148,9 +147,10 @@ Status ProdGrad(GradContext& g) {
 
 // Cumsum: the gradient is the cumulative sum of dz in the other direction.
 Status CumsumGrad(GradContext& g) {
-  g.set_grad(0, g.ops().Op1("Cumsum", {g.grad(0), g.input(1)},
-                            {{"exclusive", BoolAttr(g.attr_bool("exclusive"))},
-                             {"reverse", BoolAttr(!g.attr_bool("reverse"))}}));
+  g.set_grad(
+      0,
+      g.ops().Op1("Cumsum", {g.grad(0), g.input(1)},
+                  {{"exclusive", BoolAttr(g.attr_bool("exclusive"))}, {"reverse", BoolAttr(!g.attr_bool("reverse"))}}));
   return Status::OK();
 }
 

@@ -140,8 +140,8 @@ Status SparseDenseCwiseGrad(GradContext& g) {
 Status SparseSoftmaxGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue ind = g.input(0), shape = g.input(2), out = g.output(0), grad = g.grad(0);
-  GValue row_sums = o.Op1("SparseReduceSum", {ind, o.Mul(out, grad), shape, o.Ints({-1})},
-                          {{"keep_dims", BoolAttr(true)}});
+  GValue row_sums =
+      o.Op1("SparseReduceSum", {ind, o.Mul(out, grad), shape, o.Ints({-1})}, {{"keep_dims", BoolAttr(true)}});
   GValue shifted = o.Op1("SparseDenseCwiseAdd", {ind, grad, shape, o.Neg(row_sums)});
   g.set_grad(1, o.Mul(shifted, out));
   return Status::OK();

@@ -45,8 +45,8 @@ Status BetaincGrad(GradContext& g) {
   const DataType t = o.dtype(x);
   GValue one = o.Scalar(1.0, t);
   GValue log_beta = o.Sub(o.Add(o.Op1("Lgamma", {a}), o.Op1("Lgamma", {b})), o.Op1("Lgamma", {o.Add(a, b)}));
-  GValue log_px = o.Sub(o.Add(o.Op1("Xlog1py", {o.Sub(b, one), o.Neg(x)}), o.Op1("Xlogy", {o.Sub(a, one), x})),
-                        log_beta);
+  GValue log_px =
+      o.Sub(o.Add(o.Op1("Xlog1py", {o.Sub(b, one), o.Neg(x)}), o.Op1("Xlogy", {o.Sub(a, one), x})), log_beta);
   g.set_grad(2, o.SumToShapeOf(o.Mul(g.grad(0), o.Op1("Exp", {log_px})), x));
   return Status::OK();
 }

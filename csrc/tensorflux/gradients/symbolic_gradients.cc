@@ -37,12 +37,12 @@ Status Validate(const Graph* graph, const std::vector<Endpoint>& ys, const std::
     TX_RETURN_IF_ERROR(CheckEndpoint(graph, g, "grad_ys", i));
     const DataType gt = g.node->output_type(g.index);
     if (gt != t)
-      return InvalidArgument("gradients: grad_ys[", i, "] ", Describe(g), " has type ", DataTypeString(gt),
-                             " but ys[", i, "] ", Describe(ys[i]), " has type ", DataTypeString(t));
+      return InvalidArgument("gradients: grad_ys[", i, "] ", Describe(g), " has type ", DataTypeString(gt), " but ys[",
+                             i, "] ", Describe(ys[i]), " has type ", DataTypeString(t));
     const PartialShape ys_shape = graph->OutputShape(ys[i]), g_shape = graph->OutputShape(g);
     if (!ys_shape.IsCompatibleWith(g_shape))
-      return InvalidArgument("gradients: grad_ys[", i, "] ", Describe(g), " has shape ", g_shape.ToString(),
-                             " but ys[", i, "] ", Describe(ys[i]), " has shape ", ys_shape.ToString());
+      return InvalidArgument("gradients: grad_ys[", i, "] ", Describe(g), " has shape ", g_shape.ToString(), " but ys[",
+                             i, "] ", Describe(ys[i]), " has shape ", ys_shape.ToString());
   }
   for (size_t i = 0; i < xs.size(); ++i) TX_RETURN_IF_ERROR(CheckEndpoint(graph, xs[i], "xs", i));
   for (size_t i = 0; i < opts.stop_gradients.size(); ++i)
@@ -162,8 +162,10 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
     b.SetScope("dx_" + std::to_string(i), xs[i].node->requested_device());
     auto it = pending.find(Key(xs[i]));
     GValue g;
-    if (it != pending.end() && !it->second.empty()) g = scope.AddN(it->second);
-    else if (opts.unconnected_zero) g = ZerosFor(scope, b.Wrap(xs[i]), xs[i]);
+    if (it != pending.end() && !it->second.empty())
+      g = scope.AddN(it->second);
+    else if (opts.unconnected_zero)
+      g = ZerosFor(scope, b.Wrap(xs[i]), xs[i]);
     TX_RETURN_IF_ERROR(scope.status());
     dxs->push_back(g.valid() ? b.Unwrap(g) : Endpoint{});
   }

@@ -11,8 +11,7 @@ GValue GatherAtIndices(GradContext& g, GValue x) { return g.ops().Op1("GatherNd"
 Status TensorScatterUpdateGrad(GradContext& g) {
   GradScope& o = g.ops();
   GValue dz = g.grad(0);
-  if (g.needs_grad(0))
-    g.set_grad(0, o.Op1("TensorScatterUpdate", {dz, g.input(1), o.ZerosLike(g.input(2))}));
+  if (g.needs_grad(0)) g.set_grad(0, o.Op1("TensorScatterUpdate", {dz, g.input(1), o.ZerosLike(g.input(2))}));
   if (g.needs_grad(2)) g.set_grad(2, GatherAtIndices(g, dz));
   return Status::OK();
 }

@@ -41,10 +41,10 @@ namespace {
 // What the forward and backward loops need, built from one differentiated body.
 struct LoopGrad {
   std::string forward_body, forward_cond, backward_body, backward_cond;
-  std::vector<int> dvars;                // differentiable loop variables, in order
-  std::vector<int> rvars;                // resource loop variables some gradient reaches
-  std::vector<DataType> rtypes;          // the gradient types of rvars (the variables' dtypes)
-  std::vector<DataType> stack_types;     // element types of the intermediates' stacks
+  std::vector<int> dvars;  // differentiable loop variables, in order
+  std::vector<int> rvars;  // resource loop variables some gradient reaches
+  std::vector<DataType> rtypes;  // the gradient types of rvars (the variables' dtypes)
+  std::vector<DataType> stack_types;  // element types of the intermediates' stacks
 };
 
 // Nodes of `g` that the forward loop runs: every node older than the gradient (ids below
@@ -229,8 +229,8 @@ Status CountdownCond(FunctionLibrary* lib, const std::vector<DataType>& types, s
 // forward and backward functions to `lib` (Note [While gradients]). A loop variable the body
 // returns unchanged carries a gradient only when `needs` asks for it: its gradient feeds no other.
 Status BuildLoopGrad(FunctionLibrary* lib, const std::vector<DataType>& types, const std::vector<PartialShape>& shapes,
-                     const std::vector<InferenceContext::HandleData>& handles, const std::vector<bool>& needs, const NameAttrList& body, const NameAttrList& cond,
-                     LoopGrad* out) {
+                     const std::vector<InferenceContext::HandleData>& handles, const std::vector<bool>& needs,
+                     const NameAttrList& body, const NameAttrList& cond, LoopGrad* out) {
   std::shared_ptr<const FunctionDef> def = lib->Find(body.name);
   if (def == nullptr) return NotFound("body: function '", body.name, "' is not in the graph's function library");
   InstantiateOptions opts;
@@ -414,8 +414,8 @@ Status WhileGrad(GradContext& g) {
     bwd_in.push_back(o.ZerosLike(value));
   }
   for (size_t t = 0; t < lg.stack_types.size(); ++t) bwd_in.push_back(fwd[n + 1 + t]);
-  AttrMap bwd_attrs{{"body", FuncAttr(lg.backward_body)}, {"cond", FuncAttr(lg.backward_cond)},
-                    {"parallel_iterations", parallel}};
+  AttrMap bwd_attrs{
+      {"body", FuncAttr(lg.backward_body)}, {"cond", FuncAttr(lg.backward_cond)}, {"parallel_iterations", parallel}};
   std::vector<GValue> bwd = o.Op("While", {bwd_in}, bwd_attrs);
   TX_RETURN_IF_ERROR(o.status());
   for (size_t j = 0; j < lg.dvars.size(); ++j)
@@ -429,8 +429,9 @@ Status WhileGrad(GradContext& g) {
 // loop: the intermediates would need gradients through the stacks, which are not tracked. Failing
 // here is better than the silently partial result a stop would give.
 Status StackPopGrad(GradContext&) {
-  return Unimplemented("second-order gradients through a While loop are not supported (the backward loop reads the "
-                       "forward intermediates from stacks, and gradients do not flow through them)");
+  return Unimplemented(
+      "second-order gradients through a While loop are not supported (the backward loop reads the "
+      "forward intermediates from stacks, and gradients do not flow through them)");
 }
 
 }  // namespace

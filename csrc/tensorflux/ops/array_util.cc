@@ -7,8 +7,7 @@ namespace array_util {
 
 Status ReadInts(const Tensor& t, const char* what, std::vector<int64_t>* out) {
   const int64_t n = t.num_elements();
-  if (n > 0 && (!t.initialized() || t.buffer()->size() < t.byte_size()))
-    return InvalidArgument(what, " holds no data");
+  if (n > 0 && (!t.initialized() || t.buffer()->size() < t.byte_size())) return InvalidArgument(what, " holds no data");
   out->resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     switch (t.dtype()) {
@@ -77,9 +76,9 @@ void ResolveRange(int64_t n, int64_t b, int64_t e, int64_t s, bool bm, bool em, 
 }  // namespace
 
 Status ResolveStridedSlice(const PartialShape& input, const std::vector<int64_t>& begin,
-                           const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
-                           int64_t begin_mask, int64_t end_mask, int64_t ellipsis_mask, int64_t new_axis_mask,
-                           int64_t shrink_axis_mask, StridedSliceInfo* out) {
+                           const std::vector<int64_t>& end, const std::vector<int64_t>& strides, int64_t begin_mask,
+                           int64_t end_mask, int64_t ellipsis_mask, int64_t new_axis_mask, int64_t shrink_axis_mask,
+                           StridedSliceInfo* out) {
   const size_t L = begin.size();
   if (end.size() != L || strides.size() != L)
     return InvalidArgument("begin, end and strides must have the same length, got ", L, ", ", end.size(), " and ",
@@ -90,12 +89,13 @@ Status ResolveStridedSlice(const PartialShape& input, const std::vector<int64_t>
   auto bit = [](int64_t mask, size_t i) { return ((static_cast<uint64_t>(mask) >> i) & 1) != 0; };
   int ellipses = 0, real = 0;
   for (size_t i = 0; i < L; ++i) {
-    if (bit(ellipsis_mask, i)) ++ellipses;
-    else if (!bit(new_axis_mask, i)) ++real;
+    if (bit(ellipsis_mask, i))
+      ++ellipses;
+    else if (!bit(new_axis_mask, i))
+      ++real;
   }
   if (ellipses > 1) return InvalidArgument("Multiple ellipses in a slice spec are not allowed");
-  if (real > rank)
-    return InvalidArgument("the slice spec indexes ", real, " dimensions but the input has rank ", rank);
+  if (real > rank) return InvalidArgument("the slice spec indexes ", real, " dimensions but the input has rank ", rank);
   *out = StridedSliceInfo();
   int d = 0;
   auto full = [&]() {
@@ -113,7 +113,7 @@ Status ResolveStridedSlice(const PartialShape& input, const std::vector<int64_t>
     }
     if (bit(new_axis_mask, i)) {
       out->final_dims.push_back(1);
-        continue;
+      continue;
     }
     const int64_t n = input.dim(d);
     const int64_t s = strides[i];
@@ -159,13 +159,12 @@ Status ResolveSlice(const PartialShape& input, const std::vector<int64_t>& begin
                     std::vector<int64_t>* out_dims) {
   const int rank = input.rank();
   if (static_cast<int>(begin.size()) != rank || static_cast<int>(size.size()) != rank)
-    return InvalidArgument("Expected begin and size to have ", rank, " entries (the input's rank), got ",
-                           begin.size(), " and ", size.size());
+    return InvalidArgument("Expected begin and size to have ", rank, " entries (the input's rank), got ", begin.size(),
+                           " and ", size.size());
   out_dims->assign(rank, -1);
   for (int d = 0; d < rank; ++d) {
     const int64_t n = input.dim(d), b = begin[d], s = size[d];
-    if (b < 0 || (n >= 0 && b > n))
-      return InvalidArgument("Expected begin[", d, "] in [0, ", n, "], but got ", b);
+    if (b < 0 || (n >= 0 && b > n)) return InvalidArgument("Expected begin[", d, "] in [0, ", n, "], but got ", b);
     if (s < -1) return InvalidArgument("Expected size[", d, "] >= -1, but got ", s);
     if (n < 0) {
       (*out_dims)[d] = s;
@@ -196,8 +195,8 @@ Status ResolvePad(const PartialShape& input, const std::vector<int64_t>& padding
       return InvalidArgument("paddings must be less than the dimension size in REFLECT mode: ", lo, ", ", hi,
                              " not less than ", n, " in dimension ", d);
     if (mode == 2 && (lo > n || hi > n))
-      return InvalidArgument("paddings must be no greater than the dimension size in SYMMETRIC mode: ", lo, ", ",
-                             hi, " greater than ", n, " in dimension ", d);
+      return InvalidArgument("paddings must be no greater than the dimension size in SYMMETRIC mode: ", lo, ", ", hi,
+                             " greater than ", n, " in dimension ", d);
     int64_t total;
     if (__builtin_add_overflow(n, lo, &total) || __builtin_add_overflow(total, hi, &total))
       return InvalidArgument("padded dimension ", d, " is too large");
@@ -230,7 +229,8 @@ Status ResolveSplitSizes(std::vector<int64_t>* sizes, int64_t dim) {
   for (size_t i = 0; i < sizes->size(); ++i) {
     const int64_t s = (*sizes)[i];
     if (s == -1) {
-      if (unknown != -1) return InvalidArgument("size_splits may contain at most one -1, found at ", unknown, " and ", i);
+      if (unknown != -1)
+        return InvalidArgument("size_splits may contain at most one -1, found at ", unknown, " and ", i);
       unknown = static_cast<int>(i);
     } else if (s < 0) {
       return InvalidArgument("size_splits[", i, "] must be >= 0 (or -1), got ", s);

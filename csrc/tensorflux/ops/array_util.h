@@ -28,9 +28,9 @@ Status CheckedNumElements(const std::vector<int64_t>& dims, int64_t* out);
 // The resolved form of one StridedSlice: per input dimension a begin, a stride and an output
 // length, plus the final output shape (new axes inserted, shrunk axes removed).
 struct StridedSliceInfo {
-  std::vector<int64_t> begin;    // per input dim: first index read
-  std::vector<int64_t> stride;   // per input dim: step (never 0)
-  std::vector<int64_t> length;   // per input dim: elements read (1 for a shrunk dim)
+  std::vector<int64_t> begin;  // per input dim: first index read
+  std::vector<int64_t> stride;  // per input dim: step (never 0)
+  std::vector<int64_t> length;  // per input dim: elements read (1 for a shrunk dim)
   std::vector<int64_t> final_dims;  // output shape; -1 where unknown (static inference only)
   bool identity = false;  // reads the whole input in order (output is a reshape of it)
 };
@@ -39,9 +39,9 @@ struct StridedSliceInfo {
 // unknown: the matching output dims are then -1). Errors: zero strides, spec length mismatch,
 // several ellipses, shrunk indices out of range.
 Status ResolveStridedSlice(const PartialShape& input, const std::vector<int64_t>& begin,
-                           const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
-                           int64_t begin_mask, int64_t end_mask, int64_t ellipsis_mask, int64_t new_axis_mask,
-                           int64_t shrink_axis_mask, StridedSliceInfo* out);
+                           const std::vector<int64_t>& end, const std::vector<int64_t>& strides, int64_t begin_mask,
+                           int64_t end_mask, int64_t ellipsis_mask, int64_t new_axis_mask, int64_t shrink_axis_mask,
+                           StridedSliceInfo* out);
 
 // Resolves Slice's begin and size (-1: to the end) against `input`; writes the output dims
 // (-1 where the input dim is unknown and size is -1). Errors name the offending dimension.

@@ -24,13 +24,16 @@ OpDefBuilder BitwiseBinary(const char* name, const char* summary) {
 
 }  // namespace
 
-TX_REGISTER_OP_FROM(BitwiseBinary("BitwiseAnd", "Returns x & y elementwise, with NumPy broadcasting.").SetIsCommutative());
-TX_REGISTER_OP_FROM(BitwiseBinary("BitwiseOr", "Returns x | y elementwise, with NumPy broadcasting.").SetIsCommutative());
-TX_REGISTER_OP_FROM(BitwiseBinary("BitwiseXor", "Returns x ^ y elementwise, with NumPy broadcasting.").SetIsCommutative());
+TX_REGISTER_OP_FROM(
+    BitwiseBinary("BitwiseAnd", "Returns x & y elementwise, with NumPy broadcasting.").SetIsCommutative());
+TX_REGISTER_OP_FROM(
+    BitwiseBinary("BitwiseOr", "Returns x | y elementwise, with NumPy broadcasting.").SetIsCommutative());
+TX_REGISTER_OP_FROM(
+    BitwiseBinary("BitwiseXor", "Returns x ^ y elementwise, with NumPy broadcasting.").SetIsCommutative());
 TX_REGISTER_OP_FROM(BitwiseBinary("LeftShift",
                                   "Returns x << y elementwise; y is clamped to [0, bits - 1] (bits of x's type)."));
-TX_REGISTER_OP_FROM(BitwiseBinary("RightShift",
-                                  "Returns x >> y elementwise (arithmetic for signed x); y is clamped to [0, bits - 1]."));
+TX_REGISTER_OP_FROM(BitwiseBinary(
+    "RightShift", "Returns x >> y elementwise (arithmetic for signed x); y is clamped to [0, bits - 1]."));
 
 TX_REGISTER_OP("Invert")
     .Input("x: T")
@@ -50,8 +53,9 @@ TX_REGISTER_OP("TruncateDiv")
     .Input("x: T")
     .Input("y: T")
     .Output("z: T")
-    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, "
-          "complex128}")
+    .Attr(
+        "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, "
+        "complex128}")
     .SetShapeFn(shape_fns::BroadcastBinaryOp)
     .Summary("Returns x / y elementwise rounded toward zero, with NumPy broadcasting.");
 

@@ -38,7 +38,8 @@ Status BranchShape(InferenceContext* c) {
                              declared[k].ToString());
     c->set_output(k, declared.empty() ? s : declared[k]);
     InferenceContext::HandleData h = bodies[0]->graph->OutputHandleData(bodies[0]->rets[k]);
-    for (size_t b = 1; b < bodies.size(); ++b) h = JoinHandles(h, bodies[b]->graph->OutputHandleData(bodies[b]->rets[k]));
+    for (size_t b = 1; b < bodies.size(); ++b)
+      h = JoinHandles(h, bodies[b]->graph->OutputHandleData(bodies[b]->rets[k]));
     c->set_output_handle_data(k, h);
   }
   return Status::OK();
@@ -80,7 +81,9 @@ TX_REGISTER_OP("If")
     .Attr("output_shapes: list(shape) = []")
     .SetIsStateful()
     .SetShapeFn(BranchShape)
-    .Summary("Runs `then_branch` on `input` when `cond` is true (a non-zero scalar or a non-empty tensor), else `else_branch`.");
+    .Summary(
+        "Runs `then_branch` on `input` when `cond` is true (a non-zero scalar or a non-empty tensor), else "
+        "`else_branch`.");
 
 TX_REGISTER_OP("StatelessIf")
     .Input("cond: Tcond")

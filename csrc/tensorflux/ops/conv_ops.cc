@@ -13,8 +13,7 @@ namespace {
 // Reads a 4-element per-dimension attr (strides, ksize, dilations) and checks N and C entries are 1.
 Status Get4(InferenceContext* c, const char* name, bool nchw, std::vector<int64_t>* v, const char* what) {
   TX_RETURN_IF_ERROR(c->GetAttr(name, v));
-  if (v->size() != 4)
-    return InvalidArgument(name, " attr must specify 4 dimensions, but has ", v->size());
+  if (v->size() != 4) return InvalidArgument(name, " attr must specify 4 dimensions, but has ", v->size());
   const int cdim = nchw ? 1 : 3;
   if ((*v)[0] != 1 || (*v)[cdim] != 1)
     return Unimplemented("Current implementation does not yet support ", what, " in the batch and depth dimensions.");
@@ -41,17 +40,18 @@ Status SpatialOut(InferenceContext* c, const PartialShape& in, bool nchw, int64_
     if (ep[0] != 0 || ep[1] != 0 || ep[2 * cdim] != 0 || ep[2 * cdim + 1] != 0)
       return InvalidArgument("Nonzero explicit padding in the batch or depth dimensions is not supported");
   } else if (!ep.empty()) {
-    return InvalidArgument("explicit_paddings must be empty unless padding is EXPLICIT, but has ", ep.size(), " values");
+    return InvalidArgument("explicit_paddings must be empty unless padding is EXPLICIT, but has ", ep.size(),
+                           " values");
   }
   const int hd = nchw ? 2 : 1, wd = nchw ? 3 : 2;
   int64_t before = 0;
   *oh = *ow = -1;
   if (in.dim(hd) >= 0 && kh >= 0)
-    TX_RETURN_IF_ERROR(WindowedOutputSize(in.dim(hd), kh, dil[hd], strides[hd], pad,
-                                          ep.empty() ? 0 : ep[2 * hd], ep.empty() ? 0 : ep[2 * hd + 1], oh, &before));
+    TX_RETURN_IF_ERROR(WindowedOutputSize(in.dim(hd), kh, dil[hd], strides[hd], pad, ep.empty() ? 0 : ep[2 * hd],
+                                          ep.empty() ? 0 : ep[2 * hd + 1], oh, &before));
   if (in.dim(wd) >= 0 && kw >= 0)
-    TX_RETURN_IF_ERROR(WindowedOutputSize(in.dim(wd), kw, dil[wd], strides[wd], pad,
-                                          ep.empty() ? 0 : ep[2 * wd], ep.empty() ? 0 : ep[2 * wd + 1], ow, &before));
+    TX_RETURN_IF_ERROR(WindowedOutputSize(in.dim(wd), kw, dil[wd], strides[wd], pad, ep.empty() ? 0 : ep[2 * wd],
+                                          ep.empty() ? 0 : ep[2 * wd + 1], ow, &before));
   return Status::OK();
 }
 
@@ -86,8 +86,8 @@ Status ConvShape(InferenceContext* c, bool depthwise) {
     if (ic >= 0 && f_out >= 0) out_c = ic * f_out;
   } else {
     if (in_c >= 0 && f_in >= 0 && (f_in == 0 || in_c % f_in != 0))
-      return InvalidArgument("Depth of input must be a multiple of depth of filter: ", in_c, " vs ", f_in,
-                             " (shapes ", in.ToString(), ", ", f.ToString(), ")");
+      return InvalidArgument("Depth of input must be a multiple of depth of filter: ", in_c, " vs ", f_in, " (shapes ",
+                             in.ToString(), ", ", f.ToString(), ")");
     if (in_c > 0 && f_in > 0 && f_out >= 0 && f_out % (in_c / f_in) != 0)
       return InvalidArgument("Depth of output (", f_out, ") is not a multiple of the number of groups (", in_c / f_in,
                              ") (shapes ", in.ToString(), ", ", f.ToString(), ")");
@@ -119,15 +119,15 @@ Status PoolShape(InferenceContext* c, bool allow_explicit) {
   TX_RETURN_IF_ERROR(c->GetAttr("ksize", &ksize));
   TX_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
   if (ksize.size() != 4 || strides.size() != 4)
-    return InvalidArgument("Pooling requires ksize and strides of 4 values, got ", ksize.size(), " and ", strides.size());
+    return InvalidArgument("Pooling requires ksize and strides of 4 values, got ", ksize.size(), " and ",
+                           strides.size());
   const int cdim = nchw ? 1 : 3;
-  if (ksize[0] != 1 || strides[0] != 1)
-    return Unimplemented("Pooling is not yet supported on the batch dimension.");
-  if (ksize[cdim] != 1 || strides[cdim] != 1)
-    return Unimplemented("Pooling over the depth dimension is not supported");
+  if (ksize[0] != 1 || strides[0] != 1) return Unimplemented("Pooling is not yet supported on the batch dimension.");
+  if (ksize[cdim] != 1 || strides[cdim] != 1) return Unimplemented("Pooling over the depth dimension is not supported");
   for (int i = 0; i < 4; ++i)
     if (ksize[i] <= 0 || strides[i] <= 0)
-      return InvalidArgument("Sliding window ksize and strides must be > 0, got ksize ", ksize[i], ", stride ", strides[i]);
+      return InvalidArgument("Sliding window ksize and strides must be > 0, got ksize ", ksize[i], ", stride ",
+                             strides[i]);
   if (!in.known_rank()) {
     c->set_output(0, PartialShape::UnknownDims(4));
     return Status::OK();

@@ -15,10 +15,14 @@ enum class Padding { kValid, kSame, kExplicit };
 
 // Parses "VALID"/"SAME"/"EXPLICIT"; InvalidArgument for anything else.
 inline Status ParsePadding(const std::string& s, Padding* out) {
-  if (s == "VALID") *out = Padding::kValid;
-  else if (s == "SAME") *out = Padding::kSame;
-  else if (s == "EXPLICIT") *out = Padding::kExplicit;
-  else return InvalidArgument("Unknown padding '", s, "'");
+  if (s == "VALID")
+    *out = Padding::kValid;
+  else if (s == "SAME")
+    *out = Padding::kSame;
+  else if (s == "EXPLICIT")
+    *out = Padding::kExplicit;
+  else
+    return InvalidArgument("Unknown padding '", s, "'");
   return Status::OK();
 }
 
@@ -35,17 +39,21 @@ struct DataFormat {
 // Parses a data_format attr of op `op`: NHWC, NCHW, NDHWC or NCDHW. Unimplemented for NCHW_VECT_C
 // (which some OpDefs allow and no CPU kernel supports) and InvalidArgument for anything else.
 inline Status ParseDataFormat(const char* op, const std::string& s, DataFormat* out) {
-  if (s == "NHWC" || s == "NCHW") *out = DataFormat{s == "NCHW", 2};
-  else if (s == "NDHWC" || s == "NCDHW") *out = DataFormat{s == "NCDHW", 3};
-  else if (s == "NCHW_VECT_C") return Unimplemented(op, ": data_format NCHW_VECT_C is not supported on CPU");
-  else return InvalidArgument(op, ": unknown data_format '", s, "' (NHWC, NCHW, NDHWC or NCDHW)");
+  if (s == "NHWC" || s == "NCHW")
+    *out = DataFormat{s == "NCHW", 2};
+  else if (s == "NDHWC" || s == "NCDHW")
+    *out = DataFormat{s == "NCDHW", 3};
+  else if (s == "NCHW_VECT_C")
+    return Unimplemented(op, ": data_format NCHW_VECT_C is not supported on CPU");
+  else
+    return InvalidArgument(op, ": unknown data_format '", s, "' (NHWC, NCHW, NDHWC or NCDHW)");
   return Status::OK();
 }
 
 // Output length and leading padding of one spatial dimension of size `in` (>= 0) for a window of
 // `k` taps `dilation` apart moved by `stride`; explicit pads are used for Padding::kExplicit.
-inline Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding p,
-                                 int64_t pad_lo, int64_t pad_hi, int64_t* out, int64_t* pad_before) {
+inline Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding p, int64_t pad_lo,
+                                 int64_t pad_hi, int64_t* out, int64_t* pad_before) {
   if (stride <= 0) return InvalidArgument("Stride must be > 0, but got ", stride);
   if (dilation <= 0) return InvalidArgument("Dilation rate must be >= 1, but got ", dilation);
   if (k <= 0) return InvalidArgument("Window (filter) size must be > 0, but got ", k);
@@ -62,7 +70,8 @@ inline Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_
       break;
     }
     case Padding::kExplicit:
-      if (pad_lo < 0 || pad_hi < 0) return InvalidArgument("Explicit paddings must be >= 0, got ", pad_lo, ", ", pad_hi);
+      if (pad_lo < 0 || pad_hi < 0)
+        return InvalidArgument("Explicit paddings must be >= 0, got ", pad_lo, ", ", pad_hi);
       *out = (in + pad_lo + pad_hi - eff + stride) / stride;
       *pad_before = pad_lo;
       break;

@@ -46,8 +46,10 @@ Status Parse(const std::string& equation, int num_inputs, Equation* out) {
   const std::string lhs = eq.substr(0, arrow), rhs = eq.substr(arrow + 2);
   std::vector<std::string> subs(1);
   for (char ch : lhs) {
-    if (ch == ',') subs.emplace_back();
-    else subs.back().push_back(ch);
+    if (ch == ',')
+      subs.emplace_back();
+    else
+      subs.back().push_back(ch);
   }
   if (subs.size() != 1 && subs.size() != 2)
     return InvalidArgument("Expecting 1 or 2 input subscripts in equation '", equation, "' but got: ", subs.size());
@@ -96,8 +98,8 @@ Status ResolveShapes(const Equation& eq, const std::vector<PartialShape>& shapes
     }
     const int r = shapes[i].rank();
     if (has_ell ? r < named : r != named)
-      return InvalidArgument("Expected input ", i, " to have rank ", has_ell ? "at least " : "", named,
-                             " but got: ", r, " (shape ", shapes[i].ToString(), ")");
+      return InvalidArgument("Expected input ", i, " to have rank ", has_ell ? "at least " : "", named, " but got: ", r,
+                             " (shape ", shapes[i].ToString(), ")");
     ell_rank[i] = r - named;
     bcast_rank = std::max(bcast_rank, ell_rank[i]);
   }
@@ -122,8 +124,8 @@ Status ResolveShapes(const Equation& eq, const std::vector<PartialShape>& shapes
         if (it->second == 1 || it->second < 0) it->second = (d == 1 && it->second < 0) ? -1 : d;
       } else if (d >= 0 && it->second >= 0 && d != it->second) {
         return InvalidArgument("Expected dimension ", it->second, " at axis ", a, " of the input shaped ",
-                               shapes[i].ToString(), " but got dimension ", d, " (label '",
-                               std::string(1, char(l)), "')");
+                               shapes[i].ToString(), " but got dimension ", d, " (label '", std::string(1, char(l)),
+                               "')");
       } else if (it->second < 0) {
         it->second = d;
       }

@@ -16,8 +16,8 @@ Status SameShapeInputs(InferenceContext* c) {
   if (!c->input(0).Merge(c->input(1), &out).ok()) {
     const auto& args = c->op_def().input_arg;
     return InvalidArgument("Inputs '", args[0].name, "' and '", args[1].name, "' must have the same shape, but ",
-                           args[0].name, " has shape ", c->input(0).ToString(), " and ", args[1].name,
-                           " has shape ", c->input(1).ToString());
+                           args[0].name, " has shape ", c->input(0).ToString(), " and ", args[1].name, " has shape ",
+                           c->input(1).ToString());
   }
   c->set_output(0, out);
   return Status::OK();
@@ -51,8 +51,7 @@ constexpr char kFloats[] = "half, bfloat16, float, double";
 
 }  // namespace
 
-TX_REGISTER_OP_FROM(ActivationGrad("ReluGrad", "features", kReluTypes,
-                                   "Relu's gradient: gradients * (features > 0)."));
+TX_REGISTER_OP_FROM(ActivationGrad("ReluGrad", "features", kReluTypes, "Relu's gradient: gradients * (features > 0)."));
 TX_REGISTER_OP_FROM(ActivationGrad("Relu6Grad", "features", kReluTypes,
                                    "Relu6's gradient: gradients * (0 < features < 6)."));
 TX_REGISTER_OP_FROM(ActivationGrad("EluGrad", "outputs", kFloats,
@@ -77,7 +76,9 @@ TX_REGISTER_OP_FROM(ActivationGrad("SoftsignGrad", "features", kFloats,
 TX_REGISTER_OP_FROM(OutputGrad("SigmoidGrad", "Sigmoid's gradient from its output y: dy * y * (1 - y)."));
 TX_REGISTER_OP_FROM(OutputGrad("TanhGrad", "Tanh's gradient from its output y: dy * (1 - y * y)."));
 TX_REGISTER_OP_FROM(OutputGrad("SqrtGrad", "Sqrt's gradient from its output y: 0.5 * dy / y (0 where dy is 0)."));
-TX_REGISTER_OP_FROM(OutputGrad("RsqrtGrad", "Rsqrt's gradient from its output y: -0.5 * dy * y ** 3 (0 where dy is 0)."));
-TX_REGISTER_OP_FROM(OutputGrad("ReciprocalGrad", "Reciprocal's gradient from its output y: -dy * y * y (0 where dy is 0)."));
+TX_REGISTER_OP_FROM(OutputGrad("RsqrtGrad",
+                               "Rsqrt's gradient from its output y: -0.5 * dy * y ** 3 (0 where dy is 0)."));
+TX_REGISTER_OP_FROM(OutputGrad("ReciprocalGrad",
+                               "Reciprocal's gradient from its output y: -dy * y * y (0 where dy is 0)."));
 
 }  // namespace tx

@@ -119,7 +119,8 @@ TX_REGISTER_OP_FROM(Binary("Sub",
                            "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, "
                            "complex128, uint32, uint64",
                            "Returns x - y elementwise, with NumPy broadcasting."));
-TX_REGISTER_OP_FROM(Binary("Mul", kAllNumeric, "Returns x * y elementwise, with NumPy broadcasting.").SetIsCommutative());
+TX_REGISTER_OP_FROM(
+    Binary("Mul", kAllNumeric, "Returns x * y elementwise, with NumPy broadcasting.").SetIsCommutative());
 TX_REGISTER_OP_FROM(Binary("RealDiv", kAllNumeric,
                            "Returns x / y elementwise, with NumPy broadcasting (integers truncate toward zero)."));
 TX_REGISTER_OP_FROM(Binary("Div", kAllNumeric,
@@ -160,7 +161,8 @@ TX_REGISTER_OP_FROM(Unary("Tanh", kFloatComplex, "Returns the hyperbolic tangent
 TX_REGISTER_OP_FROM(Unary("Sigmoid", kFloatComplex, "Returns 1 / (1 + exp(-x)) elementwise."));
 TX_REGISTER_OP_FROM(Unary("Erf", kFloats, "Returns the Gauss error function of x elementwise."));
 TX_REGISTER_OP_FROM(Unary("Erfc", kFloats, "Returns the complementary error function 1 - erf(x) elementwise."));
-TX_REGISTER_OP_FROM(Unary("Erfinv", kFloats, "Returns the inverse error function of x elementwise (NaN outside [-1, 1])."));
+TX_REGISTER_OP_FROM(Unary("Erfinv", kFloats,
+                          "Returns the inverse error function of x elementwise (NaN outside [-1, 1])."));
 TX_REGISTER_OP_FROM(Unary("Floor", kFloats, "Returns the largest integer not greater than x elementwise."));
 TX_REGISTER_OP_FROM(Unary("Ceil", kFloats, "Returns the smallest integer not less than x elementwise."));
 TX_REGISTER_OP_FROM(Unary("Round", kSignedNumeric,

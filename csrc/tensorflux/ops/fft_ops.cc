@@ -45,8 +45,8 @@ Status FftShape(InferenceContext* c) {
     return Status::OK();
   }
   fft_util::Spec spec;
-  TX_RETURN_IF_ERROR(fft_util::Resolve(info, in.dims(), have_lengths ? &lengths : nullptr,
-                                       have_axes ? &axes : nullptr, &spec));
+  TX_RETURN_IF_ERROR(
+      fft_util::Resolve(info, in.dims(), have_lengths ? &lengths : nullptr, have_axes ? &axes : nullptr, &spec));
   if (info.fixed_rank == 0 && !have_axes) {
     c->set_output(0, PartialShape::UnknownDims(in.rank()));
     return Status::OK();
@@ -68,7 +68,9 @@ OpDefBuilder Fft(const char* name, bool real_in, bool real_out, bool length, boo
   return b;
 }
 
-OpDefBuilder ComplexFft(const char* name, const char* summary) { return Fft(name, false, false, false, false, summary); }
+OpDefBuilder ComplexFft(const char* name, const char* summary) {
+  return Fft(name, false, false, false, false, summary);
+}
 OpDefBuilder RealFft(const char* name, bool inverse, const char* summary) {
   return Fft(name, !inverse, inverse, true, false, summary);
 }
@@ -87,8 +89,9 @@ TX_REGISTER_OP_FROM(RealFft("RFFT2D", false, "2-D real fast Fourier transform ov
 TX_REGISTER_OP_FROM(RealFft("IRFFT2D", true, "Inverse 2-D real FFT over the two innermost dimensions."));
 TX_REGISTER_OP_FROM(RealFft("RFFT3D", false, "3-D real fast Fourier transform over the three innermost dimensions."));
 TX_REGISTER_OP_FROM(RealFft("IRFFT3D", true, "Inverse 3-D real FFT over the three innermost dimensions."));
-TX_REGISTER_OP_FROM(Fft("FFTND", false, false, true, true,
-                        "N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length."));
+TX_REGISTER_OP_FROM(
+    Fft("FFTND", false, false, true, true,
+        "N-D fast Fourier transform over the given axes, cropping or zero-padding each to fft_length."));
 TX_REGISTER_OP_FROM(Fft("IFFTND", false, false, true, true,
                         "N-D inverse fast Fourier transform over the given axes, cropping or zero-padding each to "
                         "fft_length."));

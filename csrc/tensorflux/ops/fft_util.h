@@ -13,16 +13,16 @@ namespace fft_util {
 
 // What an FFT op computes along its axes.
 enum class Kind {
-  kComplex,       // FFT*, IFFT*: complex to complex, same lengths
-  kRealForward,   // RFFT*: n reals to n/2 + 1 complex values on the last transformed axis
+  kComplex,  // FFT*, IFFT*: complex to complex, same lengths
+  kRealForward,  // RFFT*: n reals to n/2 + 1 complex values on the last transformed axis
   kRealBackward,  // IRFFT*: n/2 + 1 complex values to n reals on the last transformed axis
 };
 
 // The family facts of one FFT op name ("FFT", "IRFFT2D", "RFFTND", ...).
 struct OpInfo {
   Kind kind = Kind::kComplex;
-  bool inverse = false;   // IFFT*, IRFFT*
-  int fixed_rank = 0;     // 1, 2 or 3 innermost axes; 0 for the ND ops (axes input)
+  bool inverse = false;  // IFFT*, IRFFT*
+  int fixed_rank = 0;  // 1, 2 or 3 innermost axes; 0 for the ND ops (axes input)
   bool has_length = false;  // takes an fft_length input
 };
 // InvalidArgument (Internal) for a name that is not an FFT op.

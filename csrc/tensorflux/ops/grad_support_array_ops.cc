@@ -38,8 +38,8 @@ Status StridedSliceGradShape(InferenceContext* c) {
                                          "shrink_axis_mask"};
     for (int m = 0; m < 5; ++m) TX_RETURN_IF_ERROR(c->GetAttr(kMasks[m], &masks[m]));
     array_util::StridedSliceInfo info;
-    TX_RETURN_IF_ERROR(array_util::ResolveStridedSlice(out, v[1], v[2], v[3], masks[0], masks[1], masks[2],
-                                                       masks[3], masks[4], &info));
+    TX_RETURN_IF_ERROR(array_util::ResolveStridedSlice(out, v[1], v[2], v[3], masks[0], masks[1], masks[2], masks[3],
+                                                       masks[4], &info));
     if (!PartialShape(info.final_dims).IsCompatibleWith(c->input(4)))
       return InvalidArgument("shape of dy was ", c->input(4).ToString(), " instead of ",
                              PartialShape(info.final_dims).ToString());

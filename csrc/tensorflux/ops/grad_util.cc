@@ -28,8 +28,8 @@ Status ConstInts(const InferenceContext* c, int i, const char* what, std::vector
   return Status::OK();
 }
 
-Status BroadcastGradientAxes(const std::vector<int64_t>& s0, const std::vector<int64_t>& s1,
-                             std::vector<int64_t>* r0, std::vector<int64_t>* r1) {
+Status BroadcastGradientAxes(const std::vector<int64_t>& s0, const std::vector<int64_t>& s1, std::vector<int64_t>* r0,
+                             std::vector<int64_t>* r1) {
   r0->clear();
   r1->clear();
   if (s0 == s1) return Status::OK();
@@ -63,7 +63,8 @@ Status ConcatOffsets(int64_t concat_dim, const std::vector<std::vector<int64_t>>
       if (d == axis) continue;
       if (s[d] != first[d])
         return InvalidArgument("All dimensions except ", axis, " must match. Input ", i, " has shape ",
-                               ListString(s, " "), " and doesn't match input 0 with shape ", ListString(first, " "), ".");
+                               ListString(s, " "), " and doesn't match input 0 with shape ", ListString(first, " "),
+                               ".");
     }
     (*offsets)[i][axis] = offset;
     offset += s[axis];
@@ -73,15 +74,14 @@ Status ConcatOffsets(int64_t concat_dim, const std::vector<std::vector<int64_t>>
 
 Status SegmentReductionDims(const PartialShape& data, const PartialShape& segment_ids, int64_t num_segments,
                             std::vector<int64_t>* out_dims) {
-  if (num_segments < -1)
-    return InvalidArgument("Input num_segments == ", num_segments, " must not be negative.");
+  if (num_segments < -1) return InvalidArgument("Input num_segments == ", num_segments, " must not be negative.");
   const int ids_rank = segment_ids.rank();
   bool prefix = data.rank() >= ids_rank;
   for (int d = 0; prefix && d < ids_rank; ++d)
     if (data.dim(d) >= 0 && segment_ids.dim(d) >= 0 && data.dim(d) != segment_ids.dim(d)) prefix = false;
   if (!prefix)
-    return InvalidArgument("data.shape = ", data.ToString(), " does not start with segment_ids.shape = ",
-                           segment_ids.ToString());
+    return InvalidArgument("data.shape = ", data.ToString(),
+                           " does not start with segment_ids.shape = ", segment_ids.ToString());
   out_dims->assign(1, num_segments);
   for (int d = ids_rank; d < data.rank(); ++d) out_dims->push_back(data.dim(d));
   return Status::OK();
@@ -113,8 +113,8 @@ Status ResolveMirrorPadGrad(const PartialShape& input, const std::vector<int64_t
                              " was not less than ", n, " in dimension ", d);
     const int64_t out = n - lo - hi;
     if (mode == 1 && (lo >= out || hi >= out))
-      return InvalidArgument("paddings must be less than the output dimension size: ", lo, ", ", hi,
-                             " not less than ", out, " in dimension ", d);
+      return InvalidArgument("paddings must be less than the output dimension size: ", lo, ", ", hi, " not less than ",
+                             out, " in dimension ", d);
     if (mode == 2 && (lo > out || hi > out))
       return InvalidArgument("paddings must be no greater than the output dimension size: ", lo, ", ", hi,
                              " greater than ", out, " in dimension ", d);
@@ -139,8 +139,8 @@ Status CheckTensorScatter(const PartialShape& tensor, const PartialShape& indice
   std::vector<int64_t> want(indices.dims().begin(), indices.dims().end() - 1);
   for (int d = static_cast<int>(n); d < tensor.rank(); ++d) want.push_back(tensor.dim(d));
   if (!PartialShape(want).IsCompatibleWith(updates))
-    return InvalidArgument("updates must have shape indices.shape[:-1] + tensor.shape[", n, ":] = ",
-                           PartialShape(want).ToString(), ", got ", updates.ToString());
+    return InvalidArgument("updates must have shape indices.shape[:-1] + tensor.shape[", n,
+                           ":] = ", PartialShape(want).ToString(), ", got ", updates.ToString());
   return Status::OK();
 }
 

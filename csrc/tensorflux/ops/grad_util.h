@@ -21,8 +21,8 @@ Status ConstInts(const InferenceContext* c, int i, const char* what, std::vector
 // BroadcastGradientArgs gives them: none when s0 == s1; otherwise every output axis where a
 // side (1-extended on the left) has size 1. InvalidArgument when the shapes do not broadcast
 // (dims are compared as given, like TensorFlow: -1 vs 1 broadcasts, -2 vs 2 does not).
-Status BroadcastGradientAxes(const std::vector<int64_t>& s0, const std::vector<int64_t>& s1,
-                             std::vector<int64_t>* r0, std::vector<int64_t>* r1);
+Status BroadcastGradientAxes(const std::vector<int64_t>& s0, const std::vector<int64_t>& s1, std::vector<int64_t>* r0,
+                             std::vector<int64_t>* r1);
 
 // Writes the inverse of permutation x[0..n) into y (y[x[i]] = i); InvalidArgument naming the
 // first value out of [0, n) or duplicated. y must not alias x.

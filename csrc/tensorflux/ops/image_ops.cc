@@ -168,8 +168,7 @@ Status ColorShape(InferenceContext* c) {
   if (images.known_rank() && images.rank() >= 1) {
     const int64_t channels = images.dim(images.rank() - 1);
     if (channels >= 0 && channels != 3 && op != "AdjustContrastv2")
-      return InvalidArgument(op, ": images must have 3 channels in the last dimension, got shape ",
-                             images.ToString());
+      return InvalidArgument(op, ": images must have 3 channels in the last dimension, got shape ", images.ToString());
   }
   if (c->num_inputs() == 2) TX_RETURN_IF_ERROR(image_util::Scalar(c, 1, op.c_str(), "the adjustment"));
   c->set_output(0, images);
@@ -218,8 +217,9 @@ TX_REGISTER_OP("CropAndResize")
     .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
     .Attr("extrapolation_value: float = 0")
     .SetShapeFn(CropAndResizeShape)
-    .Summary("Crops boxes (normalized [y1, x1, y2, x2]) out of a batch of images and resizes each crop to "
-             "crop_size.");
+    .Summary(
+        "Crops boxes (normalized [y1, x1, y2, x2]) out of a batch of images and resizes each crop to "
+        "crop_size.");
 
 TX_REGISTER_OP("CropAndResizeGradImage")
     .Input("grads: float")
@@ -253,8 +253,9 @@ TX_REGISTER_OP("NonMaxSuppressionV3")
     .Attr("T: {half, float} = DT_FLOAT")
     .Attr("T_threshold: {half, float} = DT_FLOAT")
     .SetShapeFn(NmsShape)
-    .Summary("Greedily selects boxes by descending score, skipping those overlapping a selected box by more "
-             "than iou_threshold.");
+    .Summary(
+        "Greedily selects boxes by descending score, skipping those overlapping a selected box by more "
+        "than iou_threshold.");
 
 TX_REGISTER_OP("NonMaxSuppressionV4")
     .Input("boxes: T")
@@ -283,8 +284,9 @@ TX_REGISTER_OP("NonMaxSuppressionV5")
     .Attr("T: {half, float} = DT_FLOAT")
     .Attr("pad_to_max_output_size: bool = false")
     .SetShapeFn(NmsShape)
-    .Summary("Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores "
-             "(Soft-NMS) instead of dropping the boxes.");
+    .Summary(
+        "Non-max suppression returning the selected scores; soft_nms_sigma > 0 decays overlapping scores "
+        "(Soft-NMS) instead of dropping the boxes.");
 
 TX_REGISTER_OP("NonMaxSuppressionWithOverlaps")
     .Input("overlaps: float")
@@ -310,8 +312,9 @@ TX_REGISTER_OP("CombinedNonMaxSuppression")
     .Attr("pad_per_class: bool = false")
     .Attr("clip_boxes: bool = true")
     .SetShapeFn(CombinedNmsShape)
-    .Summary("Non-max suppression per batch entry and class, then the best max_total_size detections of each "
-             "batch entry, zero-padded.");
+    .Summary(
+        "Non-max suppression per batch entry and class, then the best max_total_size detections of each "
+        "batch entry, zero-padded.");
 
 TX_REGISTER_OP("SampleDistortedBoundingBoxV2")
     .Input("image_size: T")
@@ -392,12 +395,14 @@ TX_REGISTER_OP("ExtractImagePatches")
     .Attr("ksizes: list(int) >= 4")
     .Attr("strides: list(int) >= 4")
     .Attr("rates: list(int) >= 4")
-    .Attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-          "complex64, complex128, bool}")
+    .Attr(
+        "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+        "complex64, complex128, bool}")
     .Attr("padding: {'SAME', 'VALID'}")
     .SetShapeFn(ExtractImagePatchesShape)
-    .Summary("Extracts the (dilated) ksizes patches of images [batch, rows, cols, depth] into the depth "
-             "dimension.");
+    .Summary(
+        "Extracts the (dilated) ksizes patches of images [batch, rows, cols, depth] into the depth "
+        "dimension.");
 
 TX_REGISTER_OP("DrawBoundingBoxes")
     .Input("images: T")

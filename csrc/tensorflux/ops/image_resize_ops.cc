@@ -123,8 +123,9 @@ TX_REGISTER_OP("ResizeArea")
     .Attr(kRealTypes)
     .Attr("align_corners: bool = false")
     .SetShapeFn(ResizeShape)
-    .Summary("Resizes images to `size` by area averaging: each output pixel is the mean of the input area it "
-             "covers.");
+    .Summary(
+        "Resizes images to `size` by area averaging: each output pixel is the mean of the input area it "
+        "covers.");
 
 TX_REGISTER_OP("ScaleAndTranslate")
     .Input("images: T")
@@ -136,8 +137,9 @@ TX_REGISTER_OP("ScaleAndTranslate")
     .Attr("kernel_type: string = 'lanczos3'")
     .Attr("antialias: bool = true")
     .SetShapeFn(ResizeShape)
-    .Summary("Resamples images to `size` through `scale` and `translation` with a reconstruction filter "
-             "(widened when downscaling if antialias).");
+    .Summary(
+        "Resamples images to `size` through `scale` and `translation` with a reconstruction filter "
+        "(widened when downscaling if antialias).");
 
 TX_REGISTER_OP("ScaleAndTranslateGrad")
     .Input("grads: T")

@@ -26,8 +26,7 @@ Status SizePair(InferenceContext* c, int index, const char* op, const char* what
   return Status::OK();
 }
 
-Status WithRankAtLeast(InferenceContext* c, int index, int rank, const char* op, const char* what,
-                       PartialShape* out) {
+Status WithRankAtLeast(InferenceContext* c, int index, int rank, const char* op, const char* what, PartialShape* out) {
   const PartialShape& s = c->input(index);
   if (s.known_rank() && s.rank() < rank)
     return InvalidArgument(op, ": ", what, " must be at least rank ", rank, ", got shape ", s.ToString());

@@ -18,8 +18,7 @@ Status SizePair(InferenceContext* c, int index, const char* op, const char* what
 
 // `shape` with rank `rank` or unknown; InvalidArgument naming `op` and `what` otherwise (e.g.
 // "AdjustHue: images must be at least rank 3").
-Status WithRankAtLeast(InferenceContext* c, int index, int rank, const char* op, const char* what,
-                       PartialShape* out);
+Status WithRankAtLeast(InferenceContext* c, int index, int rank, const char* op, const char* what, PartialShape* out);
 
 // Requires input `index` to be a scalar (when its rank is known).
 Status Scalar(InferenceContext* c, int index, const char* op, const char* what);

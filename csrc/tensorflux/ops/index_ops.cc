@@ -102,8 +102,7 @@ Status GatherV2Shape(InferenceContext* c) {
     return Status::OK();
   }
   const int64_t r = params.rank();
-  if (axis < -r || axis >= r)
-    return InvalidArgument("Expected axis in the range [", -r, ", ", r, "), but got ", axis);
+  if (axis < -r || axis >= r) return InvalidArgument("Expected axis in the range [", -r, ", ", r, "), but got ", axis);
   if (axis < 0) axis += r;
   if (batch_dims > axis)
     return InvalidArgument("batch_dims (", batch_dims, ") must be less than or equal to axis (", axis, ")");
@@ -171,8 +170,7 @@ Status GatherNdShape(InferenceContext* c) {
   }
   const int64_t n = indices.dim(indices.rank() - 1);
   if (n > params.rank())
-    return InvalidArgument("index innermost dimension length must be <= params rank; saw: ", n, " vs. ",
-                           params.rank());
+    return InvalidArgument("index innermost dimension length must be <= params rank; saw: ", n, " vs. ", params.rank());
   if (!ignore) TX_RETURN_IF_ERROR(CheckConstTuples(c, 1, params, "param shape"));
   c->set_output(0, Concat(indices, 0, indices.rank() - 1, params, static_cast<int>(n), params.rank()));
   return Status::OK();
@@ -221,8 +219,10 @@ Status OneHotShape(InferenceContext* c) {
   for (int i = 1; i < 4; ++i) {
     const PartialShape& s = c->input(i);
     if (s.known_rank() && s.rank() != 0)
-      return InvalidArgument(i == 1 ? "depth" : i == 2 ? "on_value" : "off_value", " must be a scalar, got shape ",
-                             s.ToString());
+      return InvalidArgument(i == 1       ? "depth"
+                                 : i == 2 ? "on_value"
+                                          : "off_value",
+                             " must be a scalar, got shape ", s.ToString());
   }
   if (axis < -1) return InvalidArgument("Expected axis to be -1 or between [0, rank(indices)], but got ", axis);
   if (!indices.known_rank()) {
@@ -233,8 +233,10 @@ Status OneHotShape(InferenceContext* c) {
     return InvalidArgument("Expected axis to be -1 or between [0, ", indices.rank(), "], but got ", axis);
   int64_t depth = -1;
   if (const Tensor* d = c->input_tensor(1)) {
-    if (!IntAt(*d, 0, &depth)) depth = -1;
-    else if (depth < 0) return InvalidArgument("depth must be non-negative, got: ", depth);
+    if (!IntAt(*d, 0, &depth))
+      depth = -1;
+    else if (depth < 0)
+      return InvalidArgument("depth must be non-negative, got: ", depth);
   }
   std::vector<int64_t> dims = indices.dims();
   dims.insert(dims.begin() + (axis < 0 ? indices.rank() : axis), depth);
@@ -257,8 +259,10 @@ Status TopKShape(InferenceContext* c) {
     return InvalidArgument("input must be at least 1 dimensional, got shape ", in.ToString());
   int64_t k = -1;
   if (const Tensor* kt = c->input_tensor(1)) {
-    if (!IntAt(*kt, 0, &k)) k = -1;
-    else if (k < 0) return InvalidArgument("Need k >= 0, got ", k);
+    if (!IntAt(*kt, 0, &k))
+      k = -1;
+    else if (k < 0)
+      return InvalidArgument("Need k >= 0, got ", k);
   }
   if (!in.known_rank()) {
     c->set_output(0, PartialShape::Unknown());
@@ -335,8 +339,9 @@ TX_REGISTER_OP("OneHot")
 TX_REGISTER_OP("Where")
     .Input("input: T")
     .Output("index: int64")
-    .Attr("T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, "
-          "quint16, uint16, complex128, half, uint32, uint64, bool} = DT_BOOL")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, qint16, "
+        "quint16, uint16, complex128, half, uint32, uint64, bool} = DT_BOOL")
     .SetShapeFn(WhereShape)
     .Summary("Returns the coordinates of the true (non-zero) elements, one row per element, in row-major order.");
 

@@ -82,8 +82,7 @@ Status SolveShape(InferenceContext* c, bool broadcast) {
       return InvalidArgument("Incompatible batch dimensions: matrix ", m.ToString(), " vs. rhs ", r.ToString());
   } else {
     if (!Leading(m, 2).Merge(Leading(r, 2), &batch).ok())
-      return InvalidArgument("Batch dimensions of matrix ", m.ToString(), " and rhs ", r.ToString(),
-                             " must be equal");
+      return InvalidArgument("Batch dimensions of matrix ", m.ToString(), " and rhs ", r.ToString(), " must be equal");
   }
   c->set_output(0, Append(batch, {MergeDim(n, nr), r.dim(r.rank() - 1)}));
   return Status::OK();

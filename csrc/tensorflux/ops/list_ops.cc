@@ -246,8 +246,9 @@ TX_REGISTER_OP("EmptyTensorList")
     .Attr("element_dtype: type")
     .Attr("shape_type: {int32, int64}")
     .SetShapeFn(NewListShape)
-    .Summary("An empty list of `element_dtype` tensors of shape `element_shape`, holding at most "
-             "`max_num_elements` (-1: no limit).");
+    .Summary(
+        "An empty list of `element_dtype` tensors of shape `element_shape`, holding at most "
+        "`max_num_elements` (-1: no limit).");
 
 TX_REGISTER_OP("TensorListReserve")
     .Input("element_shape: shape_type")

@@ -75,12 +75,14 @@ Status DiagShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(array_util::ReadScalarInt(*nc, "num_cols", &cols));
   const int r = s.rank();
   if (k0 != k1) {
-    if (r < 2) return InvalidArgument("diagonal must be at least 2-D when a band of diagonals is given, got ",
-                                      s.ToString());
+    if (r < 2)
+      return InvalidArgument("diagonal must be at least 2-D when a band of diagonals is given, got ", s.ToString());
     const int64_t nd = s.dim(r - 2);
     if (nd >= 0 && nd != k1 - k0 + 1)
-      return InvalidArgument("The number of diagonals provided in the input does not match the lower_diag_index "
-                             "and upper_diag_index range: ", nd, " vs. ", k1 - k0 + 1);
+      return InvalidArgument(
+          "The number of diagonals provided in the input does not match the lower_diag_index "
+          "and upper_diag_index range: ",
+          nd, " vs. ", k1 - k0 + 1);
   }
   const int64_t max_len = s.dim(r - 1);
   std::vector<int64_t> d(s.dims().begin(), s.dims().end() - (k0 != k1 ? 2 : 1));
@@ -108,8 +110,8 @@ Status CrossShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, "Input 'a'", &a));
   TX_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, "Input 'b'", &b));
   if (!a.Merge(b, &merged).ok())
-    return InvalidArgument("Dimensions must be equal: a and b must have the same shape, got ", a.ToString(),
-                           " and ", b.ToString());
+    return InvalidArgument("Dimensions must be equal: a and b must have the same shape, got ", a.ToString(), " and ",
+                           b.ToString());
   if (merged.known_rank()) {
     const int64_t last = merged.dim(merged.rank() - 1);
     if (last >= 0 && last != 3)

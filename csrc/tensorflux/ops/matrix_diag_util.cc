@@ -21,17 +21,21 @@ Status ReadDiagIndex(const std::vector<int64_t>& k, int64_t* k0, int64_t* k1) {
                            " elements");
   *k0 = k[0];
   *k1 = k.size() == 2 ? k[1] : k[0];
-  if (*k0 > *k1)
-    return InvalidArgument("lower_diag_index must not be larger than upper_diag_index: ", *k0, " > ", *k1);
+  if (*k0 > *k1) return InvalidArgument("lower_diag_index must not be larger than upper_diag_index: ", *k0, " > ", *k1);
   return Status::OK();
 }
 
 Status ParseAlign(const std::string& align, DiagBand* band) {
-  if (align == "LEFT_RIGHT") band->left_super = true, band->left_sub = false;
-  else if (align == "RIGHT_LEFT") band->left_super = false, band->left_sub = true;
-  else if (align == "LEFT_LEFT") band->left_super = true, band->left_sub = true;
-  else if (align == "RIGHT_RIGHT") band->left_super = false, band->left_sub = false;
-  else return InvalidArgument("Unknown align '", align, "'");
+  if (align == "LEFT_RIGHT")
+    band->left_super = true, band->left_sub = false;
+  else if (align == "RIGHT_LEFT")
+    band->left_super = false, band->left_sub = true;
+  else if (align == "LEFT_LEFT")
+    band->left_super = true, band->left_sub = true;
+  else if (align == "RIGHT_RIGHT")
+    band->left_super = false, band->left_sub = false;
+  else
+    return InvalidArgument("Unknown align '", align, "'");
   return Status::OK();
 }
 
@@ -62,8 +66,8 @@ Status ResolveDiagMatrixSize(int64_t max_len, int64_t k0, int64_t k1, int64_t* n
   if (*num_cols < min_cols) return InvalidArgument("The number of columns is too small: ", *num_cols, " < ", min_cols);
   if (*num_rows != min_rows && *num_cols != min_cols)
     return InvalidArgument("The number of rows or columns is not consistent with the specified d_lower, d_upper, ",
-                           "and diagonal: num_rows ", *num_rows, " (expected ", min_rows, ") and num_cols ",
-                           *num_cols, " (expected ", min_cols, ")");
+                           "and diagonal: num_rows ", *num_rows, " (expected ", min_rows, ") and num_cols ", *num_cols,
+                           " (expected ", min_cols, ")");
   return Status::OK();
 }
 

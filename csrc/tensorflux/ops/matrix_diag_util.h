@@ -15,7 +15,7 @@ namespace diag_util {
 struct DiagBand {
   int64_t k0 = 0, k1 = 0;
   int64_t rows = 0, cols = 0;
-  int64_t max_len = 0;                 // longest diagonal in the band (the packed row length)
+  int64_t max_len = 0;  // longest diagonal in the band (the packed row length)
   bool left_super = false, left_sub = true;  // alignment of superdiagonals / subdiagonals
   int64_t num_diags() const { return k1 - k0 + 1; }
   // Elements on diagonal d.

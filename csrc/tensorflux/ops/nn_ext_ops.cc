@@ -23,8 +23,8 @@ Status SpaceBatchShape(InferenceContext* c, const char* op, bool to_batch) {
     return InvalidArgument(op, ": ", to_batch ? "paddings" : "crops", " must have shape [M, 2], got ",
                            pads_s.ToString());
   if (m >= 0 && pads_s.known_rank() && pads_s.dim(0) >= 0 && pads_s.dim(0) != m)
-    return InvalidArgument(op, ": block_shape has ", m, " elements but ", to_batch ? "paddings" : "crops", " has shape ",
-                           pads_s.ToString());
+    return InvalidArgument(op, ": block_shape has ", m, " elements but ", to_batch ? "paddings" : "crops",
+                           " has shape ", pads_s.ToString());
   if (m >= 0 && in.known_rank() && in.rank() < 1 + m)
     return InvalidArgument(op, ": input rank should be >= ", 1 + m, " (1 + the length of block_shape), got ",
                            in.rank());
@@ -126,8 +126,9 @@ TX_REGISTER_OP("CTCLoss")
     .Attr("ignore_longer_outputs_than_inputs: bool = false")
     .Attr("T: {float, double} = DT_FLOAT")
     .SetShapeFn(CTCLossShape)
-    .Summary("Connectionist temporal classification loss of label sequences given per-step class logits, with "
-             "its gradient with respect to the logits.");
+    .Summary(
+        "Connectionist temporal classification loss of label sequences given per-step class logits, with "
+        "its gradient with respect to the logits.");
 
 TX_REGISTER_OP("SpaceToBatchND")
     .Input("input: T")

@@ -98,8 +98,8 @@ Status ConvBackpropShape(InferenceContext* c, bool filter_grad, bool depthwise) 
   const char* sizes_name = filter_grad ? "Input 'filter_sizes'" : "Input 'input_sizes'";
   PartialShape vec, other, dy, sizes;
   TX_RETURN_IF_ERROR(c->WithRank(c->input(sizes_index), 1, sizes_name, &vec));
-  TX_RETURN_IF_ERROR(c->WithRank(c->input(filter_grad ? 0 : 1), 4, filter_grad ? "Input 'input'" : "Input 'filter'",
-                                 &other));
+  TX_RETURN_IF_ERROR(
+      c->WithRank(c->input(filter_grad ? 0 : 1), 4, filter_grad ? "Input 'input'" : "Input 'filter'", &other));
   TX_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, "Input 'out_backprop'", &dy));
   TX_RETURN_IF_ERROR(c->ShapeFromShapeTensor(sizes_index, &sizes));
   if (!filter_grad && !depthwise && sizes.known_rank() && sizes.rank() == 2) {
@@ -111,8 +111,7 @@ Status ConvBackpropShape(InferenceContext* c, bool filter_grad, bool depthwise) 
     sizes = PartialShape(std::move(dims));
   }
   TX_RETURN_IF_ERROR(c->WithRank(sizes, 4, sizes_name, &sizes));
-  TX_RETURN_IF_ERROR(
-      CheckOutBackprop(c, l, filter_grad ? other : sizes, filter_grad ? sizes : other, dy, depthwise));
+  TX_RETURN_IF_ERROR(CheckOutBackprop(c, l, filter_grad ? other : sizes, filter_grad ? sizes : other, dy, depthwise));
   c->set_output(0, sizes);
   return Status::OK();
 }

@@ -43,7 +43,6 @@ Status SoftmaxShape(InferenceContext* c) {
   return Status::OK();
 }
 
-
 // Softmax cross-entropy: features and labels broadcast to a rank-2 [batch, classes] shape.
 Status XentShape(InferenceContext* c) {
   PartialShape f, l, b;

@@ -11,9 +11,12 @@ namespace {
 
 // Reads element i of a constant int32/int64 tensor.
 Status ConstIndex(const Tensor& t, int64_t i, const char* what, int64_t* out) {
-  if (t.dtype() == DT_INT32) *out = t.data<int32_t>()[i];
-  else if (t.dtype() == DT_INT64) *out = t.data<int64_t>()[i];
-  else return InvalidArgument(what, " must be int32 or int64, got ", DataTypeString(t.dtype()));
+  if (t.dtype() == DT_INT32)
+    *out = t.data<int32_t>()[i];
+  else if (t.dtype() == DT_INT64)
+    *out = t.data<int64_t>()[i];
+  else
+    return InvalidArgument(what, " must be int32 or int64, got ", DataTypeString(t.dtype()));
   return Status::OK();
 }
 
@@ -64,7 +67,7 @@ Status ScanShape(InferenceContext* c) {
 
 }  // namespace
 
-#define TX_MINMAX_TYPES                                                                                        \
+#define TX_MINMAX_TYPES                                                                                       \
   "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8, quint8, " \
   "qint32, qint16, quint16"
 

@@ -56,13 +56,11 @@ Status RangeShape(InferenceContext* c) {
     return Status::OK();
   }
   if (delta == 0) return InvalidArgument("Requires delta != 0: ", delta);
-  if (delta > 0 && start > limit)
-    return InvalidArgument("Requires start <= limit when delta > 0: ", start, "/", limit);
-  if (delta < 0 && start < limit)
-    return InvalidArgument("Requires start >= limit when delta < 0: ", start, "/", limit);
+  if (delta > 0 && start > limit) return InvalidArgument("Requires start <= limit when delta > 0: ", start, "/", limit);
+  if (delta < 0 && start < limit) return InvalidArgument("Requires start >= limit when delta < 0: ", start, "/", limit);
   const bool is_int = c->input_tensor(0)->dtype() == DT_INT32 || c->input_tensor(0)->dtype() == DT_INT64;
-  const double size = is_int ? std::ceil(std::abs(limit - start) / std::abs(delta))
-                             : std::ceil(std::abs((limit - start) / delta));
+  const double size =
+      is_int ? std::ceil(std::abs(limit - start) / std::abs(delta)) : std::ceil(std::abs((limit - start) / delta));
   if (!(size <= static_cast<double>(std::numeric_limits<int64_t>::max() / 16)))
     return InvalidArgument("Range of ", size, " elements is too large");
   c->set_output(0, PartialShape({static_cast<int64_t>(size)}));
@@ -106,8 +104,9 @@ TX_REGISTER_OP("ZerosLike")
 TX_REGISTER_OP("OnesLike")
     .Input("x: T")
     .Output("y: T")
-    .Attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, "
-          "complex128, bool}")
+    .Attr(
+        "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, "
+        "complex128, bool}")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Summary("A tensor of ones (true for bool) with the shape and type of `x`.");
 

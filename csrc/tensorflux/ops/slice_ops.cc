@@ -211,8 +211,7 @@ Status SplitShapeImpl(InferenceContext* c, int value_index, int dim_index, int s
   bool sizes_known = sizes_index < 0;
   if (sizes_index >= 0) {
     const PartialShape& ss = c->input(sizes_index);
-    if (ss.known_rank() && ss.rank() != 1)
-      return InvalidArgument("size_splits must be 1-D, got shape ", ss.ToString());
+    if (ss.known_rank() && ss.rank() != 1) return InvalidArgument("size_splits must be 1-D, got shape ", ss.ToString());
     if (ss.known_rank() && ss.dim(0) >= 0 && ss.dim(0) != num)
       return InvalidArgument("size_splits has ", ss.dim(0), " entries but num_split is ", num);
     TX_RETURN_IF_ERROR(ConstInts(c, sizes_index, "size_splits", &sizes, &sizes_known));

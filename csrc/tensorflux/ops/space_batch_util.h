@@ -52,8 +52,8 @@ inline Status Resolve(const char* op, const std::vector<int64_t>& in, const std:
       const int64_t padded = d + pads[2 * i] + pads[2 * i + 1];
       if (padded % block[i] != 0)
         return InvalidArgument(op, ": padded input dimension ", i + 1, " (", d, " + ", pads[2 * i], " + ",
-                               pads[2 * i + 1], " = ", padded, ") is not divisible by block_shape[", i, "] = ",
-                               block[i]);
+                               pads[2 * i + 1], " = ", padded, ") is not divisible by block_shape[", i,
+                               "] = ", block[i]);
       (*out)[1 + i] = padded / block[i];
     }
   } else {
@@ -103,8 +103,8 @@ inline Status ResolveDepth(const char* op, const std::vector<int64_t>& in, int64
     if (in[cd] >= 0) (*out)[cd] = in[cd] * block * block;
   } else {
     if (in[cd] >= 0 && in[cd] % (block * block) != 0)
-      return InvalidArgument(op, ": input depth ", in[cd], " must be divisible by block_size * block_size = ",
-                             block * block);
+      return InvalidArgument(op, ": input depth ", in[cd],
+                             " must be divisible by block_size * block_size = ", block * block);
     if (in[cd] >= 0) (*out)[cd] = in[cd] / (block * block);
     for (int d : {hd, wd})
       if (in[d] >= 0) (*out)[d] = in[d] * block;

@@ -90,8 +90,8 @@ Status SparseReduceShape(InferenceContext* c) {
   const Tensor* axes_t = c->input_tensor(3);
   if (!sparse_util::ConstantVector(c, 2, &shape) || axes_t == nullptr ||
       !array_util::ReadInts(*axes_t, "reduction_axes", &axes).ok()) {
-    c->set_output(0, keep_dims && d.rank >= 0 ? PartialShape::UnknownDims(static_cast<int>(d.rank))
-                                              : PartialShape::Unknown());
+    c->set_output(
+        0, keep_dims && d.rank >= 0 ? PartialShape::UnknownDims(static_cast<int>(d.rank)) : PartialShape::Unknown());
     return Status::OK();
   }
   const int rank = static_cast<int>(shape.size());
@@ -105,8 +105,10 @@ Status SparseReduceShape(InferenceContext* c) {
   }
   std::vector<int64_t> out;
   for (int i = 0; i < rank; ++i) {
-    if (!reduced.count(i)) out.push_back(shape[i]);
-    else if (keep_dims) out.push_back(1);
+    if (!reduced.count(i))
+      out.push_back(shape[i]);
+    else if (keep_dims)
+      out.push_back(1);
   }
   c->set_output(0, PartialShape(out));
   return Status::OK();

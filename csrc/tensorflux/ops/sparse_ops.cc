@@ -21,8 +21,7 @@ Status SparseToDenseShape(InferenceContext* c) {
   TX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, "Input 'output_shape'", &shape));
   TX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0, "Input 'default_value'", &def));
   if (c->input(0).known_rank() && c->input(0).rank() > 2)
-    return InvalidArgument("sparse_indices should be a scalar, vector, or matrix, got shape ",
-                           c->input(0).ToString());
+    return InvalidArgument("sparse_indices should be a scalar, vector, or matrix, got shape ", c->input(0).ToString());
   if (c->input(2).known_rank() && c->input(2).rank() > 1)
     return InvalidArgument("sparse_values should be a scalar or a vector, got shape ", c->input(2).ToString());
   PartialShape out;
@@ -92,8 +91,8 @@ Status SparseConcatShape(InferenceContext* c) {
   int64_t rank = -1;
   for (int64_t i = 0; i < n; ++i) {
     SparseDims d;
-    TX_RETURN_IF_ERROR(ReadSparseDims(c, static_cast<int>(i), static_cast<int>(n + i), static_cast<int>(2 * n + i),
-                                      "input", &d));
+    TX_RETURN_IF_ERROR(
+        ReadSparseDims(c, static_cast<int>(i), static_cast<int>(n + i), static_cast<int>(2 * n + i), "input", &d));
     if (d.rank >= 0 && rank >= 0 && d.rank != rank)
       return InvalidArgument("Input ", i, " has rank ", d.rank, " but input 0 has rank ", rank);
     if (d.rank >= 0) rank = d.rank;

@@ -31,8 +31,9 @@ TX_REGISTER_OP("StringToNumber")
 TX_REGISTER_OP("AsString")
     .Input("input: T")
     .Output("output: string")
-    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, "
-          "complex64, complex128, bool, variant, string}")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, "
+        "complex64, complex128, bool, variant, string}")
     .Attr("precision: int = -1")
     .Attr("scientific: bool = false")
     .Attr("shortest: bool = false")
@@ -79,8 +80,9 @@ TX_REGISTER_OP("DecodeBase64")
 TX_REGISTER_OP("DecodeRaw")
     .Input("bytes: string")
     .Output("output: out_type")
-    .Attr("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, "
-          "bfloat16}")
+    .Attr(
+        "out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, "
+        "bfloat16}")
     .Attr("little_endian: bool = true")
     .SetShapeFn(DecodeRawShape)
     .Summary("Reinterprets the bytes of each string (all of one length) as a vector of out_type.");

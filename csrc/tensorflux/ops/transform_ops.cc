@@ -133,7 +133,8 @@ Status TileShape(InferenceContext* c) {
     for (int d = 0; d < rank; ++d) {
       if (m[d] < 0) return InvalidArgument("Tile's multiples must be non-negative, got multiples[", d, "] = ", m[d]);
       const int64_t n = in.known_rank() ? in.dim(d) : -1;
-      if (m[d] == 0) dims[d] = 0;
+      if (m[d] == 0)
+        dims[d] = 0;
       else if (n >= 0 && __builtin_mul_overflow(n, m[d], &dims[d]))
         return InvalidArgument("Tile's output dimension ", d, " is too large");
     }
@@ -263,8 +264,9 @@ TX_REGISTER_OP("ReverseV2")
     .Input("axis: Tidx")
     .Output("output: T")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .Attr("T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, double, "
-          "complex64, complex128, string}")
+    .Attr(
+        "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, double, "
+        "complex64, complex128, string}")
     .SetShapeFn(ReverseShape)
     .Summary("Reverses the order of elements along each dimension listed in `axis`.");
 

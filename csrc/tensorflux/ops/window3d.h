@@ -35,8 +35,7 @@ inline Status CheckAttr5(const char* op, const char* name, const std::vector<int
     if (x > (int64_t{1} << 31)) return InvalidArgument(op, ": ", name, " value ", x, " is too large");
   }
   if (v[l.n] != 1 || v[l.c] != 1)
-    return Unimplemented(op, ": ", name, " in the batch and depth dimensions must be 1, got ", v[l.n], " and ",
-                         v[l.c]);
+    return Unimplemented(op, ": ", name, " in the batch and depth dimensions must be 1, got ", v[l.n], " and ", v[l.c]);
   return Status::OK();
 }
 

@@ -45,8 +45,8 @@ class CancellationToken {
       case kCancelled: return Cancelled("the run was cancelled");
       case kSessionClosed: return Cancelled("the session was closed during the run");
       case kDeadlineExceeded:
-        return Status(Code::kDeadlineExceeded, StrCat("the run exceeded its deadline of ", timeout_ms_,
-                                                      " ms (RunOptions.timeout_in_ms)"));
+        return Status(Code::kDeadlineExceeded,
+                      StrCat("the run exceeded its deadline of ", timeout_ms_, " ms (RunOptions.timeout_in_ms)"));
     }
     return Cancelled("the run was cancelled");
   }

@@ -67,11 +67,11 @@ Status PlaceNode(const std::string& node_name, const std::string& requested, boo
                  std::string* device_type) {
   DeviceSpec spec;
   TX_RETURN_IF_ERROR(ParseDeviceSpec(requested, &spec).WithPrefix("[" + node_name + "] "));
-  bool cpu_ok = spec.type.empty() || (spec.type == "CPU" && spec.id <= 0) ;
+  bool cpu_ok = spec.type.empty() || (spec.type == "CPU" && spec.id <= 0);
   bool job_ok = spec.job.empty() || spec.job == "localhost";
   if ((!cpu_ok || !job_ok || spec.replica > 0 || spec.task > 0) && !allow_soft_placement)
-    return InvalidArgument("[", node_name, "] cannot place the node on device '", requested,
-                           "': the only device is ", LocalCpuDeviceName());
+    return InvalidArgument("[", node_name, "] cannot place the node on device '", requested, "': the only device is ",
+                           LocalCpuDeviceName());
   *device_type = "CPU";
   return Status::OK();
 }

@@ -14,7 +14,7 @@ struct DeviceSpec {
   int replica = -1;
   int task = -1;
   std::string type;  // "CPU", "GPU" or "" (any)
-  int id = -1;       // -1: any
+  int id = -1;  // -1: any
 };
 
 // Parses a device string; "" yields an all-empty spec. InvalidArgument on malformed input.

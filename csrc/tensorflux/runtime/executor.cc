@@ -58,8 +58,14 @@ void ExecutionPlan::RunNode(RunState* rs, int n, ThreadPool* inter_op, ThreadPoo
   std::vector<Tensor> in_big, out_big;
   Tensor* in = in_small;
   Tensor* out = out_small;
-  if (nin > kInline) { in_big.resize(nin); in = in_big.data(); }
-  if (nout > kInline) { out_big.resize(nout); out = out_big.data(); }
+  if (nin > kInline) {
+    in_big.resize(nin);
+    in = in_big.data();
+  }
+  if (nout > kInline) {
+    out_big.resize(nout);
+    out = out_big.data();
+  }
 
   for (int k = 0; k < nin; ++k) {
     int idx = pn.input_begin + k;
@@ -155,8 +161,8 @@ void ExecutionPlan::Process(RunState* rs, int first, ThreadPool* inter_op, Threa
 }
 
 Status ExecutionPlan::Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-                          std::vector<Tensor>* outputs, ResourceMgr* resources,
-                          const CancellationToken* cancel, StepStatsCollector* stats) const {
+                          std::vector<Tensor>* outputs, ResourceMgr* resources, const CancellationToken* cancel,
+                          StepStatsCollector* stats) const {
   RunState rs(num_nodes(), num_slots_);
   rs.resources = resources;
   rs.cancel = cancel;

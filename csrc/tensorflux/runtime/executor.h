@@ -46,9 +46,9 @@ class ExecutionPlan {
   // cancelled no further kernel starts and its status is returned (Note [Cancellation]). Safe to
   // call concurrently. The plan takes `feed_values` (Note [Loop variables move into the body]).
   // With `stats` (may be null) each kernel run is recorded there (Note [Step stats]).
-  Status Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op,
-             std::vector<Tensor>* outputs, ResourceMgr* resources = nullptr,
-             const CancellationToken* cancel = nullptr, StepStatsCollector* stats = nullptr) const;
+  Status Run(std::vector<Tensor> feed_values, ThreadPool* inter_op, ThreadPool* intra_op, std::vector<Tensor>* outputs,
+             ResourceMgr* resources = nullptr, const CancellationToken* cancel = nullptr,
+             StepStatsCollector* stats = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   // How many plan nodes run a loop-fusion group (Note [Loop fusion]).
@@ -59,12 +59,12 @@ class ExecutionPlan {
     const Node* node = nullptr;  // a fused Conv2D chain's last node; a loop group's node in fused_graph_
     std::unique_ptr<OpKernel> kernel;
     bool expensive = true;
-    bool fused = false;     // runs a ConvFusion or a loop; its kernel names the failing node itself
+    bool fused = false;  // runs a ConvFusion or a loop; its kernel names the failing node itself
     int num_inputs = 0;
     int num_outputs = 0;
     std::string timeline_label;  // "name = Op(input, ...)" for step stats
-    int input_begin = 0;    // into input_slots_
-    int output_begin = 0;   // first output slot; outputs are contiguous
+    int input_begin = 0;  // into input_slots_
+    int output_begin = 0;  // first output slot; outputs are contiguous
     std::vector<int> successors;  // plan node indices, one entry per edge
     int initial_pending = 0;
   };
@@ -76,11 +76,11 @@ class ExecutionPlan {
 
   std::unique_ptr<Graph> fused_graph_;  // the _FusedElementwise nodes of loop groups (outlives nodes_)
   std::vector<PlanNode> nodes_;
-  std::vector<int> input_slots_;       // slot read by each (node, input)
-  std::vector<char> input_moves_;      // 1 when that read is the slot's only one (move, not copy)
+  std::vector<int> input_slots_;  // slot read by each (node, input)
+  std::vector<char> input_moves_;  // 1 when that read is the slot's only one (move, not copy)
   int num_slots_ = 0;
-  std::vector<int> slot_reads_;        // reads per slot by plan nodes
-  std::vector<char> slot_pinned_;      // fetched slots, kept until the end of the run
+  std::vector<int> slot_reads_;  // reads per slot by plan nodes
+  std::vector<char> slot_pinned_;  // fetched slots, kept until the end of the run
   std::vector<int> feed_slots_;
   std::vector<int> fetch_slots_;
   std::vector<int> roots_;

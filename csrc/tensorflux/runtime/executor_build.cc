@@ -75,8 +75,8 @@ std::string FusedOpLabel(const char* fused_op, const std::vector<const Node*>& n
 // The loop-fusion groups of a plan (Note [Loop fusion]), by graph node id.
 struct LoopGroups {
   std::vector<std::vector<int>> groups;  // member ids, ascending (a topological order)
-  std::vector<int> group_of;             // per id: its group, or -1
-  std::vector<char> exported;            // per id: the member's value is read outside its group
+  std::vector<int> group_of;  // per id: its group, or -1
+  std::vector<char> exported;  // per id: the member's value is read outside its group
 };
 
 // Groups the plan's canonical, unfolded CPU nodes that the loop kernel computes (not already in a
@@ -141,10 +141,10 @@ LoopGroups FindLoopGroups(const Graph& graph, const std::vector<char>& needed, c
 struct FusedLoop {
   const Node* node = nullptr;
   std::unique_ptr<OpKernel> kernel;
-  std::string op_label;                // "_FusedElementwise(Mul, AddV2, ...)"
-  std::vector<Endpoint> externals;     // the node's inputs, as graph endpoints
-  std::vector<const Node*> controls;   // the members' control inputs from outside the group
-  std::vector<int> exported;           // member ids, in output order
+  std::string op_label;  // "_FusedElementwise(Mul, AddV2, ...)"
+  std::vector<Endpoint> externals;  // the node's inputs, as graph endpoints
+  std::vector<const Node*> controls;  // the members' control inputs from outside the group
+  std::vector<int> exported;  // member ids, in output order
 };
 
 template <typename IsFed, typename Unit, typename ControlsOf>
@@ -210,9 +210,8 @@ Status MakeFusedLoop(const Graph& graph, const LoopGroups& loops, int g, const I
 }  // namespace
 
 int ExecutionPlan::num_fused_loops() const {
-  return static_cast<int>(std::count_if(nodes_.begin(), nodes_.end(), [](const PlanNode& pn) {
-    return pn.node->op_type() == "_FusedElementwise";
-  }));
+  return static_cast<int>(std::count_if(nodes_.begin(), nodes_.end(),
+                                        [](const PlanNode& pn) { return pn.node->op_type() == "_FusedElementwise"; }));
 }
 
 bool RemappingDefault() { return g_remapping.load(std::memory_order_relaxed); }
@@ -223,7 +222,9 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
                             const Options& opts, std::unique_ptr<ExecutionPlan>* out) {
   auto plan = std::unique_ptr<ExecutionPlan>(new ExecutionPlan());
   // Endpoint -> feed index.
-  auto key = [](const Endpoint& e) { return reinterpret_cast<uintptr_t>(e.node) * 1024u + static_cast<uintptr_t>(e.index); };
+  auto key = [](const Endpoint& e) {
+    return reinterpret_cast<uintptr_t>(e.node) * 1024u + static_cast<uintptr_t>(e.index);
+  };
   std::unordered_map<uintptr_t, int> fed;
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (!fed.emplace(key(feeds[i]), static_cast<int>(i)).second)
@@ -301,7 +302,8 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   auto unit = [&](const Node* n) { return canon[resolve(n)->id()]; };
   auto controls_of = [&](const Node* n) {
     std::vector<const Node*> controls(n->control_inputs().begin(), n->control_inputs().end());
-    if (const Node* w = replaces[n->id()]) controls.insert(controls.end(), w->control_inputs().begin(), w->control_inputs().end());
+    if (const Node* w = replaces[n->id()])
+      controls.insert(controls.end(), w->control_inputs().begin(), w->control_inputs().end());
     return controls;
   };
   const std::vector<ConvFusion> fusions =
@@ -320,9 +322,9 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
     const Node* n = graph.node(static_cast<int>(id));
     TX_RETURN_IF_ERROR(PlaceNode(n->name(), n->requested_device(), opts.allow_soft_placement, &device_types[id]));
   }
-  const LoopGroups loops =
-      opts.remap ? FindLoopGroups(graph, needed, canon, folded, fused_into, device_types, fetches, is_fed, unit, controls_of)
-                 : LoopGroups{{}, std::vector<int>(needed.size(), -1), {}};
+  const LoopGroups loops = opts.remap
+      ? FindLoopGroups(graph, needed, canon, folded, fused_into, device_types, fetches, is_fed, unit, controls_of)
+      : LoopGroups{{}, std::vector<int>(needed.size(), -1), {}};
 
   std::vector<int> plan_index(needed.size(), -1), member_slot(needed.size(), -1);
   std::vector<std::vector<Endpoint>> plan_inputs;
@@ -391,8 +393,10 @@ Status ExecutionPlan::Build(const Graph& graph, const std::vector<Endpoint>& fee
   }
   for (size_t id = 0; id < needed.size(); ++id) {
     if (!needed[id]) continue;
-    if (canon[id] != static_cast<int>(id)) plan_index[id] = plan_index[canon[id]];  // canon[id] < id
-    else if (fused_into[id] >= 0) plan_index[id] = plan_index[fused_into[id]];
+    if (canon[id] != static_cast<int>(id))
+      plan_index[id] = plan_index[canon[id]];  // canon[id] < id
+    else if (fused_into[id] >= 0)
+      plan_index[id] = plan_index[fused_into[id]];
   }
   plan->num_slots_ = num_slots;
   plan->slot_reads_.assign(num_slots, 0);

@@ -26,12 +26,12 @@ const AttrValue* FindAttr(const Node& n, const std::string& name, AttrValue::Kin
 }
 }  // namespace
 
-#define TX_KERNEL_ATTR(TYPE, KIND, FIELD)                                                      \
-  Status OpKernelConstruction::GetAttr(const std::string& name, TYPE* out) const {             \
-    Status s;                                                                                  \
-    const AttrValue* v = FindAttr(*node_, name, AttrValue::Kind::KIND, &s);                    \
-    if (v) *out = v->FIELD;                                                                    \
-    return s;                                                                                  \
+#define TX_KERNEL_ATTR(TYPE, KIND, FIELD)                                          \
+  Status OpKernelConstruction::GetAttr(const std::string& name, TYPE* out) const { \
+    Status s;                                                                      \
+    const AttrValue* v = FindAttr(*node_, name, AttrValue::Kind::KIND, &s);        \
+    if (v) *out = v->FIELD;                                                        \
+    return s;                                                                      \
   }
 TX_KERNEL_ATTR(bool, kBool, b)
 TX_KERNEL_ATTR(int64_t, kInt, i)

@@ -26,8 +26,7 @@ inline constexpr const char* kDeviceGPU = "GPU";
 // What a kernel sees while it is being constructed: the node's attrs and types.
 class OpKernelConstruction {
  public:
-  OpKernelConstruction(const Node* node, std::string device_type)
-      : node_(node), device_type_(std::move(device_type)) {}
+  OpKernelConstruction(const Node* node, std::string device_type) : node_(node), device_type_(std::move(device_type)) {}
 
   const Node& node() const { return *node_; }
   const std::string& name() const { return node_->name(); }
@@ -49,7 +48,9 @@ class OpKernelConstruction {
   Status GetAttr(const std::string& name, std::vector<int64_t>* out) const;
 
   // Records a construction failure; the first one wins.
-  void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
+  void SetStatus(const Status& s) {
+    if (status_.ok()) status_ = s;
+  }
   const Status& status() const { return status_; }
 
  private:
@@ -104,7 +105,9 @@ class OpKernelContext {
   bool cancelled() const { return cancellation_ != nullptr && cancellation_->cancelled(); }
 
   // Records a failure; the first one wins. Kernels return right after setting it.
-  void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
+  void SetStatus(const Status& s) {
+    if (status_.ok()) status_ = s;
+  }
   const Status& status() const { return status_; }
 
  private:
@@ -172,14 +175,22 @@ class KernelRegistry {
 // Fluent description of a kernel registration.
 class KernelDefBuilder {
  public:
-  explicit KernelDefBuilder(std::string op) { reg_.op = std::move(op); reg_.device = kDeviceCPU; }
-  KernelDefBuilder& Device(std::string d) { reg_.device = std::move(d); return *this; }
+  explicit KernelDefBuilder(std::string op) {
+    reg_.op = std::move(op);
+    reg_.device = kDeviceCPU;
+  }
+  KernelDefBuilder& Device(std::string d) {
+    reg_.device = std::move(d);
+    return *this;
+  }
   KernelDefBuilder& TypeConstraint(std::string attr, DataType t) {
     reg_.type_constraints.emplace_back(std::move(attr), t);
     return *this;
   }
   template <typename T>
-  KernelDefBuilder& TypeConstraint(std::string attr) { return TypeConstraint(std::move(attr), DataTypeOf<T>::value); }
+  KernelDefBuilder& TypeConstraint(std::string attr) {
+    return TypeConstraint(std::move(attr), DataTypeOf<T>::value);
+  }
   KernelRegistration Build(KernelFactory f) const {
     KernelRegistration r = reg_;
     r.factory = std::move(f);
@@ -200,6 +211,6 @@ struct KernelRegistrar {
 #define TX_KERNEL_CONCAT_INNER(a, b) a##b
 #define TX_KERNEL_CONCAT(a, b) TX_KERNEL_CONCAT_INNER(a, b)
 // TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<float>("T"), MatMulOp<float>);
-#define TX_REGISTER_KERNEL(builder, ...)                                                        \
-  static ::tx::KernelRegistrar TX_KERNEL_CONCAT(tx_kernel_registrar_, __COUNTER__)(             \
+#define TX_REGISTER_KERNEL(builder, ...)                                            \
+  static ::tx::KernelRegistrar TX_KERNEL_CONCAT(tx_kernel_registrar_, __COUNTER__)( \
       (builder).Build([](::tx::OpKernelConstruction* c) -> ::tx::OpKernel* { return new __VA_ARGS__(c); }))

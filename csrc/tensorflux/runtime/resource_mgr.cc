@@ -43,7 +43,8 @@ Status ResourceMgr::LookupOrCreate(const ResourceHandle& h, RefPtr<Var>* out) {
 Status ResourceMgr::Lookup(const ResourceHandle& h, RefPtr<Var>* out) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = vars_.find({h.container, h.name});
-  if (it == vars_.end()) return NotFound("the ", Describe(h), " does not exist (it was never created or was destroyed)");
+  if (it == vars_.end())
+    return NotFound("the ", Describe(h), " does not exist (it was never created or was destroyed)");
   *out = it->second;
   return Status::OK();
 }

@@ -36,7 +36,7 @@ class Var : public RefCounted {
   std::mutex mu;
   const DataType dtype;
   const PartialShape shape;  // declared shape (from VarHandleOp's `shape` attr)
-  Tensor value;              // meaningful only when initialized
+  Tensor value;  // meaningful only when initialized
   bool initialized = false;
 };
 

@@ -20,8 +20,7 @@ void AppendKey(std::string* key, int64_t v) { key->append(reinterpret_cast<const
 
 Status CheckEndpoint(const Graph& g, const Endpoint& e, const char* what) {
   if (e.node == nullptr) return InvalidArgument("a ", what, " refers to a null operation");
-  if (e.node->graph() != &g)
-    return InvalidArgument("[", e.node->name(), "] the ", what, " belongs to another graph");
+  if (e.node->graph() != &g) return InvalidArgument("[", e.node->name(), "] the ", what, " belongs to another graph");
   if (e.index < 0 || e.index >= e.node->num_outputs())
     return OutOfRange("[", e.node->name(), "] the ", what, " refers to output ", e.index, " but the operation has ",
                       e.node->num_outputs(), " output", e.node->num_outputs() == 1 ? "" : "s");
@@ -187,8 +186,12 @@ Status Session::Run(const std::vector<std::pair<Endpoint, Tensor>>& feeds, const
   {
     bool registered = false;
     struct Unregister {
-      Session* s; CancellationToken* t; bool* on;
-      ~Unregister() { if (*on) s->EndRun(t); }
+      Session* s;
+      CancellationToken* t;
+      bool* on;
+      ~Unregister() {
+        if (*on) s->EndRun(t);
+      }
     } unregister{this, token, &registered};
     std::shared_ptr<ExecutionPlan> plan;
     TX_RETURN_IF_ERROR(GetPlan(feeds, fetches, targets, token, &registered, &plan));

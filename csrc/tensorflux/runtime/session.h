@@ -23,7 +23,7 @@ class ResourceMgr;
 // Per-run options (TensorFlow's RunOptions fields the engine reads).
 struct RunOptions {
   int64_t timeout_in_ms = 0;  // > 0: the run fails with DEADLINE_EXCEEDED after this long
-  int trace_level = 0;        // RunOptions.TraceLevel; > 0: record step stats (Note [Step stats])
+  int trace_level = 0;  // RunOptions.TraceLevel; > 0: record step stats (Note [Step stats])
 };
 
 // The values of TensorFlow's RewriterConfig.Toggle the engine tells apart (the others mean on).

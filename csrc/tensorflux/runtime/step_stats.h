@@ -15,7 +15,7 @@ namespace tx {
 struct NodeExecStats {
   std::string node_name;
   std::string timeline_label;  // "name = Op(input, ...)"
-  int64_t start_nanos = 0;     // wall clock, since the Unix epoch
+  int64_t start_nanos = 0;  // wall clock, since the Unix epoch
   int64_t duration_nanos = 0;
   uint32_t thread_id = 0;
   struct Output {
