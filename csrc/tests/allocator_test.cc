@@ -1,5 +1,5 @@
-// Tests of BufferAllocator: size classes, reuse of freed blocks, alignment, the cap on cached
-// bytes, concurrent use, and that tensors allocate through the global allocator.
+// Tests of BufferAllocator: size classes, reuse of freed blocks, per-thread small blocks, alignment,
+// the cap on cached bytes, concurrent use, and that tensors allocate through the global allocator.
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -70,6 +70,69 @@ TEST(SmallBlocksAreNotCached) {
   a.Deallocate(p, 1000);
   EXPECT_EQ(a.stats().cached_bytes, size_t{0});
   EXPECT_EQ(a.stats().hits + a.stats().misses, uint64_t{0});
+}
+
+// Note [Small blocks]: a thread gets back the block it freed last of the same 64-byte class.
+TEST(SmallBlocksAreReusedPerThread) {
+  BufferAllocator a(64 * kMiB);
+  void* p = a.Allocate(100);
+  EXPECT_TRUE(p != nullptr && Aligned(p));
+  std::memset(p, 1, 128);  // the whole class is usable
+  a.Deallocate(p, 100);
+  void* q = a.Allocate(128);  // same class as 100 bytes
+  EXPECT_TRUE(q == p);
+  void* r = a.Allocate(129);  // the next class
+  EXPECT_TRUE(r != nullptr && r != q && Aligned(r));
+  std::memset(r, 2, 192);
+  a.Deallocate(q, 128);
+  a.Deallocate(r, 129);
+  // More frees than a stack holds: the rest go back to the C allocator, and every block works.
+  std::vector<void*> ps;
+  for (int i = 0; i < 100; ++i) ps.push_back(a.Allocate(512));
+  for (void* b : ps) a.Deallocate(b, 512);
+  for (int round = 0; round < 2; ++round) {
+    for (void*& b : ps) {
+      b = a.Allocate(500);
+      EXPECT_TRUE(b != nullptr && Aligned(b));
+      std::memset(b, round, 512);
+    }
+    for (void* b : ps) a.Deallocate(b, 500);
+  }
+  EXPECT_EQ(a.stats().hits + a.stats().misses, uint64_t{0});  // the size classes were not involved
+}
+
+// Small blocks freed on another thread join that thread's stacks; each thread's stacks are freed
+// when it exits (the sanitizer build's leak check sees any block left behind).
+TEST(SmallBlocksCrossThreads) {
+  BufferAllocator a(64 * kMiB);
+  constexpr int kBlocks = 200;
+  std::vector<unsigned char*> made(kBlocks);
+  std::thread producer([&] {
+    for (int i = 0; i < kBlocks; ++i) {
+      const size_t n = 1 + (i * 37) % 512;
+      made[i] = static_cast<unsigned char*>(a.Allocate(n));
+      std::memset(made[i], i & 0xff, n);
+    }
+  });
+  producer.join();
+  std::atomic<int> corrupt{0};
+  std::vector<std::thread> consumers;
+  for (int t = 0; t < 2; ++t) {
+    consumers.emplace_back([&, t] {
+      for (int i = t; i < kBlocks; i += 2) {
+        const size_t n = 1 + (i * 37) % 512;
+        corrupt += made[i][0] != (i & 0xff) || made[i][n - 1] != (i & 0xff);
+        a.Deallocate(made[i], n);
+      }
+      for (int i = 0; i < 50; ++i) {  // reuse what this thread now holds
+        auto* p = static_cast<unsigned char*>(a.Allocate(64));
+        std::memset(p, t, 64);
+        a.Deallocate(p, 64);
+      }
+    });
+  }
+  for (std::thread& th : consumers) th.join();
+  EXPECT_EQ(corrupt.load(), 0);
 }
 
 TEST(AlignmentOfEverySize) {

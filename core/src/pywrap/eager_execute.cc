@@ -539,14 +539,7 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
   return t;
 }
 
-PyObject* ExecuteRaw(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  try {
-    return Execute(args, nargs).release().ptr();
-  } catch (py::error_already_set& e) { e.restore(); } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
+PyObject* ExecuteRaw(PyObject*, PyObject* const* args, Py_ssize_t nargs) { return EagerExecute(args, nargs); }
 
 PyMethodDef kExecuteDef[] = {
     {"eager_execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ExecuteRaw)), METH_FASTCALL,
@@ -555,6 +548,15 @@ PyMethodDef kExecuteDef[] = {
 };
 
 }  // namespace
+
+PyObject* EagerExecute(PyObject* const* args, Py_ssize_t nargs) {
+  try {
+    return Execute(args, nargs).release().ptr();
+  } catch (py::error_already_set& e) { e.restore(); } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
 
 void InitEagerExecute(py::module_& m) {
   m.def("eager_make_spec", &MakeSpec, "Compiles an OpSig for eager_execute.");

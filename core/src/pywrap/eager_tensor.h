@@ -32,9 +32,14 @@ py::object WrapHandle(TXE_TensorHandle* h);
 // A new EagerTensor holding a copy of `array` as `dt`.
 py::object EagerFromArray(TX_DataType dt, const py::array& array);
 
+// eager_execute(spec, inputs, attr_values, device) as a C call: a new reference, or nullptr with
+// the Python exception set.
+PyObject* EagerExecute(PyObject* const* args, Py_ssize_t nargs);
+
 // Module sections.
 void InitEager(py::module_& m);
 void InitEagerExecute(py::module_& m);
 void InitEagerTape(py::module_& m);
+void InitEagerOperator(py::module_& m);
 
 }  // namespace txpy

@@ -1,5 +1,5 @@
-// BufferAllocator: 64-byte aligned memory for tensor buffers, with a bounded cache of large
-// blocks so that repeated runs reuse mapped, warm memory (Note [Buffer cache]).
+// BufferAllocator: 64-byte aligned memory for tensor buffers, with a bounded cache of large blocks so that
+// repeated runs reuse mapped, warm memory (Note [Buffer cache]), and per-thread stacks of small ones.
 #pragma once
 
 #include <atomic>
@@ -16,7 +16,7 @@ constexpr size_t kBufferAlignment = 64;
 
 class BufferAllocator {
  public:
-  // Blocks below this many bytes go straight to the C allocator (it keeps them in its own arenas).
+  // Blocks below this many bytes skip the size classes (those up to 512 bytes go to per-thread stacks).
   static constexpr size_t kMinCachedBytes = size_t{64} << 10;
   // Blocks above this many bytes are never cached.
   static constexpr size_t kMaxCachedBytes = size_t{1} << 36;

@@ -391,27 +391,12 @@ def _override_operators():
     Tensor.__array_ufunc__ = None
 
 
-def _fast_operator(sig, reverse, fallback):
-    """An operator running ``sig`` straight through eager_execute (the per-op overhead is a
-    headline number); outside eager mode, and for string tensors (whose ``+`` is the Add op, not
-    AddV2), it defers to ``fallback``, the symbolic operator."""
-    stack = _graph._default_graph_stack
-    tls = _context._tls
-    execute = _c.eager_execute
-
-    def op(self, other):
-        if stack.stack or (_context._eager_disabled and not tls.force_eager) or self._dtype_enum == _STRING_ENUM:
-            return fallback(self, other)
-        spec = sig._spec or op_def_library.eager_spec(sig)
-        return execute(spec, (other, self) if reverse else (self, other), (), tls.device)
-
-    op.__name__ = fallback.__name__
-    return op
-
-
 def _install_eager_operators():
     """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly); +, - and *
-    skip the Python layers in between."""
+    are C objects that run the op without the Python layers in between, and defer to the symbolic
+    operator outside eager mode and for string tensors, whose + is the Add op, not AddV2 (Note [C
+    operators] in pywrap/eager_operator.cc)."""
+    _c.eager_operator_state(_graph._default_graph_stack, vars(_context), _context._tls, op_def_library.eager_spec)
     for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
                  "__matmul__", "__rmatmul__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
                  "__rpow__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",
@@ -420,7 +405,7 @@ def _install_eager_operators():
     for dunder, sig in (("add", gen_ops._ADD_V2), ("sub", gen_ops._SUB), ("mul", gen_ops._MUL)):
         for reverse in (False, True):
             name = "__%s%s__" % ("r" if reverse else "", dunder)
-            setattr(_EagerTensor, name, _fast_operator(sig, reverse, getattr(Tensor, name)))
+            setattr(_EagerTensor, name, _c.EagerOperator(sig, reverse, getattr(Tensor, name)))
 
 
 _override_operators()
