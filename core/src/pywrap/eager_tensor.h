@@ -40,6 +40,6 @@ PyObject* EagerExecute(PyObject* const* args, Py_ssize_t nargs);
 void InitEager(py::module_& m);
 void InitEagerExecute(py::module_& m);
 void InitEagerTape(py::module_& m);
-void InitEagerOperator(py::module_& m);
+void InitEagerDispatch(py::module_& m);
 
 }  // namespace txpy

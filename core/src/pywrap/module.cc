@@ -297,7 +297,7 @@ PYBIND11_MODULE(_tx_c, m) {
   InitEager(m);
   InitEagerExecute(m);
   InitEagerTape(m);
-  InitEagerOperator(m);
+  InitEagerDispatch(m);
   InitFunctions(m);
   InitHostCallback(m);
 }

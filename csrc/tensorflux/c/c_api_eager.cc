@@ -290,7 +290,7 @@ const char* TXE_OpGetDevice(const TXE_Op* op, TX_Status* status) {
 void TXE_OpAddInput(TXE_Op* op, TXE_TensorHandle* input, TX_Status* status) {
   Guard(status, [&]() -> tx::Status {
     if (op == nullptr) return tx::InvalidArgument("op is NULL");
-    TX_RETURN_IF_ERROR(CheckHandle(input).WithPrefix("input " + std::to_string(op->op.num_inputs()) + ": "));
+    if (input == nullptr) return tx::InvalidArgument("input ", op->op.num_inputs(), ": tensor handle is NULL");
     op->op.AddInput(input->t);
     return tx::Status::OK();
   });
@@ -303,7 +303,7 @@ void TXE_OpAddInputList(TXE_Op* op, TXE_TensorHandle** inputs, int num_inputs, T
       return tx::InvalidArgument("inputs is NULL or num_inputs < 0");
     op->list_scratch.clear();
     for (int i = 0; i < num_inputs; ++i) {
-      TX_RETURN_IF_ERROR(CheckHandle(inputs[i]).WithPrefix("input list element " + std::to_string(i) + ": "));
+      if (inputs[i] == nullptr) return tx::InvalidArgument("input list element ", i, ": tensor handle is NULL");
       op->list_scratch.push_back(&inputs[i]->t);
     }
     op->op.AddInputList(op->list_scratch.data(), num_inputs);

@@ -22,6 +22,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import backprop
 from tensorflux._src import functions
+from tensorflux._src import lib
 from tensorflux._src import op_def_library as _op_def_library
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.autograph import conversion
@@ -36,7 +37,7 @@ from tensorflux._src.array_ops import identity, placeholder
 from tensorflux._src.constant_op import convert_to_tensor, has_registered_conversion
 
 _ids = itertools.count(1)
-_eager_execute = _op_def_library._eager_execute
+_eager_execute = lib.c.eager_execute
 _CALL_SIG = gen_ops._STATEFUL_PARTITIONED_CALL
 # tx.config.run_functions_eagerly: when set, calling a tx.function eagerly calls its Python function.
 _state_run_eagerly = [False]

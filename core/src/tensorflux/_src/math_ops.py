@@ -6,11 +6,8 @@ integers casts them to a float type first, and comparisons give bool."""
 
 import numpy as np
 
-from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
-from tensorflux._src import graph as _graph
 from tensorflux._src import lib
-from tensorflux._src import op_def_library
 from tensorflux._src.array_ops import cast, reshape
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.generated import gen_ops
@@ -395,8 +392,7 @@ def _install_eager_operators():
     """The operators of symbolic Tensors, shared by EagerTensor (they dispatch eagerly); +, - and *
     are C objects that run the op without the Python layers in between, and defer to the symbolic
     operator outside eager mode and for string tensors, whose + is the Add op, not AddV2 (Note [C
-    operators] in pywrap/eager_operator.cc)."""
-    _c.eager_operator_state(_graph._default_graph_stack, vars(_context), _context._tls, op_def_library.eager_spec)
+    dispatch] in pywrap/eager_dispatch.cc)."""
     for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
                  "__matmul__", "__rmatmul__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
                  "__rpow__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",

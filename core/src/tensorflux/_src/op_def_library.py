@@ -18,7 +18,6 @@ from tensorflux._src.operation import Tensor, TensorLike
 from tensorflux._src.tensor_shape import engine_dims
 
 _graph_stack = _graph._default_graph_stack
-_eager_execute = lib.c.eager_execute
 
 # Attr kind codes and input argument kinds, defined by the binding (src/pywrap/attr_kinds.h).
 STRING, INT, FLOAT, BOOL, TYPE, SHAPE, TENSOR, FUNC, LIST = (
@@ -64,16 +63,6 @@ def _graph_for(values):
                 elif t._op._graph is not g:
                     raise ValueError("Tensor %s must be from the same graph as Tensor %s." % (t.name, first.name))
     return g if g is not None else _graph.get_default_graph()
-
-
-def apply_op(sig, name, args, attr_values):
-    """Runs ``sig.op_type`` at once in eager mode (returning EagerTensors, or None for an op
-    without outputs); in graph mode creates an operation and returns its output(s): a Tensor, a
-    list or a namedtuple of them, or the Operation when the op has no outputs."""
-    if not _graph_stack.stack and (not _context._eager_disabled or _context._tls.force_eager):
-        spec = sig._spec or eager_spec(sig)
-        return _eager_execute(spec, args, attr_values, _context._tls.device)
-    return _apply_graph_op(sig, name, args, attr_values)
 
 
 def eager_spec(sig):
@@ -159,6 +148,15 @@ def _apply_graph_op(sig, name, args, attr_values):
 
     op = g._create_op(sig.op_type, op_name, inputs, attrs)
     return _outputs(sig, op)
+
+
+# apply_op(sig, name, args, attr_values), which every generated wrapper calls, is C (Note [C
+# dispatch] in pywrap/eager_dispatch.cc): it runs ``sig.op_type`` at once in eager mode (returning
+# EagerTensors, or None for an op without outputs) and otherwise calls _apply_graph_op, which
+# creates an operation and returns its output(s): a Tensor, a list or a namedtuple of them, or the
+# Operation when the op has no outputs.
+lib.c.eager_dispatch_state(_graph_stack, vars(_context), _context._tls, eager_spec, _apply_graph_op)
+apply_op = lib.c.apply_op
 
 
 def _convert_inputs(sig, args, inferred, g):

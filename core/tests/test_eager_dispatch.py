@@ -1,6 +1,7 @@
-"""EagerTensor's +, - and * as C objects (Note [C operators] in pywrap/eager_operator.cc): they run
-the op at once where the symbolic operator would have run it eagerly, and hand every other case to
-that operator, so both paths give the same results, dtypes, types and errors."""
+"""Eager dispatch in C (Note [C dispatch] in pywrap/eager_dispatch.cc): apply_op, which every generated
+wrapper calls, and EagerTensor's +, - and *. They run the op at once where the Python code they
+replace would have, and hand every other case to the graph builder or the symbolic operator, so both
+paths give the same results, dtypes, types and errors."""
 
 import threading
 
@@ -8,7 +9,8 @@ import numpy as np
 import pytest
 
 import tensorflux as tx
-from tensorflux._src import context, lib
+from tensorflux._src import context, lib, op_def_library
+from tensorflux._src.generated import gen_ops
 from tensorflux._src.eager_tensor import EagerTensor
 
 pytestmark = pytest.mark.eager
@@ -166,3 +168,26 @@ def test_errors_name_the_op_and_leave_the_context_usable():
     with pytest.raises(TypeError, match="Cannot convert None"):  # not a tensor: the symbolic operator says so
         EagerTensor.__add__(None, 1.0)
     assert (tx.constant(2.0) - 3.0).numpy() == -1.0
+
+
+def test_generated_wrappers_run_now_or_build_nodes_by_the_same_rule():
+    assert op_def_library.apply_op is lib.c.apply_op
+    x = tx.constant([1.0, -2.0])
+    assert type(gen_ops.neg(x)) is EagerTensor and gen_ops.neg(x).numpy().tolist() == [-1.0, 2.0]
+    with tx.Graph().as_default() as g:
+        node = gen_ops.neg(tx.constant([3.0]), name="n")
+        assert node.graph is g and node.op.name == "n" and node.op.type == "Neg"
+        with context.eager_scope():
+            assert type(gen_ops.neg(x)) is EagerTensor
+    tx.compat.v1.disable_eager_execution()
+    try:
+        assert type(gen_ops.neg(tx.constant([3.0]))) is not EagerTensor  # the default graph
+        with context.eager_scope():
+            assert gen_ops.neg(x).numpy().tolist() == [-1.0, 2.0]
+    finally:
+        tx.compat.v1.enable_eager_execution()
+    with pytest.raises(TypeError, match=r"apply_op\(sig, name, args, attr_values\)"):
+        lib.c.apply_op(gen_ops._NEG, None, (x,))
+    with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[Op:Neg\]"):
+        gen_ops.neg(tx.constant(["s"]))
+    assert gen_ops.neg(x).numpy().tolist() == [-1.0, 2.0]
