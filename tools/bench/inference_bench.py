@@ -5,8 +5,8 @@ reuses), each frozen once by TensorFlow and run
 from the same GraphDef by Tensorflux and by TensorFlow's tf1 Session, both with 2 intra-op and 2
 inter-op threads, in one process run. Outputs are checked to agree before timing.
 
-With --ops, also prints the op types that take most of TensorFlow's time on each model (from its
-step stats), the starting point where Tensorflux is slower.
+With --ops, also prints the op types that take most of each framework's time on each model (from
+the step stats of one traced run of each), the starting point where Tensorflux is slower.
 
 Usage: python tools/bench/inference_bench.py [--ops] [--model NAME]   (needs tensorflow-cpu and keras)
 """
@@ -52,6 +52,7 @@ def freeze(build):
 
 
 def tensorflux_runner(graph_def, inputs, outputs, x):
+    """(run(), op_profile()) of the graph in a Tensorflux Session."""
     import tensorflux as tx
     g = tx.Graph()
     with g.as_default():
@@ -60,7 +61,27 @@ def tensorflux_runner(graph_def, inputs, outputs, x):
                                            intra_op_parallelism_threads=THREADS))
     feed = {tensors[0]: x}
     fetches = tensors[len(inputs):]
-    return lambda: sess.run(fetches, feed)
+
+    def op_profile():
+        meta = tx.RunMetadata()
+        sess.run(fetches, feed, options=tx.RunOptions(trace_level=tx.RunOptions.FULL_TRACE), run_metadata=meta)
+        return _time_by_op(meta.step_stats)
+
+    return (lambda: sess.run(fetches, feed)), op_profile
+
+
+def _time_by_op(step_stats, top=5):
+    """The op types taking most of a traced run's kernel time, as "Op 40%, ..." (the op that ran,
+    after each framework's rewrites: TensorFlow's _FusedConv2D, Tensorflux's _FusedElementwise)."""
+    per_op = collections.Counter()
+    for dev in step_stats.dev_stats:
+        for ns in dev.node_stats:
+            # "name = Op(inputs)": the op that ran.
+            label = ns.timeline_label.split(" = ", 1)
+            op = label[1].split("(", 1)[0] if len(label) == 2 else ns.node_name
+            per_op[op] += ns.op_end_rel_micros - ns.op_start_rel_micros
+    total = sum(per_op.values()) or 1
+    return ", ".join("%s %.0f%%" % (op, 100.0 * t / total) for op, t in per_op.most_common(top))
 
 
 def tensorflow_session(graph_def, inputs, outputs):
@@ -72,21 +93,13 @@ def tensorflow_session(graph_def, inputs, outputs):
     return tf.compat.v1.Session(graph=g, config=cfg), tensors[0], tensors[len(inputs):]
 
 
-def tensorflow_op_profile(sess, x_t, fetches, x, top=5):
+def tensorflow_op_profile(sess, x_t, fetches, x):
     """TensorFlow's own time per op type (sum of node compute times, from one traced run)."""
     import tensorflow as tf
     opts = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
     meta = tf.compat.v1.RunMetadata()
     sess.run(fetches, {x_t: x}, options=opts, run_metadata=meta)
-    per_op = collections.Counter()
-    for dev in meta.step_stats.dev_stats:
-        for ns in dev.node_stats:
-            # "name = Op(inputs)": the op that ran, after Grappler's rewrites (e.g. _FusedConv2D).
-            label = ns.timeline_label.split(" = ", 1)
-            op = label[1].split("(", 1)[0] if len(label) == 2 else ns.node_name
-            per_op[op] += ns.op_end_rel_micros - ns.op_start_rel_micros
-    total = sum(per_op.values()) or 1
-    return ", ".join("%s %.0f%%" % (op, 100.0 * t / total) for op, t in per_op.most_common(top))
+    return _time_by_op(meta.step_stats)
 
 
 def main(argv=None):
@@ -102,7 +115,7 @@ def main(argv=None):
             continue
         graph_def, inputs, outputs, shape = freeze(build)
         x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
-        ours = tensorflux_runner(graph_def, inputs, outputs, x)
+        ours, ours_by_op = tensorflux_runner(graph_def, inputs, outputs, x)
         sess, x_t, fetches = tensorflow_session(graph_def, inputs, outputs)
         theirs = lambda: sess.run(fetches, {x_t: x})  # noqa: E731
         got, want = ours(), theirs()
@@ -113,6 +126,7 @@ def main(argv=None):
         rows.append(report(title, "ms", 1e3, median_seconds(ours, repeats=args.repeats),
                            {"tensorflow tf1 Session": median_seconds(theirs, repeats=args.repeats)}))
         if args.ops:
+            print("    Tensorflux's time by op: " + ours_by_op())
             print("    TensorFlow's time by op: " + tensorflow_op_profile(sess, x_t, fetches, x))
         sess.close()
     return rows
