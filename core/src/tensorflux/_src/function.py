@@ -11,6 +11,7 @@ func_graph.py).
 
 import collections
 import itertools
+import operator
 import logging
 import threading
 import weakref
@@ -195,8 +196,7 @@ def _output_rebuild(structure):
     return None
 
 
-def _first(flat):
-    return flat[0]
+_first = operator.itemgetter(0)  # C, so a single output costs no Python frame (Note [Lean calls])
 
 
 class ConcreteFunction:
@@ -246,17 +246,29 @@ class ConcreteFunction:
     def _call_flat(self, flat_args):
         """The structured outputs of calling the function on ``flat_args`` (a list of tensors, one
         per placeholder of ``self.inputs``): eagerly, or as a call op in the default graph."""
-        args = flat_args + self.captured_inputs if self.captured_inputs else flat_args
         if _context.executing_eagerly():
-            if backprop._tls.active:
-                self._record_on_tapes()
+            return self._call_eager(flat_args)
+        args = flat_args + self.captured_inputs if self.captured_inputs else flat_args
+        outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self._func)
+        if not self._out_dtypes:
+            outs = []
+        return self._structured(outs)
+
+    def _call_eager(self, flat_args):
+        """_call_flat when executing eagerly (the caller has checked)."""
+        args = flat_args + self.captured_inputs if self.captured_inputs else flat_args
+        if backprop._tls.active:
+            self._record_on_tapes()
+        if not self._func._in_context:
             self._func.add_to_context()
-            outs = _eager_execute(_CALL_SIG._spec or _op_def_library.eager_spec(_CALL_SIG), (args,),
-                                  self._call_attrs, _context._tls.device)  # Note [Lean calls]
-        else:
-            outs = gen_ops.stateful_partitioned_call(args, Tout=self._out_dtypes, f=self._func)
-            if not self._out_dtypes:
-                outs = []
+        outs = _eager_execute(_CALL_SIG._spec or _op_def_library.eager_spec(_CALL_SIG), (args,), self._call_attrs,
+                              _context._tls.device)  # Note [Lean calls]
+        if self._rebuild is not None and not self._has_none_outputs:  # _structured's common case, inline
+            return self._rebuild(outs)
+        return self._structured(outs)
+
+    def _structured(self, outs):
+        """The structured outputs from the call op's flat outputs."""
         if self._has_none_outputs:
             it = iter(outs)
             outs = [None if t is None else next(it) for t in self.outputs]
@@ -491,7 +503,8 @@ class Function:
                     except KeyError:  # evicted by another thread meanwhile
                         pass
                 if _context.executing_eagerly():
-                    self._monitor.record(False, self._fn)
+                    self._monitor.calls.append(False)  # what record(False, ...) does, without its frame
+                    return cf._call_eager(tensors)
                 return cf._call_flat(tensors)
         generation = self._fast_generation
         key, specs, tensors = self._specs(args, kwargs)
