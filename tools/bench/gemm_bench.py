@@ -28,6 +28,7 @@ import os
 import re
 import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -41,6 +42,9 @@ LARGE = 4096
 BUDGET_S = 1.0  # timed seconds per framework and shape (plus one checking and one estimating call)
 ROUNDS = 3
 SAMPLE_S = 0.01  # shortest sample: fast calls are repeated `inner` times per sample
+# Pause before each framework's sample: BLAS and OpenMP workers spin for a while after a call
+# (OpenBLAS up to ~2^28 cycles), and on a 2-core machine they would steal a core from the next one.
+SETTLE_S = 0.2
 
 
 def threads_line() -> str:
@@ -188,6 +192,7 @@ def interleaved_seconds(runners, check):
     samples = {name: [] for name in plans}
     for _ in range(ROUNDS):
         for name, (repeats, inner) in plans.items():
+            time.sleep(SETTLE_S)  # the previous framework's worker threads stop spinning first
             samples[name].append(median_seconds(runners[name], repeats=repeats, inner=inner, warmup=0))
     return {name: statistics.median(samples[name]) if name in samples else None for name in runners}
 
