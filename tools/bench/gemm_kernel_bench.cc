@@ -257,6 +257,8 @@ int main(int argc, char** argv) {
                                              {"mlp fwd 128x784x512", false, false, 128, 512, 784},
                                              {"mlp dW A^T B 784x128x512", true, false, 784, 512, 128},
                                              {"mlp dX A B^T 128x512x784", false, true, 128, 784, 512},
+                                             {"batch-1 1x1024x1024", false, false, 1, 1024, 1024},
+                                             {"batch-2 2x1024x1024", false, false, 2, 1024, 1024},
                                              {"batch-8 8x1024x1024", false, false, 8, 1024, 1024},
                                              {"batch-32 32x1024x1024", false, false, 32, 1024, 1024}})
       if (filter.empty() || std::string(s.name).find(filter) != std::string::npos) MeasureBf16(s);

@@ -147,7 +147,7 @@ void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* thr
 //    block the float32 packers read is widened (exactly, a shift) into a per-thread buffer and
 //    packed from there, so no whole-operand float32 copy is made. The products are those of
 //    float32 FMA, denormals kept. On the AMD EPYC (AVX-512, one thread, shared machine) it ran as
-//    fast as the widen-whole + OpenBLAS path of matmul.cc (84-99 vs 91-100 GFLOP/s on square
+//    fast as the widen-whole + OpenBLAS path of matmul.cc (84-96 vs 91-100 GFLOP/s on square
 //    256-2048 and 128 x 784 x 512), so either serves a CPU without AVX512_BF16.
 // There is no unpacked small-M path: a product with few rows of C still packs B (see Note
 // [16-bit GEMM] in kernels/cpu/matmul.cc for where Bgemm is used).
