@@ -140,9 +140,9 @@ void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* thr
 //    stored [k, m], B stored [k, n]). Panels are 2 bytes per value, so kc and mc are twice
 //    float32's for the same cache budget (kc = L1/2 / (2 nr) = 256 with a 32 KiB L1).
 //    VDPBF16PS ignores MXCSR: it rounds to nearest even, reads denormal bfloat16 inputs as zero
-//    and flushes denormal float32 results to zero (also those of a partial sum inside one pair).
-//    Sums whose magnitudes stay above 2^-126 are float32 sums with two roundings per pair, as
-//    accurate as float32 FMA accumulation; denormal inputs and results become 0.
+//    and flushes denormal float32 results to zero (bgemm_test's DenormalsFlushOnDotPath shows
+//    both). Sums whose magnitudes stay above 2^-126 are float32 sums with two roundings per pair,
+//    as accurate as float32 FMA accumulation; denormal inputs and results become 0.
 //  - kWidened, elsewhere: the float32 kernels of BestIsa() on panels widened while packing: each
 //    block the float32 packers read is widened (exactly, a shift) into a per-thread buffer and
 //    packed from there, so no whole-operand float32 copy is made. The products are those of
