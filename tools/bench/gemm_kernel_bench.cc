@@ -11,7 +11,10 @@
 //     tools/bench/gemm_kernel_bench.cc csrc/tensorflux/kernels/cpu/gemm/*.cc
 //     csrc/tensorflux/core/thread_pool.cc -L$D/lib -lscipy_openblas -Wl,-rpath,$D/lib -lpthread
 //     -o /tmp/gemm_bench
-//   /tmp/gemm_bench [--cpu-time] [filter]   # filter: only the shapes whose name contains it
+//   /tmp/gemm_bench [--cpu-time] [--bf16] [filter]   # filter: only the shapes whose name contains it
+// With --bf16, the bfloat16 table instead (one thread): Bgemm on its best path and on the widened
+// path, the matmul kernel's widen-whole + OpenBLAS path (Note [16-bit GEMM]), our Sgemm and
+// OpenBLAS sgemm on the same values as float32.
 #include <cblas.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -175,15 +179,90 @@ Result Measure(const Shape& s, int threads, tx::ThreadPool* pool) {
   return {flops / Median(t_ours), flops / Median(t_blas), flops / Median(t_engine)};
 }
 
+// GFLOP/s on one thread of the bfloat16 products and of float32 ones on the same values.
+void MeasureBf16(const Shape& s) {
+  using tx::BFloat16;
+  namespace gemm = tx::cpu::gemm;
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const int64_t lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n;
+  std::vector<BFloat16> a16(s.m * s.k), b16(s.k * s.n);
+  std::vector<float> a(a16.size()), b(b16.size()), c(s.m * s.n), ref(s.m * s.n);
+  for (size_t i = 0; i < a.size(); ++i) a16[i] = BFloat16(u(rng)), a[i] = static_cast<float>(a16[i]);
+  for (size_t i = 0; i < b.size(); ++i) b16[i] = BFloat16(u(rng)), b[i] = static_cast<float>(b16[i]);
+  gemm::BgemmArgs g;
+  g.trans_a = s.ta, g.trans_b = s.tb, g.m = s.m, g.n = s.n, g.k = s.k;
+  g.a = a16.data(), g.lda = lda, g.b = b16.data(), g.ldb = ldb, g.c = c.data(), g.ldc = s.n;
+  GemmArgs f;
+  f.trans_a = s.ta, f.trans_b = s.tb, f.m = s.m, f.n = s.n, f.k = s.k;
+  f.a = a.data(), f.lda = lda, f.b = b.data(), f.ldb = ldb, f.c = c.data(), f.ldc = s.n;
+  std::vector<float> wa(a.size()), wb(b.size());
+  auto blas_on = [&](const float* x, const float* y) {
+    scipy_cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k,
+                      1.0f, x, lda, y, ldb, 0.0f, ref.data(), s.n);
+  };
+  auto widen = [](const std::vector<BFloat16>& x, std::vector<float>* y) {
+    for (size_t i = 0; i < x.size(); ++i) (*y)[i] = static_cast<float>(x[i]);
+  };
+  const std::vector<std::function<void()>> runs = {
+      [&] { gemm::Bgemm(g); },
+      [&] { gemm::BgemmWithPath(gemm::BgemmPath::kWidened, g); },
+      [&] {  // the matmul kernel's path: widen both operands whole, then sgemm
+        widen(a16, &wa), widen(b16, &wb), blas_on(wa.data(), wb.data());
+      },
+      [&] { gemm::Sgemm(f); },
+      [&] { blas_on(a.data(), b.data()); },
+  };
+  scipy_openblas_set_num_threads(1);
+  blas_on(a.data(), b.data());
+  gemm::Bgemm(g);
+  double diff = 0, scale = 1e-30;
+  for (size_t i = 0; i < c.size(); ++i)
+    diff = std::max<double>(diff, std::fabs(c[i] - ref[i])), scale = std::max<double>(scale, std::fabs(ref[i]));
+  if (diff > 1e-6 * std::sqrt(double(s.k)) * scale)
+    std::printf("MISMATCH %s: difference %g of %g\n", s.name, diff, scale);
+  std::vector<int> inner;
+  for (const auto& run : runs)
+    inner.push_back(std::max(1, static_cast<int>(kSampleSeconds / std::max(Sample(run, 1), 1e-9))));
+  std::vector<std::vector<double>> t(runs.size());
+  for (int r = 0; r < kSamples; ++r)  // interleaved, so all see the same load
+    for (size_t i = 0; i < runs.size(); ++i) t[i].push_back(Sample(runs[i], inner[i], g_cpu_time));
+  const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k) * 1e-9;
+  std::printf("%-28s", s.name);
+  for (const auto& ti : t) std::printf(" %8.1f", flops / Median(ti));
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string filter;
+  bool bf16 = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--cpu-time")
       g_cpu_time = true;
+    else if (std::string(argv[i]) == "--bf16")
+      bf16 = true;
     else
       filter = argv[i];
+  }
+  if (bf16) {
+    std::printf("cpu: %s; bf16 path: %s; GFLOP/s on one thread, medians of %d samples (%s)\n", CpuModel().c_str(),
+                tx::cpu::gemm::BgemmPathName(tx::cpu::gemm::BestBgemmPath()), kSamples,
+                g_cpu_time ? "thread CPU time" : "wall time");
+    std::printf("%-28s %8s %8s %8s %8s %8s\n", "shape (M x K x N)", "bgemm", "widened", "wide+ob", "sgemm", "oblas");
+    for (const Shape& s : std::vector<Shape>{{"square 256", false, false, 256, 256, 256},
+                                             {"square 1024", false, false, 1024, 1024, 1024},
+                                             {"square 2048", false, false, 2048, 2048, 2048},
+                                             {"mlp fwd 128x784x512", false, false, 128, 512, 784},
+                                             {"mlp dW A^T B 784x128x512", true, false, 784, 512, 128},
+                                             {"mlp dX A B^T 128x512x784", false, true, 128, 784, 512},
+                                             {"batch-1 1x1024x1024", false, false, 1, 1024, 1024},
+                                             {"batch-2 2x1024x1024", false, false, 2, 1024, 1024},
+                                             {"batch-8 8x1024x1024", false, false, 8, 1024, 1024},
+                                             {"batch-32 32x1024x1024", false, false, 32, 1024, 1024}})
+      if (filter.empty() || std::string(s.name).find(filter) != std::string::npos) MeasureBf16(s);
+    return 0;
   }
   // name: M x K x N (op(A) is M x K, op(B) K x N); "A^T B" and "A B^T" are stored transposed.
   const std::vector<Shape> shapes = {

@@ -1,5 +1,6 @@
 // CPU kernels for MatMul and BatchMatMulV2: float/double through OpenBLAS, integers through a
-// cache-blocked loop, half and bfloat16 through OpenBLAS's float GEMM (Note [16-bit GEMM]).
+// cache-blocked loop, half through OpenBLAS's float GEMM, bfloat16 through our bfloat16 GEMM or
+// OpenBLAS's (Note [16-bit GEMM]).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/blas.h"
 #include "tensorflux/kernels/cpu/convert16.h"
+#include "tensorflux/kernels/cpu/gemm/gemm.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 #include "tensorflux/runtime/op_kernel.h"
 
@@ -82,10 +84,41 @@ void BlockedGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a_i
 }
 
 // Note [16-bit GEMM]
-// half and bfloat16 operands are widened to float32 whole (exactly), multiplied by OpenBLAS's
-// sgemm (float accumulation, as TensorFlow's CPU kernels accumulate), and each output element is
-// rounded once to the 16-bit type. The widening costs two passes over the operands and float
-// copies of them, small next to the O(mnk) product for all but tiny or very thin matrices.
+// half and bfloat16 products accumulate in float32 (as TensorFlow's CPU kernels do) into a float32
+// C, and each output element is rounded once to the 16-bit type.
+//  - bfloat16, where the CPU has AVX512_BF16: our Bgemm (Note [bf16 GEMM] in gemm/gemm.h) reads
+//    the operands as they are, VDPBF16PS on packed pairs. It computes the same float32 sums but
+//    for denormals, which VDPBF16PS reads and writes as zero. Measured on the AMD EPYC (Zen 4
+//    class, one thread, GFLOP/s, machine shared with other jobs; tools/bench/gemm_kernel_bench.cc
+//    --bf16), Bgemm against today's widen + OpenBLAS sgemm: square 256 197 vs 98, 1024 174 vs 93,
+//    2048 170 vs 100, 128 x 784 x 512 184 vs 91, 1 x 1024 x 1024 16 vs 3.9 and 8 x 1024 x 1024 90
+//    vs 26 (few rows: widening B whole costs more than the product; the bench runs sgemm where
+//    this kernel runs sgemv for one row, which saves sgemm's packing but not the widening). It
+//    was ahead on every shape measured, so every bfloat16 product takes it there.
+//  - half, and bfloat16 elsewhere: the operands are widened to float32 whole (exactly) and
+//    multiplied by OpenBLAS's sgemm. The widening costs two passes over the operands and float
+//    copies of them, small next to the O(mnk) product for all but tiny or very thin matrices.
+//    Bgemm's widened path (float32 kernels on panels widened while packing) measured level with
+//    this one (84-96 vs 91-100 GFLOP/s on the shapes above), so it does not replace it.
+
+// Whether T's products take Bgemm (Note [16-bit GEMM]).
+template <typename T>
+bool UseBgemm() {
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return gemm::BestBgemmPath() == gemm::BgemmPath::kDotBf16;
+  else
+    return false;
+}
+
+// c[m, n] = op(a) op(b) (rows lda, ldb, n apart) by Bgemm, split over `pool` when it is not null.
+void BgemmProduct(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda, const BFloat16* b,
+                  int64_t ldb, float* c, ThreadPool* pool) {
+  gemm::BgemmArgs g;
+  g.trans_a = ta, g.trans_b = tb, g.m = m, g.n = n, g.k = k;
+  g.a = a, g.lda = lda, g.b = b, g.ldb = ldb, g.c = c, g.ldc = n;
+  const gemm::GemmThreads threads = gemm::PoolThreads(pool);
+  gemm::Bgemm(g, &threads);
+}
 
 // The float32 values of a 16-bit operand (owned by `*keep`), or the operand itself.
 template <typename T>
@@ -135,17 +168,23 @@ class MatMulOp : public OpKernel {
       return;
     }
     ThreadPool* pool = ctx->intra_op_pool();
+    const int64_t lda = at.dim(1), ldb = bt.dim(1);
     std::unique_ptr<float[]> a16, b16, c16;  // Note [16-bit GEMM]
+    if constexpr (kIsFloat16<T>) c16.reset(new float[static_cast<size_t>(m * n)]);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (UseBgemm<T>()) {
+        BgemmProduct(ta_, tb_, m, n, k, at.data<T>(), lda, bt.data<T>(), ldb, c16.get(), pool);
+        NarrowArray(c16.get(), out->data<T>(), m * n, pool);
+        return;
+      }
+    }
     const C* a = Operand<T>(at, pool, &a16);
     const C* b = Operand<T>(bt, pool, &b16);
     C* c;
-    if constexpr (kIsFloat16<T>) {
-      c16.reset(new float[static_cast<size_t>(m * n)]);
+    if constexpr (kIsFloat16<T>)
       c = c16.get();
-    } else {
+    else
       c = out->data<T>();
-    }
-    const int64_t lda = at.dim(1), ldb = bt.dim(1);
     if constexpr (std::is_floating_point_v<C>) {
       if (FitsBlasInt(m, n, k, lda, ldb, n))
         PoolGemm(pool, ta_, tb_, m, n, k, a, lda, b, ldb, c, n);
@@ -169,7 +208,8 @@ TX_REGISTER_KERNEL(KernelDefBuilder("MatMul").TypeConstraint<int64_t>("T"), MatM
 // Note [Batch matmul]
 // BatchMatMulV2 broadcasts the batch dims (all but the last two) with NumPy rules; each output
 // matrix b reads the x and y matrices whose batch coordinates are b's, clamped to 0 where that
-// operand's dim is 1. Each product is one GEMM (OpenBLAS for float/double, BlockedGemm otherwise).
+// operand's dim is 1. Each product is one GEMM (OpenBLAS for float/double, BlockedGemm otherwise,
+// Bgemm or OpenBLAS for the 16-bit floats: Note [16-bit GEMM]).
 template <typename T>
 class BatchMatMulOp : public OpKernel {
   using C = ComputeType<T>;
@@ -234,8 +274,9 @@ class BatchMatMulOp : public OpKernel {
     const int64_t batches = total / (m * n);
     ThreadPool* pool = ctx->intra_op_pool();
     std::unique_ptr<float[]> a16, b16, c16;  // Note [16-bit GEMM]
-    const C* a = Operand<T>(xt, pool, &a16);
-    const C* b = Operand<T>(yt, pool, &b16);
+    const bool bgemm = UseBgemm<T>();  // reads the operands as they are
+    const C* a = bgemm ? nullptr : Operand<T>(xt, pool, &a16);
+    const C* b = bgemm ? nullptr : Operand<T>(yt, pool, &b16);
     C* c;
     if constexpr (kIsFloat16<T>) {
       c16.reset(new float[static_cast<size_t>(total)]);
@@ -258,6 +299,12 @@ class BatchMatMulOp : public OpKernel {
     auto one = [&](int64_t bi, bool split) {
       int64_t ox, oy;
       offsets(bi, &ox, &oy);
+      if constexpr (std::is_same_v<T, BFloat16>) {
+        if (bgemm) {
+          return BgemmProduct(adj_x_, adj_y_, m, n, k, xt.data<T>() + ox * a_mat, lda, yt.data<T>() + oy * b_mat, ldb,
+                              c + bi * m * n, split ? pool : nullptr);
+        }
+      }
       const C* ap = a + ox * a_mat;
       const C* bp = b + oy * b_mat;
       C* cp = c + bi * m * n;

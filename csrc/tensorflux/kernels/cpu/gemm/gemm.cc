@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <thread>
@@ -42,6 +43,8 @@ constexpr int64_t kItemsPerThread = 4;
 constexpr int64_t kMinTilesPerBlock = 4;
 // Largest packed B strip, in bytes (Note [Own GEMM]); buffers up to this size are kept per thread.
 constexpr int64_t kMaxStripBytes = int64_t{8} << 20;
+// Bytes of a float32, in the cache budgets of the packed path.
+constexpr int64_t kFloatBytes = 4;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -74,35 +77,38 @@ struct Blocking {
   int64_t kc, mc;
 };
 
-Blocking BlockingFor(const KernelSet& ks) {
+// Blocking for mr x nr tiles on panels of `bytes` bytes per element.
+Blocking BlockingFor(int64_t mr, int64_t nr, int64_t bytes) {
   const Caches& c = DetectedCaches();
   Blocking b;
-  b.kc = std::clamp<int64_t>(c.l1 / 2 / (4 * ks.nr) / 8 * 8, 64, 1024);
-  b.mc = std::clamp<int64_t>(c.l2 / 2 / (4 * b.kc) / ks.mr * ks.mr, ks.mr, 64 * ks.mr);
+  b.kc = std::clamp<int64_t>(c.l1 / 2 / (bytes * nr) / 8 * 8, 64, 1024);
+  b.mc = std::clamp<int64_t>(c.l2 / 2 / (bytes * b.kc) / mr * mr, mr, 64 * mr);
   return b;
 }
 
-// A 64-byte aligned float buffer that grows on demand.
+// A 64-byte aligned buffer that grows on demand.
 class Buffer {
  public:
   ~Buffer() { std::free(data_); }
-  // Room for n floats (contents are not kept).
-  float* Get(int64_t n) {
-    if (n > size_) {
+  // Room for n values of T (contents are not kept).
+  template <typename T>
+  T* Get(int64_t n) {
+    const int64_t bytes = RoundUp(n * int64_t{sizeof(T)}, 64);
+    if (bytes > size_) {
       std::free(data_);
-      data_ = static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(RoundUp(n * 4, 64))));
-      size_ = data_ == nullptr ? 0 : n;
+      data_ = std::aligned_alloc(64, static_cast<size_t>(bytes));
+      size_ = data_ == nullptr ? 0 : bytes;
       if (data_ == nullptr) throw std::bad_alloc();
     }
-    return data_;
+    return static_cast<T*>(data_);
   }
-  // Frees the memory when it holds more than `floats`.
-  void Trim(int64_t floats) {
-    if (size_ > floats) std::free(data_), data_ = nullptr, size_ = 0;
+  // Frees the memory when it holds more than `bytes`.
+  void Trim(int64_t bytes) {
+    if (size_ > bytes) std::free(data_), data_ = nullptr, size_ = 0;
   }
 
  private:
-  float* data_ = nullptr;
+  void* data_ = nullptr;
   int64_t size_ = 0;
 };
 
@@ -119,8 +125,9 @@ void ForItems(const GemmThreads* th, int threads, int64_t count, const F& fn) {
   });
 }
 
-// C = beta * C, reading C only when beta is not 0.
-void ScaleC(const GemmArgs& g) {
+// C = beta * C, reading C only when beta is not 0 (GemmArgs or BgemmArgs).
+template <typename Args>
+void ScaleC(const Args& g) {
   for (int64_t i = 0; i < g.m; ++i) {
     float* row = g.c + i * g.ldc;
     if (g.beta == 0.0f)
@@ -169,7 +176,8 @@ struct Split {
 };
 
 // The split T = pm x pn with the least work on the busiest thread (Note [Own GEMM]).
-Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, int64_t panels, int threads) {
+template <typename Ops>
+Split PlanSplit(const Ops& ks, const Blocking& bl, int64_t m, int64_t k, int64_t panels, int threads) {
   const int64_t tiles = CeilDiv(m, ks.mr);
   int64_t best_pm = 1;
   double best_cost = 0;
@@ -195,24 +203,30 @@ Split PlanSplit(const KernelSet& ks, const Blocking& bl, int64_t m, int64_t k, i
   return s;
 }
 
-// The packed path (Note [Own GEMM]).
-void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
-  const Blocking bl = BlockingFor(ks);
-  const int64_t mr = ks.mr, nr = ks.nr, group = std::max<int64_t>(1, kGroupColumns / nr);
+// The packed path (Note [Own GEMM]) over `ops`, one element type's packers and tile kernel (the
+// *Packing structs below): ops.mr, ops.nr, Ops::P (the packed panels' type), Ops::kKStep (panels
+// hold K rounded up to a multiple of it), PackA, PackB, Tile, and with Ops::kInPlaceA, TileInPlace
+// (a tile on A as stored).
+template <typename Ops, typename Args>
+void Packed(const Ops& ops, const Args& g, const GemmThreads* th, int threads) {
+  using P = typename Ops::P;
+  const Blocking bl = BlockingFor(ops.mr, ops.nr, sizeof(P));
+  const int64_t mr = ops.mr, nr = ops.nr, group = std::max<int64_t>(1, kGroupColumns / nr);
+  auto panel_k = [](int64_t kcb) { return RoundUp(kcb, Ops::kKStep); };
   // K blocks of (nearly) equal length, a multiple of 8 each but the last.
   const int64_t kc = RoundUp(CeilDiv(g.k, CeilDiv(g.k, bl.kc)), 8);
   const int64_t kblocks = CeilDiv(g.k, kc);
   // Column strips of equal width whose packed B fits the strip budget.
-  const int64_t budget = std::min(DetectedCaches().l3 / 2, kMaxStripBytes) / 4;
+  const int64_t budget = std::min(DetectedCaches().l3 / 2, kMaxStripBytes) / int64_t{sizeof(P)};
   int64_t nc = std::max(nr, budget / std::max<int64_t>(g.k, 1) / nr * nr);
   nc = RoundUp(CeilDiv(g.n, CeilDiv(g.n, nc)), nr);
   thread_local Buffer strip_buffer;  // the calling thread's; the workers fill and read it
   for (int64_t j0 = 0; j0 < g.n; j0 += nc) {
     const int64_t ns = std::min(nc, g.n - j0), panels = CeilDiv(ns, nr), groups = CeilDiv(panels, group);
-    float* strip = strip_buffer.Get(g.k * panels * nr);
-    // Panel (pb, jp): K block pb of panel jp, kcb x nr floats; the panels of a group are adjacent.
+    P* strip = strip_buffer.Get<P>(panel_k(g.k) * panels * nr);
+    // Panel (pb, jp): K block pb of panel jp, kcb x nr values; the panels of a group are adjacent.
     auto panel = [&](int64_t pb, int64_t jp) {
-      return strip + pb * kc * panels * nr + jp * std::min(kc, g.k - pb * kc) * nr;
+      return strip + pb * kc * panels * nr + jp * panel_k(std::min(kc, g.k - pb * kc)) * nr;
     };
     // Each group of panels is packed by the first thread that needs it: 0 = not yet, 1 = being
     // packed, 2 = ready.
@@ -226,17 +240,16 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
       int expected = 0;
       if (s.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
         const int64_t k0 = pb * kc, c0 = gr * group * nr;
-        PackB(ks, g.trans_b, g.b, g.ldb, k0, std::min(kc, g.k - k0), j0 + c0, std::min(group * nr, ns - c0),
-              panel(pb, gr * group));
+        ops.PackB(g, k0, std::min(kc, g.k - k0), j0 + c0, std::min(group * nr, ns - c0), panel(pb, gr * group));
         s.store(2, std::memory_order_release);
         return true;
       }
       while (wait && s.load(std::memory_order_acquire) != 2) std::this_thread::yield();
       return wait;
     };
-    const Split sp = PlanSplit(ks, bl, g.m, g.k, panels, threads);
-    // Few panels per item: A is read in place rather than packed for them.
-    const bool pack_a = sp.panels > kMaxUnpackedAPanels;
+    const Split sp = PlanSplit(ops, bl, g.m, g.k, panels, threads);
+    // Few panels per item: A is read in place rather than packed for them, where the kernels can.
+    const bool pack_a = !Ops::kInPlaceA || sp.panels > kMaxUnpackedAPanels;
     ForItems(th, threads, sp.row_blocks * sp.chunks, [&](int64_t item) {
       const int64_t rb = item / sp.chunks, i0 = rb * sp.rows, i1 = std::min(g.m, i0 + sp.rows);
       const int64_t p0 = (item % sp.chunks) * sp.panels, p1 = std::min(panels, p0 + sp.panels);
@@ -244,25 +257,23 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
       const int64_t rotate = (rb % threads) * (p1 - p0) / threads;
       thread_local Buffer a_buffer;
       thread_local std::vector<int64_t> deferred;
-      float* a_block = pack_a ? a_buffer.Get(RoundUp(i1 - i0, mr) * kc) : nullptr;
+      P* a_block = pack_a ? a_buffer.Get<P>(RoundUp(i1 - i0, mr) * panel_k(kc)) : nullptr;
       for (int64_t pb = 0; pb < kblocks; ++pb) {
         const int64_t k0 = pb * kc, kcb = std::min(kc, g.k - k0);
         const float beta = pb == 0 ? g.beta : 1.0f;
-        if (pack_a) PackA(ks, g.trans_a, g.a, g.lda, i0, i1 - i0, k0, kcb, a_block);
+        if (pack_a) ops.PackA(g, i0, i1 - i0, k0, kcb, a_block);
         // The panels in order (from `rotate`), those whose group another thread is packing last.
         auto run_panel = [&](int64_t jp) {
-          const float* bp = panel(pb, jp);
+          const P* bp = panel(pb, jp);
           const int64_t j = j0 + jp * nr;
           const int cols = static_cast<int>(std::min(nr, g.n - j));
           for (int64_t ir = i0; ir < i1; ir += mr) {
             const int rows = static_cast<int>(std::min(mr, i1 - ir));
             float* cp = g.c + ir * g.ldc + j;
             if (pack_a)
-              ks.tile(kcb, a_block + (ir - i0) * kcb, mr, bp, cp, g.ldc, g.alpha, beta, rows, cols);
-            else if (g.trans_a)
-              ks.tile(kcb, g.a + k0 * g.lda + ir, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
-            else
-              ks.tile_row_major_a(kcb, g.a + ir * g.lda + k0, g.lda, bp, cp, g.ldc, g.alpha, beta, rows, cols);
+              ops.Tile(kcb, a_block + (ir - i0) * panel_k(kcb), bp, cp, g.ldc, g.alpha, beta, rows, cols);
+            else if constexpr (Ops::kInPlaceA)
+              ops.TileInPlace(g, ir, k0, kcb, bp, cp, beta, rows, cols);
           }
         };
         deferred.clear();
@@ -280,8 +291,113 @@ void Packed(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int t
       }
     });
   }
-  strip_buffer.Trim(kMaxStripBytes / 4);
+  strip_buffer.Trim(kMaxStripBytes);
 }
+
+// The tiles of a KernelSet's float32 kernels on packed panels.
+struct FloatTiles {
+  using P = float;
+  static constexpr int64_t kKStep = 1;
+  const KernelSet& ks;
+  int mr = ks.mr, nr = ks.nr;
+  void Tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta, int rows,
+            int cols) const {
+    ks.tile(kc, a, ks.mr, b, c, ldc, alpha, beta, rows, cols);
+  }
+};
+
+// The float32 kernels of a KernelSet on float32 operands.
+struct FloatPacking : FloatTiles {
+  static constexpr bool kInPlaceA = true;
+  void PackA(const GemmArgs& g, int64_t i0, int64_t rows, int64_t k0, int64_t kc, float* dst) const {
+    gemm::PackA(ks, g.trans_a, g.a, g.lda, i0, rows, k0, kc, dst);
+  }
+  void PackB(const GemmArgs& g, int64_t k0, int64_t kc, int64_t j0, int64_t cols, float* dst) const {
+    gemm::PackB(ks, g.trans_b, g.b, g.ldb, k0, kc, j0, cols, dst);
+  }
+  void TileInPlace(const GemmArgs& g, int64_t ir, int64_t k0, int64_t kc, const float* b, float* c, float beta,
+                   int rows, int cols) const {
+    if (g.trans_a)
+      ks.tile(kc, g.a + k0 * g.lda + ir, g.lda, b, c, g.ldc, g.alpha, beta, rows, cols);
+    else
+      ks.tile_row_major_a(kc, g.a + ir * g.lda + k0, g.lda, b, c, g.ldc, g.alpha, beta, rows, cols);
+  }
+};
+
+// The stored bfloat16 bits of `x` (BFloat16 is its bits).
+const uint16_t* Bits(const BFloat16* x) { return reinterpret_cast<const uint16_t*>(x); }
+
+// The VDPBF16PS kernels on bfloat16 operands (Note [bf16 GEMM]).
+struct PairPacking {
+  using P = uint16_t;
+  static constexpr int64_t kKStep = 2;
+  static constexpr bool kInPlaceA = false;
+  const Bf16KernelSet& ks;
+  int mr = ks.mr, nr = ks.nr;
+  void PackA(const BgemmArgs& g, int64_t i0, int64_t rows, int64_t k0, int64_t kc, uint16_t* dst) const {
+    for (int64_t r = 0; r < rows; r += mr, dst += RoundUp(kc, kKStep) * mr) {
+      const int count = static_cast<int>(std::min<int64_t>(mr, rows - r));
+      if (g.trans_a)  // op(A)'s rows are A's columns
+        ks.interleave_a(Bits(g.a) + k0 * g.lda + i0 + r, g.lda, count, kc, dst);
+      else
+        ks.gather_a(Bits(g.a) + (i0 + r) * g.lda + k0, g.lda, count, kc, dst);
+    }
+  }
+  void PackB(const BgemmArgs& g, int64_t k0, int64_t kc, int64_t j0, int64_t cols, uint16_t* dst) const {
+    for (int64_t q = 0; q * nr < cols; ++q, dst += RoundUp(kc, kKStep) * nr) {
+      const int count = static_cast<int>(std::min<int64_t>(nr, cols - q * nr));
+      if (g.trans_b)  // op(B)'s columns are B's rows
+        ks.gather_b(Bits(g.b) + (j0 + q * nr) * g.ldb + k0, g.ldb, count, kc, dst);
+      else
+        ks.interleave_b(Bits(g.b) + k0 * g.ldb + j0 + q * nr, g.ldb, count, kc, dst);
+    }
+  }
+  void Tile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc, float alpha, float beta, int rows,
+            int cols) const {
+    ks.tile(kc, a, b, c, ldc, alpha, beta, rows, cols);
+  }
+};
+
+// dst[i * cols + j] = float(src[i * ld + j]) for i < rows, j < cols (exact).
+void WidenBlock(const BFloat16* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const uint16_t* s = Bits(src + i * ld);
+    float* d = dst + i * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      const uint32_t bits = uint32_t{s[j]} << 16;
+      std::memcpy(d + j, &bits, sizeof(bits));
+    }
+  }
+}
+
+// The float32 kernels of a KernelSet on bfloat16 operands (Note [bf16 GEMM]): each block the
+// float32 packers would read is widened into a thread's buffer first, then packed from there.
+struct WidenedPacking : FloatTiles {
+  static constexpr bool kInPlaceA = false;
+  void PackA(const BgemmArgs& g, int64_t i0, int64_t rows, int64_t k0, int64_t kc, float* dst) const {
+    thread_local Buffer wide;
+    if (g.trans_a) {  // A's rows [k0, k0 + kc), columns [i0, i0 + rows)
+      float* w = wide.Get<float>(kc * rows);
+      WidenBlock(g.a + k0 * g.lda + i0, g.lda, kc, rows, w);
+      gemm::PackA(ks, true, w, rows, 0, rows, 0, kc, dst);
+    } else {
+      float* w = wide.Get<float>(rows * kc);
+      WidenBlock(g.a + i0 * g.lda + k0, g.lda, rows, kc, w);
+      gemm::PackA(ks, false, w, kc, 0, rows, 0, kc, dst);
+    }
+  }
+  void PackB(const BgemmArgs& g, int64_t k0, int64_t kc, int64_t j0, int64_t cols, float* dst) const {
+    thread_local Buffer wide;
+    float* w = wide.Get<float>(kc * cols);
+    if (g.trans_b) {  // B's rows [j0, j0 + cols), columns [k0, k0 + kc)
+      WidenBlock(g.b + j0 * g.ldb + k0, g.ldb, cols, kc, w);
+      gemm::PackB(ks, true, w, kc, 0, kc, 0, cols, dst);
+    } else {
+      WidenBlock(g.b + k0 * g.ldb + j0, g.ldb, kc, cols, w);
+      gemm::PackB(ks, false, w, cols, 0, kc, 0, cols, dst);
+    }
+  }
+};
 
 const KernelSet& KernelsFor(Isa isa) {
   const KernelSet* ks = nullptr;
@@ -301,7 +417,19 @@ void Run(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th) {
       th != nullptr && th->threads > 1 && th->parallel_for && work >= (small_m ? kMinParallelSmallM : kMinParallelWork);
   const int threads = parallel ? th->threads : 1;
   if (small_m) return SmallM(ks, g, th, threads);
-  Packed(ks, g, th, threads);
+  Packed(FloatPacking{{ks}}, g, th, threads);
+}
+
+// Threads for `work` multiply-adds on the packed path: th's, or 1 when the product is small.
+int PackedThreads(const GemmThreads* th, double work) {
+  return th != nullptr && th->threads > 1 && th->parallel_for && work >= kMinParallelWork ? th->threads : 1;
+}
+
+template <typename Ops>
+void RunBgemm(const Ops& ops, const BgemmArgs& g, const GemmThreads* th) {
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.k <= 0 || g.alpha == 0.0f) return ScaleC(g);
+  Packed(ops, g, th, PackedThreads(th, double(g.m) * double(g.n) * double(g.k)));
 }
 
 }  // namespace
@@ -350,6 +478,35 @@ void SgemmWithKernels(const KernelSet& kernels, const GemmArgs& args, const Gemm
 
 void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads) {
   Run(KernelsFor(IsaSupported(isa) ? isa : BestIsa()), args, threads);
+}
+
+const char* BgemmPathName(BgemmPath path) { return path == BgemmPath::kDotBf16 ? "dpbf16" : "widened"; }
+
+bool BgemmPathSupported(BgemmPath path) {
+  if (path == BgemmPath::kWidened) return true;
+#if defined(__x86_64__) && defined(__GNUC__)
+  return Avx512Bf16Kernels() != nullptr && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl");
+#else
+  return false;
+#endif
+}
+
+BgemmPath BestBgemmPath() {
+  static const BgemmPath best = BgemmPathSupported(BgemmPath::kDotBf16) ? BgemmPath::kDotBf16 : BgemmPath::kWidened;
+  return best;
+}
+
+void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* threads) {
+  if (path == BgemmPath::kDotBf16 && BgemmPathSupported(path))
+    return RunBgemm(PairPacking{*Avx512Bf16Kernels()}, args, threads);
+  RunBgemm(WidenedPacking{{KernelsFor(BestIsa())}}, args, threads);
+}
+
+void Bgemm(const BgemmArgs& args, const GemmThreads* threads) { BgemmWithPath(BestBgemmPath(), args, threads); }
+
+void BgemmWidenedWithKernels(const KernelSet& kernels, const BgemmArgs& args, const GemmThreads* threads) {
+  RunBgemm(WidenedPacking{{kernels}}, args, threads);
 }
 
 }  // namespace gemm

@@ -6,28 +6,34 @@
 #include <cstdint>
 #include <functional>
 
+#include "tensorflux/core/float16.h"
 #include "tensorflux/core/thread_pool.h"
 
 namespace tx {
 namespace cpu {
 namespace gemm {
 
-// One product: C[m, n] = alpha * op(A)[m, k] * op(B)[k, n] + beta * C. Matrices are row-major
-// with rows lda, ldb, ldc apart; trans_a means A is stored [k, m] (op(A) = A^T), trans_b that B
-// is stored [n, k]. With beta == 0, C is only written (NaN or garbage in C does not matter); with
-// k == 0 or alpha == 0, A and B are not read and C becomes beta * C. C must not overlap A or B.
-struct GemmArgs {
+// One product: C[m, n] = alpha * op(A)[m, k] * op(B)[k, n] + beta * C, A and B of type T, C of
+// float. Matrices are row-major with rows lda, ldb, ldc apart; trans_a means A is stored [k, m]
+// (op(A) = A^T), trans_b that B is stored [n, k]. With beta == 0, C is only written (NaN or
+// garbage in C does not matter); with k == 0 or alpha == 0, A and B are not read and C becomes
+// beta * C. C must not overlap A or B.
+template <typename T>
+struct ProductArgs {
   bool trans_a = false, trans_b = false;
   int64_t m = 0, n = 0, k = 0;
   float alpha = 1.0f;
-  const float* a = nullptr;
+  const T* a = nullptr;
   int64_t lda = 0;
-  const float* b = nullptr;
+  const T* b = nullptr;
   int64_t ldb = 0;
   float beta = 0.0f;
   float* c = nullptr;
   int64_t ldc = 0;
 };
+
+// A float32 product.
+struct GemmArgs : ProductArgs<float> {};
 
 // Runs body(begin, end) over disjoint ranges covering [0, count), on up to `threads` threads at
 // once (the caller's included), and returns when every range is done. The GEMM never waits for
@@ -55,6 +61,27 @@ Isa BestIsa();
 
 // Sgemm on the kernels of `isa` (which must be supported), for tests and benchmarks of each level.
 void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads = nullptr);
+
+// A product of bfloat16 matrices, accumulated in float32 (Note [bf16 GEMM]).
+struct BgemmArgs : ProductArgs<BFloat16> {};
+
+// The ways Bgemm can compute (Note [bf16 GEMM]).
+enum class BgemmPath {
+  kDotBf16,  // VDPBF16PS on bfloat16 pairs (AVX512_BF16)
+  kWidened,  // the float32 kernels of BestIsa() on panels widened while packing
+};
+
+// "dpbf16" or "widened".
+const char* BgemmPathName(BgemmPath path);
+// Whether this build and CPU run `path` (kWidened always does).
+bool BgemmPathSupported(BgemmPath path);
+// The path Bgemm takes: kDotBf16 where supported.
+BgemmPath BestBgemmPath();
+
+// Computes `args` (Note [bf16 GEMM]); `threads` may be null (the caller's thread alone).
+void Bgemm(const BgemmArgs& args, const GemmThreads* threads = nullptr);
+// Bgemm on `path` (which must be supported), for tests and benchmarks of each path.
+void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* threads = nullptr);
 
 }  // namespace gemm
 }  // namespace cpu
@@ -97,3 +124,30 @@ void SgemmWithIsa(Isa isa, const GemmArgs& args, const GemmThreads* threads = nu
 // Dispatch: one source per level, compiled under `#pragma GCC target` (gemm_x86.cc; the engine's
 // flags stay as they are), as vec_math.h and conv_direct.cc do, and chosen once by
 // __builtin_cpu_supports. SgemmWithIsa forces a level, so tests cover every level the CPU runs.
+
+// Note [bf16 GEMM]
+// Bgemm multiplies bfloat16 matrices into float32 sums with the packed path of Note [Own GEMM]
+// (gemm.cc's Packed is one template over the element type: the same blocking, strips, work items
+// and threads), on one of two kernel families:
+//  - kDotBf16, where the CPU has AVX512_BF16 (Zen 4, Sapphire Rapids): VDPBF16PS multiplies 16
+//    pairs of bfloat16 by 16 pairs and adds each pair's two products to a float32 lane. Panels
+//    hold K in pairs, odd K padded with a zero: a B panel is, for each pair q, 32 columns x 2
+//    values (q's two rows of op(B) interleaved, 128 bytes, two zmm); an A panel, for each q, 14
+//    rows' pairs (one 32-bit broadcast per row). The tile is 14 x 32 float32 sums in 28 zmm, with
+//    two B vectors and a broadcast, so a step of the kernel does 14 x 32 x 2 multiply-adds with 2
+//    loads of B. Rows of a stored matrix become the pairs of a panel by masked 32-bit gathers (A
+//    stored [m, k], B stored [n, k]), columns by interleaving two rows with 16-bit unpacks (A
+//    stored [k, m], B stored [k, n]). Panels are 2 bytes per value, so kc and mc are twice
+//    float32's for the same cache budget (kc = L1/2 / (2 nr) = 256 with a 32 KiB L1).
+//    VDPBF16PS ignores MXCSR: it rounds to nearest even, reads denormal bfloat16 inputs as zero
+//    and flushes denormal float32 results to zero (bgemm_test's DenormalsFlushOnDotPath shows
+//    both). Sums whose magnitudes stay above 2^-126 are float32 sums with two roundings per pair,
+//    as accurate as float32 FMA accumulation; denormal inputs and results become 0.
+//  - kWidened, elsewhere: the float32 kernels of BestIsa() on panels widened while packing: each
+//    block the float32 packers read is widened (exactly, a shift) into a per-thread buffer and
+//    packed from there, so no whole-operand float32 copy is made. The products are those of
+//    float32 FMA, denormals kept. On the AMD EPYC (AVX-512, one thread, shared machine) it ran as
+//    fast as the widen-whole + OpenBLAS path of matmul.cc (84-96 vs 91-100 GFLOP/s on square
+//    256-2048 and 128 x 784 x 512), so either serves a CPU without AVX512_BF16.
+// There is no unpacked small-M path: a product with few rows of C still packs B (see Note
+// [16-bit GEMM] in kernels/cpu/matmul.cc for where Bgemm is used).

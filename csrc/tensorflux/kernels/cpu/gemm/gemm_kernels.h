@@ -55,10 +55,38 @@ const KernelSet* GenericKernels();
 // AVX-512; null off x86.
 const KernelSet* Avx512ShapedAvx2Kernels();
 
+// Packs `count` (<= width) stored rows, rows ld apart, kc values each, into the bfloat16 pairs of a
+// panel `width` lanes wide: dst[q * 2 width + 2 i + t] = src[i * ld + 2 q + t] for q < ceil(kc / 2),
+// zero where i >= count or 2 q + t >= kc (Note [bf16 GEMM]). The rows of A, or of B stored [n, k].
+using PairGatherFn = void (*)(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t* dst);
+// PairGatherFn's layout from the other orientation: dst[q * 2 width + 2 j + t] = src[(2 q + t) * ld + j]
+// for j < count, zero past count and kc. A stored [k, m], or B stored [k, n].
+using PairInterleaveFn = void (*)(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t* dst);
+
+// The VDPBF16PS kernels (Note [bf16 GEMM]): tiles of mr x nr float32 sums over panels of bfloat16
+// pairs along K.
+struct Bf16KernelSet {
+  const char* name;
+  int mr, nr;
+  // The first `rows` x `cols` of an mr x nr tile (rows <= mr, cols <= nr): c = alpha * sum over
+  // q < ceil(kc / 2), t < 2 of a[q * 2 mr + 2 i + t] * b[q * 2 nr + 2 j + t] + beta * c, where a
+  // and b are packed panels and c has rows ldc apart and is not read when beta == 0.
+  void (*tile)(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc, float alpha, float beta,
+               int rows, int cols);
+  PairGatherFn gather_a, gather_b;  // width mr, nr
+  PairInterleaveFn interleave_a, interleave_b;
+};
+
+// The VDPBF16PS kernels; null where the build has none (off x86).
+const Bf16KernelSet* Avx512Bf16Kernels();
+
 struct GemmArgs;
+struct BgemmArgs;
 struct GemmThreads;
 // Sgemm on `kernels` (tests).
 void SgemmWithKernels(const KernelSet& kernels, const GemmArgs& args, const GemmThreads* threads);
+// Bgemm's widened path (BgemmPath::kWidened) on the float32 `kernels` (tests).
+void BgemmWidenedWithKernels(const KernelSet& kernels, const BgemmArgs& args, const GemmThreads* threads);
 
 }  // namespace gemm
 }  // namespace cpu

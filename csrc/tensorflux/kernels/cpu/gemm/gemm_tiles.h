@@ -6,16 +6,10 @@
 // Nothing here includes a header or calls a library function, so no code compiled for a wider
 // level can be shared with baseline code (the one-definition rule would let the linker pick it).
 
-// The first `R` rows and `cols` columns of a tile: c = alpha * op(A) b + beta * c over kc steps of
-// the packed B panel b (NV vectors a step), where op(A)(i, p) = a[i * a_step + p] when
-// kRowMajorA (A read in place), else a[i + p * a_step] (a packed panel, or A stored transposed).
-template <int R, int NV, bool kRowMajorA>
-void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float* __restrict b, float* __restrict c,
-              int64_t ldc, float alpha, float beta, int cols) {
-  using V = typename Vec::V;
-  constexpr int W = Vec::kLanes, NR = NV * W;
-  V acc[R][NV];
-  // C's rows arrive while the products run (a short K leaves them no time: no prefetch).
+// Prefetches the R rows of NR floats (ldc apart) at c that a tile kernel updates after kc steps:
+// C's rows arrive while the products run (a short K leaves them no time: no prefetch).
+template <int R, int NR>
+inline void PrefetchTile(int64_t kc, const float* c, int64_t ldc) {
   if (kc >= 32) {
 #pragma GCC unroll 16
     for (int i = 0; i < R; ++i) {
@@ -23,24 +17,15 @@ void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float
       __builtin_prefetch(c + i * ldc + NR - 1, 1);
     }
   }
-#pragma GCC unroll 16
-  for (int i = 0; i < R; ++i)
-#pragma GCC unroll 4
-    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Zero();
-#pragma GCC unroll 2
-  for (int64_t p = 0; p < kc; ++p) {
-    V bv[NV];
-#pragma GCC unroll 4
-    for (int j = 0; j < NV; ++j) bv[j] = Vec::Load(b + j * W);
-#pragma GCC unroll 16
-    for (int i = 0; i < R; ++i) {
-      const V av = Vec::Bcast(kRowMajorA ? a + i * a_step + p : a + i);
-#pragma GCC unroll 4
-      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
-    }
-    if (!kRowMajorA) a += a_step;
-    b += NR;
-  }
+}
+
+// Stores the first `cols` columns of R rows of NV vectors of sums: c = alpha * acc + beta * c,
+// not reading c when beta == 0 (rows ldc apart; every column when cols == NV * kLanes).
+template <int R, int NV>
+inline void StoreTile(typename Vec::V (&acc)[R][NV], float* __restrict c, int64_t ldc, float alpha, float beta,
+                      int cols) {
+  using V = typename Vec::V;
+  constexpr int W = Vec::kLanes, NR = NV * W;
   const V va = Vec::Set1(alpha), vb = Vec::Set1(beta);
   if (alpha != 1.0f) {
 #pragma GCC unroll 16
@@ -79,6 +64,37 @@ void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float
       for (int j = 0; j < cols; ++j) cr[j] = t[i * NR + j] + beta * cr[j];
     }
   }
+}
+
+// The first `R` rows and `cols` columns of a tile: c = alpha * op(A) b + beta * c over kc steps of
+// the packed B panel b (NV vectors a step), where op(A)(i, p) = a[i * a_step + p] when
+// kRowMajorA (A read in place), else a[i + p * a_step] (a packed panel, or A stored transposed).
+template <int R, int NV, bool kRowMajorA>
+void TileRows(int64_t kc, const float* __restrict a, int64_t a_step, const float* __restrict b, float* __restrict c,
+              int64_t ldc, float alpha, float beta, int cols) {
+  using V = typename Vec::V;
+  constexpr int W = Vec::kLanes, NR = NV * W;
+  V acc[R][NV];
+  PrefetchTile<R, NR>(kc, c, ldc);
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Zero();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) bv[j] = Vec::Load(b + j * W);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      const V av = Vec::Bcast(kRowMajorA ? a + i * a_step + p : a + i);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[i][j] = Vec::Fma(av, bv[j], acc[i][j]);
+    }
+    if (!kRowMajorA) a += a_step;
+    b += NR;
+  }
+  StoreTile<R, NV>(acc, c, ldc, alpha, beta, cols);
 }
 
 // TileRows for `rows` rows (1 <= rows <= R): each row count has its own kernel.

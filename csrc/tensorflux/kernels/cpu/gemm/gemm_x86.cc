@@ -124,6 +124,112 @@ struct Vec {
 #include "tensorflux/kernels/cpu/gemm/gemm_tiles.h"  // NOLINT
 // 28 accumulators of the 32 zmm registers, two B vectors and a broadcast.
 constexpr KernelSet kKernels = MakeKernelSet<14, 2>("avx512", avx2::kGather14, avx2::kGather32);
+
+// The VDPBF16PS kernels (Note [bf16 GEMM] in gemm.h), on the same Vec for their stores.
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512bf16")
+namespace bf16 {
+// The tile: 14 x 32 sums, as the float32 kernels' (28 accumulators, two B vectors, a broadcast).
+constexpr int kMr = 14, kNr = 32;
+
+// TileFn of Bf16KernelSet for the first R rows.
+template <int R>
+void TileRows(int64_t kc, const uint16_t* __restrict a, const uint16_t* __restrict b, float* __restrict c, int64_t ldc,
+              float alpha, float beta, int cols) {
+  __m512 acc[R][2];
+  PrefetchTile<R, kNr>(kc, c, ldc);
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  const int64_t pairs = (kc + 1) / 2;
+#pragma GCC unroll 2
+  for (int64_t q = 0; q < pairs; ++q) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + kNr);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      int32_t pair;
+      __builtin_memcpy(&pair, a + 2 * i, sizeof(pair));
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(pair);
+      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], av, b0);
+      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], av, b1);
+    }
+    a += 2 * kMr;
+    b += 2 * kNr;
+  }
+  StoreTile<R, 2>(acc, c, ldc, alpha, beta, cols);
+}
+
+template <int R>
+void Tile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc, float alpha, float beta, int rows,
+          int cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return Tile<R - 1>(kc, a, b, c, ldc, alpha, beta, rows, cols);
+  }
+  TileRows<R>(kc, a, b, c, ldc, alpha, beta, cols);
+}
+
+// The mask of the first n of 16 lanes (n may be below 0 or above 16).
+inline __mmask16 FirstLanes(int n) {
+  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+}
+
+// PairInterleaveFn for panels kWidth (14 or 32) lanes wide: rows 2q and 2q + 1, 16 columns at a
+// time, interleaved by 16-bit unpacks.
+template <int kWidth>
+void Interleave(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t* dst) {
+  static_assert(kWidth == 32 || kWidth == 14, "a panel is two chunks of 16 lanes or 14 lanes");
+  for (int64_t p = 0; p < kc; p += 2, dst += 2 * kWidth) {
+    const uint16_t* r0 = src + p * ld;
+#pragma GCC unroll 2
+    for (int g = 0; g < (kWidth + 15) / 16; ++g) {
+      const __mmask16 m = FirstLanes(count - 16 * g);
+      const __m256i x0 = _mm256_maskz_loadu_epi16(m, r0 + 16 * g);
+      const __m256i x1 = p + 1 < kc ? _mm256_maskz_loadu_epi16(m, r0 + ld + 16 * g) : _mm256_setzero_si256();
+      const __m256i lo = _mm256_unpacklo_epi16(x0, x1), hi = _mm256_unpackhi_epi16(x0, x1);
+      uint16_t* d = dst + 32 * g;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_permute2x128_si256(lo, hi, 0x20));  // columns 0-7
+      if (kWidth == 32)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+      else  // columns 8-13
+        _mm256_mask_storeu_epi16(d + 16, 0x0fff, _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+  }
+}
+
+// Most elements between rows for which GatherPairs' byte offsets (15 rows) fit 32 bits.
+constexpr int64_t kMaxGatherLd = (int64_t{1} << 31) / 2 / 16;
+
+// PairGatherFn for panels kWidth (14 or 32) lanes wide: a pair is 32 bits of a row, so each pair
+// column of up to 16 rows is one masked gather; far-apart rows and an odd last value go one by one.
+template <int kWidth>
+void GatherPairs(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t* dst) {
+  static_assert(kWidth == 32 || kWidth == 14, "a panel is two chunks of 16 lanes or 14 lanes");
+  const int64_t pairs = ld <= kMaxGatherLd ? kc / 2 : 0;
+  const __m512i offsets = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                             _mm512_set1_epi32(static_cast<int>(2 * ld)));
+  for (int g = 0; g < (kWidth + 15) / 16; ++g) {
+    const __mmask16 m = FirstLanes(count - 16 * g);
+    const uint16_t* s = src + 16 * g * ld;
+    uint16_t* d = dst + 32 * g;
+    for (int64_t q = 0; q < pairs; ++q, d += 2 * kWidth) {
+      const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, offsets, s + 2 * q, 1);
+      if (kWidth == 32)
+        _mm512_storeu_si512(d, v);
+      else
+        _mm512_mask_storeu_epi32(d, 0x3fff, v);
+    }
+  }
+  for (int64_t q = pairs; 2 * q < kc; ++q)
+    for (int i = 0; i < kWidth; ++i) {
+      uint16_t* d = dst + q * 2 * kWidth + 2 * i;
+      d[0] = i < count ? src[i * ld + 2 * q] : 0;
+      d[1] = i < count && 2 * q + 1 < kc ? src[i * ld + 2 * q + 1] : 0;
+    }
+}
+
+constexpr Bf16KernelSet kKernels = {
+    "avx512_bf16", kMr, kNr, &Tile<kMr>, &GatherPairs<kMr>, &GatherPairs<kNr>, &Interleave<kMr>, &Interleave<kNr>};
+}  // namespace bf16
+#pragma GCC pop_options
 }  // namespace
 }  // namespace avx512
 #pragma GCC pop_options
@@ -131,6 +237,7 @@ constexpr KernelSet kKernels = MakeKernelSet<14, 2>("avx512", avx2::kGather14, a
 const KernelSet* Avx2Kernels() { return &avx2::kKernels; }
 const KernelSet* Avx512ShapedAvx2Kernels() { return &avx2::kAvx512Shaped; }
 const KernelSet* Avx512Kernels() { return &avx512::kKernels; }
+const Bf16KernelSet* Avx512Bf16Kernels() { return &avx512::bf16::kKernels; }
 
 }  // namespace gemm
 }  // namespace cpu
@@ -141,5 +248,6 @@ const KernelSet* Avx512Kernels() { return &avx512::kKernels; }
 const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx2Kernels() { return nullptr; }
 const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx512Kernels() { return nullptr; }
 const tx::cpu::gemm::KernelSet* tx::cpu::gemm::Avx512ShapedAvx2Kernels() { return nullptr; }
+const tx::cpu::gemm::Bf16KernelSet* tx::cpu::gemm::Avx512Bf16Kernels() { return nullptr; }
 
 #endif
