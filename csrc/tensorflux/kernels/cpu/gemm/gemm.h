@@ -1,6 +1,7 @@
 // Our single-precision GEMM: C = alpha * op(A) * op(B) + beta * C on packed panels, cache-blocked
 // from the detected cache sizes, with register-tile kernels for AVX-512, AVX2+FMA and portable
-// code chosen at run time (Note [Own GEMM]).
+// code chosen at run time (Note [Own GEMM]); and the same for bfloat16 A and B with float32 sums
+// and C (Note [bf16 GEMM]).
 #pragma once
 
 #include <cstdint>
