@@ -76,6 +76,18 @@ def test_matmul_bf16_empty_sum_is_zero():
     assert got.dtype == BF16 and np.all(got.astype(np.float32) == 0) and got.shape == (3, 5)
 
 
+def _check_tensorflow(ours, theirs, a, b, ta, tb):
+    """ours within one bfloat16 ulp of TensorFlow's result, where cancellation leaves float32 sums
+    (each summed in its own order) no further apart than that."""
+    _, mag = _reference(a, b, ta, tb)
+    k = a.shape[-2] if ta else a.shape[-1]
+    diff, ulp = np.abs(ours - theirs), _ulp(np.maximum(np.abs(ours), np.abs(theirs)))
+    bad = diff > ulp + 2 * (k + 4) * 2.0**-23 * mag
+    assert not bad.any(), (ours[bad][:4], theirs[bad][:4], mag[bad][:4])
+    # Beyond one ulp only where float32 summation error could reach it.
+    assert np.mean(diff <= ulp) > 0.999
+
+
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("m,k,n", [(1, 300, 7), (13, 257, 33), (64, 129, 300), (100, 1001, 40)])
 def test_matmul_bf16_matches_tensorflow(m, k, n, ta, tb):
@@ -83,9 +95,9 @@ def test_matmul_bf16_matches_tensorflow(m, k, n, ta, tb):
     a, b = _operands(m, k, n, ta, tb)
     ours = tx.linalg.matmul(a, b, transpose_a=ta, transpose_b=tb).numpy().astype(np.float64)
     theirs = tf.matmul(tf.constant(a), tf.constant(b), transpose_a=ta, transpose_b=tb).numpy().astype(np.float64)
-    assert np.all(np.abs(ours - theirs) <= _ulp(np.maximum(np.abs(ours), np.abs(theirs))))
+    _check_tensorflow(ours, theirs, a, b, ta, tb)
     # Batched, through BatchMatMulV2 on both sides.
     a, b = _operands(m, k, n, ta, tb, batch=(2,))
     ours = tx.linalg.matmul(a, b, adjoint_a=ta, adjoint_b=tb).numpy().astype(np.float64)
     theirs = tf.linalg.matmul(tf.constant(a), tf.constant(b), adjoint_a=ta, adjoint_b=tb).numpy().astype(np.float64)
-    assert np.all(np.abs(ours - theirs) <= _ulp(np.maximum(np.abs(ours), np.abs(theirs))))
+    _check_tensorflow(ours, theirs, a, b, ta, tb)

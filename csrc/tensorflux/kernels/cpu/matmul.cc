@@ -90,16 +90,16 @@ void BlockedGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a_i
 //    the operands as they are, VDPBF16PS on packed pairs. It computes the same float32 sums but
 //    for denormals, which VDPBF16PS reads and writes as zero. Measured on the AMD EPYC (Zen 4
 //    class, one thread, GFLOP/s, machine shared with other jobs; tools/bench/gemm_kernel_bench.cc
-//    --bf16), Bgemm against today's widen + OpenBLAS sgemm: square 256 197 vs 98, 1024 174 vs 93,
-//    2048 170 vs 100, 128 x 784 x 512 184 vs 91, 1 x 1024 x 1024 16 vs 3.9 and 8 x 1024 x 1024 90
-//    vs 26 (few rows: widening B whole costs more than the product; the bench runs sgemm where
+//    --bf16), Bgemm against today's widen + OpenBLAS sgemm: square 256 199 vs 98, 1024 187 vs 95,
+//    2048 194 vs 99, 128 x 784 x 512 197 vs 94, 1 x 1024 x 1024 16 vs 4.3 and 8 x 1024 x 1024 94
+//    vs 29 (few rows: widening B whole costs more than the product; the bench runs sgemm where
 //    this kernel runs sgemv for one row, which saves sgemm's packing but not the widening). It
 //    was ahead on every shape measured, so every bfloat16 product takes it there.
 //  - half, and bfloat16 elsewhere: the operands are widened to float32 whole (exactly) and
 //    multiplied by OpenBLAS's sgemm. The widening costs two passes over the operands and float
 //    copies of them, small next to the O(mnk) product for all but tiny or very thin matrices.
 //    Bgemm's widened path (float32 kernels on panels widened while packing) measured level with
-//    this one (84-96 vs 91-100 GFLOP/s on the shapes above), so it does not replace it.
+//    this one (85-103 vs 94-99 GFLOP/s on the shapes above), so it does not replace it.
 
 // Whether T's products take Bgemm (Note [16-bit GEMM]).
 template <typename T>

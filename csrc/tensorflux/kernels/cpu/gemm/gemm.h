@@ -1,6 +1,7 @@
 // Our single-precision GEMM: C = alpha * op(A) * op(B) + beta * C on packed panels, cache-blocked
 // from the detected cache sizes, with register-tile kernels for AVX-512, AVX2+FMA and portable
-// code chosen at run time (Note [Own GEMM]).
+// code chosen at run time (Note [Own GEMM]); and the same for bfloat16 A and B with float32 sums
+// and C (Note [bf16 GEMM]).
 #pragma once
 
 #include <cstdint>
@@ -137,8 +138,9 @@ void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* thr
 //    two B vectors and a broadcast, so a step of the kernel does 14 x 32 x 2 multiply-adds with 2
 //    loads of B. Rows of a stored matrix become the pairs of a panel by masked 32-bit gathers (A
 //    stored [m, k], B stored [n, k]), columns by interleaving two rows with 16-bit unpacks (A
-//    stored [k, m], B stored [k, n]). Panels are 2 bytes per value, so kc and mc are twice
-//    float32's for the same cache budget (kc = L1/2 / (2 nr) = 256 with a 32 KiB L1).
+//    stored [k, m], B stored [k, n]). Panels are 2 bytes per value, and the blocking budgets 1:
+//    kc = L1/2 / nr = 512 with a 32 KiB L1, so a B panel fills L1 (the budgets of 2 bytes, kc =
+//    256, ran square 1024 and 2048 about 10% slower, 160-170 vs 180-185 GFLOP/s on one thread).
 //    VDPBF16PS ignores MXCSR: it rounds to nearest even, reads denormal bfloat16 inputs as zero
 //    and flushes denormal float32 results to zero (bgemm_test's DenormalsFlushOnDotPath shows
 //    both). Sums whose magnitudes stay above 2^-126 are float32 sums with two roundings per pair,
@@ -147,7 +149,7 @@ void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* thr
 //    block the float32 packers read is widened (exactly, a shift) into a per-thread buffer and
 //    packed from there, so no whole-operand float32 copy is made. The products are those of
 //    float32 FMA, denormals kept. On the AMD EPYC (AVX-512, one thread, shared machine) it ran as
-//    fast as the widen-whole + OpenBLAS path of matmul.cc (84-96 vs 91-100 GFLOP/s on square
+//    fast as the widen-whole + OpenBLAS path of matmul.cc (85-103 vs 94-99 GFLOP/s on square
 //    256-2048 and 128 x 784 x 512), so either serves a CPU without AVX512_BF16.
 // There is no unpacked small-M path: a product with few rows of C still packs B (see Note
 // [16-bit GEMM] in kernels/cpu/matmul.cc for where Bgemm is used).
