@@ -71,6 +71,10 @@ constexpr size_t kMaxSmallBytes = 512;
 constexpr int kSmallClasses = kMaxSmallBytes / kBufferAlignment;
 constexpr int kSmallBlocksPerClass = 32;
 
+// The stack of a small rounded size, and the rounded size of a stack.
+int SmallClassOf(size_t rounded) { return static_cast<int>(rounded / kBufferAlignment) - 1; }
+size_t SmallClassSize(int c) { return (c + 1) * kBufferAlignment; }
+
 struct SmallBlocks {
   void* blocks[kSmallClasses][kSmallBlocksPerClass];
   int count[kSmallClasses];
@@ -87,7 +91,7 @@ struct SmallBlocksOwner {
     if (t_small == nullptr) return;
     for (int c = 0; c < kSmallClasses; ++c)
       for (int i = 0; i < t_small->count[c]; ++i) {
-        TX_UNPOISON(t_small->blocks[c][i], (c + 1) * kBufferAlignment);
+        TX_UNPOISON(t_small->blocks[c][i], SmallClassSize(c));
         std::free(t_small->blocks[c][i]);
       }
     delete t_small;
@@ -146,7 +150,7 @@ void* BufferAllocator::Allocate(size_t size) {
   const size_t rounded = RoundedSize(size);
   if (cache_cap_ > 0 && rounded <= kMaxSmallBytes) {
     SmallBlocks* small = ThreadSmallBlocks();
-    const int c = static_cast<int>(rounded / kBufferAlignment) - 1;
+    const int c = SmallClassOf(rounded);
     if (small != nullptr && small->count[c] > 0) {
       void* p = small->blocks[c][--small->count[c]];
       TX_UNPOISON(p, rounded);
@@ -178,7 +182,7 @@ void BufferAllocator::Deallocate(void* p, size_t size) {
   const size_t rounded = RoundedSize(size);
   if (cache_cap_ > 0 && rounded <= kMaxSmallBytes) {
     SmallBlocks* small = ThreadSmallBlocks();
-    const int c = static_cast<int>(rounded / kBufferAlignment) - 1;
+    const int c = SmallClassOf(rounded);
     if (small != nullptr && small->count[c] < kSmallBlocksPerClass) {
       TX_POISON(p, rounded);
       small->blocks[c][small->count[c]++] = p;

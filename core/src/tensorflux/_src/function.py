@@ -11,8 +11,8 @@ func_graph.py).
 
 import collections
 import itertools
-import operator
 import logging
+import operator
 import threading
 import weakref
 
