@@ -74,7 +74,7 @@ def install_core(session: nox.Session, python: str = "python", build_dir: pathli
 # fails on any file under these folders that clang-format would change (run `clang-format -i
 # --style=file` on it). A lambda passed among other arguments to a TX_*_RETURN_IF_ERROR macro is
 # named first: written inside the call, clang-format indents its body past the call's arguments.
-CLANG_FORMAT_PATHS = ["csrc", "core/src/pywrap", "addons/csrc", "tools/bench"]
+CLANG_FORMAT_PATHS = ["csrc", "core/src/pywrap", "addons/csrc", "data/csrc", "tools/bench"]
 CLANG_FORMAT = "clang-format==23.1.5"  # pinned: another release formats differently
 
 
@@ -225,9 +225,9 @@ def probability(session: nox.Session) -> None:
 
 @nox.session
 def data(session: nox.Session) -> None:
-    """Installs core and tensorflux-data (pure Python, hatchling) into this session's fresh venv as a
-    user would, `pip install <core> ./data`, and runs the add-on's tests (tf.data is their reference
-    when TensorFlow installs)."""
+    """Installs core and tensorflux-data (whose native pipeline engine builds against the core's public
+    C headers) into this session's fresh venv as a user would, `pip install <core> ./data`, and runs
+    the add-on's tests (tf.data is their reference when TensorFlow installs)."""
     session.run("python", "ci/check_addon_imports.py", "data")
     wheel = core_wheel(session, "wheels-data")
     # hypothesis fuzzes the TFRecord reader; safetensors writes the files from_safetensors reads.

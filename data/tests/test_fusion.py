@@ -7,11 +7,14 @@ import pytest
 import tensorflux as tx
 import tensorflux_data as txd
 from pipelines import assert_same_elements, flat_values
-from tensorflux_data import _fusion
+from tensorflux_data import _fusion, _native
 
 
 def _fused(ds):
-    return isinstance(iter(ds)._root.inner, _fusion.FusedMapBatchIterator)
+    root = iter(ds)._root
+    if isinstance(root, _native.NativeIterator):  # Note [Native segments]: the engine fuses as Python would
+        return "fused_map" in root.kinds
+    return isinstance(root.inner, _fusion.FusedMapBatchIterator)
 
 
 def _unfused_options():
@@ -34,8 +37,7 @@ CASES = {
 
 
 def _kind(ds):
-    root = iter(ds)._root.inner
-    if not isinstance(root, _fusion.FusedMapBatchIterator):
+    if not _fused(ds):
         return False
     return True if _fusion.is_elementwise(ds._inputs[0]._fn.graph) and not ds._inputs[0]._fn.seeded else "looped"
 

@@ -342,6 +342,9 @@ def test_closing_or_deleting_an_iterator_early_stops_its_workers(how):
     ds = txd.Dataset.range(6).interleave(
         lambda x: txd.Dataset.range(x * 1000, x * 1000 + 500).map(lambda v: v + 1, num_parallel_calls=2).prefetch(2),
         cycle_length=3, block_length=200, num_parallel_calls=3).with_options(_threads_option(threads))
+    python_only = txd.Options()
+    python_only.experimental_optimization.native_engine = False  # it counts the Python engine's threads
+    ds = ds.with_options(python_only)
     before = threading.active_count()
     it = iter(ds)
     assert [int(next(it)) for _ in range(3)] == [1, 2, 3]  # the workers are still filling 9 buffers of 401

@@ -166,7 +166,8 @@ def test_resuming_mid_chunk_and_mid_run(tmp_path, compression, debug, chunk):
 def test_a_batch_and_a_functions_string_output_hold_their_tensor(tmp_path):
     path = _write(tmp_path / "t.tfrecord", [b"x%d" % i for i in range(40)])
     it = iter(txd.TFRecordDataset(path).batch(32))
-    (batch,) = it._root.inner.next()  # the batch node's element, before the iterator makes it tensors
+    root = getattr(it._root, "inner", it._root)  # a Python node iterator, or the native engine's
+    (batch,) = root.next()  # the batch node's element, before the iterator makes it tensors
     assert isinstance(batch, _structure.WithTensor) and batch.tensor.shape == (32,)
     assert batch.tolist() == [b"x%d" % i for i in range(32)] == batch.tensor.numpy().tolist()
     assert _structure.as_tensor(batch) is batch.tensor

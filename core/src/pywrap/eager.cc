@@ -201,6 +201,28 @@ void InitEager(py::module_& m) {
   m.def(
       "eager_from_numpy", [](py::array arr, int dt) { return EagerFromArray(static_cast<TX_DataType>(dt), arr); },
       "A new EagerTensor holding a copy of `arr` as data type `dt`.");
+  m.def(
+      "eager_adopt_c_tensor",
+      [](std::uintptr_t address) {
+        auto* t = reinterpret_cast<TX_Tensor*>(address);
+        if (t == nullptr) ThrowValueError("a TX_Tensor address must not be 0");
+        Status s;
+        TXE_TensorHandle* h = TXE_NewTensorHandle(t, s.get());
+        TX_DeleteTensor(t);  // the handle shares its buffer (or failed): ours to release either way
+        s.Check();
+        return WrapHandle(h);
+      },
+      "An EagerTensor sharing the value of the TX_Tensor at `address`, whose ownership it takes.");
+  m.def(
+      "eager_to_c_tensor",
+      [](py::handle t) {
+        if (!IsEagerTensor(t.ptr())) ThrowTypeError("expected an EagerTensor");
+        Status s;
+        TX_Tensor* out = TXE_TensorHandleResolve(Checked(t.ptr()), s.get());
+        s.Check();
+        return reinterpret_cast<std::uintptr_t>(out);
+      },
+      "The address of a new TX_Tensor (the caller's to delete) sharing an EagerTensor's value.");
   m.def("eager_copy_to_device", [](py::handle t, const std::string& device) {
     if (!IsEagerTensor(t.ptr())) ThrowTypeError("expected an EagerTensor");
     Status s;

@@ -21,12 +21,18 @@ class IterContext:
     debug mode, and ``key``, the position of this (sub)iteration (the top-level iteration number, then
     repeat epochs and interleave inputs), from which shuffles and per-element seeds derive."""
 
-    def __init__(self, options, debug, key, stats=None):
+    def __init__(self, options, debug, key, stats=None, native=True, refreshers=None):
         self.options, self.debug, self.key = options, debug, tuple(key)
         self.stats = {} if stats is None else stats  # id(node) -> NodeStats, shared by the whole iterator
+        self.native = native  # whether node iterators may be native segments (Note [Native segments])
+        self.refreshers = [] if refreshers is None else refreshers  # bring self.stats up to date
 
     def sub(self, k):
-        return IterContext(self.options, self.debug, self.key + (int(k),), self.stats)
+        return IterContext(self.options, self.debug, self.key + (int(k),), self.stats, self.native, self.refreshers)
+
+    def without_native(self):
+        """This context for node iterators that the Python engine runs (Note [Native segments])."""
+        return IterContext(self.options, self.debug, self.key, self.stats, False, self.refreshers)
 
     @property
     def deterministic(self):
@@ -183,7 +189,13 @@ class DatasetNode:
         raise NotImplementedError
 
     def _iter(self, ctx):
-        """This node's iterator, its work counted in ``ctx.stats``."""
+        """This node's iterator, its work counted in ``ctx.stats``: the native engine's when it runs the
+        chain ending here (Note [Native segments] in _native.py)."""
+        if ctx.native and not ctx.debug:
+            from tensorflux_data import _native
+            it = _native.segment(self, ctx)
+            if it is not None:
+                return it
         rec = ctx.stats.get(id(self))
         if rec is None:
             rec = ctx.stats[id(self)] = NodeStats(self)

@@ -46,7 +46,6 @@ class _LineReader:
         self._stream.close()
 
 
-_TENSOR_BATCH = 16  # records from which a batch's string tensor is cut out of the read buffer
 
 
 def _records(part):
@@ -64,9 +63,9 @@ def _bytes_array(records):
 
 
 def _string_batch(parts, count):
-    """The ``count`` records of ``parts`` as one object array; from _TENSOR_BATCH records on, a
+    """The ``count`` records of ``parts`` as one object array; from TENSOR_STRINGS records on, a
     WithTensor whose tensor is cut out of the read buffers by tx.strings.substr (Note [Held tensors])."""
-    if count < _TENSOR_BATCH or not any(isinstance(p, tuple) for p in parts):
+    if count < _structure.TENSOR_STRINGS or not any(isinstance(p, tuple) for p in parts):
         return _bytes_array([r for part in parts for r in _records(part)])
     tensors = []
     for part in parts:

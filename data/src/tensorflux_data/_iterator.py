@@ -104,6 +104,8 @@ class Iterator:
 
     def _stats(self):
         """Per-node counters of this iterator (txd.experimental.stats)."""
+        for refresh in self._ctx.refreshers:
+            refresh()
         return self._ctx.stats, (self._elements, self._inside, self._outside)
 
     # tx.train.Checkpoint saves objects with these two methods under their path.

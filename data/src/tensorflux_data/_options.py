@@ -19,10 +19,13 @@ class ThreadingOptions:
 
 class OptimizationOptions:
     """Static rewrites of a pipeline: ``map_and_batch_fusion`` (default True) runs an elementwise
-    map function once per batch (Note [Elementwise functions] in _fusion.py)."""
+    map function once per batch (Note [Elementwise functions] in _fusion.py); ``native_engine``
+    (default True) runs the chains of nodes the native engine supports on its threads (Note [Native
+    segments] in _native.py; False: every node in Python, with the same elements)."""
 
     def __init__(self):
         self.map_and_batch_fusion = None
+        self.native_engine = None
 
 
 class Options:
@@ -52,8 +55,9 @@ class Options:
             setattr(out, name, theirs if theirs is not None else mine)
         out.threading.private_threadpool_size = (other.threading.private_threadpool_size
                                                  or self.threading.private_threadpool_size)
-        mine, theirs = (o.experimental_optimization.map_and_batch_fusion for o in (self, other))
-        out.experimental_optimization.map_and_batch_fusion = theirs if theirs is not None else mine
+        for name in ("map_and_batch_fusion", "native_engine"):
+            mine, theirs = (getattr(o.experimental_optimization, name) for o in (self, other))
+            setattr(out.experimental_optimization, name, theirs if theirs is not None else mine)
         return out
 
     def __eq__(self, other):
@@ -61,7 +65,7 @@ class Options:
 
     def _key(self):
         return (self.deterministic, self.debug_mode, self.seed, self.threading.private_threadpool_size,
-                self.experimental_optimization.map_and_batch_fusion)
+                self.experimental_optimization.map_and_batch_fusion, self.experimental_optimization.native_engine)
 
     __hash__ = None
 

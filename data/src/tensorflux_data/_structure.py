@@ -91,6 +91,9 @@ def flat_specs(element_spec):
 # whose strings would then be held twice.
 
 
+TENSOR_STRINGS = 16  # strings from which a batch's string tensor is cut out of one buffer (Note [Held tensors])
+
+
 class WithTensor(np.ndarray):
     """An array that also holds ``tensor``, an eager tensor of the same values (Note [Held tensors])."""
 

@@ -1,0 +1,233 @@
+// The engine's C interface (txd_engine.h): building pipelines from the Python nodes' parameters and
+// pulling their elements.
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "nodes.h"
+#include "txd_engine.h"
+
+struct TXD_Function {
+  std::shared_ptr<const txd::Function> fn;
+};
+
+struct TXD_Pipeline {
+  int stamp_size;
+  std::vector<txd::NodeCounters> counters;
+  std::unique_ptr<txd::Iterator> top;
+  TXD_Pipeline(int num_nodes, int stamp) : stamp_size(stamp), counters(static_cast<size_t>(num_nodes)) {}
+};
+
+namespace txd {
+namespace {
+
+int Fail(const std::string& message, char* err, int64_t errlen, int code = -1) {
+  if (err != nullptr && errlen > 0) {
+    size_t n = std::min(message.size(), static_cast<size_t>(errlen - 1));
+    std::memcpy(err, message.data(), n);
+    err[n] = '\0';
+  }
+  return code;
+}
+
+// Runs `body` (returning a Status), turning C++ exceptions (out of memory) into errors.
+template <typename Body>
+int Guard(char* err, int64_t errlen, Body body) {
+  try {
+    Status s = body();
+    return s.ok() ? 0 : Fail(s.message, err, errlen);
+  } catch (const std::bad_alloc&) {
+    return Fail("tensorflux-data engine: out of memory", err, errlen);
+  } catch (const std::exception& e) { return Fail(std::string("tensorflux-data engine: ") + e.what(), err, errlen); }
+}
+
+// The node slot `node` with its stamp place; checks the indices.
+Status PlaceOf(TXD_Pipeline* p, int node, int slot, int width, Place* out) {
+  if (p == nullptr || node < 0 || node >= static_cast<int>(p->counters.size()) || slot < 0 ||
+      slot + width > p->stamp_size) {
+    return Status::Error(TX_INVALID_ARGUMENT, "bad node or stamp slot");
+  }
+  *out = Place{slot, p->stamp_size, &p->counters[static_cast<size_t>(node)]};
+  return Status{};
+}
+
+Status Over(TXD_Pipeline* p) {
+  return p->top ? Status{} : Status::Error(TX_INVALID_ARGUMENT, "a transformation needs a source below it");
+}
+
+// Reads the arrays of a source or of captured values.
+std::vector<ArrayComponent> Arrays(int n, const int* dtypes, const int* ranks, const int64_t* dims_flat,
+                                   const void* const* data) {
+  std::vector<ArrayComponent> out;
+  for (int i = 0; i < n; ++i) {
+    ArrayComponent c{static_cast<TX_DataType>(dtypes[i]), {}, static_cast<const char*>(data[i])};
+    c.dims.assign(dims_flat, dims_flat + ranks[i]);
+    dims_flat += ranks[i];
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace txd
+
+using txd::Guard;
+using txd::Place;
+using txd::Status;
+
+extern "C" {
+
+int txd_init(const char* libtensorflux, char* err, int64_t errlen) {
+  std::string error;
+  return txd::LoadCApi(libtensorflux, &error) ? 0 : txd::Fail(error, err, errlen);
+}
+
+int txd_add_function_def(const char* name, const void* fdef, int64_t size, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Status s;
+    TXE_Context* ctx = txd::Context(&s);
+    if (ctx == nullptr) return s;
+    if (txd::api.TXE_ContextHasFunction(ctx, name)) return s;
+    TX_Status* status = txd::api.TX_NewStatus();
+    txd::api.TXE_ContextAddFunctionDef(ctx, fdef, static_cast<size_t>(size), status);
+    if (txd::api.TX_GetCode(status) != TX_OK && !txd::api.TXE_ContextHasFunction(ctx, name)) {
+      s = Status::Error(txd::api.TX_GetCode(status), txd::api.TX_Message(status));
+    }
+    txd::api.TX_DeleteStatus(status);
+    return s;
+  });
+}
+
+TXD_Function* txd_function_new(const char* name, int num_outputs, const int* output_dtypes, int ncaptures,
+                               const int* dtypes, const int* ranks, const int64_t* dims_flat, const void* const* data,
+                               char* err, int64_t errlen) {
+  TXD_Function* out = nullptr;
+  Guard(err, errlen, [&]() -> Status {
+    std::vector<txd::Tensor> captures;
+    for (const auto& c : txd::Arrays(ncaptures, dtypes, ranks, dims_flat, data)) {
+      size_t bytes = txd::api.TX_DataTypeSize(c.dtype) * static_cast<size_t>(txd::NumElements(c.dims));
+      TX_Tensor* t = txd::api.TX_AllocateTensor(c.dtype, c.dims.data(), static_cast<int>(c.dims.size()), bytes);
+      if (t == nullptr) return Status::Error(TX_INVALID_ARGUMENT, "a captured value has an unsupported dtype");
+      if (bytes > 0) std::memcpy(txd::api.TX_TensorData(t), c.data, bytes);
+      captures.emplace_back(t);
+    }
+    std::vector<TX_DataType> dtypes_out;
+    for (int i = 0; i < num_outputs; ++i) dtypes_out.push_back(static_cast<TX_DataType>(output_dtypes[i]));
+    out = new TXD_Function{std::make_shared<const txd::Function>(name, std::move(captures), std::move(dtypes_out))};
+    return Status{};
+  });
+  return out;
+}
+
+void txd_function_delete(TXD_Function* fn) { delete fn; }
+
+TXD_Pipeline* txd_pipeline_new(int num_nodes, int stamp_size) {
+  try {
+    return new TXD_Pipeline(num_nodes, stamp_size);
+  } catch (const std::exception&) { return nullptr; }
+}
+
+void txd_pipeline_delete(TXD_Pipeline* p) { delete p; }
+
+int txd_slices(TXD_Pipeline* p, int node, int slot, int ncomp, const int* dtypes, const int* ranks,
+               const int64_t* dims_flat, const void* const* data, int64_t size, int64_t index, char* err,
+               int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 1, &place);
+    if (s.ok()) p->top = txd::MakeSlices(txd::Arrays(ncomp, dtypes, ranks, dims_flat, data), size, index, place);
+    return s;
+  });
+}
+
+int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int64_t step, int64_t size, int dtype, int64_t index,
+              char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 1, &place);
+    if (s.ok() && dtype != TX_INT32 && dtype != TX_INT64) s = Status::Error(TX_INVALID_ARGUMENT, "range: dtype");
+    if (s.ok()) p->top = txd::MakeRange(start, step, size, static_cast<TX_DataType>(dtype), index, place);
+    return s;
+  });
+}
+
+int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t next_file, int open,
+                 int64_t offset, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 3, &place);
+    if (s.ok())
+      p->top = txd::MakeTFRecord(std::vector<std::string>(paths, paths + npaths), next_file, open != 0, offset, place);
+    return s;
+  });
+}
+
+int txd_map(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int parallel, int threads, int64_t batch,
+            int drop, int64_t count, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 2, &place);
+    if (s.ok()) s = txd::Over(p);
+    if (s.ok()) p->top = txd::MakeMap(std::move(p->top), fn->fn, parallel, threads, batch, drop != 0, count, place);
+    return s;
+  });
+}
+
+int txd_filter(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int64_t count, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 1, &place);
+    if (s.ok()) s = txd::Over(p);
+    if (s.ok()) p->top = txd::MakeFilter(std::move(p->top), fn->fn, count, place);
+    return s;
+  });
+}
+
+int txd_batch(TXD_Pipeline* p, int node, int64_t size, int drop, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, 0, 0, &place);
+    if (s.ok()) s = txd::Over(p);
+    if (s.ok() && size < 1) s = Status::Error(TX_INVALID_ARGUMENT, "batch: size must be >= 1");
+    if (s.ok()) p->top = txd::MakeBatch(std::move(p->top), size, drop != 0, place);
+    return s;
+  });
+}
+
+int txd_prefetch(TXD_Pipeline* p, int node, int slot, int64_t buffer, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 1, &place);
+    if (s.ok()) s = txd::Over(p);
+    if (s.ok()) p->top = txd::MakePrefetch(std::move(p->top), buffer, place);
+    return s;
+  });
+}
+
+int txd_next(TXD_Pipeline* p, void** components, int max, int64_t* stamp, char* err, int64_t errlen) {
+  txd::Element e;
+  int code = 0;
+  int rc = Guard(err, errlen, [&]() -> Status {
+    Status s = txd::Over(p);
+    if (s.ok()) s = p->top->Next(&e);
+    code = s.code;
+    return s;
+  });
+  if (rc != 0) return -2 - (code > 0 ? code : TX_INTERNAL);
+  if (static_cast<int>(e.components.size()) > max) {
+    return txd::Fail("an element has more components than expected", err, errlen, -2 - TX_INTERNAL);
+  }
+  for (size_t i = 0; i < e.stamp.size() && i < static_cast<size_t>(p->stamp_size); ++i) stamp[i] = e.stamp[i];
+  if (e.end) return -1;
+  for (size_t i = 0; i < e.components.size(); ++i) components[i] = e.components[i].release();
+  return static_cast<int>(e.components.size());
+}
+
+void txd_node_stats(const TXD_Pipeline* p, int node, int64_t* out3) {
+  const txd::NodeCounters& c = p->counters[static_cast<size_t>(node)];
+  out3[0] = c.elements.load();
+  out3[1] = c.nanos.load();
+  out3[2] = c.wait_nanos.load();
+}
+
+}  // extern "C"

@@ -1,0 +1,84 @@
+// The engine's shared helpers: timing, shapes, stacking and its eager context.
+#include "engine.h"
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+namespace txd {
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Timed::Timed(NodeCounters* c) : c_(c), start_(NowNanos()) {}
+
+Timed::~Timed() { c_->nanos.fetch_add(NowNanos() - start_, std::memory_order_relaxed); }
+
+int64_t NumElements(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::vector<int64_t> DimsOf(const TX_Tensor* t) {
+  std::vector<int64_t> dims(static_cast<size_t>(api.TX_NumDims(t)));
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = api.TX_Dim(t, static_cast<int>(i));
+  return dims;
+}
+
+void CopyStrings(TX_TString* dst, const TX_TString* src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    api.TX_StringCopy(&dst[i], api.TX_StringGetDataPointer(&src[i]), api.TX_StringGetSize(&src[i]));
+  }
+}
+
+Status Stack(const std::vector<const TX_Tensor*>& parts, const char* what, Tensor* out) {
+  const TX_Tensor* first = parts.front();
+  TX_DataType dtype = api.TX_TensorType(first);
+  std::vector<int64_t> dims = DimsOf(first);
+  size_t bytes = api.TX_TensorByteSize(first);
+  for (const TX_Tensor* p : parts) {
+    if (api.TX_TensorType(p) != dtype || DimsOf(p) != dims) {
+      return Status::Error(TX_INVALID_ARGUMENT, std::string(what) + ": elements of different shapes or dtypes");
+    }
+  }
+  std::vector<int64_t> stacked_dims{static_cast<int64_t>(parts.size())};
+  stacked_dims.insert(stacked_dims.end(), dims.begin(), dims.end());
+  TX_Tensor* t =
+      api.TX_AllocateTensor(dtype, stacked_dims.data(), static_cast<int>(stacked_dims.size()), bytes * parts.size());
+  if (t == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, std::string(what) + ": cannot allocate a batch");
+  out->reset(t);
+  char* dst = static_cast<char*>(api.TX_TensorData(t));
+  for (const TX_Tensor* p : parts) {
+    if (dtype == TX_STRING) {
+      CopyStrings(reinterpret_cast<TX_TString*>(dst), static_cast<const TX_TString*>(api.TX_TensorData(p)),
+                  static_cast<int64_t>(bytes / sizeof(TX_TString)));
+    } else if (bytes > 0) {
+      std::memcpy(dst, api.TX_TensorData(p), bytes);
+    }
+    dst += bytes;
+  }
+  return Status{};
+}
+
+TXE_Context* Context(Status* status) {
+  static std::mutex mu;
+  static TXE_Context* ctx = nullptr;  // lives as long as the process: functions stay registered
+  std::lock_guard<std::mutex> lock(mu);
+  if (ctx == nullptr) {
+    TX_Status* s = api.TX_NewStatus();
+    TXE_ContextOptions* opts = api.TXE_NewContextOptions();
+    ctx = api.TXE_NewContext(opts, s);
+    api.TXE_DeleteContextOptions(opts);
+    if (api.TX_GetCode(s) != TX_OK) {
+      *status = Status::Error(api.TX_GetCode(s), api.TX_Message(s));
+      ctx = nullptr;
+    }
+    api.TX_DeleteStatus(s);
+  }
+  return ctx;
+}
+
+}  // namespace txd

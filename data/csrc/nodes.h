@@ -1,0 +1,65 @@
+// The node iterators the engine builds (Note [Native pipelines]). Each node writes its counters
+// into its slots of the element stamps (`slot`: its first slot) and counts its work in `counters`.
+#ifndef TENSORFLUX_DATA_NODES_H_
+#define TENSORFLUX_DATA_NODES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine.h"
+#include "function.h"
+
+namespace txd {
+
+// One component of an array source: `data` (borrowed; the caller keeps it alive while the pipeline
+// lives) holds `size` rows of `dtype` of shape `dims`.
+struct ArrayComponent {
+  TX_DataType dtype;
+  std::vector<int64_t> dims;
+  const char* data;
+};
+
+// Where a node iterator is in the pipeline: its stamp slot, the stamp's size and its counters.
+struct Place {
+  int slot;
+  int stamp_size;
+  NodeCounters* counters;
+};
+
+// from_tensor_slices: rows `index`.. of the components; stamp [next index].
+std::unique_ptr<Iterator> MakeSlices(std::vector<ArrayComponent> components, int64_t size, int64_t index, Place p);
+
+// range: start + i * step for i in index..size-1 as `dtype` (int32 or int64); stamp [next i].
+std::unique_ptr<Iterator> MakeRange(int64_t start, int64_t step, int64_t size, TX_DataType dtype, int64_t index,
+                                    Place p);
+
+// The records of TFRecord files, from file `next_file` on (or, when `open`, from byte `offset` of
+// file next_file - 1); stamp [next file, open, offset]. A corrupt or cut record is an error.
+std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, int64_t next_file, bool open, int64_t offset,
+                                       Place p);
+
+// map: `fn` per element, or with `batch` > 0 (a fused map-and-batch) per `batch` input elements
+// stacked (a final short batch dropped when `drop`); `parallel` > 1 calls overlap on `threads`
+// workers, results in input order. Stamp [elements read, input ended].
+std::unique_ptr<Iterator> MakeMap(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int parallel,
+                                  int threads, int64_t batch, bool drop, int64_t count, Place p);
+
+// filter: the elements whose predicate `fn` is true; stamp [elements read].
+std::unique_ptr<Iterator> MakeFilter(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int64_t count,
+                                     Place p);
+
+// batch: `size` elements stacked (a final short batch dropped when `drop`); no stamp slots.
+std::unique_ptr<Iterator> MakeBatch(std::unique_ptr<Iterator> input, int64_t size, bool drop, Place p);
+
+// Up to `n` next elements of `input` stacked along a new first dimension (`*count` of them; 0 at
+// the end, with the end's stamp); `what` names the node in errors.
+Status ReadBatch(Iterator* input, int64_t n, const char* what, Element* out, int64_t* count);
+
+// prefetch: the input read ahead on a thread of its own into a buffer of `buffer` elements (<= 0:
+// sized from the consumer's waits); stamp [ended].
+std::unique_ptr<Iterator> MakePrefetch(std::unique_ptr<Iterator> input, int64_t buffer, Place p);
+
+}  // namespace txd
+
+#endif  // TENSORFLUX_DATA_NODES_H_

@@ -1,0 +1,39 @@
+// The engine's worker threads: parallel maps run their function calls here.
+#ifndef TENSORFLUX_DATA_POOL_H_
+#define TENSORFLUX_DATA_POOL_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace txd {
+
+// A fixed set of threads running submitted tasks in submission order. Tasks never wait for other
+// tasks (a parallel map's calls only run functions), so any number of pipelines can share it.
+class Pool {
+ public:
+  explicit Pool(int threads);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+  // Runs `task` on a worker.
+  void Submit(std::function<void()> task);
+
+ private:
+  void Work();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// The shared pool with `threads` workers (0: one per core), created on first use.
+Pool* WorkerPool(int threads);
+
+}  // namespace txd
+
+#endif  // TENSORFLUX_DATA_POOL_H_

@@ -1,0 +1,105 @@
+// prefetch: the input read ahead on a thread of its own.
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "nodes.h"
+
+namespace txd {
+namespace {
+
+constexpr int64_t kAutotuneStart = 2;  // an autotuned buffer's first size
+constexpr int64_t kAutotuneMax = 16;  // and the most it grows to
+
+class PrefetchIterator : public Iterator {
+ public:
+  PrefetchIterator(std::unique_ptr<Iterator> input, int64_t buffer, Place p)
+      : input_(std::move(input)),
+        autotune_(buffer <= 0),
+        capacity_(buffer <= 0 ? kAutotuneStart : buffer),
+        place_(p),
+        thread_([this] { Produce(); }) {}
+
+  ~PrefetchIterator() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  Status Next(Element* out) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (queue_.empty() && !finished_) {
+      int64_t start = NowNanos();
+      if (autotune_ && capacity_ < kAutotuneMax) ++capacity_;  // the consumer waited: read further ahead
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return !queue_.empty() || finished_; });
+      place_.counters->wait_nanos.fetch_add(NowNanos() - start, std::memory_order_relaxed);
+    }
+    if (queue_.empty()) {  // the producer ended: with the end, or an error
+      out->components.clear();
+      out->stamp = last_.stamp;
+      out->stamp.resize(static_cast<size_t>(place_.stamp_size));  // an error's element has none
+      out->end = true;
+      out->stamp[static_cast<size_t>(place_.slot)] = 1;
+      return error_;
+    }
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    place_.counters->elements.fetch_add(1, std::memory_order_relaxed);
+    return Status{};
+  }
+
+ private:
+  void Produce() {
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || static_cast<int64_t>(queue_.size()) < capacity_; });
+        if (stopping_) break;
+      }
+      Element e;
+      Status s;
+      {
+        Timed timed(place_.counters);
+        s = input_->Next(&e);
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!s.ok() || e.end) {
+        error_ = s;
+        last_ = std::move(e);
+        finished_ = true;
+        cv_.notify_all();
+        break;
+      }
+      e.stamp[static_cast<size_t>(place_.slot)] = 0;
+      queue_.push_back(std::move(e));
+      cv_.notify_all();
+    }
+  }
+
+  std::unique_ptr<Iterator> input_;
+  bool autotune_;
+  int64_t capacity_;
+  Place place_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Element> queue_;
+  bool finished_ = false;
+  bool stopping_ = false;
+  Status error_;
+  Element last_;  // the end, with its stamp
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> MakePrefetch(std::unique_ptr<Iterator> input, int64_t buffer, Place p) {
+  return std::make_unique<PrefetchIterator>(std::move(input), buffer, p);
+}
+
+}  // namespace txd

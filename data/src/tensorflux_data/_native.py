@@ -1,0 +1,507 @@
+"""The native pipeline engine's Python side: which chains of nodes it runs, building them through
+its C interface (csrc/txd_engine.h, loaded with ctypes, so the calls release the GIL), its elements
+as arrays, and its position as the Python nodes' own state (Note [Native pipelines] in
+csrc/engine.h; Note [Native segments] below)."""
+
+# Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
+# the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map
+# or filter, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed TFRecord
+# files named by a list; map and filter whose traced functions are stateless and capture only
+# numeric values; batch (with the map before it fused when the Python engine would fuse them); and
+# prefetch. The Python nodes above it see an ordinary node iterator. Its state is what the Python
+# iterators of the same nodes would save at the same position, written from the stamp of the last
+# element handed out, so states restore in either engine. A restored state whose buffers hold
+# elements (saved by the Python engine mid-batch, say), any error the engine reports, and debug
+# mode run the same nodes in the Python engine instead, from the same position, so every error is
+# raised (or skipped by ignore_errors) exactly as there. Functions are pure, so the elements in
+# flight when the engine stopped are computed again, with the same values.
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+import tensorflux as tx
+
+from tensorflux_data import _state, _structure
+from tensorflux_data._base import END, NodeIterator
+
+LIBRARY = "_tensorflux_data_engine.so"
+_ERR = 1024  # bytes of an error message buffer
+_MAX_COMPONENTS = 256
+_NUMERIC = frozenset(t.as_datatype_enum for t in (
+    tx.float16, tx.bfloat16, tx.float32, tx.float64, tx.int8, tx.int16, tx.int32, tx.int64, tx.uint8, tx.uint16,
+    tx.uint32, tx.uint64, tx.bool, tx.complex64, tx.complex128))
+
+_lock = threading.Lock()
+_engine = None
+_engine_error = None
+
+
+class _Engine:
+    """The loaded engine library, with the C API functions the Python side calls itself."""
+
+    def __init__(self, path):
+        self.lib = lib = ctypes.CDLL(path)
+        txlib = os.path.join(tx.sysconfig.get_lib(), "lib%s.so" % tx.sysconfig.LIBRARY_NAME)
+        self.tx = ctypes.CDLL(txlib)
+        c_err, i64, i32, vp = ctypes.c_char_p, ctypes.c_int64, ctypes.c_int, ctypes.c_void_p
+        pi32, pi64, pvp = ctypes.POINTER(i32), ctypes.POINTER(i64), ctypes.POINTER(vp)
+        sigs = {
+            "txd_init": (i32, [ctypes.c_char_p, c_err, i64]),
+            "txd_add_function_def": (i32, [ctypes.c_char_p, ctypes.c_char_p, i64, c_err, i64]),
+            "txd_function_new": (vp, [ctypes.c_char_p, i32, pi32, i32, pi32, pi32, pi64, pvp, c_err, i64]),
+            "txd_function_delete": (None, [vp]),
+            "txd_pipeline_new": (vp, [i32, i32]),
+            "txd_pipeline_delete": (None, [vp]),
+            "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
+            "txd_range": (i32, [vp, i32, i32, i64, i64, i64, i32, i64, c_err, i64]),
+            "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i32, i64, c_err, i64]),
+            "txd_map": (i32, [vp, i32, i32, vp, i32, i32, i64, i32, i64, c_err, i64]),
+            "txd_filter": (i32, [vp, i32, i32, vp, i64, c_err, i64]),
+            "txd_batch": (i32, [vp, i32, i64, i32, c_err, i64]),
+            "txd_prefetch": (i32, [vp, i32, i32, i64, c_err, i64]),
+            "txd_next": (i32, [vp, pvp, i32, pi64, c_err, i64]),
+            "txd_node_stats": (None, [vp, i32, pi64]),
+        }
+        for name, (res, args) in sigs.items():
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, args
+        err = ctypes.create_string_buffer(_ERR)
+        if lib.txd_init(txlib.encode(), err, _ERR) != 0:
+            raise RuntimeError(err.value.decode(errors="replace"))
+
+
+def engine():
+    """The engine, loaded on first use; None where the package was installed without it."""
+    global _engine, _engine_error
+    with _lock:
+        if _engine is None and _engine_error is None:
+            path = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY)
+            try:
+                _engine = _Engine(path)
+            except (OSError, RuntimeError, AttributeError) as e:
+                _engine_error = "%s: %s" % (path, e)
+        return _engine
+
+
+def unavailable_reason():
+    """Why the engine did not load (None when it did or was not tried)."""
+    engine()
+    return _engine_error
+
+
+def _check(rc, err, what):
+    if rc < 0:
+        raise RuntimeError("tensorflux-data engine: %s: %s" % (what, err.value.decode(errors="replace")))
+    return rc
+
+
+def _int_array(ctype, values):
+    return (ctype * max(1, len(values)))(*values)
+
+
+def _arrays_args(arrays, rows=False):
+    """The (count, dtypes, ranks, dims, data) arguments describing C-contiguous ``arrays`` (with
+    ``rows``, the shapes of their rows)."""
+    shapes = [a.shape[1:] if rows else a.shape for a in arrays]
+    dtypes = _int_array(ctypes.c_int, [tx.as_dtype(a.dtype).as_datatype_enum for a in arrays])
+    ranks = _int_array(ctypes.c_int, [len(s) for s in shapes])
+    dims = _int_array(ctypes.c_int64, [d for s in shapes for d in s])
+    data = _int_array(ctypes.c_void_p, [a.ctypes.data for a in arrays])
+    return len(arrays), dtypes, ranks, dims, data
+
+
+# ---------------------------------------------------------------------------------------------
+# Functions
+
+
+# Stateful only so that graphs keep them: running them again changes nothing (Note [Native segments]).
+_PURE_CHECKS = frozenset(["Assert", "CheckNumerics", "CheckNumericsV2"])
+
+
+def _stateless(graph):
+    return all(not op.op_def.is_stateful or op.type in _PURE_CHECKS for op in graph.get_operations())
+
+
+def _plain_capture(t):
+    return t.dtype.as_datatype_enum in _NUMERIC
+
+
+def function_ok(fn):
+    """Whether the engine can run StructuredFunction ``fn`` (stateless, unseeded, numeric captures)."""
+    cf = fn._concrete
+    return not fn.seeded and _stateless(cf.graph) and all(_plain_capture(t) for t in cf.captured_inputs)
+
+
+class Function:
+    """A concrete function registered in the engine's context (with the functions it calls)."""
+
+    def __init__(self, eng, cf):
+        err = ctypes.create_string_buffer(_ERR)
+        library = cf.graph.as_graph_def().library.function
+        fdef = cf.function_def
+        for f in list(library) + [fdef]:
+            data = f.SerializeToString()
+            _check(eng.lib.txd_add_function_def(f.signature.name.encode(), data, len(data), err, _ERR), err,
+                   "registering " + f.signature.name)
+        self._captures = [np.array(t.numpy(), order="C") for t in cf.captured_inputs]  # 0-d stays 0-d
+        n, dtypes, ranks, dims, data = _arrays_args(self._captures)
+        outs = [t.dtype.as_datatype_enum for t in cf.outputs]
+        self.handle = eng.lib.txd_function_new(fdef.signature.name.encode(), len(outs), _int_array(ctypes.c_int, outs),
+                                               n, dtypes, ranks, dims, data, err, _ERR)
+        if not self.handle:
+            _check(-1, err, "function " + fdef.signature.name)
+        self._delete = eng.lib.txd_function_delete
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            self._delete(self.handle)
+
+
+def _native_function(owner, attr, cf):
+    """The engine's Function for concrete function ``cf``, made once and kept on ``owner``."""
+    f = getattr(owner, attr, None)
+    if f is None:
+        f = Function(engine(), cf)
+        setattr(owner, attr, f)
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning: which chain the engine runs (Note [Native segments])
+
+
+class _Step:
+    """One node of a native chain: its kind, the Python node, and its first stamp slot."""
+
+    def __init__(self, kind, node, width):
+        self.kind, self.node, self.width, self.slot = kind, node, width, 0
+
+
+def _source_step(node):
+    from tensorflux_data._files import _TFRecordFiles
+    from tensorflux_data._sources import RangeDataset, TensorSlicesDataset
+    t = type(node)
+    if t is TensorSlicesDataset:
+        if all(a.dtype != object and tx.as_dtype(a.dtype).as_datatype_enum in _NUMERIC for a in node._arrays):
+            return _Step("slices", node, 1)
+    elif t is RangeDataset:
+        if node._np_dtype in (np.int32, np.int64):
+            return _Step("range", node, 1)
+    elif t is _TFRecordFiles and not node._wbits and type(node._inputs[0]) is TensorSlicesDataset:
+        return _Step("tfrecord", node, 3)
+    return None
+
+
+def _chain(top, ctx):
+    """The steps of the native chain ending at ``top``, bottom first; None when there is none."""
+    from tensorflux_data import _fusion
+    from tensorflux_data._batch import BatchDataset
+    from tensorflux_data._map import FilterDataset, MapDataset
+    from tensorflux_data._shuffle import PrefetchDataset
+    steps, node = [], top
+    while True:
+        t = type(node)
+        if t is PrefetchDataset and node._buffer != 0:
+            steps.append(_Step("prefetch", node, 1))
+        elif t is BatchDataset:
+            inp = node._inputs[0]
+            if node.whole_batch_errors(ctx) and type(inp) is MapDataset and function_ok(inp._fn) and \
+                    _fusion.fusable(inp) is not None:
+                steps.append(_Step("batch", node, 0))
+                steps.append(_Step("fused_map", inp, 2))
+                node = inp
+            else:
+                steps.append(_Step("batch", node, 0))
+        elif t is MapDataset and function_ok(node._fn):
+            steps.append(_Step("map", node, 2))
+        elif t is FilterDataset and function_ok(node._fn):
+            steps.append(_Step("filter", node, 1))
+        else:
+            source = _source_step(node)
+            if source is None:
+                return None
+            steps.append(source)
+            break
+        node = node._inputs[0]
+    steps.reverse()
+    kinds = {s.kind for s in steps}
+    if not kinds & {"map", "fused_map", "filter"} and not (steps[0].kind == "tfrecord" and "batch" in kinds):
+        return None  # nothing worth moving (Note [Native segments])
+    slot = 0
+    for s in steps:
+        s.slot, slot = slot, slot + s.width
+    return steps
+
+
+def segment(node, ctx):
+    """A NativeIterator for the chain ending at ``node``, or None (Note [Native segments])."""
+    if ctx.debug or not ctx.native or ctx.options.experimental_optimization.native_engine is False:
+        return None
+    steps = _chain(node, ctx)
+    if steps is None or engine() is None:
+        return None
+    return NativeIterator(steps, ctx)
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions: stamps and the Python nodes' states
+
+
+def _initial(steps):
+    return [0] * sum(s.width for s in steps)
+
+
+def _write_state(steps, stamp, w):
+    """The Python iterators' state of the chain at ``stamp`` (top node first)."""
+    for s in reversed(steps):
+        v = stamp[s.slot:s.slot + s.width]
+        if s.kind == "prefetch":
+            w.put_results("buffer", [])
+            w.put("ended", bool(v[0]))
+        elif s.kind in ("map", "fused_map"):
+            w.put_results("results", [])
+            w.put("unmapped_index", np.zeros(0, np.int64))
+            w.put_elements("unmapped", [])
+            w.put("count", int(v[0]))
+            w.put("exhausted", bool(v[1]))
+        elif s.kind == "filter":
+            w.put("count", int(v[0]))
+            w.put("ended", False)
+        elif s.kind in ("slices", "range"):
+            w.put("index", int(v[0]))
+        elif s.kind == "tfrecord":
+            next_file, is_open, offset = (int(x) for x in v)
+            w.put_results("pending", [])
+            w.put("open", bool(is_open))
+            if is_open:
+                w.put("path", np.array(_paths(s.node)[next_file - 1], object))
+                w.put("offset", offset)
+            w.child("input").put("index", next_file)
+        w = w.child("input")
+
+
+def _read_state(steps, r):
+    """The stamp a state of the chain's Python iterators describes; None when it holds buffered
+    elements, errors or a finished take_while (the Python engine resumes it then)."""
+    stamp = _initial(steps)
+    for s in reversed(steps):
+        at = s.slot
+        if s.kind == "prefetch":
+            if r.get_results("buffer"):
+                return None
+            stamp[at] = int(bool(r.get("ended")))
+        elif s.kind in ("map", "fused_map"):
+            if r.get_results("results") or len(r.get("unmapped_index")):
+                return None
+            stamp[at:at + 2] = [r.get_int("count"), int(bool(r.get("exhausted")))]
+        elif s.kind == "filter":
+            if bool(r.get("ended")):
+                return None
+            stamp[at] = r.get_int("count")
+        elif s.kind in ("slices", "range"):
+            stamp[at] = r.get_int("index")
+        elif s.kind == "tfrecord":
+            if r.get_results("pending"):
+                return None
+            is_open, next_file, paths = bool(r.get("open")), r.child("input").get_int("index"), _paths(s.node)
+            if is_open and not (1 <= next_file <= len(paths) and r.get("path").item() == paths[next_file - 1]):
+                return None
+            stamp[at:at + 3] = [next_file, int(is_open), r.get_int("offset") if is_open else 0]
+        r = r.child("input")
+    return stamp
+
+
+def _paths(node):
+    return [bytes(p) for p in node._inputs[0]._arrays[0].tolist()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Elements
+
+
+def _array(address):
+    """The element component of the TX_Tensor at ``address`` (ownership taken): an array holding the
+    eager tensor that shares its memory (Note [Held tensors] in _structure.py)."""
+    return _structure.with_tensor(tx.experimental.c_api.from_c_tensor(address))
+
+
+# ---------------------------------------------------------------------------------------------
+# The iterator
+
+
+class NativeIterator(NodeIterator):
+    """The chain ``steps`` run by the engine (Note [Native segments]); after an error, or a restore of
+    a state with buffered elements, the same nodes' Python iterators from that position."""
+
+    def __init__(self, steps, ctx):
+        from tensorflux_data._base import NodeStats
+        self._steps, self._ctx = steps, ctx
+        self._eng = engine()
+        self._stamp = _initial(steps)
+        self._pipeline, self._python, self._arrays = None, None, None
+        self._err = ctypes.create_string_buffer(_ERR)
+        self._out = (ctypes.c_void_p * _MAX_COMPONENTS)()
+        self._stamp_buf = (ctypes.c_int64 * max(1, len(self._stamp)))()
+        self._recs = []  # (engine node index, NodeStats): a fused map's work is its batch's
+        for i, s in enumerate(steps):
+            if _fused_batch(steps, i):
+                continue
+            node = steps[i + 1].node if s.kind == "fused_map" else s.node
+            rec = ctx.stats.get(id(node))
+            if rec is None:
+                rec = ctx.stats[id(node)] = NodeStats(node)
+            self._recs.append((i, rec))
+        self._base = [(r.elements, r.seconds, r.wait_seconds) for _, r in self._recs]
+        ctx.refreshers.append(self._refresh)
+
+    @property
+    def kinds(self):
+        """The kinds of the engine's nodes, bottom first (tests and debugging)."""
+        return [s.kind for s in self._steps]
+
+    @property
+    def in_python(self):
+        """Whether the Python engine runs these nodes now (after an error or a restore)."""
+        return self._python is not None
+
+    # -- building
+
+    def _build(self):
+        err, lib = self._err, self._eng.lib
+        p = lib.txd_pipeline_new(len(self._steps), max(1, len(self._stamp)))
+        if not p:
+            raise MemoryError("tensorflux-data engine: cannot make a pipeline")
+        self._pipeline = p
+        threads = self._ctx.pool_size
+        for i, s in enumerate(self._steps):
+            n, v = s.node, self._stamp[s.slot:s.slot + s.width]
+            if s.kind == "slices":
+                arrays = [np.ascontiguousarray(a) for a in n._arrays]
+                self._arrays = arrays  # the engine reads them while the pipeline lives
+                rc = lib.txd_slices(p, i, s.slot, *_arrays_args(arrays, rows=True), n._size, v[0], err, _ERR)
+            elif s.kind == "range":
+                rc = lib.txd_range(p, i, s.slot, n._start, n._step, n._size, tx.as_dtype(n._np_dtype).as_datatype_enum,
+                                   v[0], err, _ERR)
+            elif s.kind == "tfrecord":
+                paths = _paths(n)
+                rc = lib.txd_tfrecord(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), v[0], v[1],
+                                      v[2], err, _ERR)
+            elif s.kind == "map":
+                fn = _native_function(n._fn, "_native", n._fn._concrete)
+                rc = lib.txd_map(p, i, s.slot, fn.handle, _width(n._parallel, threads), threads, 0, 0, v[0], err, _ERR)
+            elif s.kind == "fused_map":
+                from tensorflux_data import _fusion
+                batch = self._steps[i + 1].node
+                fn = _native_function(n, "_native_batched", _fusion.fusable(n))
+                rc = lib.txd_map(p, i, s.slot, fn.handle, _width(n._parallel, threads), threads, batch._size,
+                                 int(batch._drop), v[0], err, _ERR)
+            elif s.kind == "filter":
+                fn = _native_function(n._fn, "_native", n._fn._concrete)
+                rc = lib.txd_filter(p, i, s.slot, fn.handle, v[0], err, _ERR)
+            elif s.kind == "batch":
+                if _fused_batch(self._steps, i):
+                    continue  # the fused map batched already
+                rc = lib.txd_batch(p, i, n._size, int(n._drop), err, _ERR)
+            else:  # prefetch
+                rc = lib.txd_prefetch(p, i, s.slot, int(n._buffer), err, _ERR)
+            _check(rc, err, "building " + s.kind)
+
+    def _drop_pipeline(self):
+        if self._pipeline is not None:
+            self._refresh()
+            self._base = [(r.elements, r.seconds, r.wait_seconds) for _, r in self._recs]
+            self._eng.lib.txd_pipeline_delete(self._pipeline)
+            self._pipeline = self._arrays = None
+
+    # -- iterating
+
+    def next(self):
+        if self._python is not None:
+            return self._python.next()
+        if self._pipeline is None:
+            self._build()
+        eng = self._eng
+        n = eng.lib.txd_next(self._pipeline, self._out, _MAX_COMPONENTS, self._stamp_buf, self._err, _ERR)
+        if n < -1:
+            self._to_python()
+            return self._python.next()
+        if n == -1:
+            self._stamp = list(self._stamp_buf)
+            return END
+        self._stamp = list(self._stamp_buf)
+        return tuple(_array(self._out[i]) for i in range(n))
+
+    def _python_chain(self):
+        """The Python iterators of the same nodes, in a context that plans no native chain."""
+        return self._steps[-1].node._iter(self._ctx.without_native())
+
+    def _to_python(self):
+        """Continues in the Python engine from the last element handed out (Note [Native segments])."""
+        arrays = {}
+        _write_state(self._steps, self._stamp, _state.StateWriter(arrays))
+        self._drop_pipeline()
+        it = self._python_chain()
+        it.restore(_state.StateReader(arrays))
+        self._python = it
+
+    # -- state
+
+    def save(self, w):
+        if self._python is not None:
+            self._python.save(w)
+        else:
+            _write_state(self._steps, self._stamp, w)
+
+    def restore(self, r):
+        self._drop_pipeline()
+        if self._python is not None:
+            self._python.close()
+            self._python = None
+        stamp = _read_state(self._steps, r)
+        if stamp is None:
+            it = self._python_chain()
+            it.restore(r)
+            self._python = it
+        else:
+            self._stamp = stamp
+
+    def close(self):
+        self._drop_pipeline()
+        if self._python is not None:
+            self._python.close()
+
+    def __del__(self):
+        try:
+            self._drop_pipeline()
+        except Exception:  # noqa: S110 (interpreter shutdown)
+            pass
+
+    # -- stats
+
+    def _refresh(self):
+        if self._pipeline is None:
+            return
+        out = (ctypes.c_int64 * 3)()
+        for (i, rec), (elements, seconds, wait) in zip(self._recs, self._base):
+            self._eng.lib.txd_node_stats(self._pipeline, i, out)
+            rec.elements, rec.seconds = elements + out[0], seconds + out[1] * 1e-9
+            rec.wait_seconds = wait + out[2] * 1e-9
+
+
+def _fused_batch(steps, i):
+    """Whether step ``i`` is a batch whose map the step below runs fused (no engine node of its own)."""
+    return steps[i].kind == "batch" and i > 0 and steps[i - 1].kind == "fused_map"
+
+
+def _width(parallel, threads):
+    """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or for AUTOTUNE one
+    per worker."""
+    from tensorflux_data._options import AUTOTUNE, default_parallelism
+    if parallel is None:
+        return 1
+    if parallel == AUTOTUNE:
+        return threads or default_parallelism()
+    return parallel
