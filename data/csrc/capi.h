@@ -14,15 +14,38 @@
 // declared types (decltype of the public prototypes). So the add-on builds from the public headers
 // alone, in an isolated build that has no core installed, and runs on the very engine the Python
 // process uses; a core without one of these functions fails at load with the function's name.
-#define TXD_CAPI_FUNCTIONS(X)                                                                                         \
-  X(TX_NewStatus)                                                                                                     \
-  X(TX_DeleteStatus)                                                                                                  \
-  X(TX_GetCode) X(TX_Message) X(TX_AllocateTensor) X(TX_NewTensor) X(TX_DeleteTensor) X(TX_TensorType) X(TX_NumDims)  \
-      X(TX_Dim) X(TX_TensorByteSize) X(TX_TensorData) X(TX_DataTypeSize) X(TX_StringCopy) X(TX_StringGetDataPointer)  \
-          X(TX_StringGetSize) X(TXE_NewContextOptions) X(TXE_DeleteContextOptions) X(TXE_NewContext)                  \
-              X(TXE_ContextAddFunctionDef) X(TXE_ContextHasFunction) X(TXE_NewTensorHandle) X(TXE_DeleteTensorHandle) \
-                  X(TXE_TensorHandleResolve) X(TXE_NewOp) X(TXE_DeleteOp) X(TXE_OpAddInputList)                       \
-                      X(TXE_OpSetAttrFunctionName) X(TXE_OpSetAttrTypeList) X(TXE_Execute)
+// clang-format off: one function per line
+#define TXD_CAPI_FUNCTIONS(X) \
+  X(TX_NewStatus) \
+  X(TX_DeleteStatus) \
+  X(TX_GetCode) \
+  X(TX_Message) \
+  X(TX_AllocateTensor) \
+  X(TX_DeleteTensor) \
+  X(TX_TensorType) \
+  X(TX_NumDims) \
+  X(TX_Dim) \
+  X(TX_TensorByteSize) \
+  X(TX_TensorData) \
+  X(TX_DataTypeSize) \
+  X(TX_StringCopy) \
+  X(TX_StringGetDataPointer) \
+  X(TX_StringGetSize) \
+  X(TXE_NewContextOptions) \
+  X(TXE_DeleteContextOptions) \
+  X(TXE_NewContext) \
+  X(TXE_ContextAddFunctionDef) \
+  X(TXE_ContextHasFunction) \
+  X(TXE_NewTensorHandle) \
+  X(TXE_DeleteTensorHandle) \
+  X(TXE_TensorHandleResolve) \
+  X(TXE_NewOp) \
+  X(TXE_DeleteOp) \
+  X(TXE_OpAddInputList) \
+  X(TXE_OpSetAttrFunctionName) \
+  X(TXE_OpSetAttrTypeList) \
+  X(TXE_Execute)
+// clang-format on
 
 namespace txd {
 
