@@ -1,6 +1,7 @@
 // TFRecord files read with checksums verified: each record is its length (uint64, little-endian),
 // the masked CRC32C of those 8 bytes, the data and the data's masked CRC32C.
 #include <nmmintrin.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -105,6 +106,8 @@ class TFRecordIterator : public Iterator {
   Status Open(const std::string& path, int64_t offset) {
     file_ = std::fopen(path.c_str(), "rb");
     if (file_ == nullptr) return Status::Error(TX_NOT_FOUND, path + ": " + std::strerror(errno));
+    struct stat info;
+    file_size_ = fstat(fileno(file_), &info) == 0 ? static_cast<int64_t>(info.st_size) : INT64_MAX;
     if (offset > 0 && std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) {
       return Status::Error(TX_DATA_LOSS, path + ": cannot seek to byte offset " + std::to_string(offset));
     }
@@ -165,6 +168,9 @@ class TFRecordIterator : public Iterator {
       }
       uint64_t length;
       std::memcpy(&length, at, 8);
+      if (length > static_cast<uint64_t>(file_size_ - offset_)) {  // never read (or allocate) past the file
+        return Status::Error(TX_DATA_LOSS, path_ + ": truncated record at byte offset " + std::to_string(offset_));
+      }
       Want(12 + length + 4);
       at = buf_.data() + pos_;
       if (buf_.size() - pos_ < 12 + length + 4 || MaskedCrc(at + 12, length) != LoadU32(at + 12 + length)) {
@@ -185,6 +191,7 @@ class TFRecordIterator : public Iterator {
   std::FILE* file_ = nullptr;
   std::string path_;
   int64_t offset_ = 0;
+  int64_t file_size_ = 0;
   std::vector<char> buf_;
   size_t pos_ = 0;
   bool eof_ = false;

@@ -222,3 +222,38 @@ def test_a_record_written_by_hand_is_read_with_its_checksums(tmp_path):
     assert raw[12:12 + length] == b"record-0"
     assert [r.numpy().tolist() for r in txd.TFRecordDataset(path).batch(2).map(lambda r: r)] == [
         [b"record-0", b"record-1"], [b"record-2"]]
+
+
+def test_fuzzed_tfrecord_files_give_the_python_engines_outcomes(tmp_path):
+    # The engine's TFRecord reader against mutated and cut files: the records, or the Python
+    # engine's DataLossError at the same position (the engine hands over at its first error).
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    clean = open(_records(tmp_path, 12), "rb").read()
+
+    @hypothesis.settings(max_examples=120, deadline=None, derandomize=True)
+    @hypothesis.given(st.lists(st.tuples(st.integers(0, len(clean) - 1), st.integers(0, 255)), max_size=4),
+                      st.integers(0, len(clean)))
+    def check(edits, cut):
+        data = bytearray(clean[:cut])
+        for pos, val in edits:
+            if pos < len(data):
+                data[pos] = val
+        f = tmp_path / "mutated"
+        f.write_bytes(bytes(data))
+
+        def build():
+            return txd.TFRecordDataset(str(f)).batch(3).map(tx.strings.length)
+        assert outcomes(tx.nest, tx.errors.OpError, iter(build()), limit=20) == outcomes(
+            tx.nest, tx.errors.OpError, iter(_python_only(build())), limit=20)
+    check()
+
+
+def test_a_length_past_the_end_of_the_file_is_not_read(tmp_path):
+    huge = struct.pack("<Q", 1 << 40)
+    from tensorflux_data import _crc32c
+    header = huge + struct.pack("<I", int(_crc32c.mask(_crc32c.crc32c(huge))))
+    path = tmp_path / "huge.tfrecord"
+    path.write_bytes(open(_records(tmp_path, 2), "rb").read() + header + b"tail")
+    got = outcomes(tx.nest, tx.errors.OpError, iter(txd.TFRecordDataset(str(path)).batch(4).map(tx.strings.length)))
+    assert got[-1][0] == "error" and got[-1][1] is tx.errors.DataLossError
