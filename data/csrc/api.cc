@@ -162,23 +162,27 @@ int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* co
   });
 }
 
-int txd_map(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int parallel, int threads, int64_t batch,
-            int drop, int64_t count, char* err, int64_t errlen) {
+int txd_map(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int seeded, uint64_t seed0, int parallel,
+            int threads, int64_t batch, int drop, int64_t count, char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
     Place place;
     Status s = txd::PlaceOf(p, node, slot, 2, &place);
     if (s.ok()) s = txd::Over(p);
-    if (s.ok()) p->top = txd::MakeMap(std::move(p->top), fn->fn, parallel, threads, batch, drop != 0, count, place);
+    if (s.ok()) {
+      p->top = txd::MakeMap(std::move(p->top), fn->fn, txd::Seeds{seeded != 0, seed0}, parallel, threads, batch,
+                            drop != 0, count, place);
+    }
     return s;
   });
 }
 
-int txd_filter(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int64_t count, char* err, int64_t errlen) {
+int txd_filter(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int seeded, uint64_t seed0, int64_t count,
+               char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
     Place place;
     Status s = txd::PlaceOf(p, node, slot, 1, &place);
     if (s.ok()) s = txd::Over(p);
-    if (s.ok()) p->top = txd::MakeFilter(std::move(p->top), fn->fn, count, place);
+    if (s.ok()) p->top = txd::MakeFilter(std::move(p->top), fn->fn, txd::Seeds{seeded != 0, seed0}, count, place);
     return s;
   });
 }

@@ -1,5 +1,6 @@
 // The engine's shared helpers: timing, shapes, stacking and its eager context.
 #include "engine.h"
+#include "nodes.h"
 
 #include <chrono>
 #include <cstring>
@@ -61,6 +62,28 @@ Status Stack(const std::vector<const TX_Tensor*>& parts, const char* what, Tenso
     dst += bytes;
   }
   return Status{};
+}
+
+namespace {
+
+// SplitMix64's finaliser, as the package's _seeds._mix.
+uint64_t Mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Tensor ElementSeeds(uint64_t seed0, int64_t first, int64_t n, bool stacked) {
+  int64_t dims[2] = {stacked ? n : 1, 1};
+  TX_Tensor* t = api.TX_AllocateTensor(TX_UINT64, stacked ? dims : dims + 1, stacked ? 2 : 1,
+                                       sizeof(uint64_t) * static_cast<size_t>(n));
+  if (t == nullptr) return Tensor();
+  auto* keys = static_cast<uint64_t*>(api.TX_TensorData(t));
+  for (int64_t j = 0; j < n; ++j) keys[j] = Mix(seed0 ^ Mix(static_cast<uint64_t>(first + j)));
+  return Tensor(t);
 }
 
 TXE_Context* Context(Status* status) {

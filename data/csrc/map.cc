@@ -43,14 +43,16 @@ struct Slot {
   bool done = false;
   Status status;
   Element element;  // the input, then the output (components replaced)
+  Tensor seeds;  // the per-element seeds passed after the input, when the function takes them
 };
 
 class MapIterator : public Iterator {
  public:
-  MapIterator(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int parallel, int threads,
-              int64_t batch, bool drop, int64_t count, Place p)
+  MapIterator(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds, int parallel,
+              int threads, int64_t batch, bool drop, int64_t count, Place p)
       : input_(std::move(input)),
         fn_(std::move(fn)),
+        seeds_(seeds),
         width_(parallel < 1 ? 1 : parallel),
         pool_(parallel > 1 ? WorkerPool(threads) : nullptr),
         batch_(batch),
@@ -95,7 +97,9 @@ class MapIterator : public Iterator {
   static void Run(const Function& fn, Slot* slot) {
     if (slot->claimed.exchange(true, std::memory_order_acq_rel)) return;
     std::vector<Tensor> outs;
-    Status s = fn.Call(Borrow(slot->element.components), &outs);
+    std::vector<const TX_Tensor*> args = Borrow(slot->element.components);
+    if (slot->seeds.get() != nullptr) args.push_back(slot->seeds.get());
+    Status s = fn.Call(args, &outs);
     std::lock_guard<std::mutex> lock(slot->mu);
     slot->status = s;
     slot->element.components = std::move(outs);
@@ -114,7 +118,16 @@ class MapIterator : public Iterator {
         input_done_ = true;
         break;
       }
+      int64_t first = count_;
       count_ += k < 0 ? -k : k;
+      if (k > 0 && seeds_.seeded) {
+        slot->seeds = ElementSeeds(seeds_.seed0, first, k, batch_ > 0);
+        if (slot->seeds.get() == nullptr) {
+          error_ = Status::Error(TX_RESOURCE_EXHAUSTED, "map: cannot make the element seeds");
+          input_done_ = true;
+          break;
+        }
+      }
       if (k <= 0) {
         input_done_ = true;
         end_ = std::move(slot->element);
@@ -139,6 +152,7 @@ class MapIterator : public Iterator {
 
   std::unique_ptr<Iterator> input_;
   std::shared_ptr<const Function> fn_;
+  Seeds seeds_;
   int width_;
   Pool* pool_;
   int64_t batch_;
@@ -153,8 +167,9 @@ class MapIterator : public Iterator {
 
 class FilterIterator : public Iterator {
  public:
-  FilterIterator(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int64_t count, Place p)
-      : input_(std::move(input)), fn_(std::move(fn)), count_(count), place_(p) {}
+  FilterIterator(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds, int64_t count,
+                 Place p)
+      : input_(std::move(input)), fn_(std::move(fn)), seeds_(seeds), count_(count), place_(p) {}
 
   Status Next(Element* out) override {
     Timed timed(place_.counters);
@@ -165,9 +180,16 @@ class FilterIterator : public Iterator {
         out->stamp[static_cast<size_t>(place_.slot)] = count_;
         return s;
       }
+      std::vector<const TX_Tensor*> args = Borrow(out->components);
+      Tensor seeds;
+      if (seeds_.seeded) {
+        seeds = ElementSeeds(seeds_.seed0, count_, 1, false);
+        if (seeds.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "filter: cannot make the element seed");
+        args.push_back(seeds.get());
+      }
       ++count_;
       std::vector<Tensor> outs;
-      s = fn_->Call(Borrow(out->components), &outs);
+      s = fn_->Call(args, &outs);
       if (!s.ok()) return s;
       const TX_Tensor* keep = outs.empty() ? nullptr : outs[0].get();
       if (keep == nullptr || api.TX_TensorType(keep) != TX_BOOL || api.TX_NumDims(keep) != 0) {
@@ -184,20 +206,22 @@ class FilterIterator : public Iterator {
  private:
   std::unique_ptr<Iterator> input_;
   std::shared_ptr<const Function> fn_;
+  Seeds seeds_;
   int64_t count_;
   Place place_;
 };
 
 }  // namespace
 
-std::unique_ptr<Iterator> MakeMap(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int parallel,
-                                  int threads, int64_t batch, bool drop, int64_t count, Place p) {
-  return std::make_unique<MapIterator>(std::move(input), std::move(fn), parallel, threads, batch, drop, count, p);
+std::unique_ptr<Iterator> MakeMap(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds,
+                                  int parallel, int threads, int64_t batch, bool drop, int64_t count, Place p) {
+  return std::make_unique<MapIterator>(std::move(input), std::move(fn), seeds, parallel, threads, batch, drop, count,
+                                       p);
 }
 
-std::unique_ptr<Iterator> MakeFilter(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int64_t count,
-                                     Place p) {
-  return std::make_unique<FilterIterator>(std::move(input), std::move(fn), count, p);
+std::unique_ptr<Iterator> MakeFilter(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds,
+                                     int64_t count, Place p) {
+  return std::make_unique<FilterIterator>(std::move(input), std::move(fn), seeds, count, p);
 }
 
 }  // namespace txd

@@ -39,15 +39,26 @@ std::unique_ptr<Iterator> MakeRange(int64_t start, int64_t step, int64_t size, T
 std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, int64_t next_file, bool open, int64_t offset,
                                        Place p);
 
-// map: `fn` per element, or with `batch` > 0 (a fused map-and-batch) per `batch` input elements
+// Per-element seeds of a function that calls tx.random (Note [Element seeds] in the package's
+// _seeds.py): element i's Philox key is Mix(seed0 ^ Mix(i)), passed after the element's components.
+struct Seeds {
+  bool seeded = false;
+  uint64_t seed0 = 0;
+};
+
+// The keys of elements first..first + n - 1: uint64[1], or uint64[n, 1] when `stacked`; null when
+// out of memory.
+Tensor ElementSeeds(uint64_t seed0, int64_t first, int64_t n, bool stacked);
+
+// map: `fn` per element (its seeds appended when `seeds.seeded`), or with `batch` > 0 (a fused map-and-batch) per `batch` input elements
 // stacked (a final short batch dropped when `drop`); `parallel` > 1 calls overlap on `threads`
 // workers, results in input order. Stamp [elements read, input ended].
-std::unique_ptr<Iterator> MakeMap(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int parallel,
-                                  int threads, int64_t batch, bool drop, int64_t count, Place p);
+std::unique_ptr<Iterator> MakeMap(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds,
+                                  int parallel, int threads, int64_t batch, bool drop, int64_t count, Place p);
 
 // filter: the elements whose predicate `fn` is true; stamp [elements read].
-std::unique_ptr<Iterator> MakeFilter(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, int64_t count,
-                                     Place p);
+std::unique_ptr<Iterator> MakeFilter(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds,
+                                     int64_t count, Place p);
 
 // batch: `size` elements stacked (a final short batch dropped when `drop`); no stamp slots.
 std::unique_ptr<Iterator> MakeBatch(std::unique_ptr<Iterator> input, int64_t size, bool drop, Place p);

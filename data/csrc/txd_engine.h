@@ -48,11 +48,12 @@ TXD_EXPORT int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int
 TXD_EXPORT int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths,
                             int64_t next_file, int open, int64_t offset, char* err, int64_t errlen);
 
-/* The transformations, each over the node added before it. */
-TXD_EXPORT int txd_map(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int parallel, int threads,
-                       int64_t batch, int drop, int64_t count, char* err, int64_t errlen);
-TXD_EXPORT int txd_filter(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int64_t count, char* err,
-                          int64_t errlen);
+/* The transformations, each over the node added before it; a `seeded` function takes per-element
+ * seeds derived from `seed0` after the element (nodes.h). */
+TXD_EXPORT int txd_map(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int seeded, uint64_t seed0,
+                       int parallel, int threads, int64_t batch, int drop, int64_t count, char* err, int64_t errlen);
+TXD_EXPORT int txd_filter(TXD_Pipeline* p, int node, int slot, const TXD_Function* fn, int seeded, uint64_t seed0,
+                          int64_t count, char* err, int64_t errlen);
 TXD_EXPORT int txd_batch(TXD_Pipeline* p, int node, int64_t size, int drop, char* err, int64_t errlen);
 TXD_EXPORT int txd_prefetch(TXD_Pipeline* p, int node, int slot, int64_t buffer, char* err, int64_t errlen);
 

@@ -9,7 +9,7 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import ERRORS, PIPELINES, assert_same_elements, flat_values, kinds, outcomes
+from pipelines import ERRORS, PIPELINES, RANDOM, assert_same_elements, flat_values, kinds, outcomes
 from tensorflux_data import _native
 
 X = np.arange(120, dtype=np.float32).reshape(40, 3)
@@ -64,6 +64,10 @@ CHAINS = {
                              ["range", "fused_map", "batch"]),
     "tfrecord_batch_map": (lambda p: txd.TFRecordDataset(p).batch(8).map(tx.strings.length),
                            ["tfrecord", "batch", "map"]),
+    "seeded_random_map_fused": (lambda p: txd.Dataset.range(20).map(lambda x: tx.random.uniform([2]) + 0 * tx.cast(
+        x, tx.float32)).batch(6), ["range", "fused_map", "batch"]),
+    "seeded_random_filter": (lambda p: txd.Dataset.range(30).filter(lambda x: tx.random.uniform([]) < 0.5),
+                             ["range", "filter"]),
     "map_capturing_a_tensor": (lambda p: txd.Dataset.range(9).map(lambda x: x + tx.constant(np.int64(5)) * 0 + SHIFT),
                                ["range", "map"]),
 }
@@ -83,7 +87,6 @@ def test_supported_chains_run_natively_with_the_python_engines_elements(name, tm
 UNSUPPORTED = {
     "source_only": lambda: txd.Dataset.range(5),
     "strings_slices": lambda: txd.Dataset.from_tensor_slices(np.array([b"a", b"b"], object)).map(tx.strings.length),
-    "seeded_random": lambda: txd.Dataset.range(5).map(lambda x: tx.random.uniform([2])),
     "stateful_print": lambda: txd.Dataset.range(5).map(_printing),
     "python_engine_asked": lambda: _python_only(txd.Dataset.range(5).map(lambda x: x + 1)),
 }
@@ -99,9 +102,9 @@ def test_debug_mode_runs_python():
         assert not isinstance(_root(txd.Dataset.range(5).map(lambda x: x + 1)), _native.NativeIterator)
 
 
-@pytest.mark.parametrize("name", sorted(PIPELINES))
+@pytest.mark.parametrize("name", sorted({**PIPELINES, **RANDOM}))
 def test_every_pipeline_yields_the_same_with_and_without_the_engine(name):
-    build = PIPELINES[name]
+    build = {**PIPELINES, **RANDOM}[name]
     got = outcomes(tx.nest, tx.errors.OpError, iter(build(txd.Dataset, tx)))
     want = outcomes(tx.nest, tx.errors.OpError, iter(_python_only(build(txd.Dataset, tx))))
     assert got == want

@@ -7,7 +7,8 @@ csrc/engine.h; Note [Native segments] below)."""
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map
 # or filter, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed TFRecord
 # files named by a list; map and filter whose traced functions are stateless and capture only
-# numeric values; batch (with the map before it fused when the Python engine would fuse them); and
+# numeric values (tx.random calls in them take the same per-element seeds); batch (with the map before
+# it fused when the Python engine would fuse them); and
 # prefetch. The Python nodes above it see an ordinary node iterator. Its state is what the Python
 # iterators of the same nodes would save at the same position, written from the stamp of the last
 # element handed out, so states restore in either engine. A restored state whose buffers hold
@@ -24,7 +25,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _state, _structure
+from tensorflux_data import _seeds, _state, _structure
 from tensorflux_data._base import END, NodeIterator
 
 LIBRARY = "_tensorflux_data_engine.so"
@@ -58,8 +59,8 @@ class _Engine:
             "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
             "txd_range": (i32, [vp, i32, i32, i64, i64, i64, i32, i64, c_err, i64]),
             "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i32, i64, c_err, i64]),
-            "txd_map": (i32, [vp, i32, i32, vp, i32, i32, i64, i32, i64, c_err, i64]),
-            "txd_filter": (i32, [vp, i32, i32, vp, i64, c_err, i64]),
+            "txd_map": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i32, i32, i64, i32, i64, c_err, i64]),
+            "txd_filter": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i64, c_err, i64]),
             "txd_batch": (i32, [vp, i32, i64, i32, c_err, i64]),
             "txd_prefetch": (i32, [vp, i32, i32, i64, c_err, i64]),
             "txd_next": (i32, [vp, pvp, i32, pi64, c_err, i64]),
@@ -130,9 +131,10 @@ def _plain_capture(t):
 
 
 def function_ok(fn):
-    """Whether the engine can run StructuredFunction ``fn`` (stateless, unseeded, numeric captures)."""
+    """Whether the engine can run StructuredFunction ``fn``: stateless (its tx.random calls take
+    per-element seeds, Note [Element seeds] in _seeds.py), capturing only numeric values."""
     cf = fn._concrete
-    return not fn.seeded and _stateless(cf.graph) and all(_plain_capture(t) for t in cf.captured_inputs)
+    return _stateless(cf.graph) and all(_plain_capture(t) for t in cf.captured_inputs)
 
 
 class Function:
@@ -391,16 +393,17 @@ class NativeIterator(NodeIterator):
                                       v[2], err, _ERR)
             elif s.kind == "map":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
-                rc = lib.txd_map(p, i, s.slot, fn.handle, _width(n._parallel, threads), threads, 0, 0, v[0], err, _ERR)
+                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), _width(n._parallel, threads), threads, 0, 0,
+                                 v[0], err, _ERR)
             elif s.kind == "fused_map":
                 from tensorflux_data import _fusion
                 batch = self._steps[i + 1].node
                 fn = _native_function(n, "_native_batched", _fusion.fusable(n))
-                rc = lib.txd_map(p, i, s.slot, fn.handle, _width(n._parallel, threads), threads, batch._size,
-                                 int(batch._drop), v[0], err, _ERR)
+                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), _width(n._parallel, threads), threads,
+                                 batch._size, int(batch._drop), v[0], err, _ERR)
             elif s.kind == "filter":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
-                rc = lib.txd_filter(p, i, s.slot, fn.handle, v[0], err, _ERR)
+                rc = lib.txd_filter(p, i, s.slot, fn.handle, *self._seeds(n), v[0], err, _ERR)
             elif s.kind == "batch":
                 if _fused_batch(self._steps, i):
                     continue  # the fused map batched already
@@ -408,6 +411,10 @@ class NativeIterator(NodeIterator):
             else:  # prefetch
                 rc = lib.txd_prefetch(p, i, s.slot, int(n._buffer), err, _ERR)
             _check(rc, err, "building " + s.kind)
+
+    def _seeds(self, node):
+        """(seeded, seed word) of a function node's per-element seeds (Note [Element seeds])."""
+        return (1, _seeds.iterator_seed(self._ctx, node)) if node._fn.seeded else (0, 0)
 
     def _drop_pipeline(self):
         if self._pipeline is not None:
