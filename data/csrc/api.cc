@@ -98,6 +98,15 @@ int txd_add_function_def(const char* name, const void* fdef, int64_t size, char*
   });
 }
 
+void txd_remove_function(const char* name) {
+  Status s;
+  TXE_Context* ctx = txd::Context(&s);
+  if (ctx == nullptr) return;
+  TX_Status* status = txd::api.TX_NewStatus();
+  txd::api.TXE_ContextRemoveFunction(ctx, name, status);  // a name not there: nothing to do
+  txd::api.TX_DeleteStatus(status);
+}
+
 TXD_Function* txd_function_new(const char* name, int num_outputs, const int* output_dtypes, int ncaptures,
                                const int* dtypes, const int* ranks, const int64_t* dims_flat, const void* const* data,
                                char* err, int64_t errlen) {

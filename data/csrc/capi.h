@@ -36,6 +36,7 @@
   X(TXE_NewContext) \
   X(TXE_ContextAddFunctionDef) \
   X(TXE_ContextHasFunction) \
+  X(TXE_ContextRemoveFunction) \
   X(TXE_NewTensorHandle) \
   X(TXE_DeleteTensorHandle) \
   X(TXE_TensorHandleResolve) \

@@ -24,6 +24,9 @@ TXD_EXPORT int txd_init(const char* libtensorflux, char* err, int64_t errlen);
  * unless a function of that name is there already. */
 TXD_EXPORT int txd_add_function_def(const char* name, const void* fdef, int64_t size, char* err, int64_t errlen);
 
+/* Removes function `name` from the engine's context (calls already made to it are unaffected). */
+TXD_EXPORT void txd_remove_function(const char* name);
+
 /* A callable for registered function `name` with outputs of the `num_outputs` `output_dtypes`, whose inputs end with
  * `ncaptures` captured arrays (dtype, rank, dims in `dims_flat` in order, data; copied). Caller owns
  * it (txd_function_delete); NULL on failure. */

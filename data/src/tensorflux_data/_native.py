@@ -54,6 +54,7 @@ class _Engine:
             "txd_add_function_def": (i32, [ctypes.c_char_p, ctypes.c_char_p, i64, c_err, i64]),
             "txd_function_new": (vp, [ctypes.c_char_p, i32, pi32, i32, pi32, pi32, pi64, pvp, c_err, i64]),
             "txd_function_delete": (None, [vp]),
+            "txd_remove_function": (None, [ctypes.c_char_p]),
             "txd_pipeline_new": (vp, [i32, i32]),
             "txd_pipeline_delete": (None, [vp]),
             "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
@@ -138,16 +139,19 @@ def function_ok(fn):
 
 
 class Function:
-    """A concrete function registered in the engine's context (with the functions it calls)."""
+    """A concrete function registered in the engine's context (with the functions it calls) while
+    this object lives: traces are unique by name, and the iterators running one hold it."""
 
     def __init__(self, eng, cf):
         err = ctypes.create_string_buffer(_ERR)
         library = cf.graph.as_graph_def().library.function
         fdef = cf.function_def
+        self._lib, self._names = eng.lib, []
         for f in list(library) + [fdef]:
             data = f.SerializeToString()
-            _check(eng.lib.txd_add_function_def(f.signature.name.encode(), data, len(data), err, _ERR), err,
-                   "registering " + f.signature.name)
+            name = f.signature.name.encode()
+            _check(eng.lib.txd_add_function_def(name, data, len(data), err, _ERR), err, "registering %s" % name)
+            self._names.append(name)
         self._captures = [np.array(t.numpy(), order="C") for t in cf.captured_inputs]  # 0-d stays 0-d
         n, dtypes, ranks, dims, data = _arrays_args(self._captures)
         outs = [t.dtype.as_datatype_enum for t in cf.outputs]
@@ -160,6 +164,8 @@ class Function:
     def __del__(self):
         if getattr(self, "handle", None):
             self._delete(self.handle)
+        for name in reversed(getattr(self, "_names", [])):
+            self._lib.txd_remove_function(name)
 
 
 def _native_function(owner, attr, cf):
