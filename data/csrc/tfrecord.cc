@@ -48,15 +48,14 @@ class TFRecordIterator : public Iterator {
 
   Status Next(Element* out) override {
     Timed timed(place_.counters);
-    std::vector<Span> spans;
-    Status s = Read(1, &spans);
+    Status s = Read(1);
     if (!s.ok()) return s;
     out->components.clear();
-    out->end = spans.empty();
+    out->end = lengths_.empty();
     if (!out->end) {
       TX_Tensor* t = api.TX_AllocateTensor(TX_STRING, nullptr, 0, sizeof(TX_TString));
       if (t == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a tensor");
-      Fill(t, spans);
+      Fill(t);
       out->components.emplace_back(t);
     }
     Stamp(out);
@@ -67,16 +66,15 @@ class TFRecordIterator : public Iterator {
 
   Status NextBatch(int64_t n, Element* out, int64_t* count) override {
     Timed timed(place_.counters);
-    std::vector<Span> spans;
-    Status s = Read(n, &spans);
+    Status s = Read(n);
     if (!s.ok()) return s;
     out->components.clear();
-    *count = static_cast<int64_t>(spans.size());
+    *count = static_cast<int64_t>(lengths_.size());
     if (*count > 0) {
       int64_t dim = *count;
-      TX_Tensor* t = api.TX_AllocateTensor(TX_STRING, &dim, 1, sizeof(TX_TString) * spans.size());
+      TX_Tensor* t = api.TX_AllocateTensor(TX_STRING, &dim, 1, sizeof(TX_TString) * lengths_.size());
       if (t == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a batch");
-      Fill(t, spans);
+      Fill(t);
       out->components.emplace_back(t);
     }
     Stamp(out);
@@ -84,15 +82,15 @@ class TFRecordIterator : public Iterator {
   }
 
  private:
-  // A record's data, copied out of the read buffer (which a later read may replace).
-  struct Span {
-    std::string data;
-  };
-
-  void Fill(TX_Tensor* t, const std::vector<Span>& spans) {
+  // Writes the records of the last Read into string tensor `t`.
+  void Fill(TX_Tensor* t) {
     auto* dst = static_cast<TX_TString*>(api.TX_TensorData(t));
-    for (size_t i = 0; i < spans.size(); ++i) api.TX_StringCopy(&dst[i], spans[i].data.data(), spans[i].data.size());
-    place_.counters->elements.fetch_add(static_cast<int64_t>(spans.size()), std::memory_order_relaxed);
+    const char* at = arena_.data();
+    for (size_t i = 0; i < lengths_.size(); ++i) {
+      api.TX_StringCopy(&dst[i], at, lengths_[i]);
+      at += lengths_[i];
+    }
+    place_.counters->elements.fetch_add(static_cast<int64_t>(lengths_.size()), std::memory_order_relaxed);
   }
 
   void Stamp(Element* out) const {
@@ -139,8 +137,11 @@ class TFRecordIterator : public Iterator {
     }
   }
 
-  // Up to `n` next records; fewer only at the end of the last file.
-  Status Read(int64_t n, std::vector<Span>* spans) {
+  // Reads up to `n` next records (fewer only at the end of the last file) into arena_ and lengths_:
+  // copied out of the read buffer, which reading a later record may move.
+  Status Read(int64_t n) {
+    arena_.clear();
+    lengths_.clear();
     if (resume_open_) {
       resume_open_ = false;
       if (next_file_ < 1 || next_file_ > static_cast<int64_t>(paths_.size())) {
@@ -149,7 +150,7 @@ class TFRecordIterator : public Iterator {
       Status s = Open(paths_[static_cast<size_t>(next_file_ - 1)], resume_offset_);
       if (!s.ok()) return s;
     }
-    while (static_cast<int64_t>(spans->size()) < n) {
+    while (static_cast<int64_t>(lengths_.size()) < n) {
       if (file_ == nullptr) {
         if (next_file_ >= static_cast<int64_t>(paths_.size())) break;
         Status s = Open(paths_[static_cast<size_t>(next_file_)], 0);
@@ -176,7 +177,8 @@ class TFRecordIterator : public Iterator {
       if (buf_.size() - pos_ < 12 + length + 4 || MaskedCrc(at + 12, length) != LoadU32(at + 12 + length)) {
         return Status::Error(TX_DATA_LOSS, path_ + ": corrupt record at byte offset " + std::to_string(offset_));
       }
-      spans->push_back(Span{std::string(at + 12, length)});
+      arena_.append(at + 12, length);
+      lengths_.push_back(static_cast<size_t>(length));
       pos_ += 16 + length;
       offset_ += static_cast<int64_t>(16 + length);
     }
@@ -193,6 +195,8 @@ class TFRecordIterator : public Iterator {
   int64_t offset_ = 0;
   int64_t file_size_ = 0;
   std::vector<char> buf_;
+  std::string arena_;  // the records of the last Read, back to back
+  std::vector<size_t> lengths_;  // and their lengths
   size_t pos_ = 0;
   bool eof_ = false;
 };

@@ -127,6 +127,8 @@ class _Measured(NodeIterator):
         self._it, self._rec = it, rec
         if hasattr(it, "next_batch"):
             self.next_batch = self._next_batch
+        if hasattr(it, "next_tensors"):
+            self.next_tensors = self._next_tensors
 
     def _timed(self, fn, *args):
         t = time.perf_counter()
@@ -145,6 +147,12 @@ class _Measured(NodeIterator):
         items, ended = self._timed(self._it.read_items, n)
         self._rec.elements += len(items) - (1 if items and items[-1][1] is not None else 0)  # an error ends a run
         return items, ended
+
+    def _next_tensors(self):
+        x = self._timed(self._it.next_tensors)
+        if x is not END:
+            self._rec.elements += 1
+        return x
 
     def _next_batch(self, n):
         out, k = self._timed(self._it.next_batch, n)

@@ -41,6 +41,8 @@ class Iterator:
             self._root.close()
         self._ctx = IterContext(opts, bool(debug), (self._number,))
         self._root = self._dataset._iter(self._ctx)
+        # A native stage at the root hands its elements over as tensors (no arrays made for them).
+        self._root_tensors = getattr(self._root, "next_tensors", None)
         self._elements, self._inside, self._outside, self._last = 0, 0.0, 0.0, None
 
     @property
@@ -54,26 +56,34 @@ class Iterator:
     def __iter__(self):
         return self
 
+    def _next_element(self):
+        """The next element as the user sees it (a structure of tensors), or END."""
+        if self._root_tensors is not None:
+            flat = self._root_tensors()
+            return END if flat is END else tx.nest.pack_sequence_as(self._spec, list(flat))
+        x = self._root.next()
+        return END if x is END else _structure.to_tensors(self._spec, x)
+
     def __next__(self):
         t = time.perf_counter()
         if self._last is not None:
             self._outside += t - self._last
         try:
-            x = self._root.next()
+            x = self._next_element()
             if x is END:
                 raise StopIteration
             self._elements += 1
-            return _structure.to_tensors(self._spec, x)
+            return x
         finally:
             self._last = time.perf_counter()
             self._inside += self._last - t
 
     def get_next(self):
         """The next element; tx.errors.OutOfRangeError at the end of the sequence."""
-        x = self._root.next()
+        x = self._next_element()
         if x is END:
             raise tx.errors.OutOfRangeError(None, None, "End of sequence")
-        return _structure.to_tensors(self._spec, x)
+        return x
 
     def save(self):
         """The pipeline's position (every node's state) as bytes."""

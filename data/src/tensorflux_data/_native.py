@@ -434,18 +434,31 @@ class NativeIterator(NodeIterator):
     def next(self):
         if self._python is not None:
             return self._python.next()
+        n = self._pull()
+        if n is None:
+            return self._python.next()
+        return END if n < 0 else tuple(_array(self._out[i]) for i in range(n))
+
+    def next_tensors(self):
+        """next() as eager tensors, for the iterator's consumer (no arrays made for it)."""
+        if self._python is None:
+            n = self._pull()
+            if n is not None:
+                return END if n < 0 else tuple(tx.experimental.c_api.from_c_tensor(self._out[i]) for i in range(n))
+        x = self._python.next()
+        return END if x is END else tuple(_structure.as_tensor(a) for a in x)
+
+    def _pull(self):
+        """The engine's next element into self._out: its component count, -1 at the end, None when the
+        Python engine takes over (after an error)."""
         if self._pipeline is None:
             self._build()
-        eng = self._eng
-        n = eng.lib.txd_next(self._pipeline, self._out, _MAX_COMPONENTS, self._stamp_buf, self._err, _ERR)
+        n = self._eng.lib.txd_next(self._pipeline, self._out, _MAX_COMPONENTS, self._stamp_buf, self._err, _ERR)
         if n < -1:
             self._to_python()
-            return self._python.next()
-        if n == -1:
-            self._stamp = list(self._stamp_buf)
-            return END
+            return None
         self._stamp = list(self._stamp_buf)
-        return tuple(_array(self._out[i]) for i in range(n))
+        return n
 
     def _python_chain(self):
         """The Python iterators of the same nodes, in a context that plans no native chain."""

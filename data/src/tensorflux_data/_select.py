@@ -233,6 +233,12 @@ class IgnoreErrorsDataset(_UnaryDataset):
 
 
 class _Identity(CountingIterator):
+    def __init__(self, node, ctx):
+        super().__init__(node, ctx)
+        inner = getattr(self._in, "next_tensors", None)  # a native stage below hands tensors through
+        if inner is not None:
+            self.next_tensors = inner
+
     def next(self):
         return self._in.next()
 
