@@ -260,3 +260,17 @@ def test_a_length_past_the_end_of_the_file_is_not_read(tmp_path):
     path.write_bytes(open(_records(tmp_path, 2), "rb").read() + header + b"tail")
     got = outcomes(tx.nest, tx.errors.OpError, iter(txd.TFRecordDataset(str(path)).batch(4).map(tx.strings.length)))
     assert got[-1][0] == "error" and got[-1][1] is tx.errors.DataLossError
+
+
+def test_a_definition_registered_twice_stays_until_both_handles_go():
+    # Nested functions can be shared by traces: the engine keeps a definition while any handle
+    # that registered it lives.
+    ds = txd.Dataset.range(6).map(lambda x: tx.cond(x > 2, lambda: x * 10, lambda: -x))
+    it = iter(ds)
+    assert int(next(it)) == 0  # the pipeline's handle registered the definitions
+    other = _native.Function(_native.engine(), ds._fn._concrete)
+    del other
+    import gc
+    gc.collect()
+    assert [int(v) for v in it] == [-1, -2, 30, 40, 50]
+    assert not it._root.in_python  # the definitions were still there

@@ -138,9 +138,13 @@ def function_ok(fn):
     return _stateless(cf.graph) and all(_plain_capture(t) for t in cf.captured_inputs)
 
 
+_registered = {}  # function name -> how many live Functions registered it (a nested one may be shared)
+_registered_lock = threading.RLock()  # re-entrant: a Function's __del__ may run inside a registration
+
+
 class Function:
     """A concrete function registered in the engine's context (with the functions it calls) while
-    this object lives: traces are unique by name, and the iterators running one hold it."""
+    this object lives (the iterators running one hold it)."""
 
     def __init__(self, eng, cf):
         err = ctypes.create_string_buffer(_ERR)
@@ -150,7 +154,9 @@ class Function:
         for f in list(library) + [fdef]:
             data = f.SerializeToString()
             name = f.signature.name.encode()
-            _check(eng.lib.txd_add_function_def(name, data, len(data), err, _ERR), err, "registering %s" % name)
+            with _registered_lock:
+                _check(eng.lib.txd_add_function_def(name, data, len(data), err, _ERR), err, "registering %s" % name)
+                _registered[name] = _registered.get(name, 0) + 1
             self._names.append(name)
         self._captures = [np.array(t.numpy(), order="C") for t in cf.captured_inputs]  # 0-d stays 0-d
         n, dtypes, ranks, dims, data = _arrays_args(self._captures)
@@ -164,8 +170,12 @@ class Function:
     def __del__(self):
         if getattr(self, "handle", None):
             self._delete(self.handle)
-        for name in reversed(getattr(self, "_names", [])):
-            self._lib.txd_remove_function(name)
+        with _registered_lock:
+            for name in reversed(getattr(self, "_names", [])):
+                _registered[name] -= 1
+                if not _registered[name]:
+                    del _registered[name]
+                    self._lib.txd_remove_function(name)
 
 
 def _native_function(owner, attr, cf):
@@ -399,14 +409,14 @@ class NativeIterator(NodeIterator):
                                       v[2], err, _ERR)
             elif s.kind == "map":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
-                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), _width(n._parallel, threads), threads, 0, 0,
-                                 v[0], err, _ERR)
+                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, 0, 0, v[0], err,
+                                 _ERR)
             elif s.kind == "fused_map":
                 from tensorflux_data import _fusion
                 batch = self._steps[i + 1].node
                 fn = _native_function(n, "_native_batched", _fusion.fusable(n))
-                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), _width(n._parallel, threads), threads,
-                                 batch._size, int(batch._drop), v[0], err, _ERR)
+                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, batch._size,
+                                 int(batch._drop), v[0], err, _ERR)
             elif s.kind == "filter":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
                 rc = lib.txd_filter(p, i, s.slot, fn.handle, *self._seeds(n), v[0], err, _ERR)
@@ -417,6 +427,16 @@ class NativeIterator(NodeIterator):
             else:  # prefetch
                 rc = lib.txd_prefetch(p, i, s.slot, int(n._buffer), err, _ERR)
             _check(rc, err, "building " + s.kind)
+
+    def _width(self, node):
+        """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or for AUTOTUNE one
+        per worker."""
+        from tensorflux_data._options import AUTOTUNE, default_parallelism
+        if node._parallel is None:
+            return 1
+        if node._parallel == AUTOTUNE:
+            return self._ctx.pool_size or default_parallelism()
+        return node._parallel
 
     def _seeds(self, node):
         """(seeded, seed word) of a function node's per-element seeds (Note [Element seeds])."""
@@ -522,12 +542,4 @@ def _fused_batch(steps, i):
     return steps[i].kind == "batch" and i > 0 and steps[i - 1].kind == "fused_map"
 
 
-def _width(parallel, threads):
-    """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or for AUTOTUNE one
-    per worker."""
-    from tensorflux_data._options import AUTOTUNE, default_parallelism
-    if parallel is None:
-        return 1
-    if parallel == AUTOTUNE:
-        return threads or default_parallelism()
-    return parallel
+
