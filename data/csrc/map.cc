@@ -34,6 +34,48 @@ Status ReadUnit(Iterator* input, int64_t batch, bool drop, Element* out, int64_t
   return Status{};
 }
 
+// Note [Native autotune]: an AUTOTUNE map starts with one call in flight and measures its output rate
+// over windows of kWindow outputs; while one more call in flight raised the rate by more than
+// kGain, it widens again (up to the workers), else it goes back to the best width and stays.
+class WidthTuner {
+ public:
+  static constexpr int kWindow = 64;
+  static constexpr double kGain = 1.05;
+
+  WidthTuner(bool enabled, int fixed, int max)
+      : enabled_(enabled), width_(enabled ? 1 : (fixed < 1 ? 1 : fixed)), max_(max) {}
+  int width() const { return width_; }
+
+  // Counts one output.
+  void Record() {
+    if (!enabled_) return;
+    const int64_t now = NowNanos();
+    if (outputs_++ == 0) start_ = now;
+    if (outputs_ <= kWindow) return;
+    const double rate = kWindow / static_cast<double>(now - start_ + 1);
+    outputs_ = 0;
+    if (rate > best_rate_ * kGain) {
+      best_rate_ = rate;
+      best_width_ = width_;
+      if (width_ < max_) {
+        ++width_;
+        return;
+      }
+    }
+    width_ = best_width_;
+    enabled_ = false;
+  }
+
+ private:
+  bool enabled_;
+  int width_;
+  int max_;
+  int best_width_ = 1;
+  double best_rate_ = 0;
+  int outputs_ = 0;
+  int64_t start_ = 0;
+};
+
 // One unit in flight: its input, then its result. Whoever claims it first runs it: a pool worker,
 // or the consumer when it reaches a unit no worker has started (it never sleeps on queued work).
 struct Slot {
@@ -53,8 +95,8 @@ class MapIterator : public Iterator {
       : input_(std::move(input)),
         fn_(std::move(fn)),
         seeds_(seeds),
-        width_(parallel < 1 ? 1 : parallel),
-        pool_(parallel > 1 ? WorkerPool(threads) : nullptr),
+        pool_(parallel > 1 || parallel == kAutotune ? WorkerPool(threads) : nullptr),
+        tuner_(parallel == kAutotune, parallel, pool_ ? pool_->size() : 1),
         batch_(batch),
         drop_(drop),
         count_(count),
@@ -83,6 +125,7 @@ class MapIterator : public Iterator {
     if (!slot->status.ok()) return slot->status;
     *out = std::move(slot->element);
     place_.counters->elements.fetch_add(1, std::memory_order_relaxed);
+    tuner_.Record();
     return Status{};
   }
 
@@ -109,7 +152,7 @@ class MapIterator : public Iterator {
 
   // Reads input units and starts their calls until `width_` are in flight or the input ends.
   void Fill() {
-    while (!input_done_ && static_cast<int>(pending_.size()) < width_) {
+    while (!input_done_ && static_cast<int>(pending_.size()) < tuner_.width()) {
       auto slot = std::make_shared<Slot>();
       int64_t k = 0;
       Status s = ReadUnit(input_.get(), batch_, drop_, &slot->element, &k);
@@ -153,8 +196,8 @@ class MapIterator : public Iterator {
   std::unique_ptr<Iterator> input_;
   std::shared_ptr<const Function> fn_;
   Seeds seeds_;
-  int width_;
   Pool* pool_;
+  WidthTuner tuner_;
   int64_t batch_;
   bool drop_;
   int64_t count_;

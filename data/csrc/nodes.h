@@ -50,9 +50,13 @@ struct Seeds {
 // out of memory.
 Tensor ElementSeeds(uint64_t seed0, int64_t first, int64_t n, bool stacked);
 
-// map: `fn` per element (its seeds appended when `seeds.seeded`), or with `batch` > 0 (a fused map-and-batch) per `batch` input elements
-// stacked (a final short batch dropped when `drop`); `parallel` > 1 calls overlap on `threads`
-// workers, results in input order. Stamp [elements read, input ended].
+// A map's `parallel` for AUTOTUNE: its width follows its measured rate (Note [Native autotune]).
+constexpr int kAutotune = -1;
+
+// map: `fn` per element (its seeds appended when `seeds.seeded`), or with `batch` > 0 (a fused
+// map-and-batch) per `batch` input elements stacked (a final short batch dropped when `drop`);
+// with `parallel` > 1 (or kAutotune) calls overlap on `threads` workers, results in input order.
+// Stamp [elements read, input ended].
 std::unique_ptr<Iterator> MakeMap(std::unique_ptr<Iterator> input, std::shared_ptr<const Function> fn, Seeds seeds,
                                   int parallel, int threads, int64_t batch, bool drop, int64_t count, Place p);
 

@@ -21,6 +21,8 @@ class Pool {
   Pool& operator=(const Pool&) = delete;
   // Runs `task` on a worker.
   void Submit(std::function<void()> task);
+  // The number of workers.
+  int size() const { return static_cast<int>(threads_.size()); }
 
  private:
   void Work();

@@ -178,12 +178,16 @@ def test_a_python_state_with_buffered_elements_resumes_in_python():
     assert head + [int(x) for x in resumed] == [x * 3 for x in range(40)]
 
 
+@pytest.mark.parametrize("parallel", [8, txd.AUTOTUNE])  # AUTOTUNE: the width changes as it measures
 @pytest.mark.parametrize("threads", [1, 2, 8])
-def test_parallel_maps_give_the_same_bytes_at_any_thread_count(threads):
+def test_parallel_maps_give_the_same_bytes_at_any_thread_count(threads, parallel):
+    rows = np.tile(X, (10, 1))  # 400 elements: several of the tuner's windows
+
     def build(n):
         o = txd.Options()
         o.threading.private_threadpool_size = n
-        ds = txd.Dataset.from_tensor_slices(X).map(lambda x: tx.reduce_sum(tx.sin(x) * x), num_parallel_calls=8)
+        ds = txd.Dataset.from_tensor_slices(rows).map(lambda x: tx.reduce_sum(tx.sin(x) * x),
+                                                      num_parallel_calls=parallel)
         return ds.batch(5).prefetch(2).with_options(o)
     want = b"".join(b.numpy().tobytes() for b in build(1))
     assert b"".join(b.numpy().tobytes() for b in build(threads)) == want

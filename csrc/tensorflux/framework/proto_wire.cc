@@ -49,7 +49,7 @@ Status WrongType(WireType got, WireType want) {
 
 }  // namespace
 
-Status Reader::ReadVarint(uint64_t* v) {
+Status Reader::ReadVarintSlow(uint64_t* v) {
   uint64_t result = 0;
   for (int i = 0; i < 10; ++i) {
     if (pos_ >= data_.size()) return DataLoss("truncated varint at byte ", pos_);
@@ -64,7 +64,7 @@ Status Reader::ReadVarint(uint64_t* v) {
   return DataLoss("varint longer than 10 bytes at byte ", pos_);
 }
 
-Status Reader::ReadTag(int* field, WireType* type) {
+Status Reader::ReadTagSlow(int* field, WireType* type) {
   uint64_t key;
   TX_RETURN_IF_ERROR(ReadVarint(&key));
   uint64_t number = key >> 3;
@@ -96,7 +96,7 @@ Status Reader::ReadFixed64(uint64_t* v) {
   return Status::OK();
 }
 
-Status Reader::ReadBytes(std::string_view* v) {
+Status Reader::ReadBytesSlow(std::string_view* v) {
   uint64_t len;
   TX_RETURN_IF_ERROR(ReadVarint(&len));
   if (len > data_.size() - pos_)

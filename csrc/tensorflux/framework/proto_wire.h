@@ -30,6 +30,9 @@ enum WireType : int {
 constexpr int kMaxMessageDepth = 100;
 
 // Reads one serialized message; the viewed bytes must outlive the Reader.
+// Note [Wire fast paths]: decoding is mostly keys of low field numbers, short varints and short
+// length-delimited payloads (a tf.train.Example's features, a NodeDef's attrs). Those one-byte cases
+// are inline in the header; every other case, and every error, goes to the out-of-line reader.
 class Reader {
  public:
   // Reads `bytes` as a top-level message (depth 0).
@@ -45,14 +48,43 @@ class Reader {
   std::string_view Slice(size_t begin, size_t end) const { return data_.substr(begin, end - begin); }
 
   // Reads the next field key; DataLoss on a bad key, field number 0 or an invalid wire type.
-  Status ReadTag(int* field, WireType* type);
-  // Reads a base-128 varint of at most 10 bytes that fits in 64 bits.
-  Status ReadVarint(uint64_t* v);
+  // Inline for the one-byte keys of fields 1..15 (Note [Wire fast paths]).
+  Status ReadTag(int* field, WireType* type) {
+    if (pos_ < data_.size()) {
+      const auto b = static_cast<uint8_t>(data_[pos_]);
+      const int wt = b & 7;
+      if (b < 0x80 && (b >> 3) != 0 && (wt == kVarint || wt == kFixed64 || wt == kLengthDelimited || wt == kFixed32)) {
+        ++pos_;
+        *field = b >> 3;
+        *type = static_cast<WireType>(wt);
+        return Status::OK();
+      }
+    }
+    return ReadTagSlow(field, type);
+  }
+  // Reads a base-128 varint of at most 10 bytes that fits in 64 bits (one byte: inline).
+  Status ReadVarint(uint64_t* v) {
+    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {
+      *v = static_cast<uint8_t>(data_[pos_++]);
+      return Status::OK();
+    }
+    return ReadVarintSlow(v);
+  }
   // Reads 4 / 8 little-endian bytes.
   Status ReadFixed32(uint32_t* v);
   Status ReadFixed64(uint64_t* v);
-  // Reads a length-delimited payload as a view into the underlying bytes.
-  Status ReadBytes(std::string_view* v);
+  // Reads a length-delimited payload as a view into the underlying bytes (a one-byte length: inline).
+  Status ReadBytes(std::string_view* v) {
+    if (pos_ < data_.size()) {
+      const auto len = static_cast<uint8_t>(data_[pos_]);
+      if (len < 0x80 && len <= data_.size() - pos_ - 1) {
+        *v = data_.substr(pos_ + 1, len);
+        pos_ += 1 + len;
+        return Status::OK();
+      }
+    }
+    return ReadBytesSlow(v);
+  }
   // Reads a length-delimited sub-message; DataLoss if nesting would exceed kMaxMessageDepth.
   Status ReadMessage(Reader* sub);
   // Skips the value of a field of wire type `type` (groups are rejected).
@@ -74,6 +106,11 @@ class Reader {
   Status ReadRepeatedFixed64(WireType type, std::vector<uint64_t>* out);
 
  private:
+  // The general cases of the inline readers above.
+  Status ReadTagSlow(int* field, WireType* type);
+  Status ReadVarintSlow(uint64_t* v);
+  Status ReadBytesSlow(std::string_view* v);
+
   std::string_view data_;
   size_t pos_ = 0;
   int depth_ = 0;

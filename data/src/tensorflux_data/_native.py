@@ -393,7 +393,7 @@ class NativeIterator(NodeIterator):
         if not p:
             raise MemoryError("tensorflux-data engine: cannot make a pipeline")
         self._pipeline = p
-        threads = self._ctx.pool_size
+        threads = self._ctx.pool_size  # 0: the engine's pool of one worker per core
         for i, s in enumerate(self._steps):
             n, v = s.node, self._stamp[s.slot:s.slot + s.width]
             if s.kind == "slices":
@@ -429,14 +429,9 @@ class NativeIterator(NodeIterator):
             _check(rc, err, "building " + s.kind)
 
     def _width(self, node):
-        """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or for AUTOTUNE one
-        per worker."""
-        from tensorflux_data._options import AUTOTUNE, default_parallelism
-        if node._parallel is None:
-            return 1
-        if node._parallel == AUTOTUNE:
-            return self._ctx.pool_size or default_parallelism()
-        return node._parallel
+        """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or AUTOTUNE (-1,
+        the engine's measured width, Note [Native autotune] in csrc/map.cc)."""
+        return 1 if node._parallel is None else node._parallel
 
     def _seeds(self, node):
         """(seeded, seed word) of a function node's per-element seeds (Note [Element seeds])."""

@@ -11,6 +11,7 @@
 #include "tensorflux/core/object_types.h"
 #include "tensorflux/core/tstring.h"
 #include "tensorflux/framework/proto_wire.h"
+#include "tensorflux/lib/small_vector.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 
 // Note [Parsing Examples]
@@ -46,12 +47,12 @@ const char* KindName(int kind) {
 
 int KindOf(DataType dt) { return dt == DT_STRING ? kBytes : dt == DT_FLOAT ? kFloat : kInt64; }
 
-// The decoded values of one feature of one Example.
+// The decoded values of one feature of one Example; short lists (the common case) stay inside.
 struct Values {
   bool present = false;
-  std::vector<float> f;
-  std::vector<int64_t> i;
-  std::vector<std::string_view> s;
+  SmallVector<float, 16> f;
+  SmallVector<int64_t, 4> i;
+  SmallVector<std::string_view, 2> s;
   int64_t size(DataType dt) const {
     return static_cast<int64_t>(dt == DT_STRING ? s.size() : dt == DT_FLOAT ? f.size() : i.size());
   }
@@ -130,9 +131,44 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
   return Status::OK();
 }
 
-// The Feature messages of one Example under the requested keys (`slot_of`: key -> slot).
-Status FindFeatures(std::string_view example, const std::unordered_map<std::string_view, int>& slot_of,
-                    std::vector<std::string_view>* features, std::vector<bool>* found) {
+// The requested keys and their slots: a few keys are scanned, which beats hashing every key of
+// every Example; many are hashed.
+class KeySlots {
+ public:
+  // Maps `key` to `slot` (a key given twice: the later slot, as a map assignment would).
+  void Set(std::string_view key, int slot) {
+    map_[key] = slot;
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (keys_[i] == key) {
+        slots_[i] = slot;
+        return;
+      }
+    }
+    keys_.push_back(key);
+    slots_.push_back(slot);
+  }
+  // The slot of `key`, or -1.
+  int Find(std::string_view key) const {
+    if (keys_.size() > kScan) {
+      auto it = map_.find(key);
+      return it == map_.end() ? -1 : it->second;
+    }
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (keys_[i].size() == key.size() && std::memcmp(keys_[i].data(), key.data(), key.size()) == 0) return slots_[i];
+    }
+    return -1;
+  }
+
+ private:
+  static constexpr size_t kScan = 8;
+  std::vector<std::string_view> keys_;
+  std::vector<int> slots_;
+  std::unordered_map<std::string_view, int> map_;
+};
+
+// The Feature messages of one Example under the requested keys.
+Status FindFeatures(std::string_view example, const KeySlots& slot_of, std::vector<std::string_view>* features,
+                    std::vector<bool>* found) {
   wire::Reader r(example);
   while (!r.done()) {
     int field;
@@ -165,10 +201,10 @@ Status FindFeatures(std::string_view example, const std::unordered_map<std::stri
           TX_RETURN_IF_ERROR(entry.Skip(type));
         }
       }
-      auto it = slot_of.find(key);
-      if (it == slot_of.end()) continue;
-      (*features)[it->second] = has_value ? value : std::string_view{};
-      (*found)[it->second] = true;
+      const int slot = slot_of.Find(key);
+      if (slot < 0) continue;
+      (*features)[slot] = has_value ? value : std::string_view{};
+      (*found)[slot] = true;
     }
   }
   return Status::OK();
@@ -250,7 +286,7 @@ class ParseExampleV2Op : public OpKernel {
     const int num_dense = static_cast<int>(dense_types_.size());
     const int num_keys = static_cast<int>(num_sparse_) + num_dense;
     // Slots 0..num_sparse-1 are the sparse keys, then the dense ones.
-    std::unordered_map<std::string_view, int> slot_of;
+    KeySlots slot_of;
     std::vector<std::string> keys(num_keys);
     for (int group = 0; group < 2; ++group) {
       const Tensor& k = ctx->input(2 + group);
@@ -261,7 +297,7 @@ class ParseExampleV2Op : public OpKernel {
       for (int64_t i = 0; i < want; ++i) {
         const int slot = static_cast<int>(group == 0 ? i : num_sparse_ + i);
         keys[slot] = k.data<TString>()[i].str();
-        slot_of[k.data<TString>()[i].view()] = slot;
+        slot_of.Set(k.data<TString>()[i].view(), slot);
       }
     }
     if (ctx->input(4).num_elements() != 0)
@@ -309,9 +345,9 @@ class ParseExampleV2Op : public OpKernel {
 
  private:
   // Decodes the requested features of Example `b` into values[0, num_keys).
-  Status ParseOne(std::string_view example, const std::unordered_map<std::string_view, int>& slot_of, int num_keys,
-                  const Tensor& names, const std::vector<std::string>& keys, int64_t b,
-                  std::vector<std::string_view>* features, std::vector<bool>* found, Values* values) const {
+  Status ParseOne(std::string_view example, const KeySlots& slot_of, int num_keys, const Tensor& names,
+                  const std::vector<std::string>& keys, int64_t b, std::vector<std::string_view>* features,
+                  std::vector<bool>* found, Values* values) const {
     std::fill(found->begin(), found->end(), false);
     Status s = FindFeatures(example, slot_of, features, found);
     if (!s.ok())
