@@ -1,17 +1,17 @@
 """The native pipeline engine's Python side: which chains of nodes it runs, building them through
 its C interface (csrc/txd_engine.h, loaded with ctypes, so the calls release the GIL), its elements
-as arrays, and its position as the Python nodes' own state (Note [Native pipelines] in
+as arrays or tensors, and its position as the Python nodes' own state (Note [Native pipelines] in
 csrc/engine.h; Note [Native segments] below)."""
 
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map
 # or filter, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed TFRecord
 # files named by a list; map and filter whose traced functions are stateless and capture only
-# numeric values (tx.random calls in them take the same per-element seeds); batch (with the map before
-# it fused when the Python engine would fuse them); and
-# prefetch. The Python nodes above it see an ordinary node iterator. Its state is what the Python
-# iterators of the same nodes would save at the same position, written from the stamp of the last
-# element handed out, so states restore in either engine. A restored state whose buffers hold
+# numeric values (tx.random calls in them take the same per-element seeds); batch (with the map
+# before it fused when the Python engine would fuse them); and prefetch. The Python nodes above it
+# see an ordinary node iterator. Its state is what the Python iterators of the same nodes would
+# save at the same position, written from the stamp of the last element handed out, so states
+# restore in either engine. A restored state whose buffers hold
 # elements (saved by the Python engine mid-batch, say), any error the engine reports, and debug
 # mode run the same nodes in the Python engine instead, from the same position, so every error is
 # raised (or skipped by ignore_errors) exactly as there. Functions are pure, so the elements in
@@ -41,12 +41,11 @@ _engine_error = None
 
 
 class _Engine:
-    """The loaded engine library, with the C API functions the Python side calls itself."""
+    """The loaded engine library, its functions typed for ctypes, initialized on the process's engine."""
 
     def __init__(self, path):
         self.lib = lib = ctypes.CDLL(path)
         txlib = os.path.join(tx.sysconfig.get_lib(), "lib%s.so" % tx.sysconfig.LIBRARY_NAME)
-        self.tx = ctypes.CDLL(txlib)
         c_err, i64, i32, vp = ctypes.c_char_p, ctypes.c_int64, ctypes.c_int, ctypes.c_void_p
         pi32, pi64, pvp = ctypes.POINTER(i32), ctypes.POINTER(i64), ctypes.POINTER(vp)
         sigs = {
