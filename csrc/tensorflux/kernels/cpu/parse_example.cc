@@ -1,11 +1,12 @@
 // CPU kernel of ParseExampleV2: tf.train.Example protos read with the engine's wire reader
 // (framework/proto_wire.h) into dense and sparse feature tensors (Note [Parsing Examples]).
+#include "tensorflux/kernels/cpu/parse_example.h"
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "tensorflux/core/object_types.h"
@@ -29,9 +30,29 @@
 //    the values in Example order and the dense shape [batch, longest].
 // A feature whose Feature message sets no list is present and empty. Every error names the
 // Example (by `names` when given, else <unknown>), its index and the key, as TensorFlow's do.
+// This is the reference decoder; ParseExamplesFast (Note [Fast Example parsing]) gives the same
+// outputs for well-formed batches, and every batch it declines comes here.
 
 namespace tx {
 namespace cpu {
+
+void KeySlots::Set(std::string_view key, int slot) {
+  if (map_.empty()) {
+    for (Entry& e : scan_) {
+      if (e.key == key) {
+        e.slot = slot;
+        return;
+      }
+    }
+    if (scan_.size() < kScanKeys) {
+      scan_.push_back({key, slot});
+      return;
+    }
+    for (const Entry& e : scan_) map_[e.key] = e.slot;
+  }
+  map_[key] = slot;
+}
+
 namespace {
 
 enum Kind { kNone = 0, kBytes = 1, kFloat = 2, kInt64 = 3 };
@@ -131,41 +152,6 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
   return Status::OK();
 }
 
-// The requested keys and their slots: a few keys are scanned, which beats hashing every key of
-// every Example; many are hashed.
-class KeySlots {
- public:
-  // Maps `key` to `slot` (a key given twice: the later slot, as a map assignment would).
-  void Set(std::string_view key, int slot) {
-    map_[key] = slot;
-    for (size_t i = 0; i < keys_.size(); ++i) {
-      if (keys_[i] == key) {
-        slots_[i] = slot;
-        return;
-      }
-    }
-    keys_.push_back(key);
-    slots_.push_back(slot);
-  }
-  // The slot of `key`, or -1.
-  int Find(std::string_view key) const {
-    if (keys_.size() > kScan) {
-      auto it = map_.find(key);
-      return it == map_.end() ? -1 : it->second;
-    }
-    for (size_t i = 0; i < keys_.size(); ++i) {
-      if (keys_[i].size() == key.size() && std::memcmp(keys_[i].data(), key.data(), key.size()) == 0) return slots_[i];
-    }
-    return -1;
-  }
-
- private:
-  static constexpr size_t kScan = 8;
-  std::vector<std::string_view> keys_;
-  std::vector<int> slots_;
-  std::unordered_map<std::string_view, int> map_;
-};
-
 // The Feature messages of one Example under the requested keys.
 Status FindFeatures(std::string_view example, const KeySlots& slot_of, std::vector<std::string_view>* features,
                     std::vector<bool>* found) {
@@ -235,10 +221,228 @@ void Pad(const Tensor& fill, int64_t at, int64_t n, Tensor* t) {
   }
 }
 
+std::string Name(const Tensor& names, int64_t b) {
+  return "Name: " + (names.num_elements() ? names.data<TString>()[b].str() : std::string("<unknown>"));
+}
+std::string Where(const Tensor& names, int64_t b, const std::string& key) {
+  return StrCat(Name(names, b), ", Key: ", key, ", Index: ", b, ".  ");
+}
+// The first bytes of a bad Example, escaped, for its error message.
+std::string Preview(std::string_view bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size() && i < 32; ++i) {
+    const unsigned char ch = static_cast<unsigned char>(bytes[i]);
+    if (ch >= 32 && ch < 127 && ch != '\\' && ch != '\'') {
+      out += static_cast<char>(ch);
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[ch >> 4];
+      out += kHex[ch & 15];
+    }
+  }
+  if (bytes.size() > 32) out += "...";
+  return out;
+}
+
+// Decodes the requested features of Example `b` into values[0, num_keys).
+Status ParseOne(std::string_view example, const ExampleRequest& req, const Tensor& names, int64_t b,
+                std::vector<std::string_view>* features, std::vector<bool>* found, Values* values) {
+  std::fill(found->begin(), found->end(), false);
+  Status s = FindFeatures(example, req.slot_of, features, found);
+  if (!s.ok())
+    return InvalidArgument("Could not parse example input, value: '", Preview(example), "' (", Name(names, b),
+                           ", index ", b, "): ", s.message());
+  for (int k = 0; k < req.num_keys(); ++k) {
+    if (!(*found)[k]) continue;
+    s = DecodeFeature((*features)[k], req.types[k], &values[k]);
+    if (!s.ok())
+      return InvalidArgument(Where(names, b, req.keys[k]),
+                             s.code() == Code::kInvalidArgument ? "" : "Could not parse the feature: ", s.message());
+  }
+  return Status::OK();
+}
+
+// Outputs k (indices), num_sparse + k (values) and 2 num_sparse + k (dense shape) of sparse key k.
+Status WriteSparse(OpKernelContext* ctx, const ExampleRequest& req, const std::vector<Values>& values, int k,
+                   bool batched, int64_t batch) {
+  const DataType dt = req.types[k];
+  const int num_keys = req.num_keys();
+  int64_t total = 0, longest = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t n = values[b * num_keys + k].size(dt);
+    total += n;
+    longest = std::max(longest, n);
+  }
+  const int rank = batched ? 2 : 1;
+  Tensor *indices, *vals, *shape;
+  TX_RETURN_IF_ERROR(ctx->allocate_output(k, TensorShape({total, rank}), &indices));
+  TX_RETURN_IF_ERROR(ctx->allocate_output(req.num_sparse + k, TensorShape({total}), &vals));
+  TX_RETURN_IF_ERROR(ctx->allocate_output(2 * req.num_sparse + k, TensorShape({rank}), &shape));
+  int64_t* idx = indices->data<int64_t>();
+  int64_t at = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    const Values& v = values[b * num_keys + k];
+    const int64_t n = v.size(dt);
+    Put(v, dt, 0, n, vals, at);
+    for (int64_t j = 0; j < n; ++j, ++at) {
+      if (batched) *idx++ = b;
+      *idx++ = j;
+    }
+  }
+  int64_t* dims = shape->data<int64_t>();
+  if (batched) *dims++ = batch;
+  *dims = longest;
+  return Status::OK();
+}
+
+// Output 3 num_sparse + j of dense feature j.
+Status WriteDense(OpKernelContext* ctx, const ExampleRequest& req, const std::vector<Values>& values,
+                  const Tensor& names, int j, bool batched, int64_t batch) {
+  const int k = req.num_sparse + j;
+  const int num_keys = req.num_keys();
+  const DataType dt = req.types[k];
+  const PartialShape& s = (*req.dense_shapes)[j];
+  const Tensor& def = ctx->input(5 + j);
+  const bool variable = req.variable[j];
+  const int64_t stride = req.stride[j];
+  int64_t rows = 0;  // the batch's longest, for variable shapes
+  for (int64_t b = 0; b < batch; ++b) {
+    const Values& v = values[b * num_keys + k];
+    const int64_t n = v.size(dt);
+    if (!v.present) {
+      if (!variable && def.num_elements() == 0)
+        return InvalidArgument(Name(names, b), ", Feature: ", req.keys[k], " (data type: ", DataTypeString(dt),
+                               ") is required but could not be found.");
+      continue;
+    }
+    if (variable) {
+      if (stride == 0 ? n != 0 : n % stride != 0)
+        return InvalidArgument(Where(names, b, req.keys[k]), "Number of ", DataTypeString(dt),
+                               " values is not a multiple of stride length. Saw ", n,
+                               " values but output shape is: ", s.ToString());
+      if (stride > 0) rows = std::max(rows, n / stride);
+    } else if (n != stride) {
+      return InvalidArgument(Where(names, b, req.keys[k]), "Number of ", DataTypeString(dt),
+                             " values != expected.  Values size: ", n, " but output shape: ", s.ToString());
+    }
+  }
+  std::vector<int64_t> dims;
+  if (batched) dims.push_back(batch);
+  for (int d = 0; d < s.rank(); ++d) dims.push_back(d == 0 && variable ? rows : s.dim(d));
+  Tensor* out;
+  TX_RETURN_IF_ERROR(ctx->allocate_output(3 * req.num_sparse + j, TensorShape(dims), &out));
+  const int64_t per_example = variable ? rows * stride : stride;
+  for (int64_t b = 0; b < batch; ++b) {
+    const Values& v = values[b * num_keys + k];
+    const int64_t at = b * per_example;
+    if (!v.present && !variable) {
+      // The default holds exactly one Example's values.
+      if (stride > 0)
+        CopyElements(dt, def.raw_data(), static_cast<char*>(out->raw_data()) + at * DataTypeSize(dt), stride);
+      continue;
+    }
+    const int64_t n = v.present ? v.size(dt) : 0;
+    Put(v, dt, 0, n, out, at);
+    Pad(def, at + n, per_example - n, out);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status PrepareExampleRequest(const OpKernelContext& ctx, const std::vector<DataType>& sparse_types,
+                             const std::vector<DataType>& dense_types, const std::vector<PartialShape>& dense_shapes,
+                             ExampleRequest* req) {
+  const Tensor& serialized = ctx.input(0);
+  const Tensor& names = ctx.input(1);
+  if (serialized.rank() > 1)
+    return InvalidArgument("serialized must be a scalar or a vector, got shape ", serialized.shape().ToString());
+  const int64_t batch = serialized.num_elements();
+  if (names.num_elements() != 0 && names.num_elements() != batch)
+    return InvalidArgument("names must be empty or hold one name per Example: ", names.num_elements(), " names for ",
+                           batch, " Examples");
+  const int num_sparse = static_cast<int>(sparse_types.size());
+  const int num_dense = static_cast<int>(dense_types.size());
+  req->num_sparse = num_sparse;
+  req->types = sparse_types;
+  req->types.insert(req->types.end(), dense_types.begin(), dense_types.end());
+  req->keys.assign(num_sparse + num_dense, std::string());
+  req->dense_shapes = &dense_shapes;
+  for (int group = 0; group < 2; ++group) {
+    const Tensor& k = ctx.input(2 + group);
+    const int64_t want = group == 0 ? num_sparse : num_dense;
+    if (k.num_elements() != want)
+      return InvalidArgument(group == 0 ? "sparse_keys" : "dense_keys", " has ", k.num_elements(), " keys, expected ",
+                             want);
+    for (int64_t i = 0; i < want; ++i) {
+      const int slot = static_cast<int>(group == 0 ? i : num_sparse + i);
+      req->keys[slot] = k.data<TString>()[i].str();
+      req->slot_of.Set(k.data<TString>()[i].view(), slot);
+    }
+  }
+  if (ctx.input(4).num_elements() != 0)
+    return Unimplemented("ParseExampleV2: ragged features (ragged_keys) are not supported yet");
+  req->variable.assign(num_dense, false);
+  req->stride.assign(num_dense, 1);
+  for (int j = 0; j < num_dense; ++j) {
+    const PartialShape& s = dense_shapes[j];
+    const Tensor& def = ctx.input(5 + j);
+    const bool variable = s.rank() > 0 && s.dim(0) == -1;
+    int64_t want = 1;  // values per Example (fixed) or per row (variable)
+    for (int d = variable ? 1 : 0; d < s.rank(); ++d) want *= s.dim(d);
+    req->variable[j] = variable;
+    req->stride[j] = want;
+    if (def.num_elements() != 0 && def.num_elements() != (variable ? 1 : want))
+      return InvalidArgument("dense_defaults[", j, "] for key ", req->keys[num_sparse + j], " has ", def.num_elements(),
+                             " values; expected ", variable ? "1 (a scalar)" : "",
+                             variable ? "" : StrCat(want, " (shape ", s.ToString(), ")"),
+                             " or none (the feature is required)");
+  }
+  return Status::OK();
+}
+
+Status ParseExamplesReference(OpKernelContext* ctx, const ExampleRequest& req) {
+  const Tensor& serialized = ctx->input(0);
+  const Tensor& names = ctx->input(1);
+  const bool batched = serialized.rank() == 1;
+  const int64_t batch = serialized.num_elements();
+  const int num_keys = req.num_keys();
+  // Decode every requested feature of every Example, Examples split over the intra-op threads;
+  // the error of the first failing Example wins whatever the split.
+  std::vector<Values> values(batch * num_keys);
+  std::mutex mu;
+  int64_t first_bad = batch;
+  Status error;
+  ParallelRange(ctx->intra_op_pool(), batch, 2000, [&](int64_t begin, int64_t end) {
+    std::vector<std::string_view> features(num_keys);
+    std::vector<bool> found(num_keys);
+    for (int64_t b = begin; b < end; ++b) {
+      Status s =
+          ParseOne(serialized.data<TString>()[b].view(), req, names, b, &features, &found, &values[b * num_keys]);
+      if (s.ok()) continue;
+      std::lock_guard<std::mutex> l(mu);
+      if (b < first_bad) {
+        first_bad = b;
+        error = s;
+      }
+      return;
+    }
+  });
+  TX_RETURN_IF_ERROR(error);
+  for (int k = 0; k < req.num_sparse; ++k) TX_RETURN_IF_ERROR(WriteSparse(ctx, req, values, k, batched, batch));
+  for (int j = 0; j < num_keys - req.num_sparse; ++j)
+    TX_RETURN_IF_ERROR(WriteDense(ctx, req, values, names, j, batched, batch));
+  return Status::OK();
+}
+
+namespace {
+
 class ParseExampleV2Op : public OpKernel {
  public:
   explicit ParseExampleV2Op(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("num_sparse", &num_sparse_));
+    int64_t num_sparse = 0;
+    c->SetStatus(c->GetAttr("num_sparse", &num_sparse));
     const AttrValue* tdense = c->node().attr("Tdense");
     const AttrValue* sparse_types = c->node().attr("sparse_types");
     const AttrValue* shapes = c->node().attr("dense_shapes");
@@ -254,9 +458,9 @@ class ParseExampleV2Op : public OpKernel {
       c->SetStatus(Unimplemented("ParseExampleV2: ragged features (RaggedFeature) are not supported yet"));
       return;
     }
-    if (static_cast<int64_t>(sparse_types_.size()) != num_sparse_ || shapes_.size() != dense_types_.size()) {
+    if (static_cast<int64_t>(sparse_types_.size()) != num_sparse || shapes_.size() != dense_types_.size()) {
       c->SetStatus(InvalidArgument("ParseExampleV2: ", sparse_types_.size(), " sparse_types for num_sparse ",
-                                   num_sparse_, ", ", shapes_.size(), " dense_shapes for ", dense_types_.size(),
+                                   num_sparse, ", ", shapes_.size(), " dense_shapes for ", dense_types_.size(),
                                    " dense features"));
       return;
     }
@@ -273,207 +477,13 @@ class ParseExampleV2Op : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& serialized = ctx->input(0);
-    const Tensor& names = ctx->input(1);
-    if (serialized.rank() > 1)
-      return ctx->SetStatus(
-          InvalidArgument("serialized must be a scalar or a vector, got shape ", serialized.shape().ToString()));
-    const bool batched = serialized.rank() == 1;
-    const int64_t batch = serialized.num_elements();
-    if (names.num_elements() != 0 && names.num_elements() != batch)
-      return ctx->SetStatus(InvalidArgument("names must be empty or hold one name per Example: ", names.num_elements(),
-                                            " names for ", batch, " Examples"));
-    const int num_dense = static_cast<int>(dense_types_.size());
-    const int num_keys = static_cast<int>(num_sparse_) + num_dense;
-    // Slots 0..num_sparse-1 are the sparse keys, then the dense ones.
-    KeySlots slot_of;
-    std::vector<std::string> keys(num_keys);
-    for (int group = 0; group < 2; ++group) {
-      const Tensor& k = ctx->input(2 + group);
-      const int64_t want = group == 0 ? num_sparse_ : num_dense;
-      if (k.num_elements() != want)
-        return ctx->SetStatus(InvalidArgument(group == 0 ? "sparse_keys" : "dense_keys", " has ", k.num_elements(),
-                                              " keys, expected ", want));
-      for (int64_t i = 0; i < want; ++i) {
-        const int slot = static_cast<int>(group == 0 ? i : num_sparse_ + i);
-        keys[slot] = k.data<TString>()[i].str();
-        slot_of.Set(k.data<TString>()[i].view(), slot);
-      }
-    }
-    if (ctx->input(4).num_elements() != 0)
-      return ctx->SetStatus(Unimplemented("ParseExampleV2: ragged features (ragged_keys) are not supported yet"));
-    for (int j = 0; j < num_dense; ++j) {
-      const Tensor& def = ctx->input(5 + j);
-      const bool variable = shapes_[j].rank() > 0 && shapes_[j].dim(0) == -1;
-      int64_t want = 1;
-      for (int d = 0; !variable && d < shapes_[j].rank(); ++d) want *= shapes_[j].dim(d);
-      if (def.num_elements() != 0 && def.num_elements() != want)
-        return ctx->SetStatus(InvalidArgument("dense_defaults[", j, "] for key ", keys[num_sparse_ + j], " has ",
-                                              def.num_elements(), " values; expected ", variable ? "1 (a scalar)" : "",
-                                              variable ? "" : StrCat(want, " (shape ", shapes_[j].ToString(), ")"),
-                                              " or none (the feature is required)"));
-    }
-
-    // Decode every requested feature of every Example, Examples split over the intra-op threads;
-    // the error of the first failing Example wins whatever the split.
-    std::vector<Values> values(batch * num_keys);
-    std::mutex mu;
-    int64_t first_bad = batch;
-    Status error;
-    ParallelRange(ctx->intra_op_pool(), batch, 2000, [&](int64_t begin, int64_t end) {
-      std::vector<std::string_view> features(num_keys);
-      std::vector<bool> found(num_keys);
-      for (int64_t b = begin; b < end; ++b) {
-        Status s = ParseOne(serialized.data<TString>()[b].view(), slot_of, num_keys, names, keys, b, &features, &found,
-                            &values[b * num_keys]);
-        if (s.ok()) continue;
-        std::lock_guard<std::mutex> l(mu);
-        if (b < first_bad) {
-          first_bad = b;
-          error = s;
-        }
-        return;
-      }
-    });
-    TX_CTX_RETURN_IF_ERROR(ctx, error);
-    for (int k = 0; k < num_sparse_; ++k)
-      TX_CTX_RETURN_IF_ERROR(ctx, WriteSparse(ctx, values, k, batched, batch, num_keys));
-    for (int j = 0; j < num_dense; ++j)
-      TX_CTX_RETURN_IF_ERROR(ctx,
-                             WriteDense(ctx, values, names, keys, j, batched, batch, num_keys, 3 * num_sparse_ + j));
+    ExampleRequest req;
+    TX_CTX_RETURN_IF_ERROR(ctx, PrepareExampleRequest(*ctx, sparse_types_, dense_types_, shapes_, &req));
+    if (ParseExamplesFast(ctx, req)) return;
+    TX_CTX_RETURN_IF_ERROR(ctx, ParseExamplesReference(ctx, req));
   }
 
  private:
-  // Decodes the requested features of Example `b` into values[0, num_keys).
-  Status ParseOne(std::string_view example, const KeySlots& slot_of, int num_keys, const Tensor& names,
-                  const std::vector<std::string>& keys, int64_t b, std::vector<std::string_view>* features,
-                  std::vector<bool>* found, Values* values) const {
-    std::fill(found->begin(), found->end(), false);
-    Status s = FindFeatures(example, slot_of, features, found);
-    if (!s.ok())
-      return InvalidArgument("Could not parse example input, value: '", Preview(example), "' (", Name(names, b),
-                             ", index ", b, "): ", s.message());
-    for (int k = 0; k < num_keys; ++k) {
-      if (!(*found)[k]) continue;
-      const DataType dt = k < num_sparse_ ? sparse_types_[k] : dense_types_[k - num_sparse_];
-      s = DecodeFeature((*features)[k], dt, &values[k]);
-      if (!s.ok())
-        return InvalidArgument(Where(names, b, keys[k]),
-                               s.code() == Code::kInvalidArgument ? "" : "Could not parse the feature: ", s.message());
-    }
-    return Status::OK();
-  }
-
-  static std::string Name(const Tensor& names, int64_t b) {
-    return "Name: " + (names.num_elements() ? names.data<TString>()[b].str() : std::string("<unknown>"));
-  }
-  static std::string Where(const Tensor& names, int64_t b, const std::string& key) {
-    return StrCat(Name(names, b), ", Key: ", key, ", Index: ", b, ".  ");
-  }
-  // The first bytes of a bad Example, escaped, for its error message.
-  static std::string Preview(std::string_view bytes) {
-    std::string out;
-    for (size_t i = 0; i < bytes.size() && i < 32; ++i) {
-      const unsigned char ch = static_cast<unsigned char>(bytes[i]);
-      if (ch >= 32 && ch < 127 && ch != '\\' && ch != '\'') {
-        out += static_cast<char>(ch);
-      } else {
-        static const char kHex[] = "0123456789abcdef";
-        out += "\\x";
-        out += kHex[ch >> 4];
-        out += kHex[ch & 15];
-      }
-    }
-    if (bytes.size() > 32) out += "...";
-    return out;
-  }
-
-  // Outputs k (indices), num_sparse + k (values) and 2 num_sparse + k (dense shape) of sparse key k.
-  Status WriteSparse(OpKernelContext* ctx, const std::vector<Values>& values, int k, bool batched, int64_t batch,
-                     int num_keys) const {
-    const DataType dt = sparse_types_[k];
-    int64_t total = 0, longest = 0;
-    for (int64_t b = 0; b < batch; ++b) {
-      const int64_t n = values[b * num_keys + k].size(dt);
-      total += n;
-      longest = std::max(longest, n);
-    }
-    const int rank = batched ? 2 : 1;
-    Tensor *indices, *vals, *shape;
-    TX_RETURN_IF_ERROR(ctx->allocate_output(k, TensorShape({total, rank}), &indices));
-    TX_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(num_sparse_) + k, TensorShape({total}), &vals));
-    TX_RETURN_IF_ERROR(ctx->allocate_output(2 * static_cast<int>(num_sparse_) + k, TensorShape({rank}), &shape));
-    int64_t* idx = indices->data<int64_t>();
-    int64_t at = 0;
-    for (int64_t b = 0; b < batch; ++b) {
-      const Values& v = values[b * num_keys + k];
-      const int64_t n = v.size(dt);
-      Put(v, dt, 0, n, vals, at);
-      for (int64_t j = 0; j < n; ++j, ++at) {
-        if (batched) *idx++ = b;
-        *idx++ = j;
-      }
-    }
-    int64_t* dims = shape->data<int64_t>();
-    if (batched) *dims++ = batch;
-    *dims = longest;
-    return Status::OK();
-  }
-
-  Status WriteDense(OpKernelContext* ctx, const std::vector<Values>& values, const Tensor& names,
-                    const std::vector<std::string>& keys, int j, bool batched, int64_t batch, int num_keys,
-                    int output) const {
-    const int k = static_cast<int>(num_sparse_) + j;
-    const DataType dt = dense_types_[j];
-    const PartialShape& s = shapes_[j];
-    const Tensor& def = ctx->input(5 + j);
-    const bool variable = s.rank() > 0 && s.dim(0) == -1;
-    int64_t stride = 1;  // values per row (variable) or per Example (fixed)
-    for (int d = variable ? 1 : 0; d < s.rank(); ++d) stride *= s.dim(d);
-    int64_t rows = 0;  // the batch's longest, for variable shapes
-    for (int64_t b = 0; b < batch; ++b) {
-      const Values& v = values[b * num_keys + k];
-      const int64_t n = v.size(dt);
-      if (!v.present) {
-        if (!variable && def.num_elements() == 0)
-          return InvalidArgument(Name(names, b), ", Feature: ", keys[k], " (data type: ", DataTypeString(dt),
-                                 ") is required but could not be found.");
-        continue;
-      }
-      if (variable) {
-        if (stride == 0 ? n != 0 : n % stride != 0)
-          return InvalidArgument(Where(names, b, keys[k]), "Number of ", DataTypeString(dt),
-                                 " values is not a multiple of stride length. Saw ", n,
-                                 " values but output shape is: ", s.ToString());
-        if (stride > 0) rows = std::max(rows, n / stride);
-      } else if (n != stride) {
-        return InvalidArgument(Where(names, b, keys[k]), "Number of ", DataTypeString(dt),
-                               " values != expected.  Values size: ", n, " but output shape: ", s.ToString());
-      }
-    }
-    std::vector<int64_t> dims;
-    if (batched) dims.push_back(batch);
-    for (int d = 0; d < s.rank(); ++d) dims.push_back(d == 0 && variable ? rows : s.dim(d));
-    Tensor* out;
-    TX_RETURN_IF_ERROR(ctx->allocate_output(output, TensorShape(dims), &out));
-    const int64_t per_example = variable ? rows * stride : stride;
-    for (int64_t b = 0; b < batch; ++b) {
-      const Values& v = values[b * num_keys + k];
-      const int64_t at = b * per_example;
-      if (!v.present && !variable) {
-        // The default holds exactly one Example's values.
-        if (stride > 0)
-          CopyElements(dt, def.raw_data(), static_cast<char*>(out->raw_data()) + at * DataTypeSize(dt), stride);
-        continue;
-      }
-      const int64_t n = v.present ? v.size(dt) : 0;
-      Put(v, dt, 0, n, out, at);
-      Pad(def, at + n, per_example - n, out);
-    }
-    return Status::OK();
-  }
-
-  int64_t num_sparse_ = 0;
   std::vector<DataType> dense_types_, sparse_types_;
   std::vector<PartialShape> shapes_;
 };
