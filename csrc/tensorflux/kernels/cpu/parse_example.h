@@ -18,6 +18,28 @@
 namespace tx {
 namespace cpu {
 
+// True when the n bytes at a and b are equal; keys of up to 16 bytes are compared inline.
+inline bool SameBytes(const char* a, const char* b, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t a0, a1, b0, b1;  // two overlapping words
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&a1, a + n - 8, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&b1, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, a, 4);
+    std::memcpy(&a1, a + n - 4, 4);
+    std::memcpy(&b0, b, 4);
+    std::memcpy(&b1, b + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n < 4) return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+  return std::memcmp(a, b, n) == 0;
+}
+
 // The requested keys and their slots. A few keys are compared by length and bytes, which beats
 // hashing every key of every Example; many are hashed.
 class KeySlots {
@@ -31,7 +53,7 @@ class KeySlots {
       return it == map_.end() ? -1 : it->second;
     }
     for (const Entry& e : scan_)
-      if (e.key.size() == key.size() && std::memcmp(e.key.data(), key.data(), key.size()) == 0) return e.slot;
+      if (e.key.size() == key.size() && SameBytes(e.key.data(), key.data(), key.size())) return e.slot;
     return -1;
   }
 

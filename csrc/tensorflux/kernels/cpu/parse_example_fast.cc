@@ -16,20 +16,26 @@
 // error messages are the op's. So errors cost a second parse but need no code here, and the two
 // paths cannot disagree on a message. How it goes:
 //  - bytes are read by Cursor, which accepts exactly the encodings wire::Reader accepts (the same
-//    varint, tag and length rules) and answers false where Reader would fail, without a Status;
-//  - keys are looked up in KeySlots (a few: compared by length and bytes), the Feature message
-//    of each requested key kept as a view, the Example index stamped beside it as "found";
+//    varint, tag and length rules) and answers false where Reader would fail, without a Status.
+//    Cursor::Plain reads the usual layout (a one-byte key that is the expected one, a one-byte
+//    length) in a few instructions, and the general Tag / Bytes / Skip read everything else;
+//  - each map entry's key is first compared with the key found at the same position of the
+//    previous Example (batches are written by one program, in one order), then looked up in
+//    KeySlots (a few keys: compared by length and bytes);
 //  - a fixed-shape dense feature's output exists before any Example is read (its shape is known),
-//    so its values are decoded straight into the Example's row (packed floats by one memcpy,
-//    strings assigned once into the output's TStrings); a missing one copies its default;
+//    so its values are decoded straight into the Example's row as its entry comes (packed floats
+//    copied as they are, strings assigned once into the output's TStrings); a later entry for the
+//    same key decodes again over it, and only the last entry's failure to read counts, as only
+//    the last entry counts in the reference; a missing feature copies its default;
 //  - sparse features and FixedLenSequenceFeatures need the batch's totals before their outputs
 //    exist: the first pass keeps each Example's list (a view) and its count, the second decodes
 //    the lists into place;
 //  - it declines: a list of the wrong type, a wrong number of values, a missing required feature,
 //    any malformed byte, and dense shapes holding no values (stride 0, never seen in practice);
 //  - Examples are split over the intra-op threads only when the batch has enough bytes to pay for
-//    waking them (kBytesPerThread): a batch of 128 small records takes about 10 µs on one core.
-// csrc/tests/parse_example_test.cc checks that the two paths agree on random and mutated records.
+//    waking them (kBytesPerThread): a batch of 128 records of 80 bytes takes about 7 µs on one core.
+// csrc/tests/parse_example_test.cc checks that the two paths agree on random and damaged records
+// and that the fast one declines only what the reference rejects.
 
 namespace tx {
 namespace cpu {
@@ -70,6 +76,16 @@ class Cursor {
     if (number == 0 || number > 0x1fffffff || (wt != 0 && wt != 1 && wt != 2 && wt != 5)) return false;
     *field = static_cast<int>(number);
     *type = wt;
+    return true;
+  }
+  // The next byte, or -1 at the end.
+  int Peek() const { return p_ != end_ ? *p_ : -1; }
+  // A length-delimited field with one-byte key `tag` and a one-byte length, the usual layout:
+  // its payload, as Tag and Bytes would read it; false (nothing read) for any other layout.
+  bool Plain(uint8_t tag, Cursor* sub) {
+    if (size() < 2 || p_[0] != tag || p_[1] >= 0x80 || p_[1] + size_t{2} > size()) return false;
+    *sub = Cursor(data() + 2, p_[1]);
+    p_ += 2 + p_[1];
     return true;
   }
   // A length-delimited payload.
@@ -116,50 +132,16 @@ class Cursor {
   const uint8_t* end_ = nullptr;
 };
 
-// Views each requested key's Feature message in `example` into feature[slot], setting
-// stamp[slot] = b (a later entry for a key replaces an earlier one, Features merge).
-bool FindFeatures(Cursor example, const KeySlots& slots, int64_t b, Cursor* feature, int64_t* stamp) {
-  int field, type;
-  while (!example.done()) {
-    if (!example.Tag(&field, &type)) return false;
-    if (field != 1) {
-      if (!example.Skip(type)) return false;
-      continue;
-    }
-    Cursor features;
-    if (type != 2 || !example.Bytes(&features)) return false;
-    while (!features.done()) {
-      if (!features.Tag(&field, &type)) return false;
-      if (field != 1) {
-        if (!features.Skip(type)) return false;
-        continue;
-      }
-      Cursor entry, key, value;
-      if (type != 2 || !features.Bytes(&entry)) return false;
-      while (!entry.done()) {
-        if (!entry.Tag(&field, &type)) return false;
-        if (field == 1 && type == 2) {
-          if (!entry.Bytes(&key)) return false;
-        } else if (field == 2 && type == 2) {
-          if (!entry.Bytes(&value)) return false;
-        } else if (!entry.Skip(type)) {
-          return false;
-        }
-      }
-      const int slot = slots.Find(key.view());
-      if (slot < 0) continue;
-      feature[slot] = value;
-      stamp[slot] = b;
-    }
-  }
-  return true;
-}
-
 // The list a Feature message sets last: its kind (kNone for none) and its message.
 bool FeatureList(Cursor feature, int* kind, Cursor* list) {
   int field, type;
   *kind = kNone;
   while (!feature.done()) {
+    const int tag = feature.Peek();  // 0x0a, 0x12, 0x1a: a bytes, float or int64 list
+    if ((tag == 0x0a || tag == 0x12 || tag == 0x1a) && feature.Plain(static_cast<uint8_t>(tag), list)) {
+      *kind = tag >> 3;
+      continue;
+    }
     if (!feature.Tag(&field, &type)) return false;
     if (field >= kBytes && field <= kInt64 && type == 2) {
       *kind = field;
@@ -171,30 +153,42 @@ bool FeatureList(Cursor feature, int* kind, Cursor* list) {
   return true;
 }
 
+// memcpy, inline for 16 to 64 bytes (a short packed float list).
+void CopyBytes(char* to, const char* from, size_t n) {
+  if (n < 16 || n > 64) {
+    std::memcpy(to, from, n);
+    return;
+  }
+  for (size_t i = 0; i + 16 < n; i += 16) std::memcpy(to + i, from + i, 16);
+  std::memcpy(to + n - 16, from + n - 16, 16);
+}
+
 // Reads a float_list, int64_list or bytes_list message (values in field 1, packed or not),
 // writing the first `cap` values to `out` (null when cap is 0) and counting all of them in *n.
 bool ReadList(Cursor list, float* out, int64_t cap, int64_t* n) {
   int64_t k = 0;
   int field, type;
   while (!list.done()) {
-    if (!list.Tag(&field, &type)) return false;
-    if (field != 1) {
-      if (!list.Skip(type)) return false;
-      continue;
+    Cursor packed;  // little-endian IEEE floats: copied as they are
+    if (!list.Plain(0x0a, &packed)) {
+      if (!list.Tag(&field, &type)) return false;
+      if (field != 1) {
+        if (!list.Skip(type)) return false;
+        continue;
+      }
+      if (type == 5) {
+        if (k < cap) std::memcpy(out + k, list.data(), 4);
+        if (!list.Advance(4)) return false;
+        ++k;
+        continue;
+      }
+      if (type != 2 || !list.Bytes(&packed)) return false;
     }
-    if (type == 2) {  // packed little-endian IEEE floats: copied as they are
-      Cursor packed;
-      if (!list.Bytes(&packed) || packed.size() % 4 != 0) return false;
-      const int64_t m = static_cast<int64_t>(packed.size() / 4);
-      if (k < cap) std::memcpy(out + k, packed.data(), static_cast<size_t>(std::min(m, cap - k)) * 4);
-      k += m;
-    } else if (type == 5) {
-      if (k < cap) std::memcpy(out + k, list.data(), 4);
-      if (!list.Advance(4)) return false;
-      ++k;
-    } else {
-      return false;
-    }
+    if (packed.size() % 4 != 0) return false;
+    const int64_t m = static_cast<int64_t>(packed.size() / 4);
+    if (k < cap)
+      CopyBytes(reinterpret_cast<char*>(out + k), packed.data(), static_cast<size_t>(std::min(m, cap - k)) * 4);
+    k += m;
   }
   *n = k;
   return true;
@@ -205,24 +199,24 @@ bool ReadList(Cursor list, int64_t* out, int64_t cap, int64_t* n) {
   int field, type;
   uint64_t v;
   while (!list.done()) {
-    if (!list.Tag(&field, &type)) return false;
-    if (field != 1) {
-      if (!list.Skip(type)) return false;
-      continue;
-    }
-    if (type == 2) {
-      Cursor packed;
-      if (!list.Bytes(&packed)) return false;
-      for (; !packed.done(); ++k) {
-        if (!packed.Varint(&v)) return false;
-        if (k < cap) out[k] = static_cast<int64_t>(v);
+    Cursor packed;
+    if (!list.Plain(0x0a, &packed)) {
+      if (!list.Tag(&field, &type)) return false;
+      if (field != 1) {
+        if (!list.Skip(type)) return false;
+        continue;
       }
-    } else if (type == 0) {
-      if (!list.Varint(&v)) return false;
+      if (type == 0) {
+        if (!list.Varint(&v)) return false;
+        if (k < cap) out[k] = static_cast<int64_t>(v);
+        ++k;
+        continue;
+      }
+      if (type != 2 || !list.Bytes(&packed)) return false;
+    }
+    for (; !packed.done(); ++k) {
+      if (!packed.Varint(&v)) return false;
       if (k < cap) out[k] = static_cast<int64_t>(v);
-      ++k;
-    } else {
-      return false;
     }
   }
   *n = k;
@@ -233,13 +227,15 @@ bool ReadList(Cursor list, TString* out, int64_t cap, int64_t* n) {
   int64_t k = 0;
   int field, type;
   while (!list.done()) {
-    if (!list.Tag(&field, &type)) return false;
-    if (field != 1) {
-      if (!list.Skip(type)) return false;
-      continue;
-    }
     Cursor v;
-    if (type != 2 || !list.Bytes(&v)) return false;
+    if (!list.Plain(0x0a, &v)) {
+      if (!list.Tag(&field, &type)) return false;
+      if (field != 1) {
+        if (!list.Skip(type)) return false;
+        continue;
+      }
+      if (type != 2 || !list.Bytes(&v)) return false;
+    }
     if (k < cap) out[k].Assign(v.data(), v.size());
     ++k;
   }
@@ -248,7 +244,8 @@ bool ReadList(Cursor list, TString* out, int64_t cap, int64_t* n) {
 }
 
 // ReadList of dt's values into elements [at, at + cap) of `out` (counting only when out is null).
-bool ReadListAs(DataType dt, Cursor list, Tensor* out, int64_t at, int64_t cap, int64_t* n) {
+inline __attribute__((always_inline)) bool ReadListAs(DataType dt, Cursor list, Tensor* out, int64_t at, int64_t cap,
+                                                      int64_t* n) {
   if (out == nullptr) cap = 0;
   switch (dt) {
     case DT_FLOAT: return ReadList(list, cap ? out->data<float>() + at : nullptr, cap, n);
@@ -279,50 +276,120 @@ struct List {
   int64_t at = 0;  // where they go in the sparse output
 };
 
-// The batch in flight: the request, its outputs and the lists between the passes.
+// How the feature of one slot is parsed.
+struct Slot {
+  std::string_view key;
+  DataType dtype;
+  int kind;  // the list kind its values come in
+  int list = -1;  // its index among the list features (sparse, variable-length), else -1
+  int64_t stride = 1;  // values per Example (fixed dense), per row (variable) or 1 (sparse)
+  Tensor* out = nullptr;  // fixed dense: the output
+  const Tensor* def = nullptr;  // dense: the default
+};
+
+// The batch in flight: how each slot is parsed, and the lists between the passes.
 struct Batch {
   const ExampleRequest* req;
   OpKernelContext* ctx;
   const TString* records;
   int64_t size;
   bool batched;
-  std::vector<Tensor*> dense_out;  // per dense feature: its output, fixed shapes only
-  std::vector<int> list_of;  // per slot: its index among the list features, or -1
+  std::vector<Slot> slots;
   int num_lists = 0;
   std::vector<List> lists;  // [Example][list feature]
 };
 
-// First pass over Example b: fixed dense features into their outputs, the others' lists kept.
-bool ParseOne(Batch& batch, int64_t b, Cursor* feature, int64_t* stamp) {
-  const ExampleRequest& req = *batch.req;
+// Reads the Feature message `feature` of Example b for slot `s`: a fixed dense feature's values
+// into its output row, a list feature's list kept (and counted) for the second pass.
+bool ReadFeature(Batch& batch, const Slot& s, int64_t b, Cursor feature) {
+  int kind;
+  Cursor list;
+  if (!FeatureList(feature, &kind, &list)) return false;
+  if (kind != kNone && kind != s.kind) return false;
+  int64_t n = 0;
+  if (s.list >= 0) {
+    if (kind != kNone && !ReadListAs(s.dtype, list, nullptr, 0, 0, &n)) return false;
+    if (n % s.stride != 0) return false;
+    batch.lists[b * batch.num_lists + s.list] = List{list, n, 0};
+    return true;
+  }
+  return kind != kNone && ReadListAs(s.dtype, list, s.out, b * s.stride, s.stride, &n) && n == s.stride;
+}
+
+// A thread's state in the first pass.
+struct Scratch {
+  explicit Scratch(int num_keys) : seen(num_keys, -1), failed(num_keys, -1) { std::fill_n(guess, kGuesses, -1); }
+  static constexpr int kGuesses = 32;
+  std::vector<int64_t> seen, failed;  // per slot: the last Example that had it / failed to read it
+  int guess[kGuesses];  // per entry position: its slot in the previous Example
+};
+
+// First pass over Example b: each requested feature read as its map entry comes (a later entry
+// for a key replaces an earlier one, Features merge), then defaults where the Example has none.
+
+bool ParseOne(Batch& batch, int64_t b, Scratch* scratch) {
+  const KeySlots& slots = batch.req->slot_of;
+  int64_t* seen = scratch->seen.data();
+  int64_t* failed = scratch->failed.data();
+  int position = 0;  // of the entry in the Example
   const TString& record = batch.records[b];
-  if (!FindFeatures(Cursor(record.data(), record.size()), req.slot_of, b, feature, stamp)) return false;
-  for (int k = 0; k < req.num_keys(); ++k) {
-    const bool found = stamp[k] == b;
-    const DataType dt = req.types[k];
-    int kind = kNone;
-    Cursor list;
-    if (found && !FeatureList(feature[k], &kind, &list)) return false;
-    if (kind != kNone && kind != KindOf(dt)) return false;
-    const int j = k - req.num_sparse;  // dense index when k >= num_sparse
-    if (batch.list_of[k] >= 0) {
-      int64_t n = 0;
-      if (kind != kNone && !ReadListAs(dt, list, nullptr, 0, 0, &n)) return false;
-      if (j >= 0 && n % req.stride[j] != 0) return false;
-      batch.lists[b * batch.num_lists + batch.list_of[k]] = List{list, n, 0};
+  Cursor example(record.data(), record.size());
+  int field, type;
+  while (!example.done()) {
+    Cursor features;
+    if (!example.Plain(0x0a, &features)) {
+      if (!example.Tag(&field, &type)) return false;
+      if (field != 1) {
+        if (!example.Skip(type)) return false;
+        continue;
+      }
+      if (type != 2 || !example.Bytes(&features)) return false;
+    }
+    while (!features.done()) {
+      Cursor entry, key, value;
+      if (!features.Plain(0x0a, &entry)) {
+        if (!features.Tag(&field, &type)) return false;
+        if (field != 1) {
+          if (!features.Skip(type)) return false;
+          continue;
+        }
+        if (type != 2 || !features.Bytes(&entry)) return false;
+      }
+      while (!entry.done()) {
+        if (entry.Plain(0x0a, &key) || entry.Plain(0x12, &value)) continue;
+        if (!entry.Tag(&field, &type)) return false;
+        if (field == 1 && type == 2) {
+          if (!entry.Bytes(&key)) return false;
+        } else if (field == 2 && type == 2) {
+          if (!entry.Bytes(&value)) return false;
+        } else if (!entry.Skip(type)) {
+          return false;
+        }
+      }
+      // The slot of the entry at the same position in the previous Example, else a lookup.
+      int& guess = scratch->guess[std::min(position++, Scratch::kGuesses - 1)];
+      const std::string_view known = guess >= 0 ? batch.slots[guess].key : std::string_view();
+      if (guess < 0 || known.size() != key.size() || !SameBytes(known.data(), key.data(), key.size()))
+        guess = slots.Find(key.view());
+      const int slot = guess;
+      if (slot < 0) continue;
+      seen[slot] = b;
+      failed[slot] = ReadFeature(batch, batch.slots[slot], b, value) ? -1 : b;
+    }
+  }
+  for (size_t k = 0; k < batch.slots.size(); ++k) {
+    if (seen[k] == b) {
+      if (failed[k] == b) return false;
       continue;
     }
-    const int64_t stride = req.stride[j];
-    Tensor* out = batch.dense_out[j];
-    if (!found) {
-      const Tensor& def = batch.ctx->input(5 + j);
-      if (def.num_elements() == 0) return false;  // required
-      CopyElements(dt, def.raw_data(), static_cast<char*>(out->raw_data()) + b * stride * DataTypeSize(dt), stride);
+    const Slot& s = batch.slots[k];
+    if (s.list >= 0) {
+      batch.lists[b * batch.num_lists + s.list] = List{};
       continue;
     }
-    int64_t n = 0;
-    if (kind != kNone && !ReadListAs(dt, list, out, b * stride, stride, &n)) return false;
-    if (n != stride) return false;
+    if (s.def->num_elements() == 0) return false;  // required
+    const size_t size = DataTypeSize(s.dtype);
+    CopyElements(s.dtype, s.def->raw_data(), static_cast<char*>(s.out->raw_data()) + b * s.stride * size, s.stride);
   }
   return true;
 }
@@ -330,9 +397,8 @@ bool ParseOne(Batch& batch, int64_t b, Cursor* feature, int64_t* stamp) {
 // Allocates the outputs of the list features from their totals; false as the reference would fail.
 bool AllocateListOutputs(Batch& batch, std::vector<Tensor*>* values, std::vector<int64_t>* per_example) {
   const ExampleRequest& req = *batch.req;
-  const int num_keys = req.num_keys();
-  for (int k = 0; k < num_keys; ++k) {
-    const int li = batch.list_of[k];
+  for (int k = 0; k < req.num_keys(); ++k) {
+    const int li = batch.slots[k].list;
     if (li < 0) continue;
     int64_t total = 0, longest = 0;
     for (int64_t b = 0; b < batch.size; ++b) {
@@ -372,7 +438,7 @@ void WriteLists(const Batch& batch, const std::vector<Tensor*>& values, const st
                 int64_t begin, int64_t end) {
   const ExampleRequest& req = *batch.req;
   for (int k = 0; k < req.num_keys(); ++k) {
-    const int li = batch.list_of[k];
+    const int li = batch.slots[k].list;
     if (li < 0) continue;
     const DataType dt = req.types[k];
     Tensor* out = values[li];
@@ -413,35 +479,44 @@ bool ParseExamplesFast(OpKernelContext* ctx, const ExampleRequest& req) {
   batch.batched = serialized.rank() == 1;
   batch.records = batch.size ? serialized.data<TString>() : nullptr;
   const int num_keys = req.num_keys();
-  const int num_dense = num_keys - req.num_sparse;
-  batch.dense_out.assign(num_dense, nullptr);
-  batch.list_of.assign(num_keys, -1);
-  for (int k = 0; k < req.num_sparse; ++k) batch.list_of[k] = batch.num_lists++;
-  for (int j = 0; j < num_dense; ++j) {
-    if (req.stride[j] == 0) return false;
-    if (req.variable[j]) {
-      batch.list_of[req.num_sparse + j] = batch.num_lists++;
+  batch.slots.resize(num_keys);
+  for (int k = 0; k < num_keys; ++k) {
+    Slot& s = batch.slots[k];
+    s.key = req.keys[k];
+    s.dtype = req.types[k];
+    s.kind = KindOf(s.dtype);
+    const int j = k - req.num_sparse;
+    if (j < 0) {
+      s.list = batch.num_lists++;
       continue;
     }
-    const PartialShape& s = (*req.dense_shapes)[j];
+    s.stride = req.stride[j];
+    s.def = &ctx->input(5 + j);
+    if (s.stride == 0) return false;
+    if (req.variable[j]) {
+      s.list = batch.num_lists++;
+      continue;
+    }
+    const PartialShape& shape = (*req.dense_shapes)[j];
     std::vector<int64_t> dims;
     if (batch.batched) dims.push_back(batch.size);
-    for (int d = 0; d < s.rank(); ++d) dims.push_back(s.dim(d));
-    if (!ctx->allocate_output(3 * req.num_sparse + j, TensorShape(dims), &batch.dense_out[j]).ok()) return false;
+    for (int d = 0; d < shape.rank(); ++d) dims.push_back(shape.dim(d));
+    if (!ctx->allocate_output(3 * req.num_sparse + j, TensorShape(dims), &s.out).ok()) return false;
   }
   batch.lists.resize(static_cast<size_t>(batch.size) * batch.num_lists);
 
-  int64_t bytes = 0;
-  for (int64_t b = 0; b < batch.size; ++b) bytes += static_cast<int64_t>(batch.records[b].size());
-  // ParallelRange's cost units per Example, scaled so that batches of kBytesPerThread bytes split.
+  // ParallelRange's cost units per Example, from the sizes of a few records, scaled so that a
+  // batch of kBytesPerThread bytes splits.
+  int64_t sampled = 0, bytes = 0;
+  for (int64_t b = 0; b < batch.size; b += std::max<int64_t>(1, batch.size / 16), ++sampled)
+    bytes += static_cast<int64_t>(batch.records[b].size());
   const int64_t cost =
-      std::max<int64_t>(1, bytes * (kParallelMinCost / kBytesPerThread) / std::max<int64_t>(batch.size, 1));
+      std::max<int64_t>(1, bytes * (kParallelMinCost / kBytesPerThread) / std::max<int64_t>(sampled, 1));
   std::atomic<bool> failed{false};
   ParallelRange(ctx->intra_op_pool(), batch.size, cost, [&](int64_t begin, int64_t end) {
-    std::vector<Cursor> feature(num_keys);
-    std::vector<int64_t> stamp(num_keys, -1);
+    Scratch scratch(num_keys);
     for (int64_t b = begin; b < end; ++b) {
-      if (failed.load(std::memory_order_relaxed) || !ParseOne(batch, b, feature.data(), stamp.data())) {
+      if (failed.load(std::memory_order_relaxed) || !ParseOne(batch, b, &scratch)) {
         failed.store(true, std::memory_order_relaxed);
         return;
       }
