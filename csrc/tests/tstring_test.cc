@@ -101,6 +101,29 @@ TEST(TStringRepresentations) {
   EXPECT_TRUE(reinterpret_cast<TString*>(zero)->size() == 0);
 }
 
+// Assign of every short size (inline while a SMALL string stays SMALL), onto SMALL, LARGE and
+// VIEW strings, from outside and from inside the string itself (forwards and backwards).
+TEST(TStringAssignEverySize) {
+  const std::string bytes = "0123456789abcdefghijklmnopqrstuvwxyz";
+  for (size_t n = 0; n <= 30; ++n) {
+    const std::string want = bytes.substr(3, n);
+    for (int target = 0; target < 3; ++target) {
+      TString t;
+      if (target == 1) t = TString(std::string(50, 'L'));
+      if (target == 2) t.AssignView(bytes.data(), 7);
+      EXPECT_TRUE(t.Assign(want.data(), n));
+      EXPECT_TRUE(t.view() == want && t.data()[n] == '\0');
+      EXPECT_TRUE(t.type() == (n <= TString::kSmallCapacity && target != 1 ? TString::kSmall : TString::kLarge) ||
+                  (target == 1 && t.type() == TString::kLarge));
+    }
+    for (size_t from = 0; from + n <= 22; ++from) {  // a part of itself, overlapping
+      TString t(bytes.substr(0, 22));
+      EXPECT_TRUE(t.Assign(t.data() + from, n));
+      EXPECT_TRUE(t.view() == bytes.substr(from, n) && t.data()[n] == '\0');
+    }
+  }
+}
+
 TEST(ObjectBuffersConstructCopyAndDestroy) {
   EXPECT_TRUE(DataTypeSize(DT_STRING) == sizeof(TString) && IsSupportedStorageType(DT_STRING));
   EXPECT_TRUE(ObjectOpsFor(DT_FLOAT) == nullptr && ObjectOpsFor(DT_STRING) != nullptr);

@@ -33,29 +33,11 @@ void TString::Release() {
   if (type() == kLarge) std::free(u_.large.ptr);
 }
 
-size_t TString::size() const {
-  switch (type()) {
-    case kSmall: return u_.small.size >> 2;
-    case kLarge: return u_.large.size >> 2;
-    case kView: return u_.view.size >> 2;
-    default: return 0;  // kOffset is rejected where it could enter (ValidateStringTensor)
-  }
-}
-
 size_t TString::capacity() const {
   switch (type()) {
     case kSmall: return kSmallCapacity;
     case kLarge: return u_.large.cap;
     default: return size();
-  }
-}
-
-const char* TString::data() const {
-  switch (type()) {
-    case kSmall: return u_.small.str;
-    case kLarge: return u_.large.ptr;
-    case kView: return u_.view.ptr;
-    default: return "";
   }
 }
 
@@ -96,7 +78,7 @@ char* TString::ResizeUninitialized(size_t size) {
   return p;
 }
 
-bool TString::Assign(const char* data, size_t size) {
+bool TString::AssignSlow(const char* data, size_t size) {
   if (size > kMaxSize) return false;
   const char* mine = this->data();
   if (size > 0 && data >= mine && data < mine + this->size()) {  // self-assignment of a part

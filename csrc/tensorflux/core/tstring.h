@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -45,19 +46,40 @@ class TString {
   ~TString() { Release(); }
 
   Type type() const { return static_cast<Type>(u_.raw[0] & 3); }
-  size_t size() const;
+  size_t size() const {
+    switch (type()) {
+      case kSmall: return u_.small.size >> 2;
+      case kLarge: return u_.large.size >> 2;
+      case kView: return u_.view.size >> 2;
+      default: return 0;  // kOffset is rejected where it could enter (ValidateStringTensor)
+    }
+  }
   bool empty() const { return size() == 0; }
   // Bytes that fit without reallocating (the size for views).
   size_t capacity() const;
   // The bytes (NUL-terminated except for views); valid until the string changes.
-  const char* data() const;
+  const char* data() const {
+    switch (type()) {
+      case kSmall: return u_.small.str;
+      case kLarge: return u_.large.ptr;
+      case kView: return u_.view.ptr;
+      default: return "";
+    }
+  }
   std::string_view view() const { return std::string_view(data(), size()); }
   operator std::string_view() const { return view(); }  // NOLINT: used as a byte string
   std::string str() const { return std::string(data(), size()); }
 
   // Replaces the contents with a copy of `size` bytes at `data` (which may point into this
-  // string); false (contents unchanged) when out of memory or size > kMaxSize.
-  bool Assign(const char* data, size_t size);
+  // string); false (contents unchanged) when out of memory or size > kMaxSize. Inline when a
+  // SMALL string stays SMALL (the elements a kernel fills are new, hence SMALL).
+  bool Assign(const char* data, size_t size) {
+    if (size > kSmallCapacity || type() != kSmall) return AssignSlow(data, size);
+    CopyShort(u_.small.str, data, size);
+    u_.small.str[size] = '\0';
+    u_.small.size = static_cast<uint8_t>(size << 2);
+    return true;
+  }
   bool Assign(std::string_view s) { return Assign(s.data(), s.size()); }
   // Points at `size` bytes the caller keeps alive for as long as this string holds them.
   void AssignView(const char* data, size_t size);
@@ -102,6 +124,30 @@ class TString {
     for (uint8_t& b : u_.raw) b = 0;
   }
   void Release();
+  bool AssignSlow(const char* data, size_t size);
+  // Copies n <= kSmallCapacity bytes, every load before any store (the bytes may overlap).
+  static void CopyShort(char* to, const char* from, size_t n) {
+    if (n >= 8) {
+      uint64_t a, b, c;
+      std::memcpy(&a, from, 8);
+      std::memcpy(&b, from + (n >= 16 ? 8 : n - 8), 8);
+      std::memcpy(&c, from + n - 8, 8);
+      std::memcpy(to, &a, 8);
+      std::memcpy(to + (n >= 16 ? 8 : n - 8), &b, 8);
+      std::memcpy(to + n - 8, &c, 8);
+    } else if (n >= 4) {
+      uint32_t a, c;
+      std::memcpy(&a, from, 4);
+      std::memcpy(&c, from + n - 4, 4);
+      std::memcpy(to, &a, 4);
+      std::memcpy(to + n - 4, &c, 4);
+    } else if (n > 0) {
+      const char a = from[0], b = from[n / 2], c = from[n - 1];
+      to[0] = a;
+      to[n / 2] = b;
+      to[n - 1] = c;
+    }
+  }
 
   U u_;
 };
