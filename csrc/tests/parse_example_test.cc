@@ -3,7 +3,9 @@
 // must give the reference decoder's outputs bit for bit, and decline exactly the batches the
 // reference rejects. Values against TensorFlow are checked by core/tests/test_parse_example.py.
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -106,10 +108,20 @@ class Parser {
   }
 
   // Runs one path on `records` (a scalar when !batched); the fast one says whether it took them.
+  // Each record is a view of a heap block of exactly its size, so that a sanitizer build catches
+  // any read past its end.
   Status Run(const std::vector<std::string>& records, bool batched, const std::vector<std::string>& names, bool fast,
              bool* taken, std::vector<Tensor>* outputs) {
-    std::vector<Tensor> inputs = {batched ? Strings(records) : MakeTensor<TString>({}, {TString(records[0])}),
-                                  Strings(names), keys_[0], keys_[1], keys_[2]};
+    std::vector<std::unique_ptr<char[]>> blocks;
+    Tensor serialized;
+    TX_RETURN_IF_ERROR(Tensor::Allocate(
+        DT_STRING, batched ? TensorShape({static_cast<int64_t>(records.size())}) : TensorShape(), &serialized));
+    for (size_t i = 0; i < (batched ? records.size() : 1); ++i) {
+      blocks.emplace_back(new char[std::max<size_t>(records[i].size(), 1)]);
+      std::memcpy(blocks.back().get(), records[i].data(), records[i].size());
+      serialized.data<TString>()[i].AssignView(blocks.back().get(), records[i].size());
+    }
+    std::vector<Tensor> inputs = {serialized, Strings(names), keys_[0], keys_[1], keys_[2]};
     inputs.insert(inputs.end(), defaults_.begin(), defaults_.end());
     outputs->assign(node_->num_outputs(), Tensor());
     OpKernelContext ctx(node_, inputs.data(), outputs->data(), tester_.pool());
