@@ -382,12 +382,18 @@ TEST(ParseExampleFastPathMatchesReference) {
 }
 
 // Each field number, wire type and payload at each level of an Example (the Example, Features, a
-// map entry, a Feature, a list), in both paths.
+// map entry, a Feature, a list), in both paths; the feature given the odd field comes last, so
+// that its bytes end the record, and a list given one may also be a value short.
 TEST(ParseExampleOddFieldsAtEveryLevel) {
   Parser parser({{"f", DT_FLOAT, true, {}, 0},
                  {"i", DT_INT64, true, {}, 0},
                  {"s", DT_STRING, true, {}, 0},
-                 {"g", DT_FLOAT, false, {-1}, 1}});
+                 {"g", DT_FLOAT, false, {-1}, 1},
+                 {"h", DT_FLOAT, false, {2}, 0},
+                 {"j", DT_INT64, false, {2}, 0},
+                 {"t", DT_STRING, false, {1}, 0}});
+  const std::string keys = "fisghjt";
+  const int kinds[] = {2, 3, 1, 2, 2, 3, 1};  // float, int64 and bytes lists
   // Payloads that read on as valid fields, or as a string, under some other wire type.
   const std::string payloads[] = {"",
                                   std::string("\x00", 1),
@@ -398,21 +404,28 @@ TEST(ParseExampleOddFieldsAtEveryLevel) {
   const uint64_t numbers[] = {1, 2, 3, 0x1fffffff, 0x20000000};
   int taken = 0, mismatches = 0;
   for (int level = 0; level < 5; ++level) {
-    for (int target = 0; target < 4; ++target) {
+    for (int target = 0; target < 7; ++target) {
       for (uint64_t number : numbers) {
         for (int type = 0; type < 8; ++type) {
-          for (const std::string& payload : payloads) {
+          for (int item = 0; item < 12; ++item) {
+            const std::string& payload = payloads[item % 6];
+            const bool short_list = item >= 6;
+            if (short_list && level != 4) continue;
             const std::string odd = PaddedVarint(number << 3 | type, 1) + payload;
             wire::Writer features;
-            for (int k = 0; k < 4; ++k) {
+            for (int i = 0; i < 7; ++i) {
+              const int k = i == 6 ? target : i < target ? i : i + 1;
               wire::Writer list, feature, entry;
-              if (k == 0 || k == 3) list.WritePackedFixed32(1, {0x3fc00000, 0x40200000});
-              if (k == 1) list.WritePackedVarints(1, {3, 300});
-              if (k == 2) list.WriteBytesField(1, "ab");
+              const bool one = short_list && k == target;
+              if (kinds[k] == 2)
+                list.WritePackedFixed32(1, one ? std::vector<uint32_t>{1} : std::vector<uint32_t>{1, 2});
+              if (kinds[k] == 3)
+                list.WritePackedVarints(1, one ? std::vector<uint64_t>{3} : std::vector<uint64_t>{3, 300});
+              if (kinds[k] == 1 && !one) list.WriteBytesField(1, "ab");
               if (level == 4 && k == target) list.WriteRaw(odd);
-              feature.WriteBytesField(k == 1 ? 3 : k == 2 ? 1 : 2, list.data());
+              feature.WriteBytesField(kinds[k], list.data());
               if (level == 3 && k == target) feature.WriteRaw(odd);
-              entry.WriteBytesField(1, std::string(1, "fisg"[k]));
+              entry.WriteBytesField(1, std::string(1, keys[k]));
               entry.WriteBytesField(2, feature.data());
               if (level == 2 && k == target) entry.WriteRaw(odd);
               features.WriteBytesField(1, entry.data());

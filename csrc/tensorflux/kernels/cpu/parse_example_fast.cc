@@ -177,8 +177,9 @@ bool ReadList(Cursor list, float* out, int64_t cap, int64_t* n) {
         continue;
       }
       if (type == 5) {
-        if (k < cap) std::memcpy(out + k, list.data(), 4);
+        const char* value = list.data();
         if (!list.Advance(4)) return false;
+        if (k < cap) std::memcpy(out + k, value, 4);
         ++k;
         continue;
       }
