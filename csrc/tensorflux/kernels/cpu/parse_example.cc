@@ -1,5 +1,6 @@
 // CPU kernel of ParseExampleV2: tf.train.Example protos read with the engine's wire reader
-// (framework/proto_wire.h) into dense and sparse feature tensors (Note [Parsing Examples]).
+// (framework/proto_wire.h) into dense and sparse feature tensors (Note [Parsing Examples]); the
+// fast path for well-formed batches is parse_example_fast.cc (Note [Fast Example parsing]).
 #include "tensorflux/kernels/cpu/parse_example.h"
 
 #include <algorithm>
