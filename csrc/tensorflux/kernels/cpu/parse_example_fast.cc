@@ -33,7 +33,7 @@
 //  - it declines: a list of the wrong type, a wrong number of values, a missing required feature,
 //    any malformed byte, and dense shapes holding no values (stride 0, never seen in practice);
 //  - Examples are split over the intra-op threads only when the batch has enough bytes to pay for
-//    waking them (kBytesPerThread): a batch of 128 records of 80 bytes takes about 7 µs on one core.
+//    waking them (kParallelBytes): a batch of 128 records of 80 bytes takes about 6 µs on one core.
 // csrc/tests/parse_example_test.cc checks that the two paths agree on random and damaged records
 // and that the fast one declines only what the reference rejects.
 
@@ -45,8 +45,8 @@ enum Kind { kNone = 0, kBytes = 1, kFloat = 2, kInt64 = 3 };
 
 int KindOf(DataType dt) { return dt == DT_STRING ? kBytes : dt == DT_FLOAT ? kFloat : kInt64; }
 
-// Below this many bytes of Examples (about 20 µs of work) a batch is parsed on one thread.
-constexpr int64_t kBytesPerThread = 16384;
+// Below this many bytes of Examples (about 40 µs of work) a batch is parsed on one thread.
+constexpr int64_t kParallelBytes = 65536;
 
 // Protobuf wire bytes read as wire::Reader reads them; false wherever Reader would fail.
 class Cursor {
@@ -507,12 +507,11 @@ bool ParseExamplesFast(OpKernelContext* ctx, const ExampleRequest& req) {
   batch.lists.resize(static_cast<size_t>(batch.size) * batch.num_lists);
 
   // ParallelRange's cost units per Example, from the sizes of a few records, scaled so that a
-  // batch of kBytesPerThread bytes splits.
+  // batch of kParallelBytes bytes splits.
   int64_t sampled = 0, bytes = 0;
   for (int64_t b = 0; b < batch.size; b += std::max<int64_t>(1, batch.size / 16), ++sampled)
     bytes += static_cast<int64_t>(batch.records[b].size());
-  const int64_t cost =
-      std::max<int64_t>(1, bytes * (kParallelMinCost / kBytesPerThread) / std::max<int64_t>(sampled, 1));
+  const int64_t cost = std::max<int64_t>(1, bytes * kParallelMinCost / kParallelBytes / std::max<int64_t>(sampled, 1));
   std::atomic<bool> failed{false};
   ParallelRange(ctx->intra_op_pool(), batch.size, cost, [&](int64_t begin, int64_t end) {
     Scratch scratch(num_keys);
