@@ -448,3 +448,38 @@ def test_function_without_source_runs_unconverted_and_is_reported(caplog):
     finally:
         tx.autograph.set_verbosity(old)
     assert any("could not transform" in r.getMessage() for r in caplog.records)
+
+
+class _Squares:
+    """A graph iterable (Note [Graph iterables]): (i, i*i) for i < n, counted by a variable."""
+
+    def __init__(self, n):
+        self.n, self.i = n, tx.Variable(0, dtype=tx.int64)
+
+    def __iter__(self):
+        return iter([(i, i * i) for i in range(self.n)])
+
+    def __tx_graph_iter__(self):
+        self.i.assign(0)
+        return self
+
+    def next_or_end(self):
+        i = self.i.assign_add(1) - 1
+        return i < self.n, (i, i * i)
+
+
+def test_graph_iterable_is_one_while_loop_with_break_and_structured_elements():
+    def f(squares, stop):
+        total = tx.constant(0, tx.int64)
+        for i, sq in squares:
+            if sq > stop:
+                break
+            total += sq
+        return total
+
+    g = tx.function(f)
+    squares = _Squares(10)
+    assert [int(g(squares, tx.constant(v, tx.int64))) for v in (-1, 0, 30, 1000)] == [0, 0, 55, 285]
+    ops = [op.type for op in g.get_concrete_function(squares, tx.constant(0, tx.int64)).graph.get_operations()]
+    assert ops.count("While") + ops.count("StatelessWhile") == 1
+    assert int(f(squares, tx.constant(30, tx.int64))) == 55  # eagerly: Python iteration

@@ -3,7 +3,7 @@ the node classes live in the modules named by the lazy imports."""
 
 import tensorflux as tx
 
-from tensorflux_data import _options
+from tensorflux_data import _in_graph, _options
 from tensorflux_data._base import DatasetNode, check_int
 
 AUTOTUNE = _options.AUTOTUNE
@@ -240,8 +240,15 @@ class Dataset(DatasetNode):
         return tx.constant(self._cardinality(), tx.int64)
 
     def __iter__(self):
+        if _in_graph.in_graph():  # inside a tx.function: each run reads a fresh iterator
+            return _in_graph.GraphIterator(self)
         from tensorflux_data._iterator import Iterator
         return Iterator(self)
+
+    def __tx_graph_iter__(self):
+        """`for x in dataset` inside a tx.function: one loop of the graph over a fresh iterator (Note
+        [Iteration in graphs] in _in_graph.py)."""
+        return _in_graph.GraphIterator(self)
 
     def __len__(self):
         n = self._cardinality()

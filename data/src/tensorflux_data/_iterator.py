@@ -7,7 +7,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _options, _state, _structure
+from tensorflux_data import _in_graph, _options, _state, _structure
 from tensorflux_data._base import END, IterContext
 
 FORMAT = "tensorflux-data-iterator-v1"
@@ -65,6 +65,9 @@ class Iterator:
         return END if x is END else _structure.to_tensors(self._spec, x)
 
     def __next__(self):
+        if _in_graph.in_graph():  # inside a tx.function: an op (Note [Iteration in graphs])
+            _in_graph.count_next_call(self)
+            return _in_graph.EagerReader(self).get_next()
         t = time.perf_counter()
         if self._last is not None:
             self._outside += t - self._last
@@ -79,11 +82,18 @@ class Iterator:
             self._inside += self._last - t
 
     def get_next(self):
-        """The next element; tx.errors.OutOfRangeError at the end of the sequence."""
+        """The next element; tx.errors.OutOfRangeError at the end of the sequence. Inside a
+        tx.function, an op that takes the next element each time the function runs."""
+        if _in_graph.in_graph():
+            return _in_graph.EagerReader(self).get_next()
         x = self._next_element()
         if x is END:
             raise tx.errors.OutOfRangeError(None, None, "End of sequence")
         return x
+
+    def __tx_graph_iter__(self):
+        """`for x in iterator` inside a tx.function: one loop of the graph (Note [Iteration in graphs])."""
+        return _in_graph.EagerReader(self)
 
     def save(self):
         """The pipeline's position (every node's state) as bytes."""

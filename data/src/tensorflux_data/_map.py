@@ -8,7 +8,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _autotune, _options, _seeds, _structure, _threads
+from tensorflux_data import _autotune, _in_graph, _options, _seeds, _structure, _threads
 from tensorflux_data._base import END, NodeIterator, check_int, invalid, take_result
 from tensorflux_data._dataset import Dataset
 from tensorflux_data._functions import StructuredFunction, scalar_bool
@@ -277,6 +277,8 @@ def reduce_dataset(ds, initial_state, reduce_func):
     """``reduce_func`` folded over ``ds`` (Dataset.reduce): the final state as tensors."""
     from tensorflux_data._iterator import Iterator
 
+    if _in_graph.in_graph():
+        return _in_graph.reduce_in_graph(ds, initial_state, reduce_func)
     spec, state = _structure.split(initial_state)
     fn = _trace_fold(reduce_func, spec, ds.element_spec, "reduce", outputs=False)
     if ds._cardinality() == _options.INFINITE_CARDINALITY:

@@ -1,7 +1,8 @@
 """The loop operators of converted code (`ag__.while_stmt`, `ag__.for_stmt`): a Python loop, or
 one tx.while_loop whose loop variables are the statement's live written names (Note [AutoGraph
 state] in analysis.py) when the condition is a tensor or the iterable is a tensor (iterated along
-its first axis; tx.range gives a tensor, so `for i in tx.range(n)` is a graph loop too)."""
+its first axis; tx.range gives a tensor, so `for i in tx.range(n)` is a graph loop too), or, in a
+graph, an object with `__tx_graph_iter__` (Note [Graph iterables])."""
 
 from tensorflux._src.autograph.operators import (Undefined, UndefinedReturnValue, _check_same_structure, _leaf_dtype,
                                                  _python_number_fits, _where, and_, is_tensor)
@@ -14,12 +15,21 @@ from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.while_loop import while_loop
 from tensorflux._src.tensor_shape import TensorShape, as_shape
 from tensorflux._src.control_flow import shape_at_most_as_general
+from tensorflux._src.context import executing_eagerly
 
 
 _CHANGED_TO_TENSOR = ("The condition of %s loop started as non-Tensor, then changed to Tensor. This may happen either "
                       "because variables changed type, or when a break or return statement inside the loop depends "
                       "on a Tensor condition. In both cases, changing to a loop on a tensor (a tensor condition, "
                       "tx.range) should remove the error. (%s statement at %s)")
+
+# Note [Graph iterables]: an object that is not a tensor (a dataset of an add-on, say) can make a
+# converted `for x in obj` a loop of the graph: while ops are added to a graph (inside a
+# tx.function), `for_stmt` calls `obj.__tx_graph_iter__()` for a reader whose `next_or_end()` adds
+# the ops fetching the next element and returns `(more, element)`: `more` a scalar bool tensor, false
+# once there is no element, `element` a structure of tensors of the same dtypes and compatible shapes
+# at every call (any values when `more` is false). The loop is one tx.while_loop: the element is
+# fetched before it and at the end of each iteration, and the body runs while `more` is true.
 
 
 def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None):
@@ -37,8 +47,8 @@ def while_stmt(test, body, get_state, set_state, names, nloop, opts=None):
     where = _where()
     first = test()
     if is_tensor(first):
-        _tensor_loop(lambda _: test(), lambda _: body(), None, get_state, set_state, names, nloop, where, "while",
-                     opts)
+        _tensor_loop(lambda _: test(), lambda _: body(), [], None, get_state, set_state, names, nloop, where,
+                     "while", opts)
         return
     while first:
         body()
@@ -53,6 +63,10 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, nloop, opt
     where = _where()
     if is_tensor(iterable):
         _tensor_for(iterable, extra_test, body, get_state, set_state, names, nloop, where, opts)
+        return
+    if hasattr(type(iterable), "__tx_graph_iter__") and not executing_eagerly():
+        _graph_iterable_for(iterable.__tx_graph_iter__(), extra_test, body, get_state, set_state, names, nloop,
+                            where, opts)
         return
     if isinstance(iterable, EagerTensor):
         iterable = [iterable[i] for i in range(len(iterable))]
@@ -73,14 +87,34 @@ def _tensor_for(x, extra_test, body, get_state, set_state, names, nloop, where, 
     if n is None:
         n = shape(x, out_type=_dtypes.int32)[0]
 
-    def test(i):
-        more = i < n
+    def test(head):
+        more = head[0] < n
         return more if extra_test is None else and_(lambda: more, extra_test)
 
-    def step(i):
-        body(x[i])
+    def step(head):
+        body(x[head[0]])
 
-    _tensor_loop(test, step, 0, get_state, set_state, names, nloop, where, "for", opts)
+    _tensor_loop(test, step, [convert_to_tensor(0)], lambda head: [head[0] + 1], get_state, set_state, names, nloop,
+                 where, "for", opts)
+
+
+def _graph_iterable_for(reader, extra_test, body, get_state, set_state, names, nloop, where, opts):
+    """`for x in obj` for an object with `__tx_graph_iter__` (Note [Graph iterables])."""
+    more, element = reader.next_or_end()
+    n = len(flatten(element))
+
+    def fetch():
+        more, element = reader.next_or_end()
+        return [more] + flatten(element)
+
+    def test(head):
+        return head[0] if extra_test is None else and_(lambda: head[0], extra_test)
+
+    def step(head):
+        body(pack_sequence_as(element, head[1:1 + n]))
+
+    _tensor_loop(test, step, [more] + flatten(element), lambda _: fetch(), get_state, set_state, names, nloop,
+                 where, "for", opts)
 
 
 def _check_defined(names, values, where, kind):
@@ -100,10 +134,11 @@ def _check_defined(names, values, where, kind):
                             "a number or a nested structure of them, got %r" % (name, kind, where, bad[0]))
 
 
-def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where, kind, opts):
-    """One tx.while_loop: loop variables ``[counter] + state[:nloop]`` (no counter when None);
-    ``test(i)`` and ``step(i)`` run with the state set from the loop variables; ``opts`` are the
-    loop's set_loop_options arguments."""
+def _tensor_loop(test, step, head, advance, get_state, set_state, names, nloop, where, kind, opts):
+    """One tx.while_loop: loop variables ``head + state[:nloop]``; ``test(h)`` and ``step(h)`` run
+    with the state set from the loop variables and ``h`` the head's current tensors, and
+    ``advance(h)`` gives the head's next tensors (a counter's increment, an iterable's next element);
+    ``opts`` are the loop's set_loop_options arguments."""
     init = tuple(get_state())
     loop_names = names[:nloop]
     _check_defined(loop_names, init[:nloop], where, kind)
@@ -112,31 +147,30 @@ def _tensor_loop(test, step, counter, get_state, set_state, names, nloop, where,
                                   for leaf in flatten(v)]) for v in init[:nloop]]
     opts = dict(opts or {})
     invariants = _shape_invariants(init[:nloop], start, opts.pop("shape_invariants", None) or ())
-    has_counter = counter is not None
-    head = [convert_to_tensor(counter)] if has_counter else []
-    if not start and not has_counter:  # tx.while_loop needs a loop variable
+    head = list(head)
+    has_head = bool(head)
+    if not start and not has_head:  # tx.while_loop needs a loop variable
         head = [convert_to_tensor(0)]
 
     def split(args):
         args = list(args)
-        return (args[0] if head else None), args[len(head):]
+        return args[:len(head)], args[len(head):]
 
     def cond_fn(*args):
-        i, values = split(args)
+        h, values = split(args)
         set_state(tuple(values) + rest)
-        return test(i)
+        return test(h)
 
     def body_fn(*args):
-        i, values = split(args)
+        h, values = split(args)
         set_state(tuple(values) + rest)
-        step(i)
+        step(h)
         new = tuple(get_state())[:nloop]
         for name, before, after, inv in zip(loop_names, start, new, invariants):
             _check_iteration(name, before, after, inv, where, kind)
-        return tuple(([i + 1] if has_counter else head) + list(new))
+        return tuple((list(advance(h)) if has_head else h) + list(new))
 
-
-    out = while_loop(cond_fn, body_fn, head + start, shape_invariants=[TensorShape([])] * len(head) + invariants,
+    out = while_loop(cond_fn, body_fn, head + start, shape_invariants=[h.shape for h in head] + invariants,
                      maximum_iterations=opts.get("maximum_iterations"),
                      parallel_iterations=opts.get("parallel_iterations") or 10)
     set_state(tuple(out[len(head):]) + rest)
