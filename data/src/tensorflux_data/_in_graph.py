@@ -89,7 +89,7 @@ def _fetch_op(fetch, inputs, specs, extra_dtypes=()):
     return outs[0], outs[1:n], outs[n:]
 
 
-def _take(iterator, specs, at_end):
+def _take(iterator, at_end):
     """The next element of eager ``iterator`` as [True, *arrays]; at the end, ``at_end()``."""
     x = iterator._next_flat()
     if x is END:
@@ -125,12 +125,10 @@ class _Reader:
 
     def get_next(self):
         """The next element (an op); OutOfRangeError when the graph runs past the end."""
-        specs = self._specs
-
         def fetch(*values):
-            return _take(self._iterator(*values), specs, _end_of_sequence)
+            return _take(self._iterator(*values), _end_of_sequence)
 
-        _, flat, _ = _fetch_op(fetch, self._inputs, specs)
+        _, flat, _ = _fetch_op(fetch, self._inputs, self._specs)
         return tx.nest.pack_sequence_as(self._spec, flat)
 
     def next_or_end(self, with_seed=False):
@@ -149,7 +147,7 @@ class _Reader:
                 self._drop(*values)
                 return [np.asarray(False)] + ends
 
-            return _take(it, specs, at_end) + seed
+            return _take(it, at_end) + seed
 
         more, flat, extra = _fetch_op(fetch, self._inputs, specs, [tx.uint64] if with_seed else [])
         element = tx.nest.pack_sequence_as(self._spec, flat)
