@@ -174,9 +174,9 @@ _ERRORS = [
     ([_example(a=F(1.0)), b"\x0a\x05\x01"], _spec(a=lambda m: m.io.VarLenFeature(m.float32)),
      r"^Could not parse example input, value: '\\x0a\\x05\\x01' \(Name: <unknown>, index 1\): "
      r"length-delimited field of 5 bytes exceeds the 1 bytes remaining$", "another"),
-    # Feature{float_list{value: packed, 1 byte}}: TensorFlow reads no values.
-    ([b"\x0a\x0c\x0a\x0a\x0a\x01a\x12\x05\x12\x03\x0a\x01\x00"], _spec(a=lambda m: m.io.VarLenFeature(m.float32)),
-     r"^Name: <unknown>, Key: a, Index: 0\.  Could not parse the feature: a packed float_list of 1 bytes$", "none"),
+    ([_example(a=I(1))], _spec(a=lambda m: m.io.VarLenFeature(m.float32)),
+     r"^Name: <unknown>, Key: a, Index: 0\.  Data types don't match\. Expected type: float, Actual type: int64$",
+     "same"),
     # An int64 varint of 11 bytes.
     ([b"\x0a\x15\x0a\x13\x0a\x01i\x12\x0e\x1a\x0c\x08" + b"\xff" * 10 + b"\x01"],
      _spec(i=lambda m: m.io.VarLenFeature(m.int64)),
@@ -209,3 +209,91 @@ def test_a_large_batch_names_its_first_bad_example():
     records[2100] = _example(a=F(2.0))
     got = tx.io.parse_example(records[:2900], spec)["a"]
     assert got.values.numpy()[2100] == 2.0 and got.dense_shape.numpy().tolist() == [2900, 1]
+
+
+def _record(*entries):
+    """A serialized Example of raw map entries (key, Feature bytes), in order, keys repeated at will."""
+    def field(number, payload):
+        return bytes([number << 3 | 2, len(payload)]) + payload
+    return field(1, b"".join(field(1, field(1, key) + field(2, feature)) for key, feature in entries))
+
+
+_NO_LIST = b""
+_ONE = F(1.0).SerializeToString()
+_TWO = F(2.0).SerializeToString()
+
+
+def _packed_floats(nbytes):
+    """A Feature whose float_list holds one packed field of `nbytes` bytes (1.0, 2.0, ... then 0x01s)."""
+    values = np.arange(1, nbytes // 4 + 1, dtype="<f4").tobytes() + b"\x01" * (nbytes % 4)
+    float_list = b"\x0a" + bytes([len(values)]) + values
+    return b"\x12" + bytes([len(float_list)]) + float_list
+
+
+_ODD_RECORDS = {
+    "no list": [(b"a", _NO_LIST)],
+    "no list after a value": [(b"a", _ONE), (b"a", _NO_LIST)],
+    "no list before a value": [(b"a", _NO_LIST), (b"a", _ONE)],
+    "two values": [(b"a", _ONE), (b"a", _TWO)],
+    "5 packed bytes": [(b"a", _packed_floats(5))],
+    "3 packed bytes": [(b"a", _packed_floats(3))],
+    "11 packed bytes": [(b"a", _packed_floats(11))],
+}
+
+_ODD_SPECS = {
+    "fixed with default": _spec(a=lambda m: m.io.FixedLenFeature([1], m.float32, default_value=[7.0])),
+    "sequence": _spec(a=lambda m: m.io.FixedLenSequenceFeature([], m.float32, allow_missing=True, default_value=5.0)),
+    "varlen": _spec(a=lambda m: m.io.VarLenFeature(m.float32)),
+    "required": _spec(a=lambda m: m.io.FixedLenFeature([1], m.float32)),
+}
+
+
+def _parse_or_error(module, records, spec, single):
+    try:
+        return _numpy((module.io.parse_single_example if single else module.io.parse_example)(records, spec(module)))
+    except (tf.errors.InvalidArgumentError, tx.errors.InvalidArgumentError):
+        return "error"
+
+
+@pytest.mark.parametrize("single", [False, True], ids=["batch", "single"])
+@pytest.mark.parametrize("spec", _ODD_SPECS.values(), ids=list(_ODD_SPECS))
+@pytest.mark.parametrize("entries", _ODD_RECORDS.values(), ids=list(_ODD_RECORDS))
+def test_features_that_set_no_list_and_odd_packed_floats(entries, spec, single):
+    # A Feature with no list is no entry for a dense feature (TensorFlow skips it; an earlier entry
+    # or the default stands), and for a sparse one an empty list in a batch but no entry in the
+    # single-Example path; a packed float list of n bytes holds n // 4 values. Batches mix these
+    # records with plain ones, so the fast path meets them among Examples it takes.
+    record = _record(*entries)
+    plain = _record((b"a", _TWO))
+    for records in [record] if single else [[record], [plain, record, plain]]:
+        theirs, ours = _parse_or_error(tf, records, spec, single), _parse_or_error(tx, records, spec, single)
+        if theirs == "error" or ours == "error":
+            assert ours == theirs
+            continue
+        assert sorted(ours) == sorted(theirs)
+        for key in theirs:
+            for got, want in zip(ours[key], theirs[key]):
+                assert got.shape == want.shape and got.dtype == want.dtype, key
+                np.testing.assert_array_equal(got, want, err_msg=key)
+
+
+# A scalar `serialized` takes TensorFlow's single-Example path, whose messages name the key alone.
+_SINGLE_ERRORS = [
+    (_example(a=I(1)), _spec(a=lambda m: m.io.FixedLenFeature([], m.float32)),
+     "Key: a.  Data types don't match. Data type: int64 but expected type: float"),
+    (_example(a=I(1)), _spec(a=lambda m: m.io.VarLenFeature(m.float32)),
+     "Key: a.  Data types don't match. Expected type: float, Actual type: int64"),
+    (_example(), _spec(a=lambda m: m.io.FixedLenFeature([], m.float32)),
+     "Feature: a (data type: float) is required but could not be found."),
+]
+
+
+@pytest.mark.parametrize("record, spec, message", _SINGLE_ERRORS)
+def test_single_example_error_messages(record, spec, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as theirs:
+        tf.io.parse_single_example(record, spec(tf))
+    with pytest.raises(tx.errors.InvalidArgumentError) as ours:
+        tx.io.parse_single_example(record, spec(tx))
+    ours = re.sub(r" \[Op:ParseExampleV2\]$", "", ours.value.message)
+    assert ours == message
+    assert message in str(theirs.value)

@@ -249,7 +249,7 @@ class ExampleGen {
     }
     if (Optional(want) ? Chance(3) : Bad(4, 20)) count = 40 + Int(40);  // lengths of two-byte varints
     wire::Writer w;
-    if (Optional(want) ? Chance(3) : Bad(5, 20)) return w.Release();  // no list: present and empty
+    if (Optional(want) ? Chance(3) : Bad(5, 20)) return w.Release();  // no list (Note [Parsing Examples])
     if (Chance(5)) w.WriteBytesField(1 + Int(3), List(1 + Int(3), 2));  // replaced by the next
     w.WriteBytesField(Bad(6, 20) ? 1 + Int(3) : kind, List(kind, count));
     if (Chance(5)) w.WriteVarintField(4 + Int(20), 1);

@@ -29,8 +29,12 @@
 //    the batch's longest with the default scalar (zeros or empty strings without one);
 //  - a sparse (VarLen) feature gives indices [example, k] (just [k] for a scalar `serialized`),
 //    the values in Example order and the dense shape [batch, longest].
-// A feature whose Feature message sets no list is present and empty. Every error names the
-// Example (by `names` when given, else <unknown>), its index and the key, as TensorFlow's do.
+// A Feature message that sets no list is, as in TensorFlow, no entry at all for a dense feature
+// (an earlier entry for the key, or the default, stands); for a sparse feature it is an empty
+// list in a batch but no entry for a scalar `serialized` (TensorFlow's single-Example path). A
+// packed float list of n bytes holds floor(n / 4) values (TensorFlow ignores the rest). Every
+// error names the Example (by `names` when given, else <unknown>), its index and the key, as
+// TensorFlow's do; for a scalar `serialized`, the key alone, as TensorFlow's single path does.
 // This is the reference decoder; ParseExamplesFast (Note [Fast Example parsing]) gives the same
 // outputs for well-formed batches, and every batch it declines comes here.
 
@@ -80,9 +84,23 @@ struct Values {
   }
 };
 
-// Reads one Feature message as values of `dt` (appended to `out`, which must be empty). A list of
-// another kind is InvalidArgument, the caller adding where it was; bad bytes are DataLoss.
-Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
+// True unless the Feature message `feature` is well formed and sets no list.
+bool SetsList(std::string_view feature) {
+  wire::Reader r(feature);
+  while (!r.done()) {
+    int field;
+    wire::WireType type;
+    if (!r.ReadTag(&field, &type).ok()) return true;
+    if (field >= kBytes && field <= kInt64 && type == wire::kLengthDelimited) return true;
+    if (!r.Skip(type).ok()) return true;
+  }
+  return false;
+}
+
+// Reads one Feature message as values of `dt` (appended to `out`, which must be empty) for a
+// sparse or dense feature. A list of another kind is InvalidArgument, the caller adding where it
+// was; bad bytes are DataLoss.
+Status DecodeFeature(std::string_view feature, DataType dt, bool sparse, Values* out) {
   wire::Reader r(feature);
   int kind = kNone;
   std::string_view list;
@@ -99,6 +117,9 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
   }
   out->present = true;
   if (kind == kNone) return Status::OK();  // present, no list: empty
+  if (kind != KindOf(dt) && sparse)
+    return InvalidArgument("Data types don't match. Expected type: ", DataTypeString(dt),
+                           ", Actual type: ", KindName(kind));
   if (kind != KindOf(dt))
     return InvalidArgument("Data types don't match. Data type: ", KindName(kind),
                            " but expected type: ", DataTypeString(dt));
@@ -120,11 +141,11 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
       if (type == wire::kLengthDelimited) {  // packed: copied as is (little-endian IEEE floats)
         std::string_view packed;
         TX_RETURN_IF_ERROR(l.ReadBytes(&packed));
-        if (packed.size() % 4 != 0) return DataLoss("a packed float_list of ", packed.size(), " bytes");
-        if (packed.empty()) continue;
+        const size_t count = packed.size() / 4;  // trailing bytes ignored, as TensorFlow does
+        if (count == 0) continue;
         const size_t at = out->f.size();
-        out->f.resize(at + packed.size() / 4);
-        std::memcpy(out->f.data() + at, packed.data(), packed.size());
+        out->f.resize(at + count);
+        std::memcpy(out->f.data() + at, packed.data(), count * 4);
       } else {
         uint32_t bits;
         if (type != wire::kFixed32) return DataLoss("a float_list value has wire type ", type);
@@ -153,8 +174,9 @@ Status DecodeFeature(std::string_view feature, DataType dt, Values* out) {
   return Status::OK();
 }
 
-// The Feature messages of one Example under the requested keys.
-Status FindFeatures(std::string_view example, const KeySlots& slot_of, std::vector<std::string_view>* features,
+// The Feature messages of one Example under the requested keys; entries that set no list are
+// skipped where they count as no entry (Note [Parsing Examples]).
+Status FindFeatures(std::string_view example, const ExampleRequest& req, std::vector<std::string_view>* features,
                     std::vector<bool>* found) {
   wire::Reader r(example);
   while (!r.done()) {
@@ -188,9 +210,11 @@ Status FindFeatures(std::string_view example, const KeySlots& slot_of, std::vect
           TX_RETURN_IF_ERROR(entry.Skip(type));
         }
       }
-      const int slot = slot_of.Find(key);
+      const int slot = req.slot_of.Find(key);
       if (slot < 0) continue;
-      (*features)[slot] = has_value ? value : std::string_view{};
+      if (!has_value) value = std::string_view{};
+      if ((slot >= req.num_sparse || !req.batched) && !SetsList(value)) continue;
+      (*features)[slot] = value;
       (*found)[slot] = true;
     }
   }
@@ -222,11 +246,14 @@ void Pad(const Tensor& fill, int64_t at, int64_t n, Tensor* t) {
   }
 }
 
-std::string Name(const Tensor& names, int64_t b) {
-  return "Name: " + (names.num_elements() ? names.data<TString>()[b].str() : std::string("<unknown>"));
+// "Name: <name>, " of Example b in a batch; nothing for a scalar `serialized`.
+std::string Name(const ExampleRequest& req, const Tensor& names, int64_t b) {
+  if (!req.batched) return std::string();
+  return "Name: " + (names.num_elements() ? names.data<TString>()[b].str() : std::string("<unknown>")) + ", ";
 }
-std::string Where(const Tensor& names, int64_t b, const std::string& key) {
-  return StrCat(Name(names, b), ", Key: ", key, ", Index: ", b, ".  ");
+// The prefix of an error in feature `key` of Example b.
+std::string Where(const ExampleRequest& req, const Tensor& names, int64_t b, const std::string& key) {
+  return req.batched ? StrCat(Name(req, names, b), "Key: ", key, ", Index: ", b, ".  ") : StrCat("Key: ", key, ".  ");
 }
 // The first bytes of a bad Example, escaped, for its error message.
 std::string Preview(std::string_view bytes) {
@@ -250,15 +277,16 @@ std::string Preview(std::string_view bytes) {
 Status ParseOne(std::string_view example, const ExampleRequest& req, const Tensor& names, int64_t b,
                 std::vector<std::string_view>* features, std::vector<bool>* found, Values* values) {
   std::fill(found->begin(), found->end(), false);
-  Status s = FindFeatures(example, req.slot_of, features, found);
+  Status s = FindFeatures(example, req, features, found);
   if (!s.ok())
-    return InvalidArgument("Could not parse example input, value: '", Preview(example), "' (", Name(names, b),
-                           ", index ", b, "): ", s.message());
+    return InvalidArgument("Could not parse example input, value: '", Preview(example), "'",
+                           req.batched ? StrCat(" (", Name(req, names, b), "index ", b, ")") : std::string(), ": ",
+                           s.message());
   for (int k = 0; k < req.num_keys(); ++k) {
     if (!(*found)[k]) continue;
-    s = DecodeFeature((*features)[k], req.types[k], &values[k]);
+    s = DecodeFeature((*features)[k], req.types[k], k < req.num_sparse, &values[k]);
     if (!s.ok())
-      return InvalidArgument(Where(names, b, req.keys[k]),
+      return InvalidArgument(Where(req, names, b, req.keys[k]),
                              s.code() == Code::kInvalidArgument ? "" : "Could not parse the feature: ", s.message());
   }
   return Status::OK();
@@ -266,7 +294,8 @@ Status ParseOne(std::string_view example, const ExampleRequest& req, const Tenso
 
 // Outputs k (indices), num_sparse + k (values) and 2 num_sparse + k (dense shape) of sparse key k.
 Status WriteSparse(OpKernelContext* ctx, const ExampleRequest& req, const std::vector<Values>& values, int k,
-                   bool batched, int64_t batch) {
+                   int64_t batch) {
+  const bool batched = req.batched;
   const DataType dt = req.types[k];
   const int num_keys = req.num_keys();
   int64_t total = 0, longest = 0;
@@ -299,7 +328,8 @@ Status WriteSparse(OpKernelContext* ctx, const ExampleRequest& req, const std::v
 
 // Output 3 num_sparse + j of dense feature j.
 Status WriteDense(OpKernelContext* ctx, const ExampleRequest& req, const std::vector<Values>& values,
-                  const Tensor& names, int j, bool batched, int64_t batch) {
+                  const Tensor& names, int j, int64_t batch) {
+  const bool batched = req.batched;
   const int k = req.num_sparse + j;
   const int num_keys = req.num_keys();
   const DataType dt = req.types[k];
@@ -313,18 +343,18 @@ Status WriteDense(OpKernelContext* ctx, const ExampleRequest& req, const std::ve
     const int64_t n = v.size(dt);
     if (!v.present) {
       if (!variable && def.num_elements() == 0)
-        return InvalidArgument(Name(names, b), ", Feature: ", req.keys[k], " (data type: ", DataTypeString(dt),
+        return InvalidArgument(Name(req, names, b), "Feature: ", req.keys[k], " (data type: ", DataTypeString(dt),
                                ") is required but could not be found.");
       continue;
     }
     if (variable) {
       if (stride == 0 ? n != 0 : n % stride != 0)
-        return InvalidArgument(Where(names, b, req.keys[k]), "Number of ", DataTypeString(dt),
+        return InvalidArgument(Where(req, names, b, req.keys[k]), "Number of ", DataTypeString(dt),
                                " values is not a multiple of stride length. Saw ", n,
                                " values but output shape is: ", s.ToString());
       if (stride > 0) rows = std::max(rows, n / stride);
     } else if (n != stride) {
-      return InvalidArgument(Where(names, b, req.keys[k]), "Number of ", DataTypeString(dt),
+      return InvalidArgument(Where(req, names, b, req.keys[k]), "Number of ", DataTypeString(dt),
                              " values != expected.  Values size: ", n, " but output shape: ", s.ToString());
     }
   }
@@ -359,6 +389,7 @@ Status PrepareExampleRequest(const OpKernelContext& ctx, const std::vector<DataT
   const Tensor& names = ctx.input(1);
   if (serialized.rank() > 1)
     return InvalidArgument("serialized must be a scalar or a vector, got shape ", serialized.shape().ToString());
+  req->batched = serialized.rank() == 1;
   const int64_t batch = serialized.num_elements();
   if (names.num_elements() != 0 && names.num_elements() != batch)
     return InvalidArgument("names must be empty or hold one name per Example: ", names.num_elements(), " names for ",
@@ -406,7 +437,6 @@ Status PrepareExampleRequest(const OpKernelContext& ctx, const std::vector<DataT
 Status ParseExamplesReference(OpKernelContext* ctx, const ExampleRequest& req) {
   const Tensor& serialized = ctx->input(0);
   const Tensor& names = ctx->input(1);
-  const bool batched = serialized.rank() == 1;
   const int64_t batch = serialized.num_elements();
   const int num_keys = req.num_keys();
   // Decode every requested feature of every Example, Examples split over the intra-op threads;
@@ -431,9 +461,8 @@ Status ParseExamplesReference(OpKernelContext* ctx, const ExampleRequest& req) {
     }
   });
   TX_RETURN_IF_ERROR(error);
-  for (int k = 0; k < req.num_sparse; ++k) TX_RETURN_IF_ERROR(WriteSparse(ctx, req, values, k, batched, batch));
-  for (int j = 0; j < num_keys - req.num_sparse; ++j)
-    TX_RETURN_IF_ERROR(WriteDense(ctx, req, values, names, j, batched, batch));
+  for (int k = 0; k < req.num_sparse; ++k) TX_RETURN_IF_ERROR(WriteSparse(ctx, req, values, k, batch));
+  for (int j = 0; j < num_keys - req.num_sparse; ++j) TX_RETURN_IF_ERROR(WriteDense(ctx, req, values, names, j, batch));
   return Status::OK();
 }
 

@@ -77,6 +77,7 @@ struct ExampleRequest {
   const std::vector<PartialShape>* dense_shapes = nullptr;  // per dense feature
   std::vector<bool> variable;  // per dense feature: a first dimension of -1 (FixedLenSequenceFeature)
   std::vector<int64_t> stride;  // per dense feature: values per row (variable) or per Example
+  bool batched = true;  // `serialized` is a vector (TensorFlow's batch path), not a scalar (its single path)
   int num_keys() const { return static_cast<int>(types.size()); }
 };
 

@@ -185,8 +185,7 @@ bool ReadList(Cursor list, float* out, int64_t cap, int64_t* n) {
       }
       if (type != 2 || !list.Bytes(&packed)) return false;
     }
-    if (packed.size() % 4 != 0) return false;
-    const int64_t m = static_cast<int64_t>(packed.size() / 4);
+    const int64_t m = static_cast<int64_t>(packed.size() / 4);  // trailing bytes ignored, as in the reference
     if (k < cap)
       CopyBytes(reinterpret_cast<char*>(out + k), packed.data(), static_cast<size_t>(std::min(m, cap - k)) * 4);
     k += m;
@@ -294,27 +293,31 @@ struct Batch {
   OpKernelContext* ctx;
   const TString* records;
   int64_t size;
-  bool batched;
   std::vector<Slot> slots;
   int num_lists = 0;
   std::vector<List> lists;  // [Example][list feature]
 };
 
+// What reading one map entry's Feature did.
+enum class Read { kDone, kNoEntry, kFailed };
+
 // Reads the Feature message `feature` of Example b for slot `s`: a fixed dense feature's values
-// into its output row, a list feature's list kept (and counted) for the second pass.
-bool ReadFeature(Batch& batch, const Slot& s, int64_t b, Cursor feature) {
+// into its output row, a list feature's list kept (and counted) for the second pass; kNoEntry
+// where a Feature that sets no list counts as no entry (Note [Parsing Examples]).
+Read ReadFeature(Batch& batch, const Slot& s, int64_t b, Cursor feature) {
   int kind;
   Cursor list;
-  if (!FeatureList(feature, &kind, &list)) return false;
-  if (kind != kNone && kind != s.kind) return false;
+  if (!FeatureList(feature, &kind, &list)) return Read::kFailed;
+  if (kind == kNone && (s.def != nullptr || !batch.req->batched)) return Read::kNoEntry;
+  if (kind != kNone && kind != s.kind) return Read::kFailed;
   int64_t n = 0;
   if (s.list >= 0) {
-    if (kind != kNone && !ReadListAs(s.dtype, list, nullptr, 0, 0, &n)) return false;
-    if (n % s.stride != 0) return false;
+    if (kind != kNone && !ReadListAs(s.dtype, list, nullptr, 0, 0, &n)) return Read::kFailed;
+    if (n % s.stride != 0) return Read::kFailed;
     batch.lists[b * batch.num_lists + s.list] = List{list, n, 0};
-    return true;
+    return Read::kDone;
   }
-  return kind != kNone && ReadListAs(s.dtype, list, s.out, b * s.stride, s.stride, &n) && n == s.stride;
+  return ReadListAs(s.dtype, list, s.out, b * s.stride, s.stride, &n) && n == s.stride ? Read::kDone : Read::kFailed;
 }
 
 // A thread's state in the first pass.
@@ -374,8 +377,10 @@ bool ParseOne(Batch& batch, int64_t b, Scratch* scratch) {
         guess = slots.Find(key.view());
       const int slot = guess;
       if (slot < 0) continue;
+      const Read read = ReadFeature(batch, batch.slots[slot], b, value);
+      if (read == Read::kNoEntry) continue;
       seen[slot] = b;
-      failed[slot] = ReadFeature(batch, batch.slots[slot], b, value) ? -1 : b;
+      failed[slot] = read == Read::kDone ? -1 : b;
     }
   }
   for (size_t k = 0; k < batch.slots.size(); ++k) {
@@ -408,7 +413,7 @@ bool AllocateListOutputs(Batch& batch, std::vector<Tensor*>* values, std::vector
       total += l.n;
       longest = std::max(longest, l.n);
     }
-    const int64_t lead = batch.batched ? 1 : 0;
+    const int64_t lead = batch.req->batched ? 1 : 0;
     if (k < req.num_sparse) {
       Tensor *indices, *shape;
       const int64_t rank = 1 + lead;
@@ -417,7 +422,7 @@ bool AllocateListOutputs(Batch& batch, std::vector<Tensor*>* values, std::vector
           !batch.ctx->allocate_output(2 * req.num_sparse + k, TensorShape({rank}), &shape).ok())
         return false;
       int64_t* dims = shape->data<int64_t>();
-      if (batch.batched) *dims++ = batch.size;
+      if (batch.req->batched) *dims++ = batch.size;
       *dims = longest;
       (*per_example)[li] = 0;
       continue;
@@ -426,7 +431,7 @@ bool AllocateListOutputs(Batch& batch, std::vector<Tensor*>* values, std::vector
     const PartialShape& s = (*req.dense_shapes)[j];
     const int64_t rows = longest / req.stride[j];
     std::vector<int64_t> dims;
-    if (batch.batched) dims.push_back(batch.size);
+    if (batch.req->batched) dims.push_back(batch.size);
     for (int d = 0; d < s.rank(); ++d) dims.push_back(d == 0 ? rows : s.dim(d));
     if (!batch.ctx->allocate_output(3 * req.num_sparse + j, TensorShape(dims), &(*values)[li]).ok()) return false;
     (*per_example)[li] = rows * req.stride[j];
@@ -445,7 +450,7 @@ void WriteLists(const Batch& batch, const std::vector<Tensor*>& values, const st
     Tensor* out = values[li];
     int64_t n;
     if (k < req.num_sparse) {
-      const int rank = batch.batched ? 2 : 1;
+      const int rank = batch.req->batched ? 2 : 1;
       int64_t* idx = batch.ctx->mutable_output(k)->data<int64_t>();
       for (int64_t b = begin; b < end; ++b) {
         const List& l = batch.lists[b * batch.num_lists + li];
@@ -453,7 +458,7 @@ void WriteLists(const Batch& batch, const std::vector<Tensor*>& values, const st
         ReadListAs(dt, l.bytes, out, l.at, l.n, &n);
         int64_t* p = idx + l.at * rank;
         for (int64_t i = 0; i < l.n; ++i) {
-          if (batch.batched) *p++ = b;
+          if (batch.req->batched) *p++ = b;
           *p++ = i;
         }
       }
@@ -477,7 +482,6 @@ bool ParseExamplesFast(OpKernelContext* ctx, const ExampleRequest& req) {
   batch.req = &req;
   batch.ctx = ctx;
   batch.size = serialized.num_elements();
-  batch.batched = serialized.rank() == 1;
   batch.records = batch.size ? serialized.data<TString>() : nullptr;
   const int num_keys = req.num_keys();
   batch.slots.resize(num_keys);
@@ -500,7 +504,7 @@ bool ParseExamplesFast(OpKernelContext* ctx, const ExampleRequest& req) {
     }
     const PartialShape& shape = (*req.dense_shapes)[j];
     std::vector<int64_t> dims;
-    if (batch.batched) dims.push_back(batch.size);
+    if (batch.req->batched) dims.push_back(batch.size);
     for (int d = 0; d < shape.rank(); ++d) dims.push_back(shape.dim(d));
     if (!ctx->allocate_output(3 * req.num_sparse + j, TensorShape(dims), &s.out).ok()) return false;
   }
