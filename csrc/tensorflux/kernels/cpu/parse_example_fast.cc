@@ -88,6 +88,20 @@ class Cursor {
     p_ += 2 + p_[1];
     return true;
   }
+  // The payload of the next length-delimited field 1, other fields skipped: true when there is
+  // one; false at the end, or (with *bad set) where Reader would fail.
+  __attribute__((always_inline)) bool NextField1(Cursor* payload, bool* bad) {
+    int field, type;
+    while (!done()) {
+      if (Plain(0x0a, payload)) return true;
+      if (!Tag(&field, &type) || (field == 1 ? type != 2 || !Bytes(payload) : !Skip(type))) {
+        *bad = true;
+        return false;
+      }
+      if (field == 1) return true;
+    }
+    return false;
+  }
   // A length-delimited payload.
   bool Bytes(Cursor* sub) {
     uint64_t len;
@@ -225,22 +239,11 @@ bool ReadList(Cursor list, int64_t* out, int64_t cap, int64_t* n) {
 
 bool ReadList(Cursor list, TString* out, int64_t cap, int64_t* n) {
   int64_t k = 0;
-  int field, type;
-  while (!list.done()) {
-    Cursor v;
-    if (!list.Plain(0x0a, &v)) {
-      if (!list.Tag(&field, &type)) return false;
-      if (field != 1) {
-        if (!list.Skip(type)) return false;
-        continue;
-      }
-      if (type != 2 || !list.Bytes(&v)) return false;
-    }
+  bool bad = false;
+  for (Cursor v; list.NextField1(&v, &bad); ++k)
     if (k < cap) out[k].Assign(v.data(), v.size());
-    ++k;
-  }
   *n = k;
-  return true;
+  return !bad;
 }
 
 // ReadList of dt's values into elements [at, at + cap) of `out` (counting only when out is null).
@@ -339,26 +342,10 @@ bool ParseOne(Batch& batch, int64_t b, Scratch* scratch) {
   const TString& record = batch.records[b];
   Cursor example(record.data(), record.size());
   int field, type;
-  while (!example.done()) {
-    Cursor features;
-    if (!example.Plain(0x0a, &features)) {
-      if (!example.Tag(&field, &type)) return false;
-      if (field != 1) {
-        if (!example.Skip(type)) return false;
-        continue;
-      }
-      if (type != 2 || !example.Bytes(&features)) return false;
-    }
-    while (!features.done()) {
-      Cursor entry, key, value;
-      if (!features.Plain(0x0a, &entry)) {
-        if (!features.Tag(&field, &type)) return false;
-        if (field != 1) {
-          if (!features.Skip(type)) return false;
-          continue;
-        }
-        if (type != 2 || !features.Bytes(&entry)) return false;
-      }
+  bool bad = false;
+  for (Cursor features; example.NextField1(&features, &bad);) {
+    for (Cursor entry; features.NextField1(&entry, &bad);) {
+      Cursor key, value;
       while (!entry.done()) {
         if (entry.Plain(0x0a, &key) || entry.Plain(0x12, &value)) continue;
         if (!entry.Tag(&field, &type)) return false;
@@ -382,7 +369,9 @@ bool ParseOne(Batch& batch, int64_t b, Scratch* scratch) {
       seen[slot] = b;
       failed[slot] = read == Read::kDone ? -1 : b;
     }
+    if (bad) return false;
   }
+  if (bad) return false;
   for (size_t k = 0; k < batch.slots.size(); ++k) {
     if (seen[k] == b) {
       if (failed[k] == b) return false;
