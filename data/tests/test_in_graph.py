@@ -225,6 +225,27 @@ def test_reduce_in_a_function_relaxes_a_growing_state_like_tf():
     assert ours.get_concrete_function().outputs[0].shape.as_list() == [None]
 
 
+def test_reduce_of_an_infinite_dataset_is_refused_in_a_function_as_eagerly():
+    ds = txd.Dataset.range(3).repeat()
+    for reduce in (lambda: ds.reduce(tx.constant(0, tx.int64), lambda s, x: s + x),
+                   tx.function(lambda: ds.reduce(tx.constant(0, tx.int64), lambda s, x: s + x))):
+        with pytest.raises(tx.errors.InvalidArgumentError, match="reduce: the dataset is infinite"):
+            reduce()
+
+
+def test_an_iterator_closed_past_the_bound_fails_its_call_with_a_clear_error():
+    from tensorflux_data import _in_graph
+
+    site = _in_graph._Site(txd.Dataset.range(3))
+    first = site.make()
+    assert int(site.get(first).get_next()) == 0
+    for _ in range(_in_graph.MAX_LIVE):
+        site.make()
+    with pytest.raises(tx.errors.FailedPreconditionError, match="at most 16 iterators of one iter.dataset."):
+        site.get(first)
+    assert int(site.get(first + _in_graph.MAX_LIVE).get_next()) == 0  # the newest are alive
+
+
 def test_reduce_with_random_calls_draws_the_eager_per_element_seeds():
     def build():
         return txd.Dataset.range(5).reduce(tx.constant(0.0), lambda s, x: s + tx.random.uniform([]))

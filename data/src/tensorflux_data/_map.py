@@ -277,12 +277,12 @@ def reduce_dataset(ds, initial_state, reduce_func):
     """``reduce_func`` folded over ``ds`` (Dataset.reduce): the final state as tensors."""
     from tensorflux_data._iterator import Iterator
 
+    if ds._cardinality() == _options.INFINITE_CARDINALITY:
+        raise invalid("reduce: the dataset is infinite")
     if _in_graph.in_graph():
         return _in_graph.reduce_in_graph(ds, initial_state, reduce_func)
     spec, state = _structure.split(initial_state)
     fn = _trace_fold(reduce_func, spec, ds.element_spec, "reduce", outputs=False)
-    if ds._cardinality() == _options.INFINITE_CARDINALITY:
-        raise invalid("reduce: the dataset is infinite")
     it = Iterator(ds)
     count = 0
     while True:
