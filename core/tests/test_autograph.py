@@ -450,6 +450,44 @@ def test_function_without_source_runs_unconverted_and_is_reported(caplog):
     assert any("could not transform" in r.getMessage() for r in caplog.records)
 
 
+def _count_up(n):
+    """0 + 1 + ... + (n - 1) by a while loop on n (a tensor of tensorflux or TensorFlow)."""
+    total, i = n * 0, n * 0
+    while i < n:
+        total += i
+        i += 1
+    return total
+
+
+def test_lambdas_and_the_functions_they_call_are_converted_as_in_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    for T in (tx, tf):
+        calls = T.function(lambda n: _count_up(n) + 1)
+        pos = T.function(lambda x: x if x > 0 else -x)
+        neg = T.function(lambda y: -y if y > 0 else y)
+        scale = lambda k: T.function(lambda x: x * k if x > 0 else x)  # noqa: E731
+        wide = T.function(lambda x,
+                          y=3: x + y if x > y else
+                          _count_up(x))
+        got = [int(calls(T.constant(5))), int(pos(T.constant(-2))), int(neg(T.constant(-2))),
+               int(scale(3)(T.constant(4))), int(wide(T.constant(2))), int(wide(T.constant(9)))]
+        assert got == [11, 2, -2, 12, 1, 12], T.__name__
+    # Two lambdas of one line with the same parameters: TensorFlow cannot tell them apart and runs
+    # them unconverted (an error on a tensor condition); their source positions tell them apart here.
+    pos, neg = tx.function(lambda x: x if x > 0 else -x), tx.function(lambda x: -x if x > 0 else x)
+    assert [int(pos(tx.constant(-2))), int(neg(tx.constant(-2)))] == [2, -2]
+    assert "ag__.if_exp(x > 0" in tx.autograph.to_code(lambda x: x if x > 0 else -x)
+    graph = tx.function(lambda n: _count_up(n)).get_concrete_function(tx.TensorSpec([], tx.int32)).graph
+    assert {op.type for op in graph.get_operations()} & {"While", "StatelessWhile"}
+
+
+def test_a_lambda_without_source_runs_unconverted():
+    fn = eval("lambda x, flag: x + 1.0 if flag else x")
+    with pytest.raises(tx.autograph.ConversionError, match="source is not available"):
+        tx.autograph.to_code(fn)
+    assert float(tx.function(fn)(tx.constant(1.0), True)) == 2.0  # Python bool: fine unconverted
+
+
 class _Squares:
     """A graph iterable (Note [Graph iterables]): (i, i*i) for i < n, counted by a variable."""
 

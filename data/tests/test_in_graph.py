@@ -151,6 +151,19 @@ def test_for_loop_over_a_dataset_in_a_function(lib):
         assert (int(total), int(rows), names.numpy()) == (90, 10, b"0123456789")
 
 
+def _loop_sum(ds, zero):
+    total = zero
+    for x in ds:
+        total += x
+    return total
+
+
+def test_a_loop_in_a_function_a_lambda_calls_is_converted_as_in_tf():
+    ours = tx.function(lambda: _loop_sum(txd.Dataset.range(5), tx.constant(0, tx.int64)))
+    theirs = tf.function(lambda: _loop_sum(tf.data.Dataset.range(5), tf.constant(0, tf.int64)))
+    assert int(ours()) == int(theirs()) == 10
+
+
 def test_for_loop_results_equal_tf_with_break_and_an_outer_graph_loop():
     def body(T, D):
         @T.function
@@ -302,8 +315,6 @@ def test_an_unconverted_python_loop_over_a_dataset_raises_instead_of_tracing_for
 
     with pytest.raises(ValueError, match="unusually high number of get_next"):
         tx.function(total, autograph=False)(ds)
-    with pytest.raises(ValueError, match="unusually high number of get_next"):
-        tx.function(lambda: total(ds))()  # lambdas are not converted
     with pytest.raises(ValueError, match="unusually high number of get_next"):
         tx.function(total, autograph=False)(iter(ds))
     assert int(tx.function(total)(ds)) == 10  # converted: one graph loop

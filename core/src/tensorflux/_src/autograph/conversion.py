@@ -3,15 +3,18 @@ runtime call hook (`converted_call`) that converts user functions called from co
 
 A converted function is compiled from the transformed AST under the original file name with the
 original line numbers, and is built with the original function's globals, defaults and closure
-cells (so it reads and writes the same variables). Functions that cannot be converted (no source,
-lambdas, builtins, generators, functions of tensorflux, the standard library or installed
-packages, functions marked with `do_not_convert`) run as they are, as TensorFlow does.
+cells (so it reads and writes the same variables). A lambda is found in its file's syntax tree
+(Note [Converting lambdas]) and converted as a function returning its body. Functions that cannot
+be converted (no source, builtins, generators, functions of tensorflux, the standard library or
+installed packages, functions marked with `do_not_convert`) run as they are, as TensorFlow does.
 """
 
 import ast
 import builtins
+import copy
 import functools
 import inspect
+import linecache
 import logging
 import os
 import sys
@@ -106,8 +109,6 @@ def _skip_reason(fn, top_level):
         return "it is marked do_not_convert"
     if getattr(fn, _CONVERTED, False) or AG in fn.__code__.co_freevars:
         return "it is converted already"  # (a function defined inside converted code is converted with it)
-    if fn.__name__ == "<lambda>":
-        return "lambdas run unconverted"
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return "generators and coroutines run unconverted"
@@ -178,12 +179,66 @@ def _parse(fn):
     return node
 
 
+# Note [Converting lambdas]
+# inspect gives a lambda's source only as the lines of the statement holding it, which need not
+# parse on their own and may hold several lambdas. So the lambda is looked up in the syntax tree
+# of its whole file (parsed once per file text): among the lambdas that start on its first line,
+# the innermost whose body spans every source position of its code (co_positions, Python >= 3.11;
+# on 3.10 the one lambda of that line with the same parameters). The converted function is a
+# copy of that node as `def ag__lambda(<its parameters>): return <its body>`, so it has the
+# lambda's parameters, defaults (from the function object), closure cells and line numbers.
+
+
+@functools.lru_cache(maxsize=32)
+def _lambdas_by_line(source):
+    """The Lambda nodes of the module text ``source``, by first line."""
+    out = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Lambda):
+            out.setdefault(node.lineno, []).append(node)
+    return out
+
+
+def _encloses(node, positions):
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno, node.end_col_offset)
+    return all(start <= (l0, c0) and (l1, c1) <= end for l0, l1, c0, c1 in positions)
+
+
+def _parse_lambda(fn):
+    """The lambda ``fn``'s definition as a FunctionDef named ag__lambda (Note [Converting lambdas])."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    if not lines:
+        raise ConversionError("its source is not available")
+    candidates = _lambdas_by_line("".join(lines)).get(code.co_firstlineno, [])
+    if hasattr(code, "co_positions"):
+        positions = [p for p in code.co_positions()
+                     if None not in p and (p[0], p[2]) != (p[1], p[3])]  # not the 0-width entry and exit
+        candidates = [n for n in candidates if positions and _encloses(n.body, positions)]
+        candidates.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+        candidates = candidates[:1]
+    else:
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        candidates = [n for n in candidates if tuple(a.arg for a in n.args.posonlyargs + n.args.args
+                                                     + n.args.kwonlyargs) == names]
+    if len(candidates) != 1:
+        raise ConversionError("its source could not be told apart from the other lambdas of line %d"
+                              % code.co_firstlineno)
+    node = copy.deepcopy(candidates[0])
+    body = ast.copy_location(ast.Return(value=node.body), node.body)
+    out = ast.FunctionDef(name=AG + "lambda", args=node.args, body=[body], decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        out.type_params = []
+    return ast.copy_location(out, node)
+
+
 def _transformed(fn):
     """(converted code object, converted source) of ``fn``, cached per code object."""
     hit = _code_cache.get(fn.__code__)
     if hit is not None:
         return hit
-    node = _parse(fn)
+    node = _parse_lambda(fn) if fn.__code__.co_name == "<lambda>" else _parse(fn)
     FunctionConverter().convert(node)
     freevars = list(fn.__code__.co_freevars)
     params = [AG] + freevars
