@@ -28,7 +28,7 @@ namespace {
 // Inputs with more elements than this run with the GIL released.
 constexpr int64_t kReleaseGilElements = 1 << 14;
 
-PyObject* g_convert = nullptr;  // (value, dtype enum or 0, arg name, op type) -> EagerTensor
+PyObject* g_convert = nullptr;  // (value, dtype enum or 0, arg name, op type, dtype only preferred) -> EagerTensor
 PyObject* g_convert_attr = nullptr;  // op_def_library.convert_attr
 PyObject* g_dtype_type = nullptr;  // tensorflux DType class
 
@@ -162,13 +162,15 @@ TXE_TensorHandle* FastScalar(PyObject* v, TX_DataType dt) {
 
 // `v` as an EagerTensor object of dtype `dt` (0: inferred from the value), on `device` (NULL:
 // device 0) so that values converted for an op live where the op runs.
-py::object Convert(PyObject* v, TX_DataType dt, const InputSpec& in, const OpSpec& spec, const char* device) {
+py::object Convert(PyObject* v, TX_DataType dt, bool preferred, const InputSpec& in, const OpSpec& spec,
+                   const char* device) {
   if (dt != 0 && device == nullptr) {
     if (TXE_TensorHandle* h = FastScalar(v, dt)) return WrapHandle(h);
   }
   py::int_ dtype(static_cast<int>(dt));
   py::str arg(in.name), op(spec.op_type);
-  PyObject* r = PyObject_CallFunctionObjArgs(g_convert, v, dtype.ptr(), arg.ptr(), op.ptr(), nullptr);
+  PyObject* r = PyObject_CallFunctionObjArgs(g_convert, v, dtype.ptr(), arg.ptr(), op.ptr(),
+                                             preferred ? Py_True : Py_False, nullptr);
   if (r == nullptr) throw py::error_already_set();
   if (!IsEagerTensor(r)) {
     Py_DECREF(r);
@@ -426,9 +428,9 @@ py::object Execute(PyObject* const* args, Py_ssize_t nargs) {
     };
     auto handle_of = [&](PyObject* item) {
       if (!IsEagerTensor(item)) {
-        keep.push_back(Convert(item,
-                               in.kind == kSingle || in.kind == kNumberList ? dtype_for() : static_cast<TX_DataType>(0),
-                               in, *spec, dev));
+        const bool typed = in.kind == kSingle || in.kind == kNumberList;
+        const bool preferred = typed && in.fixed == 0 && in.type_attr >= 0 && inferred[in.type_attr] == 0;
+        keep.push_back(Convert(item, typed ? dtype_for() : static_cast<TX_DataType>(0), preferred, in, *spec, dev));
         item = keep.back().ptr();
         if (in.kind != 2) Infer(inferred, in, item);
       }

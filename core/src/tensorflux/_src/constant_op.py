@@ -47,12 +47,22 @@ def _string_array(value, where):
     return out.reshape(arr.shape)
 
 
-def to_numpy(value, dtype=None, for_input=None):
+def _overflows(arr, dtype):
+    """True when integer array ``arr`` holds a value outside integer dtype ``dtype``'s range."""
+    if not dtype.is_integer or arr.dtype.kind not in "iu" or arr.size == 0:
+        return False
+    info = np.iinfo(dtype.as_numpy_dtype)
+    return int(arr.min()) < info.min or int(arr.max()) > info.max
+
+
+def to_numpy(value, dtype=None, for_input=None, preferred=False):
     """``value`` as a NumPy array of ``dtype`` (or of the inferred dtype).
 
     Python values must be compatible with ``dtype`` (no float into an int dtype: TypeError);
     NumPy values are cast to it, like TensorFlow's make_tensor_proto. Text (str, bytes, NumPy
-    string arrays) becomes a string tensor's object array of bytes."""
+    string arrays) becomes a string tensor's object array of bytes. A ``preferred`` dtype (an op's
+    default for a type attr, TensorFlow's preferred_dtype) is used only where the integers fit
+    it: ``tx.tile(x, [2**32])`` takes int64 multiples, where casting to int32 would wrap to 0."""
     where = " for input %s" % for_input if for_input else ""
     if isinstance(value, Tensor):
         raise TypeError("Expected a Python or NumPy value%s, not the Tensor %s." % (where, value.name))
@@ -66,6 +76,8 @@ def to_numpy(value, dtype=None, for_input=None):
             raise TypeError("Tensors of NumPy dtype %s are not supported%s." % (value.dtype, where))
         arr = np.asarray(value)
         if dtype is not None and arr.dtype != dtype.as_numpy_dtype:
+            if preferred and _overflows(arr, dtype):
+                return arr.astype(np.int64) if arr.dtype.kind == "i" else arr
             arr = arr.astype(dtype.as_numpy_dtype)
         else:
             _dtypes.as_dtype(arr.dtype)  # TypeError for dtypes without an equivalent
@@ -89,16 +101,26 @@ def to_numpy(value, dtype=None, for_input=None):
     if ((dtype.is_integer and kind in "fc") or (dtype.is_bool and kind != "b")
             or (dtype.is_floating and kind == "c") or not _dtypes.has_numpy_type(dtype)):
         raise TypeError("Expected %s%s, got %s instead." % (dtype.name, where, _describe(value)))
+    if preferred and kind in "iu" and _overflows(arr, dtype):
+        return arr
     try:
         return np.array(value, dtype=dtype.as_numpy_dtype)
     except OverflowError as e:
         raise TypeError("Expected %s%s, got %s instead: %s" % (dtype.name, where, _describe(value), e)) from None
 
 
-def constant_in_graph(graph, value, dtype, name, for_input=None):
+def _dtype_of(arr, dtype, preferred):
+    """The dtype of the tensor holding to_numpy's ``arr``: ``dtype``, unless none was given or a
+    preferred one did not hold the values."""
+    if dtype is None or (preferred and arr.dtype.kind in "iu" and arr.dtype != dtype.as_numpy_dtype):
+        return _dtypes.as_dtype(arr.dtype)
+    return dtype
+
+
+def constant_in_graph(graph, value, dtype, name, for_input=None, preferred=False):
     """A Const in ``graph`` holding ``value`` (see `to_numpy`)."""
-    arr = to_numpy(value, dtype, for_input)
-    dt = _dtypes.as_dtype(arr.dtype) if dtype is None else _dtypes.as_dtype(dtype)
+    arr = to_numpy(value, dtype, for_input, preferred)
+    dt = _dtype_of(arr, None if dtype is None else _dtypes.as_dtype(dtype), preferred)
     if graph is _graph.get_default_graph():
         return gen_ops.const(value=arr, dtype=dt, name=name)
     with graph.as_default():
@@ -252,9 +274,10 @@ def _autopack(value, dtype, name):
     return gen_ops.pack(parts, axis=0, name=name or "packed")
 
 
-def _convert(value, dtype_enum, arg_name, op_type):
+def _convert(value, dtype_enum, arg_name, op_type, preferred=False):
     """What eager_execute calls for an input that is not an EagerTensor: ``value`` as an
-    EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules)."""
+    EagerTensor of dtype ``dtype_enum`` (0: inferred, TensorFlow's rules; only preferred, see
+    `to_numpy`, when it is the op's default)."""
     if isinstance(value, TensorLike):
         value = value._as_eager_tensor()
         if isinstance(value, _eager_tensor.EagerTensor):
@@ -266,8 +289,8 @@ def _convert(value, dtype_enum, arg_name, op_type):
         raise TypeError("An op outside of the graph building code is being passed a graph tensor (%s) as input "
                         "'%s' of %s; graph tensors cannot be used in eager mode (build the op inside `with "
                         "graph.as_default():`, or use tx.function)." % (value.name, arg_name, op_type))
-    arr = to_numpy(value, dtype, for_input="%s of %s" % (arg_name, op_type))
-    return _eager_tensor.from_numpy(arr, dtype if dtype is not None else _dtypes.as_dtype(arr.dtype))
+    arr = to_numpy(value, dtype, "%s of %s" % (arg_name, op_type), preferred)
+    return _eager_tensor.from_numpy(arr, _dtype_of(arr, dtype, preferred))
 
 
 # eager_execute converts an input that is not an EagerTensor with _convert, and attr values with

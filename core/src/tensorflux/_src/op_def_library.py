@@ -166,7 +166,8 @@ def _convert_inputs(sig, args, inferred, g):
     inputs = []
     for (arg_name, type_attr, fixed, kind), value in zip(sig.inputs, args):
         dtype = _dtypes._BY_ENUM[fixed] if fixed else inferred.get(type_attr)
-        if dtype is None and type_attr in sig.type_defaults:
+        preferred = dtype is None and type_attr in sig.type_defaults  # only where the values fit it
+        if preferred:
             dtype = _dtypes._BY_ENUM[sig.type_defaults[type_attr]]
         if kind == SINGLE:
             if not isinstance(value, (Tensor, EagerTensor)) and needs_conversion_op(value):
@@ -174,7 +175,7 @@ def _convert_inputs(sig, args, inferred, g):
             if isinstance(value, EagerTensor):
                 value = g._capture_eager(value, arg_name, sig.op_type)
             elif not isinstance(value, Tensor):
-                value = constant_in_graph(g, value, dtype, arg_name, for_input="%s of %s" % (arg_name, sig.op_type))
+                value = constant_in_graph(g, value, dtype, arg_name, "%s of %s" % (arg_name, sig.op_type), preferred)
             if type_attr and type_attr not in inferred:
                 inferred[type_attr] = value._dtype
             inputs.append(value)
