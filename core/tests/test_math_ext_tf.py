@@ -15,6 +15,8 @@ X = RNG.normal(size=(3, 4, 5)) * 3
 POS = RNG.uniform(0.2, 4.0, size=(3, 4))
 UNIT = RNG.uniform(-0.95, 0.95, size=(6,))
 INTS = RNG.integers(-4, 5, size=(4, 6)).astype(np.int32)
+NANS = np.array([[3.0, np.nan, 1.0, -np.inf, np.nan, -2.0, 1.0, 0.0, -0.0],
+                 [np.inf, 2.0, np.nan, 2.0, -1.0, 5.0, np.nan, -0.0, 0.0]], np.float32)
 SORTED = np.sort(RNG.integers(0, 10, size=(2, 7)), axis=1).astype(np.float64)
 VALUES = RNG.integers(-1, 11, size=(2, 4)).astype(np.float64)
 
@@ -125,6 +127,28 @@ def test_matches_tensorflow(case):
     to_np = (lambda v: [np.asarray(t) for t in v]) if isinstance(got, (list, tuple)) else np.asarray
     _same(to_np(got), to_np(want), rtol=1e-6 if case not in ("polygamma", "zeta", "digamma", "lgamma") else 1e-9,
           atol=1e-9 if case != "ndtri_erfcinv" else 1e-7)
+
+
+def test_sort_with_nan_is_numpys_order():
+    # TensorFlow's sort of values with NaN is not sorted (its TopK comparator is not an order on
+    # NaN: [3, nan, 1, -inf, nan, -2, ...] comes back as [-inf, 1, 3, nan, nan, -2, ...]); here
+    # NaN is above every number, so ascending order ends with the NaNs as in NumPy (and as
+    # TensorFlow gives for short inputs), descending order starts with them, and ties (0.0 and
+    # -0.0 included) keep their order.
+    for axis in (0, 1):
+        np.testing.assert_array_equal(tx.sort(NANS, axis=axis).numpy(), np.sort(NANS, axis=axis))
+        np.testing.assert_array_equal(tx.argsort(NANS, axis=axis).numpy(), np.argsort(NANS, axis=axis, kind="stable"))
+        flipped = np.flip(np.sort(NANS, axis=axis), axis=axis)  # NaN first, then descending
+        np.testing.assert_array_equal(tx.sort(NANS, axis=axis, direction="DESCENDING").numpy(), flipped)
+    assert np.signbit(tx.sort(NANS).numpy()[0, 3])  # -0.0 at its place among the ties
+
+
+def test_sign_of_negative_zero_is_positive_zero_as_in_tensorflow():
+    x = np.array([-0.0, 0.0, np.nan, -2.5, 3.0], np.float32)
+    for dtype in ("float16", "float32", "float64"):
+        got, want = tx.sign(x.astype(dtype)).numpy(), tf.sign(x.astype(dtype)).numpy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 def test_gradients_match_tensorflow():

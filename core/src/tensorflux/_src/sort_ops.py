@@ -1,26 +1,15 @@
-"""sort and argsort over TopKV2 (as TensorFlow builds them): the sorted axis is moved last, top_k
-takes all of it, and ascending order sorts a reversed key (-x for floats, ~x for signed integers,
-max - x for unsigned ones). top_k keeps equal keys in index order, so both sorts are stable."""
+"""sort and argsort over TopKV2 (as TensorFlow builds them): the sorted axis is moved last and
+top_k takes all of it. top_k orders NaN above every number and keeps equal values in index order,
+so descending order is top_k itself; ascending order is top_k of the axis reversed, read backwards
+(equal values then come back in index order, and NaN last, as in TensorFlow and NumPy). Both sorts
+are stable."""
 
-from tensorflux._src import dtypes as _dtypes
 from tensorflux._src.array_ops import transpose
 from tensorflux._src.constant_op import convert_to_tensor
 from tensorflux._src.eager_tensor import TENSOR_TYPES as _TENSORS
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.graph import name_scope
 from tensorflux._src.shape_ops import shape as _shape
-
-_UNSIGNED = (_dtypes.uint8, _dtypes.uint16, _dtypes.uint32, _dtypes.uint64)
-_SIGNED_INTS = (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64)
-
-
-def _reverse_key(x):
-    """An order-reversing bijection of x's values (its own inverse)."""
-    if x.dtype in _UNSIGNED:
-        return gen_ops.sub(convert_to_tensor(x.dtype.max, dtype=x.dtype), x)
-    if x.dtype in _SIGNED_INTS:  # ~x == -x - 1, exact with wrapping arithmetic
-        return gen_ops.sub(gen_ops.neg(x), convert_to_tensor(1, dtype=x.dtype))
-    return gen_ops.neg(x)
 
 
 def _sort(values, axis, direction, want_indices, fn):
@@ -41,10 +30,16 @@ def _sort(values, axis, direction, want_indices, fn):
         perm[axis], perm[rank - 1] = rank - 1, axis
         x = transpose(x, perm)
     ascending = direction == "ASCENDING"
-    key = _reverse_key(x) if ascending else x
-    k = gen_ops.strided_slice(_shape(key), [-1], [0], [1], end_mask=1, shrink_axis_mask=1)
-    top, indices = gen_ops.top_kv2(key, k, sorted=True)
-    out = indices if want_indices else (_reverse_key(top) if ascending else top)
+    last = [-1]
+    if ascending:
+        x = gen_ops.reverse_v2(x, last)
+    k = gen_ops.strided_slice(_shape(x), last, [0], [1], end_mask=1, shrink_axis_mask=1)
+    top, indices = gen_ops.top_kv2(x, k, sorted=True)
+    out = indices if want_indices else top
+    if ascending:
+        out = gen_ops.reverse_v2(out, last)
+        if want_indices:  # positions in the reversed axis, counted back from its end
+            out = gen_ops.sub(gen_ops.sub(k, 1), out)
     if perm is not None:
         out = transpose(out, perm)  # a swap is its own inverse
     return out

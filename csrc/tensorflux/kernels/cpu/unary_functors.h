@@ -42,11 +42,11 @@ struct AbsFn : Map<AbsFn> {
       return x < T(0) ? NegFn::Apply(x) : x;
   }
 };
-// -1, 0 or 1 (zero keeps its sign bit for floats; NaN stays NaN).
+// -1, 0 or 1 (-0 gives +0, as in TensorFlow; NaN stays NaN).
 struct SignFn : Map<SignFn> {
   template <typename T>
   static T Apply(T x) {
-    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x);
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == x ? T(0) : x));
   }
 };
 struct SquareFn : Map<SquareFn> {
