@@ -1228,6 +1228,33 @@ func Bincount(scope *Scope, arr tf.Output, size tf.Output, weights tf.Output) (b
 	return op.Output(0)
 }
 
+// Bitcast: Reinterprets the bytes of `input` as elements of `type` (no copy): a wider `T` adds a last dimension of sizeof(T) / sizeof(type), a narrower one removes a last dimension of that size.
+//
+// Arguments:
+//
+//	input: a tensor of type `T`.
+//	type_: an attr of type type (Go tf.DataType), one of tf.BFloat16, tf.Half, tf.Float, tf.Double, tf.Int64, tf.Int32, tf.Uint8, tf.Uint16, tf.Uint32, tf.Uint64, tf.Int8, tf.Int16, tf.Complex64, tf.Complex128, tf.DataType(11), tf.DataType(12), tf.DataType(15), tf.DataType(16), tf.DataType(13).
+//
+// Returns output (one output).
+func Bitcast(scope *Scope, input tf.Output, type_ tf.DataType) (output tf.Output) {
+	if scope.Err() != nil {
+		return
+	}
+	attrs := map[string]interface{}{"type": type_}
+	opspec := tf.OpSpec{
+		Type: "Bitcast",
+		Input: []tf.Input{
+			input,
+		},
+		Attrs: attrs,
+	}
+	op := scope.AddOperation(opspec)
+	if op == nil {
+		return
+	}
+	return op.Output(0)
+}
+
 // BitwiseAnd: Returns x & y elementwise, with NumPy broadcasting.
 //
 // Arguments:

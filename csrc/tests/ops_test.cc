@@ -236,6 +236,13 @@ TEST(ShapeFunctionsArrayOps) {
       {"Reshape", {F({2, 3}), Cst(I32({4}))}, {}, "!Cannot reshape a tensor with 6 elements to shape [4] (4 elements)"},
       {"Reshape", {F({2, 3}), Cst(I32({-1, 4}))}, {}, "!must be divisible by 4"},
       {"Reshape", {F({2, 3}), Ph(DT_INT32, PartialShape({2, 2}))}, {}, "!must be 1-D"},
+      {"Bitcast", {F({2, 3})}, A({{"type", AttrValue::Type(DT_INT32)}}), "[2,3]"},
+      {"Bitcast", {F({2, -1})}, A({{"type", AttrValue::Type(DT_UINT8)}}), "[2,?,4]"},
+      {"Bitcast", {F({3, 2})}, A({{"type", AttrValue::Type(DT_DOUBLE)}}), "[3]"},
+      {"Bitcast", {F({3, -1})}, A({{"type", AttrValue::Type(DT_DOUBLE)}}), "[3]"},
+      {"Bitcast", {F(kUnknown)}, A({{"type", AttrValue::Type(DT_DOUBLE)}}), "<unknown>"},
+      {"Bitcast", {F({2, 3})}, A({{"type", AttrValue::Type(DT_COMPLEX128)}}), "!must end in a dimension of 4"},
+      {"Bitcast", {F(kScalar)}, A({{"type", AttrValue::Type(DT_DOUBLE)}}), "!must end in a dimension of 2"},
   });
 }
 

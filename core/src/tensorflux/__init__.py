@@ -7,7 +7,7 @@ The public API is exactly the names listed in ``__all__`` (plus the ``autograph`
 
 from tensorflux._src import lib as _lib
 from tensorflux._src.module_getattr import missing_attribute_error as _missing_attribute_error
-from tensorflux._src.array_ops import (broadcast_to, cast, concat, expand_dims, identity, newaxis, no_op, pad,
+from tensorflux._src.array_ops import (bitcast, broadcast_to, cast, concat, expand_dims, identity, newaxis, no_op, pad,
                                        placeholder, reshape, reverse, slice, split, squeeze, stack, strided_slice,
                                        tile, transpose, unstack)
 from tensorflux._src.backprop import GradientTape, custom_gradient
@@ -102,7 +102,8 @@ __all__ = [
     # Control flow.
     "case", "cond", "switch_case", "while_loop", "TensorArray",
     "register_tensor_conversion_function",
-    "add", "as_dtype", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide", "is_tensor",
+    "add", "as_dtype", "bitcast", "cast", "constant", "control_dependencies", "convert_to_tensor", "device", "divide",
+    "is_tensor",
     "UnconnectedGradients", "get_default_graph", "gradients", "identity", "import_graph_def", "matmul", "multiply",
     "name_scope", "no_op",
     "placeholder", "reduce_mean", "reduce_sum", "reset_default_graph", "reshape", "subtract",

@@ -230,6 +230,7 @@ Status MirrorPadGradGrad(GradContext& g) {
 
 TX_REGISTER_GRADIENT("MirrorPadGrad", MirrorPadGradGrad);
 TX_REGISTER_GRADIENT("Reshape", ReshapeGrad);
+TX_REGISTER_NO_GRADIENT("Bitcast");  // as in TensorFlow
 TX_REGISTER_GRADIENT("ExpandDims", ReshapeGrad);
 TX_REGISTER_GRADIENT("Squeeze", ReshapeGrad);
 TX_REGISTER_GRADIENT("Transpose", TransposeGrad);

@@ -1,8 +1,9 @@
-// Array ops: Const, Placeholder, Identity, Reshape (signatures identical to TensorFlow's).
+// Array ops: Const, Placeholder, Identity, Reshape, Bitcast (signatures identical to TensorFlow's).
 #include <cstdint>
 
 #include "tensorflux/framework/op_registry.h"
 #include "tensorflux/framework/shape_inference.h"
+#include "tensorflux/ops/array_util.h"
 
 namespace tx {
 namespace {
@@ -16,6 +17,16 @@ Status ConstShape(InferenceContext* c) {
     return InvalidArgument("Const value has dtype ", DataTypeString(value.dtype()), " but attr dtype is ",
                            DataTypeString(dtype));
   c->set_output(0, PartialShape(value.shape()));
+  return Status::OK();
+}
+
+Status BitcastShapeFn(InferenceContext* c) {
+  DataType from, to;
+  TX_RETURN_IF_ERROR(c->GetAttr("T", &from));
+  TX_RETURN_IF_ERROR(c->GetAttr("type", &to));
+  PartialShape out;
+  TX_RETURN_IF_ERROR(array_util::BitcastShape(c->input(0), from, to, &out));
+  c->set_output(0, std::move(out));
   return Status::OK();
 }
 
@@ -102,5 +113,21 @@ TX_REGISTER_OP("Reshape")
     .Attr("Tshape: {int32, int64} = DT_INT32")
     .SetShapeFn(ReshapeShape)
     .Summary("Views a tensor's elements, in row-major order, with a new shape (one entry may be -1).");
+
+#define TX_BITCAST_TYPES                                                                                  \
+  "{bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, complex64, " \
+  "complex128, qint8, quint8, qint16, quint16, qint32}"
+
+TX_REGISTER_OP("Bitcast")
+    .Input("input: T")
+    .Output("output: type")
+    .Attr("T: " TX_BITCAST_TYPES)
+    .Attr("type: " TX_BITCAST_TYPES)
+    .SetShapeFn(BitcastShapeFn)
+    .Summary(
+        "Reinterprets the bytes of `input` as elements of `type` (no copy): a wider `T` adds a last "
+        "dimension of sizeof(T) / sizeof(type), a narrower one removes a last dimension of that size.");
+
+#undef TX_BITCAST_TYPES
 
 }  // namespace tx

@@ -38,6 +38,31 @@ Status CanonicalAxis(int64_t axis, int rank, const char* what, int* out) {
   return Status::OK();
 }
 
+Status BitcastShape(const PartialShape& input, DataType from, DataType to, PartialShape* out) {
+  const int64_t in_size = static_cast<int64_t>(DataTypeSize(from));
+  const int64_t out_size = static_cast<int64_t>(DataTypeSize(to));
+  if (in_size == 0 || out_size == 0)
+    return InvalidArgument("Cannot bitcast types ", DataTypeString(from), " to ", DataTypeString(to),
+                           " because one of the type sizes is zero.");
+  if (!input.known_rank() || in_size == out_size) {
+    *out = input;
+    return Status::OK();
+  }
+  std::vector<int64_t> dims = input.dims();
+  if (in_size > out_size) {
+    dims.push_back(in_size / out_size);
+  } else {
+    const int64_t ratio = out_size / in_size;
+    if (dims.empty() || (dims.back() >= 0 && dims.back() != ratio))
+      return InvalidArgument("Cannot bitcast from ", DataTypeString(from), " to ", DataTypeString(to), ": shape ",
+                             input.ToString(), " must end in a dimension of ", ratio, " (", DataTypeString(to), " is ",
+                             ratio, " times as wide)");
+    dims.pop_back();
+  }
+  *out = PartialShape(std::move(dims));
+  return Status::OK();
+}
+
 Status CheckedNumElements(const std::vector<int64_t>& dims, int64_t* out) {
   int64_t n = 1;
   bool overflow = false;

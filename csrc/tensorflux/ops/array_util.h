@@ -22,6 +22,11 @@ Status ReadScalarInt(const Tensor& t, const char* what, int64_t* out);
 // Maps `axis` in [-rank, rank) to [0, rank); InvalidArgument naming `what` otherwise.
 Status CanonicalAxis(int64_t axis, int rank, const char* what, int* out);
 
+// Bitcast's output shape for `input` (dims may be -1; unknown rank gives unknown rank): the same
+// when `from` and `to` have one size, a last dimension of size(from) / size(to) added when `from`
+// is wider, the last dimension (which must be size(to) / size(from)) removed when narrower.
+Status BitcastShape(const PartialShape& input, DataType from, DataType to, PartialShape* out);
+
 // Product of `dims` with overflow checking; InvalidArgument when the count does not fit int64.
 Status CheckedNumElements(const std::vector<int64_t>& dims, int64_t* out);
 

@@ -56,6 +56,19 @@ def reshape(tensor, shape, name=None):
     return gen_ops.reshape(tensor, shape, name=name)
 
 
+def bitcast(input, type, name=None):  # noqa: A002 (TensorFlow's argument names)
+    """The bytes of ``input`` read as elements of ``type``, without copying: a wider input dtype
+    adds a last dimension (float32 to uint8: 4), a narrower one removes a last dimension of that
+    size.
+
+    >>> int(tx.bitcast(tx.constant(1.0), tx.int32))
+    1065353216
+    >>> tx.bitcast(tx.constant([0x3f800000], tx.uint32), tx.uint8).numpy()
+    array([[  0,   0, 128,  63]], dtype=uint8)
+    """
+    return gen_ops.bitcast(input, _dtypes.as_dtype(type), name=name)
+
+
 def cast(x, dtype, name=None):
     """``x`` converted element-wise to ``dtype`` (``x`` itself when it already has it).
 

@@ -1,5 +1,8 @@
-// CPU kernels for Reshape, ExpandDims and Squeeze: validate the new shape and share the input's
-// buffer (no data moves).
+// CPU kernels for Reshape, ExpandDims, Squeeze and Bitcast: validate the new shape (and dtype)
+// and share the input's buffer (no data moves).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "tensorflux/kernels/cpu/array_kernel_util.h"
@@ -141,7 +144,31 @@ class SqueezeOp : public OpKernel {
   std::vector<int64_t> axes_;
 };
 
+// Bitcast: the input's bytes as `type` elements, in its buffer when that is aligned for `type`
+// (a borrowed buffer need not be), else in a copy.
+class BitcastOp : public OpKernel {
+ public:
+  explicit BitcastOp(OpKernelConstruction* c) : OpKernel(c) {}
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const DataType to = ctx->output_type(0);
+    PartialShape shape;
+    TX_CTX_RETURN_IF_ERROR(ctx, array_util::BitcastShape(PartialShape(in.shape()), in.dtype(), to, &shape));
+    const size_t align = std::min<size_t>(DataTypeSize(to), alignof(double));
+    if (reinterpret_cast<uintptr_t>(in.raw_data()) % align == 0) {
+      ctx->set_output(0, Tensor(to, shape.ToTensorShape(), in.buffer()));
+      return;
+    }
+    Tensor* out = nullptr;
+    TX_CTX_RETURN_IF_ERROR(ctx, ctx->allocate_output(0, shape.ToTensorShape(), &out));
+    std::memcpy(out->raw_data(), in.raw_data(), in.num_elements() * DataTypeSize(in.dtype()));
+  }
+};
+
 TX_REGISTER_KERNEL(KernelDefBuilder("Reshape"), ReshapeOp);
+TX_REGISTER_KERNEL(KernelDefBuilder("Bitcast"), BitcastOp);
 TX_REGISTER_ARRAY_KERNEL("ExpandDims", ExpandDimsOp);
 TX_REGISTER_ARRAY_KERNEL("Squeeze", SqueezeOp);
 

@@ -698,6 +698,25 @@ def bincount(arr, size, weights, name=None):
     return _apply_op(_BINCOUNT, name, (arr, size, weights), ())
 
 
+_BITCAST = _OpSig('Bitcast',
+    inputs=(('input', 'T', 0, 0),),
+    attrs=(('type', 4),),
+    outputs=(('output', False),))
+
+
+def bitcast(input, type, name=None):
+    r"""Reinterprets the bytes of `input` as elements of `type` (no copy): a wider `T` adds a last dimension of sizeof(T) / sizeof(type), a narrower one removes a last dimension of that size.
+
+    Args:
+      input: A `Tensor` of type `T`.
+      type: An attr of type `type`, one of bfloat16, float16, float32, float64, int64, int32, uint8, uint16, uint32, uint64, int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, qint32.
+      name: A name for the operation (optional).
+
+    Returns: a `Tensor`.
+    """
+    return _apply_op(_BITCAST, name, (input,), (type,))
+
+
 _BITWISE_AND = _OpSig('BitwiseAnd',
     inputs=(('x', 'T', 0, 0), ('y', 'T', 0, 0)),
     outputs=(('z', False),))
@@ -8442,6 +8461,7 @@ OP_WRAPPERS = {
     'BiasAdd': 'bias_add',
     'BiasAddGrad': 'bias_add_grad',
     'Bincount': 'bincount',
+    'Bitcast': 'bitcast',
     'BitwiseAnd': 'bitwise_and',
     'BitwiseOr': 'bitwise_or',
     'BitwiseXor': 'bitwise_xor',
