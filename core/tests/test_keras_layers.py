@@ -180,3 +180,13 @@ def test_every_layer_family_has_a_parity_case():
                 "Bidirectional", "TimeDistributed", "MultiHeadAttention", "Attention", "Add", "Subtract", "Multiply",
                 "Average", "Maximum", "Concatenate", "Dot", "CategoryEncoding", "IntegerLookup"}
     assert required <= names, sorted(required - names)
+
+
+@pytest.mark.parametrize("kwargs", [dict(negative_slope=-0.1), dict(threshold=-0.5), dict(threshold=None)])
+def test_relu_arguments_are_checked_as_in_keras(kwargs):
+    K = keras3()
+    with pytest.raises(ValueError, match="of a ReLU layer cannot be None or a negative value") as theirs:
+        K.layers.ReLU(**kwargs)
+    with pytest.raises(ValueError, match="of a ReLU layer cannot be None or a negative value") as ours:
+        tx.keras.layers.ReLU(**kwargs)
+    assert str(ours.value).split("Received")[0] == str(theirs.value).split("Received")[0]

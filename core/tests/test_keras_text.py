@@ -188,6 +188,7 @@ HASHING = {
     "multi_hot": (dict(num_bins=6, output_mode="multi_hot"), np.array([["a", "b"], ["c", "c"]])),
     "count": (dict(num_bins=6, output_mode="count"), np.array([["a", "b", "a"], ["c", "c", "d"]])),
     "int32_out": (dict(num_bins=6, dtype="int32"), np.array(["a", "b"])),
+    "python_list": (dict(num_bins=5), [["a"], ["bc"]]),
 }
 
 

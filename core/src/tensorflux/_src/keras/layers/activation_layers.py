@@ -35,6 +35,10 @@ class ReLU(Layer):
         super().__init__(**kwargs)
         if max_value is not None and max_value < 0:
             raise ValueError("max_value of a ReLU layer cannot be a negative value. Received: %r" % (max_value,))
+        for name, value in (("negative_slope", negative_slope), ("threshold", threshold)):
+            if value is None or value < 0:
+                raise ValueError("%s of a ReLU layer cannot be None or a negative value. Received: %s=%r"
+                                 % (name, name, value))
         self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
         self.supports_masking = True
 

@@ -2,7 +2,7 @@
 with a ``salt``), bin for bin as Keras on TensorFlow."""
 
 from tensorflux._src import math_ops
-from tensorflux._src.constant_op import constant
+from tensorflux._src.constant_op import constant, convert_to_tensor
 from tensorflux._src.generated import gen_ops
 from tensorflux._src.keras import serialization
 from tensorflux._src.keras.layer import Layer
@@ -44,7 +44,7 @@ class Hashing(Layer):
         self.autocast = False
 
     def call(self, inputs):
-        x = inputs
+        x = convert_to_tensor(inputs)  # Python strings and numbers too, as in Keras
         if self.output_mode == "one_hot" and x.shape.rank and x.shape.as_list()[-1] == 1:
             x = gen_ops.squeeze(x, [-1])
         bins = self._bins(x)
