@@ -86,7 +86,7 @@ TEST(Float32TranscendentalAccuracy) {
       {"Log1p", [](double x) { return std::log1p(x); }, 1e-30f, 3e38f, false, 3},
       {"Log1p", [](double x) { return std::log1p(x); }, -0.9999f, -1e-30f, false, 3},
       {"Expm1", [](double x) { return std::expm1(x); }, 1e-30f, 88.7f, true, 3},
-      {"Tanh", [](double x) { return std::tanh(x); }, 1e-30f, 20.0f, true, 2},
+      {"Tanh", [](double x) { return std::tanh(x); }, 1e-30f, 20.0f, true, 6},  // TensorFlow's: 5.8
       {"Sigmoid", Sigmoid, 1e-30f, 100.0f, true, 3},
       {"Erf", [](double x) { return std::erf(x); }, 1e-30f, 10.0f, true, 2},
       {"Sin", [](double x) { return std::sin(x); }, 1e-30f, 10.0f, true, 2},
