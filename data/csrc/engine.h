@@ -122,6 +122,16 @@ Status Stack(const std::vector<const TX_Tensor*>& parts, const char* what, Tenso
 // Copies the strings of `n` TX_TString at `src` to `dst` (a fresh string tensor's elements).
 void CopyStrings(TX_TString* dst, const TX_TString* src, int64_t n);
 
+// Copies the elements of `src` to `dst`, fresh memory of src's dtype and byte size.
+void CopyData(const TX_Tensor* src, void* dst);
+
+// A copy of `t`; empty when out of memory.
+Tensor CopyOf(const TX_Tensor* t);
+
+// Word `counter` of the stream keyed by `key`: Mix(key ^ Mix(counter)), Mix being SplitMix64's
+// finaliser (the package's _seeds.keyed_word).
+uint64_t KeyedWord(uint64_t key, uint64_t counter);
+
 // The engine's process-wide eager context, created on first use.
 TXE_Context* Context(Status* status);
 
