@@ -205,6 +205,16 @@ def _numeric(a):
     return a.dtype != object and tx.as_dtype(a.dtype).as_datatype_enum in _NUMERIC
 
 
+def _fits(element_spec, element):
+    """Whether ``element`` (a restored buffer's) has numeric components of ``element_spec``'s dtypes
+    and shapes (any other runs in the Python engine, which has the errors for it)."""
+    try:
+        _structure.check_element(element_spec, element, "shuffle")
+    except tx.errors.InvalidArgumentError:
+        return False
+    return all(_numeric(a) for a in element)
+
+
 def _source_step(node):
     from tensorflux_data._files import _TFRecordFiles
     from tensorflux_data._sources import RangeDataset, TensorSlicesDataset
@@ -337,7 +347,7 @@ def _read_state(steps, r):
             stamp[at] = r.get_int("count")
         elif s.kind == "shuffle":
             buffer, key, draws, in_done = _shuffle.read_shuffle(r)
-            if not all(_numeric(a) for e in buffer for a in e):
+            if len(buffer) > s.node._size or not all(_fits(s.node.element_spec, e) for e in buffer):
                 return None
             stamp[at:at + 3] = [0, draws, int(in_done)]
             shuffles[i] = (key, buffer)
