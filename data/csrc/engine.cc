@@ -70,6 +70,7 @@ void CopyData(const TX_Tensor* src, void* dst) {
 }
 
 Tensor CopyOf(const TX_Tensor* t) {
+  if (api.TX_TensorType(t) == TX_VARIANT || api.TX_TensorType(t) == TX_RESOURCE) return Tensor();
   std::vector<int64_t> dims = DimsOf(t);
   TX_Tensor* out =
       api.TX_AllocateTensor(api.TX_TensorType(t), dims.data(), static_cast<int>(dims.size()), api.TX_TensorByteSize(t));
@@ -88,6 +89,15 @@ uint64_t Mix(uint64_t z) {
 }
 
 }  // namespace
+
+Tensor Alias(std::shared_ptr<const Tensor> owner) {
+  const TX_Tensor* t = owner->get();
+  std::vector<int64_t> dims = DimsOf(t);
+  auto* hold = new std::shared_ptr<const Tensor>(std::move(owner));
+  auto release = [](void*, size_t, void* arg) { delete static_cast<std::shared_ptr<const Tensor>*>(arg); };
+  return Tensor(api.TX_NewTensor(api.TX_TensorType(t), dims.data(), static_cast<int>(dims.size()), api.TX_TensorData(t),
+                                 api.TX_TensorByteSize(t), release, hold));  // on failure it ran `release`
+}
 
 uint64_t KeyedWord(uint64_t key, uint64_t counter) { return Mix(key ^ Mix(counter)); }
 

@@ -125,8 +125,13 @@ void CopyStrings(TX_TString* dst, const TX_TString* src, int64_t n);
 // Copies the elements of `src` to `dst`, fresh memory of src's dtype and byte size.
 void CopyData(const TX_Tensor* src, void* dst);
 
-// A copy of `t`; empty when out of memory.
+// A copy of `t`; empty when out of memory or for a dtype whose bytes are not to be copied (variant).
 Tensor CopyOf(const TX_Tensor* t);
+
+// A tensor on the memory of `*owner`, without a copy, holding `owner` until the engine releases it
+// (the engine never writes memory it wraps: Note [Buffer forwarding] in the core); empty when the C
+// API refuses the wrap (a variant).
+Tensor Alias(std::shared_ptr<const Tensor> owner);
 
 // Word `counter` of the stream keyed by `key`: Mix(key ^ Mix(counter)), Mix being SplitMix64's
 // finaliser (the package's _seeds.keyed_word).

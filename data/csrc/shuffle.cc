@@ -15,36 +15,56 @@ namespace txd {
 // Its stamp is [outputs, words drawn, input ended], after the input's slots as of the last input
 // element read. The Python state of a position holds the buffer as of that position, but the node
 // may be ahead of the consumer: a parallel map, a batch or a prefetch above it reads ahead. So the
-// node logs each output (the index drawn, the inputs appended before it, a copy of the element)
-// until the consumer has been handed it (the pipeline reports each element it hands out:
-// Consumed), and the buffer as of output o is the current one with the logged outputs after o
-// undone, newest first (and inputs appended since the last draw dropped). The log holds the
-// elements in flight above the node; the copy per element is the price of a buffer that can be
-// written at any position. A state restores here with its buffered elements passed in (numeric
-// ones: the Python side keeps other states in the Python engine).
+// node logs each output (the index drawn, the inputs appended before it, the element) until the
+// consumer has been handed it (the pipeline reports each element it hands out: Consumed), and the
+// buffer as of output o is the current one with the logged outputs after o undone, newest first
+// (and the inputs appended since the last draw dropped). The log shares the elements in flight
+// above the node with them: what goes up is an alias of the logged tensor's memory (TX_NewTensor
+// with a deallocator holding it), which the core never writes, so logging costs no copy; copies
+// are made only when a buffer is read out. A state restores here with its buffered elements passed
+// in (numeric ones: the Python side keeps other states in the Python engine).
 
 namespace {
 
 using Components = std::vector<Tensor>;
+using Shared = std::vector<std::shared_ptr<const Tensor>>;  // an element whose tensors aliases may share
 
-// A copy of each of `in`'s components into `out`.
-Status CopyComponents(const Components& in, Components* out) {
+// `element`'s components, shared.
+Shared ToShared(Components element) {
+  Shared out;
+  for (Tensor& t : element) out.push_back(std::make_shared<const Tensor>(std::move(t)));
+  return out;
+}
+
+// A copy of each of `element`'s components into `out`.
+Status Copy(const Shared& element, Components* out) {
   out->clear();
-  for (const Tensor& t : in) {
-    Tensor c = CopyOf(t.get());
-    if (c.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "shuffle: cannot copy an element");
-    out->push_back(std::move(c));
+  for (const auto& t : element) {
+    out->push_back(CopyOf(t->get()));
+    if (out->back().get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "shuffle: cannot copy an element");
   }
   return Status{};
 }
 
-// One logged output: its number, the index drawn, the inputs appended before the draw, a copy of
-// the element handed out.
+// Aliases of `element`'s components into `out` (copies where the C API refuses an alias).
+Status Share(const Shared& element, Components* out) {
+  out->clear();
+  for (const auto& t : element) {
+    Tensor alias = Alias(t);
+    if (alias.get() == nullptr) alias = CopyOf(t->get());
+    if (alias.get() == nullptr) return Status::Error(TX_UNIMPLEMENTED, "shuffle: cannot hand out an element");
+    out->push_back(std::move(alias));
+  }
+  return Status{};
+}
+
+// One logged output: its number, the index drawn, the inputs appended before the draw, the element
+// handed out (shared with the aliases handed out).
 struct Drawn {
   int64_t output;
   size_t index;
   int64_t appended;
-  Components element;
+  Shared element;
 };
 
 class ShuffleIterator : public Iterator, public ShuffleLog {
@@ -53,7 +73,6 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
       : input_(std::move(input)),
         size_(static_cast<size_t>(start.size)),
         key_(start.key),
-        buffer_(std::move(start.buffer)),
         in_stamp_(std::move(start.stamp)),
         place_(p) {
     const size_t at = static_cast<size_t>(p.slot);
@@ -61,6 +80,7 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
     words_ = static_cast<uint64_t>(in_stamp_[at + 1]);
     in_done_ = in_stamp_[at + 2] != 0;
     consumed_ = outputs_;
+    for (Components& element : start.buffer) buffer_.push_back(ToShared(std::move(element)));
   }
 
   Status Next(Element* out) override {
@@ -74,7 +94,7 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
       if (e.end) {
         in_done_ = true;
       } else {
-        buffer_.push_back(std::move(e.components));
+        buffer_.push_back(ToShared(std::move(e.components)));
         ++pending_;
       }
     }
@@ -106,7 +126,7 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
     out->clear();
     out->resize(buffer_.size());
     for (size_t i = 0; i < buffer_.size(); ++i) {
-      Status s = CopyComponents(buffer_[i], &(*out)[i]);
+      Status s = Copy(buffer_[i], &(*out)[i]);
       if (!s.ok()) return s;
     }
     out->resize(out->size() - static_cast<size_t>(pending_));
@@ -132,10 +152,9 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
   Status Take(Element* out) {
     uint64_t words = words_;
     const size_t i = Draw(buffer_.size(), &words);
-    Drawn d{outputs_ + 1, i, pending_, {}};
-    Status s = CopyComponents(buffer_[i], &d.element);
+    Status s = Share(buffer_[i], &out->components);
     if (!s.ok()) return s;
-    out->components = std::move(buffer_[i]);
+    Drawn d{outputs_ + 1, i, pending_, std::move(buffer_[i])};
     buffer_[i] = std::move(buffer_.back());
     buffer_.pop_back();
     words_ = words;
@@ -151,7 +170,7 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
   // end, and the inputs appended before the draw are dropped.
   static Status Undo(const Drawn& d, std::vector<Components>* buffer) {
     Components element;
-    Status s = CopyComponents(d.element, &element);
+    Status s = Copy(d.element, &element);
     if (!s.ok()) return s;
     if (d.index == buffer->size()) {
       buffer->push_back(std::move(element));
@@ -167,7 +186,7 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
   size_t size_;
   uint64_t key_;
   std::mutex mu_;  // guards the members below against BufferAt
-  std::vector<Components> buffer_;
+  std::vector<Shared> buffer_;
   std::vector<int64_t> in_stamp_;  // the stamp of the last input element read
   int64_t outputs_ = 0;
   uint64_t words_ = 0;
