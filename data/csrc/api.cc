@@ -2,6 +2,7 @@
 // pulling their elements.
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <new>
 
 #include "nodes.h"
@@ -249,7 +250,9 @@ int txd_shuffle(TXD_Pipeline* p, int node, int slot, int64_t size, uint64_t key,
     Place place;
     Status s = txd::PlaceOf(p, node, slot, 3, &place);
     if (s.ok()) s = txd::Over(p);
-    if (s.ok() && (size < 1 || nbuffer < 0 || nbuffer > size || ncomp < 0)) {
+    if (s.ok() &&
+        (size < 1 || nbuffer < 0 || nbuffer > size || ncomp < 0 ||
+         (ncomp > 0 && nbuffer > std::numeric_limits<int>::max() / ncomp))) {
       s = Status::Error(TX_INVALID_ARGUMENT, "shuffle: bad buffer size or buffered elements");
     }
     if (!s.ok()) return s;

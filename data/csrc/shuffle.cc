@@ -124,12 +124,11 @@ class ShuffleIterator : public Iterator, public ShuffleLog {
       return Status::Error(TX_INTERNAL, "shuffle: the buffer of that position is not logged");
     }
     out->clear();
-    out->resize(buffer_.size());
-    for (size_t i = 0; i < buffer_.size(); ++i) {
+    out->resize(buffer_.size() - static_cast<size_t>(pending_));  // those appended since the last draw go
+    for (size_t i = 0; i < out->size(); ++i) {
       Status s = Copy(buffer_[i], &(*out)[i]);
       if (!s.ok()) return s;
     }
-    out->resize(out->size() - static_cast<size_t>(pending_));
     for (auto d = log_.rbegin(); d != log_.rend() && d->output > outputs; ++d) {
       Status s = Undo(*d, out);
       if (!s.ok()) return s;

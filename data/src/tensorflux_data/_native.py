@@ -6,9 +6,9 @@ csrc/engine.h; Note [Native segments] below)."""
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
 # filter or shuffle, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed
-# TFRecord files named by a list; map and filter whose traced functions are stateless and capture only
-# numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing as the
-# Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
+# TFRecord files named by a list; map and filter whose traced functions are stateless and capture
+# only numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing
+# as the Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
 # csrc/shuffle.cc); batch (with the map before it fused when the Python engine would fuse them);
 # and prefetch. The Python nodes above it see an ordinary node iterator. Its state is what the
 # Python iterators of the same nodes would save at the same position, written from the stamp of the
