@@ -2,6 +2,7 @@
 // pulling their elements.
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <new>
 
 #include "nodes.h"
@@ -11,9 +12,17 @@ struct TXD_Function {
   std::shared_ptr<const txd::Function> fn;
 };
 
+// A shuffle node of a pipeline: its node index, first stamp slot and log (owned by the chain).
+struct TXD_Shuffle {
+  int node;
+  int slot;
+  txd::ShuffleLog* log;
+};
+
 struct TXD_Pipeline {
   int stamp_size;
   std::vector<txd::NodeCounters> counters;
+  std::vector<TXD_Shuffle> shuffles;
   std::unique_ptr<txd::Iterator> top;
   TXD_Pipeline(int num_nodes, int stamp) : stamp_size(stamp), counters(static_cast<size_t>(num_nodes)) {}
 };
@@ -68,6 +77,25 @@ std::vector<ArrayComponent> Arrays(int n, const int* dtypes, const int* ranks, c
   return out;
 }
 
+// Copies array `c` into a new tensor.
+Status CopyIn(const ArrayComponent& c, Tensor* out) {
+  size_t bytes = api.TX_DataTypeSize(c.dtype) * static_cast<size_t>(NumElements(c.dims));
+  TX_Tensor* t = api.TX_AllocateTensor(c.dtype, c.dims.data(), static_cast<int>(c.dims.size()), bytes);
+  if (t == nullptr) return Status::Error(TX_INVALID_ARGUMENT, "an array has an unsupported dtype");
+  if (bytes > 0) std::memcpy(api.TX_TensorData(t), c.data, bytes);
+  out->reset(t);
+  return Status{};
+}
+
+// The shuffle node `node` of `p`, or null.
+const TXD_Shuffle* ShuffleOf(const TXD_Pipeline* p, int node) {
+  if (p == nullptr) return nullptr;
+  for (const TXD_Shuffle& s : p->shuffles) {
+    if (s.node == node) return &s;
+  }
+  return nullptr;
+}
+
 }  // namespace
 }  // namespace txd
 
@@ -114,11 +142,9 @@ TXD_Function* txd_function_new(const char* name, int num_outputs, const int* out
   Guard(err, errlen, [&]() -> Status {
     std::vector<txd::Tensor> captures;
     for (const auto& c : txd::Arrays(ncaptures, dtypes, ranks, dims_flat, data)) {
-      size_t bytes = txd::api.TX_DataTypeSize(c.dtype) * static_cast<size_t>(txd::NumElements(c.dims));
-      TX_Tensor* t = txd::api.TX_AllocateTensor(c.dtype, c.dims.data(), static_cast<int>(c.dims.size()), bytes);
-      if (t == nullptr) return Status::Error(TX_INVALID_ARGUMENT, "a captured value has an unsupported dtype");
-      if (bytes > 0) std::memcpy(txd::api.TX_TensorData(t), c.data, bytes);
-      captures.emplace_back(t);
+      captures.emplace_back();
+      Status s = txd::CopyIn(c, &captures.back());
+      if (!s.ok()) return s;
     }
     std::vector<TX_DataType> dtypes_out;
     for (int i = 0; i < num_outputs; ++i) dtypes_out.push_back(static_cast<TX_DataType>(output_dtypes[i]));
@@ -217,6 +243,57 @@ int txd_prefetch(TXD_Pipeline* p, int node, int slot, int64_t buffer, char* err,
   });
 }
 
+int txd_shuffle(TXD_Pipeline* p, int node, int slot, int64_t size, uint64_t key, const int64_t* stamp, int64_t nbuffer,
+                int ncomp, const int* dtypes, const int* ranks, const int64_t* dims_flat, const void* const* data,
+                char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    Status s = txd::PlaceOf(p, node, slot, 3, &place);
+    if (s.ok()) s = txd::Over(p);
+    if (s.ok() &&
+        (size < 1 || nbuffer < 0 || nbuffer > size || ncomp < 0 ||
+         (ncomp > 0 && nbuffer > std::numeric_limits<int>::max() / ncomp))) {
+      s = Status::Error(TX_INVALID_ARGUMENT, "shuffle: bad buffer size or buffered elements");
+    }
+    if (!s.ok()) return s;
+    txd::ShuffleStart start{size, key, {}, std::vector<int64_t>(stamp, stamp + p->stamp_size)};
+    std::vector<txd::ArrayComponent> arrays =
+        txd::Arrays(static_cast<int>(nbuffer * ncomp), dtypes, ranks, dims_flat, data);
+    for (int64_t i = 0; i < nbuffer; ++i) {
+      start.buffer.emplace_back(static_cast<size_t>(ncomp));
+      for (int c = 0; c < ncomp; ++c) {
+        s = txd::CopyIn(arrays[static_cast<size_t>(i * ncomp + c)], &start.buffer.back()[static_cast<size_t>(c)]);
+        if (!s.ok()) return s;
+      }
+    }
+    txd::ShuffleLog* log = nullptr;
+    p->top = txd::MakeShuffle(std::move(p->top), std::move(start), place, &log);
+    p->shuffles.push_back(TXD_Shuffle{node, slot, log});
+    return s;
+  });
+}
+
+int64_t txd_shuffle_buffer(TXD_Pipeline* p, int node, int64_t outputs, void** components, int64_t max, int* ncomp,
+                           char* err, int64_t errlen) {
+  int64_t count = 0;
+  int rc = Guard(err, errlen, [&]() -> Status {
+    const TXD_Shuffle* shuffle = txd::ShuffleOf(p, node);
+    if (shuffle == nullptr) return Status::Error(TX_INVALID_ARGUMENT, "no shuffle node there");
+    std::vector<std::vector<txd::Tensor>> buffer;
+    Status s = shuffle->log->BufferAt(outputs, &buffer);
+    if (!s.ok()) return s;
+    *ncomp = buffer.empty() ? 0 : static_cast<int>(buffer[0].size());
+    if (static_cast<int64_t>(buffer.size()) * *ncomp > max) return Status::Error(TX_INTERNAL, "shuffle: more than max");
+    int64_t k = 0;
+    for (auto& element : buffer) {
+      for (txd::Tensor& t : element) components[k++] = t.release();
+    }
+    count = static_cast<int64_t>(buffer.size());
+    return s;
+  });
+  return rc != 0 ? rc : count;
+}
+
 int txd_next(TXD_Pipeline* p, void** components, int max, int64_t* stamp, char* err, int64_t errlen) {
   txd::Element e;
   int code = 0;
@@ -231,6 +308,9 @@ int txd_next(TXD_Pipeline* p, void** components, int max, int64_t* stamp, char* 
     return txd::Fail("an element has more components than expected", err, errlen, -2 - TX_INTERNAL);
   }
   for (size_t i = 0; i < e.stamp.size() && i < static_cast<size_t>(p->stamp_size); ++i) stamp[i] = e.stamp[i];
+  for (const TXD_Shuffle& s : p->shuffles) {
+    if (static_cast<size_t>(s.slot) < e.stamp.size()) s.log->Consumed(e.stamp[static_cast<size_t>(s.slot)]);
+  }
   if (e.end) return -1;
   for (size_t i = 0; i < e.components.size(); ++i) components[i] = e.components[i].release();
   return static_cast<int>(e.components.size());

@@ -20,6 +20,7 @@
   X(TX_DeleteStatus) \
   X(TX_GetCode) \
   X(TX_Message) \
+  X(TX_NewTensor) \
   X(TX_AllocateTensor) \
   X(TX_DeleteTensor) \
   X(TX_TensorType) \

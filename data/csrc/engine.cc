@@ -53,15 +53,29 @@ Status Stack(const std::vector<const TX_Tensor*>& parts, const char* what, Tenso
   out->reset(t);
   char* dst = static_cast<char*>(api.TX_TensorData(t));
   for (const TX_Tensor* p : parts) {
-    if (dtype == TX_STRING) {
-      CopyStrings(reinterpret_cast<TX_TString*>(dst), static_cast<const TX_TString*>(api.TX_TensorData(p)),
-                  static_cast<int64_t>(bytes / sizeof(TX_TString)));
-    } else if (bytes > 0) {
-      std::memcpy(dst, api.TX_TensorData(p), bytes);
-    }
+    CopyData(p, dst);
     dst += bytes;
   }
   return Status{};
+}
+
+void CopyData(const TX_Tensor* src, void* dst) {
+  size_t bytes = api.TX_TensorByteSize(src);
+  if (api.TX_TensorType(src) == TX_STRING) {
+    CopyStrings(static_cast<TX_TString*>(dst), static_cast<const TX_TString*>(api.TX_TensorData(src)),
+                static_cast<int64_t>(bytes / sizeof(TX_TString)));
+  } else if (bytes > 0) {
+    std::memcpy(dst, api.TX_TensorData(src), bytes);
+  }
+}
+
+Tensor CopyOf(const TX_Tensor* t) {
+  if (api.TX_TensorType(t) == TX_VARIANT || api.TX_TensorType(t) == TX_RESOURCE) return Tensor();
+  std::vector<int64_t> dims = DimsOf(t);
+  TX_Tensor* out =
+      api.TX_AllocateTensor(api.TX_TensorType(t), dims.data(), static_cast<int>(dims.size()), api.TX_TensorByteSize(t));
+  if (out != nullptr) CopyData(t, api.TX_TensorData(out));
+  return Tensor(out);
 }
 
 namespace {
@@ -76,13 +90,24 @@ uint64_t Mix(uint64_t z) {
 
 }  // namespace
 
+Tensor Alias(std::shared_ptr<const Tensor> owner) {
+  const TX_Tensor* t = owner->get();
+  std::vector<int64_t> dims = DimsOf(t);
+  auto* hold = new std::shared_ptr<const Tensor>(std::move(owner));
+  auto release = [](void*, size_t, void* arg) { delete static_cast<std::shared_ptr<const Tensor>*>(arg); };
+  return Tensor(api.TX_NewTensor(api.TX_TensorType(t), dims.data(), static_cast<int>(dims.size()), api.TX_TensorData(t),
+                                 api.TX_TensorByteSize(t), release, hold));  // on failure it ran `release`
+}
+
+uint64_t KeyedWord(uint64_t key, uint64_t counter) { return Mix(key ^ Mix(counter)); }
+
 Tensor ElementSeeds(uint64_t seed0, int64_t first, int64_t n, bool stacked) {
   int64_t dims[2] = {stacked ? n : 1, 1};
   TX_Tensor* t = api.TX_AllocateTensor(TX_UINT64, stacked ? dims : dims + 1, stacked ? 2 : 1,
                                        sizeof(uint64_t) * static_cast<size_t>(n));
   if (t == nullptr) return Tensor();
   auto* keys = static_cast<uint64_t*>(api.TX_TensorData(t));
-  for (int64_t j = 0; j < n; ++j) keys[j] = Mix(seed0 ^ Mix(static_cast<uint64_t>(first + j)));
+  for (int64_t j = 0; j < n; ++j) keys[j] = KeyedWord(seed0, static_cast<uint64_t>(first + j));
   return Tensor(t);
 }
 

@@ -14,7 +14,7 @@
 
 // Note [Native pipelines]
 // A chain of dataset nodes that the engine can run (sources of arrays, ranges and TFRecord files;
-// map and filter with traced functions; batch; prefetch) is built here from the Python nodes'
+// map and filter with traced functions; shuffle; batch; prefetch) is built here from the Python nodes'
 // parameters and runs on the engine's threads: a prefetch drives the nodes below it from a thread
 // of its own, a parallel map runs its function calls on the engine's worker pool, and the Python
 // caller, waiting in a foreign call, does not hold the GIL. The functions are the traced
@@ -121,6 +121,21 @@ Status Stack(const std::vector<const TX_Tensor*>& parts, const char* what, Tenso
 
 // Copies the strings of `n` TX_TString at `src` to `dst` (a fresh string tensor's elements).
 void CopyStrings(TX_TString* dst, const TX_TString* src, int64_t n);
+
+// Copies the elements of `src` to `dst`, fresh memory of src's dtype and byte size.
+void CopyData(const TX_Tensor* src, void* dst);
+
+// A copy of `t`; empty when out of memory or for a dtype whose bytes are not to be copied (variant).
+Tensor CopyOf(const TX_Tensor* t);
+
+// A tensor on the memory of `*owner`, without a copy, holding `owner` until the engine releases it
+// (the engine never writes memory it wraps: Note [Buffer forwarding] in the core); empty when the C
+// API refuses the wrap (a variant).
+Tensor Alias(std::shared_ptr<const Tensor> owner);
+
+// Word `counter` of the stream keyed by `key`: Mix(key ^ Mix(counter)), Mix being SplitMix64's
+// finaliser (the package's _seeds.keyed_word).
+uint64_t KeyedWord(uint64_t key, uint64_t counter);
 
 // The engine's process-wide eager context, created on first use.
 TXE_Context* Context(Status* status);

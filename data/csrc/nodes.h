@@ -71,6 +71,31 @@ std::unique_ptr<Iterator> MakeBatch(std::unique_ptr<Iterator> input, int64_t siz
 // the end, with the end's stamp); `what` names the node in errors.
 Status ReadBatch(Iterator* input, int64_t n, const char* what, Element* out, int64_t* count);
 
+// Where a shuffle starts (Note [Native shuffle] in shuffle.cc): its buffer size, stream key, buffered
+// elements (their components) and the pipeline's stamp (its own slots [outputs, words drawn, input
+// ended], and its input's position).
+struct ShuffleStart {
+  int64_t size;
+  uint64_t key;
+  std::vector<std::vector<Tensor>> buffer;
+  std::vector<int64_t> stamp;
+};
+
+// What the pipeline asks of a shuffle node, from any thread (Note [Native shuffle]).
+class ShuffleLog {
+ public:
+  virtual ~ShuffleLog() = default;
+  // Records that the consumer was handed the element of output `outputs` (or the end after it).
+  virtual void Consumed(int64_t outputs) = 0;
+  // The buffered elements as of output `outputs`, which is at or after the last one consumed.
+  virtual Status BufferAt(int64_t outputs, std::vector<std::vector<Tensor>>* out) = 0;
+};
+
+// shuffle: each output drawn uniformly from a buffer of `start.size` input elements with the keyed
+// counter stream of the package's _seeds.draw; stamp [outputs, words drawn, input ended]. `*log`
+// (owned by the iterator) answers the pipeline.
+std::unique_ptr<Iterator> MakeShuffle(std::unique_ptr<Iterator> input, ShuffleStart start, Place p, ShuffleLog** log);
+
 // prefetch: the input read ahead on a thread of its own into a buffer of `buffer` elements (<= 0:
 // sized from the consumer's waits); stamp [ended].
 std::unique_ptr<Iterator> MakePrefetch(std::unique_ptr<Iterator> input, int64_t buffer, Place p);

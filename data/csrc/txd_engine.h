@@ -60,6 +60,20 @@ TXD_EXPORT int txd_filter(TXD_Pipeline* p, int node, int slot, const TXD_Functio
 TXD_EXPORT int txd_batch(TXD_Pipeline* p, int node, int64_t size, int drop, char* err, int64_t errlen);
 TXD_EXPORT int txd_prefetch(TXD_Pipeline* p, int node, int slot, int64_t buffer, char* err, int64_t errlen);
 
+/* shuffle over the node added before it: a buffer of `size` elements drawing from stream `key`,
+ * starting at `stamp` (the pipeline's `stamp_size` values: the shuffle's slots [outputs, words
+ * drawn, input ended], the input's position) with `nbuffer` buffered elements of `ncomp` components
+ * each, arrays described as txd_slices's, element-major (copied) (Note [Native shuffle] in shuffle.cc). */
+TXD_EXPORT int txd_shuffle(TXD_Pipeline* p, int node, int slot, int64_t size, uint64_t key, const int64_t* stamp,
+                           int64_t nbuffer, int ncomp, const int* dtypes, const int* ranks, const int64_t* dims_flat,
+                           const void* const* data, char* err, int64_t errlen);
+
+/* The buffer of shuffle node `node` as of its output `outputs` (at or after the last element handed
+ * out): its number of elements, whose `*ncomp` components each are written to `components`
+ * element-major (at most `max`; caller owns the tensors, TX_DeleteTensor); negative on failure. */
+TXD_EXPORT int64_t txd_shuffle_buffer(TXD_Pipeline* p, int node, int64_t outputs, void** components, int64_t max,
+                                      int* ncomp, char* err, int64_t errlen);
+
 /* The next element: its number of components (<= max), whose tensors (caller owns them,
  * TX_DeleteTensor) are written to `components`, and its stamp to `stamp`; -1 at the end (the end's
  * stamp written); -2 - code on an error (TX_Code `code`, message in `err`). */

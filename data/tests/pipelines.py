@@ -236,3 +236,24 @@ SEEDED = {
         lambda x: (x, T.random.normal([2]) * T.random.truncated_normal([])), num_parallel_calls=4).batch(7),
 }
 RANDOM.update(SEEDED)
+
+_ROWS = np.arange(120, dtype=np.float32).reshape(40, 3)
+
+# Shuffles in chains the native engine runs (Note [Native shuffle]): buffers filling, refilling and
+# draining, parallel maps below and above, read-ahead above (batch, prefetch), two in one chain,
+# a buffer larger than the input, and a repeat above (an order per epoch).
+NATIVE_SHUFFLES = {
+    "shuffle_map_batch": lambda D, T: D.from_tensor_slices(_ROWS).shuffle(16, seed=7).map(
+        lambda x: x * 2.0 + 1.0).batch(6),
+    "shuffle_parallel_map_batch_prefetch": lambda D, T: D.from_tensor_slices(
+        (np.arange(50), np.arange(50.0) / 4)).shuffle(12, seed=8).map(
+        lambda i, v: (i * 3, T.sin(v)), num_parallel_calls=4).batch(4).prefetch(3),
+    "parallel_map_shuffle_batch": lambda D, T: D.range(45).map(lambda x: x * x, num_parallel_calls=3).shuffle(
+        9, seed=9).batch(5),
+    "shuffle_larger_than_input": lambda D, T: D.range(10).shuffle(64, seed=10).map(lambda x: x + 1),
+    "shuffle_filter_prefetch": lambda D, T: D.range(60).shuffle(7, seed=11).filter(lambda x: x % 3 != 0).prefetch(2),
+    "shuffle_twice": lambda D, T: D.range(50).shuffle(8, seed=12).map(lambda x: x * 2).shuffle(5, seed=13).batch(4),
+    "shuffle_map_repeat": lambda D, T: D.range(12).shuffle(5, seed=14).map(lambda x: x * 10).repeat(3),
+    "shuffle_one": lambda D, T: D.range(9).shuffle(1, seed=15).map(lambda x: -x),
+}
+RANDOM.update(NATIVE_SHUFFLES)

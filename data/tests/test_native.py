@@ -1,6 +1,7 @@
 """The native pipeline engine (Note [Native segments] in _native.py): which chains it runs, that they
 yield the Python engine's elements and errors, and that positions move between the two engines."""
 
+import hashlib
 import os
 import struct
 
@@ -9,8 +10,8 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import ERRORS, PIPELINES, RANDOM, assert_same_elements, flat_values, kinds, outcomes
-from tensorflux_data import _native
+from pipelines import ERRORS, NATIVE_SHUFFLES, PIPELINES, RANDOM, assert_same_elements, flat_values, kinds, outcomes
+from tensorflux_data import _native, _seeds, _state
 
 X = np.arange(120, dtype=np.float32).reshape(40, 3)
 
@@ -36,9 +37,9 @@ def _root(ds):
 
 
 def _native_below(root):
-    """The NativeIterator under node iterator ``root`` (through pass-through nodes such as options)."""
-    while not isinstance(root, _native.NativeIterator):
-        root = root.inner if hasattr(root, "inner") else root._in
+    """The NativeIterator under node iterator ``root`` (through pass-through nodes such as options), or None."""
+    while root is not None and not isinstance(root, _native.NativeIterator):
+        root = next((getattr(root, a) for a in ("inner", "_it", "_in") if hasattr(root, a)), None)
     return root
 
 
@@ -70,6 +71,12 @@ CHAINS = {
                              ["range", "filter"]),
     "map_capturing_a_tensor": (lambda p: txd.Dataset.range(9).map(lambda x: x + tx.constant(np.int64(5)) * 0 + SHIFT),
                                ["range", "map"]),
+    "shuffle_parallel_map_batch_prefetch": (lambda p: txd.Dataset.from_tensor_slices(X).shuffle(16, seed=1).map(
+        lambda x: x * 2.0, num_parallel_calls=3).batch(8).prefetch(2), ["slices", "shuffle", "fused_map", "batch",
+                                                                        "prefetch"]),
+    "range_shuffle": (lambda p: txd.Dataset.range(30).shuffle(8, seed=2), ["range", "shuffle"]),
+    "tfrecord_shuffle_batch_map": (lambda p: txd.TFRecordDataset(p).shuffle(10, seed=3).batch(4).map(tx.strings.length),
+                                   ["tfrecord", "shuffle", "batch", "map"]),
 }
 SHIFT = tx.constant(np.int64(100))  # captured by the function above, passed to the engine as a value
 
@@ -278,3 +285,204 @@ def test_a_definition_registered_twice_stays_until_both_handles_go():
     gc.collect()
     assert [int(v) for v in it] == [-1, -2, 30, 40, 50]
     assert not it._root.in_python  # the definitions were still there
+
+
+# ---------------------------------------------------------------------------------------------
+# shuffle (Note [Native shuffle] in csrc/shuffle.cc)
+
+
+def _elements(it):
+    return [flat_values(tx.nest, e) for e in it]
+
+
+def test_the_shuffle_training_chain_runs_natively_to_its_end():
+    ds = txd.Dataset.from_tensor_slices((X, np.arange(40))).shuffle(16, seed=5).map(
+        lambda x, y: (x * 2.0, y), num_parallel_calls=txd.AUTOTUNE).batch(8).prefetch(txd.AUTOTUNE)
+    it = iter(ds)
+    native = _native_below(it._root)
+    assert native.kinds == ["slices", "shuffle", "fused_map", "batch", "prefetch"]
+    labels = [int(v) for _, y in it for v in y.numpy()]
+    assert not native.in_python
+    assert sorted(labels) == list(range(40)) and labels != list(range(40))
+    rows = {r["node"]: r for r in txd.experimental.stats(it)}
+    assert rows["shuffle"]["elements"] == 40 and rows["shuffle"]["seconds"] > 0.0
+
+
+def _positions(n):
+    return sorted(set(range(0, n + 1, max(1, n // 8))) | {1, n - 1, n})
+
+
+# States of these pipelines saved by the Python engine hold no buffer but the shuffle's (no prefetch
+# or parallel map above or below it), so they resume in the native engine.
+_NO_READ_AHEAD = {"shuffle_map_batch", "shuffle_larger_than_input", "shuffle_twice", "shuffle_one"}
+
+
+@pytest.mark.parametrize("restorer", ["native", "python"])
+@pytest.mark.parametrize("saver", ["native", "python"])
+@pytest.mark.parametrize("name", sorted(NATIVE_SHUFFLES))
+def test_shuffle_states_move_between_the_engines(name, saver, restorer):
+    build = NATIVE_SHUFFLES[name]
+    full = _elements(iter(_engine(build(txd.Dataset, tx), True)))
+    assert_same_elements(_elements(iter(_python_only(build(txd.Dataset, tx)))), full)
+    for k in _positions(len(full)):
+        it = iter(_engine(build(txd.Dataset, tx), saver == "native"))
+        head = [flat_values(tx.nest, next(it)) for _ in range(k)]
+        resumed = iter(_engine(build(txd.Dataset, tx), restorer == "native"))
+        resumed.restore(it.save())
+        if restorer == "native" and (saver == "native" or name in _NO_READ_AHEAD) and name != "shuffle_map_repeat":
+            assert not _native_below(resumed._root).in_python  # (a repeat makes its native stage per epoch)
+        assert_same_elements(head + _elements(resumed), full)
+        assert_same_elements(head + _elements(it), full)  # the saving iterator goes on undisturbed
+
+
+@pytest.mark.parametrize("saver_native", [True, False])
+def test_a_shuffle_buffer_of_strings_moves_between_the_engines(saver_native, tmp_path):
+    path = _records(tmp_path, 40)
+
+    def build(native):
+        return _engine(txd.TFRecordDataset(path).shuffle(10, seed=6).batch(3).map(tx.strings.length), native)
+    full = [b.numpy().tolist() for b in build(True)]
+    assert full == [b.numpy().tolist() for b in build(False)] and len(full) == 14
+    for k in (0, 1, 5, 13, 14):
+        it = iter(build(saver_native))
+        head = [next(it).numpy().tolist() for _ in range(k)]
+        resumed = iter(build(not saver_native))
+        resumed.restore(it.save())
+        if not saver_native:  # records (strings) in the buffer: the Python engine resumes
+            assert _native_below(resumed._root).in_python == (0 < k < 14)
+        assert head + [b.numpy().tolist() for b in resumed] == full
+
+
+_VALUES = np.array([1.0, 0.0, 2.0, 4.0, 0.0, 5.0, 8.0, 0.5, 0.0, 10.0, 3.0, 6.0], np.float32)
+
+
+def _reciprocal(x):
+    return tx.debugging.check_numerics(1.0 / x, "not finite")
+
+
+# Errors met below the shuffle (while it fills its buffer) and above it (after it ran ahead).
+SHUFFLE_ERRORS = {
+    "errors_below": lambda: txd.Dataset.from_tensor_slices(_VALUES).map(_reciprocal).shuffle(4, seed=1).batch(2),
+    "errors_above": lambda: txd.Dataset.from_tensor_slices(_VALUES).shuffle(4, seed=2).map(
+        _reciprocal, num_parallel_calls=3).prefetch(2),
+}
+
+
+def _outcomes(it, limit=None):
+    return outcomes(tx.nest, tx.errors.OpError, it, limit)
+
+
+@pytest.mark.parametrize("restorer", [True, False], ids=["to_native", "to_python"])
+@pytest.mark.parametrize("saver", [True, False], ids=["native", "python"])
+@pytest.mark.parametrize("name", sorted(SHUFFLE_ERRORS))
+def test_shuffle_errors_come_at_their_positions_in_both_engines_and_across_restores(name, saver, restorer):
+    build = SHUFFLE_ERRORS[name]
+    full = kinds(_outcomes(iter(_engine(build(), True))))
+    assert full == kinds(_outcomes(iter(_python_only(build()))))
+    assert ("error", tx.errors.InvalidArgumentError) in full
+    for k in range(len(full) + 1):
+        it = iter(_engine(build(), saver))
+        head = kinds(_outcomes(it, k))
+        resumed = iter(_engine(build(), restorer))
+        resumed.restore(it.save())
+        assert head + kinds(_outcomes(resumed)) == full, k
+
+
+def _reference_order(n, size, seed):
+    """range(n).shuffle(size, seed, reshuffle_each_iteration=False) as Note [Shuffle draws] defines it,
+    written out here from the definition."""
+    mask = (1 << 64) - 1
+
+    def mix(z):  # SplitMix64's finaliser
+        z = (z + 0x9E3779B97F4A7C15) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+    key = int.from_bytes(hashlib.blake2b(repr((seed, ())).encode(), digest_size=8).digest(), "little")
+    words, buffer, read, out = 0, [], 0, []
+    while True:
+        while len(buffer) < size and read < n:
+            buffer.append(read)
+            read += 1
+        if not buffer:
+            return out
+        while True:
+            x = mix(key ^ mix(words))
+            words += 1
+            if x >= (1 << 64) % len(buffer):
+                break
+        i = x % len(buffer)
+        out.append(buffer[i])
+        buffer[i] = buffer[-1]
+        buffer.pop()
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_the_order_is_the_documented_stream(native):
+    ds = _engine(txd.Dataset.range(100).shuffle(13, seed=21, reshuffle_each_iteration=False), native)
+    it = iter(ds)
+    assert (_native_below(it._root) is not None) == native
+    assert [int(x) for x in it] == _reference_order(100, 13, 21)
+    assert not native or not _native_below(it._root).in_python
+
+
+def test_draws_are_uniform_and_skip_the_words_that_would_bias_them():
+    counts = np.bincount([_seeds.draw(key, 0, 3)[0] for key in range(30_000)], minlength=3)
+    assert np.all(np.abs(counts - 10_000) < 400), counts  # binomial sd: 82
+    n = (1 << 63) + 1  # 2**64 % n = 2**63 - 1: about half the words are skipped
+    threshold, skipped = (1 << 64) % n, 0
+    for key in range(200):
+        i, used = _seeds.draw(key, 5, n)
+        words = [_seeds.keyed_word(key, c) for c in range(5, used)]
+        assert all(w < threshold for w in words[:-1]) and words[-1] >= threshold and i == words[-1] % n
+        skipped += len(words) - 1
+    assert 100 < skipped < 400
+
+
+def test_each_epoch_has_its_own_order_in_both_engines():
+    def build(native):
+        return _engine(txd.Dataset.range(12).shuffle(12, seed=3).map(lambda x: x * 2).repeat(3), native)
+    got = [int(x) for x in build(True)]
+    assert got == [int(x) for x in build(False)]
+    epochs = [got[i:i + 12] for i in (0, 12, 24)]
+    assert all(sorted(e) == list(range(0, 24, 2)) for e in epochs) and len({tuple(e) for e in epochs}) == 3
+
+
+@pytest.mark.parametrize("engines", [(True, False), (False, True), (True, True)], ids=["to_python", "to_native",
+                                                                                        "native"])
+def test_an_unseeded_shuffle_resumes_its_own_order_in_a_rebuilt_pipeline(engines):
+    def build(native):
+        return _engine(txd.Dataset.range(30).shuffle(8).map(lambda x: x + 1), native)
+    it = iter(build(engines[0]))
+    head = [int(next(it)) for _ in range(7)]
+    state = it.save()
+    rest = [int(x) for x in it]
+    resumed = iter(build(engines[1]))  # another random seed: the state's stream key wins
+    resumed.restore(state)
+    assert [int(x) for x in resumed] == rest
+    assert sorted(head + rest) == list(range(1, 31))
+    assert [int(x) for x in build(True)] != [int(x) for x in build(True)]
+
+
+def test_a_restored_buffer_that_does_not_fit_the_elements_resumes_in_python():
+    def build(native):
+        return _engine(txd.Dataset.range(20).shuffle(5, seed=1).map(lambda x: x + 1), native)
+    it = iter(build(False))
+    next(it)
+    arrays = _state.decode(it.save())
+    keys = [k for k in arrays if k.endswith("buffer.0.0")]
+    assert len(keys) == 1
+    arrays[keys[0]] = np.array([1, 2], np.int64)  # a forged element of the wrong shape
+    state = _state.encode(arrays)
+    resumed = iter(build(True))
+    resumed.restore(state)
+    assert _native_below(resumed._root).in_python
+    python = iter(build(False))
+    python.restore(state)
+
+    def outcome(it):
+        try:
+            return [int(x) for x in it]
+        except Exception as e:  # noqa: BLE001 (whatever the Python engine raises, both raise it)
+            return type(e)
+    assert outcome(resumed) == outcome(python)

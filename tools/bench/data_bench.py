@@ -5,6 +5,8 @@ DataLoader and a NumPy loop in one run:
   (tf.data with AUTOTUNE parallelism; DataLoader with 0 and 2 workers; the NumPy loop does the same
   arithmetic on slices, the memory-bandwidth-bound floor). tensorflux-data runs it fused (the map
   is elementwise, so it runs once per batch) and, as a second row, with fusion off (per element).
+- shuffle: the same vectors through shuffle(10,000), the same map, batch and prefetch, against
+  tf.data and tensorflux-data's Python engine (the native engine off).
 - tfrecord: reading 100,000 small records (checksums verified) against tf.data.TFRecordDataset.
 - tfrecord+parse: 100,000 small tf.train.Example records (an int64 label, float32[8] features, a
   string tag) read, batched and parsed with parse_example, against the same tf.data pipeline.
@@ -100,6 +102,37 @@ def bench_map_batch_prefetch():
     theirs["numpy loop (same arithmetic on slices)"] = median_seconds(
         lambda: [x[i:i + BATCH] * 2 + 1 for i in range(0, N, BATCH)], repeats=REPEATS)
     row = report(f"data: map x*2+1, batch {BATCH}, prefetch ({N:,} float32[{DIM}], one epoch)", "s", 1.0, ours, theirs)
+    print(f"    tensorflux-data: {N / ours:,.0f} elements/s")
+    return row
+
+
+SHUFFLE_BUFFER = 10_000
+
+
+def _shuffle_map(D, x, autotune, options=None):
+    ds = D.from_tensor_slices(x).shuffle(SHUFFLE_BUFFER, seed=1).map(lambda v: v * 2 + 1, num_parallel_calls=autotune)
+    ds = ds.batch(BATCH).prefetch(autotune)
+    return ds if options is None else ds.with_options(options)
+
+
+def bench_shuffle_map_batch():
+    """The common training pipeline: shuffle, map, batch, prefetch (seconds per epoch)."""
+    import tensorflux_data as txd
+
+    x = _vectors()
+    ours = median_seconds(lambda: _epoch(_shuffle_map(txd.Dataset, x, txd.AUTOTUNE)), repeats=REPEATS, warmup=1)
+    python_only = txd.Options()
+    python_only.experimental_optimization.native_engine = False
+    theirs = {"tensorflux-data Python engine": median_seconds(
+        lambda: _epoch(_shuffle_map(txd.Dataset, x, txd.AUTOTUNE, python_only)), repeats=1, warmup=0)}
+    tf = _tf()
+    theirs["tf.data AUTOTUNE"] = None
+    if tf is not None:
+        _tf_threads(tf)
+        ds = _shuffle_map(tf.data.Dataset, x, tf.data.AUTOTUNE)
+        theirs["tf.data AUTOTUNE"] = median_seconds(lambda: _epoch(ds), repeats=REPEATS, warmup=1)
+    row = report(f"data: shuffle {SHUFFLE_BUFFER:,}, map x*2+1, batch {BATCH}, prefetch ({N:,} float32[{DIM}], "
+                 "one epoch)", "s", 1.0, ours, theirs)
     print(f"    tensorflux-data: {N / ours:,.0f} elements/s")
     return row
 
@@ -290,8 +323,8 @@ def bench_loop_in_function():
                   theirs)
 
 
-ALL = [bench_map_batch_prefetch, bench_tfrecord_read, bench_tfrecord_parse, bench_parse_example,
-       bench_interleave_files, bench_interleave_io_waits, bench_loop_in_function]
+ALL = [bench_map_batch_prefetch, bench_shuffle_map_batch, bench_tfrecord_read, bench_tfrecord_parse,
+       bench_parse_example, bench_interleave_files, bench_interleave_io_waits, bench_loop_in_function]
 
 
 if __name__ == "__main__":

@@ -4,15 +4,17 @@ as arrays or tensors, and its position as the Python nodes' own state (Note [Nat
 csrc/engine.h; Note [Native segments] below)."""
 
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
-# the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map
-# or filter, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed TFRecord
-# files named by a list; map and filter whose traced functions are stateless and capture only
-# numeric values (tx.random calls in them take the same per-element seeds); batch (with the map
-# before it fused when the Python engine would fuse them); and prefetch. The Python nodes above it
-# see an ordinary node iterator. Its state is what the Python iterators of the same nodes would
-# save at the same position, written from the stamp of the last element handed out, so states
-# restore in either engine. A restored state whose buffers hold
-# elements (saved by the Python engine mid-batch, say), any error the engine reports, and debug
+# the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
+# filter or shuffle, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed
+# TFRecord files named by a list; map and filter whose traced functions are stateless and capture
+# only numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing
+# as the Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
+# csrc/shuffle.cc); batch (with the map before it fused when the Python engine would fuse them);
+# and prefetch. The Python nodes above it see an ordinary node iterator. Its state is what the
+# Python iterators of the same nodes would save at the same position, written from the stamp of the
+# last element handed out, so states restore in either engine. A restored state whose buffers hold
+# elements other than a shuffle's numeric ones of its element spec (saved by the Python engine
+# mid-batch, say, or a shuffle buffer of TFRecord strings), any error the engine reports, and debug
 # mode run the same nodes in the Python engine instead, from the same position, so every error is
 # raised (or skipped by ignore_errors) exactly as there. Functions are pure, so the elements in
 # flight when the engine stopped are computed again, with the same values.
@@ -25,7 +27,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _seeds, _state, _structure
+from tensorflux_data import _seeds, _shuffle, _state, _structure
 from tensorflux_data._base import END, NodeIterator
 
 LIBRARY = "_tensorflux_data_engine.so"
@@ -63,6 +65,9 @@ class _Engine:
             "txd_filter": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i64, c_err, i64]),
             "txd_batch": (i32, [vp, i32, i64, i32, c_err, i64]),
             "txd_prefetch": (i32, [vp, i32, i32, i64, c_err, i64]),
+            "txd_shuffle": (i32, [vp, i32, i32, i64, ctypes.c_uint64, pi64, i64, i32, pi32, pi32, pi64, pvp, c_err,
+                                  i64]),
+            "txd_shuffle_buffer": (i64, [vp, i32, i64, pvp, i64, pi32, c_err, i64]),
             "txd_next": (i32, [vp, pvp, i32, pi64, c_err, i64]),
             "txd_node_stats": (None, [vp, i32, pi64]),
         }
@@ -197,12 +202,27 @@ class _Step:
         self.kind, self.node, self.width, self.slot = kind, node, width, 0
 
 
+def _numeric(a):
+    """Whether array ``a`` passes to the engine as it is (a numeric dtype)."""
+    return a.dtype != object and tx.as_dtype(a.dtype).as_datatype_enum in _NUMERIC
+
+
+def _fits(element_spec, element):
+    """Whether ``element`` (a restored buffer's) has numeric components of ``element_spec``'s dtypes
+    and shapes (any other runs in the Python engine, which has the errors for it)."""
+    try:
+        _structure.check_element(element_spec, element, "shuffle")
+    except tx.errors.InvalidArgumentError:
+        return False
+    return all(_numeric(a) for a in element)
+
+
 def _source_step(node):
     from tensorflux_data._files import _TFRecordFiles
     from tensorflux_data._sources import RangeDataset, TensorSlicesDataset
     t = type(node)
     if t is TensorSlicesDataset:
-        if all(a.dtype != object and tx.as_dtype(a.dtype).as_datatype_enum in _NUMERIC for a in node._arrays):
+        if all(_numeric(a) for a in node._arrays):
             return _Step("slices", node, 1)
     elif t is RangeDataset:
         if node._np_dtype in (np.int32, np.int64):
@@ -217,12 +237,14 @@ def _chain(top, ctx):
     from tensorflux_data import _fusion
     from tensorflux_data._batch import BatchDataset
     from tensorflux_data._map import FilterDataset, MapDataset
-    from tensorflux_data._shuffle import PrefetchDataset
+    from tensorflux_data._shuffle import PrefetchDataset, ShuffleDataset
     steps, node = [], top
     while True:
         t = type(node)
         if t is PrefetchDataset and node._buffer != 0:
             steps.append(_Step("prefetch", node, 1))
+        elif t is ShuffleDataset:
+            steps.append(_Step("shuffle", node, 3))
         elif t is BatchDataset:
             inp = node._inputs[0]
             if node.whole_batch_errors(ctx) and type(inp) is MapDataset and function_ok(inp._fn) and \
@@ -245,7 +267,7 @@ def _chain(top, ctx):
         node = node._inputs[0]
     steps.reverse()
     kinds = {s.kind for s in steps}
-    if not kinds & {"map", "fused_map", "filter"} and not (steps[0].kind == "tfrecord" and "batch" in kinds):
+    if not kinds & {"map", "fused_map", "filter", "shuffle"} and not (steps[0].kind == "tfrecord" and "batch" in kinds):
         return None  # nothing worth moving (Note [Native segments])
     slot = 0
     for s in steps:
@@ -271,9 +293,11 @@ def _initial(steps):
     return [0] * sum(s.width for s in steps)
 
 
-def _write_state(steps, stamp, w):
-    """The Python iterators' state of the chain at ``stamp`` (top node first)."""
-    for s in reversed(steps):
+def _write_state(steps, stamp, w, shuffles):
+    """The Python iterators' state of the chain at ``stamp`` (top node first); ``shuffles(i)`` is
+    (stream key, buffered elements) of shuffle step ``i`` at ``stamp``."""
+    for i in reversed(range(len(steps))):
+        s = steps[i]
         v = stamp[s.slot:s.slot + s.width]
         if s.kind == "prefetch":
             w.put_results("buffer", [])
@@ -287,6 +311,9 @@ def _write_state(steps, stamp, w):
         elif s.kind == "filter":
             w.put("count", int(v[0]))
             w.put("ended", False)
+        elif s.kind == "shuffle":
+            key, buffer = shuffles(i)
+            _shuffle.save_shuffle(w, buffer, key, int(v[1]), bool(v[2]))
         elif s.kind in ("slices", "range"):
             w.put("index", int(v[0]))
         elif s.kind == "tfrecord":
@@ -301,10 +328,12 @@ def _write_state(steps, stamp, w):
 
 
 def _read_state(steps, r):
-    """The stamp a state of the chain's Python iterators describes; None when it holds buffered
-    elements, errors or a finished take_while (the Python engine resumes it then)."""
-    stamp = _initial(steps)
-    for s in reversed(steps):
+    """(stamp, {shuffle step: (stream key, buffered elements)}) a state of the chain's Python
+    iterators describes; None when it holds buffered elements other than a shuffle's numeric ones,
+    errors or a finished take_while (the Python engine resumes it then)."""
+    stamp, shuffles = _initial(steps), {}
+    for i in reversed(range(len(steps))):
+        s = steps[i]
         at = s.slot
         if s.kind == "prefetch":
             if r.get_results("buffer"):
@@ -318,6 +347,12 @@ def _read_state(steps, r):
             if bool(r.get("ended")):
                 return None
             stamp[at] = r.get_int("count")
+        elif s.kind == "shuffle":
+            buffer, key, draws, in_done = _shuffle.read_shuffle(r)
+            if len(buffer) > s.node._size or not all(_fits(s.node.element_spec, e) for e in buffer):
+                return None
+            stamp[at:at + 3] = [0, draws, int(in_done)]
+            shuffles[i] = (key, buffer)
         elif s.kind in ("slices", "range"):
             stamp[at] = r.get_int("index")
         elif s.kind == "tfrecord":
@@ -328,7 +363,7 @@ def _read_state(steps, r):
                 return None
             stamp[at:at + 3] = [next_file, int(is_open), r.get_int("offset") if is_open else 0]
         r = r.child("input")
-    return stamp
+    return stamp, shuffles
 
 
 def _paths(node):
@@ -372,6 +407,8 @@ class NativeIterator(NodeIterator):
                 rec = ctx.stats[id(node)] = NodeStats(node)
             self._recs.append((i, rec))
         self._base = [(r.elements, r.seconds, r.wait_seconds) for _, r in self._recs]
+        self._shuffles = {i: (_seeds.shuffle_key(s.node._seed, ctx.key if s.node._reshuffle else ()), [])
+                          for i, s in enumerate(steps) if s.kind == "shuffle"}  # as of self._stamp until built
         ctx.refreshers.append(self._refresh)
 
     @property
@@ -419,6 +456,12 @@ class NativeIterator(NodeIterator):
             elif s.kind == "filter":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
                 rc = lib.txd_filter(p, i, s.slot, fn.handle, *self._seeds(n), v[0], err, _ERR)
+            elif s.kind == "shuffle":
+                key, buffer = self._shuffles[i]
+                flat = [np.asarray(a, order="C") for e in buffer for a in e]  # 0-d stays 0-d
+                _, dtypes, ranks, dims, data = _arrays_args(flat)
+                rc = lib.txd_shuffle(p, i, s.slot, n._size, key, _int_array(ctypes.c_int64, self._stamp), len(buffer),
+                                     len(buffer[0]) if buffer else 0, dtypes, ranks, dims, data, err, _ERR)
             elif s.kind == "batch":
                 if _fused_batch(self._steps, i):
                     continue  # the fused map batched already
@@ -435,6 +478,21 @@ class NativeIterator(NodeIterator):
     def _seeds(self, node):
         """(seeded, seed word) of a function node's per-element seeds (Note [Element seeds])."""
         return (1, _seeds.iterator_seed(self._ctx, node)) if node._fn.seeded else (0, 0)
+
+    def _shuffle_at(self, i):
+        """(stream key, buffered elements) of shuffle step ``i`` as of the last element handed out."""
+        key, buffer = self._shuffles[i]
+        if self._pipeline is None:
+            return key, buffer
+        s = self._steps[i]
+        cap = s.node._size * len(_structure.flat_specs(s.node.element_spec))
+        out, ncomp = (ctypes.c_void_p * max(1, cap))(), ctypes.c_int(0)
+        n = self._eng.lib.txd_shuffle_buffer(self._pipeline, i, self._stamp[s.slot], out, cap, ctypes.byref(ncomp),
+                                             self._err, _ERR)
+        _check(n, self._err, "reading a shuffle buffer")
+        k = ncomp.value
+        arrays = [_array(out[j]) for j in range(n * k)]
+        return key, [tuple(arrays[e * k:(e + 1) * k]) for e in range(n)]
 
     def _drop_pipeline(self):
         if self._pipeline is not None:
@@ -481,7 +539,7 @@ class NativeIterator(NodeIterator):
     def _to_python(self):
         """Continues in the Python engine from the last element handed out (Note [Native segments])."""
         arrays = {}
-        _write_state(self._steps, self._stamp, _state.StateWriter(arrays))
+        _write_state(self._steps, self._stamp, _state.StateWriter(arrays), self._shuffle_at)
         self._drop_pipeline()
         it = self._python_chain()
         it.restore(_state.StateReader(arrays))
@@ -493,20 +551,20 @@ class NativeIterator(NodeIterator):
         if self._python is not None:
             self._python.save(w)
         else:
-            _write_state(self._steps, self._stamp, w)
+            _write_state(self._steps, self._stamp, w, self._shuffle_at)
 
     def restore(self, r):
         self._drop_pipeline()
         if self._python is not None:
             self._python.close()
             self._python = None
-        stamp = _read_state(self._steps, r)
-        if stamp is None:
+        position = _read_state(self._steps, r)
+        if position is None:
             it = self._python_chain()
             it.restore(r)
             self._python = it
         else:
-            self._stamp = stamp
+            self._stamp, self._shuffles = position
 
     def close(self):
         self._drop_pipeline()

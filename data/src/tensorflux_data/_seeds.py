@@ -100,6 +100,36 @@ def _mix(z):
     return z ^ (z >> 31)
 
 
+def keyed_word(key, counter):
+    """Word ``counter`` of the stream keyed by ``key``: Mix(key ^ Mix(counter)) (csrc's KeyedWord)."""
+    return _mix(key ^ _mix(counter))
+
+
 def element_seed(seed0, index):
     """The Philox key (uint64[1]) of element ``index`` of an iterator with seed word ``seed0``."""
-    return np.array([_mix(seed0 ^ _mix(index))], np.uint64)
+    return np.array([keyed_word(seed0, index)], np.uint64)
+
+
+# Note [Shuffle draws]: a shuffle draws its buffer indices from a counter-based stream, the same in
+# both engines (csrc/shuffle.cc): its key is a hash of the node's seed and, with
+# reshuffle_each_iteration, the iteration key (so every epoch has its own order, deterministically);
+# word c of the stream is keyed_word(key, c). A draw below n takes the next word x and returns
+# x % n, skipping (rarely: with probability below n / 2**64) words x < 2**64 % n, so every index is
+# equally likely. The generator's state is the count of words taken: a state saves (key, count).
+
+
+def shuffle_key(seed, key):
+    """The stream key of a shuffle with ``seed`` in the (sub)iteration ``key`` (() when it does not
+    reshuffle) (Note [Shuffle draws])."""
+    text = repr((int(seed), tuple(int(k) for k in key))).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+
+
+def draw(key, count, n):
+    """(index below ``n`` >= 1, words taken then): the draw from word ``count`` on of stream ``key``."""
+    threshold = (1 << 64) % n
+    while True:
+        x = keyed_word(key, count)
+        count += 1
+        if x >= threshold:
+            return x % n, count

@@ -7,20 +7,22 @@ import time
 
 import numpy as np
 
-from tensorflux_data import _autotune, _options, _threads
+from tensorflux_data import _autotune, _options, _seeds, _threads
 from tensorflux_data._base import END, NodeIterator, check_int, take_result
 from tensorflux_data._dataset import Dataset
 
 
 class _ShuffleIterator(NodeIterator):
     """tf.data's shuffle: a buffer of ``buffer_size`` elements; each output is a uniformly chosen
-    buffered element, whose slot the next input element takes. State: buffer and RNG state."""
+    buffered element, whose slot the last one takes (the next input is appended). The draws come
+    from a keyed counter (Note [Shuffle draws]). State: buffer, key, words drawn, whether the input
+    ended; the native engine writes and reads the same layout (Note [Native shuffle])."""
 
     def __init__(self, node, ctx):
         self._node = node
         self._in = node._inputs[0]._iter(ctx)
-        key = list(ctx.key) if node._reshuffle else []
-        self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([node._seed] + key)))
+        self._key = _seeds.shuffle_key(node._seed, ctx.key if node._reshuffle else ())
+        self._draws = 0
         self._buffer, self._in_done = [], False
 
     def next(self):
@@ -32,22 +34,33 @@ class _ShuffleIterator(NodeIterator):
                 self._buffer.append(x)
         if not self._buffer:
             return END
-        i = int(self._rng.integers(len(self._buffer)))
+        i, self._draws = _seeds.draw(self._key, self._draws, len(self._buffer))
         out = self._buffer[i]
         self._buffer[i] = self._buffer[-1]
         self._buffer.pop()
         return out
 
     def save(self, w):
-        w.put_elements("buffer", self._buffer)
-        w.put_json("rng", self._rng.bit_generator.state)
-        w.put("in_done", self._in_done)
+        save_shuffle(w, self._buffer, self._key, self._draws, self._in_done)
         self._in.save(w.child("input"))
 
     def restore(self, r):
-        self._buffer, self._in_done = r.get_elements("buffer"), bool(r.get("in_done"))
-        self._rng.bit_generator.state = r.get_json("rng")
+        self._buffer, self._key, self._draws, self._in_done = read_shuffle(r)
         self._in.restore(r.child("input"))
+
+
+def save_shuffle(w, buffer, key, draws, in_done):
+    """A shuffle's own state (both engines write it): buffered elements, stream key, words drawn,
+    whether the input ended."""
+    w.put_elements("buffer", buffer)
+    w.put("key", np.uint64(key))
+    w.put("draws", np.int64(draws))
+    w.put("in_done", bool(in_done))
+
+
+def read_shuffle(r):
+    """What save_shuffle wrote: (buffer, key, draws, in_done)."""
+    return r.get_elements("buffer"), int(r.get("key")), r.get_int("draws"), bool(r.get("in_done"))
 
 
 class ShuffleDataset(Dataset):
