@@ -191,3 +191,19 @@ def test_generated_wrappers_run_now_or_build_nodes_by_the_same_rule():
     with pytest.raises(tx.errors.InvalidArgumentError, match=r"\[Op:Neg\]"):
         gen_ops.neg(tx.constant(["s"]))
     assert gen_ops.neg(x).numpy().tolist() == [-1.0, 2.0]
+
+
+def test_a_captured_eager_tensor_types_the_python_values_beside_it_as_in_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    for T in (tx, tf):
+        x = T.constant(2, T.int64)
+        f = T.function(lambda y: (10 * x + y, y - 3 * x, x * 4))
+        got = [(int(t), t.dtype.name) for t in f(T.constant(1, T.int64))]
+        assert got == [(21, "int64"), (-5, "int64"), (8, "int64")], T.__name__
+    # TensorFlow types a Python value before a tensor as int32 and refuses tf.add(5, x) in a graph;
+    # here a tensor anywhere among the inputs types them (for graph tensors as for captured ones).
+    x = tx.constant(2, tx.int64)
+    assert int(tx.function(lambda: tx.add(5, x))()) == 7
+    mixed = tx.function(lambda y: tx.add(y, tx.constant(2, tx.int64)))
+    with pytest.raises(TypeError, match="does not match type float32"):
+        mixed(tx.constant(1.0))

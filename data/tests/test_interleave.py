@@ -386,3 +386,15 @@ def test_nested_parallel_stages_on_a_one_worker_pool_do_not_deadlock(reads):
     runner.join(WAIT_S)
     assert not runner.is_alive(), "deadlocked after %d epochs" % len(result)
     assert result == [True] * 20
+
+
+def test_a_map_inside_map_func_may_use_its_argument_on_either_side_as_in_tf():
+    # `10 * x` in the inner map's traced function, x an int64 eager tensor it captures: the 10 once
+    # became an int32 constant, and the call failed on the stand-in element.
+    tf = pytest.importorskip("tensorflow")
+
+    def build(D):
+        return D.range(1, 4).interleave(lambda x: D.range(x).map(lambda y: y + 10 * x), cycle_length=2, block_length=2)
+
+    ours = [int(v) for v in build(txd.Dataset)]
+    assert ours == [int(v) for v in build(tf.data.Dataset)] == [10, 20, 21, 30, 31, 32]

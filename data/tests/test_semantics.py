@@ -42,6 +42,16 @@ def test_cardinality_of_repeat_take_skip_matches_tf(n, count):
         assert int(build(txd.Dataset).cardinality()) == int(build(tf.data.Dataset).cardinality())
 
 
+def test_cardinality_of_unbatch_matches_tf():
+    for build in (lambda D: D.from_tensor_slices(np.zeros((3, 2, 4))).unbatch(),
+                  lambda D: D.from_tensor_slices((np.zeros((3, 2)), np.ones((3, 2, 5)))).unbatch(),
+                  lambda D: D.range(10).batch(3).unbatch(),  # a last short batch: unknown
+                  lambda D: D.range(10).batch(3, drop_remainder=True).unbatch(),
+                  lambda D: D.from_tensors(np.zeros((0, 2))).unbatch(),
+                  lambda D: D.from_tensors(np.zeros((2, 2))).repeat().unbatch()):
+        assert int(build(txd.Dataset).cardinality()) == int(build(tf.data.Dataset).cardinality())
+
+
 def test_constants_match_tf():
     assert txd.INFINITE_CARDINALITY == tf.data.INFINITE_CARDINALITY
     assert txd.UNKNOWN_CARDINALITY == tf.data.UNKNOWN_CARDINALITY

@@ -271,10 +271,20 @@ class UnbatchDataset(Dataset):
             if not dims:
                 raise invalid("unbatch needs elements of rank >= 1, got %s" % s)
             specs.append(tx.TensorSpec(dims[1:], s.dtype))
+        self._rows = {_dims(s, "unbatch")[0] for s in _structure.flat_specs(input_ds.element_spec)} - {None}
         super().__init__((input_ds,), tx.nest.pack_sequence_as(input_ds.element_spec, specs))
 
     def _make_iter(self, ctx):
         return _UnbatchIterator(self, ctx)
+
+    def _cardinality(self):
+        """tf.data's: the input's times the elements' first dimension where the specs fix it (and
+        it is not 0)."""
+        n = self._inputs[0]._cardinality()
+        if n < 0:
+            return n
+        rows = next(iter(self._rows)) if len(self._rows) == 1 else 0
+        return n * rows if rows > 0 else _options.UNKNOWN_CARDINALITY
 
 
 class DatasetSpec:

@@ -113,6 +113,8 @@ def _apply_graph_op(sig, name, args, attr_values):
                     raise TypeError("Input '%s' of '%s' Op has type %s that does not match expected type of %s."
                                     % (arg_name, sig.op_type, value._dtype.name, _dtypes._BY_ENUM[fixed].name))
             else:
+                if type_attr and isinstance(value, EagerTensor):  # captured below; its dtype types Python values
+                    infer(type_attr, value.dtype, arg_name)
                 convert = True
         else:
             if not isinstance(value, (list, tuple)):
