@@ -1,6 +1,7 @@
 """Conformance entries: array and structural ops (the array transforms are in
 entries_array_transforms.py)."""
 
+import ml_dtypes
 import numpy as np
 
 import tensorflux as tx
@@ -31,6 +32,9 @@ def _reshape_ref(tensor, shape):
     return tensor.reshape([int(d) for d in shape])
 
 
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+
 def _bitcast_ref(input, type):  # noqa: A002 (TensorFlow's argument names)
     a = np.array(input, order="C")  # (ascontiguousarray would make a scalar 1-D)
     to = np.dtype(type.as_numpy_dtype)
@@ -47,7 +51,10 @@ def _bitcast_samples():
     for shape, src, dst in [((2, 3), np.float32, tx.int32), ((3,), np.float32, tx.uint8), ((), np.float32, tx.uint16),
                             ((2, 4), np.uint8, tx.float32), ((2,), np.float64, tx.complex64),
                             ((2,), np.int64, tx.int16), ((3, 4), np.int16, tx.int64), ((0,), np.float32, tx.uint8),
-                            ((2,), np.complex128, tx.float64), ((5, 2), np.uint16, tx.bfloat16)]:
+                            ((2,), np.complex128, tx.float64), ((5, 2), np.uint16, tx.bfloat16),
+                            ((3, 2), np.float16, tx.int32), ((4,), BFLOAT16, tx.uint16), ((2, 4), np.int8, tx.float32),
+                            ((3,), np.int32, tx.float32), ((3,), np.uint32, tx.int8), ((2,), np.uint64, tx.float64),
+                            ((2,), np.complex64, tx.int32)]:
         x = rand(shape, src, 0, 100, seed=12)
         out.append(Sample({"input": x}, {"type": dst}, note=f"{np.dtype(src).name}->{dst.name}"))
     return out
