@@ -318,3 +318,21 @@ def test_an_unconverted_python_loop_over_a_dataset_raises_instead_of_tracing_for
     with pytest.raises(ValueError, match="unusually high number of get_next"):
         tx.function(total, autograph=False)(iter(ds))
     assert int(tx.function(total)(ds)) == 10  # converted: one graph loop
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_get_single_element_eagerly_and_in_a_function_as_tf(n):
+    def build(D, T):
+        return D.range(n).map(lambda x: {"a": x + 5, "b": T.strings.as_string(x)})
+
+    results = []
+    for T, D in ((tx, txd.Dataset), (tf, tf.data.Dataset)):
+        for call in (lambda: build(D, T).get_single_element(), T.function(lambda: build(D, T).get_single_element())):
+            try:
+                e = call()
+                results.append((int(e["a"]), e["b"].numpy()))
+            except (tx.errors.InvalidArgumentError, tf.errors.InvalidArgumentError) as err:
+                results.append("empty" if "Dataset was empty." in str(err) else
+                               "more" if "Dataset had more than one element." in str(err) else str(err))
+    assert len(set(map(str, results))) == 1, results
+    assert results[0] == {0: "empty", 1: (5, b"0"), 2: "more"}[n]

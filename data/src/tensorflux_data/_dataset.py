@@ -235,6 +235,10 @@ class Dataset(DatasetNode):
         from tensorflux_data._map import reduce_dataset
         return reduce_dataset(self, initial_state, reduce_func)
 
+    def get_single_element(self, name=None):
+        """The dataset's only element (InvalidArgumentError when it has none or more, as tf.data)."""
+        return _in_graph.single_element(self)
+
     def cardinality(self):
         """The number of elements as an int64 scalar tensor; INFINITE (-1) or UNKNOWN (-2)."""
         return tx.constant(self._cardinality(), tx.int64)

@@ -235,6 +235,34 @@ class GraphIterator(_Reader):
         return self
 
 
+def _single_flat(dataset):
+    """The flat arrays of ``dataset``'s only element; InvalidArgumentError (tf.data's messages) when
+    it has none or more."""
+    from tensorflux_data._iterator import Iterator
+
+    it = Iterator(dataset)
+    try:
+        first = it._next_flat()
+        if first is END:
+            raise tx.errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if it._next_flat() is not END:
+            raise tx.errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+    finally:
+        it.close()
+    return [np.asarray(a) for a in first]
+
+
+def single_element(dataset):
+    """Dataset.get_single_element: the element as tensors, read when called eagerly and at every run
+    inside a function (a fetch op, as `iter(dataset)` there)."""
+    specs = _leaf_specs(dataset.element_spec, "get_single_element")
+    if not in_graph():
+        flat = [tx.constant(a, dtype=s.dtype) for a, s in zip(_single_flat(dataset), specs)]
+    else:
+        _, flat, _ = _fetch_op(lambda: [np.asarray(True)] + _single_flat(dataset), [], specs)
+    return tx.nest.pack_sequence_as(dataset.element_spec, flat)
+
+
 def reduce_in_graph(dataset, initial_state, reduce_func):
     """Dataset.reduce while a graph is built: one tx.while_loop over a fresh iterator, folding
     ``reduce_func`` (traced into the loop body, so it may use the graph's tensors) from
