@@ -521,3 +521,18 @@ def test_graph_iterable_is_one_while_loop_with_break_and_structured_elements():
     ops = [op.type for op in g.get_concrete_function(squares, tx.constant(0, tx.int64)).graph.get_operations()]
     assert ops.count("While") + ops.count("StatelessWhile") == 1
     assert int(f(squares, tx.constant(30, tx.int64))) == 55  # eagerly: Python iteration
+
+
+def test_a_lambda_whose_file_changed_on_disk_is_not_converted_from_the_new_text(tmp_path):
+    import importlib.util
+    import linecache
+
+    path = tmp_path / "lambda_module.py"
+    path.write_text("f = lambda x: x if x > 0 else -x\n")
+    spec = importlib.util.spec_from_file_location("lambda_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.write_text("f = lambda y, z: y if y > 0 else z\n")  # same line, other parameters
+    linecache.checkcache(str(path))
+    with pytest.raises(tx.autograph.ConversionError, match="could not be told apart"):
+        tx.autograph.to_code(module.f)

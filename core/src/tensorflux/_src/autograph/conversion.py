@@ -205,6 +205,18 @@ def _encloses(node, positions):
     return all(start <= (l0, c0) and (l1, c1) <= end for l0, l1, c0, c1 in positions)
 
 
+def _lambda_params(code):
+    """The parameter names of ``code``, in the order a Lambda node lists them."""
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return code.co_varnames[:n]
+
+
+def _node_params(args):
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    return tuple(names + [a.arg for a in (args.vararg, args.kwarg) if a is not None])
+
+
 def _parse_lambda(fn):
     """The lambda ``fn``'s definition as a FunctionDef named ag__lambda (Note [Converting lambdas])."""
     code = fn.__code__
@@ -218,10 +230,9 @@ def _parse_lambda(fn):
         candidates = [n for n in candidates if positions and _encloses(n.body, positions)]
         candidates.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
         candidates = candidates[:1]
-    else:
-        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        candidates = [n for n in candidates if tuple(a.arg for a in n.args.posonlyargs + n.args.args
-                                                     + n.args.kwonlyargs) == names]
+    # The parameters must match too (on 3.10 they are all there is to go by; on later versions they
+    # catch a file changed on disk since the code was compiled).
+    candidates = [n for n in candidates if _node_params(n.args) == _lambda_params(code)]
     if len(candidates) != 1:
         raise ConversionError("its source could not be told apart from the other lambdas of line %d"
                               % code.co_firstlineno)
