@@ -178,6 +178,20 @@ def test_stateless_matches_tf_random():
     np.testing.assert_allclose(on, tn, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("sampler", ["stateless_normal", "stateless_truncated_normal"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_stateless_normals_equal_tensorflow_bit_for_bit(sampler, dtype):
+    # float32 Box-Muller rounds 2 pi u as TensorFlow does (2 pi in double); truncated normals fill
+    # groups of 4 floats / 2 doubles from 256 / 128 reserved blocks, keeping |z| < 2 in draw order.
+    tf = pytest.importorskip("tensorflow")
+    for seed, shape in (([1, 2], [20001]), ([17, -3], [3, 7]), ([0, 0], [1]), ([5, 6], [0])):
+        with tf.device("/CPU:0"):
+            want = getattr(tf.random, sampler)(shape, seed=seed, dtype=dtype).numpy()
+        got = _run(lambda: [getattr(txr, sampler)(shape, seed=seed, dtype=dtype)])[0][0]
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_stateless_matches_tensorflow_given_key_and_counter():
     tf = pytest.importorskip("tensorflow")
     key = np.array([123456789012345], np.uint64)

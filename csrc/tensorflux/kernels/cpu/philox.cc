@@ -62,7 +62,9 @@ void BoxMullerFloat(uint32_t x0, uint32_t x1, float* f0, float* f1) {
   constexpr float kEps = 1.0e-7f;  // keeps log() finite
   float u1 = Uint32ToFloat(x0);
   if (u1 < kEps) u1 = kEps;
-  const float v1 = 2.0f * static_cast<float>(M_PI) * Uint32ToFloat(x1);
+  // 2 pi in double, the product rounded to float once: TensorFlow's `2.0f * M_PI * u` (M_PI is a
+  // double), which its stateless normals are bit for bit only with.
+  const float v1 = static_cast<float>(2.0 * M_PI * static_cast<double>(Uint32ToFloat(x1)));
   const float r = std::sqrt(-2.0f * std::log(u1));
   *f0 = std::sin(v1) * r;
   *f1 = std::cos(v1) * r;
@@ -131,32 +133,42 @@ void BlockValues(RandomDist dist, const PhiloxBlock& w, T* out, int64_t count) {
   for (int64_t j = 0; j < count; ++j) out[j] = v[j];
 }
 
-// One truncated normal from the element's private blocks: the first candidate with |z| <= 2, in
-// block order and within a block in word order (Box-Muller pairs computed only as needed).
+// Truncated normals are made in groups of kTruncatedGroup (TensorFlow's TruncatedNormalDistribution
+// over a SingleSampleAdapter): group g reads the words of blocks base + g * kTruncatedSkip<T>, then
+// the next, ... in order, turns each pair (float) or quadruple (double) into two Box-Muller
+// candidates, and keeps those with |z| < 2, in order, until the group is full; a last, short group
+// keeps its first `count`. So TensorFlow's stateless values come out bit for bit.
 template <typename T>
-T TruncatedValue(PhiloxKey key, PhiloxCounter first) {
-  for (uint64_t b = 0; b < kTruncatedNormalBlocks; ++b) {
+constexpr int64_t kTruncatedGroup = sizeof(T) == 4 ? 4 : 2;
+
+// Writes the first `count` (<= kTruncatedGroup) values of the group whose blocks start at `first`.
+template <typename T>
+void TruncatedGroup(PhiloxKey key, PhiloxCounter first, T* out, int64_t count) {
+  int64_t have = 0;
+  for (uint64_t b = 0;; ++b) {  // each candidate is kept with probability 0.95: this ends
     const PhiloxBlock w = Philox4x32(PhiloxAdd(first, b), key);
     for (int pair = 0; pair < (sizeof(T) == 4 ? 2 : 1); ++pair) {
-      T v0, v1;
+      T v[2];
       if constexpr (sizeof(T) == 4) {
-        BoxMullerFloat(w[2 * pair], w[2 * pair + 1], &v0, &v1);
+        BoxMullerFloat(w[2 * pair], w[2 * pair + 1], &v[0], &v[1]);
       } else {
-        BoxMullerDouble(w[0], w[1], w[2], w[3], &v0, &v1);
+        BoxMullerDouble(w[0], w[1], w[2], w[3], &v[0], &v[1]);
       }
-      if (std::fabs(v0) <= T(2)) return v0;
-      if (std::fabs(v1) <= T(2)) return v1;
+      for (T z : v) {
+        if (!(std::fabs(z) < T(2))) continue;
+        out[have++] = z;
+        if (have == count) return;
+      }
     }
   }
-  // Probability about 0.0455^32 for doubles: unreachable in practice, but stay in range.
-  return T(0);
 }
 
 }  // namespace
 
 template <typename T>
 uint64_t BlocksFor(RandomDist dist, int64_t n) {
-  if (dist == RandomDist::kTruncatedNormal) return static_cast<uint64_t>(n) * kTruncatedNormalBlocks;
+  if (dist == RandomDist::kTruncatedNormal)
+    return static_cast<uint64_t>((n + kTruncatedGroup<T> - 1) / kTruncatedGroup<T>) * kTruncatedSkip<T>;
   return static_cast<uint64_t>((n + kPerBlock<T> - 1) / kPerBlock<T>);
 }
 
@@ -164,9 +176,11 @@ template <typename T>
 void FillRandom(RandomDist dist, PhiloxKey key, PhiloxCounter base, T* out, int64_t n, ThreadPool* pool) {
   if (n <= 0) return;
   if (dist == RandomDist::kTruncatedNormal) {
-    ParallelItems(pool, n, 120, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        out[i] = TruncatedValue<T>(key, PhiloxAdd(base, static_cast<uint64_t>(i) * kTruncatedNormalBlocks));
+    constexpr int64_t group = kTruncatedGroup<T>;
+    ParallelItems(pool, (n + group - 1) / group, 120 * group, [&](int64_t b, int64_t e) {
+      for (int64_t g = b; g < e; ++g)
+        TruncatedGroup<T>(key, PhiloxAdd(base, static_cast<uint64_t>(g) * kTruncatedSkip<T>), out + g * group,
+                          std::min(group, n - g * group));
     });
     return;
   }

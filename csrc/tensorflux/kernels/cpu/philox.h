@@ -19,7 +19,8 @@ namespace cpu {
 // Note [Random streams]
 // A stream is a 64-bit key plus a 128-bit counter; one Philox block turns (key, counter) into four
 // 32-bit words. A kernel maps output element i to block base + f(i) (f fixed per op and dtype:
-// i/4 for float uniforms and normals, i/2 for doubles and integers, i*K.. for truncated normals),
+// i/4 for float uniforms and normals, i/2 for doubles and integers, (i/4)*256.. for float and
+// (i/2)*128.. for double truncated normals, as TensorFlow's),
 // so shards compute their blocks from their own element range. Stateful kernels key the stream
 // with (seed, seed2): key = seed, counter high 64 bits = seed2, low 64 bits = a per-kernel offset
 // reserved atomically per run. Stateless kernels take key and counter from their inputs.
@@ -64,8 +65,11 @@ inline constexpr int64_t kMaxRandomElements = int64_t{1} << 38;
 // The distributions the float kernels sample; each fixes its element -> block map.
 enum class RandomDist { kUniform, kNormal, kTruncatedNormal };
 
-// Blocks a truncated normal element may consume (its rejection sampler's private budget).
-inline constexpr uint64_t kTruncatedNormalBlocks = 16;
+// Blocks reserved for each group of truncated normals (4 floats or 2 doubles): TensorFlow's 256
+// words per element; a group reads on into the next group's blocks in the (never seen) case that
+// it needs more.
+template <typename T>
+inline constexpr uint64_t kTruncatedSkip = sizeof(T) == 4 ? 256 : 128;
 
 // Philox blocks `n` elements of T (float or double) drawn from `dist` consume.
 template <typename T>
