@@ -123,7 +123,8 @@ def test_lstsq_pinv_rank_norms_trace():
     x = rnd(4, 3)
     close(tx.linalg.pinv(x), np.linalg.pinv(x))
     low_rank = rnd(5, 2) @ rnd(2, 4)
-    assert int(tx.linalg.matrix_rank(low_rank)) == 2
+    rank = tx.linalg.matrix_rank(low_rank)
+    assert int(rank) == 2 and rank.dtype == tx.int32  # TensorFlow's dtype
     m = rnd(3, 4, 5)
     for ord_ in ("fro", "euclidean", 1, 2, np.inf):
         close(tx.linalg.norm(m, ord=ord_, axis=[-2, -1]), np.linalg.norm(m, ord="fro" if ord_ == "euclidean"

@@ -135,7 +135,7 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
         tol = gen_ops.mul(reduce_max(s, axis=-1, keepdims=True), _const(max(m, n) * eps, a.dtype))
     else:
         tol = convert_to_tensor(tol, dtype=a.dtype)
-    return reduce_sum(cast(gen_ops.greater(s, tol), _dtypes.int64), axis=-1, name=name)
+    return reduce_sum(cast(gen_ops.greater(s, tol), _dtypes.int32), axis=-1, name=name)  # int32, as TensorFlow
 
 
 # Pade coefficients b_0.. of degrees 3, 5, 7, 9, 13 (Higham 2005), as TensorFlow uses.
