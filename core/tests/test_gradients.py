@@ -91,8 +91,7 @@ def test_errors_are_clear_and_the_graph_stays_usable():
     g = tx.get_default_graph()
     x = tx.constant([1.0, 2.0])
     xi = tx.constant([1, 2])
-    with pytest.raises(tx.errors.InvalidArgumentError, match=r"ys\[0\].*int32"):
-        tx.gradients(xi * 2, xi)
+    assert tx.gradients(xi * 2, xi) == [None]  # an int32 y contributes nothing, as in TensorFlow
     with pytest.raises(tx.errors.InvalidArgumentError, match=r"grad_ys\[0\].*double.*float"):
         tx.gradients(x * 2.0, x, grad_ys=[tx.constant([1.0, 1.0], dtype=tx.float64)])
     with pytest.raises(tx.errors.InvalidArgumentError, match="shape"):

@@ -29,13 +29,19 @@ def _as_list(value):
     return [value]
 
 
+def differentiable(dtype):
+    """True for the dtypes gradients flow through: floating-point and complex."""
+    return dtype.is_floating or dtype.is_complex
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
               stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Returns a list with one tensor per x: the sum of dy/dx over all ys, weighted by ``grad_ys``
-    (ones when omitted). ``stop_gradients`` are treated as constants. An x that no y depends on
-    gets None, or zeros with ``unconnected_gradients="zero"``. Gradients of fanned-out tensors are
+    (ones when omitted); ys that are not floating-point or complex contribute nothing.
+    ``stop_gradients`` are treated as constants. An x that no y depends on gets None, or zeros
+    with ``unconnected_gradients="zero"``. Gradients of fanned-out tensors are
     always summed with AddN (``aggregation_method`` is accepted for TensorFlow compatibility and
     has no other choice to make); ``gate_gradients`` is accepted and unnecessary, because the
     engine never reads a partially computed gradient.
@@ -75,12 +81,17 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     for i, t in enumerate(stops):
         if not isinstance(t, Tensor) or t.graph is not graph:
             raise ValueError("gradients: stop_gradients[%d] must be a Tensor of the graph of ys" % i)
+    if grad_ys is not None:
+        grad_ys = _as_list(grad_ys)
+        if len(grad_ys) != len(ys):
+            raise ValueError("gradients: got %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
+    # ys of integer (or other non-differentiable) dtypes contribute nothing, as in TensorFlow.
+    keep = [i for i, y in enumerate(ys) if differentiable(y.dtype)]
+    ys = [ys[i] for i in keep]
+    grad_ys = None if grad_ys is None else [grad_ys[i] for i in keep]
     with graph.as_default():
         grad_pairs = None
         if grad_ys is not None:
-            grad_ys = _as_list(grad_ys)
-            if len(grad_ys) != len(ys):
-                raise ValueError("gradients: got %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
             filled = []
             for y, g in zip(ys, grad_ys):
                 if g is None:
