@@ -48,6 +48,12 @@ PIPELINES = {
     "prefetch": lambda D, T: D.range(50).map(lambda x: x * 2).prefetch(4),
     "zip": lambda D, T: D.zip((D.range(5), D.range(10, 20).map(lambda x: T.cast(x, T.float32)))),
     "concatenate": lambda D, T: D.range(3).concatenate(D.range(10, 14)),
+    "choose_from_datasets": lambda D, T: D.choose_from_datasets(
+        [D.range(4), D.range(10, 13).map(lambda x: x * 2), D.range(20, 30)],
+        D.from_tensor_slices(np.array([0, 1, 1, 2, 0, 1, 1, 0, 2, 2], np.int64))),
+    "choose_from_datasets_skipping": lambda D, T: D.choose_from_datasets(
+        [D.range(2), D.range(10, 13)], D.from_tensor_slices(np.array([0, 0, 0, 1, 0, 1, 1, 1, 0], np.int64)),
+        stop_on_empty_dataset=False),
     "enumerate": lambda D, T: D.from_tensor_slices(np.array([5.0, 6.0, 7.0])).enumerate(3),
     "shard": lambda D, T: D.range(17).shard(4, 1),
     "window": lambda D, T: D.range(10).window(3, shift=2, drop_remainder=True).flat_map(lambda w: w.batch(3)),
@@ -158,6 +164,8 @@ ERRORS = {
     "shuffle_errors": lambda D, T: _reciprocals(D, T).shuffle(4, seed=1),
     "zip_errors": lambda D, T: D.zip((_reciprocals(D, T, _MID), _reciprocals(D, T, (1.0, 0.0, 2.0, 4.0, 0.0, 5.0)))),
     "enumerate_errors": lambda D, T: _reciprocals(D, T, _MID).enumerate(5),
+    "choose_errors": lambda D, T: D.choose_from_datasets(
+        [_reciprocals(D, T, _MID), _reciprocals(D, T, _LAST)], D.from_tensor_slices(np.array([0, 1] * 8, np.int64))),
     "concatenate_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 0.0)).concatenate(_reciprocals(
         D, T, (4.0, 0.0, 8.0))).batch(2),
     "skip_take_errors": lambda D, T: _reciprocals(D, T, (1.0, 2.0, 0.0, 4.0, 0.0, 0.0, 8.0, 10.0, 0.5)).skip(3).take(3),

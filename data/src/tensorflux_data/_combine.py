@@ -1,9 +1,12 @@
-"""Transformations combining datasets: zip and concatenate (interleave and flat_map: _interleave.py)."""
+"""Transformations combining datasets: zip, concatenate and choose_from_datasets (interleave and
+flat_map: _interleave.py)."""
+
+import numpy as np
 
 import tensorflux as tx
 
 from tensorflux_data import _options, _structure
-from tensorflux_data._base import END, NodeIterator
+from tensorflux_data._base import END, NodeIterator, invalid
 from tensorflux_data._dataset import Dataset
 
 INF, UNKNOWN = _options.INFINITE_CARDINALITY, _options.UNKNOWN_CARDINALITY
@@ -115,3 +118,90 @@ class ConcatenateDataset(Dataset):
         if INF in (a, b):
             return INF
         return UNKNOWN if UNKNOWN in (a, b) else a + b
+
+
+class _ChooseIterator(NodeIterator):
+    """Each element of the choice dataset picks the input that gives the next element; an input that
+    ended ends the output (stop_on_empty) or makes its choices skipped."""
+
+    def __init__(self, node, ctx):
+        self._node = node
+        self._choice = node._inputs[0]._iter(ctx)
+        self._ins = [d._iter(ctx) for d in node._inputs[1:]]
+        self._empty = [False] * len(self._ins)
+        self._ended = False
+
+    def next(self):
+        while not self._ended:
+            c = self._choice.next()
+            if c is END:
+                self._ended = True
+                break
+            i = int(c[0])
+            if not 0 <= i < len(self._ins):
+                raise invalid("Selector index out of range: %d >= %d" % (i, len(self._ins)))
+            x = END if self._empty[i] else self._ins[i].next()
+            if x is not END:
+                return x
+            self._empty[i] = True
+            if self._node._stop_on_empty:
+                self._ended = True
+        return END
+
+    def save(self, w):
+        w.put("ended", self._ended)
+        w.put("empty", np.array(self._empty, bool))
+        self._choice.save(w.child("choice"))
+        for i, it in enumerate(self._ins):
+            it.save(w.child("input%d" % i))
+
+    def restore(self, r):
+        self._ended = bool(r.get("ended"))
+        empty = [bool(e) for e in np.asarray(r.get("empty")).reshape(-1)]
+        if len(empty) != len(self._ins):
+            raise invalid("choose_from_datasets: the state is of %d datasets, this pipeline has %d"
+                          % (len(empty), len(self._ins)))
+        self._empty = empty
+        self._choice.restore(r.child("choice"))
+        for i, it in enumerate(self._ins):
+            it.restore(r.child("input%d" % i))
+
+    def _children(self):
+        return [self._choice] + self._ins
+
+
+class ChooseDataset(Dataset):
+    _kind = "choose_from_datasets"
+
+    def __init__(self, datasets, choice_dataset, stop_on_empty_dataset=True):
+        datasets = list(datasets) if isinstance(datasets, (list, tuple)) else datasets
+        if not isinstance(datasets, list) or not datasets or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("Invalid `datasets`. `datasets` should be a non-empty list of datasets, got %r"
+                            % (datasets,))
+        spec = choice_dataset.element_spec if isinstance(choice_dataset, Dataset) else None
+        if not (isinstance(spec, tx.TensorSpec) and spec.dtype == tx.int64 and spec.shape.rank == 0):
+            raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tx.int64` "
+                            "tensors but are %s." % (spec,))
+        specs = [d.element_spec for d in datasets]
+        for d in specs[1:]:
+            if not _structure.same_structure(specs[0], d) or any(
+                    x.dtype != y.dtype for x, y in zip(tx.nest.flatten(specs[0]), tx.nest.flatten(d))):
+                raise TypeError("Invalid `datasets`. `datasets` must have compatible element specs.\n %s\nvs.\n %s"
+                                % (specs[0], d))
+        element_spec = specs[0]
+        for d in specs[1:]:
+            element_spec = tx.nest.map_structure(_structure.relax, element_spec, d)
+        self._stop_on_empty = bool(stop_on_empty_dataset)
+        super().__init__([choice_dataset] + datasets, element_spec)
+
+    def _make_iter(self, ctx):
+        return _ChooseIterator(self, ctx)
+
+    def _cardinality(self):
+        """Infinite when the choices and every dataset are; unknown otherwise (tf.data says infinite
+        when any dataset is, also for a finite choice dataset, which then ends the output)."""
+        ns = [d._cardinality() for d in self._inputs]
+        return INF if all(n == INF for n in ns) else UNKNOWN
+
+    def _params(self):
+        return "stop_on_empty_dataset=%s" % self._stop_on_empty

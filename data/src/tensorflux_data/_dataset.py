@@ -69,6 +69,13 @@ class Dataset(DatasetNode):
             datasets = datasets[0]
         return ZipDataset(datasets)
 
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """The element of ``datasets[i]`` for each ``i`` of ``choice_dataset`` (scalar int64); an
+        ended dataset ends the output (``stop_on_empty_dataset``) or has its choices skipped."""
+        from tensorflux_data._combine import ChooseDataset
+        return ChooseDataset(datasets, choice_dataset, stop_on_empty_dataset)
+
     # -- transformations ------------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """``map_func`` applied to every element (traced once; ``num_parallel_calls`` workers)."""
