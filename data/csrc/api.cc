@@ -198,12 +198,13 @@ int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* co
 }
 
 int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
-                    int64_t block, const int64_t* start, char* err, int64_t errlen) {
+                   int64_t block, const int64_t* start, char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
     Place place;
     if (cycle < 1 || block < 1 || cycle > std::numeric_limits<int>::max() / txd::kInterleaveSlot)
       return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad cycle or block length");
-    Status s = txd::PlaceOf(p, node, slot, txd::kInterleaveHead + txd::kInterleaveSlot * static_cast<int>(cycle), &place);
+    Status s =
+        txd::PlaceOf(p, node, slot, txd::kInterleaveHead + txd::kInterleaveSlot * static_cast<int>(cycle), &place);
     if (s.ok() && !txd::InterleaveStartOk(start, npaths, cycle, block))
       s = Status::Error(TX_INVALID_ARGUMENT, "interleave: bad start position");
     if (s.ok())

@@ -10,8 +10,8 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import (ERRORS, NATIVE_INTERLEAVES, NATIVE_SHUFFLES, PIPELINES, RANDOM, assert_same_elements, flat_values,
-                       interleave_records, kinds, outcomes, record_files)
+from pipelines import (ERRORS, NATIVE_INTERLEAVES, NATIVE_SHUFFLES, PIPELINES, RANDOM, assert_same_elements,
+                       flat_values, interleave_records, kinds, outcomes, record_files)
 from tensorflux_data import _native, _seeds, _state
 
 X = np.arange(120, dtype=np.float32).reshape(40, 3)

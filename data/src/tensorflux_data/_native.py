@@ -319,7 +319,8 @@ def _chain(top, ctx):
         node = node._inputs[0]
     steps.reverse()
     kinds = {s.kind for s in steps}
-    if not kinds & {"map", "fused_map", "filter", "shuffle", "interleave"} and not (steps[0].kind == "tfrecord" and "batch" in kinds):
+    worth = {"map", "fused_map", "filter", "shuffle", "interleave"}
+    if not kinds & worth and not (steps[0].kind == "tfrecord" and "batch" in kinds):
         return None  # nothing worth moving (Note [Native segments])
     slot = 0
     for s in steps:
