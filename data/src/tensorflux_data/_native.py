@@ -5,8 +5,10 @@ csrc/engine.h; Note [Native segments] below)."""
 
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
-# filter or shuffle, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed
-# TFRecord files named by a list; map and filter whose traced functions are stateless and capture
+# filter, shuffle or interleave, or a batch of TFRecords): sources of numeric arrays, ranges and
+# uncompressed TFRecord files named by a list, and the interleave of TFRecordDataset(f) over a list
+# of file names f (found by calling its function on probe names; Note [Native interleave] in
+# csrc/interleave.cc); map and filter whose traced functions are stateless and capture
 # only numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing
 # as the Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
 # csrc/shuffle.cc); batch (with the map before it fused when the Python engine would fuse them);
@@ -14,10 +16,11 @@ csrc/engine.h; Note [Native segments] below)."""
 # Python iterators of the same nodes would save at the same position, written from the stamp of the
 # last element handed out, so states restore in either engine. A restored state whose buffers hold
 # elements other than a shuffle's numeric ones of its element spec (saved by the Python engine
-# mid-batch, say, or a shuffle buffer of TFRecord strings), any error the engine reports, and debug
-# mode run the same nodes in the Python engine instead, from the same position, so every error is
-# raised (or skipped by ignore_errors) exactly as there. Functions are pure, so the elements in
-# flight when the engine stopped are computed again, with the same values.
+# mid-batch, say, a shuffle buffer of TFRecord strings, or an interleave's read-ahead), any error
+# the engine reports, and debug mode run the same nodes in the Python engine instead, from the
+# same position, so every error is raised (or skipped by ignore_errors) exactly as there. Functions
+# are pure, so the elements in flight when the engine stopped are computed again, with the same
+# values.
 
 import ctypes
 import os
