@@ -322,7 +322,14 @@ _NO_READ_AHEAD = {"shuffle_map_batch", "shuffle_larger_than_input", "shuffle_twi
 @pytest.mark.parametrize("saver", ["native", "python"])
 @pytest.mark.parametrize("name", sorted(NATIVE_SHUFFLES))
 def test_shuffle_states_move_between_the_engines(name, saver, restorer):
-    build = NATIVE_SHUFFLES[name]
+    # (a repeat makes its native stage per epoch)
+    native = restorer == "native" and (saver == "native" or name in _NO_READ_AHEAD) and name != "shuffle_map_repeat"
+    _check_states_move(NATIVE_SHUFFLES[name], saver, restorer, native)
+
+
+def _check_states_move(build, saver, restorer, resumes_natively):
+    """States of ``build``'s pipeline saved by the ``saver`` engine at positions through an epoch
+    resume in the ``restorer`` engine with the rest of the epoch (natively when ``resumes_natively``)."""
     full = _elements(iter(_engine(build(txd.Dataset, tx), True)))
     assert_same_elements(_elements(iter(_python_only(build(txd.Dataset, tx)))), full)
     for k in _positions(len(full)):
@@ -330,8 +337,8 @@ def test_shuffle_states_move_between_the_engines(name, saver, restorer):
         head = [flat_values(tx.nest, next(it)) for _ in range(k)]
         resumed = iter(_engine(build(txd.Dataset, tx), restorer == "native"))
         resumed.restore(it.save())
-        if restorer == "native" and (saver == "native" or name in _NO_READ_AHEAD) and name != "shuffle_map_repeat":
-            assert not _native_below(resumed._root).in_python  # (a repeat makes its native stage per epoch)
+        if resumes_natively:
+            assert not _native_below(resumed._root).in_python, k
         assert_same_elements(head + _elements(resumed), full)
         assert_same_elements(head + _elements(it), full)  # the saving iterator goes on undisturbed
 
@@ -565,19 +572,10 @@ _INTERLEAVE_NO_READ_AHEAD = {"interleave_records_c3_b2", "interleave_records_c1_
 @pytest.mark.parametrize("saver", ["native", "python"])
 @pytest.mark.parametrize("name", sorted(NATIVE_INTERLEAVES))
 def test_interleave_states_move_between_the_engines(name, saver, restorer):
-    build = NATIVE_INTERLEAVES[name]
-    full = _elements(iter(_engine(build(txd.Dataset, tx), True)))
-    assert_same_elements(_elements(iter(_python_only(build(txd.Dataset, tx)))), full)
-    for k in _positions(len(full)):
-        it = iter(_engine(build(txd.Dataset, tx), saver == "native"))
-        head = [flat_values(tx.nest, next(it)) for _ in range(k)]
-        resumed = iter(_engine(build(txd.Dataset, tx), restorer == "native"))
-        resumed.restore(it.save())
-        if restorer == "native" and (saver == "native" or name in _INTERLEAVE_NO_READ_AHEAD) and \
-                name != "interleave_records_shuffle_batch_map":  # a shuffle buffer of records resumes in Python
-            assert not _native_below(resumed._root).in_python, k
-        assert_same_elements(head + _elements(resumed), full)
-        assert_same_elements(head + _elements(it), full)
+    # (a shuffle buffer of records resumes in the Python engine)
+    native = restorer == "native" and (saver == "native" or name in _INTERLEAVE_NO_READ_AHEAD) and \
+        name != "interleave_records_shuffle_batch_map"
+    _check_states_move(NATIVE_INTERLEAVES[name], saver, restorer, native)
 
 
 def test_a_python_state_with_read_ahead_resumes_in_the_python_engine():
