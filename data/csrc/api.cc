@@ -190,9 +190,25 @@ int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* co
                  int64_t offset, char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
     Place place;
-    Status s = txd::PlaceOf(p, node, slot, 3, &place);
+    Status s = txd::PlaceOf(p, node, slot, txd::kTFRecordSlots, &place);
     if (s.ok())
       p->top = txd::MakeTFRecord(std::vector<std::string>(paths, paths + npaths), next_file, open != 0, offset, place);
+    return s;
+  });
+}
+
+int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
+                   int64_t block, const int64_t* start, char* err, int64_t errlen) {
+  return Guard(err, errlen, [&]() -> Status {
+    Place place;
+    if (cycle < 1 || block < 1 || cycle > std::numeric_limits<int>::max() / txd::kInterleaveSlot)
+      return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad cycle or block length");
+    Status s =
+        txd::PlaceOf(p, node, slot, txd::kInterleaveHead + txd::kInterleaveSlot * static_cast<int>(cycle), &place);
+    if (s.ok() && !txd::InterleaveStartOk(start, npaths, cycle, block))
+      s = Status::Error(TX_INVALID_ARGUMENT, "interleave: bad start position");
+    if (s.ok())
+      p->top = txd::MakeInterleave(std::vector<std::string>(paths, paths + npaths), cycle, block, start, place);
     return s;
   });
 }

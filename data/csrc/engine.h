@@ -14,7 +14,7 @@
 
 // Note [Native pipelines]
 // A chain of dataset nodes that the engine can run (sources of arrays, ranges and TFRecord files;
-// map and filter with traced functions; shuffle; batch; prefetch) is built here from the Python nodes'
+// map and filter with traced functions; shuffle; batch; prefetch; an interleave of TFRecord files) is built here from the Python nodes'
 // parameters and runs on the engine's threads: a prefetch drives the nodes below it from a thread
 // of its own, a parallel map runs its function calls on the engine's worker pool, and the Python
 // caller, waiting in a foreign call, does not hold the GIL. The functions are the traced

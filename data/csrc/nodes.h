@@ -39,6 +39,24 @@ std::unique_ptr<Iterator> MakeRange(int64_t start, int64_t step, int64_t size, T
 std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, int64_t next_file, bool open, int64_t offset,
                                        Place p);
 
+// The stamp slots of a TFRecord source.
+constexpr int kTFRecordSlots = 3;
+
+// An interleave's stamp: kInterleaveHead slots, then kInterleaveSlot per cycle slot (Note [Native
+// interleave] in interleave.cc).
+constexpr int kInterleaveHead = 4;
+constexpr int kInterleaveSlot = 2 + kTFRecordSlots;
+
+// Whether `start` (an interleave's stamp slots) is a position of `cycle` slots with blocks of `block`
+// over `npaths` names.
+bool InterleaveStartOk(const int64_t* start, int64_t npaths, int64_t cycle, int64_t block);
+
+// interleave of TFRecordDataset(name) over `paths`, `cycle` files at a time, `block` records from
+// each, from position `start` (its stamp slots, checked by InterleaveStartOk; Note [Native
+// interleave]).
+std::unique_ptr<Iterator> MakeInterleave(std::vector<std::string> paths, int64_t cycle, int64_t block,
+                                         const int64_t* start, Place p);
+
 // Per-element seeds of a function that calls tx.random (Note [Element seeds] in the package's
 // _seeds.py): element i's Philox key is Mix(seed0 ^ Mix(i)), passed after the element's components.
 struct Seeds {

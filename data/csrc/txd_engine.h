@@ -50,6 +50,11 @@ TXD_EXPORT int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int
                          int64_t index, char* err, int64_t errlen);
 TXD_EXPORT int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths,
                             int64_t next_file, int open, int64_t offset, char* err, int64_t errlen);
+/* interleave of TFRecordDataset(name) over the `npaths` file names `paths` (copied) as a source:
+ * `cycle` files at a time, `block` records from each, from `start` (its stamp slots; Note [Native
+ * interleave] in interleave.cc has the layout). */
+TXD_EXPORT int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
+                              int64_t block, const int64_t* start, char* err, int64_t errlen);
 
 /* The transformations, each over the node added before it; a `seeded` function takes per-element
  * seeds derived from `seed0` after the element (nodes.h). */

@@ -265,3 +265,54 @@ NATIVE_SHUFFLES = {
     "shuffle_one": lambda D, T: D.range(9).shuffle(1, seed=15).map(lambda x: -x),
 }
 RANDOM.update(NATIVE_SHUFFLES)
+
+
+_RECORD_COUNTS = (7, 0, 3, 12, 5, 1, 9)  # records per file: an empty file, short and long ones
+
+
+def record_files():
+    """TFRecord files of _RECORD_COUNTS records each (b"file-record"), written once per process."""
+    import tensorflux_data as txd
+    paths = [os.path.join(_CACHE_DIR, "records-%d.tfrecord" % f) for f in range(len(_RECORD_COUNTS))]
+    if not os.path.exists(paths[-1]):
+        for f, (path, n) in enumerate(zip(paths, _RECORD_COUNTS)):
+            with txd.io.TFRecordWriter(path + ".tmp") as w:
+                for r in range(n):
+                    w.write(b"%d-%d" % (f, r))
+            os.replace(path + ".tmp", path)
+    return paths
+
+
+def tfrecord_class(D):
+    """TFRecordDataset of the library whose Dataset class is ``D``."""
+    if D.__module__.startswith("tensorflow"):
+        import tensorflow as tf
+        return tf.data.TFRecordDataset
+    import tensorflux_data as txd
+    return txd.TFRecordDataset
+
+
+def interleave_records(D, cycle_length, block_length, **kwargs):
+    """The records of record_files() read by interleave(lambda f: TFRecordDataset(f), ...)."""
+    records = tfrecord_class(D)
+    return D.from_tensor_slices(record_files()).interleave(lambda f: records(f), cycle_length=cycle_length,
+                                                           block_length=block_length, **kwargs)
+
+
+# Interleaves of TFRecord files in chains the native engine runs (Note [Native interleave]): cycles
+# shorter and longer than the file count, blocks longer than files, the parallel deterministic
+# interleave, list_files, and the training chain's shuffle, batch, map and prefetch above.
+NATIVE_INTERLEAVES = {
+    "interleave_records_c3_b2": lambda D, T: interleave_records(D, 3, 2),
+    "interleave_records_c1_b1": lambda D, T: interleave_records(D, 1, 1).map(T.strings.length),
+    "interleave_records_c10_b4_batch": lambda D, T: interleave_records(D, 10, 4).batch(5),
+    "interleave_records_parallel_batch_map": lambda D, T: interleave_records(D, 4, 1, num_parallel_calls=4).batch(
+        3).map(T.strings.length),
+    "interleave_records_list_files_prefetch": lambda D, T: D.list_files(
+        os.path.join(os.path.dirname(record_files()[0]), "records-*.tfrecord"), shuffle=False).interleave(
+        lambda f: tfrecord_class(D)(f), cycle_length=2, block_length=3, num_parallel_calls=T.data.AUTOTUNE,
+        deterministic=True).prefetch(2),
+    "interleave_records_shuffle_batch_map": lambda D, T: interleave_records(D, 3, 1, num_parallel_calls=2).shuffle(
+        10, seed=21).batch(4).map(T.strings.length),
+}
+RANDOM.update(NATIVE_INTERLEAVES)

@@ -6,12 +6,13 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import NATIVE_SHUFFLES, PIPELINES, SEEDED, assert_same_elements, flat_values
+from pipelines import NATIVE_INTERLEAVES, NATIVE_SHUFFLES, PIPELINES, SEEDED, assert_same_elements, flat_values
 
 CASES = {name: PIPELINES[name] for name in ("map_parallel", "interleave", "interleave_parallel",
                                             "interleave_parallel_nested")}
 CASES.update(SEEDED)
 CASES.update(NATIVE_SHUFFLES)
+CASES.update(NATIVE_INTERLEAVES)
 
 
 def _bytes_at(build, threads, debug=False):

@@ -10,7 +10,8 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import ERRORS, NATIVE_SHUFFLES, PIPELINES, RANDOM, assert_same_elements, flat_values, kinds, outcomes
+from pipelines import (ERRORS, NATIVE_INTERLEAVES, NATIVE_SHUFFLES, PIPELINES, RANDOM, assert_same_elements,
+                       flat_values, interleave_records, kinds, outcomes, record_files)
 from tensorflux_data import _native, _seeds, _state
 
 X = np.arange(120, dtype=np.float32).reshape(40, 3)
@@ -321,7 +322,14 @@ _NO_READ_AHEAD = {"shuffle_map_batch", "shuffle_larger_than_input", "shuffle_twi
 @pytest.mark.parametrize("saver", ["native", "python"])
 @pytest.mark.parametrize("name", sorted(NATIVE_SHUFFLES))
 def test_shuffle_states_move_between_the_engines(name, saver, restorer):
-    build = NATIVE_SHUFFLES[name]
+    # (a repeat makes its native stage per epoch)
+    native = restorer == "native" and (saver == "native" or name in _NO_READ_AHEAD) and name != "shuffle_map_repeat"
+    _check_states_move(NATIVE_SHUFFLES[name], saver, restorer, native)
+
+
+def _check_states_move(build, saver, restorer, resumes_natively):
+    """States of ``build``'s pipeline saved by the ``saver`` engine at positions through an epoch
+    resume in the ``restorer`` engine with the rest of the epoch (natively when ``resumes_natively``)."""
     full = _elements(iter(_engine(build(txd.Dataset, tx), True)))
     assert_same_elements(_elements(iter(_python_only(build(txd.Dataset, tx)))), full)
     for k in _positions(len(full)):
@@ -329,8 +337,8 @@ def test_shuffle_states_move_between_the_engines(name, saver, restorer):
         head = [flat_values(tx.nest, next(it)) for _ in range(k)]
         resumed = iter(_engine(build(txd.Dataset, tx), restorer == "native"))
         resumed.restore(it.save())
-        if restorer == "native" and (saver == "native" or name in _NO_READ_AHEAD) and name != "shuffle_map_repeat":
-            assert not _native_below(resumed._root).in_python  # (a repeat makes its native stage per epoch)
+        if resumes_natively:
+            assert not _native_below(resumed._root).in_python, k
         assert_same_elements(head + _elements(resumed), full)
         assert_same_elements(head + _elements(it), full)  # the saving iterator goes on undisturbed
 
@@ -486,3 +494,148 @@ def test_a_restored_buffer_that_does_not_fit_the_elements_resumes_in_python():
         except Exception as e:  # noqa: BLE001 (whatever the Python engine raises, both raise it)
             return type(e)
     assert outcome(resumed) == outcome(python)
+
+
+# ---------------------------------------------------------------------------------------------
+# interleave of TFRecord files (Note [Native interleave] in csrc/interleave.cc)
+
+
+def _records_of(it):
+    return [r.numpy() for r in it]
+
+
+def test_the_tfrecord_training_chain_runs_natively_to_its_end():
+    ds = interleave_records(txd.Dataset, 4, 2, num_parallel_calls=txd.AUTOTUNE).shuffle(16, seed=3).batch(4).map(
+        tx.strings.length).prefetch(txd.AUTOTUNE)
+    it = iter(ds)
+    native = _native_below(it._root)
+    assert native.kinds == ["interleave", "shuffle", "batch", "map", "prefetch"]
+    lengths = [int(v) for b in it for v in b.numpy()]
+    assert not native.in_python and len(lengths) == 37
+    rows = {r["node"]: r for r in txd.experimental.stats(it)}
+    assert rows["interleave"]["elements"] == 37
+
+
+def _gzip_records(f):
+    return txd.TFRecordDataset(f, compression_type="GZIP")
+
+
+# Interleaves the engine leaves to the Python engine: not TFRecordDataset(f) of the argument alone.
+OTHER_INTERLEAVES = {
+    "compressed": lambda: _gzip_records,
+    "mapped_records": lambda: lambda f: txd.TFRecordDataset(f).map(tx.strings.length),
+    "parallel_reads": lambda: lambda f: txd.TFRecordDataset([f, f], num_parallel_reads=2),
+    "another_file": lambda: lambda f: txd.TFRecordDataset(record_files()[0]),
+    "two_files": lambda: lambda f: txd.TFRecordDataset([f, f]),
+    "not_records": lambda: lambda f: txd.Dataset.from_tensors(f),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_INTERLEAVES))
+def test_other_interleaves_stay_in_python(name):
+    ds = txd.Dataset.from_tensor_slices(record_files()).interleave(OTHER_INTERLEAVES[name](), cycle_length=2)
+    assert _native_below(_root(ds.batch(2))) is None
+
+
+def test_a_nondeterministic_interleave_and_a_shuffled_file_list_stay_in_python():
+    files = txd.Dataset.from_tensor_slices(record_files())
+    nondeterministic = files.interleave(txd.TFRecordDataset, cycle_length=2, num_parallel_calls=2, deterministic=False)
+    shuffled = files.shuffle(4, seed=1).interleave(txd.TFRecordDataset, cycle_length=2)
+    for ds in (nondeterministic, shuffled):
+        assert _native_below(_root(ds.batch(2))) is None
+    o = txd.Options()
+    o.deterministic = False
+    by_option = files.interleave(txd.TFRecordDataset, cycle_length=2, num_parallel_calls=2).with_options(o)
+    assert _native_below(_root(by_option.batch(2))) is None
+
+
+@pytest.mark.parametrize("cycle,block", [(1, 1), (2, 1), (3, 2), (4, 3), (7, 1), (10, 4)])
+@pytest.mark.parametrize("parallel", [None, 3])
+def test_interleaved_records_come_in_tf_datas_order(cycle, block, parallel):
+    tf = pytest.importorskip("tensorflow")
+    kwargs = {} if parallel is None else {"num_parallel_calls": min(parallel, cycle)}
+    ds = interleave_records(txd.Dataset, cycle, block, **kwargs)
+    it = iter(ds)
+    assert _native_below(it._root).kinds == ["interleave"]
+    got = _records_of(it)
+    assert not _native_below(it._root).in_python
+    want = _records_of(interleave_records(tf.data.Dataset, cycle, block, **kwargs))
+    assert got == want and len(got) == 37
+
+
+# Saved by the Python engine, these hold no read-ahead (a sequential interleave, nothing buffered
+# above), so they resume in the native engine.
+_INTERLEAVE_NO_READ_AHEAD = {"interleave_records_c3_b2", "interleave_records_c1_b1", "interleave_records_c10_b4_batch"}
+
+
+@pytest.mark.parametrize("restorer", ["native", "python"])
+@pytest.mark.parametrize("saver", ["native", "python"])
+@pytest.mark.parametrize("name", sorted(NATIVE_INTERLEAVES))
+def test_interleave_states_move_between_the_engines(name, saver, restorer):
+    # (a shuffle buffer of records resumes in the Python engine)
+    native = restorer == "native" and (saver == "native" or name in _INTERLEAVE_NO_READ_AHEAD) and \
+        name != "interleave_records_shuffle_batch_map"
+    _check_states_move(NATIVE_INTERLEAVES[name], saver, restorer, native)
+
+
+def test_a_python_state_with_read_ahead_resumes_in_the_python_engine():
+    build = NATIVE_INTERLEAVES["interleave_records_parallel_batch_map"]
+    full = _elements(iter(_engine(build(txd.Dataset, tx), True)))
+    it = iter(_python_only(build(txd.Dataset, tx)))
+    head = [flat_values(tx.nest, next(it)) for _ in range(3)]
+    resumed = iter(_engine(build(txd.Dataset, tx), True))
+    resumed.restore(it.save())
+    assert_same_elements(head + _elements(resumed), full)
+
+
+def _corrupt_copy(tmp_path, src, keep):
+    """A copy of TFRecord file ``src`` whose bytes after the first ``keep`` records are garbage."""
+    data = open(src, "rb").read()
+    at = 0
+    for _ in range(keep):
+        (length,) = struct.unpack("<Q", data[at:at + 8])
+        at += 16 + length
+    path = str(tmp_path / ("corrupt-%d.tfrecord" % keep))
+    with open(path, "wb") as f:
+        f.write(data[:at] + b"\x07" * 30)
+    return path
+
+
+def _bad_files(tmp_path):
+    """record_files() with file 3 corrupt after 4 records, a missing file and file 6 corrupt at once."""
+    files = list(record_files())
+    files[3] = _corrupt_copy(tmp_path, files[3], 4)
+    files[6] = _corrupt_copy(tmp_path, files[6], 0)
+    files.insert(5, str(tmp_path / "missing.tfrecord"))
+    return files
+
+
+BAD_INTERLEAVES = {
+    "sequential": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        txd.TFRecordDataset, cycle_length=3, block_length=2),
+    "parallel": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        txd.TFRecordDataset, cycle_length=3, block_length=2, num_parallel_calls=3),
+    "ignore_errors_batch": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        txd.TFRecordDataset, cycle_length=2, block_length=1).ignore_errors().batch(3),
+    "batch_map": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        txd.TFRecordDataset, cycle_length=4, block_length=3).batch(2).map(tx.strings.length),
+}
+
+
+@pytest.mark.parametrize("restorer", [True, False], ids=["to_native", "to_python"])
+@pytest.mark.parametrize("saver", [True, False], ids=["native", "python"])
+@pytest.mark.parametrize("name", sorted(BAD_INTERLEAVES))
+def test_corrupt_and_missing_files_give_the_python_engines_errors_at_every_position(name, saver, restorer, tmp_path):
+    files = _bad_files(tmp_path)
+    build = BAD_INTERLEAVES[name]
+    assert _native_below(_root(build(files))) is not None
+    full = _outcomes(iter(_engine(build(files), True)), 80)
+    assert full == _outcomes(iter(_python_only(build(files))), 80)
+    errors = {r[1] for r in full if r[0] == "error"}
+    assert errors == ({tx.errors.DataLossError, tx.errors.NotFoundError} if name != "ignore_errors_batch" else set())
+    for k in range(0, len(full) + 1, 1 if saver == restorer else 3):
+        it = iter(_engine(build(files), saver))
+        head = _outcomes(it, k)
+        resumed = iter(_engine(build(files), restorer))
+        resumed.restore(it.save())
+        assert head + _outcomes(resumed, 80 - k) == full, k

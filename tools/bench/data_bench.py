@@ -157,19 +157,28 @@ def bench_tfrecord_read():
     return report(f"data: TFRecord read, batch {BATCH} ({N:,} records of 53 bytes)", "s", 1.0, ours, theirs)
 
 
-def _example_records(path):
-    """Writes N small tf.train.Example records (tx.train.Example, TensorFlow's wire format)."""
+def _example_records(*paths):
+    """Writes N small tf.train.Example records (tx.train.Example, TensorFlow's wire format), record i
+    to paths[i % len(paths)]."""
     import tensorflux as tx
     import tensorflux_data as txd
 
     rng = np.random.default_rng(1)
-    with txd.io.TFRecordWriter(path) as w:
-        for i in range(N):
-            w.write(tx.train.Example(features=tx.train.Features(feature={
-                "label": tx.train.Feature(int64_list=tx.train.Int64List(value=[i % 10])),
-                "x": tx.train.Feature(float_list=tx.train.FloatList(value=rng.random(8).tolist())),
-                "tag": tx.train.Feature(bytes_list=tx.train.BytesList(value=[b"tag%d" % (i % 7)]))}))
-                .SerializeToString())
+    writers = [txd.io.TFRecordWriter(path) for path in paths]
+    for i in range(N):
+        writers[i % len(paths)].write(tx.train.Example(features=tx.train.Features(feature={
+            "label": tx.train.Feature(int64_list=tx.train.Int64List(value=[i % 10])),
+            "x": tx.train.Feature(float_list=tx.train.FloatList(value=rng.random(8).tolist())),
+            "tag": tx.train.Feature(bytes_list=tx.train.BytesList(value=[b"tag%d" % (i % 7)]))}))
+            .SerializeToString())
+    for w in writers:
+        w.close()
+
+
+def _example_spec(m):
+    """The features of _example_records for module ``m`` (tx or tf)."""
+    return {"label": m.io.FixedLenFeature([], m.int64), "x": m.io.FixedLenFeature([8], m.float32),
+            "tag": m.io.FixedLenFeature([], m.string)}
 
 
 def bench_tfrecord_parse():
@@ -179,17 +188,13 @@ def bench_tfrecord_parse():
     path = os.path.join(tempfile.mkdtemp(), "examples.tfrecord")
     _example_records(path)
 
-    def spec(m):
-        return {"label": m.io.FixedLenFeature([], m.int64), "x": m.io.FixedLenFeature([8], m.float32),
-                "tag": m.io.FixedLenFeature([], m.string)}
-
-    ds = txd.TFRecordDataset(path).batch(BATCH).map(lambda r: tx.io.parse_example(r, spec(tx))).prefetch(
+    ds = txd.TFRecordDataset(path).batch(BATCH).map(lambda r: tx.io.parse_example(r, _example_spec(tx))).prefetch(
         txd.AUTOTUNE)
     ours = median_seconds(lambda: sum(len(b["label"]) for b in ds), repeats=REPEATS, warmup=1)
     theirs = {"tf.data": None}
     tf = _tf()
     if tf is not None:
-        tds = tf.data.TFRecordDataset(path).batch(BATCH).map(lambda r: tf.io.parse_example(r, spec(tf)))
+        tds = tf.data.TFRecordDataset(path).batch(BATCH).map(lambda r: tf.io.parse_example(r, _example_spec(tf)))
         tds = tds.prefetch(tf.data.AUTOTUNE)
         theirs["tf.data"] = median_seconds(lambda: sum(len(b["label"]) for b in tds), repeats=REPEATS, warmup=1)
     row = report(f"data: TFRecord read + parse_example, batch {BATCH} ({N:,} Examples)", "s", 1.0, ours, theirs)
@@ -208,22 +213,18 @@ def bench_parse_example():
         for i in range(N)]
     batches = [np.array(records[i:i + BATCH], dtype=object) for i in range(0, N, BATCH)]
 
-    def spec(m):
-        return {"label": m.io.FixedLenFeature([], m.int64), "x": m.io.FixedLenFeature([8], m.float32),
-                "tag": m.io.FixedLenFeature([], m.string)}
-
     def epoch(parse, inputs):
         for b in inputs:
             parse(b)
 
     inputs = [tx.constant(b) for b in batches]
-    parse = tx.function(lambda r: tx.io.parse_example(r, spec(tx)))
+    parse = tx.function(lambda r: tx.io.parse_example(r, _example_spec(tx)))
     ours = median_seconds(lambda: epoch(parse, inputs), repeats=REPEATS, warmup=1) / N
     theirs = {"tf.function(tf.io.parse_example)": None}
     tf = _tf()
     if tf is not None:
         tf_inputs = [tf.constant(b) for b in batches]
-        tf_parse = tf.function(lambda r: tf.io.parse_example(r, spec(tf)))
+        tf_parse = tf.function(lambda r: tf.io.parse_example(r, _example_spec(tf)))
         theirs["tf.function(tf.io.parse_example)"] = median_seconds(
             lambda: epoch(tf_parse, tf_inputs), repeats=REPEATS, warmup=1) / N
     return report(f"data: parse_example in a function, batches of {BATCH} in memory ({N:,} Examples of "
@@ -254,6 +255,46 @@ def bench_interleave_files():
             lambda: epoch(tf.data.Dataset, tf.data.TFRecordDataset, tf.data.AUTOTUNE), repeats=REPEATS, warmup=1)
     return report(f"data: interleave over {files} TFRecord files, num_parallel_calls=AUTOTUNE, batch {BATCH} "
                   f"({N:,} records)", "s", 1.0, ours, theirs)
+
+
+INTERLEAVE_FILES = 8
+
+
+def _records_epoch(ds):
+    n = sum(len(b["label"]) for b in ds)
+    assert n == N, n
+    return n
+
+
+def bench_interleave_parse():
+    import tensorflux as tx
+    import tensorflux_data as txd
+
+    folder = tempfile.mkdtemp()
+    _example_records(*(os.path.join(folder, "part%d.tfrecord" % k) for k in range(INTERLEAVE_FILES)))
+    pattern = os.path.join(folder, "part*.tfrecord")
+
+    def pipeline(D, m, records, options=None):
+        ds = D.list_files(pattern, shuffle=False).interleave(lambda f: records(f), cycle_length=INTERLEAVE_FILES,
+                                                             num_parallel_calls=m.data.AUTOTUNE)
+        ds = ds.batch(BATCH).map(lambda r: m.io.parse_example(r, _example_spec(m)))
+        return ds if options is None else ds.with_options(options)
+
+    python_only = txd.Options()
+    python_only.experimental_optimization.native_engine = False
+    ours = median_seconds(lambda: _records_epoch(pipeline(txd.Dataset, tx, txd.TFRecordDataset)), repeats=REPEATS,
+                          warmup=1)
+    theirs = {"tensorflux-data Python engine": median_seconds(
+        lambda: _records_epoch(pipeline(txd.Dataset, tx, txd.TFRecordDataset, python_only)), repeats=1, warmup=0),
+        "tf.data": None}
+    tf = _tf()
+    if tf is not None:
+        theirs["tf.data"] = median_seconds(
+            lambda: _records_epoch(pipeline(tf.data.Dataset, tf, tf.data.TFRecordDataset)), repeats=REPEATS,
+            warmup=1)
+    return report(f"data: list_files, interleave(TFRecordDataset) over {INTERLEAVE_FILES} files, "
+                  f"num_parallel_calls=AUTOTUNE, batch {BATCH}, parse_example ({N:,} Examples)", "s", 1.0, ours,
+                  theirs)
 
 
 SUBS, PER_SUB, WAIT_S = 8, 500, 0.0005
@@ -324,7 +365,8 @@ def bench_loop_in_function():
 
 
 ALL = [bench_map_batch_prefetch, bench_shuffle_map_batch, bench_tfrecord_read, bench_tfrecord_parse,
-       bench_parse_example, bench_interleave_files, bench_interleave_io_waits, bench_loop_in_function]
+       bench_parse_example, bench_interleave_files, bench_interleave_parse, bench_interleave_io_waits,
+       bench_loop_in_function]
 
 
 if __name__ == "__main__":

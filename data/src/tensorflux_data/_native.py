@@ -5,8 +5,10 @@ csrc/engine.h; Note [Native segments] below)."""
 
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
-# filter or shuffle, or a batch of TFRecords): sources of numeric arrays, ranges and uncompressed
-# TFRecord files named by a list; map and filter whose traced functions are stateless and capture
+# filter, shuffle or interleave, or a batch of TFRecords): sources of numeric arrays, ranges and
+# uncompressed TFRecord files named by a list, and the interleave of TFRecordDataset(f) over a list
+# of file names f (found by calling its function on probe names; Note [Native interleave] in
+# csrc/interleave.cc); map and filter whose traced functions are stateless and capture
 # only numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing
 # as the Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
 # csrc/shuffle.cc); batch (with the map before it fused when the Python engine would fuse them);
@@ -14,10 +16,11 @@ csrc/engine.h; Note [Native segments] below)."""
 # Python iterators of the same nodes would save at the same position, written from the stamp of the
 # last element handed out, so states restore in either engine. A restored state whose buffers hold
 # elements other than a shuffle's numeric ones of its element spec (saved by the Python engine
-# mid-batch, say, or a shuffle buffer of TFRecord strings), any error the engine reports, and debug
-# mode run the same nodes in the Python engine instead, from the same position, so every error is
-# raised (or skipped by ignore_errors) exactly as there. Functions are pure, so the elements in
-# flight when the engine stopped are computed again, with the same values.
+# mid-batch, say, a shuffle buffer of TFRecord strings, or an interleave's read-ahead), any error
+# the engine reports, and debug mode run the same nodes in the Python engine instead, from the
+# same position, so every error is raised (or skipped by ignore_errors) exactly as there. Functions
+# are pure, so the elements in flight when the engine stopped are computed again, with the same
+# values.
 
 import ctypes
 import os
@@ -61,6 +64,7 @@ class _Engine:
             "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
             "txd_range": (i32, [vp, i32, i32, i64, i64, i64, i32, i64, c_err, i64]),
             "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i32, i64, c_err, i64]),
+            "txd_interleave": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i64, pi64, c_err, i64]),
             "txd_map": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i32, i32, i64, i32, i64, c_err, i64]),
             "txd_filter": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i64, c_err, i64]),
             "txd_batch": (i32, [vp, i32, i64, i32, c_err, i64]),
@@ -217,8 +221,9 @@ def _fits(element_spec, element):
     return all(_numeric(a) for a in element)
 
 
-def _source_step(node):
+def _source_step(node, ctx):
     from tensorflux_data._files import _TFRecordFiles
+    from tensorflux_data._interleave import InterleaveDataset
     from tensorflux_data._sources import RangeDataset, TensorSlicesDataset
     t = type(node)
     if t is TensorSlicesDataset:
@@ -228,8 +233,58 @@ def _source_step(node):
         if node._np_dtype in (np.int32, np.int64):
             return _Step("range", node, 1)
     elif t is _TFRecordFiles and not node._wbits and type(node._inputs[0]) is TensorSlicesDataset:
-        return _Step("tfrecord", node, 3)
+        return _Step("tfrecord", node, _TFRECORD_SLOTS)
+    elif t is InterleaveDataset and _names_source(node._inputs[0]) and _interleaves_tfrecords(node) and \
+            (ctx.deterministic if node._deterministic is None else bool(node._deterministic)):
+        return _Step("interleave", node, _INTERLEAVE_HEAD + _INTERLEAVE_SLOT * node._cycle)
     return None
+
+
+# Note [Native interleave] in csrc/interleave.cc; the stamp layout's sizes (nodes.h has the same).
+_TFRECORD_SLOTS = 3
+_INTERLEAVE_HEAD = 4
+_INTERLEAVE_SLOT = 2 + _TFRECORD_SLOTS
+_PROBE_NAMES = (b"txd-interleave-probe-0", b"txd-interleave-probe-1")  # no file has these names
+
+
+def _names_source(node):
+    """Whether ``node`` is slices of one vector of byte-string file names."""
+    from tensorflux_data._sources import TensorSlicesDataset
+    if type(node) is not TensorSlicesDataset or len(node._arrays) != 1:
+        return False
+    a = node._arrays[0]
+    return a.ndim == 1 and a.dtype == object and all(isinstance(x, bytes) and _utf8(x) for x in a.tolist())
+
+
+def _utf8(name):
+    """Whether ``name`` decodes as the Python engine opens it (other names keep its error)."""
+    try:
+        name.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _interleaves_tfrecords(node):
+    """Whether interleave ``node``'s map_func returns TFRecordDataset(f) of its argument f: one
+    uncompressed file read in order (checked on two probe names; remembered on the node)."""
+    known = getattr(node, "_native_tfrecords", None)
+    if known is None:
+        known = node._native_tfrecords = all(_reads_file(node, name) for name in _PROBE_NAMES)
+    return known
+
+
+def _reads_file(node, name):
+    from tensorflux_data._files import _TFRecordFiles
+    from tensorflux_data._sources import TensorSlicesDataset
+    try:
+        ds = node._dataset_for((np.array(name, object),))
+    except Exception:  # noqa: BLE001 (map_func fails on a probe: not this case)
+        return False
+    if type(ds) is not _TFRecordFiles or ds._wbits:
+        return False
+    names = ds._inputs[0]
+    return type(names) is TensorSlicesDataset and len(names._arrays) == 1 and names._arrays[0].tolist() == [name]
 
 
 def _chain(top, ctx):
@@ -259,7 +314,7 @@ def _chain(top, ctx):
         elif t is FilterDataset and function_ok(node._fn):
             steps.append(_Step("filter", node, 1))
         else:
-            source = _source_step(node)
+            source = _source_step(node, ctx)
             if source is None:
                 return None
             steps.append(source)
@@ -267,7 +322,8 @@ def _chain(top, ctx):
         node = node._inputs[0]
     steps.reverse()
     kinds = {s.kind for s in steps}
-    if not kinds & {"map", "fused_map", "filter", "shuffle"} and not (steps[0].kind == "tfrecord" and "batch" in kinds):
+    worth = {"map", "fused_map", "filter", "shuffle", "interleave"}
+    if not kinds & worth and not (steps[0].kind == "tfrecord" and "batch" in kinds):
         return None  # nothing worth moving (Note [Native segments])
     slot = 0
     for s in steps:
@@ -317,13 +373,9 @@ def _write_state(steps, stamp, w, shuffles):
         elif s.kind in ("slices", "range"):
             w.put("index", int(v[0]))
         elif s.kind == "tfrecord":
-            next_file, is_open, offset = (int(x) for x in v)
-            w.put_results("pending", [])
-            w.put("open", bool(is_open))
-            if is_open:
-                w.put("path", np.array(_paths(s.node)[next_file - 1], object))
-                w.put("offset", offset)
-            w.child("input").put("index", next_file)
+            _write_tfrecord(w, _paths(s.node), v)
+        elif s.kind == "interleave":
+            _write_interleave(w, s.node, v)
         w = w.child("input")
 
 
@@ -355,19 +407,107 @@ def _read_state(steps, r):
             shuffles[i] = (key, buffer)
         elif s.kind in ("slices", "range"):
             stamp[at] = r.get_int("index")
-        elif s.kind == "tfrecord":
-            if r.get_results("pending"):
+        elif s.kind in ("tfrecord", "interleave"):
+            v = (_read_tfrecord if s.kind == "tfrecord" else _read_interleave)(r, s.node)
+            if v is None:
                 return None
-            is_open, next_file, paths = bool(r.get("open")), r.child("input").get_int("index"), _paths(s.node)
-            if is_open and not (1 <= next_file <= len(paths) and r.get("path").item() == paths[next_file - 1]):
-                return None
-            stamp[at:at + 3] = [next_file, int(is_open), r.get_int("offset") if is_open else 0]
+            stamp[at:at + s.width] = v
         r = r.child("input")
     return stamp, shuffles
 
 
 def _paths(node):
     return [bytes(p) for p in node._inputs[0]._arrays[0].tolist()]
+
+
+def _write_tfrecord(w, paths, v):
+    """The TFRecord files iterator's state over ``paths`` at its stamp slots ``v``."""
+    next_file, is_open, offset = (int(x) for x in v)
+    w.put_results("pending", [])
+    w.put("open", bool(is_open))
+    if is_open:
+        w.put("path", np.array(paths[next_file - 1], object))
+        w.put("offset", offset)
+    w.child("input").put("index", next_file)
+
+
+def _read_tfrecord(r, node, paths=None):
+    """The stamp slots of a TFRecord files iterator's state (over ``paths``, default ``node``'s); None
+    with an error pending or a position not in those files."""
+    paths = _paths(node) if paths is None else paths
+    if r.get_results("pending"):
+        return None
+    is_open, next_file = bool(r.get("open")), r.child("input").get_int("index")
+    if not 0 <= next_file <= len(paths):
+        return None
+    if is_open and not (next_file >= 1 and r.get("path").item() == paths[next_file - 1]):
+        return None
+    return [next_file, int(is_open), r.get_int("offset") if is_open else 0]
+
+
+def _write_interleave(w, node, v):
+    """The interleave iterator's state (no read-ahead) at its stamp slots ``v`` (Note [Native
+    interleave] in csrc/interleave.cc)."""
+    names = node._inputs[0]._arrays[0]
+    cycle_index, block_index, opened, ended = (int(x) for x in v[:_INTERLEAVE_HEAD])
+    for name, value in (("cycle_index", cycle_index), ("block_index", block_index), ("opened", opened)):
+        w.put(name, value)
+    w.put("input_done", bool(ended))
+    w.put("end_of_input", bool(ended))
+    for i in range(node._cycle):
+        at = _INTERLEAVE_HEAD + _INTERLEAVE_SLOT * i
+        is_open, index = int(v[at]), int(v[at + 1])
+        w.put("slot%d.open" % i, bool(is_open))
+        if is_open:
+            r = w.child("slot%d" % i)
+            r.put("open", True)
+            r.put_element("element", (names[index, ...],))
+            r.put("index", index)
+            r.put_results("items", [])
+            r.put("ended", False)
+            _write_tfrecord(r.child("iterator"), [bytes(names[index])], v[at + 2:at + _INTERLEAVE_SLOT])
+    w.put("futures", 0)
+    w.child("input").put("index", opened)
+
+
+def _read_reader(r, names):
+    """[name index] + TFRecord stamp slots of an interleave reader's state; None when it holds items
+    read ahead or its end, or is not at a position of its file."""
+    index = r.get_int("index")
+    if not 0 <= index < len(names) or r.get_results("items") or bool(r.get("ended")):
+        return None
+    element = r.get_element("element")
+    if len(element) != 1 or np.asarray(element[0]).item() != names[index]:
+        return None
+    file = _read_tfrecord(r.child("iterator"), None, [names[index]])
+    return None if file is None else [index] + file
+
+
+def _read_interleave(r, node):
+    """The stamp slots of an interleave iterator's state; None when it holds items read ahead, or
+    futures other than fresh readers of the next names (those are given back to the input)."""
+    names, cycle = _paths(node), node._cycle
+    opened = r.get_int("opened")
+    if r.child("input").get_int("index") != opened:
+        return None
+    futures = [r.child("future%d" % k) for k in range(r.get_int("futures"))]
+    opened -= len(futures)
+    for k, f in enumerate(futures):
+        if not bool(f.get("open")) or _read_reader(f, names) != [opened + k, 0, 0, 0]:
+            return None
+    ended = bool(r.get("end_of_input")) and not futures
+    v = [r.get_int("cycle_index"), r.get_int("block_index"), opened, int(ended)]
+    if not (0 <= v[0] < cycle and 0 <= v[1] < node._block and 0 <= opened <= len(names)):
+        return None
+    for i in range(cycle):
+        slot = [0] * _INTERLEAVE_SLOT
+        if bool(r.get("slot%d.open" % i)):
+            reader = _read_reader(r.child("slot%d" % i), names)
+            if reader is None or reader[0] >= opened:
+                return None
+            slot = [1] + reader
+        v += slot
+    return v
 
 
 # ---------------------------------------------------------------------------------------------
@@ -443,6 +583,10 @@ class NativeIterator(NodeIterator):
                 paths = _paths(n)
                 rc = lib.txd_tfrecord(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), v[0], v[1],
                                       v[2], err, _ERR)
+            elif s.kind == "interleave":
+                paths = _paths(n)
+                rc = lib.txd_interleave(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), n._cycle,
+                                        n._block, _int_array(ctypes.c_int64, v), err, _ERR)
             elif s.kind == "map":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
                 rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, 0, 0, v[0], err,
