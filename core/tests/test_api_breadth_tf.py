@@ -368,3 +368,25 @@ def test_recompute_grad_and_grad_pass_through_in_graphs(sess):
     got, got_z = sess.run([g, gz])
     np.testing.assert_allclose(got, np.cos(xv) * xv + np.sin(xv), rtol=1e-5)
     np.testing.assert_array_equal(got_z, [2.0, 2.0])
+
+
+@eager
+def test_scatter_nd_methods_sparse_read_and_gather_nd_match_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    got = {}
+    for m in (tf, tx):
+        v = m.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        r = [v.scatter_nd_update([[1, 0], [2, 1]], [9.0, 8.0]).numpy().tolist(),
+             v.scatter_nd_add([[0], [0]], [[1.0, 1.0], [2.0, 2.0]]).numpy().tolist(),  # repeated: both added
+             v.scatter_nd_sub([[2]], [[1.0, 1.0]]).numpy().tolist(),
+             v.sparse_read([2, 0]).numpy().tolist(), v.gather_nd([[0, 1], [2, 0]]).numpy().tolist()]
+
+        @m.function
+        def add_in_function():
+            v.scatter_nd_add([[1, 1]], [10.0])
+            return v.read_value()
+
+        r.append(add_in_function().numpy().tolist())
+        r.append(v.numpy().tolist())
+        got[m.__name__] = r
+    assert got["tensorflux"] == got["tensorflow"]

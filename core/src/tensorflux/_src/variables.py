@@ -278,6 +278,31 @@ class Variable(TensorLike):
         """Subtracts ``delta``; returns the new value (or the op with read_value=False)."""
         return self._update(gen_ops.assign_sub_variable_op, delta, "assign_sub", read_value, name)
 
+    def _scatter_nd(self, op_fn, indices, updates, name):
+        value = op_fn(self.read_value(), convert_to_tensor(indices), convert_to_tensor(updates, dtype=self.dtype))
+        return self.assign(value, name=name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Sets the elements or slices at ``indices`` (as tx.tensor_scatter_nd_update) to ``updates``;
+        returns the new value."""
+        return self._scatter_nd(gen_ops.tensor_scatter_update, indices, updates, name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """Adds ``updates`` at ``indices`` (repeated indices add up); returns the new value."""
+        return self._scatter_nd(gen_ops.tensor_scatter_add, indices, updates, name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        """Subtracts ``updates`` at ``indices`` (repeated indices add up); returns the new value."""
+        return self._scatter_nd(gen_ops.tensor_scatter_sub, indices, updates, name)
+
+    def sparse_read(self, indices, name=None):
+        """The rows of the value at ``indices`` (a gather along the first axis)."""
+        return gen_ops.resource_gather(self._handle, convert_to_tensor(indices), dtype=self.dtype, name=name)
+
+    def gather_nd(self, indices, name=None):
+        """The elements or slices of the value at ``indices`` (as tx.gather_nd)."""
+        return gen_ops.gather_nd(self.read_value(), convert_to_tensor(indices), name=name)
+
     def is_initialized(self, name=None):
         """A bool tensor: whether the variable holds a value."""
         return gen_ops.var_is_initialized_op(self._handle, name=name)
