@@ -51,6 +51,10 @@ PIPELINES = {
     "choose_from_datasets": lambda D, T: D.choose_from_datasets(
         [D.range(4), D.range(10, 13).map(lambda x: x * 2), D.range(20, 30)],
         D.from_tensor_slices(np.array([0, 1, 1, 2, 0, 1, 1, 0, 2, 2], np.int64))),
+    "choose_until_all_ended": lambda D, T: D.choose_from_datasets(  # an infinite choice dataset
+        [D.range(3), D.range(10, 12)], D.from_tensor_slices(np.array([0, 1, 1], np.int64)).repeat(),
+        stop_on_empty_dataset=False),
+    "counter": lambda D, T: D.counter(3, 2).take(5),
     "choose_from_datasets_skipping": lambda D, T: D.choose_from_datasets(
         [D.range(2), D.range(10, 13)], D.from_tensor_slices(np.array([0, 0, 0, 1, 0, 1, 1, 1, 0], np.int64)),
         stop_on_empty_dataset=False),

@@ -122,7 +122,7 @@ class ConcatenateDataset(Dataset):
 
 class _ChooseIterator(NodeIterator):
     """Each element of the choice dataset picks the input that gives the next element; an input that
-    ended ends the output (stop_on_empty) or makes its choices skipped."""
+    ended ends the output (stop_on_empty) or makes its choices skipped, until all have ended."""
 
     def __init__(self, node, ctx):
         self._node = node
@@ -144,7 +144,7 @@ class _ChooseIterator(NodeIterator):
             if x is not END:
                 return x
             self._empty[i] = True
-            if self._node._stop_on_empty:
+            if self._node._stop_on_empty or all(self._empty):  # all ended: no choice can give more
                 self._ended = True
         return END
 

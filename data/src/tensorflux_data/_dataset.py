@@ -1,6 +1,8 @@
 """`Dataset`: tf.data's API over the pipeline model of _base.py. Each method returns a new node;
 the node classes live in the modules named by the lazy imports."""
 
+import numpy as np
+
 import tensorflux as tx
 
 from tensorflux_data import _in_graph, _options
@@ -68,6 +70,13 @@ class Dataset(DatasetNode):
         if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
             datasets = datasets[0]
         return ZipDataset(datasets)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=tx.int64, name=None):
+        """``start, start + step, ...`` without end, as scalars of ``dtype``."""
+        kind = tx.as_dtype(dtype).as_numpy_dtype
+        first, delta = np.array(start, kind), np.array(step, kind)
+        return Dataset.from_tensors(np.array(0, np.int64)).repeat().scan(first, lambda s, _: (s + delta, s))
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
