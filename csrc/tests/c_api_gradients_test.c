@@ -107,10 +107,19 @@ static void test_options_and_errors(void) {
   TX_AddGradientsWithOptions(m.g, NULL, &m.loss, 1, xs, 1, NULL, &pred, 1, TX_UNCONNECTED_ZERO, dx, s);
   CHECK_OK(s);
   CHECK(dx[0].oper != NULL && strcmp(TX_OperationOpType(dx[0].oper), "ZerosLike") == 0);
-  /* Integer ys, dy of the wrong dtype, outputs from another graph, a bad index, bad options. */
+  /* An integer y contributes nothing, as in TensorFlow (Note [Integer targets]); its dy is unchecked. */
   TX_Output axes = {TX_GraphOperationByName(m.g, "axes"), 0};
   TX_AddGradients(m.g, NULL, &axes, 1, &m.w, 1, NULL, dx, s);
-  CHECK_ERR(s, TX_INVALID_ARGUMENT, "int32");
+  CHECK_OK(s);
+  CHECK(dx[0].oper == NULL);
+  TX_Output ys[2] = {axes, m.loss}, dys[2] = {m.loss, axes};
+  TX_AddGradients(m.g, NULL, ys, 2, &m.w, 1, NULL, dx, s);
+  CHECK_OK(s);
+  CHECK(dx[0].oper != NULL);
+  TX_AddGradientsWithOptions(m.g, NULL, ys, 1, &m.w, 1, dys, NULL, 0, TX_UNCONNECTED_ZERO, dx, s);
+  CHECK_OK(s);
+  CHECK(dx[0].oper != NULL && strcmp(TX_OperationOpType(dx[0].oper), "ZerosLike") == 0);
+  /* dy of the wrong dtype, outputs from another graph, a bad index, bad options. */
   TX_AddGradients(m.g, NULL, &m.loss, 1, &m.w, 1, &axes, dx, s);
   CHECK_ERR(s, TX_INVALID_ARGUMENT, "grad_ys[0]");
   TX_Graph* other = TX_NewGraph();

@@ -170,11 +170,8 @@ Status CheckGradientArgs(const std::vector<EagerTensor>& targets, const std::vec
                            " targets");
   for (size_t i = 0; i < targets.size(); ++i) {
     const Tensor& y = targets[i].tensor;
-    if (!IsDifferentiableType(y.dtype()))
-      return InvalidArgument("gradient: targets[", i, "] has type ", DataTypeString(y.dtype()),
-                             "; only floating-point and complex tensors can be differentiated");
     const EagerTensor* g = output_gradients.empty() ? nullptr : output_gradients[i];
-    if (g == nullptr) continue;
+    if (g == nullptr || !IsDifferentiableType(y.dtype())) continue;  // Note [Integer targets]
     if (g->tensor.dtype() != y.dtype())
       return InvalidArgument("gradient: output_gradients[", i, "] has type ", DataTypeString(g->tensor.dtype()),
                              " but targets[", i, "] has type ", DataTypeString(y.dtype()));
@@ -208,7 +205,8 @@ Status Backprop(EagerContext* ctx, std::vector<std::shared_ptr<const TapeRecord>
     if (on_path[i])
       for (const EagerTensor& out : recs[i]->outputs) w.from_source.insert(out.id);
   }
-  for (const EagerTensor& y : targets) w.to_target.insert(y.id);
+  for (const EagerTensor& y : targets)
+    if (IsDifferentiableType(y.tensor.dtype())) w.to_target.insert(y.id);  // Note [Integer targets]
   for (int i = n - 1; i >= 0; --i) {
     if (!on_path[i]) continue;
     bool feeds_target = false;
@@ -220,6 +218,7 @@ Status Backprop(EagerContext* ctx, std::vector<std::shared_ptr<const TapeRecord>
 
   for (size_t i = 0; i < targets.size(); ++i) {
     if (w.from_source.count(targets[i].id) == 0) continue;  // no source reaches it
+    if (!IsDifferentiableType(targets[i].tensor.dtype())) continue;
     b.SetDevice(targets[i].device);
     const EagerTensor* dy = output_gradients.empty() ? nullptr : output_gradients[i];
     GValue g = dy != nullptr ? b.Wrap(*dy) : scope.OnesLike(b.Wrap(targets[i]));

@@ -93,6 +93,12 @@ class GradientRegistry {
 // True for the element types gradients flow through (floating and complex, and variant TensorLists).
 bool IsDifferentiableType(DataType dt);
 
+// Note [Integer targets]
+// A y (a target) of a type gradients do not flow through contributes nothing, as in TensorFlow
+// (tf.gradients backpropagates nothing from it; GradientTape.gradient warns and returns None): both
+// AddSymbolicGradients and the tape's Backprop skip it, with its grad_ys / output_gradients entry
+// unchecked, so an x that only such ys depend on is unconnected (None, or zeros on request).
+
 struct GradientRegistrar {
   GradientRegistrar(const char* op, GradFn fn) { GradientRegistry::Global()->Register(op, fn); }
 };

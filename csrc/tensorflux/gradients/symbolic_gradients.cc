@@ -29,10 +29,7 @@ Status Validate(const Graph* graph, const std::vector<Endpoint>& ys, const std::
   for (size_t i = 0; i < ys.size(); ++i) {
     TX_RETURN_IF_ERROR(CheckEndpoint(graph, ys[i], "ys", i));
     const DataType t = ys[i].node->output_type(ys[i].index);
-    if (!IsDifferentiableType(t))
-      return InvalidArgument("gradients: ys[", i, "] ", Describe(ys[i]), " has type ", DataTypeString(t),
-                             "; only floating-point and complex tensors can be differentiated");
-    if (opts.grad_ys.empty()) continue;
+    if (!IsDifferentiableType(t) || opts.grad_ys.empty()) continue;  // Note [Integer targets]
     const Endpoint& g = opts.grad_ys[i];
     TX_RETURN_IF_ERROR(CheckEndpoint(graph, g, "grad_ys", i));
     const DataType gt = g.node->output_type(g.index);
@@ -79,6 +76,7 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
   for (const Endpoint& s : opts.stop_gradients) stop[s.node->id()] = 1;
   int max_y = -1, min_x = n;
   for (const Endpoint& y : ys) {
+    if (!IsDifferentiableType(y.node->output_type(y.index))) continue;  // Note [Integer targets]
     to_y[y.node->id()] = 1;
     max_y = std::max(max_y, y.node->id());
   }
@@ -104,6 +102,7 @@ Status AddSymbolicGradients(Graph* graph, const std::string& prefix, const std::
   GradScope scope(&b);
   std::unordered_map<int64_t, std::vector<GValue>> pending;
   for (size_t i = 0; i < ys.size(); ++i) {
+    if (!IsDifferentiableType(ys[i].node->output_type(ys[i].index))) continue;
     b.SetScope("grad_ys_" + std::to_string(i), ys[i].node->requested_device());
     GValue g = opts.grad_ys.empty() ? scope.OnesLike(b.Wrap(ys[i])) : b.Wrap(opts.grad_ys[i]);
     pending[Key(ys[i])].push_back(g);

@@ -15,7 +15,7 @@ from tensorflux._src.generated import gen_ops
 from tensorflux._src.nest import flatten, pack_sequence_as
 from tensorflux._src.eager_tensor import EagerTensor
 from tensorflux._src.func_graph import FuncGraph
-from tensorflux._src.gradients_impl import UnconnectedGradients, differentiable, gradients
+from tensorflux._src.gradients_impl import UnconnectedGradients, gradients
 from tensorflux._src.variables import Variable, trainable_variables, variable_by_handle_id
 from tensorflux._src.graph import get_default_graph
 from tensorflux._src.constant_op import constant, convert_to_tensor
@@ -201,10 +201,6 @@ class GradientTape:
             if len(og) != len(targets):
                 raise ValueError("GradientTape.gradient: got %d output_gradients for %d targets"
                                  % (len(og), len(targets)))
-        # Targets of integer (or other non-differentiable) dtypes contribute nothing, as in TensorFlow.
-        keep = [i for i, t in enumerate(targets) if differentiable(t.dtype)]
-        targets = [targets[i] for i in keep]
-        og = None if og is None else [og[i] for i in keep]
         unconnected = UnconnectedGradients(unconnected_gradients)
         grads = _c.tape_gradient(tape, targets, handles, og, 1 if unconnected == UnconnectedGradients.ZERO else 0)
         return pack_sequence_as(sources, grads)

@@ -29,11 +29,6 @@ def _as_list(value):
     return [value]
 
 
-def differentiable(dtype):
-    """True for the dtypes gradients flow through: floating-point and complex."""
-    return dtype.is_floating or dtype.is_complex
-
-
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
               stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
@@ -85,10 +80,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
         grad_ys = _as_list(grad_ys)
         if len(grad_ys) != len(ys):
             raise ValueError("gradients: got %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
-    # ys of integer (or other non-differentiable) dtypes contribute nothing, as in TensorFlow.
-    keep = [i for i, y in enumerate(ys) if differentiable(y.dtype)]
-    ys = [ys[i] for i in keep]
-    grad_ys = None if grad_ys is None else [grad_ys[i] for i in keep]
     with graph.as_default():
         grad_pairs = None
         if grad_ys is not None:

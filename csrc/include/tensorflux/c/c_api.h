@@ -544,8 +544,9 @@ typedef enum TX_UnconnectedGradients {
  * NULL) holds the initial gradients of the ys (same dtypes and shapes; NULL means ones).
  * `prefix` names the new operations' scope ("<prefix>/<op>_grad/..."); NULL means a fresh
  * "gradients", "gradients_1", ...; no existing operation may be named "<prefix>/...".
- * Unconnected xs get dx[i].oper = NULL. Errors: ys/xs/dy from another graph, non-floating ys,
- * dtype- or shape-mismatched dy, an op on the path with no gradient (TX_NOT_FOUND, naming it);
+ * Unconnected xs get dx[i].oper = NULL. A y that is not floating-point or complex contributes
+ * nothing (as in TensorFlow; its dy is not checked). Errors: ys/xs/dy from another graph,
+ * dtype- or shape-mismatched dy of a differentiable y, an op on the path with no gradient (TX_NOT_FOUND, naming it);
  * on error dx is untouched and the graph keeps only unused extra operations. */
 TX_CAPI_EXPORT extern void TX_AddGradients(TX_Graph* g, const char* prefix, const TX_Output* y, int ny,
                                            const TX_Output* x, int nx, const TX_Output* dy, TX_Output* dx,

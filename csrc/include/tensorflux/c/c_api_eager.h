@@ -216,9 +216,11 @@ TX_CAPI_EXPORT extern void TXE_TapeSetRecording(TXE_Tape* tape, unsigned char re
 TX_CAPI_EXPORT extern unsigned char TXE_TapeIsRecording(const TXE_Tape* tape);
 
 /* The gradients of sum_i(targets[i] * output_gradients[i]) with respect to each source.
- * `targets` (floating or complex) and `sources` (any tensor, or DT_RESOURCE variable handles,
- * whose gradient is that of the values read through them) are borrowed. `output_gradients` is
- * NULL or has `ntargets` borrowed entries, each NULL (ones) or shaped and typed like its target.
+ * `targets` (any tensor: those not floating-point or complex contribute nothing, as in
+ * TensorFlow) and `sources` (any tensor, or DT_RESOURCE variable handles, whose gradient is that
+ * of the values read through them) are borrowed. `output_gradients` is NULL or has `ntargets`
+ * borrowed entries, each NULL (ones) or shaped and typed like its target (unchecked for a target
+ * that contributes nothing).
  * `results` has room for `nsources` handles: each gets a caller-owned handle, or NULL for a source
  * no target depends on (through differentiable ops and floating values; integer sources are
  * never connected) when `unconnected` is TX_UNCONNECTED_NONE; TX_UNCONNECTED_ZERO gives zeros
