@@ -103,6 +103,24 @@ def test_get_seed_follows_tensorflow():
         assert u.op.get_attr("seed") == random_ops.DEFAULT_GRAPH_SEED and u.op.get_attr("seed2") == 5
 
 
+def test_seeds_and_graph_values_equal_tensorflow():
+    """Op seeds past 31 bits or negative are reduced modulo 2**31 - 1, and ops with only a graph seed
+    count the graph's seeded ops, as TensorFlow's get_seed does; the values then agree too."""
+    tf = pytest.importorskip("tensorflow")
+    for op_seed in (None, 0, 7, -7, 2**31 - 1, 2**40 + 5, 2**63 + 3):
+        assert tx.compat.v1.get_seed(op_seed) == tf.compat.v1.get_seed(op_seed), op_seed
+
+    def values(m, graph, session):
+        with graph.as_default():
+            m.compat.v1.set_random_seed(3)
+            ops = [m.random.uniform([3]), m.random.uniform([2], seed=2**40 + 5), m.random.normal([2]),
+                   m.random.uniform([2], seed=-7)]
+            with session() as sess:
+                return [v.tolist() for v in sess.run(ops)]
+
+    assert values(tx, tx.Graph(), tx.Session) == values(tf, tf.Graph(), tf.compat.v1.Session)
+
+
 def test_uniform_scaling_and_ints():
     lo_hi, ints = _run(lambda: [txr.uniform([20000], minval=-2.0, maxval=3.0, seed=1),
                                 txr.uniform([20000], minval=5, maxval=8, dtype=tx.int32, seed=1)])[0]
@@ -163,6 +181,18 @@ def test_stateless_seed_derivation():
     with tx.Graph().as_default():
         with pytest.raises(ValueError, match="shape-\\[2\\]"):
             txr.stateless_uniform([3], seed=[1, 2, 3])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "uint64"])
+def test_stateless_full_range_integers_equal_tensorflow(dtype):
+    tf = pytest.importorskip("tensorflow")
+    want = tf.random.stateless_uniform([1001], seed=[4, -9], minval=None, maxval=None, dtype=dtype).numpy()
+    got = _run(lambda: txr.stateless_uniform([1001], seed=[4, -9], minval=None, maxval=None, dtype=dtype))[0]
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if dtype.startswith("u"):  # unsigned integers take no bounds (TensorFlow: ValueError too)
+        with tx.Graph().as_default(), pytest.raises(ValueError, match="uint"):
+            txr.stateless_uniform([3], seed=[1, 2], minval=0, maxval=5, dtype=dtype)
 
 
 def test_stateless_matches_tf_random():

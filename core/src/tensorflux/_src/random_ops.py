@@ -1,12 +1,13 @@
 """Random sampling ops (tx.random.*), thin over the generated wrappers, with TensorFlow-1-style
 graph-level and op-level seeds.
 
-Note [Seeds]: every stateful random op carries a (seed, seed2) pair derived like TensorFlow's
-``random_seed.get_seed``: with a graph seed (``set_seed``) and an op seed, the pair is (graph
-seed, op seed); with only a graph seed, the op seed is the graph's operation count when the op is
-made (so a program rebuilt identically gets identical values); with only an op seed, the graph
-seed is DEFAULT_GRAPH_SEED; with neither, (0, 0), which the kernel replaces by a seed from the OS.
-An explicit (0, 0) pair becomes (0, 2**31 - 1) so that it stays deterministic. Eagerly (TensorFlow
+Note [Seeds]: every stateful random op carries a (seed, seed2) pair derived as TensorFlow's
+``random_seed.get_seed`` derives it: with a graph seed (``set_seed``) and an op seed, the pair is
+(graph seed, op seed); with only a graph seed, the op seed counts the graph's seeded ops so far
+(0, 1, ...; so a program rebuilt identically gets identical values); with only an op seed, the
+graph seed is DEFAULT_GRAPH_SEED; with neither, (0, 0), which the kernel replaces by a seed from the
+OS. Both seeds are taken modulo 2**31 - 1, and a (0, 0) pair becomes (0, 2**31 - 1) so that it
+stays deterministic. Eagerly (TensorFlow
 2), the global seed lives in the process, op seeds without one are drawn from a generator seeded
 by it, and setting it drops the cached kernels, so the same seed repeats the same values.
 
@@ -73,20 +74,26 @@ def get_seed(op_seed):
         graph_seed = _EagerSeed.seed
         if graph_seed is not None and op_seed is None:
             op_seed = _EagerSeed.rng.randint(0, _MAXINT32)
-        g = None
     else:
         g = _graph.get_default_graph()
         graph_seed = getattr(g, "seed", None)
+        if graph_seed is not None and op_seed is None:
+            op_seed = getattr(g, "_seeded_ops", 0)
+            g._seeded_ops = op_seed + 1
     if graph_seed is not None:
-        seeds = (graph_seed, int(op_seed) if op_seed is not None else g.version)
+        seeds = (int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
         return 0, 0
-    if seeds == (0, 0):
-        return 0, _MAXINT32
-    # Attrs are int64: wrap like TensorFlow's Python ints that it masks to 63 bits.
-    return tuple(int(s) % (2**63) if s < 0 or s >= 2**63 else int(s) for s in seeds)
+    return (0, _MAXINT32) if seeds == (0, 0) else seeds
+
+
+def compat_get_seed(op_seed):
+    """``tx.compat.v1.get_seed``: the (seed, seed2) pair of get_seed, or (None, None) where neither a
+    graph seed nor an op seed is set, as TensorFlow returns."""
+    seeds = get_seed(op_seed)
+    return (None, None) if seeds == (0, 0) else seeds
 
 
 def _shape_tensor(shape):
@@ -242,10 +249,17 @@ def _stateless(gen_fn, shape, seed, dtype, name):
     return gen_fn(_shape_tensor(shape), key, counter, alg, dtype=dtype, name=name)
 
 
+_FULL_INT = (_dtypes.int32, _dtypes.int64, _dtypes.uint32, _dtypes.uint64)
+
+
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32, name=None):
     """Uniform values in [minval, maxval) determined by ``seed`` (shape [2]) alone; integer
-    dtypes (int32, int64) need ``maxval`` (TensorFlow's StatelessRandomUniformIntV2)."""
+    dtypes (int32, int64) need ``maxval`` (TensorFlow's StatelessRandomUniformIntV2), or both bounds
+    None for integers over the dtype's whole range (also uint32, uint64: StatelessRandomUniformFullIntV2)."""
     dtype = _dtypes.as_dtype(dtype)
+    if dtype in _FULL_INT and minval is None and maxval is None:
+        return _stateless(gen_ops.stateless_random_uniform_full_int_v2, shape, seed, dtype,
+                          name or "stateless_random_uniform")
     if dtype in (_dtypes.int32, _dtypes.int64):
         if maxval is None:
             raise ValueError("stateless_uniform: maxval must be given for integer dtype %s" % dtype.name)
@@ -256,7 +270,8 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
         return gen_ops.stateless_random_uniform_int_v2(_shape_tensor(shape), key, counter, alg, lo, hi,
                                                        name=name or "stateless_random_uniform")
     if not dtype.is_floating:
-        raise ValueError("stateless_uniform supports float, int32 and int64 dtypes, got %s" % dtype.name)
+        raise ValueError("stateless_uniform supports float, int32 and int64 dtypes (and uint32, uint64 with "
+                         "minval and maxval None), got %s" % dtype.name)
     rnd = _stateless(gen_ops.stateless_random_uniform_v2, shape, seed, dtype, name or "stateless_random_uniform")
     if maxval is None:
         maxval = 1
