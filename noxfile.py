@@ -156,7 +156,8 @@ def docs(session: nox.Session) -> None:
 @nox.session
 def sanitize(session: nox.Session) -> None:
     """Builds the engine with ASan/UBSan; runs its C/C++ tests, the decoder fuzzers, the op
-    conformance table and the plugin tests under it."""
+    conformance table and the plugin tests under it, then tensorflux-data's tests with its pipeline
+    engine sanitized as well."""
     session.install("pytest>=8", "scipy")  # scipy: references of the conformance table
     # -O2 -g1 with ASan/UBSan (Note [Sanitizer build]); the decoders also get the fuzzer's coverage
     # instrumentation (TX_FUZZ_COVERAGE follows TX_SANITIZE).
@@ -174,6 +175,13 @@ def sanitize(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "core/tests/conformance",
                 "core/tests/test_errors.py", "core/tests/test_plugin.py", "-k", "not tensorflow", *session.posargs,
                 env={**env, "LD_PRELOAD": ":".join(runtimes)})
+    # tensorflux-data's pipeline engine with ASan/UBSan too, on the sanitized core: its tests (the
+    # TFRecord reader's fuzz tests among them; TensorFlow is absent, so its cross-checks skip).
+    session.install("hypothesis", "safetensors")
+    session.install(str(ROOT / "data"), "-Ccmake.define.TXD_SANITIZE=ON")
+    with session.chdir(session.create_tmp()):  # import the installed package, not the source tree
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "data" / "tests"),
+                    env={**env, "LD_PRELOAD": ":".join(runtimes)})
 
 
 def core_wheel(session: nox.Session, name: str) -> pathlib.Path:

@@ -55,6 +55,22 @@ PIPELINES = {
         [D.range(3), D.range(10, 12)], D.from_tensor_slices(np.array([0, 1, 1], np.int64)).repeat(),
         stop_on_empty_dataset=False),
     "counter": lambda D, T: D.counter(3, 2).take(5),
+    "rebatch": lambda D, T: D.range(9).batch(4).rebatch([2, 1, 1]),
+    "rebatch_dropping": lambda D, T: D.range(10).batch(4).map(lambda x: (x, T.strings.as_string(x))).rebatch(
+        3, drop_remainder=True),
+    "rebatch_empty_batches": lambda D, T: D.range(6).batch(3).rebatch([0, 2]),
+    "unique": lambda D, T: D.from_tensor_slices(np.array([3, 1, 3, 2, 1, 5, 2], np.int64)).unique(),
+    "unique_string_rows": lambda D, T: D.from_tensor_slices(
+        np.array([[b"a", b"b"], [b"a", b""], [b"a", b"b"]])).unique(),
+    "random": lambda D, T: D.random(seed=5).take(9),
+    "random_rerandomized": lambda D, T: D.random(seed=6, rerandomize_each_iteration=True).take(3).repeat(3),
+    "sample_from_datasets": lambda D, T: D.sample_from_datasets([D.range(10), D.range(100, 105)], weights=[0.3, 0.7],
+                                                                seed=9),
+    "sample_from_datasets_stopping": lambda D, T: D.sample_from_datasets(
+        [D.range(4), D.range(10, 30), D.range(50, 60)], weights=[0.4, 0.0, 0.6], seed=2, stop_on_empty_dataset=True),
+    "sample_from_weights_dataset": lambda D, T: D.sample_from_datasets(
+        [D.range(8), D.range(100, 108)], weights=D.from_tensor_slices(np.array([[0.9, 0.1], [0.1, 0.9]])).repeat(),
+        seed=4),
     "choose_from_datasets_skipping": lambda D, T: D.choose_from_datasets(
         [D.range(2), D.range(10, 13)], D.from_tensor_slices(np.array([0, 0, 0, 1, 0, 1, 1, 1, 0], np.int64)),
         stop_on_empty_dataset=False),
@@ -121,6 +137,9 @@ _LAST = (1.0, 2.0, 4.0, 5.0, 8.0, 0.0, 10.0)  # an error in the final partial ba
 # debug mode, and across restores at every position.
 ERRORS = {
     "map_errors": lambda D, T: _reciprocals(D, T),
+    "rebatch_errors": lambda D, T: _reciprocals(D, T).batch(2).rebatch([3, 1]),
+    "unique_errors": lambda D, T: _reciprocals(D, T, (1.0, 0.0, 1.0, 0.5, 0.0, 2.0, 0.5)).map(
+        lambda x: T.cast(x, T.int64)).unique(),
     "map_parallel_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=3),
     "prefetch_errors": lambda D, T: _reciprocals(D, T).prefetch(3),
     "map_parallel_prefetch_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=2).prefetch(2),

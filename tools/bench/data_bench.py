@@ -333,32 +333,29 @@ def bench_interleave_io_waits():
 LOOP_N = 20_000
 
 
-def bench_loop_in_function():
-    import tensorflux as tx
-    import tensorflux_data as txd
+def _summing_loop(m, ds):
+    """A function of framework ``m`` (tensorflux or tensorflow) summing the int64 elements of ``ds``
+    with a Python for loop, which its AutoGraph turns into a loop over the dataset."""
 
-    ds = txd.Dataset.range(LOOP_N)
-
-    @tx.function
+    @m.function
     def total():
-        s = tx.constant(0, tx.int64)
+        s = m.constant(0, m.int64)
         for x in ds:
             s += x
         return s
 
-    ours = median_seconds(total, repeats=REPEATS, warmup=1) / LOOP_N
+    return total
+
+
+def bench_loop_in_function():
+    import tensorflux as tx
+    import tensorflux_data as txd
+
+    ours = median_seconds(_summing_loop(tx, txd.Dataset.range(LOOP_N)), repeats=REPEATS, warmup=1) / LOOP_N
     theirs = {"tf.function over tf.data": None}
     tf = _tf()
     if tf is not None:
-        tds = tf.data.Dataset.range(LOOP_N)
-
-        @tf.function
-        def tf_total():
-            s = tf.constant(0, tf.int64)
-            for x in tds:
-                s += x
-            return s
-
+        tf_total = _summing_loop(tf, tf.data.Dataset.range(LOOP_N))
         theirs["tf.function over tf.data"] = median_seconds(tf_total, repeats=REPEATS, warmup=1) / LOOP_N
     return report(f"data: for x in dataset inside a function ({LOOP_N:,} scalars), per element", "µs", 1e6, ours,
                   theirs)

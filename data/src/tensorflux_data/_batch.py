@@ -1,11 +1,11 @@
-"""Batching transformations: batch, padded_batch, unbatch and window."""
+"""Batching transformations: batch, padded_batch, unbatch, rebatch and window."""
 
 import numpy as np
 
 import tensorflux as tx
 
 from tensorflux_data import _options, _structure
-from tensorflux_data._base import END, NodeIterator, check_int, invalid
+from tensorflux_data._base import END, CountingIterator, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
 
 
@@ -265,13 +265,14 @@ class UnbatchDataset(Dataset):
     _kind = "unbatch"
 
     def __init__(self, input_ds):
-        specs = []
+        specs, rows = [], set()
         for s in _structure.flat_specs(input_ds.element_spec):
             dims = _dims(s, "unbatch")
             if not dims:
                 raise invalid("unbatch needs elements of rank >= 1, got %s" % s)
             specs.append(tx.TensorSpec(dims[1:], s.dtype))
-        self._rows = {_dims(s, "unbatch")[0] for s in _structure.flat_specs(input_ds.element_spec)} - {None}
+            rows.add(dims[0])
+        self._rows = rows - {None}
         super().__init__((input_ds,), tx.nest.pack_sequence_as(input_ds.element_spec, specs))
 
     def _make_iter(self, ctx):
@@ -285,6 +286,79 @@ class UnbatchDataset(Dataset):
             return n
         rows = next(iter(self._rows)) if len(self._rows) == 1 else 0
         return n * rows if rows > 0 else _options.UNKNOWN_CARDINALITY
+
+
+class _RebatchIterator(CountingIterator):
+    """Batches of the unbatched input's elements, their sizes cycling through the node's; the count
+    is the batches made, an error drops the partial batch (Note [Batch errors])."""
+
+    def next(self):
+        sizes = self._node._sizes
+        size = sizes[self._count % len(sizes)]
+        batch, ended = [], False
+        while len(batch) < size and not ended:
+            items, ended = self._in.read_items(size - len(batch))
+            for x, e in items:
+                if e is not None:
+                    raise e
+                batch.append(x)
+        if (size and not batch) or (len(batch) < size and self._node._drop):
+            return END
+        self._count += 1
+        return tuple(self._node._stack(batch, i) for i in range(len(self._node._parts)))
+
+
+class RebatchDataset(Dataset):
+    """tf.data's rebatch: ``input.unbatch().batch(n)`` with n cycling through ``batch_sizes`` (a
+    size-0 batch is empty, also after the input's end), and the batch dimension static only where
+    every batch must have it."""
+
+    _kind = "rebatch"
+
+    def __init__(self, input_ds, batch_sizes, drop_remainder):
+        sizes = np.asarray(batch_sizes)
+        if sizes.ndim > 1:
+            raise ValueError("Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. Received "
+                             "`batch_sizes` of rank %d." % sizes.ndim)
+        self._sizes = [check_int(n, "batch_sizes", 0) for n in sizes.reshape(-1).tolist()]
+        if not self._sizes:
+            raise invalid("rebatch: batch_sizes must not be empty")
+        self._drop = bool(drop_remainder)
+        specs = _structure.flat_specs(input_ds.element_spec)
+        firsts = []
+        for s in specs:
+            dims = _dims(s, "rebatch")
+            if not dims:
+                raise ValueError("Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset "
+                                 "with scalar elements. Fix the issue by adding the `batch` transformation to "
+                                 "the dataset.")
+            firsts.append(dims[0])
+        known = {d for d in firsts if d is not None}
+        if len(known) > 1:
+            raise ValueError("Invalid `input_dataset.` The batch dimension of component 0 is %s, while the batch "
+                             "dimension of component i is %s." % (firsts[0], firsts))
+        same = len(set(self._sizes)) == 1
+        whole = self._drop or (known and known.pop() % self._sizes[0] == 0)
+        lead = self._sizes[0] if same and whole else None
+        self._parts = [(s.dtype, _dims(s, "rebatch")[1:]) for s in specs]
+        spec = tx.nest.pack_sequence_as(input_ds.element_spec,
+                                        [tx.TensorSpec([lead] + dims, dtype) for dtype, dims in self._parts])
+        super().__init__((UnbatchDataset(input_ds),), spec)
+
+    def _stack(self, batch, i):
+        if batch:
+            return stack_component([e[i] for e in batch], i)
+        dtype, dims = self._parts[i]
+        return np.zeros([0] + [d or 0 for d in dims], object if dtype == tx.string else dtype.as_numpy_dtype)
+
+    def _make_iter(self, ctx):
+        return _RebatchIterator(self, ctx)
+
+    def _cardinality(self):
+        return _options.UNKNOWN_CARDINALITY  # as tf.data's
+
+    def _params(self):
+        return "%s,%s" % (self._sizes, self._drop)
 
 
 class DatasetSpec:

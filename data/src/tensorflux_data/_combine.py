@@ -1,5 +1,5 @@
-"""Transformations combining datasets: zip, concatenate and choose_from_datasets (interleave and
-flat_map: _interleave.py)."""
+"""Transformations combining datasets: zip, concatenate, choose_from_datasets and
+sample_from_datasets (interleave and flat_map: _interleave.py)."""
 
 import numpy as np
 
@@ -198,10 +198,55 @@ class ChooseDataset(Dataset):
         return _ChooseIterator(self, ctx)
 
     def _cardinality(self):
-        """Infinite when the choices and every dataset are; unknown otherwise (tf.data says infinite
-        when any dataset is, also for a finite choice dataset, which then ends the output)."""
-        ns = [d._cardinality() for d in self._inputs]
-        return INF if all(n == INF for n in ns) else UNKNOWN
+        """Infinite when the choices are and every dataset is (with stop_on_empty_dataset) or any
+        dataset is (without: the others' ends are skipped); unknown otherwise. (tf.data says
+        infinite whenever a dataset is, also for finite choices, which then end the output.)"""
+        choices, data = self._inputs[0]._cardinality(), [d._cardinality() for d in self._inputs[1:]]
+        infinite = all if self._stop_on_empty else any
+        return INF if choices == INF and infinite(n == INF for n in data) else UNKNOWN
 
     def _params(self):
         return "stop_on_empty_dataset=%s" % self._stop_on_empty
+
+
+# Note [Sampling datasets]: sample_from_datasets is tf.data's composition, so it makes tf.data's
+# choices for the same seed: Dataset.random(seed) (Note [Random source]) batched in pairs seeds one
+# stateless multinomial draw per element over log(weights), and choose_from_datasets follows the
+# draws. Datasets whose listed weight is not positive are dropped first (all of them: an empty
+# dataset); one dataset left is returned as is.
+
+
+def _select(logits, seed):
+    return tx.squeeze(tx.random.stateless_categorical(logits, 1, seed=seed, dtype=tx.int64), [0, 1])
+
+
+def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration):
+    """Dataset.sample_from_datasets (Note [Sampling datasets])."""
+    datasets = list(datasets) if isinstance(datasets, (list, tuple)) else datasets
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    seeds = Dataset.random(seed, rerandomize_each_iteration).batch(2)
+    if isinstance(weights, Dataset):
+        choices = Dataset.zip((weights.map(lambda *p: tx.math.log(tx.stack(p))), seeds)).map(_select)
+        return ChooseDataset(datasets, choices, stop_on_empty_dataset)
+    if weights is None:
+        logits = tx.ones([1, len(datasets)])
+    else:
+        if tx.is_tensor(weights):
+            if not weights.shape.is_compatible_with([len(datasets)]):
+                raise ValueError("Invalid `weights`. The shape of `weights` should be compatible with "
+                                 "`[len(datasets)]` but is %s." % (weights.shape,))
+        else:
+            if len(datasets) != len(weights):
+                raise ValueError("Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                 "`len(weights)=%d` vs. `len(datasets)=%d`." % (len(weights), len(datasets)))
+            kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+            datasets, weights = ([d for d, _ in kept], [w for _, w in kept]) if kept else ([datasets[0].take(0)], [1.0])
+        weights = tx.convert_to_tensor(weights)
+        if weights.dtype not in (tx.float32, tx.float64):
+            raise TypeError("Invalid `weights`. `weights` type must be either `tx.float32` or `tx.float64` but is "
+                            "%s." % weights.dtype.name)
+        logits = tx.math.log(weights)[tx.newaxis]
+    if len(datasets) == 1:
+        return datasets[0]
+    return ChooseDataset(datasets, seeds.map(lambda s: _select(logits, s)), stop_on_empty_dataset)

@@ -79,6 +79,21 @@ class Dataset(DatasetNode):
         return Dataset.from_tensors(np.array(0, np.int64)).repeat().scan(first, lambda s, _: (s + delta, s))
 
     @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        """TensorFlow's pseudorandom int64 scalars in [0, 2**32), without end, bit for bit (Note
+        [Random source]); with ``rerandomize_each_iteration`` each iteration and repeat epoch differs."""
+        from tensorflux_data._sources import RandomDataset
+        return RandomDataset(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Elements of ``datasets`` drawn at random with probabilities ``weights`` (a list, a tensor or
+        a dataset of them; uniform when None): tf.data's choices for the same seed."""
+        from tensorflux_data._combine import sample_from_datasets
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+
+    @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         """The element of ``datasets[i]`` for each ``i`` of ``choice_dataset`` (scalar int64); an
         ended dataset ends the output (``stop_on_empty_dataset``) or has its choices skipped."""
@@ -122,6 +137,17 @@ class Dataset(DatasetNode):
         """Each element split along its first dimension."""
         from tensorflux_data._batch import UnbatchDataset
         return UnbatchDataset(self)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """The batched elements batched anew: ``unbatch().batch(n)`` with ``n`` cycling through
+        ``batch_size`` (an int or a list of them), as tf.data's rebatch."""
+        from tensorflux_data._batch import RebatchDataset
+        return RebatchDataset(self, batch_size, drop_remainder)
+
+    def unique(self, name=None):
+        """The elements (one int32, int64 or string tensor each) not seen before, in order."""
+        from tensorflux_data._select import UniqueDataset
+        return UniqueDataset(self)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Elements grouped into windows, each a structure of datasets of ``size`` elements."""

@@ -1,5 +1,5 @@
 """Transformations that choose, count or repeat elements: repeat, take, skip, shard, enumerate,
-ignore_errors, and with_options."""
+ignore_errors, unique and with_options."""
 
 import warnings
 
@@ -230,6 +230,59 @@ class IgnoreErrorsDataset(_UnaryDataset):
 
     def _make_iter(self, ctx):
         return _IgnoreErrorsIterator(self, ctx)
+
+
+def _unique_key(a):
+    return a.shape, (tuple(a.reshape(-1).tolist()) if a.dtype == object else a.tobytes())
+
+
+class _UniqueIterator(NodeIterator):
+    """The input's elements not seen before (equal: same shape and values); the state holds those
+    seen, in the order they came."""
+
+    def __init__(self, node, ctx):
+        self._in = node._inputs[0]._iter(ctx)
+        self._seen, self._order = set(), []
+
+    def next(self):
+        while True:
+            x = self._in.next()
+            if x is END:
+                return END
+            key = _unique_key(x[0])
+            if key not in self._seen:
+                self._seen.add(key)
+                self._order.append(x)
+                return x
+
+    def save(self, w):
+        w.put_elements("seen", self._order)
+        self._in.save(w.child("input"))
+
+    def restore(self, r):
+        self._order = r.get_elements("seen")
+        self._seen = {_unique_key(x[0]) for x in self._order}
+        self._in.restore(r.child("input"))
+
+
+class UniqueDataset(_UnaryDataset):
+    _kind = "unique"
+
+    def __init__(self, input_ds):
+        flat = tx.nest.flatten(input_ds.element_spec)
+        for s in flat:
+            if getattr(s, "dtype", None) not in (tx.int32, tx.int64, tx.string):
+                raise TypeError("`tf.data.Dataset.unique` does not support type %s -- only `tf.int32`, `tf.int64`, "
+                                "and `tf.string` are supported." % (getattr(s, "dtype", s),))
+        if len(flat) != 1:
+            raise invalid("UniqueDataset only supports inputs with a single component.")
+        super().__init__(input_ds)
+
+    def _make_iter(self, ctx):
+        return _UniqueIterator(self, ctx)
+
+    def _cardinality(self):
+        return INF if self._n_in == INF else UNKNOWN
 
 
 class _Identity(CountingIterator):

@@ -1,4 +1,6 @@
-"""Source datasets: slices of arrays, one element, ranges and Python generators."""
+"""Source datasets: slices of arrays, one element, ranges, Python generators and random words."""
+
+import os
 
 import numpy as np
 
@@ -7,6 +9,7 @@ import tensorflux as tx
 from tensorflux_data import _structure
 from tensorflux_data._base import END, NodeIterator, check_int, invalid
 from tensorflux_data._dataset import Dataset
+from tensorflux_data._options import INFINITE_CARDINALITY
 
 
 class _IndexIterator(NodeIterator):
@@ -222,3 +225,80 @@ class GeneratorDataset(Dataset):
 
     def _make_iter(self, ctx):
         return _GeneratorIterator(self)
+
+
+# Note [Random source]: Dataset.random gives TensorFlow's values bit for bit. TensorFlow's
+# RandomDataset hands out, as int64, the 32-bit words of the Philox4x32-10 stream whose key is
+# `seed` and whose counter's high 64 bits are `seed2` (block j has counter (j, seed2)), the pair
+# coming from tf.compat.v1.get_seed (None: seeds drawn from the OS, once per dataset). With
+# rerandomize_each_iteration, every iterator made of the dataset (each iteration, each repeat epoch)
+# takes the next two words of that stream as its own (seed, seed2); restoring an iterator's state
+# sets the dataset's count of draws after the restored one, as TensorFlow restores its seed
+# generator, so the repeat epochs after it draw as they would have. The engine's
+# StatelessRandomUniformFullIntV2 computes the same words from an explicit key and counter, so a run
+# of them is one op call; an iterator's state is its seed draw and the next index.
+_WORDS = 1024  # words generated per op call (256 Philox blocks)
+_MASK64 = (1 << 64) - 1
+
+
+def _philox_words(seed, seed2, start, count):
+    """Words [start, start + count) of the Philox stream keyed by (seed, seed2), as int64."""
+    first = start // 4
+    n = -(-(start % 4 + count) // 4) * 4
+    words = tx.raw_ops.StatelessRandomUniformFullIntV2(
+        shape=[n], key=np.array([seed & _MASK64], np.uint64), counter=np.array([first, seed2 & _MASK64], np.uint64),
+        alg=1, dtype=tx.uint32)
+    return words.numpy().astype(np.int64)[start % 4:start % 4 + count]
+
+
+class _RandomIterator(NodeIterator):
+    def __init__(self, node, draw):
+        self._node, self._i, self._start, self._words = node, 0, None, None
+        self._use_draw(draw)
+
+    def _use_draw(self, draw):
+        self._draw, self._seeds, self._start = draw, self._node._seeds_of(draw), None
+
+    def next(self):
+        first = self._i - self._i % _WORDS
+        if self._start != first:
+            self._words, self._start = _philox_words(*self._seeds, first, _WORDS), first
+        self._i += 1
+        return (self._words[self._i - 1 - first],)
+
+    def save(self, w):
+        w.put("draw", self._draw)
+        w.put("index", self._i)
+
+    def restore(self, r):
+        self._use_draw(r.get_int("draw"))
+        self._i = r.get_int("index")
+        self._node._draws = self._draw + 1  # later iterators draw as after the saving one (TensorFlow's too)
+
+
+class RandomDataset(Dataset):
+    _kind = "random"
+
+    def __init__(self, seed=None, rerandomize_each_iteration=None):
+        seed, seed2 = tx.compat.v1.get_seed(seed)
+        if seed is None:
+            seed, seed2 = (int.from_bytes(os.urandom(8), "little") >> 1 for _ in range(2))
+        self._seed, self._seed2 = seed, seed2
+        self._rerandomize = bool(rerandomize_each_iteration)
+        self._draws = 0  # iterators made so far, each taking its seeds' draw (Note [Random source])
+        super().__init__((), tx.TensorSpec([], tx.int64))
+
+    def _seeds_of(self, draw):
+        if not self._rerandomize:
+            return self._seed, self._seed2
+        return tuple(int(w) for w in _philox_words(self._seed, self._seed2, 2 * draw, 2))
+
+    def _make_iter(self, ctx):
+        draw, self._draws = self._draws, self._draws + 1
+        return _RandomIterator(self, draw)
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY
+
+    def _params(self):
+        return "%d,%d,%s" % (self._seed, self._seed2, self._rerandomize)
