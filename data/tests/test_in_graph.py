@@ -335,3 +335,48 @@ def test_get_single_element_eagerly_and_in_a_function_as_tf(n):
                                "more" if "Dataset had more than one element." in str(err) else str(err))
     assert len(set(map(str, results))) == 1, results
     assert results[0] == {0: "empty", 1: (5, b"0"), 2: "more"}[n]
+
+
+def _symbolic_sources_program(m, D):
+    @m.function
+    def f(x, n):
+        s = m.constant(0.0)
+        for b in D.from_tensor_slices(x).map(lambda e: e * 2).batch(2):
+            s += m.reduce_sum(b)
+        total = D.range(1, n, 2).reduce(m.constant(0, m.int64), lambda a, e: a + e)
+        pair = next(iter(D.from_tensors((x, n))))
+        one = D.from_tensor_slices({"v": x}).skip(1).take(1).get_single_element()["v"]
+        specs.append(D.from_tensor_slices(x).element_spec.shape.as_list())
+        return s, total, pair[0], pair[1], one, D.from_tensor_slices(x).cardinality()
+
+    out, specs = [], []
+    for x, n in (([1.0, 2.0, 3.0], 6), ([4.0, 5.0], 3)):
+        s, total, p0, p1, one, card = f(m.constant(x), m.constant(n, m.int64))
+        out.append([float(s), int(total), np.asarray(p0).tolist(), int(p1), float(one), int(card)])
+    return out, specs
+
+
+def test_datasets_of_a_functions_own_tensors_equal_tf_data():
+    """Note [Symbolic sources]: from_tensor_slices / from_tensors / range of the function's tensors."""
+    assert _symbolic_sources_program(tx, txd.Dataset) == _symbolic_sources_program(tf, tf.data.Dataset)
+
+
+def test_a_dataset_of_function_tensors_used_outside_or_capturing_them_raises_clearly():
+    leaked = []
+
+    @tx.function
+    def leak(x):
+        leaked.append(txd.Dataset.from_tensor_slices(x))
+        return x
+
+    leak(tx.constant([1, 2]))
+    with pytest.raises(ValueError, match="iterated only inside that function"):
+        list(leaked[0])
+
+    @tx.function
+    def captures(x, y):
+        return txd.Dataset.from_tensor_slices(x).map(lambda e: e * y).reduce(tx.constant(0.0), lambda a, e: a + e)
+
+    with pytest.raises(ValueError, match="map function uses a tensor of the tx.function being traced"):
+        captures(tx.constant([1.0, 2.0]), tx.constant(3.0))
+    assert float(captures.python_function(tx.constant([1.0]), tx.constant(2.0))) == 2.0  # eagerly it is fine

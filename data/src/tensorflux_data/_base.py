@@ -21,18 +21,21 @@ class IterContext:
     debug mode, and ``key``, the position of this (sub)iteration (the top-level iteration number, then
     repeat epochs and interleave inputs), from which shuffles and per-element seeds derive."""
 
-    def __init__(self, options, debug, key, stats=None, native=True, refreshers=None):
+    def __init__(self, options, debug, key, stats=None, native=True, refreshers=None, bindings=None):
         self.options, self.debug, self.key = options, debug, tuple(key)
         self.stats = {} if stats is None else stats  # id(node) -> NodeStats, shared by the whole iterator
         self.native = native  # whether node iterators may be native segments (Note [Native segments])
         self.refreshers = [] if refreshers is None else refreshers  # bring self.stats up to date
+        # id(SymbolicSource) -> the values of its graph tensors (Note [Symbolic sources] in _symbolic.py)
+        self.bindings = {} if bindings is None else bindings
 
     def sub(self, k):
-        return IterContext(self.options, self.debug, self.key + (int(k),), self.stats, self.native, self.refreshers)
+        return IterContext(self.options, self.debug, self.key + (int(k),), self.stats, self.native, self.refreshers,
+                           self.bindings)
 
     def without_native(self):
         """This context for node iterators that the Python engine runs (Note [Native segments])."""
-        return IterContext(self.options, self.debug, self.key, self.stats, False, self.refreshers)
+        return IterContext(self.options, self.debug, self.key, self.stats, False, self.refreshers, self.bindings)
 
     @property
     def deterministic(self):

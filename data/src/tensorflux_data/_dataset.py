@@ -27,19 +27,24 @@ class Dataset(DatasetNode):
     @staticmethod
     def from_tensor_slices(tensors, name=None):
         """One element per slice of ``tensors`` along their first dimension."""
+        from tensorflux_data import _symbolic
         from tensorflux_data._sources import TensorSlicesDataset
-        return TensorSlicesDataset(tensors)
+        return _symbolic.tensor_slices(tensors) if _symbolic.is_symbolic(tensors) else TensorSlicesDataset(tensors)
 
     @staticmethod
     def from_tensors(tensors, name=None):
         """A single element: ``tensors``."""
+        from tensorflux_data import _symbolic
         from tensorflux_data._sources import TensorsDataset
-        return TensorsDataset(tensors)
+        return _symbolic.tensors_source(tensors) if _symbolic.is_symbolic(tensors) else TensorsDataset(tensors)
 
     @staticmethod
     def range(*args, output_type=tx.int64, name=None):
         """``start, stop, step`` as Python's range, as scalars of ``output_type``."""
+        from tensorflux_data import _symbolic
         from tensorflux_data._sources import RangeDataset
+        if _symbolic.is_symbolic(list(args)):
+            return _symbolic.range_source(args, output_type)
         return RangeDataset(*args, dtype=output_type)
 
     @staticmethod

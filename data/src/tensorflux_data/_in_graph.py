@@ -20,6 +20,9 @@ Which iterator an op reads:
   FailedPreconditionError naming the limit), and one that reached its end is dropped at once;
 - `for x in dataset` (AutoGraph, through core's `__tx_graph_iter__` protocol) and `dataset.reduce`
   in a graph: such a fresh iterator, read by one tx.while_loop.
+A dataset built from the function's own tensors gets them as inputs of the make op (and of
+get_single_element's fetch), which binds their values to its sources (Note [Symbolic sources] in
+_symbolic.py).
 """
 
 import itertools
@@ -173,16 +176,17 @@ class _Site:
     """The iterators one `iter(dataset)` of a traced function made, by number (Note [Iteration in
     graphs])."""
 
-    def __init__(self, dataset):
-        self.dataset = dataset
+    def __init__(self, dataset, bind=None):
+        self.dataset, self.bind = dataset, bind  # bind: Note [Symbolic sources]
         self.live = {}
         self.lock = threading.Lock()
         self.numbers = itertools.count()
 
-    def make(self):
+    def make(self, *values):
+        """A fresh iterator, its symbolic sources bound to ``values`` (Note [Symbolic sources])."""
         from tensorflux_data._iterator import Iterator
 
-        it = Iterator(self.dataset)
+        it = Iterator(self.dataset, self.bind(values) if self.bind else None)
         with self.lock:
             n = next(self.numbers)
             self.live[n] = it
@@ -212,9 +216,12 @@ class GraphIterator(_Reader):
     end)."""
 
     def __init__(self, dataset):
+        from tensorflux_data._symbolic import graph_inputs
+
         super().__init__(dataset.element_spec, "iter(dataset)")
-        self._site = _Site(dataset)
-        number = tx.numpy_function(self._site.make, [], tx.int64, stateful=True)
+        tensors, bind = graph_inputs(dataset)
+        self._site = _Site(dataset, bind)
+        number = tx.numpy_function(self._site.make, tensors, tx.int64, stateful=True)
         number.set_shape([])
         self._inputs = [number]
 
@@ -235,12 +242,12 @@ class GraphIterator(_Reader):
         return self
 
 
-def _single_flat(dataset):
+def _single_flat(dataset, bindings=None):
     """The flat arrays of ``dataset``'s only element; InvalidArgumentError (tf.data's messages) when
     it has none or more."""
     from tensorflux_data._iterator import Iterator
 
-    it = Iterator(dataset)
+    it = Iterator(dataset, bindings)
     try:
         first = it._next_flat()
         if first is END:
@@ -259,7 +266,10 @@ def single_element(dataset):
     if not in_graph():
         flat = [tx.constant(a, dtype=s.dtype) for a, s in zip(_single_flat(dataset), specs)]
     else:
-        _, flat, _ = _fetch_op(lambda: [np.asarray(True)] + _single_flat(dataset), [], specs)
+        from tensorflux_data._symbolic import graph_inputs
+
+        tensors, bind = graph_inputs(dataset)
+        _, flat, _ = _fetch_op(lambda *v: [np.asarray(True)] + _single_flat(dataset, bind(v)), tensors, specs)
     return tx.nest.pack_sequence_as(dataset.element_spec, flat)
 
 

@@ -26,8 +26,9 @@ class Iterator:
     True
     """
 
-    def __init__(self, dataset):
+    def __init__(self, dataset, bindings=None):
         self._dataset = dataset
+        self._bindings = bindings  # values of its symbolic sources (Note [Symbolic sources] in _symbolic.py)
         self._spec = dataset.element_spec
         self._number = dataset._iterations
         dataset._iterations += 1
@@ -39,7 +40,7 @@ class Iterator:
         debug = opts.debug_mode if opts.debug_mode is not None else _options.debug_enabled()
         if self._root is not None:
             self._root.close()
-        self._ctx = IterContext(opts, bool(debug), (self._number,))
+        self._ctx = IterContext(opts, bool(debug), (self._number,), bindings=self._bindings)
         self._root = self._dataset._iter(self._ctx)
         # A native stage at the root hands its elements over as tensors (no arrays made for them).
         self._root_tensors = getattr(self._root, "next_tensors", None)
