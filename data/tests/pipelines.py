@@ -345,11 +345,15 @@ NATIVE_INTERLEAVES = {
     "interleave_records_shuffle_batch_map": lambda D, T: interleave_records(D, 3, 1, num_parallel_calls=2).shuffle(
         10, seed=21).batch(4).map(T.strings.length),
     # Inner chains over each file (Note [Native interleave]): a map, a map and filter batched inside,
-    # an inner parallel map in a parallel interleave, list_files with a batch inside and outside.
+    # a map and filter in a parallel interleave (AUTOTUNE), an inner parallel map in a parallel
+    # interleave, list_files with a batch inside and outside.
     "interleave_mapped_records_c3_b2": lambda D, T: mapped_records(D, lambda r: r.map(T.strings.length), 3, 2),
     "interleave_mapped_filtered_batched_c2_b1": lambda D, T: mapped_records(
         D, lambda r: r.map(lambda x: (x, T.strings.length(x))).filter(
             lambda x, n: T.strings.regex_full_match(x, ".*[13579]")).batch(2), 2, 1),
+    "interleave_mapped_parallel_filter_c3_b2": lambda D, T: mapped_records(
+        D, lambda r: r.map(lambda x: (x, T.strings.length(x))).filter(
+            lambda x, n: T.strings.regex_full_match(x, ".*[02468]")), 3, 2, num_parallel_calls=T.data.AUTOTUNE),
     "interleave_mapped_parallel_c4_b3": lambda D, T: mapped_records(
         D, lambda r: r.map(T.strings.length, num_parallel_calls=2).batch(3), 4, 3, num_parallel_calls=4),
     "interleave_mapped_list_files_batch": lambda D, T: D.list_files(
