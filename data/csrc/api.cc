@@ -87,6 +87,31 @@ Status CopyIn(const ArrayComponent& c, Tensor* out) {
   return Status{};
 }
 
+// The inner chain of an interleave from txd_interleave's arguments; checks kinds, functions and slots.
+Status InnerOf(int n, const int* kinds, const TXD_Function* const* fns, const int64_t* params, int width,
+               InnerChain* out) {
+  if (n < 0 || width < kTFRecordSlots || width > (1 << 20))
+    return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad inner chain");
+  out->width = width;
+  for (int k = 0; k < n; ++k) {
+    const int64_t* q = params + 4 * k;
+    InnerStep step{static_cast<InnerStep::Kind>(kinds[k]),
+                   nullptr,
+                   static_cast<int>(q[0]),
+                   q[1],
+                   q[2] != 0,
+                   static_cast<int>(q[3])};
+    bool has_fn = step.kind != InnerStep::kBatch;
+    int slots = step.kind == InnerStep::kMap ? 2 : step.kind == InnerStep::kFilter ? 1 : 0;
+    if (kinds[k] < 0 || kinds[k] > 2 || (has_fn && fns[k] == nullptr) || q[3] < kTFRecordSlots ||
+        q[3] + slots > width || (step.kind == InnerStep::kBatch && step.batch < 1) || step.batch < 0)
+      return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad inner step");
+    if (has_fn) step.fn = fns[k]->fn;
+    out->steps.push_back(std::move(step));
+  }
+  return Status{};
+}
+
 // The shuffle node `node` of `p`, or null.
 const TXD_Shuffle* ShuffleOf(const TXD_Pipeline* p, int node) {
   if (p == nullptr) return nullptr;
@@ -198,17 +223,23 @@ int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* co
 }
 
 int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
-                   int64_t block, const int64_t* start, char* err, int64_t errlen) {
+                   int64_t block, int ninner, const int* kinds, const TXD_Function* const* fns, const int64_t* params,
+                   int inner_width, int threads, const int64_t* start, char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
-    Place place;
-    if (cycle < 1 || block < 1 || cycle > std::numeric_limits<int>::max() / txd::kInterleaveSlot)
+    txd::InnerChain inner;
+    Status s = txd::InnerOf(ninner, kinds, fns, params, inner_width, &inner);
+    if (!s.ok()) return s;
+    inner.threads = threads;
+    if (cycle < 1 || block < 1 || cycle > std::numeric_limits<int>::max() / (2 + inner_width))
       return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad cycle or block length");
-    Status s =
-        txd::PlaceOf(p, node, slot, txd::kInterleaveHead + txd::kInterleaveSlot * static_cast<int>(cycle), &place);
-    if (s.ok() && !txd::InterleaveStartOk(start, npaths, cycle, block))
+    Place place;
+    s = txd::PlaceOf(p, node, slot, txd::kInterleaveHead + (2 + inner_width) * static_cast<int>(cycle), &place);
+    if (s.ok() && !txd::InterleaveStartOk(start, npaths, cycle, block, inner_width))
       s = Status::Error(TX_INVALID_ARGUMENT, "interleave: bad start position");
-    if (s.ok())
-      p->top = txd::MakeInterleave(std::vector<std::string>(paths, paths + npaths), cycle, block, start, place);
+    if (s.ok()) {
+      p->top = txd::MakeInterleave(std::vector<std::string>(paths, paths + npaths), std::move(inner), cycle, block,
+                                   start, place);
+    }
     return s;
   });
 }

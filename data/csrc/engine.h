@@ -14,10 +14,11 @@
 
 // Note [Native pipelines]
 // A chain of dataset nodes that the engine can run (sources of arrays, ranges and TFRecord files;
-// map and filter with traced functions; shuffle; batch; prefetch; an interleave of TFRecord files) is built here from the Python nodes'
-// parameters and runs on the engine's threads: a prefetch drives the nodes below it from a thread
-// of its own, a parallel map runs its function calls on the engine's worker pool, and the Python
-// caller, waiting in a foreign call, does not hold the GIL. The functions are the traced
+// map and filter with traced functions; shuffle; batch; prefetch; an interleave of TFRecord files
+// and their inner maps, filters and batches) is built here from the Python nodes' parameters and
+// runs on the engine's threads: a prefetch drives the nodes below it from a thread of its own, a
+// parallel map runs its function calls on the engine's worker pool, and the Python caller,
+// waiting in a foreign call, does not hold the GIL. The functions are the traced
 // tx.function graphs, executed through the C API's eager entry points (TXE_Execute of a call
 // with PartitionedCall, attr f) in the engine's own context, several at once (the C API allows concurrent ops).
 // Every element carries a stamp: each node's counters (source position, elements read) as of

@@ -42,19 +42,38 @@ std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, int64_t n
 // The stamp slots of a TFRecord source.
 constexpr int kTFRecordSlots = 3;
 
-// An interleave's stamp: kInterleaveHead slots, then kInterleaveSlot per cycle slot (Note [Native
-// interleave] in interleave.cc).
+// An interleave's stamp: kInterleaveHead slots, then per cycle slot [open, name index] and the
+// stamp of its inner chain (Note [Native interleave] in interleave.cc).
 constexpr int kInterleaveHead = 4;
-constexpr int kInterleaveSlot = 2 + kTFRecordSlots;
+
+// One transformation of an interleave's inner chain, over the one before it (the file's records
+// first): a map (`batch` > 0: fused with the batch after it), a filter or a batch.
+struct InnerStep {
+  enum Kind { kMap = 0, kFilter = 1, kBatch = 2 };
+  Kind kind;
+  std::shared_ptr<const Function> fn;  // map and filter (unseeded)
+  int parallel;  // map: calls in flight (kAutotune allowed)
+  int64_t batch;  // map (fused) and batch: the batch size
+  bool drop;  // map (fused) and batch: drop a final short batch
+  int slot;  // its first slot in the inner stamp
+};
+
+// What an interleave runs per file: TFRecordDataset(name) (inner stamp slots 0..kTFRecordSlots-1),
+// then `steps`; `width` inner stamp slots in all; parallel maps use `threads` workers.
+struct InnerChain {
+  std::vector<InnerStep> steps;
+  int width = kTFRecordSlots;
+  int threads = 0;
+};
 
 // Whether `start` (an interleave's stamp slots) is a position of `cycle` slots with blocks of `block`
-// over `npaths` names.
-bool InterleaveStartOk(const int64_t* start, int64_t npaths, int64_t cycle, int64_t block);
+// over `npaths` names, each slot's inner stamp `inner_width` slots.
+bool InterleaveStartOk(const int64_t* start, int64_t npaths, int64_t cycle, int64_t block, int inner_width);
 
-// interleave of TFRecordDataset(name) over `paths`, `cycle` files at a time, `block` records from
-// each, from position `start` (its stamp slots, checked by InterleaveStartOk; Note [Native
-// interleave]).
-std::unique_ptr<Iterator> MakeInterleave(std::vector<std::string> paths, int64_t cycle, int64_t block,
+// interleave of `inner` (TFRecordDataset(name) and its transformations) over `paths`, `cycle` files
+// at a time, `block` elements from each, from position `start` (its stamp slots, checked by
+// InterleaveStartOk; Note [Native interleave]).
+std::unique_ptr<Iterator> MakeInterleave(std::vector<std::string> paths, InnerChain inner, int64_t cycle, int64_t block,
                                          const int64_t* start, Place p);
 
 // Per-element seeds of a function that calls tx.random (Note [Element seeds] in the package's

@@ -50,11 +50,17 @@ TXD_EXPORT int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int
                          int64_t index, char* err, int64_t errlen);
 TXD_EXPORT int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths,
                             int64_t next_file, int open, int64_t offset, char* err, int64_t errlen);
-/* interleave of TFRecordDataset(name) over the `npaths` file names `paths` (copied) as a source:
- * `cycle` files at a time, `block` records from each, from `start` (its stamp slots; Note [Native
- * interleave] in interleave.cc has the layout). */
+/* interleave of TFRecordDataset(name), followed by `ninner` transformations (the inner chain), over
+ * the `npaths` file names `paths` (copied) as a source: `cycle` files at a time, `block` elements
+ * from each, from `start` (its stamp slots; Note [Native interleave] in interleave.cc has the
+ * layout). Inner step k is `kinds[k]` (0 map, 1 filter, 2 batch) with function `fns[k]` (borrowed;
+ * null for a batch, unseeded) and `params[4k..4k+3]`: calls in flight (a map), batch size (a batch,
+ * or a map fused with the batch after it), drop remainder, first slot in the inner stamp of
+ * `inner_width` slots; parallel maps use `threads` workers (0: one per core). */
 TXD_EXPORT int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
-                              int64_t block, const int64_t* start, char* err, int64_t errlen);
+                              int64_t block, int ninner, const int* kinds, const TXD_Function* const* fns,
+                              const int64_t* params, int inner_width, int threads, const int64_t* start, char* err,
+                              int64_t errlen);
 
 /* The transformations, each over the node added before it; a `seeded` function takes per-element
  * seeds derived from `seed0` after the element (nodes.h). */

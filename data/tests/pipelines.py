@@ -322,6 +322,13 @@ def interleave_records(D, cycle_length, block_length, **kwargs):
                                                            block_length=block_length, **kwargs)
 
 
+def mapped_records(D, inner, cycle_length, block_length, **kwargs):
+    """The records of record_files() read by interleave(lambda f: inner(TFRecordDataset(f)), ...)."""
+    records = tfrecord_class(D)
+    return D.from_tensor_slices(record_files()).interleave(lambda f: inner(records(f)), cycle_length=cycle_length,
+                                                           block_length=block_length, **kwargs)
+
+
 # Interleaves of TFRecord files in chains the native engine runs (Note [Native interleave]): cycles
 # shorter and longer than the file count, blocks longer than files, the parallel deterministic
 # interleave, list_files, and the training chain's shuffle, batch, map and prefetch above.
@@ -337,5 +344,21 @@ NATIVE_INTERLEAVES = {
         deterministic=True).prefetch(2),
     "interleave_records_shuffle_batch_map": lambda D, T: interleave_records(D, 3, 1, num_parallel_calls=2).shuffle(
         10, seed=21).batch(4).map(T.strings.length),
+    # Inner chains over each file (Note [Native interleave]): a map, a map and filter batched inside,
+    # a map and filter in a parallel interleave (AUTOTUNE), an inner parallel map in a parallel
+    # interleave, list_files with a batch inside and outside.
+    "interleave_mapped_records_c3_b2": lambda D, T: mapped_records(D, lambda r: r.map(T.strings.length), 3, 2),
+    "interleave_mapped_filtered_batched_c2_b1": lambda D, T: mapped_records(
+        D, lambda r: r.map(lambda x: (x, T.strings.length(x))).filter(
+            lambda x, n: T.strings.regex_full_match(x, ".*[13579]")).batch(2), 2, 1),
+    "interleave_mapped_parallel_filter_c3_b2": lambda D, T: mapped_records(
+        D, lambda r: r.map(lambda x: (x, T.strings.length(x))).filter(
+            lambda x, n: T.strings.regex_full_match(x, ".*[02468]")), 3, 2, num_parallel_calls=T.data.AUTOTUNE),
+    "interleave_mapped_parallel_c4_b3": lambda D, T: mapped_records(
+        D, lambda r: r.map(T.strings.length, num_parallel_calls=2).batch(3), 4, 3, num_parallel_calls=4),
+    "interleave_mapped_list_files_batch": lambda D, T: D.list_files(
+        os.path.join(os.path.dirname(record_files()[0]), "records-*.tfrecord"), shuffle=False).interleave(
+        lambda f: tfrecord_class(D)(f).batch(2, drop_remainder=True).map(T.strings.length), cycle_length=3,
+        num_parallel_calls=T.data.AUTOTUNE, deterministic=True).batch(3),
 }
 RANDOM.update(NATIVE_INTERLEAVES)

@@ -3,6 +3,7 @@ yield the Python engine's elements and errors, and that positions move between t
 
 import hashlib
 import os
+import re
 import struct
 
 import numpy as np
@@ -520,10 +521,19 @@ def _gzip_records(f):
     return txd.TFRecordDataset(f, compression_type="GZIP")
 
 
-# Interleaves the engine leaves to the Python engine: not TFRecordDataset(f) of the argument alone.
+# Interleaves the engine leaves to the Python engine: not TFRecordDataset(f) of the argument, or
+# transformations above it that depend on f, call tx.random or are not maps, filters and batches.
 OTHER_INTERLEAVES = {
     "compressed": lambda: _gzip_records,
-    "mapped_records": lambda: lambda f: txd.TFRecordDataset(f).map(tx.strings.length),
+    "map_of_the_name": lambda: lambda f: txd.TFRecordDataset(f).map(lambda r: r + f),
+    "map_of_a_value_of_the_name": lambda: lambda f: txd.TFRecordDataset(f).map(
+        lambda r, n=tx.strings.length(f): tx.strings.length(r) + n),
+    "filter_of_the_name": lambda: lambda f: txd.TFRecordDataset(f).filter(
+        lambda r, n=tx.strings.length(f): tx.strings.length(r) < n),
+    "batch_of_the_name": lambda: lambda f: txd.TFRecordDataset(f).batch(int(tx.strings.length(f)) % 7 + 1),
+    "random_map": lambda: lambda f: txd.TFRecordDataset(f).map(lambda r: tx.random.uniform([])),
+    "prefetch_inside": lambda: lambda f: txd.TFRecordDataset(f).map(tx.strings.length).prefetch(2),
+    "shuffle_inside": lambda: lambda f: txd.TFRecordDataset(f).shuffle(4, seed=1).map(tx.strings.length),
     "parallel_reads": lambda: lambda f: txd.TFRecordDataset([f, f], num_parallel_reads=2),
     "another_file": lambda: lambda f: txd.TFRecordDataset(record_files()[0]),
     "two_files": lambda: lambda f: txd.TFRecordDataset([f, f]),
@@ -565,7 +575,20 @@ def test_interleaved_records_come_in_tf_datas_order(cycle, block, parallel):
 
 # Saved by the Python engine, these hold no read-ahead (a sequential interleave, nothing buffered
 # above), so they resume in the native engine.
-_INTERLEAVE_NO_READ_AHEAD = {"interleave_records_c3_b2", "interleave_records_c1_b1", "interleave_records_c10_b4_batch"}
+_INTERLEAVE_NO_READ_AHEAD = {"interleave_records_c3_b2", "interleave_records_c1_b1", "interleave_records_c10_b4_batch",
+                             "interleave_mapped_records_c3_b2", "interleave_mapped_filtered_batched_c2_b1"}
+_MAPPED = sorted(name for name in NATIVE_INTERLEAVES if name.startswith("interleave_mapped"))
+
+
+@pytest.mark.parametrize("name", _MAPPED)
+def test_mapped_inner_chains_run_natively_in_tf_datas_order(name):
+    tf = pytest.importorskip("tensorflow")
+    it = iter(NATIVE_INTERLEAVES[name](txd.Dataset, tx))
+    native = _native_below(it._root)
+    assert native.kinds[0] == "interleave"
+    got = _elements(it)
+    assert not native.in_python
+    assert_same_elements(got, _elements(NATIVE_INTERLEAVES[name](tf.data.Dataset, tf)))
 
 
 @pytest.mark.parametrize("restorer", ["native", "python"])
@@ -601,6 +624,11 @@ def _corrupt_copy(tmp_path, src, keep):
     return path
 
 
+def _inverse_of_length_minus_3(record):
+    """1 / (len(record) - 3), failing CheckNumerics on records of 3 bytes."""
+    return tx.debugging.check_numerics(1.0 / tx.cast(tx.strings.length(record) - 3, tx.float32), "inverse")
+
+
 def _bad_files(tmp_path):
     """record_files() with file 3 corrupt after 4 records, a missing file and file 6 corrupt at once."""
     files = list(record_files())
@@ -619,6 +647,16 @@ BAD_INTERLEAVES = {
         txd.TFRecordDataset, cycle_length=2, block_length=1).ignore_errors().batch(3),
     "batch_map": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
         txd.TFRecordDataset, cycle_length=4, block_length=3).batch(2).map(tx.strings.length),
+    "mapped": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        lambda f: txd.TFRecordDataset(f).map(tx.strings.length), cycle_length=3, block_length=2),
+    "mapped_batched_parallel": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        lambda f: txd.TFRecordDataset(f).map(tx.strings.length, num_parallel_calls=2).batch(2), cycle_length=3,
+        num_parallel_calls=3),
+    "map_errors": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        lambda f: txd.TFRecordDataset(f).map(_inverse_of_length_minus_3), cycle_length=2, block_length=2),
+    "map_errors_parallel": lambda files: txd.Dataset.from_tensor_slices(files).interleave(
+        lambda f: txd.TFRecordDataset(f).map(_inverse_of_length_minus_3), cycle_length=3, block_length=2,
+        num_parallel_calls=txd.AUTOTUNE),
 }
 
 
@@ -629,13 +667,21 @@ def test_corrupt_and_missing_files_give_the_python_engines_errors_at_every_posit
     files = _bad_files(tmp_path)
     build = BAD_INTERLEAVES[name]
     assert _native_below(_root(build(files))) is not None
-    full = _outcomes(iter(_engine(build(files), True)), 80)
-    assert full == _outcomes(iter(_python_only(build(files))), 80)
+    full = _traced_outcomes(iter(_engine(build(files), True)), 80)
+    assert full == _traced_outcomes(iter(_python_only(build(files))), 80)
     errors = {r[1] for r in full if r[0] == "error"}
-    assert errors == ({tx.errors.DataLossError, tx.errors.NotFoundError} if name != "ignore_errors_batch" else set())
-    for k in range(0, len(full) + 1, 1 if saver == restorer else 3):
+    want = {tx.errors.DataLossError, tx.errors.NotFoundError} if name != "ignore_errors_batch" else set()
+    assert errors == (want | {tx.errors.InvalidArgumentError} if name.startswith("map_errors") else want)
+    for k in range(0, len(full) + 1, 1 if saver == restorer and not name.startswith("map_errors") else 3):
         it = iter(_engine(build(files), saver))
-        head = _outcomes(it, k)
+        head = _traced_outcomes(it, k)
         resumed = iter(_engine(build(files), restorer))
         resumed.restore(it.save())
-        assert head + _outcomes(resumed, 80 - k) == full, k
+        assert head + _traced_outcomes(resumed, 80 - k) == full, k
+
+
+def _traced_outcomes(it, limit):
+    """_outcomes with the trace numbers of function names taken out of error messages (each pipeline
+    built traces its functions again)."""
+    return [r[:2] + (re.sub(r"(__inference_\w+?)_\d+'", r"\1'", r[2]),) if r[0] == "error" else r
+            for r in _outcomes(it, limit)]

@@ -14,6 +14,9 @@ DataLoader and a NumPy loop in one run:
   parse_example in a tx.function against tf.io.parse_example in a tf.function (µs per record).
 - interleave: the same 100,000 records split over 8 TFRecord files, read with
   interleave(num_parallel_calls=AUTOTUNE) against the sequential interleave and tf.data's AUTOTUNE.
+- interleave+parse: list_files, interleave(TFRecordDataset) over 8 files, batch, parse_example; and
+  the mapped-inner form interleave(lambda f: TFRecordDataset(f).map(parse_single_example)), batch
+  (against the Python engine and tf.data).
 - loop in a function: `for x in dataset` inside a tx.function (one While op fetching each element
   from the pipeline) over 20,000 scalars, against the same loop in a tf.function (µs per element).
 - interleave with I/O waits: 8 sub-datasets of 500 elements whose every read waits 0.5 ms (a Python
@@ -266,7 +269,10 @@ def _records_epoch(ds):
     return n
 
 
-def bench_interleave_parse():
+def _interleave_parse_row(inner, title):
+    """The row of list_files -> interleave(inner(TFRecordDataset(f), m)) over INTERLEAVE_FILES files of
+    Examples, AUTOTUNE, -> batch (``inner`` parses inside or returns raw records, and the batches are then
+    parsed): the native engine against the Python engine and tf.data."""
     import tensorflux as tx
     import tensorflux_data as txd
 
@@ -275,9 +281,12 @@ def bench_interleave_parse():
     pattern = os.path.join(folder, "part*.tfrecord")
 
     def pipeline(D, m, records, options=None):
-        ds = D.list_files(pattern, shuffle=False).interleave(lambda f: records(f), cycle_length=INTERLEAVE_FILES,
-                                                             num_parallel_calls=m.data.AUTOTUNE)
-        ds = ds.batch(BATCH).map(lambda r: m.io.parse_example(r, _example_spec(m)))
+        ds = D.list_files(pattern, shuffle=False).interleave(lambda f: inner(records(f), m),
+                                                             cycle_length=INTERLEAVE_FILES,
+                                                             num_parallel_calls=m.data.AUTOTUNE).batch(BATCH)
+        if isinstance(ds.element_spec, dict):  # parsed inside
+            return ds if options is None else ds.with_options(options)
+        ds = ds.map(lambda r: m.io.parse_example(r, _example_spec(m)))
         return ds if options is None else ds.with_options(options)
 
     python_only = txd.Options()
@@ -292,9 +301,19 @@ def bench_interleave_parse():
         theirs["tf.data"] = median_seconds(
             lambda: _records_epoch(pipeline(tf.data.Dataset, tf, tf.data.TFRecordDataset)), repeats=REPEATS,
             warmup=1)
-    return report(f"data: list_files, interleave(TFRecordDataset) over {INTERLEAVE_FILES} files, "
-                  f"num_parallel_calls=AUTOTUNE, batch {BATCH}, parse_example ({N:,} Examples)", "s", 1.0, ours,
-                  theirs)
+    return report(f"data: list_files, {title} ({INTERLEAVE_FILES} files, num_parallel_calls=AUTOTUNE, batch {BATCH}, "
+                  f"{N:,} Examples)", "s", 1.0, ours, theirs)
+
+
+def bench_interleave_parse():
+    return _interleave_parse_row(lambda records, m: records,
+                                 "interleave(TFRecordDataset), batch, parse_example")
+
+
+def bench_interleave_map_parse():
+    return _interleave_parse_row(
+        lambda records, m: records.map(lambda r: m.io.parse_single_example(r, _example_spec(m))),
+        "interleave(TFRecordDataset(f).map(parse_single_example)), batch")
 
 
 SUBS, PER_SUB, WAIT_S = 8, 500, 0.0005
@@ -362,8 +381,8 @@ def bench_loop_in_function():
 
 
 ALL = [bench_map_batch_prefetch, bench_shuffle_map_batch, bench_tfrecord_read, bench_tfrecord_parse,
-       bench_parse_example, bench_interleave_files, bench_interleave_parse, bench_interleave_io_waits,
-       bench_loop_in_function]
+       bench_parse_example, bench_interleave_files, bench_interleave_parse, bench_interleave_map_parse,
+       bench_interleave_io_waits, bench_loop_in_function]
 
 
 if __name__ == "__main__":

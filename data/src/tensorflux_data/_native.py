@@ -7,7 +7,9 @@ csrc/engine.h; Note [Native segments] below)."""
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
 # filter, shuffle or interleave, or a batch of TFRecords): sources of numeric arrays, ranges and
 # uncompressed TFRecord files named by a list, and the interleave of TFRecordDataset(f) over a list
-# of file names f (found by calling its function on probe names; Note [Native interleave] in
+# of file names f, with the maps, filters and batches the engine runs above it per file when they
+# depend on f only through its file (found by calling its function on two probe names and comparing
+# the chains it returns, their traced functions and captured values; Note [Native interleave] in
 # csrc/interleave.cc); map and filter whose traced functions are stateless and capture
 # only numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing
 # as the Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
@@ -64,7 +66,8 @@ class _Engine:
             "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
             "txd_range": (i32, [vp, i32, i32, i64, i64, i64, i32, i64, c_err, i64]),
             "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i32, i64, c_err, i64]),
-            "txd_interleave": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i64, pi64, c_err, i64]),
+            "txd_interleave": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i64, i32, pi32, pvp, pi64,
+                                     i32, i32, pi64, c_err, i64]),
             "txd_map": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i32, i32, i64, i32, i64, c_err, i64]),
             "txd_filter": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i64, c_err, i64]),
             "txd_batch": (i32, [vp, i32, i64, i32, c_err, i64]),
@@ -234,17 +237,22 @@ def _source_step(node, ctx):
             return _Step("range", node, 1)
     elif t is _TFRecordFiles and not node._wbits and type(node._inputs[0]) is TensorSlicesDataset:
         return _Step("tfrecord", node, _TFRECORD_SLOTS)
-    elif t is InterleaveDataset and _names_source(node._inputs[0]) and _interleaves_tfrecords(node) and \
+    elif t is InterleaveDataset and _names_source(node._inputs[0]) and \
             (ctx.deterministic if node._deterministic is None else bool(node._deterministic)):
-        return _Step("interleave", node, _INTERLEAVE_HEAD + _INTERLEAVE_SLOT * node._cycle)
+        inner = _inner_chain(node, ctx)
+        if inner is not None:
+            step = _Step("interleave", node, _INTERLEAVE_HEAD + (2 + _width(inner)) * node._cycle)
+            step.inner = inner
+            return step
     return None
 
 
 # Note [Native interleave] in csrc/interleave.cc; the stamp layout's sizes (nodes.h has the same).
 _TFRECORD_SLOTS = 3
 _INTERLEAVE_HEAD = 4
-_INTERLEAVE_SLOT = 2 + _TFRECORD_SLOTS
-_PROBE_NAMES = (b"txd-interleave-probe-0", b"txd-interleave-probe-1")  # no file has these names
+# No file has these names; their lengths differ, so a value map_func derives from the name differs.
+_PROBE_NAMES = (b"txd-interleave-probe-0", b"txd-interleave-probe-one")
+_INNER_KINDS = frozenset(["map", "fused_map", "filter", "batch"])
 
 
 def _names_source(node):
@@ -265,30 +273,78 @@ def _utf8(name):
     return True
 
 
-def _interleaves_tfrecords(node):
-    """Whether interleave ``node``'s map_func returns TFRecordDataset(f) of its argument f: one
-    uncompressed file read in order (checked on two probe names; remembered on the node)."""
-    known = getattr(node, "_native_tfrecords", None)
+def _inner_chain(node, ctx):
+    """The steps (bottom first, slots from 0) interleave ``node``'s map_func makes of each file name f:
+    TFRecordDataset(f), one uncompressed file, then maps, filters and batches the engine runs, the
+    same for two probe names but for the file (Note [Native interleave]); None when there are none."""
+    probes = _probes(node)
+    if probes is None:
+        return None
+    chains = [_walk(ds, ctx) for ds in probes]
+    if not all(c is not None and _inner_ok(c, name) for c, name in zip(chains, _PROBE_NAMES)):
+        return None
+    return _placed(chains[0]) if _same_chain(*chains) else None
+
+
+def _probes(node):
+    """map_func's datasets for the probe names (remembered on the node); None when it fails on one."""
+    known = getattr(node, "_native_probes", None)
     if known is None:
-        known = node._native_tfrecords = all(_reads_file(node, name) for name in _PROBE_NAMES)
-    return known
+        try:
+            known = [node._dataset_for((np.array(name, object),)) for name in _PROBE_NAMES]
+        except Exception:  # noqa: BLE001 (map_func fails on a probe: not this case)
+            known = False
+        node._native_probes = known
+    return known or None
 
 
-def _reads_file(node, name):
-    from tensorflux_data._files import _TFRecordFiles
-    from tensorflux_data._sources import TensorSlicesDataset
-    try:
-        ds = node._dataset_for((np.array(name, object),))
-    except Exception:  # noqa: BLE001 (map_func fails on a probe: not this case)
+def _inner_ok(steps, name):
+    """Whether ``steps`` read file ``name`` alone, then run maps, filters and batches with unseeded functions."""
+    names = steps[0].node._inputs[0] if steps[0].kind == "tfrecord" else None
+    if names is None or len(names._arrays) != 1 or _paths(steps[0].node) != [name]:
         return False
-    if type(ds) is not _TFRecordFiles or ds._wbits:
+    return all(s.kind in _INNER_KINDS and (s.kind == "batch" or not s.node._fn.seeded) for s in steps[1:])
+
+
+def _same_chain(a, b):
+    """Whether inner chains ``a`` and ``b`` (of two probe names) do the same above their files."""
+    if [s.kind for s in a] != [s.kind for s in b]:
         return False
-    names = ds._inputs[0]
-    return type(names) is TensorSlicesDataset and len(names._arrays) == 1 and names._arrays[0].tolist() == [name]
+    for x, y in zip(a[1:], b[1:]):
+        if type(x.node) is not type(y.node) or x.node._params() != y.node._params() or \
+                _structure.describe(x.node.element_spec) != _structure.describe(y.node.element_spec):
+            return False
+        if x.kind != "batch" and not _same_function(x.node._fn._concrete, y.node._fn._concrete):
+            return False
+    return True
+
+
+def _same_function(f, g):
+    """Whether concrete functions ``f`` and ``g`` are the same trace (their names aside) capturing the
+    same values (a function that called others, whose names differ, counts as different)."""
+    a, b = f.function_def.__deepcopy__(), g.function_def.__deepcopy__()
+    a.signature.name = b.signature.name = ""
+    if a.SerializeToString() != b.SerializeToString() or len(f.graph.as_graph_def().library.function) or \
+            len(f.captured_inputs) != len(g.captured_inputs):
+        return False
+    return all(x.dtype == y.dtype and np.array_equal(x.numpy(), y.numpy())
+               for x, y in zip(f.captured_inputs, g.captured_inputs))
 
 
 def _chain(top, ctx):
     """The steps of the native chain ending at ``top``, bottom first; None when there is none."""
+    steps = _walk(top, ctx)
+    if steps is None:
+        return None
+    kinds = {s.kind for s in steps}
+    worth = {"map", "fused_map", "filter", "shuffle", "interleave"}
+    if not kinds & worth and not (steps[0].kind == "tfrecord" and "batch" in kinds):
+        return None  # nothing worth moving (Note [Native segments])
+    return _placed(steps)
+
+
+def _walk(top, ctx):
+    """The steps the engine can run from ``top`` down to a source, bottom first; None when it cannot run one."""
     from tensorflux_data import _fusion
     from tensorflux_data._batch import BatchDataset
     from tensorflux_data._map import FilterDataset, MapDataset
@@ -321,14 +377,20 @@ def _chain(top, ctx):
             break
         node = node._inputs[0]
     steps.reverse()
-    kinds = {s.kind for s in steps}
-    worth = {"map", "fused_map", "filter", "shuffle", "interleave"}
-    if not kinds & worth and not (steps[0].kind == "tfrecord" and "batch" in kinds):
-        return None  # nothing worth moving (Note [Native segments])
+    return steps
+
+
+def _placed(steps):
+    """``steps`` with their first stamp slots assigned."""
     slot = 0
     for s in steps:
         s.slot, slot = slot, slot + s.width
     return steps
+
+
+def _width(steps):
+    """The stamp slots of ``steps``."""
+    return sum(s.width for s in steps)
 
 
 def segment(node, ctx):
@@ -346,12 +408,13 @@ def segment(node, ctx):
 
 
 def _initial(steps):
-    return [0] * sum(s.width for s in steps)
+    return [0] * _width(steps)
 
 
-def _write_state(steps, stamp, w, shuffles):
+def _write_state(steps, stamp, w, shuffles, files=None):
     """The Python iterators' state of the chain at ``stamp`` (top node first); ``shuffles(i)`` is
-    (stream key, buffered elements) of shuffle step ``i`` at ``stamp``."""
+    (stream key, buffered elements) of shuffle step ``i`` at ``stamp``; ``files``, the names a
+    TFRecord step reads (default: its node's; an interleave's inner chain reads another's)."""
     for i in reversed(range(len(steps))):
         s = steps[i]
         v = stamp[s.slot:s.slot + s.width]
@@ -373,16 +436,16 @@ def _write_state(steps, stamp, w, shuffles):
         elif s.kind in ("slices", "range"):
             w.put("index", int(v[0]))
         elif s.kind == "tfrecord":
-            _write_tfrecord(w, _paths(s.node), v)
+            _write_tfrecord(w, _paths(s.node) if files is None else files, v)
         elif s.kind == "interleave":
-            _write_interleave(w, s.node, v)
+            _write_interleave(w, s, v)
         w = w.child("input")
 
 
-def _read_state(steps, r):
+def _read_state(steps, r, files=None):
     """(stamp, {shuffle step: (stream key, buffered elements)}) a state of the chain's Python
     iterators describes; None when it holds buffered elements other than a shuffle's numeric ones,
-    errors or a finished take_while (the Python engine resumes it then)."""
+    errors or a finished take_while (the Python engine resumes it then). ``files`` as _write_state's."""
     stamp, shuffles = _initial(steps), {}
     for i in reversed(range(len(steps))):
         s = steps[i]
@@ -408,7 +471,7 @@ def _read_state(steps, r):
         elif s.kind in ("slices", "range"):
             stamp[at] = r.get_int("index")
         elif s.kind in ("tfrecord", "interleave"):
-            v = (_read_tfrecord if s.kind == "tfrecord" else _read_interleave)(r, s.node)
+            v = _read_tfrecord(r, s.node, files) if s.kind == "tfrecord" else _read_interleave(r, s)
             if v is None:
                 return None
             stamp[at:at + s.width] = v
@@ -445,9 +508,10 @@ def _read_tfrecord(r, node, paths=None):
     return [next_file, int(is_open), r.get_int("offset") if is_open else 0]
 
 
-def _write_interleave(w, node, v):
+def _write_interleave(w, step, v):
     """The interleave iterator's state (no read-ahead) at its stamp slots ``v`` (Note [Native
     interleave] in csrc/interleave.cc)."""
+    node, width = step.node, 2 + _width(step.inner)
     names = node._inputs[0]._arrays[0]
     cycle_index, block_index, opened, ended = (int(x) for x in v[:_INTERLEAVE_HEAD])
     for name, value in (("cycle_index", cycle_index), ("block_index", block_index), ("opened", opened)):
@@ -455,7 +519,7 @@ def _write_interleave(w, node, v):
     w.put("input_done", bool(ended))
     w.put("end_of_input", bool(ended))
     for i in range(node._cycle):
-        at = _INTERLEAVE_HEAD + _INTERLEAVE_SLOT * i
+        at = _INTERLEAVE_HEAD + width * i
         is_open, index = int(v[at]), int(v[at + 1])
         w.put("slot%d.open" % i, bool(is_open))
         if is_open:
@@ -465,27 +529,28 @@ def _write_interleave(w, node, v):
             r.put("index", index)
             r.put_results("items", [])
             r.put("ended", False)
-            _write_tfrecord(r.child("iterator"), [bytes(names[index])], v[at + 2:at + _INTERLEAVE_SLOT])
+            _write_state(step.inner, v[at + 2:at + width], r.child("iterator"), None, [bytes(names[index])])
     w.put("futures", 0)
     w.child("input").put("index", opened)
 
 
-def _read_reader(r, names):
-    """[name index] + TFRecord stamp slots of an interleave reader's state; None when it holds items
-    read ahead or its end, or is not at a position of its file."""
+def _read_reader(r, names, inner):
+    """[name index] + inner chain stamp slots of an interleave reader's state; None when it holds
+    items read ahead or its end, or its sub-iterator is not at a position of the chain over its file."""
     index = r.get_int("index")
     if not 0 <= index < len(names) or r.get_results("items") or bool(r.get("ended")):
         return None
     element = r.get_element("element")
     if len(element) != 1 or np.asarray(element[0]).item() != names[index]:
         return None
-    file = _read_tfrecord(r.child("iterator"), None, [names[index]])
-    return None if file is None else [index] + file
+    position = _read_state(inner, r.child("iterator"), [names[index]])
+    return None if position is None else [index] + position[0]
 
 
-def _read_interleave(r, node):
+def _read_interleave(r, step):
     """The stamp slots of an interleave iterator's state; None when it holds items read ahead, or
     futures other than fresh readers of the next names (those are given back to the input)."""
+    node, inner = step.node, step.inner
     names, cycle = _paths(node), node._cycle
     opened = r.get_int("opened")
     if r.child("input").get_int("index") != opened:
@@ -493,16 +558,16 @@ def _read_interleave(r, node):
     futures = [r.child("future%d" % k) for k in range(r.get_int("futures"))]
     opened -= len(futures)
     for k, f in enumerate(futures):
-        if not bool(f.get("open")) or _read_reader(f, names) != [opened + k, 0, 0, 0]:
+        if not bool(f.get("open")) or _read_reader(f, names, inner) != [opened + k] + _initial(inner):
             return None
     ended = bool(r.get("end_of_input")) and not futures
     v = [r.get_int("cycle_index"), r.get_int("block_index"), opened, int(ended)]
     if not (0 <= v[0] < cycle and 0 <= v[1] < node._block and 0 <= opened <= len(names)):
         return None
     for i in range(cycle):
-        slot = [0] * _INTERLEAVE_SLOT
+        slot = [0] * (2 + _width(inner))
         if bool(r.get("slot%d.open" % i)):
-            reader = _read_reader(r.child("slot%d" % i), names)
+            reader = _read_reader(r.child("slot%d" % i), names, inner)
             if reader is None or reader[0] >= opened:
                 return None
             slot = [1] + reader
@@ -584,19 +649,11 @@ class NativeIterator(NodeIterator):
                 rc = lib.txd_tfrecord(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), v[0], v[1],
                                       v[2], err, _ERR)
             elif s.kind == "interleave":
-                paths = _paths(n)
-                rc = lib.txd_interleave(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), n._cycle,
-                                        n._block, _int_array(ctypes.c_int64, v), err, _ERR)
-            elif s.kind == "map":
-                fn = _native_function(n._fn, "_native", n._fn._concrete)
-                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, 0, 0, v[0], err,
-                                 _ERR)
-            elif s.kind == "fused_map":
-                from tensorflux_data import _fusion
-                batch = self._steps[i + 1].node
-                fn = _native_function(n, "_native_batched", _fusion.fusable(n))
-                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, batch._size,
-                                 int(batch._drop), v[0], err, _ERR)
+                rc = self._build_interleave(p, i, s, v)
+            elif s.kind in ("map", "fused_map"):
+                fn, batch, drop = _map_function(self._steps, i)
+                rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, batch, drop, v[0],
+                                 err, _ERR)
             elif s.kind == "filter":
                 fn = _native_function(n._fn, "_native", n._fn._concrete)
                 rc = lib.txd_filter(p, i, s.slot, fn.handle, *self._seeds(n), v[0], err, _ERR)
@@ -613,6 +670,32 @@ class NativeIterator(NodeIterator):
             else:  # prefetch
                 rc = lib.txd_prefetch(p, i, s.slot, int(n._buffer), err, _ERR)
             _check(rc, err, "building " + s.kind)
+
+    def _build_interleave(self, p, i, s, v):
+        """Adds interleave step ``s`` (node ``i``, stamp slots ``v``) and its inner chain to pipeline ``p``."""
+        paths, inner = _paths(s.node), s.inner
+        kinds, fns, params = [], [], []
+        for k in range(1, len(inner)):
+            t = inner[k]
+            if _fused_batch(inner, k):
+                continue
+            if t.kind == "batch":
+                kinds.append(2)
+                fns.append(None)
+                params += [1, t.node._size, int(t.node._drop), t.slot]
+            elif t.kind == "filter":
+                kinds.append(1)
+                fns.append(_native_function(t.node._fn, "_native", t.node._fn._concrete).handle)
+                params += [1, 0, 0, t.slot]
+            else:
+                fn, batch, drop = _map_function(inner, k)
+                kinds.append(0)
+                fns.append(fn.handle)
+                params += [self._width(t.node), batch, drop, t.slot]
+        return self._eng.lib.txd_interleave(
+            p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), s.node._cycle, s.node._block, len(kinds),
+            _int_array(ctypes.c_int, kinds), _int_array(ctypes.c_void_p, fns), _int_array(ctypes.c_int64, params),
+            _width(inner), self._ctx.pool_size, _int_array(ctypes.c_int64, v), self._err, _ERR)
 
     def _width(self, node):
         """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or AUTOTUNE (-1,
@@ -731,6 +814,17 @@ class NativeIterator(NodeIterator):
             self._eng.lib.txd_node_stats(self._pipeline, i, out)
             rec.elements, rec.seconds = elements + out[0], seconds + out[1] * 1e-9
             rec.wait_seconds = wait + out[2] * 1e-9
+
+
+def _map_function(steps, i):
+    """(engine Function, batch size, drop remainder) of map step ``i``: its function, or with a
+    "fused_map" step its batched function and the batch after it (batch size 0: not fused)."""
+    from tensorflux_data import _fusion
+    n = steps[i].node
+    if steps[i].kind != "fused_map":
+        return _native_function(n._fn, "_native", n._fn._concrete), 0, 0
+    batch = steps[i + 1].node
+    return _native_function(n, "_native_batched", _fusion.fusable(n)), batch._size, int(batch._drop)
 
 
 def _fused_batch(steps, i):
