@@ -377,6 +377,6 @@ def test_a_dataset_of_function_tensors_used_outside_or_capturing_them_raises_cle
     def captures(x, y):
         return txd.Dataset.from_tensor_slices(x).map(lambda e: e * y).reduce(tx.constant(0.0), lambda a, e: a + e)
 
-    with pytest.raises(ValueError, match="map function uses a tensor of the tx.function being traced"):
+    with pytest.raises(ValueError, match="map function uses tensors of the tx.function being traced"):
         captures(tx.constant([1.0, 2.0]), tx.constant(3.0))
     assert float(captures.python_function(tx.constant([1.0]), tx.constant(2.0))) == 2.0  # eagerly it is fine

@@ -52,14 +52,13 @@ class StructuredFunction:
         flat_fn.__name__ = "%s_%s" % (what, getattr(self.fn, "__name__", "fn").strip("<>"))
         signature = self._in_flat + ([tx.TensorSpec([1], tx.uint64)] if seeded else [])
         self._function = tx.function(flat_fn, input_signature=signature)
-        try:
-            self._concrete = self._function.get_concrete_function()
-        except ValueError as e:
-            if "must be from the same graph" not in str(e) or tx.executing_eagerly():
-                raise
-            raise ValueError("the %s function uses a tensor of the tx.function being traced (%s); a dataset's "
-                             "functions see that graph's tensors only through its elements: add the tensor to "
-                             "them (for example, zip with Dataset.from_tensors(t).repeat())" % (what, e)) from None
+        self._concrete = self._function.get_concrete_function()
+        graph_captures = [t.name for t in self._concrete.captured_inputs if not hasattr(t, "numpy")]
+        if graph_captures:
+            raise ValueError("the %s function uses tensors of the tx.function being traced (%s); a dataset's "
+                             "functions see that graph's tensors only through its elements: add them to the "
+                             "elements (for example, zip with Dataset.from_tensors(t).repeat())"
+                             % (what, ", ".join(graph_captures)))
         self.output_spec = tx.nest.pack_sequence_as(
             holder["structure"], [tx.TensorSpec(t.shape, t.dtype) for t in self._concrete.outputs])
         self._out_flat = _structure.flat_specs(self.output_spec)

@@ -20,7 +20,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import functions
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.func_graph import FuncGraph
+from tensorflux._src.func_graph import FuncGraph, resource_shape
 from tensorflux._src.nest import flatten
 from tensorflux._src.operation import Operation, Tensor, TensorLike
 from tensorflux._src.tensor_shape import TensorShape
@@ -37,8 +37,7 @@ class ControlFlowGraph(FuncGraph):
     _captures_outer = True  # op_def_library builds ops here even when their inputs live outside
 
     def __init__(self, name, outer_graph):
-        super().__init__(name)
-        self.outer_graph = outer_graph
+        super().__init__(name, outer_graph)
         self.seed = outer_graph.seed
         # Variables made inside are lifted out of a tx.function being traced, not out of a plain graph.
         self._is_function_graph = getattr(outer_graph, "_is_function_graph", False)
@@ -46,14 +45,6 @@ class ControlFlowGraph(FuncGraph):
         self.internal_captures = []  # their placeholders here
         self._capture_index = {}     # outer tensor (op handle, index) -> position in the lists
         self.control_captures = []   # operations of outer_graph the op must run after
-
-    def _encloses(self, graph):
-        g = self.outer_graph
-        while g is not None:
-            if g is graph:
-                return True
-            g = getattr(g, "outer_graph", None)
-        return False
 
     def capture(self, tensor):
         """The tensor of this graph standing for ``tensor`` (a Tensor of this graph or an
@@ -83,11 +74,6 @@ class ControlFlowGraph(FuncGraph):
         # Eager values are captured by the enclosing tx.function graph (plain graphs refuse them).
         return self.capture(self.outer_graph._capture_eager(tensor, arg_name, op_type))
 
-    def _create_op(self, op_type, name, inputs, attrs):
-        inputs = [[t if t._op._graph is self else self.capture(t) for t in x] if type(x) is list
-                  else (x if x._op._graph is self else self.capture(x)) for x in inputs]
-        return super()._create_op(op_type, name, inputs, attrs)
-
     def _add_control_capture(self, op):
         if op._graph is not self.outer_graph:
             self.outer_graph._add_control_capture(op)
@@ -107,14 +93,6 @@ class ControlFlowGraph(FuncGraph):
             else:
                 inner.append(c)
         return super().control_dependencies(inner)
-
-
-def resource_shape(t):
-    """The shape of the variable behind resource tensor ``t`` when known (else None)."""
-    s = getattr(t._op._graph, "_resource_shapes", {}).get(t._pair)
-    if s is None and t._op.type == "VarHandleOp":
-        s = t._op.get_attr("shape")
-    return s
 
 
 def function_name(graph, scope, kind):

@@ -26,16 +26,38 @@ _c = lib.c
 # tf.function, which reads the same control outputs from an exported FunctionDef.
 
 
+# Note [Nested captures]
+# A tx.function traced while another graph is being built (called inside another tx.function, or
+# in a TensorFlow-1-style graph) may use that graph's tensors, as a nested tf.function does:
+# FuncGraph records the graph it is traced in (outer_graph) and, like a control-flow body (Note
+# [Control-flow captures]), builds every op itself, replacing each input from an enclosing graph by
+# a placeholder made once per tensor (a tensor of a graph further out is captured by the graphs in
+# between first). The call op passes those tensors after the eager captures
+# (ConcreteFunction.captured_inputs), so such a trace can only be called inside that graph.
+
+
+def resource_shape(t):
+    """The shape of the variable behind resource tensor ``t`` when known (else None)."""
+    s = getattr(t._op._graph, "_resource_shapes", {}).get(t._pair)
+    if s is None and t._op.type == "VarHandleOp":
+        s = t._op.get_attr("shape")
+    return s
+
+
 class FuncGraph(_graph.Graph):
-    """The graph a tx.function is traced into: captures eager values as placeholders and orders
-    stateful ops."""
+    """The graph a tx.function is traced into: captures eager values, and the tensors of the graph
+    it is traced in (``outer_graph``, or None), as placeholders, and orders stateful ops."""
 
     _is_function_graph = True
 
-    def __init__(self, name):
+    def __init__(self, name, outer_graph=None):
         super().__init__()
         self.name = name
-        self.captures = {}       # eager tensor id -> (eager value, placeholder)
+        self.outer_graph = outer_graph
+        self._captures_outer = outer_graph is not None  # op_def_library builds ops here (Note [Nested captures])
+        # eager tensor id -> (eager value, placeholder); ("graph", (op handle, index)) -> (tensor of
+        # outer_graph, placeholder)
+        self.captures = {}
         self.variables = []      # eager Variables whose handles were captured
         self.stateful_ops = []   # control outputs of the function
         self.called = []         # ConcreteFunctions called inside (their definitions travel along)
@@ -58,6 +80,42 @@ class FuncGraph(_graph.Graph):
             if not any(v is var for v in self.variables):
                 self.variables.append(var)
         return ph
+
+    def _encloses(self, graph):
+        g = self.outer_graph
+        while g is not None:
+            if g is graph:
+                return True
+            g = getattr(g, "outer_graph", None)
+        return False
+
+    def capture(self, tensor):
+        """The tensor of this graph standing for ``tensor``, a Tensor of this graph or of an
+        enclosing one (Note [Nested captures]); ValueError for a tensor of an unrelated graph."""
+        g = tensor._op._graph
+        if g is self:
+            return tensor
+        if not self._encloses(g):
+            raise ValueError("Tensor %s is used in %s but belongs to a graph that neither is this one nor encloses "
+                             "it." % (tensor.name, self.name))
+        if g is not self.outer_graph:
+            tensor = self.outer_graph.capture(tensor)
+        key = ("graph", tensor._pair)
+        hit = self.captures.get(key)
+        if hit is not None:
+            return hit[1]
+        with self.as_default(), self.name_scope(None), self.control_dependencies(None):
+            ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
+        if tensor.dtype == _dtypes.resource and resource_shape(tensor) is not None:
+            self._resource_shapes[ph._pair] = resource_shape(tensor)
+        self.captures[key] = (tensor, ph)
+        return ph
+
+    def _create_op(self, op_type, name, inputs, attrs):
+        if self.outer_graph is not None:
+            inputs = [[t if t._op._graph is self else self.capture(t) for t in x] if type(x) is list
+                      else (x if x._op._graph is self else self.capture(x)) for x in inputs]
+        return super()._create_op(op_type, name, inputs, attrs)
 
     def _is_stateful(self, op_type):
         s = self._stateful_types.get(op_type)

@@ -23,6 +23,7 @@ from tensorflux._src import context as _context
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import backprop
 from tensorflux._src import functions
+from tensorflux._src import graph as _graph
 from tensorflux._src import lib
 from tensorflux._src import op_def_library as _op_def_library
 from tensorflux._src.generated import gen_ops
@@ -572,7 +573,7 @@ class Function:
 
     def _trace(self, args, kwargs, specs, spec_args=False):
         name = "__inference_%s_%d" % (self._name, next(_ids))
-        g = FuncGraph(name)
+        g = FuncGraph(name, None if _context.executing_eagerly() else _graph.get_default_graph())
         leaves = flatten([list(args), kwargs])
         with g.as_default():
             inputs = [placeholder(s.dtype, shape=s.shape, name="args_%d" % i) for i, s in enumerate(specs)]
