@@ -183,3 +183,21 @@ def test_kernel_list_is_tensorflows_wire_format():
     assert all(k.op == "MatMul" and k.device_type == "CPU" for k in theirs.kernel)
     assert len(kernels.get_all_registered_kernels().kernel) > 1000
     assert not kernels.get_registered_kernels_for_op("NoSuchOp").kernel
+
+
+def test_cast_between_float32_and_bfloat16_at_odd_sizes_matches_tensorflow():
+    """The one-pass vectorized conversions (Note [bfloat16 conversion]): every bfloat16 widened, and
+    lengths that leave each vector tail, against ml_dtypes and TensorFlow bit for bit (subnormals
+    only against ml_dtypes: TensorFlow's kernels flush them)."""
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(BF16)
+    wide = tx.cast(every, tx.float32).numpy()
+    np.testing.assert_array_equal(wide.view(np.uint32), every.astype(np.float32).view(np.uint32))
+    normal = (np.abs(wide) >= np.finfo(np.float32).tiny) | (wide == 0)
+    np.testing.assert_array_equal(wide[normal], tf.cast(every[normal], tf.float32).numpy())
+    rng = np.random.default_rng(5)
+    for n in (1, 7, 15, 16, 17, 31, 33, 1000, 4097):
+        x = rng.standard_normal(n).astype(np.float32) * np.float32(2.0) ** rng.integers(-130, 120, n)
+        ours = _bits(tx.cast(x, tx.bfloat16).numpy())
+        np.testing.assert_array_equal(ours, _bits(x.astype(BF16)))
+        kept = np.abs(x) >= np.finfo(np.float32).tiny  # TensorFlow flushes some subnormal inputs to zero
+        np.testing.assert_array_equal(ours[kept], _bits(tf.cast(x, tf.bfloat16).numpy())[kept])

@@ -271,3 +271,24 @@ def test_wrapper_signature_matches_tensorflow(name):
     ours = [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
     theirs = [(p.name, p.default) for p in inspect.signature(getattr(tf.raw_ops, name)).parameters.values()]
     assert [n for n, _ in ours] == [n for n, _ in theirs]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16bit_samples_round_the_float32_stream(dtype):
+    """Note [16-bit samples]: the float32 samples of the same seeds, rounded toward zero for the
+    uniform (so values stay in [0, 1)) and to nearest even for the normals."""
+    dt = tx.as_dtype(dtype)
+    raw = tx.raw_ops
+    ops = (raw.RandomUniform, raw.RandomStandardNormal, raw.TruncatedNormal)
+    wide = _run(lambda: [op(shape=[4099], dtype=tx.float32, seed=3, seed2=4) for op in ops])[0]
+    narrow = _run(lambda: [op(shape=[4099], dtype=dt, seed=3, seed2=4) for op in ops])[0]
+    uniform, normal, truncated = (v.astype(np.float64) for v in narrow)
+    assert all(v.dtype == dt.as_numpy_dtype for v in narrow)
+    assert 0.0 <= uniform.min() and uniform.max() < 1.0 and abs(uniform.mean() - 0.5) < 0.02
+    # The uniform's values: the largest 16-bit value at or below each float32 sample.
+    nearest = wide[0].astype(dt.as_numpy_dtype)
+    below = np.where(nearest.astype(np.float64) > wide[0], np.nextafter(nearest, dt.as_numpy_dtype(0)), nearest)
+    np.testing.assert_array_equal(narrow[0], below)
+    for ours, theirs in zip(narrow[1:], wide[1:]):
+        np.testing.assert_array_equal(ours, theirs.astype(dt.as_numpy_dtype))
+    assert abs(normal.mean()) < 0.1 and np.abs(truncated).max() <= 2.0

@@ -1,31 +1,38 @@
 """Training-step benchmarks (issue 5): forward + backward + Adam update, float32, against
-TensorFlow (tf.function), PyTorch (eager) and JAX (jit) when installed."""
+TensorFlow (tf.function), PyTorch (eager) and JAX (jit) when installed; and the MLP step under
+the mixed_bfloat16 policy next to our float32 step (issue 22)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from harness import median_seconds, report
+from linalg_bench import cpu_model
 from session_bench import THREADS, _tf, _tx_session
 from train_bench_others import jax_step, torch_step
 
 MLP = [784, 512, 512, 10]
 
 
-def _tx_mlp_step(batch):
+def _tx_mlp_step(batch, compute="float32"):
+    """The MLP's Adam step in a Session. With compute="bfloat16" it is built as the mixed_bfloat16
+    policy builds it: float32 variables cast to bfloat16 on every step, the input cast too, every
+    layer in bfloat16, the logits cast back to float32 for the loss."""
     import tensorflux as tx
     g = tx.Graph()
     with g.as_default():
         x = tx.placeholder(tx.float32, [None, MLP[0]])
         y = tx.placeholder(tx.int32, [None])
-        h = x
+        dt = tx.as_dtype(compute)
+        h = tx.cast(x, dt)
         for i, (a, b) in enumerate(zip(MLP[:-1], MLP[1:])):
             w = tx.Variable(tx.initializers.glorot_uniform(seed=i)([a, b]))
             bias = tx.Variable(tx.zeros([b]))
-            h = tx.nn.bias_add(tx.matmul(h, w), bias)
+            h = tx.nn.bias_add(tx.matmul(h, tx.cast(w, dt)), tx.cast(bias, dt))
             if i < len(MLP) - 2:
                 h = tx.nn.relu(h)
-        loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        logits = tx.cast(h, tx.float32)
+        loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tx.optimizers.Adam(1e-3).minimize(loss)
         init = tx.global_variables_initializer()
     sess = _tx_session(g)
@@ -205,4 +212,60 @@ def bench_train_mlp_peak_rss() -> dict:
     return report("peak RSS: training the MLP for 200 Adam steps (MiB)", "MiB", 1.0, ours, theirs)
 
 
-ALL = [bench_train_mlp, bench_train_cnn, bench_train_mlp_peak_rss]
+def _tx_keras_mlp_step(policy):
+    """The MLP as tx.keras Dense layers created under dtype policy ``policy``, trained by a
+    tx.function step (GradientTape + Adam; logits cast to float32 for the loss)."""
+    import tensorflux as tx
+    from tensorflux._src import context
+    if not context._c.eager_initialized():
+        context.configure(intra_op_threads=THREADS, inter_op_threads=THREADS)
+    k = tx.keras
+    k.mixed_precision.set_global_policy(policy)
+    try:
+        k.utils.set_random_seed(0)
+        model = k.Sequential([k.Input((MLP[0],))] + [k.layers.Dense(n, activation="relu") for n in MLP[1:-1]] +
+                             [k.layers.Dense(MLP[-1])])
+    finally:
+        k.mixed_precision.set_global_policy(None)
+    opt = tx.optimizers.Adam(1e-3)
+
+    @tx.function(input_signature=[tx.TensorSpec([None, MLP[0]]), tx.TensorSpec([None], tx.int32)])
+    def step(xb, yb):
+        with tx.GradientTape() as tape:
+            logits = tx.cast(model(xb, training=True), tx.float32)
+            loss = tx.reduce_mean(tx.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=logits))
+        variables = model.trainable_variables
+        opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss
+
+    return lambda xv, yv: step(xv, yv).numpy()
+
+
+def bench_train_mlp_bf16() -> list:
+    """The MLP's Adam step in float32 and under mixed_bfloat16 (float32 master weights, bfloat16
+    compute), in a Session and as tx.keras + tx.function, batches 128 and 512. The two steps of a
+    row are timed alternately, sample by sample, so both see the same machine load."""
+    print(f"mixed_bfloat16 MLP train step on {cpu_model()} ({THREADS} threads)", flush=True)
+    rows = []
+    for batch in (128, 512):
+        rng = np.random.default_rng(0)
+        xv = rng.standard_normal((batch, MLP[0])).astype(np.float32)
+        yv = rng.integers(0, 10, batch).astype(np.int32)
+        for how, make in (("Session", lambda c: _tx_mlp_step(batch, c)),
+                          ("tx.keras + tx.function", lambda c: _tx_keras_mlp_step(
+                              "mixed_bfloat16" if c == "bfloat16" else c))):
+            steps = {c: make(c) for c in ("float32", "bfloat16")}
+            samples = {c: [] for c in steps}
+            for _ in range(9):
+                for c, s in steps.items():
+                    samples[c].append(median_seconds(lambda: s(xv, yv), repeats=3, inner=5, warmup=2))
+            f32, b16 = (float(np.median(samples[c])) for c in ("float32", "bfloat16"))
+            ratios = np.array(samples["float32"]) / np.array(samples["bfloat16"])  # pairs timed back to back
+            rows.append(report(f"train step MLP 784-512-512-10 Adam, batch {batch}, mixed_bfloat16 ({how})", "ms",
+                               1e3, b16, {"tensorflux float32": f32}))
+            print(f"    float32 / bfloat16 step: {f32 / b16:.2f} (pairs: {ratios.min():.2f}-{ratios.max():.2f})",
+                  flush=True)
+    return rows
+
+
+ALL = [bench_train_mlp, bench_train_cnn, bench_train_mlp_peak_rss, bench_train_mlp_bf16]

@@ -203,6 +203,8 @@ def _dist_samples(extra=None):
     for dt in _F:
         out.append(Sample({"shape": _shape(N)}, {"dtype": dt, **_SEEDS}))
         out.append(Sample({"shape": _shape(101, 99, dtype=np.int64)}, {"dtype": dt, **_SEEDS}, note="2-D int64 shape"))
+    for dt in (tx.float16, tx.bfloat16):  # float32 samples rounded (Note [16-bit samples])
+        out.append(Sample({"shape": _shape(N)}, {"dtype": dt, **_SEEDS}, note="16-bit"))
     out.append(Sample({"shape": _shape(3, 0)}, {"dtype": tx.float32, **_SEEDS}, note="empty"))
     out.append(Sample({"shape": _shape()}, {"dtype": tx.float32, "seed": 3}, note="scalar, op seed only"))
     return out

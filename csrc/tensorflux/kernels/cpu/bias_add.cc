@@ -5,7 +5,6 @@
 #include "tensorflux/kernels/cpu/binary_functors.h"
 #include "tensorflux/kernels/cpu/broadcast.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
-#include "tensorflux/kernels/cpu/widened_kernel.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -74,9 +73,11 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint16_t>("T"), Bi
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint32_t>("T"), BiasAddOp<uint32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<uint64_t>("T"), BiasAddOp<uint64_t>);
 
-// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
-// (Note [Widened kernels]) ---
-TX_REGISTER_WIDENED("BiasAdd", "T");
+// --- half and bfloat16: RunBroadcast widens blocks of both operands, adds in float32 and rounds
+// each sum once (Note [16-bit floats]), the values of the widened float32 kernel without its
+// float copies of the operands ---
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<Half>("T"), BiasAddOp<Half>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAdd").TypeConstraint<BFloat16>("T"), BiasAddOp<BFloat16>);
 
 }  // namespace
 }  // namespace cpu

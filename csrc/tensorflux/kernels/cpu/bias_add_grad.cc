@@ -6,7 +6,7 @@
 #include "tensorflux/ops/conv_window.h"
 #include "tensorflux/kernels/cpu/blocked_sums.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
-#include "tensorflux/kernels/cpu/widened_kernel.h"
+#include "tensorflux/kernels/cpu/convert16.h"
 #include "tensorflux/runtime/op_kernel.h"
 
 namespace tx {
@@ -14,11 +14,13 @@ namespace cpu {
 namespace {
 
 // output[C] = sum of out_backprop viewed as [outer, C, inner] over outer and inner (inner is 1
-// for NHWC). Floats accumulate in double, integers in int64 (wrapping to T like TensorFlow's sums).
+// for NHWC). Floats accumulate in double, integers in int64 (wrapping to T like TensorFlow's sums);
+// half and bfloat16 sums are rounded to float32 and then to T, as the float32 kernel on widened
+// inputs rounded them (Note [16-bit floats]).
 template <typename T>
 class BiasAddGradOp : public OpKernel {
  public:
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  using Acc = std::conditional_t<kIsFloating<T>, double, int64_t>;
 
   explicit BiasAddGradOp(OpKernelConstruction* c) : OpKernel(c) {
     std::string format;
@@ -50,18 +52,23 @@ class BiasAddGradOp : public OpKernel {
       for (int64_t o = b; o < e; ++o) {
         const T* row = x + o * c * inner;
         if (inner == 1) {
-          for (int64_t ch = 0; ch < c; ++ch) acc[ch] += row[ch];
+          for (int64_t ch = 0; ch < c; ++ch) acc[ch] += Widen(row[ch]);
           continue;
         }
         for (int64_t ch = 0; ch < c; ++ch) {
           Acc s = 0;
-          for (int64_t i = 0; i < inner; ++i) s += row[ch * inner + i];
+          for (int64_t i = 0; i < inner; ++i) s += Widen(row[ch * inner + i]);
           acc[ch] += s;
         }
       }
     });
     T* y = out->data<T>();
-    for (int64_t ch = 0; ch < c; ++ch) y[ch] = static_cast<T>(sums[ch]);
+    for (int64_t ch = 0; ch < c; ++ch) {
+      if constexpr (kIsFloat16<T>)
+        y[ch] = Narrow<T>(static_cast<float>(sums[ch]));
+      else
+        y[ch] = static_cast<T>(sums[ch]);
+    }
   }
 
  private:
@@ -81,9 +88,10 @@ TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint16_t>("T")
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint32_t>("T"), BiasAddGradOp<uint32_t>);
 TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<uint64_t>("T"), BiasAddGradOp<uint64_t>);
 
-// --- half and bfloat16: the float32 kernel on widened inputs, outputs rounded once
-// (Note [Widened kernels]) ---
-TX_REGISTER_WIDENED("BiasAddGrad", "T");
+// --- half and bfloat16: summed in double from the 16-bit values directly (no float copy of the
+// input), rounded as the widened float32 kernel rounded them ---
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<Half>("T"), BiasAddGradOp<Half>);
+TX_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad").TypeConstraint<BFloat16>("T"), BiasAddGradOp<BFloat16>);
 
 }  // namespace
 }  // namespace cpu

@@ -53,7 +53,11 @@ void CastPlain(const void* in, Dst* y, int64_t begin, int64_t end) {
 template <typename Dst, typename Src>
 void CastRange(const void* in, void* out, int64_t begin, int64_t end, bool truncate) {
   Dst* y = static_cast<Dst*>(out);
-  if constexpr (kIsFloat16<Dst> || kIsFloat16<Src>) {
+  if constexpr (std::is_same_v<Src, float> && std::is_same_v<Dst, BFloat16>) {  // one pass, vectorized
+    FloatToBFloat16(static_cast<const float*>(in) + begin, y + begin, end - begin, truncate);
+  } else if constexpr (std::is_same_v<Src, BFloat16> && std::is_same_v<Dst, float>) {
+    BFloat16ToFloat(static_cast<const BFloat16*>(in) + begin, y + begin, end - begin);
+  } else if constexpr (kIsFloat16<Dst> || kIsFloat16<Src>) {
     float tmp[kConvertBlock];
     for (int64_t b = begin; b < end; b += kConvertBlock) {
       const int64_t m = std::min(kConvertBlock, end - b);

@@ -11,6 +11,7 @@
 
 #include "tensorflux/core/dtype.h"
 #include "tensorflux/core/thread_pool.h"
+#include "tensorflux/kernels/cpu/convert_bf16.h"
 #include "tensorflux/kernels/cpu/kernel_util.h"
 
 namespace tx {
@@ -56,13 +57,7 @@ inline void ToFloat(const Half* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] = HalfBitsToFloat(x[i].bits);
 }
 
-inline void ToFloat(const BFloat16* x, float* y, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t b = static_cast<uint32_t>(x[i].bits) << 16;
-    std::memcpy(y + i, &b, sizeof(b));  // memcpy, not a uint32_t* store: floats must not alias them
-  }
-}
+inline void ToFloat(const BFloat16* x, float* y, int64_t n) { BFloat16ToFloat(x, y, n); }
 
 // y[i] = x[i] rounded to half (to nearest even) for i < n.
 inline void FromFloat(const float* x, Half* y, int64_t n) {
@@ -75,28 +70,12 @@ inline void FromFloat(const float* x, Half* y, int64_t n) {
   for (; i < n; ++i) y[i].bits = FloatToHalfBits(x[i]);
 }
 
-// y[i] = x[i] rounded to bfloat16 (to nearest even; NaN as FloatToBFloat16Bits) for i < n.
-inline void FromFloat(const float* x, BFloat16* y, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t v;
-    std::memcpy(&v, x + i, sizeof(v));
-    const uint32_t rounded = (v + 0x7fffu + ((v >> 16) & 1u)) >> 16;
-    const uint32_t nan = ((v >> 16) & 0x8000u) | 0x7fc0u;
-    y[i].bits = static_cast<uint16_t>((v & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
-  }
-}
+// y[i] = x[i] rounded to bfloat16 (to nearest even; NaN as FloatToBFloat16Bits) for i < n
+// (Note [bfloat16 conversion]).
+inline void FromFloat(const float* x, BFloat16* y, int64_t n) { FloatToBFloat16(x, y, n); }
 
 // y[i] = x[i] with the low 16 bits dropped (Cast's Truncate=true; NaN stays a quiet NaN).
-inline void FromFloatTruncated(const float* x, BFloat16* y, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t v;
-    std::memcpy(&v, x + i, sizeof(v));
-    const uint32_t nan = ((v >> 16) & 0x8000u) | 0x7fc0u;
-    y[i].bits = static_cast<uint16_t>((v & 0x7fffffffu) > 0x7f800000u ? nan : v >> 16);
-  }
-}
+inline void FromFloatTruncated(const float* x, BFloat16* y, int64_t n) { FloatToBFloat16(x, y, n, true); }
 
 // Elements per stack block when a kernel converts a 16-bit array piecewise.
 inline constexpr int64_t kConvertBlock = 512;

@@ -100,6 +100,9 @@ TX_REGISTER_SELECT(int64_t);
 TX_REGISTER_SELECT(uint8_t);
 TX_REGISTER_SELECT(bool);
 TX_REGISTER_SELECT(TString);
+// half and bfloat16 (a mixed-precision loss clips its 16-bit predictions; the gradient selects).
+TX_REGISTER_SELECT(Half);
+TX_REGISTER_SELECT(BFloat16);
 // Complex block.
 TX_REGISTER_SELECT(complex64);
 TX_REGISTER_SELECT(complex128);
