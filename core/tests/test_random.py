@@ -123,6 +123,20 @@ def test_seeds_and_graph_values_equal_tensorflow():
     assert values(tx, tx.Graph(), tx.Session) == values(tf, tf.Graph(), tf.compat.v1.Session)
 
 
+@pytest.mark.eager
+def test_eager_seeded_uniform_and_normal_equal_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    got = {}
+    for m in (tx, tf):
+        m.random.set_seed(None)
+        seeded = [m.random.uniform([5], seed=-7), m.random.normal([5], seed=2**40 + 5)]
+        m.random.set_seed(11)
+        globally = [m.random.uniform([3]), m.random.normal([3], seed=4)]
+        m.random.set_seed(None)
+        got[m.__name__] = [np.asarray(v).tolist() for v in seeded + globally]
+    assert got["tensorflux"] == got["tensorflow"]
+
+
 def test_uniform_scaling_and_ints():
     lo_hi, ints = _run(lambda: [txr.uniform([20000], minval=-2.0, maxval=3.0, seed=1),
                                 txr.uniform([20000], minval=5, maxval=8, dtype=tx.int32, seed=1)])[0]

@@ -7,6 +7,9 @@ import tensorflux as tx
 from tensorflux_data import _seeds, _structure
 from tensorflux_data._base import invalid
 
+# What a function's trace raises when it uses tensors of the tx.function being traced.
+USES_GRAPH_TENSORS = "uses tensors of the tx.function being traced"
+
 
 def call_unpacked(fn, args):
     """tf.data's calling convention: a tuple element is passed as positional arguments."""
@@ -55,10 +58,10 @@ class StructuredFunction:
         self._concrete = self._function.get_concrete_function()
         graph_captures = [t.name for t in self._concrete.captured_inputs if not hasattr(t, "numpy")]
         if graph_captures:
-            raise ValueError("the %s function uses tensors of the tx.function being traced (%s); a dataset's "
+            raise ValueError("the %s function %s (%s); a dataset's "
                              "functions see that graph's tensors only through its elements: add them to the "
                              "elements (for example, zip with Dataset.from_tensors(t).repeat())"
-                             % (what, ", ".join(graph_captures)))
+                             % (what, USES_GRAPH_TENSORS, ", ".join(graph_captures)))
         self.output_spec = tx.nest.pack_sequence_as(
             holder["structure"], [tx.TensorSpec(t.shape, t.dtype) for t in self._concrete.outputs])
         self._out_flat = _structure.flat_specs(self.output_spec)

@@ -312,11 +312,12 @@ def _relaxed_state(reduce_func, state_spec, element_spec):
     """``state_spec`` relaxed where ``reduce_func`` changes a shape, as the eager reduce finds it by
     tracing the function apart; unchanged when that trace fails (the function uses tensors of the
     graph being built, which only the loop body can see)."""
+    from tensorflux_data._functions import USES_GRAPH_TENSORS
     from tensorflux_data._map import _trace_fold
 
     try:
         return _trace_fold(reduce_func, state_spec, element_spec, "reduce", outputs=False).input_spec[0]
     except (TypeError, ValueError) as e:
-        if "must be from the same graph" not in str(e):
+        if USES_GRAPH_TENSORS not in str(e) and "must be from the same graph" not in str(e):
             raise
         return state_spec
