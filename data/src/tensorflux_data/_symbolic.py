@@ -19,7 +19,10 @@ from tensorflux_data._dataset import Dataset
 
 
 def is_symbolic(value):
-    """Whether ``value`` is, or holds, a tensor of a graph being built (not an eager tensor)."""
+    """Whether ``value`` is, or holds, a tensor of a graph being built (not an eager tensor); such
+    tensors exist only while one is (so an eager call walks nothing: a big list costs no time)."""
+    if tx.executing_eagerly():
+        return False
     return any(tx.is_tensor(v) and not hasattr(v, "numpy") for v in tx.nest.flatten(value))
 
 
