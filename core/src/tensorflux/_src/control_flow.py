@@ -20,7 +20,7 @@ import numpy as np
 from tensorflux._src import dtypes as _dtypes
 from tensorflux._src import functions
 from tensorflux._src.eager_tensor import EagerTensor
-from tensorflux._src.func_graph import FuncGraph, resource_shape
+from tensorflux._src.func_graph import FuncGraph
 from tensorflux._src.nest import flatten
 from tensorflux._src.operation import Operation, Tensor, TensorLike
 from tensorflux._src.tensor_shape import TensorShape
@@ -46,29 +46,14 @@ class ControlFlowGraph(FuncGraph):
         self._capture_index = {}     # outer tensor (op handle, index) -> position in the lists
         self.control_captures = []   # operations of outer_graph the op must run after
 
-    def capture(self, tensor):
-        """The tensor of this graph standing for ``tensor`` (a Tensor of this graph or an
-        enclosing one); ValueError for a tensor of an unrelated graph."""
-        g = tensor._op._graph
-        if g is self:
-            return tensor
-        if g is not self.outer_graph:
-            if not self._encloses(g):
-                raise ValueError("Tensor %s is used in %s but belongs to a graph that neither is this one nor "
-                                 "encloses it." % (tensor.name, self.name))
-            tensor = self.outer_graph.capture(tensor)
+    def _captured(self, tensor):
         i = self._capture_index.get(tensor._pair)
-        if i is not None:
-            return self.internal_captures[i]
+        return None if i is None else self.internal_captures[i]
 
-        with self.as_default(), self.name_scope(None), self.control_dependencies(None):
-            ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
-        if tensor.dtype == _dtypes.resource and resource_shape(tensor) is not None:
-            self._resource_shapes[ph._pair] = resource_shape(tensor)
+    def _record_capture(self, tensor, ph):
         self._capture_index[tensor._pair] = len(self.external_captures)
         self.external_captures.append(tensor)
         self.internal_captures.append(ph)
-        return ph
 
     def _capture_eager(self, tensor, arg_name=None, op_type=None):
         # Eager values are captured by the enclosing tx.function graph (plain graphs refuse them).

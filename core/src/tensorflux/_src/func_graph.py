@@ -100,16 +100,23 @@ class FuncGraph(_graph.Graph):
                              "it." % (tensor.name, self.name))
         if g is not self.outer_graph:
             tensor = self.outer_graph.capture(tensor)
-        key = ("graph", tensor._pair)
-        hit = self.captures.get(key)
-        if hit is not None:
-            return hit[1]
+        ph = self._captured(tensor)
+        if ph is not None:
+            return ph
         with self.as_default(), self.name_scope(None), self.control_dependencies(None):
             ph = placeholder(tensor.dtype, shape=tensor.shape, name="capture")
         if tensor.dtype == _dtypes.resource and resource_shape(tensor) is not None:
             self._resource_shapes[ph._pair] = resource_shape(tensor)
-        self.captures[key] = (tensor, ph)
+        self._record_capture(tensor, ph)
         return ph
+
+    def _captured(self, tensor):
+        """The placeholder already standing for ``tensor`` of outer_graph, or None."""
+        hit = self.captures.get(("graph", tensor._pair))
+        return None if hit is None else hit[1]
+
+    def _record_capture(self, tensor, ph):
+        self.captures[("graph", tensor._pair)] = (tensor, ph)
 
     def _create_op(self, op_type, name, inputs, attrs):
         if self.outer_graph is not None:
