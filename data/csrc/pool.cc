@@ -4,10 +4,19 @@
 #include <map>
 #include <memory>
 
+#ifdef __linux__
+#include <pthread.h>
+#endif
+
 namespace txd {
 
 Pool::Pool(int threads) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      NameThisThread("txd-pool");
+      Work();
+    });
+  }
 }
 
 Pool::~Pool() {
@@ -51,6 +60,14 @@ Pool* WorkerPool(int threads) {
   auto& p = (*pools)[threads];
   if (!p) p = std::make_unique<Pool>(threads);
   return p.get();
+}
+
+void NameThisThread(const char* name) {
+#ifdef __linux__
+  pthread_setname_np(pthread_self(), name);
+#else
+  (void)name;
+#endif
 }
 
 }  // namespace txd

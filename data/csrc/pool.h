@@ -36,6 +36,10 @@ class Pool {
 // The shared pool with `threads` workers (0: one per core), created on first use.
 Pool* WorkerPool(int threads);
 
+// Names the calling thread `name` (at most 15 characters) where the OS keeps thread names, so
+// debuggers, `top -H` and tests can tell the engine's threads apart; elsewhere does nothing.
+void NameThisThread(const char* name);
+
 }  // namespace txd
 
 #endif  // TENSORFLUX_DATA_POOL_H_

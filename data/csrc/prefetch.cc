@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "nodes.h"
+#include "pool.h"
 
 namespace txd {
 namespace {
@@ -19,7 +20,10 @@ class PrefetchIterator : public Iterator {
         autotune_(buffer <= 0),
         capacity_(buffer <= 0 ? kAutotuneStart : buffer),
         place_(p),
-        thread_([this] { Produce(); }) {}
+        thread_([this] {
+          NameThisThread("txd-prefetch");
+          Produce();
+        }) {}
 
   ~PrefetchIterator() override {
     {

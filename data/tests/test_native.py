@@ -2,9 +2,11 @@
 yield the Python engine's elements and errors, and that positions move between the two engines."""
 
 import hashlib
+import gc
 import os
 import re
 import struct
+import time
 
 import numpy as np
 import pytest
@@ -202,22 +204,52 @@ def test_parallel_maps_give_the_same_bytes_at_any_thread_count(threads, parallel
     assert b"".join(b.numpy().tobytes() for b in build(threads)) == want
 
 
-def _threads():
-    return len(os.listdir("/proc/self/task"))
+def _prefetch_threads():
+    """The live threads the engine named for prefetching, read from /proc."""
+    names = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                names.append(f.read().strip())
+        except FileNotFoundError:  # the thread exited while we listed
+            pass
+    return names.count("txd-prefetch")
+
+
+def _settled_prefetch_threads(want):
+    """The prefetch thread count once it equals `want`, or after 10 s of waiting for it: a joined
+    thread can stay listed in /proc for a moment after pthread_join returns."""
+    deadline = time.monotonic() + 10
+    while (n := _prefetch_threads()) != want and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return n
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through /proc")
 def test_closing_an_iterator_stops_its_engine_threads():
     ds = txd.Dataset.range(10_000).map(lambda x: x + 1, num_parallel_calls=2).prefetch(4)
     warm = iter(ds)
-    next(warm)  # the shared worker pool exists from here on
+    next(warm)
     warm.close()
-    before = _threads()
+    gc.collect()  # iterators earlier tests dropped stop their threads now
+    before = _settled_prefetch_threads(0)
     it = iter(ds)
     assert int(next(it)) == 1
-    assert _threads() == before + 1  # the prefetch thread
+    assert _settled_prefetch_threads(before + 1) == before + 1
     it.close()
-    assert _threads() == before
+    assert _settled_prefetch_threads(before) == before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads thread names from /proc")
+def test_engine_threads_carry_names():
+    it = iter(txd.Dataset.range(100).map(lambda x: x + 1, num_parallel_calls=2).prefetch(2))
+    next(it)
+    names = set()
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/comm") as f:
+            names.add(f.read().strip())
+    it.close()
+    assert {"txd-prefetch", "txd-pool"} <= names
 
 
 def test_stats_of_a_native_chain_count_each_node():
