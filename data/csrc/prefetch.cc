@@ -30,7 +30,7 @@ class PrefetchIterator : public Iterator {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
     }
-    cv_.notify_all();
+    room_.notify_all();
     thread_.join();
   }
 
@@ -38,9 +38,11 @@ class PrefetchIterator : public Iterator {
     std::unique_lock<std::mutex> lock(mu_);
     if (queue_.empty() && !finished_) {
       int64_t start = NowNanos();
-      if (autotune_ && capacity_ < kAutotuneMax) ++capacity_;  // the consumer waited: read further ahead
-      cv_.notify_all();
-      cv_.wait(lock, [this] { return !queue_.empty() || finished_; });
+      if (autotune_ && capacity_ < kAutotuneMax) {  // the consumer waited: read further ahead
+        ++capacity_;
+        room_.notify_one();
+      }
+      ready_.wait(lock, [this] { return !queue_.empty() || finished_; });
       place_.counters->wait_nanos.fetch_add(NowNanos() - start, std::memory_order_relaxed);
     }
     if (queue_.empty()) {  // the producer ended: with the end, or an error
@@ -53,7 +55,8 @@ class PrefetchIterator : public Iterator {
     }
     *out = std::move(queue_.front());
     queue_.pop_front();
-    cv_.notify_all();
+    lock.unlock();
+    room_.notify_one();
     place_.counters->elements.fetch_add(1, std::memory_order_relaxed);
     return Status{};
   }
@@ -63,7 +66,7 @@ class PrefetchIterator : public Iterator {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stopping_ || static_cast<int64_t>(queue_.size()) < capacity_; });
+        room_.wait(lock, [this] { return stopping_ || static_cast<int64_t>(queue_.size()) < capacity_; });
         if (stopping_) break;
       }
       Element e;
@@ -72,17 +75,20 @@ class PrefetchIterator : public Iterator {
         Timed timed(place_.counters);
         s = input_->Next(&e);
       }
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!s.ok() || e.end) {
-        error_ = s;
-        last_ = std::move(e);
-        finished_ = true;
-        cv_.notify_all();
-        break;
+      bool done = !s.ok() || e.end;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (done) {
+          error_ = s;
+          last_ = std::move(e);
+          finished_ = true;
+        } else {
+          e.stamp[static_cast<size_t>(place_.slot)] = 0;
+          queue_.push_back(std::move(e));
+        }
       }
-      e.stamp[static_cast<size_t>(place_.slot)] = 0;
-      queue_.push_back(std::move(e));
-      cv_.notify_all();
+      ready_.notify_one();  // after unlocking, so the woken consumer need not wait for the lock
+      if (done) break;
     }
   }
 
@@ -91,7 +97,8 @@ class PrefetchIterator : public Iterator {
   int64_t capacity_;
   Place place_;
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable ready_;  // an element or the end is queued (the consumer waits on it)
+  std::condition_variable room_;  // the queue has room, or the iterator stops (the producer waits)
   std::deque<Element> queue_;
   bool finished_ = false;
   bool stopping_ = false;

@@ -3,9 +3,11 @@
 #include <nmmintrin.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "nodes.h"
 
@@ -13,6 +15,7 @@ namespace txd {
 namespace {
 
 constexpr size_t kChunk = 1 << 20;  // bytes read from the file at once
+constexpr int64_t kDirectRecords = 1 << 16;  // the largest batch allocated before its records are read
 
 // CRC32C (Castagnoli) of `n` bytes, with the SSE4.2 instruction.
 uint32_t Crc32c(const char* p, size_t n) {
@@ -48,17 +51,9 @@ class TFRecordIterator : public Iterator {
 
   Status Next(Element* out) override {
     Timed timed(place_.counters);
-    Status s = Read(1);
-    if (!s.ok()) return s;
-    out->components.clear();
-    out->end = lengths_.empty();
-    if (!out->end) {
-      TX_Tensor* t = api.TX_AllocateTensor(TX_STRING, nullptr, 0, sizeof(TX_TString));
-      if (t == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a tensor");
-      Fill(t);
-      out->components.emplace_back(t);
-    }
-    Stamp(out);
+    int64_t count = 0;
+    Status s = Produce(1, false, out, &count);
+    out->end = s.ok() && count == 0;
     return s;
   }
 
@@ -66,31 +61,61 @@ class TFRecordIterator : public Iterator {
 
   Status NextBatch(int64_t n, Element* out, int64_t* count) override {
     Timed timed(place_.counters);
-    Status s = Read(n);
-    if (!s.ok()) return s;
+    return Produce(n, true, out, count);
+  }
+
+ private:
+  // Reads up to `n` next records into one string tensor in `out` (a vector when `batched`, else a
+  // scalar; nothing when the files are done), their number in `*count`. Batches of up to
+  // kDirectRecords are copied from the read buffer straight into the tensor's strings; larger ones
+  // go through arena_, so a batch size far beyond the data allocates only what the files hold.
+  Status Produce(int64_t n, bool batched, Element* out, int64_t* count) {
     out->components.clear();
-    *count = static_cast<int64_t>(lengths_.size());
-    if (*count > 0) {
-      int64_t dim = *count;
-      TX_Tensor* t = api.TX_AllocateTensor(TX_STRING, &dim, 1, sizeof(TX_TString) * lengths_.size());
-      if (t == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a batch");
-      Fill(t);
-      out->components.emplace_back(t);
+    arena_.clear();
+    lengths_.clear();
+    Tensor direct;
+    TX_TString* dst = nullptr;
+    if (n <= kDirectRecords) {
+      direct.reset(NewStrings(batched, n));
+      if (direct.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a batch");
+      dst = static_cast<TX_TString*>(api.TX_TensorData(direct.get()));
     }
+    *count = 0;
+    Status s = Read(n, count, [&](const char* p, size_t size) {
+      if (dst != nullptr) {
+        api.TX_StringCopy(&dst[*count], p, size);
+      } else {
+        arena_.append(p, size);
+        lengths_.push_back(size);
+      }
+    });
+    if (!s.ok()) return s;
+    if (*count > 0 && *count == n && dst != nullptr) {
+      out->components.push_back(std::move(direct));
+    } else if (*count > 0) {  // the last batch, or one gathered in arena_
+      Tensor t(NewStrings(batched, *count));
+      if (t.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a batch");
+      auto* to = static_cast<TX_TString*>(api.TX_TensorData(t.get()));
+      const char* at = arena_.data();
+      for (int64_t i = 0; i < *count; ++i) {
+        if (dst != nullptr) {
+          api.TX_StringCopy(&to[i], api.TX_StringGetDataPointer(&dst[i]), api.TX_StringGetSize(&dst[i]));
+        } else {
+          api.TX_StringCopy(&to[i], at, lengths_[static_cast<size_t>(i)]);
+          at += lengths_[static_cast<size_t>(i)];
+        }
+      }
+      out->components.push_back(std::move(t));
+    }
+    place_.counters->elements.fetch_add(*count, std::memory_order_relaxed);
     Stamp(out);
     return s;
   }
 
- private:
-  // Writes the records of the last Read into string tensor `t`.
-  void Fill(TX_Tensor* t) {
-    auto* dst = static_cast<TX_TString*>(api.TX_TensorData(t));
-    const char* at = arena_.data();
-    for (size_t i = 0; i < lengths_.size(); ++i) {
-      api.TX_StringCopy(&dst[i], at, lengths_[i]);
-      at += lengths_[i];
-    }
-    place_.counters->elements.fetch_add(static_cast<int64_t>(lengths_.size()), std::memory_order_relaxed);
+  // A tensor of `n` empty strings: shape [n] when `batched`, else a scalar (n is 1).
+  static TX_Tensor* NewStrings(bool batched, int64_t n) {
+    return api.TX_AllocateTensor(TX_STRING, batched ? &n : nullptr, batched ? 1 : 0,
+                                 sizeof(TX_TString) * static_cast<size_t>(n));
   }
 
   void Stamp(Element* out) const {
@@ -111,7 +136,7 @@ class TFRecordIterator : public Iterator {
     }
     path_ = path;
     offset_ = offset;
-    buf_.clear();
+    len_ = 0;
     pos_ = 0;
     eof_ = false;
     return Status{};
@@ -122,26 +147,34 @@ class TFRecordIterator : public Iterator {
     file_ = nullptr;
   }
 
-  // Makes at least `n` bytes from pos_ available unless the file ends first.
+  // Makes at least `n` bytes from pos_ available unless the file ends first. The buffer is never
+  // zero-filled: only bytes the file supplied are read.
   void Want(size_t n) {
-    if (buf_.size() - pos_ >= n || eof_) return;
-    buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(pos_));
+    if (len_ - pos_ >= n || eof_) return;
+    len_ -= pos_;
+    if (n > cap_) {
+      size_t cap = std::max({n, 2 * cap_, kChunk});
+      std::unique_ptr<char[]> bigger(new char[cap]);
+      if (len_ > 0) std::memcpy(bigger.get(), buf_.get() + pos_, len_);
+      buf_ = std::move(bigger);
+      cap_ = cap;
+    } else if (len_ > 0) {
+      std::memmove(buf_.get(), buf_.get() + pos_, len_);
+    }
     pos_ = 0;
-    while (buf_.size() < n && !eof_) {
-      size_t have = buf_.size();
-      size_t want = std::max(kChunk, n - have);
-      buf_.resize(have + want);
-      size_t got = std::fread(buf_.data() + have, 1, want, file_);
-      buf_.resize(have + got);
+    while (len_ < n && !eof_) {
+      size_t want = cap_ - len_;
+      size_t got = std::fread(buf_.get() + len_, 1, want, file_);
+      len_ += got;
       if (got < want) eof_ = true;
     }
   }
 
-  // Reads up to `n` next records (fewer only at the end of the last file) into arena_ and lengths_:
-  // copied out of the read buffer, which reading a later record may move.
-  Status Read(int64_t n) {
-    arena_.clear();
-    lengths_.clear();
+  // Reads up to `n` next records (fewer only at the end of the last file), passing each record's
+  // bytes to `sink(data, size)` (valid only during the call: reading on may move the buffer) and
+  // counting them in `*count`.
+  template <typename Sink>
+  Status Read(int64_t n, int64_t* count, Sink&& sink) {
     if (resume_open_) {
       resume_open_ = false;
       if (next_file_ < 1 || next_file_ > static_cast<int64_t>(paths_.size())) {
@@ -150,7 +183,7 @@ class TFRecordIterator : public Iterator {
       Status s = Open(paths_[static_cast<size_t>(next_file_ - 1)], resume_offset_);
       if (!s.ok()) return s;
     }
-    while (static_cast<int64_t>(lengths_.size()) < n) {
+    while (*count < n) {
       if (file_ == nullptr) {
         if (next_file_ >= static_cast<int64_t>(paths_.size())) break;
         Status s = Open(paths_[static_cast<size_t>(next_file_)], 0);
@@ -158,12 +191,12 @@ class TFRecordIterator : public Iterator {
         if (!s.ok()) return s;
       }
       Want(12);
-      size_t avail = buf_.size() - pos_;
+      size_t avail = len_ - pos_;
       if (avail == 0) {
         Close();
         continue;
       }
-      const char* at = buf_.data() + pos_;
+      const char* at = buf_.get() + pos_;
       if (avail < 12 || MaskedCrc(at, 8) != LoadU32(at + 8)) {
         return Status::Error(TX_DATA_LOSS, path_ + ": corrupt record header at byte offset " + std::to_string(offset_));
       }
@@ -173,12 +206,12 @@ class TFRecordIterator : public Iterator {
         return Status::Error(TX_DATA_LOSS, path_ + ": truncated record at byte offset " + std::to_string(offset_));
       }
       Want(12 + length + 4);
-      at = buf_.data() + pos_;
-      if (buf_.size() - pos_ < 12 + length + 4 || MaskedCrc(at + 12, length) != LoadU32(at + 12 + length)) {
+      at = buf_.get() + pos_;
+      if (len_ - pos_ < 12 + length + 4 || MaskedCrc(at + 12, length) != LoadU32(at + 12 + length)) {
         return Status::Error(TX_DATA_LOSS, path_ + ": corrupt record at byte offset " + std::to_string(offset_));
       }
-      arena_.append(at + 12, length);
-      lengths_.push_back(static_cast<size_t>(length));
+      sink(at + 12, static_cast<size_t>(length));
+      ++*count;
       pos_ += 16 + length;
       offset_ += static_cast<int64_t>(16 + length);
     }
@@ -194,8 +227,10 @@ class TFRecordIterator : public Iterator {
   std::string path_;
   int64_t offset_ = 0;
   int64_t file_size_ = 0;
-  std::vector<char> buf_;
-  std::string arena_;  // the records of the last Read, back to back
+  std::unique_ptr<char[]> buf_;  // bytes read from the file: [pos_, len_) not yet consumed
+  size_t cap_ = 0;
+  size_t len_ = 0;
+  std::string arena_;  // the records of a batch larger than kDirectRecords, back to back
   std::vector<size_t> lengths_;  // and their lengths
   size_t pos_ = 0;
   bool eof_ = false;

@@ -2,6 +2,7 @@
 yield the Python engine's elements and errors, and that positions move between the two engines."""
 
 import hashlib
+import collections
 import gc
 import os
 import re
@@ -211,7 +212,7 @@ def _prefetch_threads():
         try:
             with open(f"/proc/self/task/{tid}/comm") as f:
                 names.append(f.read().strip())
-        except FileNotFoundError:  # the thread exited while we listed
+        except OSError:  # the thread exited while we listed (FileNotFoundError, ProcessLookupError)
             pass
     return names.count("txd-prefetch")
 
@@ -295,6 +296,18 @@ def test_fuzzed_tfrecord_files_give_the_python_engines_outcomes(tmp_path):
         assert outcomes(tx.nest, tx.errors.OpError, iter(build()), limit=20) == outcomes(
             tx.nest, tx.errors.OpError, iter(_python_only(build())), limit=20)
     check()
+
+
+@pytest.mark.parametrize("batch", [1, 7, 50, 65_536, 65_537, 10**12])
+def test_tfrecord_batches_of_any_size_hold_the_records(tmp_path, batch):
+    # Batches up to 65,536 records are filled in place (a last, shorter batch is copied out);
+    # larger ones are gathered first, so batch(10**12) allocates only what the file holds.
+    path = _records(tmp_path, 70_000 if batch > 50 else 50)
+    ds = txd.TFRecordDataset(path).batch(batch).map(lambda r: r)
+    it = iter(ds)
+    got = [b.numpy().tolist() for b in it]
+    assert not it._root.in_python
+    assert got == [b.numpy().tolist() for b in _python_only(ds)]
 
 
 def test_a_length_past_the_end_of_the_file_is_not_read(tmp_path):
@@ -717,3 +730,20 @@ def _traced_outcomes(it, limit):
     built traces its functions again)."""
     return [r[:2] + (re.sub(r"(__inference_\w+?)_\d+'", r"\1'", r[2]),) if r[0] == "error" else r
             for r in _outcomes(it, limit)]
+
+
+@pytest.mark.parametrize("structure", [
+    tx.TensorSpec([], tx.int64),
+    (tx.TensorSpec([]), tx.TensorSpec([2], tx.int32)),
+    {"b": tx.TensorSpec([]), "a": (tx.TensorSpec([]), {"z": tx.TensorSpec([]), "y": tx.TensorSpec([])})},
+    collections.namedtuple("Pair", "x y")(tx.TensorSpec([]), {"k": tx.TensorSpec([])}),
+    ((), {}),
+], ids=["leaf", "tuple", "nested_dict", "namedtuple", "empty"])
+def test_packer_packs_as_nest_does(structure):
+    from tensorflux_data import _structure
+    flat = [f"leaf{i}" for i in range(len(tx.nest.flatten(structure)))]
+    got, want = _structure.packer(structure)(tuple(flat)), tx.nest.pack_sequence_as(structure, flat)
+    assert got == want and type(got) is type(want)
+    assert [type(v) for v in tx.nest.flatten(got, expand_composites=False)] == [str] * len(flat)
+    if isinstance(want, dict):
+        assert list(got) == list(want)  # the same key order

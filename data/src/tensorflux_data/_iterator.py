@@ -44,6 +44,7 @@ class Iterator:
         self._root = self._dataset._iter(self._ctx)
         # A native stage at the root hands its elements over as tensors (no arrays made for them).
         self._root_tensors = getattr(self._root, "next_tensors", None)
+        self._pack = _structure.packer(self._spec)
         self._elements, self._inside, self._outside, self._last = 0, 0.0, 0.0, None
 
     @property
@@ -61,7 +62,7 @@ class Iterator:
         """The next element as the user sees it (a structure of tensors), or END."""
         if self._root_tensors is not None:
             flat = self._root_tensors()
-            return END if flat is END else tx.nest.pack_sequence_as(self._spec, list(flat))
+            return END if flat is END else self._pack(flat)
         x = self._root.next()
         return END if x is END else _structure.to_tensors(self._spec, x)
 

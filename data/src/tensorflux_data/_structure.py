@@ -124,6 +124,35 @@ def to_tensors(element_spec, flat):
                                                    for s, a in zip(flat_specs(element_spec), flat)])
 
 
+def packer(element_spec):
+    """A function packing a flat sequence of leaves into ``element_spec``'s structure, equal to
+    ``tx.nest.pack_sequence_as(element_spec, flat)`` but built once: packing an element then walks no
+    structure (plain dicts and tuples are rebuilt directly; other structures use tx.nest)."""
+    index = tx.nest.pack_sequence_as(element_spec, list(range(len(tx.nest.flatten(element_spec)))))
+    build = _builder(index)
+    if build is None:
+        return lambda flat: tx.nest.pack_sequence_as(element_spec, list(flat))
+    return build
+
+
+def _builder(node):
+    """The packing function of an index structure (leaves are flat positions), or None when it
+    holds a structure other than a plain dict or tuple."""
+    if type(node) is int:
+        return lambda flat: flat[node]
+    if type(node) is dict:
+        items = [(key, _builder(value)) for key, value in node.items()]
+        if any(b is None for _, b in items):
+            return None
+        return lambda flat: {key: b(flat) for key, b in items}
+    if type(node) is tuple:
+        parts = [_builder(value) for value in node]
+        if any(b is None for b in parts):
+            return None
+        return lambda flat: tuple([b(flat) for b in parts])
+    return None
+
+
 def spec_with_shape(spec, shape):
     return tx.TensorSpec(shape, spec.dtype)
 
