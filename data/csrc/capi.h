@@ -43,6 +43,7 @@
   X(TXE_TensorHandleResolve) \
   X(TXE_NewOp) \
   X(TXE_DeleteOp) \
+  X(TXE_OpReset) \
   X(TXE_OpAddInputList) \
   X(TXE_OpSetAttrFunctionName) \
   X(TXE_OpSetAttrTypeList) \
