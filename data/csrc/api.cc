@@ -211,13 +211,17 @@ int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int64_t step, 
   });
 }
 
-int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t next_file, int open,
-                 int64_t offset, char* err, int64_t errlen) {
+int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
+                 int64_t next_file, int open, int64_t offset, char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
+    if (compression < 0 || compression > 2)
+      return Status::Error(TX_INVALID_ARGUMENT, "TFRecordDataset: bad compression");
     Place place;
     Status s = txd::PlaceOf(p, node, slot, txd::kTFRecordSlots, &place);
-    if (s.ok())
-      p->top = txd::MakeTFRecord(std::vector<std::string>(paths, paths + npaths), next_file, open != 0, offset, place);
+    if (s.ok()) {
+      p->top = txd::MakeTFRecord(std::vector<std::string>(paths, paths + npaths),
+                                 static_cast<txd::Compression>(compression), next_file, open != 0, offset, place);
+    }
     return s;
   });
 }

@@ -34,7 +34,8 @@ namespace {
 // nodes in `counters`).
 std::unique_ptr<Iterator> MakeInner(const std::string& path, const InnerChain& chain, const int64_t* at,
                                     NodeCounters* counters) {
-  std::unique_ptr<Iterator> it = MakeTFRecord({path}, at[0], at[1] != 0, at[2], Place{0, chain.width, counters});
+  std::unique_ptr<Iterator> it =
+      MakeTFRecord({path}, Compression::kNone, at[0], at[1] != 0, at[2], Place{0, chain.width, counters});
   for (const InnerStep& step : chain.steps) {
     Place place{step.slot, chain.width, counters};
     if (step.kind == InnerStep::kMap) {

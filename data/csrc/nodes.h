@@ -34,10 +34,14 @@ std::unique_ptr<Iterator> MakeSlices(std::vector<ArrayComponent> components, int
 std::unique_ptr<Iterator> MakeRange(int64_t start, int64_t step, int64_t size, TX_DataType dtype, int64_t index,
                                     Place p);
 
+// How TFRecord files are compressed (TensorFlow's compression_type "", "ZLIB", "GZIP").
+enum class Compression { kNone = 0, kZlib = 1, kGzip = 2 };
+
 // The records of TFRecord files, from file `next_file` on (or, when `open`, from byte `offset` of
-// file next_file - 1); stamp [next file, open, offset]. A corrupt or cut record is an error.
-std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, int64_t next_file, bool open, int64_t offset,
-                                       Place p);
+// file next_file - 1, counted in uncompressed bytes); stamp [next file, open, offset]. A corrupt or
+// cut record, or corrupt compressed data, is an error.
+std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, Compression compression, int64_t next_file,
+                                       bool open, int64_t offset, Place p);
 
 // The stamp slots of a TFRecord source.
 constexpr int kTFRecordSlots = 3;

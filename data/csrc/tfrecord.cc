@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 
+#include "inflate.h"
 #include "nodes.h"
 
 namespace txd {
@@ -44,8 +46,14 @@ uint32_t LoadU32(const char* p) {
 
 class TFRecordIterator : public Iterator {
  public:
-  TFRecordIterator(std::vector<std::string> paths, int64_t next_file, bool open, int64_t offset, Place p)
-      : paths_(std::move(paths)), next_file_(next_file), place_(p), resume_open_(open), resume_offset_(offset) {}
+  TFRecordIterator(std::vector<std::string> paths, Compression compression, int64_t next_file, bool open,
+                   int64_t offset, Place p)
+      : paths_(std::move(paths)),
+        compression_(compression),
+        next_file_(next_file),
+        place_(p),
+        resume_open_(open),
+        resume_offset_(offset) {}
 
   ~TFRecordIterator() override { Close(); }
 
@@ -129,44 +137,84 @@ class TFRecordIterator : public Iterator {
   Status Open(const std::string& path, int64_t offset) {
     file_ = std::fopen(path.c_str(), "rb");
     if (file_ == nullptr) return Status::Error(TX_NOT_FOUND, path + ": " + std::strerror(errno));
+    path_ = path;
+    offset_ = 0;
+    len_ = 0;
+    pos_ = 0;
+    eof_ = false;
+    stream_status_ = Status{};
+    if (compression_ != Compression::kNone) {
+      inflater_ = std::make_unique<Inflater>(
+          file_, compression_ == Compression::kGzip ? Inflater::Framing::kGzip : Inflater::Framing::kZlib);
+      file_size_ = INT64_MAX;  // the uncompressed length is known only at the end
+      while (offset_ < offset) {  // a compressed stream resumes by decoding up to its offset
+        size_t step = static_cast<size_t>(std::min<int64_t>(offset - offset_, static_cast<int64_t>(kChunk)));
+        Want(step);
+        size_t got = std::min(step, len_ - pos_);
+        if (got == 0) return StreamError("cannot resume at byte offset " + std::to_string(offset) + ", the end");
+        pos_ += got;
+        offset_ += static_cast<int64_t>(got);
+      }
+      return Status{};
+    }
     struct stat info;
     file_size_ = fstat(fileno(file_), &info) == 0 ? static_cast<int64_t>(info.st_size) : INT64_MAX;
     if (offset > 0 && std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) {
       return Status::Error(TX_DATA_LOSS, path + ": cannot seek to byte offset " + std::to_string(offset));
     }
-    path_ = path;
     offset_ = offset;
-    len_ = 0;
-    pos_ = 0;
-    eof_ = false;
     return Status{};
   }
 
   void Close() {
+    inflater_.reset();
     if (file_ != nullptr) std::fclose(file_);
     file_ = nullptr;
   }
 
-  // Makes at least `n` bytes from pos_ available unless the file ends first. The buffer is never
-  // zero-filled: only bytes the file supplied are read.
+  // The error of a record the end of the stream cut short: why the stream stopped early when it
+  // did (corrupt compressed data, no memory), else DATA_LOSS `what` at the record's offset.
+  Status StreamError(const std::string& what) const {
+    if (!stream_status_.ok()) return stream_status_;
+    return Status::Error(TX_DATA_LOSS, path_ + ": " + what + " at byte offset " + std::to_string(offset_));
+  }
+
+  // Makes at least `n` bytes from pos_ available unless the stream ends first. The buffer grows
+  // only as bytes arrive (a corrupt length in a compressed file allocates nothing ahead of them)
+  // and is never zero-filled.
   void Want(size_t n) {
     if (len_ - pos_ >= n || eof_) return;
     len_ -= pos_;
-    if (n > cap_) {
-      size_t cap = std::max({n, 2 * cap_, kChunk});
-      std::unique_ptr<char[]> bigger(new char[cap]);
-      if (len_ > 0) std::memcpy(bigger.get(), buf_.get() + pos_, len_);
-      buf_ = std::move(bigger);
-      cap_ = cap;
-    } else if (len_ > 0) {
-      std::memmove(buf_.get(), buf_.get() + pos_, len_);
-    }
+    if (len_ > 0) std::memmove(buf_.get(), buf_.get() + pos_, len_);
     pos_ = 0;
     while (len_ < n && !eof_) {
+      if (len_ == cap_) {
+        size_t cap = std::max(2 * cap_, kChunk);
+        std::unique_ptr<char[]> bigger(new (std::nothrow) char[cap]);
+        if (bigger == nullptr) {
+          stream_status_ = Status::Error(
+              TX_RESOURCE_EXHAUSTED,
+              path_ + ": no memory for " + std::to_string(n) + " bytes at byte offset " + std::to_string(offset_));
+          eof_ = true;
+          return;
+        }
+        if (len_ > 0) std::memcpy(bigger.get(), buf_.get(), len_);
+        buf_ = std::move(bigger);
+        cap_ = cap;
+      }
       size_t want = cap_ - len_;
-      size_t got = std::fread(buf_.get() + len_, 1, want, file_);
+      size_t got = inflater_ != nullptr ? inflater_->Read(buf_.get() + len_, want)
+                                        : std::fread(buf_.get() + len_, 1, want, file_);
       len_ += got;
-      if (got < want) eof_ = true;
+      if (inflater_ != nullptr ? got == 0 : got < want) {
+        eof_ = true;
+        if (inflater_ != nullptr && !inflater_->error().empty()) {
+          stream_status_ = Status::Error(TX_DATA_LOSS,
+                                         path_ + ": corrupt compressed data near byte " +
+                                             std::to_string(offset_ + static_cast<int64_t>(len_)) +
+                                             " of the uncompressed stream (" + inflater_->error() + ")");
+        }
+      }
     }
   }
 
@@ -193,11 +241,13 @@ class TFRecordIterator : public Iterator {
       Want(12);
       size_t avail = len_ - pos_;
       if (avail == 0) {
+        if (!stream_status_.ok()) return stream_status_;
         Close();
         continue;
       }
       const char* at = buf_.get() + pos_;
-      if (avail < 12 || MaskedCrc(at, 8) != LoadU32(at + 8)) {
+      if (avail < 12) return StreamError("corrupt record header");
+      if (MaskedCrc(at, 8) != LoadU32(at + 8)) {
         return Status::Error(TX_DATA_LOSS, path_ + ": corrupt record header at byte offset " + std::to_string(offset_));
       }
       uint64_t length;
@@ -207,7 +257,8 @@ class TFRecordIterator : public Iterator {
       }
       Want(12 + length + 4);
       at = buf_.get() + pos_;
-      if (len_ - pos_ < 12 + length + 4 || MaskedCrc(at + 12, length) != LoadU32(at + 12 + length)) {
+      if (len_ - pos_ < 12 + length + 4) return StreamError("truncated record");
+      if (MaskedCrc(at + 12, length) != LoadU32(at + 12 + length)) {
         return Status::Error(TX_DATA_LOSS, path_ + ": corrupt record at byte offset " + std::to_string(offset_));
       }
       sink(at + 12, static_cast<size_t>(length));
@@ -219,11 +270,14 @@ class TFRecordIterator : public Iterator {
   }
 
   std::vector<std::string> paths_;
+  Compression compression_;
   int64_t next_file_;
   Place place_;
   bool resume_open_;
   int64_t resume_offset_;
   std::FILE* file_ = nullptr;
+  std::unique_ptr<Inflater> inflater_;  // a compressed file's decoder (reads file_)
+  Status stream_status_;  // why the stream stopped early (OK while it has not)
   std::string path_;
   int64_t offset_ = 0;
   int64_t file_size_ = 0;
@@ -238,9 +292,9 @@ class TFRecordIterator : public Iterator {
 
 }  // namespace
 
-std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, int64_t next_file, bool open, int64_t offset,
-                                       Place p) {
-  return std::make_unique<TFRecordIterator>(std::move(paths), next_file, open, offset, p);
+std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, Compression compression, int64_t next_file,
+                                       bool open, int64_t offset, Place p) {
+  return std::make_unique<TFRecordIterator>(std::move(paths), compression, next_file, open, offset, p);
 }
 
 }  // namespace txd

@@ -9,7 +9,8 @@ DataLoader and a NumPy loop in one run:
   tf.data and tensorflux-data's Python engine (the native engine off).
 - tfrecord: reading 100,000 small records (checksums verified) against tf.data.TFRecordDataset.
 - tfrecord+parse: 100,000 small tf.train.Example records (an int64 label, float32[8] features, a
-  string tag) read, batched and parsed with parse_example, against the same tf.data pipeline.
+  string tag) read, batched and parsed with parse_example, against the same tf.data pipeline; and
+  the same from a GZIP-compressed file.
 - parse_example: the parse alone, the same records in batches of 128 already in memory, parsed by
   parse_example in a tx.function against tf.io.parse_example in a tf.function (µs per record).
 - interleave: the same 100,000 records split over 8 TFRecord files, read with
@@ -28,6 +29,7 @@ DataLoader and a NumPy loop in one run:
 
 from __future__ import annotations
 
+import gzip
 import os
 import tempfile
 import time
@@ -185,25 +187,40 @@ def _example_spec(m):
             "tag": m.io.FixedLenFeature([], m.string)}
 
 
-def bench_tfrecord_parse():
+def _tfrecord_parse_row(compression):
     import tensorflux as tx
     import tensorflux_data as txd
 
     path = os.path.join(tempfile.mkdtemp(), "examples.tfrecord")
     _example_records(path)
+    if compression:
+        with open(path, "rb") as f:
+            raw = f.read()
+        with open(path, "wb") as f:
+            f.write(gzip.compress(raw, mtime=0))
 
-    ds = txd.TFRecordDataset(path).batch(BATCH).map(lambda r: tx.io.parse_example(r, _example_spec(tx))).prefetch(
-        txd.AUTOTUNE)
+    ds = txd.TFRecordDataset(path, compression).batch(BATCH).map(
+        lambda r: tx.io.parse_example(r, _example_spec(tx))).prefetch(txd.AUTOTUNE)
     ours = median_seconds(lambda: sum(len(b["label"]) for b in ds), repeats=SHORT_REPEATS, warmup=1)
     theirs = {"tf.data": None}
     tf = _tf()
     if tf is not None:
-        tds = tf.data.TFRecordDataset(path).batch(BATCH).map(lambda r: tf.io.parse_example(r, _example_spec(tf)))
+        tds = tf.data.TFRecordDataset(path, compression).batch(BATCH).map(
+            lambda r: tf.io.parse_example(r, _example_spec(tf)))
         tds = tds.prefetch(tf.data.AUTOTUNE)
         theirs["tf.data"] = median_seconds(lambda: sum(len(b["label"]) for b in tds), repeats=SHORT_REPEATS, warmup=1)
-    row = report(f"data: TFRecord read + parse_example, batch {BATCH} ({N:,} Examples)", "s", 1.0, ours, theirs)
+    what = "GZIP TFRecord" if compression else "TFRecord"
+    row = report(f"data: {what} read + parse_example, batch {BATCH} ({N:,} Examples)", "s", 1.0, ours, theirs)
     print(f"    tensorflux-data: {N / ours:,.0f} records/s")
     return row
+
+
+def bench_tfrecord_parse():
+    return _tfrecord_parse_row("")
+
+
+def bench_tfrecord_gzip_parse():
+    return _tfrecord_parse_row("GZIP")
 
 
 def bench_parse_example():
@@ -382,6 +399,7 @@ def bench_loop_in_function():
 
 
 ALL = [bench_map_batch_prefetch, bench_shuffle_map_batch, bench_tfrecord_read, bench_tfrecord_parse,
+       bench_tfrecord_gzip_parse,
        bench_parse_example, bench_interleave_files, bench_interleave_parse, bench_interleave_map_parse,
        bench_interleave_io_waits, bench_loop_in_function]
 

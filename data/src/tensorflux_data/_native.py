@@ -6,7 +6,7 @@ csrc/engine.h; Note [Native segments] below)."""
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
 # filter, shuffle or interleave, or a batch of TFRecords): sources of numeric arrays, ranges and
-# uncompressed TFRecord files named by a list, and the interleave of TFRecordDataset(f) over a list
+# TFRecord files named by a list (plain or compressed), and the interleave of TFRecordDataset(f) over a list
 # of file names f, with the maps, filters and batches the engine runs above it per file when they
 # depend on f only through its file (found by calling its function on two probe names and comparing
 # the chains it returns, their traced functions and captured values; Note [Native interleave] in
@@ -32,7 +32,7 @@ import numpy as np
 
 import tensorflux as tx
 
-from tensorflux_data import _native_interleave, _seeds, _shuffle, _state, _structure
+from tensorflux_data import _native_interleave, _seeds, _shuffle, _state, _streams, _structure
 from tensorflux_data._base import END, NodeIterator
 
 LIBRARY = "_tensorflux_data_engine.so"
@@ -65,7 +65,7 @@ class _Engine:
             "txd_pipeline_delete": (None, [vp]),
             "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
             "txd_range": (i32, [vp, i32, i32, i64, i64, i64, i32, i64, c_err, i64]),
-            "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i32, i64, c_err, i64]),
+            "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i32, i64, i32, i64, c_err, i64]),
             "txd_interleave": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i64, i32, pi32, pvp, pi64,
                                      i32, i32, pi64, c_err, i64]),
             "txd_map": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i32, i32, i64, i32, i64, c_err, i64]),
@@ -235,7 +235,7 @@ def _source_step(node, ctx):
     elif t is RangeDataset:
         if node._np_dtype in (np.int32, np.int64):
             return _Step("range", node, 1)
-    elif t is _TFRecordFiles and not node._wbits and type(node._inputs[0]) is TensorSlicesDataset:
+    elif t is _TFRecordFiles and type(node._inputs[0]) is TensorSlicesDataset:
         return _Step("tfrecord", node, _TFRECORD_SLOTS)
     elif t is InterleaveDataset and _native_interleave.names_source(node._inputs[0]) and \
             (ctx.deterministic if node._deterministic is None else bool(node._deterministic)):
@@ -495,8 +495,8 @@ class NativeIterator(NodeIterator):
                                    v[0], err, _ERR)
             elif s.kind == "tfrecord":
                 paths = _paths(n)
-                rc = lib.txd_tfrecord(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), v[0], v[1],
-                                      v[2], err, _ERR)
+                rc = lib.txd_tfrecord(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths),
+                                      _streams.compression_code(n._wbits), v[0], v[1], v[2], err, _ERR)
             elif s.kind == "interleave":
                 rc = self._build_interleave(p, i, s, v)
             elif s.kind in ("map", "fused_map"):

@@ -59,7 +59,8 @@ def _probes(node):
 def _inner_ok(steps, name):
     """Whether ``steps`` read file ``name`` alone, then run maps, filters and batches with unseeded functions."""
     names = steps[0].node._inputs[0] if steps[0].kind == "tfrecord" else None
-    if names is None or len(names._arrays) != 1 or _native._paths(steps[0].node) != [name]:
+    if names is None or len(names._arrays) != 1 or _native._paths(steps[0].node) != [name] or \
+            steps[0].node._wbits is not None:  # the inner chains read uncompressed files only
         return False
     return all(s.kind in _INNER_KINDS and (s.kind == "batch" or not s.node._fn.seeded) for s in steps[1:])
 

@@ -19,6 +19,11 @@ def compression_wbits(compression_type):
     return COMPRESSION[key]
 
 
+def compression_code(wbits):
+    """The native engine's number for a compression's window bits: 0 none, 1 ZLIB, 2 GZIP."""
+    return {None: 0, COMPRESSION["ZLIB"]: 1, COMPRESSION["GZIP"]: 2}[wbits]
+
+
 def as_path(filename):
     if hasattr(filename, "numpy"):
         filename = filename.numpy()
@@ -38,7 +43,7 @@ class ByteStream:
         except OSError as e:
             raise tx.errors.InvalidArgumentError(None, None, "%s: cannot open: %s" % (path, e)) from None
         self._z = zlib.decompressobj(wbits) if wbits is not None else None
-        self._buf, self._pos, self.offset, self._raw_seen, self._error = b"", 0, 0, False, None
+        self._buf, self._pos, self.offset, self._raw_seen, self._error, self._fault = b"", 0, 0, False, None, None
         if offset:
             if self._z is None:
                 self._f.seek(offset)
@@ -48,20 +53,42 @@ class ByteStream:
                     pass
 
     def _more(self):
+        """The next uncompressed bytes (b"" at the end); DataLossError when the stream breaks before
+        any. Bytes decoded before a fault come first, the fault's error with the call after them,
+        wherever the fault falls in a chunk (the Python and native engines agree, as TensorFlow does)."""
+        if self._fault is not None:
+            raise self._fault
         raw = self._f.read(_CHUNK)
         if self._z is None:
             return raw
-        try:
-            if not raw:
+        if not raw:
+            try:
                 tail = self._z.flush()
                 if self._raw_seen and not self._z.eof and not tail:
                     raise zlib.error("the compressed stream is truncated")
-                return tail
-            self._raw_seen = True
+            except zlib.error as e:
+                raise self._data_loss(e) from None
+            return tail
+        self._raw_seen = True
+        before = self._z.copy()
+        try:
             return self._z.decompress(raw)
-        except zlib.error as e:
-            raise tx.errors.DataLossError(None, None, "%s: corrupt compressed data near byte %d of the uncompressed "
-                                          "stream (%s)" % (self.path, self.offset, e)) from None
+        except zlib.error:
+            pass
+        out = []  # zlib drops a failing call's output: find it by feeding the chunk a byte at a time
+        for i in range(len(raw)):
+            try:
+                out.append(before.decompress(raw[i:i + 1]))
+            except zlib.error as e:
+                self._fault = self._data_loss(e, sum(len(o) for o in out))
+                break
+        if not any(out):
+            raise self._fault
+        return b"".join(out)
+
+    def _data_loss(self, e, ahead=0):
+        return tx.errors.DataLossError(None, None, "%s: corrupt compressed data near byte %d of the uncompressed "
+                                       "stream (%s)" % (self.path, self.offset + len(self._buf) - self._pos + ahead, e))
 
     def take(self, n):
         """Up to ``n`` next bytes (fewer only at the end of the stream, or before corrupt compressed
