@@ -70,7 +70,16 @@ class StructuredFunction:
         flat_fn.__name__ = "%s_%s" % (what, getattr(self.fn, "__name__", "fn").strip("<>"))
         signature = self._in_flat + ([tx.TensorSpec([1], tx.uint64)] if seeded else [])
         self._function = tx.function(flat_fn, input_signature=signature)
-        self._concrete = self.concrete = self._function.get_concrete_function()
+        try:
+            self._concrete = self.concrete = self._function.get_concrete_function()
+        except ValueError as e:
+            if not tx.executing_eagerly() or "must be from the same graph" not in str(e):
+                raise
+            raise ValueError("the %s function uses a tensor of a tx.function's graph but is traced when that function "
+                             "runs (%s): a dataset made by a function that runs in Python for each element "
+                             "(interleave, flat_map, group_by_window's reduce_func) cannot capture the tx.function's "
+                             "tensors"
+                             % (what, e)) from None
         # Tensors of the tx.function being built (Note [Captured outer tensors]).
         self.outer = [t for t in self.concrete.captured_inputs if not hasattr(t, "numpy")]
         unsupported = [t.name for t in self.outer if t.dtype in (tx.resource, tx.variant)]
