@@ -1,14 +1,29 @@
 """User functions of a pipeline (map, filter, scan, ...): traced once with tx.function over the
 element spec, called by the fast path with arrays; in debug mode the Python function itself runs
-eagerly on each element and its result is checked against the traced structure."""
+eagerly on each element and its result is checked against the traced structure.
+
+Note [Captured outer tensors]: a function traced while a tx.function is built (a dataset made inside
+it) may use that function's tensors, as tf.data's functions capture them: core's FuncGraph records
+them as captures (Note [Nested captures] in core), after the eager ones, in ConcreteFunction's
+captured_inputs, so the trace runs only inside that graph. The StructuredFunction keeps them as
+``outer``; the ops that iterate a dataset in a graph take the outer tensors of every function below
+it as inputs, next to its symbolic sources' (graph_inputs in _symbolic.py), and when the function
+runs each function's values are bound (IterContext.bindings, by function): a Binding is a copy of
+the trace whose captured_inputs hold those values as eager tensors, which the Python engine calls
+and the native engine registers (its captures are the values), so each run of the function uses its
+own values. Debug mode runs the Python function itself, whose closure holds the graph tensors, which
+do not exist eagerly: it raises, naming them (tf.data's debug mode fails there too), and so does an
+eager iteration of such a dataset (outside its function).
+"""
+
+import copy
+
+import numpy as np
 
 import tensorflux as tx
 
 from tensorflux_data import _seeds, _structure
 from tensorflux_data._base import invalid
-
-# What a function's trace raises when it uses tensors of the tx.function being traced.
-USES_GRAPH_TENSORS = "uses tensors of the tx.function being traced"
 
 
 def call_unpacked(fn, args):
@@ -55,13 +70,25 @@ class StructuredFunction:
         flat_fn.__name__ = "%s_%s" % (what, getattr(self.fn, "__name__", "fn").strip("<>"))
         signature = self._in_flat + ([tx.TensorSpec([1], tx.uint64)] if seeded else [])
         self._function = tx.function(flat_fn, input_signature=signature)
-        self._concrete = self._function.get_concrete_function()
-        graph_captures = [t.name for t in self._concrete.captured_inputs if not hasattr(t, "numpy")]
-        if graph_captures:
-            raise ValueError("the %s function %s (%s); a dataset's "
-                             "functions see that graph's tensors only through its elements: add them to the "
-                             "elements (for example, zip with Dataset.from_tensors(t).repeat())"
-                             % (what, USES_GRAPH_TENSORS, ", ".join(graph_captures)))
+        try:
+            self._concrete = self.concrete = self._function.get_concrete_function()
+        except ValueError as e:
+            if not tx.executing_eagerly() or "must be from the same graph" not in str(e):
+                raise
+            raise ValueError("the %s function uses a tensor of a tx.function's graph but is traced when that function "
+                             "runs (%s): a dataset made by a function that runs in Python for each element "
+                             "(interleave, flat_map, group_by_window's reduce_func) cannot capture the tx.function's "
+                             "tensors"
+                             % (what, e)) from None
+        # Tensors of the tx.function being built (Note [Captured outer tensors]).
+        self.outer = [t for t in self.concrete.captured_inputs if not hasattr(t, "numpy")]
+        unsupported = [t.name for t in self.outer if t.dtype in (tx.resource, tx.variant)]
+        if unsupported:
+            raise ValueError("the %s function uses %s tensors of the tx.function being traced (%s), which a dataset's "
+                             "function cannot capture (their values do not leave the graph); pass what it reads "
+                             "instead (for example, a variable's value)"
+                             % (what, "/".join(sorted({t.dtype.name for t in self.outer if t.name in unsupported})),
+                                ", ".join(unsupported)))
         self.output_spec = tx.nest.pack_sequence_as(
             holder["structure"], [tx.TensorSpec(t.shape, t.dtype) for t in self._concrete.outputs])
         self._out_flat = _structure.flat_specs(self.output_spec)
@@ -77,11 +104,33 @@ class StructuredFunction:
         """The traced function's graph (map-and-batch fusion inspects it)."""
         return self._concrete.graph
 
-    def __call__(self, flat, seed=None):
+    def bind(self, values):
+        """This function's Binding for ``values`` of its outer tensors (Note [Captured outer tensors])."""
+        return Binding(self, values)
+
+    def bound(self, ctx):
+        """What runs this function in an iterator of context ``ctx``: the function itself, or, when it
+        captures outer tensors, its Binding there; either has ``concrete`` and holds the engine's
+        Function (Note [Captured outer tensors])."""
+        if not self.outer:
+            return self
+        b = ctx.bindings.get(id(self))
+        if b is None:
+            raise ValueError("the %s function uses tensors of the tx.function it was traced in (%s): its dataset is "
+                             "iterated only inside that function (inside it, iter(), `for` and reduce read it when "
+                             "the function runs)" % (self.what, self._outer_names()))
+        return b
+
+    def _outer_names(self):
+        return ", ".join(t.name for t in self.outer)
+
+    def __call__(self, flat, seed=None, ctx=None):
         """The traced function on one element (flat arrays; ``seed``, its Philox key when the function
-        is ``seeded``, Note [Element seeds]): its flat output arrays."""
+        is ``seeded``, Note [Element seeds]) in an iterator of context ``ctx`` (needed when it
+        captures outer tensors): its flat output arrays."""
         flat = [_structure.as_tensor(a) if getattr(a, "tensor", None) is not None else a for a in flat]
-        outs = self._concrete(*flat, seed) if self.seeded else self._concrete(*flat)
+        cf = self.bound(ctx).concrete if self.outer else self._concrete
+        outs = cf(*flat, seed) if self.seeded else cf(*flat)
         return tuple(_structure.with_tensor(t) for t in tx.nest.flatten(outs))
 
     def call_eager(self, flat, index=None, seed=None):
@@ -103,7 +152,25 @@ class StructuredFunction:
         """One element the way ``ctx`` says (debug mode: eagerly); ``index`` is its position and
         ``seed0`` the iterator's seed word (Note [Element seeds])."""
         seed = _seeds.element_seed(seed0, index) if self.seeded else None
-        return self.call_eager(flat, index, seed) if ctx.debug else self(flat, seed)
+        if not ctx.debug:
+            return self(flat, seed, ctx)
+        if self.outer:
+            raise invalid("debug mode runs the %s function eagerly in Python, but it uses tensors of the tx.function "
+                          "it was traced in (%s), which exist only inside that function's graph (tf.data's debug "
+                          "mode cannot run it either); iterate without debug mode" % (self.what, self._outer_names()))
+        return self.call_eager(flat, index, seed)
+
+
+class Binding:
+    """A StructuredFunction's trace with the values of its outer tensors in place of them, for one
+    iterator (Note [Captured outer tensors])."""
+
+    def __init__(self, fn, values):
+        values = iter(values)
+        cf = copy.copy(fn.concrete)
+        cf.captured_inputs = [t if hasattr(t, "numpy") else tx.constant(np.asarray(next(values)), dtype=t.dtype)
+                              for t in fn.concrete.captured_inputs]
+        self.concrete = cf
 
 
 def scalar_bool(fn, what):

@@ -101,7 +101,7 @@ def fusable(map_node):
     """The map node's batched function (elementwise or looped) when its elements have fully known
     shapes, else None; made once per map node."""
     fn = map_node._fn
-    if any(not s.shape.is_fully_defined() for s in fn._in_flat) or fn.graph is None:
+    if any(not s.shape.is_fully_defined() for s in fn._in_flat) or fn.graph is None or fn.outer:
         return None
     if getattr(map_node, "_batched", False) is False:
         try:

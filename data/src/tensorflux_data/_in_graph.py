@@ -22,7 +22,8 @@ Which iterator an op reads:
   in a graph: such a fresh iterator, read by one tx.while_loop.
 A dataset built from the function's own tensors gets them as inputs of the make op (and of
 get_single_element's fetch), which binds their values to its sources (Note [Symbolic sources] in
-_symbolic.py).
+_symbolic.py), and so does one whose functions capture them (Note [Captured outer tensors] in
+_functions.py).
 """
 
 import itertools
@@ -311,13 +312,12 @@ def reduce_in_graph(dataset, initial_state, reduce_func):
 def _relaxed_state(reduce_func, state_spec, element_spec):
     """``state_spec`` relaxed where ``reduce_func`` changes a shape, as the eager reduce finds it by
     tracing the function apart; unchanged when that trace fails (the function uses tensors of the
-    graph being built, which only the loop body can see)."""
-    from tensorflux_data._functions import USES_GRAPH_TENSORS
+    graph being built that the trace cannot capture, which only the loop body can see)."""
     from tensorflux_data._map import _trace_fold
 
     try:
         return _trace_fold(reduce_func, state_spec, element_spec, "reduce", outputs=False).input_spec[0]
     except (TypeError, ValueError) as e:
-        if USES_GRAPH_TENSORS not in str(e) and "must be from the same graph" not in str(e):
+        if "must be from the same graph" not in str(e) and "cannot capture" not in str(e):
             raise
         return state_spec

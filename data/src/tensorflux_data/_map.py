@@ -114,7 +114,7 @@ class _ParallelMapIterator(NodeIterator):
                 index, self._count = self._count, self._count + 1
             fn = self._node._fn
             seed = _seeds.element_seed(self._seed0, index) if fn.seeded else None
-            self._pending.append(_threads.submit(self._pool, fn, x, seed))
+            self._pending.append(_threads.submit(self._pool, fn, x, seed, self._ctx))
 
     def next(self):
         self._fill()

@@ -500,11 +500,11 @@ class NativeIterator(NodeIterator):
             elif s.kind == "interleave":
                 rc = self._build_interleave(p, i, s, v)
             elif s.kind in ("map", "fused_map"):
-                fn, batch, drop = _map_function(self._steps, i)
+                fn, batch, drop = _map_function(self._steps, i, self._ctx)
                 rc = lib.txd_map(p, i, s.slot, fn.handle, *self._seeds(n), self._width(n), threads, batch, drop, v[0],
                                  err, _ERR)
             elif s.kind == "filter":
-                fn = _native_function(n._fn, "_native", n._fn._concrete)
+                fn = _function_of(n, self._ctx)
                 rc = lib.txd_filter(p, i, s.slot, fn.handle, *self._seeds(n), v[0], err, _ERR)
             elif s.kind == "shuffle":
                 key, buffer = self._shuffles[i]
@@ -534,10 +534,10 @@ class NativeIterator(NodeIterator):
                 params += [1, t.node._size, int(t.node._drop), t.slot]
             elif t.kind == "filter":
                 kinds.append(1)
-                fns.append(_native_function(t.node._fn, "_native", t.node._fn._concrete).handle)
+                fns.append(_function_of(t.node, self._ctx).handle)
                 params += [1, 0, 0, t.slot]
             else:
-                fn, batch, drop = _map_function(inner, k)
+                fn, batch, drop = _map_function(inner, k, self._ctx)
                 kinds.append(0)
                 fns.append(fn.handle)
                 params += [self._width(t.node), batch, drop, t.slot]
@@ -665,13 +665,20 @@ class NativeIterator(NodeIterator):
             rec.wait_seconds = wait + out[2] * 1e-9
 
 
-def _map_function(steps, i):
+def _function_of(node, ctx):
+    """The engine's Function of map or filter ``node`` in an iterator of context ``ctx`` (one bound to
+    its captured outer tensors' values there, Note [Captured outer tensors] in _functions.py)."""
+    owner = node._fn.bound(ctx)
+    return _native_function(owner, "_native", owner.concrete)
+
+
+def _map_function(steps, i, ctx):
     """(engine Function, batch size, drop remainder) of map step ``i``: its function, or with a
     "fused_map" step its batched function and the batch after it (batch size 0: not fused)."""
     from tensorflux_data import _fusion
     n = steps[i].node
     if steps[i].kind != "fused_map":
-        return _native_function(n._fn, "_native", n._fn._concrete), 0, 0
+        return _function_of(n, ctx), 0, 0
     batch = steps[i + 1].node
     return _native_function(n, "_native_batched", _fusion.fusable(n)), batch._size, int(batch._drop)
 

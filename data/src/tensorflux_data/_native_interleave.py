@@ -86,8 +86,9 @@ def _same_function(f, g):
     if a.SerializeToString() != b.SerializeToString() or len(f.graph.as_graph_def().library.function) or \
             len(f.captured_inputs) != len(g.captured_inputs):
         return False
-    return all(x.dtype == y.dtype and np.array_equal(x.numpy(), y.numpy())
-               for x, y in zip(f.captured_inputs, g.captured_inputs))
+    eager = all(hasattr(t, "numpy") for t in f.captured_inputs + g.captured_inputs)  # Note [Captured outer tensors]
+    return eager and all(x.dtype == y.dtype and np.array_equal(x.numpy(), y.numpy())
+                         for x, y in zip(f.captured_inputs, g.captured_inputs))
 
 
 def write_interleave(w, step, v):

@@ -13,9 +13,10 @@ def as_array(value):
         return value.astype(object) if value.dtype.kind in "SU" else value
     if hasattr(value, "numpy"):
         return np.asarray(value.numpy())
-    if isinstance(value, (str, bytes)) or (isinstance(value, (list, tuple)) and _has_string(value)):
-        return np.asarray(tx.convert_to_tensor(value, dtype=tx.string).numpy())
-    return np.asarray(tx.convert_to_tensor(value).numpy())
+    with tx.init_scope():  # a Python value given while a tx.function is traced: converted eagerly
+        if isinstance(value, (str, bytes)) or (isinstance(value, (list, tuple)) and _has_string(value)):
+            return np.asarray(tx.convert_to_tensor(value, dtype=tx.string).numpy())
+        return np.asarray(tx.convert_to_tensor(value).numpy())
 
 
 def _has_string(seq):

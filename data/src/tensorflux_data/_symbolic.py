@@ -6,8 +6,10 @@ a SymbolicSource holding the graph tensors and a builder of the concrete source.
 a dataset in a graph (Note [Iteration in graphs] in _in_graph.py) take the tensors of every symbolic
 source below the dataset as inputs; when the function runs, their values are bound to the sources
 (IterContext.bindings, by node) and each source iterates the concrete dataset built from them, so the
-pipeline above it runs as it does eagerly, with tf.data's elements. Element specs and cardinality
-come from the tensors' static shapes. Iterated eagerly (outside its function), such a dataset raises.
+pipeline above it runs as it does eagerly, with tf.data's elements (the pipeline's functions that
+capture the function's tensors get their values the same way: Note [Captured outer tensors] in
+_functions.py). Element specs and cardinality come from the tensors' static shapes. Iterated eagerly
+(outside its function), such a dataset raises.
 """
 
 import numpy as np
@@ -51,8 +53,11 @@ class SymbolicSource(Dataset):
         return "%s@%x" % (self._source_kind, id(self))
 
 
-def symbolic_sources(dataset):
-    """The SymbolicSource nodes below ``dataset`` (each once, in a fixed order)."""
+def _graph_nodes(dataset):
+    """The SymbolicSource nodes below ``dataset`` and the functions of its nodes that capture outer
+    tensors (Note [Captured outer tensors] in _functions.py), each once, in a fixed order."""
+    from tensorflux_data._functions import StructuredFunction
+
     found, seen, stack = [], set(), [dataset]
     while stack:
         node = stack.pop()
@@ -61,21 +66,25 @@ def symbolic_sources(dataset):
         seen.add(id(node))
         if isinstance(node, SymbolicSource):
             found.append(node)
+        found.extend(v for _, v in sorted(vars(node).items()) if isinstance(v, StructuredFunction) and v.outer)
         stack.extend(reversed(node._inputs))
     return found
 
 
 def graph_inputs(dataset):
-    """(tensors, bind): the graph tensors the symbolic sources below ``dataset`` need, and
-    ``bind(values)`` -> {id(source): its values} for the values of those tensors."""
-    sources = symbolic_sources(dataset)
-    tensors = [t for s in sources for t in s._tensors]
+    """(tensors, bind): the graph tensors the symbolic sources below ``dataset`` and its functions'
+    captures need, and ``bind(values)`` -> {id(source or function): its values, or the function's
+    Binding} for the values of those tensors."""
+    nodes = _graph_nodes(dataset)
+    counts = [len(n._tensors) if isinstance(n, SymbolicSource) else len(n.outer) for n in nodes]
+    tensors = [t for n in nodes for t in (n._tensors if isinstance(n, SymbolicSource) else n.outer)]
 
     def bind(values):
         out, i = {}, 0
-        for s in sources:
-            out[id(s)] = values[i:i + len(s._tensors)]
-            i += len(s._tensors)
+        for n, k in zip(nodes, counts):
+            v = values[i:i + k]
+            out[id(n)] = v if isinstance(n, SymbolicSource) else n.bind(v)
+            i += k
         return out
 
     return tensors, bind
