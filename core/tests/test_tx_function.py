@@ -348,3 +348,15 @@ def test_a_nested_trace_using_a_tensor_of_an_unrelated_graph_raises():
 
     with pytest.raises(ValueError, match="neither is this one nor encloses it|same graph"):
         f(tx.constant(1.0))
+
+
+def test_with_captured_inputs_runs_the_trace_on_other_captured_values():
+    scale = tx.constant(2.0)
+    offset = tx.constant([1, 2], tx.int32)
+    f = tx.function(lambda x: (x * scale, offset + 1)).get_concrete_function(tx.TensorSpec([], tx.float32))
+    g = f.with_captured_inputs([5.0, np.array([10, 20])])
+    assert float(g(tx.constant(3.0))[0]) == 15.0 and g(tx.constant(3.0))[1].numpy().tolist() == [11, 21]
+    assert g(tx.constant(3.0))[1].dtype == tx.int32  # converted to the captured dtype
+    assert float(f(tx.constant(3.0))[0]) == 6.0  # the original keeps its values
+    with pytest.raises(ValueError, match="captured 2 values, got 1"):
+        f.with_captured_inputs([1.0])

@@ -8,15 +8,13 @@ them as captures (Note [Nested captures] in core), after the eager ones, in Conc
 captured_inputs, so the trace runs only inside that graph. The StructuredFunction keeps them as
 ``outer``; the ops that iterate a dataset in a graph take the outer tensors of every function below
 it as inputs, next to its symbolic sources' (graph_inputs in _symbolic.py), and when the function
-runs each function's values are bound (IterContext.bindings, by function): a Binding is a copy of
-the trace whose captured_inputs hold those values as eager tensors, which the Python engine calls
+runs each function's values are bound (IterContext.bindings, by function): a Binding is the trace
+with those values as its captured inputs (ConcreteFunction.with_captured_inputs), which the Python engine calls
 and the native engine registers (its captures are the values), so each run of the function uses its
 own values. Debug mode runs the Python function itself, whose closure holds the graph tensors, which
 do not exist eagerly: it raises, naming them (tf.data's debug mode fails there too), and so does an
 eager iteration of such a dataset (outside its function).
 """
-
-import copy
 
 import numpy as np
 
@@ -167,10 +165,8 @@ class Binding:
 
     def __init__(self, fn, values):
         values = iter(values)
-        cf = copy.copy(fn.concrete)
-        cf.captured_inputs = [t if hasattr(t, "numpy") else tx.constant(np.asarray(next(values)), dtype=t.dtype)
-                              for t in fn.concrete.captured_inputs]
-        self.concrete = cf
+        self.concrete = fn.concrete.with_captured_inputs(
+            [t if hasattr(t, "numpy") else np.asarray(next(values)) for t in fn.concrete.captured_inputs])
 
 
 def scalar_bool(fn, what):

@@ -10,6 +10,7 @@ func_graph.py).
 """
 
 import collections
+import copy
 import itertools
 import logging
 import operator
@@ -220,6 +221,19 @@ class ConcreteFunction:
         # (dtype enum, dims with None for unknown, or None for unknown rank) per placeholder.
         self._input_types = [(p.dtype.as_datatype_enum, None if p.shape.rank is None else tuple(p.shape.as_list()))
                              for p in inputs]
+
+    def with_captured_inputs(self, values):
+        """A copy of this function that passes ``values`` (one per entry of ``captured_inputs``,
+        converted to its dtype) where it passed its captured values: the same trace run on other
+        values of what it captured, e.g. of the tensors of an enclosing function it was traced in
+        (Note [Nested captures]), once that function's values exist."""
+        values = list(values)
+        if len(values) != len(self.captured_inputs):
+            raise ValueError("%s captured %d values, got %d in their place"
+                             % (self.name, len(self.captured_inputs), len(values)))
+        out = copy.copy(self)
+        out.captured_inputs = [convert_to_tensor(v, dtype=c.dtype) for v, c in zip(values, self.captured_inputs)]
+        return out
 
     @property
     def function_def(self):
