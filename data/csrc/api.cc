@@ -121,9 +121,26 @@ const TXD_Shuffle* ShuffleOf(const TXD_Pipeline* p, int node) {
   return nullptr;
 }
 
+// txd_tfrecord and txd_text_line: a file source made by `make`.
+template <typename Make>
+int FileSource(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
+               int64_t next_file, int open, int64_t offset, char* err, int64_t errlen, Make make) {
+  return Guard(err, errlen, [&]() -> Status {
+    if (compression < 0 || compression > 2) return Status::Error(TX_INVALID_ARGUMENT, "file source: bad compression");
+    Place place;
+    Status s = PlaceOf(p, node, slot, kTFRecordSlots, &place);
+    if (s.ok()) {
+      p->top = make(std::vector<std::string>(paths, paths + npaths), static_cast<Compression>(compression), next_file,
+                    open != 0, offset, place);
+    }
+    return s;
+  });
+}
+
 }  // namespace
 }  // namespace txd
 
+using txd::FileSource;
 using txd::Guard;
 using txd::Place;
 using txd::Status;
@@ -213,17 +230,13 @@ int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int64_t step, 
 
 int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
                  int64_t next_file, int open, int64_t offset, char* err, int64_t errlen) {
-  return Guard(err, errlen, [&]() -> Status {
-    if (compression < 0 || compression > 2)
-      return Status::Error(TX_INVALID_ARGUMENT, "TFRecordDataset: bad compression");
-    Place place;
-    Status s = txd::PlaceOf(p, node, slot, txd::kTFRecordSlots, &place);
-    if (s.ok()) {
-      p->top = txd::MakeTFRecord(std::vector<std::string>(paths, paths + npaths),
-                                 static_cast<txd::Compression>(compression), next_file, open != 0, offset, place);
-    }
-    return s;
-  });
+  return FileSource(p, node, slot, npaths, paths, compression, next_file, open, offset, err, errlen, txd::MakeTFRecord);
+}
+
+int txd_text_line(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
+                  int64_t next_file, int open, int64_t offset, char* err, int64_t errlen) {
+  return FileSource(p, node, slot, npaths, paths, compression, next_file, open, offset, err, errlen,
+                    txd::MakeTextLines);
 }
 
 int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,

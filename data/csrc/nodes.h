@@ -43,6 +43,11 @@ enum class Compression { kNone = 0, kZlib = 1, kGzip = 2 };
 std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, Compression compression, int64_t next_file,
                                        bool open, int64_t offset, Place p);
 
+// The lines of text files (TextLineDataset: without "\n" or "\r\n"), with MakeTFRecord's arguments
+// and stamp.
+std::unique_ptr<Iterator> MakeTextLines(std::vector<std::string> paths, Compression compression, int64_t next_file,
+                                        bool open, int64_t offset, Place p);
+
 // The stamp slots of a TFRecord source.
 constexpr int kTFRecordSlots = 3;
 

@@ -1,5 +1,6 @@
-// TFRecord files read with checksums verified: each record is its length (uint64, little-endian),
-// the masked CRC32C of those 8 bytes, the data and the data's masked CRC32C.
+// The records of TFRecord files, read with checksums verified: each record is its length (uint64,
+// little-endian), the masked CRC32C of those 8 bytes, the data and the data's masked CRC32C; and the
+// lines of text files, without their "\n" or "\r\n". Either may be GZIP or ZLIB compressed.
 #include <nmmintrin.h>
 #include <sys/stat.h>
 
@@ -46,9 +47,10 @@ uint32_t LoadU32(const char* p) {
 
 class TFRecordIterator : public Iterator {
  public:
-  TFRecordIterator(std::vector<std::string> paths, Compression compression, int64_t next_file, bool open,
+  TFRecordIterator(std::vector<std::string> paths, bool lines, Compression compression, int64_t next_file, bool open,
                    int64_t offset, Place p)
       : paths_(std::move(paths)),
+        lines_(lines),
         compression_(compression),
         next_file_(next_file),
         place_(p),
@@ -238,6 +240,17 @@ class TFRecordIterator : public Iterator {
         ++next_file_;
         if (!s.ok()) return s;
       }
+      if (lines_) {
+        bool got = false;
+        Status s = ReadLine(&got, sink);
+        if (!s.ok()) return s;
+        if (got) {
+          ++*count;
+        } else {
+          Close();
+        }
+        continue;
+      }
       Want(12);
       size_t avail = len_ - pos_;
       if (avail == 0) {
@@ -269,7 +282,33 @@ class TFRecordIterator : public Iterator {
     return Status{};
   }
 
+  // Passes the next line of the open file to `sink` and sets *got, or leaves it false at the file's
+  // end. A last line without "\n" counts; "\r" before the end of a line is dropped. A stream that
+  // breaks before a line's end is its error (the Python engine drops such a line too).
+  template <typename Sink>
+  Status ReadLine(bool* got, Sink&& sink) {
+    size_t scanned = 0;  // bytes from pos_ known to hold no "\n"
+    for (;;) {
+      const char* start = buf_.get() + pos_;
+      size_t avail = len_ - pos_;
+      const void* nl = avail > scanned ? std::memchr(start + scanned, '\n', avail - scanned) : nullptr;
+      if (nl != nullptr || (eof_ && avail > 0 && stream_status_.ok())) {
+        size_t end = nl != nullptr ? static_cast<size_t>(static_cast<const char*>(nl) - start) : avail;
+        size_t used = nl != nullptr ? end + 1 : end;
+        sink(start, end > 0 && start[end - 1] == '\r' ? end - 1 : end);
+        pos_ += used;
+        offset_ += static_cast<int64_t>(used);
+        *got = true;
+        return Status{};
+      }
+      if (eof_) return stream_status_;  // the end of the file, or why the stream broke
+      scanned = avail;
+      Want(avail + 1);
+    }
+  }
+
   std::vector<std::string> paths_;
+  bool lines_;
   Compression compression_;
   int64_t next_file_;
   Place place_;
@@ -294,7 +333,12 @@ class TFRecordIterator : public Iterator {
 
 std::unique_ptr<Iterator> MakeTFRecord(std::vector<std::string> paths, Compression compression, int64_t next_file,
                                        bool open, int64_t offset, Place p) {
-  return std::make_unique<TFRecordIterator>(std::move(paths), compression, next_file, open, offset, p);
+  return std::make_unique<TFRecordIterator>(std::move(paths), false, compression, next_file, open, offset, p);
+}
+
+std::unique_ptr<Iterator> MakeTextLines(std::vector<std::string> paths, Compression compression, int64_t next_file,
+                                        bool open, int64_t offset, Place p) {
+  return std::make_unique<TFRecordIterator>(std::move(paths), true, compression, next_file, open, offset, p);
 }
 
 }  // namespace txd

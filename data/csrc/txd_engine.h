@@ -51,6 +51,9 @@ TXD_EXPORT int txd_range(TXD_Pipeline* p, int node, int slot, int64_t start, int
 /* TFRecord files `paths` (copied), compressed as `compression` says (0 none, 1 ZLIB, 2 GZIP). */
 TXD_EXPORT int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
                             int64_t next_file, int open, int64_t offset, char* err, int64_t errlen);
+/* The lines of text files `paths` (TextLineDataset), with txd_tfrecord's arguments and stamp. */
+TXD_EXPORT int txd_text_line(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
+                             int64_t next_file, int open, int64_t offset, char* err, int64_t errlen);
 /* interleave of TFRecordDataset(name), followed by `ninner` transformations (the inner chain), over
  * the `npaths` file names `paths` (copied) as a source: `cycle` files at a time, `block` elements
  * from each, from `start` (its stamp slots; Note [Native interleave] in interleave.cc has the

@@ -362,3 +362,35 @@ NATIVE_INTERLEAVES = {
         num_parallel_calls=T.data.AUTOTUNE, deterministic=True).batch(3),
 }
 RANDOM.update(NATIVE_INTERLEAVES)
+
+
+def assert_resumes_natively(build, want, after):
+    """Iterators of batched pipeline ``build()`` saved after each of ``after`` batches and restored
+    into a new one give the rest of ``want`` (the flat values), the restored one in the native engine."""
+    for k in after:
+        it = iter(build())
+        head = [v for _ in range(k) for v in next(it).numpy().tolist()]
+        resumed = iter(build())
+        resumed.restore(it.save())
+        assert head + [v for b in resumed for v in b.numpy().tolist()] == want
+        assert not resumed._root.in_python
+
+
+def python_only(ds):
+    """``ds`` kept in the Python engine."""
+    import tensorflux_data as txd
+    o = txd.Options()
+    o.experimental_optimization.native_engine = False
+    return ds.with_options(o)
+
+
+def native_values(ds, batched=True):
+    """The flat values ``ds`` yields in the native engine (asserted), checked against the Python
+    engine's; ``batched``: its elements are vectors, else scalars."""
+    def values(it):
+        return [v for e in it for v in (e.numpy().tolist() if batched else [e.numpy()])]
+    it = iter(ds)
+    native = values(it)
+    assert not it._root.in_python
+    assert native == values(iter(python_only(ds)))
+    return native

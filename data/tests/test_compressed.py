@@ -10,7 +10,7 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import outcomes
+from pipelines import assert_resumes_natively, native_values, outcomes, python_only
 
 RECORDS = [b"r%05d" % i + b"." * (i % 37) for i in range(3000)]
 
@@ -30,22 +30,10 @@ def _compress(data, kind, level=6):
     return gzip.compress(data, level, mtime=0) if kind == "GZIP" else zlib.compress(data, level)
 
 
-def _python_only(ds):
-    o = txd.Options()
-    o.experimental_optimization.native_engine = False
-    return ds.with_options(o)
-
-
 def _read(path, kind, batch=None):
     """The records of file ``path`` through the native engine (asserted) and through the Python one."""
     ds = txd.TFRecordDataset(str(path), compression_type=kind)
-    ds = ds.batch(batch).map(lambda r: r) if batch else ds.map(lambda r: r)
-    it = iter(ds)
-    native = [v for e in it for v in (e.numpy().tolist() if batch else [e.numpy()])]
-    assert not it._root.in_python
-    python = [v for e in _python_only(ds) for v in (e.numpy().tolist() if batch else [e.numpy()])]
-    assert native == python
-    return native
+    return native_values(ds.batch(batch).map(lambda r: r) if batch else ds.map(lambda r: r), batched=bool(batch))
 
 
 @pytest.mark.parametrize("level", [0, 1, 9], ids=["stored", "fast", "best"])
@@ -121,7 +109,7 @@ def _same_outcomes(path, kind, batch=3):
     def build():
         return txd.TFRecordDataset(str(path), compression_type=kind).batch(batch).map(lambda r: r)
     got = outcomes(tx.nest, tx.errors.OpError, iter(build()), limit=10_000)
-    assert got == outcomes(tx.nest, tx.errors.OpError, iter(_python_only(build())), limit=10_000)
+    assert got == outcomes(tx.nest, tx.errors.OpError, iter(python_only(build())), limit=10_000)
     return got
 
 
@@ -204,10 +192,4 @@ def test_resuming_a_compressed_file_natively_mid_stream(tmp_path, kind):
 
     def build():
         return txd.TFRecordDataset(str(path), compression_type=kind).batch(70).map(lambda r: r)
-    for k in (1, 20, 42):
-        it = iter(build())
-        head = [v for _ in range(k) for v in next(it).numpy().tolist()]
-        resumed = iter(build())
-        resumed.restore(it.save())
-        assert head + [v for b in resumed for v in b.numpy().tolist()] == RECORDS
-        assert not resumed._root.in_python
+    assert_resumes_natively(build, RECORDS, (1, 20, 42))

@@ -5,24 +5,24 @@ csrc/engine.h; Note [Native segments] below)."""
 
 # Note [Native segments]: when a node iterator is made (DatasetNode._iter), the longest chain below
 # the node that the engine can run becomes one NativeIterator, if it does work worth moving (a map,
-# filter, shuffle or interleave, or a batch of TFRecords): sources of numeric arrays, ranges and
-# TFRecord files named by a list (plain or compressed), and the interleave of TFRecordDataset(f) over a list
-# of file names f, with the maps, filters and batches the engine runs above it per file when they
-# depend on f only through its file (found by calling its function on two probe names and comparing
-# the chains it returns, their traced functions and captured values; Note [Native interleave] in
-# csrc/interleave.cc); map and filter whose traced functions are stateless and capture
-# only numeric values (tx.random calls in them take the same per-element seeds); shuffle (drawing
-# as the Python engine draws; its buffer as of any position handed out, Note [Native shuffle] in
-# csrc/shuffle.cc); batch (with the map before it fused when the Python engine would fuse them);
-# and prefetch. The Python nodes above it see an ordinary node iterator. Its state is what the
-# Python iterators of the same nodes would save at the same position, written from the stamp of the
-# last element handed out, so states restore in either engine. A restored state whose buffers hold
-# elements other than a shuffle's numeric ones of its element spec (saved by the Python engine
-# mid-batch, say, a shuffle buffer of TFRecord strings, or an interleave's read-ahead), any error
-# the engine reports, and debug mode run the same nodes in the Python engine instead, from the
-# same position, so every error is raised (or skipped by ignore_errors) exactly as there. Functions
-# are pure, so the elements in flight when the engine stopped are computed again, with the same
-# values.
+# filter, shuffle or interleave, or a batch of file records): sources of numeric arrays, ranges,
+# TFRecord and text-line files named by a list (plain or compressed), and the interleave of
+# TFRecordDataset(f) over a list of file names f, with the maps, filters and batches the engine runs
+# above it per file when they depend on f only through its file (found by calling its function on
+# two probe names and comparing the chains it returns, their traced functions and captured values;
+# Note [Native interleave] in csrc/interleave.cc); map and filter whose traced functions are
+# stateless and capture only numeric values (tx.random calls in them take the same per-element
+# seeds); shuffle (drawing as the Python engine draws; its buffer as of any position handed out,
+# Note [Native shuffle] in csrc/shuffle.cc); batch (with the map before it fused when the Python
+# engine would fuse them); and prefetch. The Python nodes above it see an ordinary node iterator.
+# Its state is what the Python iterators of the same nodes would save at the same position, written
+# from the stamp of the last element handed out, so states restore in either engine. A restored
+# state whose buffers hold elements other than a shuffle's numeric ones of its element spec (saved
+# by the Python engine mid-batch, say, a shuffle buffer of TFRecord strings, or an interleave's
+# read-ahead), any error the engine reports, and debug mode run the same nodes in the Python engine
+# instead, from the same position, so every error is raised (or skipped by ignore_errors) exactly as
+# there. Functions are pure, so the elements in flight when the engine stopped are computed again,
+# with the same values.
 
 import ctypes
 import os
@@ -55,6 +55,7 @@ class _Engine:
         txlib = os.path.join(tx.sysconfig.get_lib(), "lib%s.so" % tx.sysconfig.LIBRARY_NAME)
         c_err, i64, i32, vp = ctypes.c_char_p, ctypes.c_int64, ctypes.c_int, ctypes.c_void_p
         pi32, pi64, pvp = ctypes.POINTER(i32), ctypes.POINTER(i64), ctypes.POINTER(vp)
+        file_source = [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i32, i64, i32, i64, c_err, i64]
         sigs = {
             "txd_init": (i32, [ctypes.c_char_p, c_err, i64]),
             "txd_add_function_def": (i32, [ctypes.c_char_p, ctypes.c_char_p, i64, c_err, i64]),
@@ -65,7 +66,8 @@ class _Engine:
             "txd_pipeline_delete": (None, [vp]),
             "txd_slices": (i32, [vp, i32, i32, i32, pi32, pi32, pi64, pvp, i64, i64, c_err, i64]),
             "txd_range": (i32, [vp, i32, i32, i64, i64, i64, i32, i64, c_err, i64]),
-            "txd_tfrecord": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i32, i64, i32, i64, c_err, i64]),
+            "txd_tfrecord": (i32, file_source),
+            "txd_text_line": (i32, file_source),
             "txd_interleave": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i64, i32, pi32, pvp, pi64,
                                      i32, i32, pi64, c_err, i64]),
             "txd_map": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i32, i32, i64, i32, i64, c_err, i64]),
@@ -225,7 +227,7 @@ def _fits(element_spec, element):
 
 
 def _source_step(node, ctx):
-    from tensorflux_data._files import _TFRecordFiles
+    from tensorflux_data._files import _TextLineFiles, _TFRecordFiles
     from tensorflux_data._interleave import InterleaveDataset
     from tensorflux_data._sources import RangeDataset, TensorSlicesDataset
     t = type(node)
@@ -235,8 +237,8 @@ def _source_step(node, ctx):
     elif t is RangeDataset:
         if node._np_dtype in (np.int32, np.int64):
             return _Step("range", node, 1)
-    elif t is _TFRecordFiles and type(node._inputs[0]) is TensorSlicesDataset:
-        return _Step("tfrecord", node, _TFRECORD_SLOTS)
+    elif t in (_TFRecordFiles, _TextLineFiles) and type(node._inputs[0]) is TensorSlicesDataset:
+        return _Step("tfrecord" if t is _TFRecordFiles else "text_line", node, _TFRECORD_SLOTS)
     elif t is InterleaveDataset and _native_interleave.names_source(node._inputs[0]) and \
             (ctx.deterministic if node._deterministic is None else bool(node._deterministic)):
         inner = _native_interleave.inner_chain(node, ctx)
@@ -249,6 +251,7 @@ def _source_step(node, ctx):
 
 # Note [Native interleave] in csrc/interleave.cc; the TFRecord source's stamp slots (nodes.h has the same).
 _TFRECORD_SLOTS = 3
+_FILE_KINDS = ("tfrecord", "text_line")  # file sources: the same stamp and Python state layout
 
 
 def _chain(top, ctx):
@@ -258,7 +261,7 @@ def _chain(top, ctx):
         return None
     kinds = {s.kind for s in steps}
     worth = {"map", "fused_map", "filter", "shuffle", "interleave"}
-    if not kinds & worth and not (steps[0].kind == "tfrecord" and "batch" in kinds):
+    if not kinds & worth and not (steps[0].kind in _FILE_KINDS and "batch" in kinds):
         return None  # nothing worth moving (Note [Native segments])
     return _placed(steps)
 
@@ -355,7 +358,7 @@ def _write_state(steps, stamp, w, shuffles, files=None):
             _shuffle.save_shuffle(w, buffer, key, int(v[1]), bool(v[2]))
         elif s.kind in ("slices", "range"):
             w.put("index", int(v[0]))
-        elif s.kind == "tfrecord":
+        elif s.kind in _FILE_KINDS:
             _write_tfrecord(w, _paths(s.node) if files is None else files, v)
         elif s.kind == "interleave":
             _native_interleave.write_interleave(w, s, v)
@@ -390,8 +393,8 @@ def _read_state(steps, r, files=None):
             shuffles[i] = (key, buffer)
         elif s.kind in ("slices", "range"):
             stamp[at] = r.get_int("index")
-        elif s.kind in ("tfrecord", "interleave"):
-            v = _read_tfrecord(r, s.node, files) if s.kind == "tfrecord" else _native_interleave.read_interleave(r, s)
+        elif s.kind in _FILE_KINDS + ("interleave",):
+            v = _read_tfrecord(r, s.node, files) if s.kind in _FILE_KINDS else _native_interleave.read_interleave(r, s)
             if v is None:
                 return None
             stamp[at:at + s.width] = v
@@ -493,10 +496,11 @@ class NativeIterator(NodeIterator):
             elif s.kind == "range":
                 rc = lib.txd_range(p, i, s.slot, n._start, n._step, n._size, tx.as_dtype(n._np_dtype).as_datatype_enum,
                                    v[0], err, _ERR)
-            elif s.kind == "tfrecord":
+            elif s.kind in _FILE_KINDS:
                 paths = _paths(n)
-                rc = lib.txd_tfrecord(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths),
-                                      _streams.compression_code(n._wbits), v[0], v[1], v[2], err, _ERR)
+                make = lib.txd_tfrecord if s.kind == "tfrecord" else lib.txd_text_line
+                rc = make(p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths),
+                          _streams.compression_code(n._wbits), v[0], v[1], v[2], err, _ERR)
             elif s.kind == "interleave":
                 rc = self._build_interleave(p, i, s, v)
             elif s.kind in ("map", "fused_map"):
