@@ -11,6 +11,7 @@ DataLoader and a NumPy loop in one run:
 - tfrecord+parse: 100,000 small tf.train.Example records (an int64 label, float32[8] features, a
   string tag) read, batched and parsed with parse_example, against the same tf.data pipeline; and
   the same from a GZIP-compressed file.
+- text lines: 100,000 lines of a text file, batched, map(strings.length), against tf.data.
 - parse_example: the parse alone, the same records in batches of 128 already in memory, parsed by
   parse_example in a tx.function against tf.io.parse_example in a tf.function (µs per record).
 - interleave: the same 100,000 records split over 8 TFRecord files, read with
@@ -223,6 +224,23 @@ def bench_tfrecord_gzip_parse():
     return _tfrecord_parse_row("GZIP")
 
 
+def bench_text_lines():
+    import tensorflux as tx
+    import tensorflux_data as txd
+
+    path = os.path.join(tempfile.mkdtemp(), "lines.txt")
+    with open(path, "wb") as f:
+        f.writelines(b"line %d of the text, with some words %d\n" % (i, i * 7) for i in range(N))
+    ds = txd.TextLineDataset(path).batch(BATCH).map(tx.strings.length).prefetch(txd.AUTOTUNE)
+    ours = median_seconds(lambda: sum(len(b) for b in ds), repeats=SHORT_REPEATS, warmup=1)
+    theirs = {"tf.data": None}
+    tf = _tf()
+    if tf is not None:
+        tds = tf.data.TextLineDataset(path).batch(BATCH).map(tf.strings.length).prefetch(tf.data.AUTOTUNE)
+        theirs["tf.data"] = median_seconds(lambda: sum(len(b) for b in tds), repeats=SHORT_REPEATS, warmup=1)
+    return report(f"data: TextLineDataset, batch {BATCH}, map(strings.length) ({N:,} lines)", "s", 1.0, ours, theirs)
+
+
 def bench_parse_example():
     import tensorflux as tx
 
@@ -399,7 +417,7 @@ def bench_loop_in_function():
 
 
 ALL = [bench_map_batch_prefetch, bench_shuffle_map_batch, bench_tfrecord_read, bench_tfrecord_parse,
-       bench_tfrecord_gzip_parse,
+       bench_tfrecord_gzip_parse, bench_text_lines,
        bench_parse_example, bench_interleave_files, bench_interleave_parse, bench_interleave_map_parse,
        bench_interleave_io_waits, bench_loop_in_function]
 
