@@ -241,12 +241,14 @@ int txd_text_line(TXD_Pipeline* p, int node, int slot, int npaths, const char* c
 
 int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
                    int64_t block, int ninner, const int* kinds, const TXD_Function* const* fns, const int64_t* params,
-                   int inner_width, int threads, const int64_t* start, char* err, int64_t errlen) {
+                   int inner_width, int threads, int compression, const int64_t* start, char* err, int64_t errlen) {
   return Guard(err, errlen, [&]() -> Status {
     txd::InnerChain inner;
     Status s = txd::InnerOf(ninner, kinds, fns, params, inner_width, &inner);
     if (!s.ok()) return s;
     inner.threads = threads;
+    if (compression < 0 || compression > 2) return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad compression");
+    inner.compression = static_cast<txd::Compression>(compression);
     if (cycle < 1 || block < 1 || cycle > std::numeric_limits<int>::max() / (2 + inner_width))
       return Status::Error(TX_INVALID_ARGUMENT, "interleave: bad cycle or block length");
     Place place;

@@ -35,7 +35,7 @@ namespace {
 std::unique_ptr<Iterator> MakeInner(const std::string& path, const InnerChain& chain, const int64_t* at,
                                     NodeCounters* counters) {
   std::unique_ptr<Iterator> it =
-      MakeTFRecord({path}, Compression::kNone, at[0], at[1] != 0, at[2], Place{0, chain.width, counters});
+      MakeTFRecord({path}, chain.compression, at[0], at[1] != 0, at[2], Place{0, chain.width, counters});
   for (const InnerStep& step : chain.steps) {
     Place place{step.slot, chain.width, counters};
     if (step.kind == InnerStep::kMap) {

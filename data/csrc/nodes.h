@@ -73,6 +73,7 @@ struct InnerChain {
   std::vector<InnerStep> steps;
   int width = kTFRecordSlots;
   int threads = 0;
+  Compression compression = Compression::kNone;  // of each file
 };
 
 // Whether `start` (an interleave's stamp slots) is a position of `cycle` slots with blocks of `block`

@@ -54,7 +54,7 @@ TXD_EXPORT int txd_tfrecord(TXD_Pipeline* p, int node, int slot, int npaths, con
 /* The lines of text files `paths` (TextLineDataset), with txd_tfrecord's arguments and stamp. */
 TXD_EXPORT int txd_text_line(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int compression,
                              int64_t next_file, int open, int64_t offset, char* err, int64_t errlen);
-/* interleave of TFRecordDataset(name), followed by `ninner` transformations (the inner chain), over
+/* interleave of TFRecordDataset(name, compression) (0 none, 1 ZLIB, 2 GZIP), followed by `ninner` transformations (the inner chain), over
  * the `npaths` file names `paths` (copied) as a source: `cycle` files at a time, `block` elements
  * from each, from `start` (its stamp slots; Note [Native interleave] in interleave.cc has the
  * layout). Inner step k is `kinds[k]` (0 map, 1 filter, 2 batch) with function `fns[k]` (borrowed;
@@ -63,8 +63,8 @@ TXD_EXPORT int txd_text_line(TXD_Pipeline* p, int node, int slot, int npaths, co
  * `inner_width` slots; parallel maps use `threads` workers (0: one per core). */
 TXD_EXPORT int txd_interleave(TXD_Pipeline* p, int node, int slot, int npaths, const char* const* paths, int64_t cycle,
                               int64_t block, int ninner, const int* kinds, const TXD_Function* const* fns,
-                              const int64_t* params, int inner_width, int threads, const int64_t* start, char* err,
-                              int64_t errlen);
+                              const int64_t* params, int inner_width, int threads, int compression,
+                              const int64_t* start, char* err, int64_t errlen);
 
 /* The transformations, each over the node added before it; a `seeded` function takes per-element
  * seeds derived from `seed0` after the element (nodes.h). */

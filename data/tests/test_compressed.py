@@ -193,3 +193,41 @@ def test_resuming_a_compressed_file_natively_mid_stream(tmp_path, kind):
     def build():
         return txd.TFRecordDataset(str(path), compression_type=kind).batch(70).map(lambda r: r)
     assert_resumes_natively(build, RECORDS, (1, 20, 42))
+
+
+def _gzip_files(tmp_path, n=4):
+    paths, records = [], []
+    for k in range(n):
+        part = [b"f%d-%d" % (k, i) for i in range(100 + 37 * k)]
+        paths.append(str(tmp_path / ("part%d.gz" % k)))
+        with open(paths[-1], "wb") as f:
+            f.write(_compress(_plain(part), "GZIP"))
+        records.append(part)
+    return paths, records
+
+
+@pytest.mark.parametrize("parallel", [None, txd.AUTOTUNE])
+def test_an_interleave_of_compressed_files_runs_natively(tmp_path, parallel):
+    paths, _ = _gzip_files(tmp_path)
+    ds = txd.Dataset.from_tensor_slices(paths).interleave(
+        lambda f: txd.TFRecordDataset(f, "GZIP").map(lambda r: r), cycle_length=2, block_length=3,
+        num_parallel_calls=parallel).batch(5)
+    got = native_values(ds)
+    tf = pytest.importorskip("tensorflow")
+    tds = tf.data.Dataset.from_tensor_slices(paths).interleave(
+        lambda f: tf.data.TFRecordDataset(f, "GZIP"), cycle_length=2, block_length=3)
+    assert got == [r.numpy() for r in tds]
+
+
+def test_an_interleave_choosing_compression_by_name_stays_in_python(tmp_path):
+    paths, records = _gzip_files(tmp_path, 2)
+    plain = str(tmp_path / "plain.tfrecord")
+    with open(plain, "wb") as f:
+        f.write(_plain([b"plain-%d" % i for i in range(10)]))
+
+    def by_name(f):
+        return txd.TFRecordDataset(f, "GZIP" if f.numpy().endswith(b".gz") else "")
+    ds = txd.Dataset.from_tensor_slices(paths + [plain]).interleave(by_name, cycle_length=3).batch(4)
+    it = iter(ds)
+    got = sorted(v for b in it for v in b.numpy().tolist())
+    assert got == sorted(records[0] + records[1] + [b"plain-%d" % i for i in range(10)])

@@ -562,14 +562,9 @@ def test_the_tfrecord_training_chain_runs_natively_to_its_end():
     assert rows["interleave"]["elements"] == 37
 
 
-def _gzip_records(f):
-    return txd.TFRecordDataset(f, compression_type="GZIP")
-
-
 # Interleaves the engine leaves to the Python engine: not TFRecordDataset(f) of the argument, or
 # transformations above it that depend on f, call tx.random or are not maps, filters and batches.
 OTHER_INTERLEAVES = {
-    "compressed": lambda: _gzip_records,
     "map_of_the_name": lambda: lambda f: txd.TFRecordDataset(f).map(lambda r: r + f),
     "map_of_a_value_of_the_name": lambda: lambda f: txd.TFRecordDataset(f).map(
         lambda r, n=tx.strings.length(f): tx.strings.length(r) + n),

@@ -69,7 +69,7 @@ class _Engine:
             "txd_tfrecord": (i32, file_source),
             "txd_text_line": (i32, file_source),
             "txd_interleave": (i32, [vp, i32, i32, i32, ctypes.POINTER(ctypes.c_char_p), i64, i64, i32, pi32, pvp, pi64,
-                                     i32, i32, pi64, c_err, i64]),
+                                     i32, i32, i32, pi64, c_err, i64]),
             "txd_map": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i32, i32, i64, i32, i64, c_err, i64]),
             "txd_filter": (i32, [vp, i32, i32, vp, i32, ctypes.c_uint64, i64, c_err, i64]),
             "txd_batch": (i32, [vp, i32, i64, i32, c_err, i64]),
@@ -548,7 +548,8 @@ class NativeIterator(NodeIterator):
         return self._eng.lib.txd_interleave(
             p, i, s.slot, len(paths), (ctypes.c_char_p * len(paths))(*paths), s.node._cycle, s.node._block, len(kinds),
             _int_array(ctypes.c_int, kinds), _int_array(ctypes.c_void_p, fns), _int_array(ctypes.c_int64, params),
-            _width(inner), self._ctx.pool_size, _int_array(ctypes.c_int64, v), self._err, _ERR)
+            _width(inner), self._ctx.pool_size, _streams.compression_code(inner[0].node._wbits),
+            _int_array(ctypes.c_int64, v), self._err, _ERR)
 
     def _width(self, node):
         """The calls a map keeps in flight: 1 (sequential), its num_parallel_calls, or AUTOTUNE (-1,

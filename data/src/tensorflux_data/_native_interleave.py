@@ -9,7 +9,8 @@ from tensorflux_data import _native, _structure
 # Note [Native interleave] in csrc/interleave.cc; the interleave stamp's head slots (nodes.h has the same).
 HEAD = 4
 # No file has these names; their lengths differ, so a value map_func derives from the name differs.
-_PROBE_NAMES = (b"txd-interleave-probe-0", b"txd-interleave-probe-one")
+# Their extensions differ too, so a compression type chosen from the name's differs.
+_PROBE_NAMES = (b"txd-interleave-probe-0.gz", b"txd-interleave-probe-one.tfrecord")
 _INNER_KINDS = frozenset(["map", "fused_map", "filter", "batch"])
 
 
@@ -59,16 +60,15 @@ def _probes(node):
 def _inner_ok(steps, name):
     """Whether ``steps`` read file ``name`` alone, then run maps, filters and batches with unseeded functions."""
     names = steps[0].node._inputs[0] if steps[0].kind == "tfrecord" else None
-    if names is None or len(names._arrays) != 1 or _native._paths(steps[0].node) != [name] or \
-            steps[0].node._wbits is not None:  # the inner chains read uncompressed files only
+    if names is None or len(names._arrays) != 1 or _native._paths(steps[0].node) != [name]:
         return False
     return all(s.kind in _INNER_KINDS and (s.kind == "batch" or not s.node._fn.seeded) for s in steps[1:])
 
 
 def _same_chain(a, b):
     """Whether inner chains ``a`` and ``b`` (of two probe names) do the same above their files."""
-    if [s.kind for s in a] != [s.kind for s in b]:
-        return False
+    if [s.kind for s in a] != [s.kind for s in b] or a[0].node._wbits != b[0].node._wbits:
+        return False  # (the probe names' extensions differ, so a compression chosen by name differs)
     for x, y in zip(a[1:], b[1:]):
         if type(x.node) is not type(y.node) or x.node._params() != y.node._params() or \
                 _structure.describe(x.node.element_spec) != _structure.describe(y.node.element_spec):
