@@ -155,15 +155,16 @@ void Inflater::Decode(size_t want) {
       case State::kCodes: ok = Codes(want); break;
       case State::kTrailer: ok = Trailer(); break;
       case State::kDone:
-      case State::kError: Checksum(out_.data() + checked_, out_.size() - checked_); return;
+      case State::kError: ok = false; break;
     }
     if (!ok) break;
   }
-  Checksum(out_.data() + checked_, out_.size() - checked_);
+  Checksum();
 }
 
-void Inflater::Checksum(const char* p, size_t n) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(p);
+void Inflater::Checksum() {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(out_.data() + checked_);
+  size_t n = out_.size() - checked_;
   total_ += n;
   if (framing_ == Framing::kGzip) {
     crc_ = UpdateCrc(crc_, bytes, n);
@@ -196,11 +197,16 @@ bool Inflater::Refill() {
   return true;
 }
 
+bool Inflater::PullByte() {
+  if (in_pos_ == in_len_ && !Refill()) return false;
+  bits_ |= static_cast<uint64_t>(in_[in_pos_++]) << bit_count_;
+  bit_count_ += 8;
+  return true;
+}
+
 bool Inflater::Bits(int n, uint32_t* out) {
   while (bit_count_ < n) {
-    if (in_pos_ == in_len_ && !Refill()) return Fail("the compressed stream is truncated");
-    bits_ |= static_cast<uint64_t>(in_[in_pos_++]) << bit_count_;
-    bit_count_ += 8;
+    if (!PullByte()) return Fail("the compressed stream is truncated");
   }
   *out = static_cast<uint32_t>(bits_ & ((uint64_t{1} << n) - 1));
   bits_ >>= n;
@@ -222,11 +228,7 @@ bool Inflater::Byte(uint8_t* out) {
 }
 
 bool Inflater::Symbol(const Huffman& h, int* symbol) {
-  while (bit_count_ <= 56) {  // as many bits as the input has, for the longest code
-    if (in_pos_ == in_len_ && !Refill()) break;
-    bits_ |= static_cast<uint64_t>(in_[in_pos_++]) << bit_count_;
-    bit_count_ += 8;
-  }
+  while (bit_count_ <= 56 && PullByte()) continue;  // as many bits as the input has, for the longest code
   uint16_t entry = h.fast[bits_ & ((1u << kFastBits) - 1)];
   if (entry != 0) {
     int len = entry & 15;
@@ -442,7 +444,7 @@ bool Inflater::Codes(size_t want) {
 }
 
 bool Inflater::Trailer() {
-  Checksum(out_.data() + checked_, out_.size() - checked_);
+  Checksum();
   AlignToByte();
   uint8_t b[8];
   size_t n = framing_ == Framing::kZlib ? 4 : 8;

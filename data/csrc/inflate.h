@@ -49,7 +49,10 @@ class Inflater {
   bool Byte(uint8_t* out);
   void AlignToByte();
   bool Refill();
-  void Checksum(const char* p, size_t n);
+  // Moves the next input byte into the bit buffer; false at the end of the file.
+  bool PullByte();
+  // Adds out_'s bytes from checked_ on to the checksums.
+  void Checksum();
 
   std::FILE* file_;
   Framing framing_;

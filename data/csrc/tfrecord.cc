@@ -87,7 +87,7 @@ class TFRecordIterator : public Iterator {
     TX_TString* dst = nullptr;
     if (n <= kDirectRecords) {
       direct.reset(NewStrings(batched, n));
-      if (direct.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a batch");
+      if (direct.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, Name() + ": cannot make a batch");
       dst = static_cast<TX_TString*>(api.TX_TensorData(direct.get()));
     }
     *count = 0;
@@ -104,7 +104,7 @@ class TFRecordIterator : public Iterator {
       out->components.push_back(std::move(direct));
     } else if (*count > 0) {  // the last batch, or one gathered in arena_
       Tensor t(NewStrings(batched, *count));
-      if (t.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, "TFRecordDataset: cannot make a batch");
+      if (t.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, Name() + ": cannot make a batch");
       auto* to = static_cast<TX_TString*>(api.TX_TensorData(t.get()));
       const char* at = arena_.data();
       for (int64_t i = 0; i < *count; ++i) {
@@ -121,6 +121,9 @@ class TFRecordIterator : public Iterator {
     Stamp(out);
     return s;
   }
+
+  // The dataset this reads for, as errors name it.
+  std::string Name() const { return lines_ ? "TextLineDataset" : "TFRecordDataset"; }
 
   // A tensor of `n` empty strings: shape [n] when `batched`, else a scalar (n is 1).
   static TX_Tensor* NewStrings(bool batched, int64_t n) {
@@ -228,7 +231,7 @@ class TFRecordIterator : public Iterator {
     if (resume_open_) {
       resume_open_ = false;
       if (next_file_ < 1 || next_file_ > static_cast<int64_t>(paths_.size())) {
-        return Status::Error(TX_INVALID_ARGUMENT, "TFRecordDataset: bad resume position");
+        return Status::Error(TX_INVALID_ARGUMENT, Name() + ": bad resume position");
       }
       Status s = Open(paths_[static_cast<size_t>(next_file_ - 1)], resume_offset_);
       if (!s.ok()) return s;

@@ -22,16 +22,13 @@ CASES = {
 COMPRESS = {"": lambda b: b, "GZIP": lambda b: gzip.compress(b, mtime=0), "ZLIB": zlib.compress}
 
 
-_lines = native_values
-
-
 @pytest.mark.parametrize("compression", sorted(COMPRESS))
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_text_lines_natively_as_the_python_engine_and_tensorflow(tmp_path, case, compression):
     path = str(tmp_path / "lines")
     open(path, "wb").write(COMPRESS[compression](CASES[case]))
-    got = _lines(txd.TextLineDataset(path, compression_type=compression).batch(2))
-    assert got == _lines(txd.TextLineDataset(path, compression_type=compression).map(lambda x: x), batched=False)
+    got = native_values(txd.TextLineDataset(path, compression_type=compression).batch(2))
+    assert got == native_values(txd.TextLineDataset(path, compression_type=compression).map(lambda x: x), batched=False)
     tf = pytest.importorskip("tensorflow")
     assert got == [r.numpy() for r in tf.data.TextLineDataset(path, compression_type=compression)]
 
@@ -44,12 +41,12 @@ def test_lines_across_files_resume_natively_mid_file(tmp_path):
 
     def build():
         return txd.TextLineDataset(paths).batch(16)
-    want = _lines(build())
+    want = native_values(build())
     assert len(want) == 750
     assert_resumes_natively(build, want, (1, 17, 30))
 
 
-def test_fuzzed_text_files_give_the_python_engines_lines(tmp_path):
+def test_fuzzed_text_files_give_the_python_enginesnative_values(tmp_path):
     hypothesis = pytest.importorskip("hypothesis")
     st = hypothesis.strategies
 
@@ -59,7 +56,7 @@ def test_fuzzed_text_files_give_the_python_engines_lines(tmp_path):
     def check(data, compression, batch):
         path = str(tmp_path / "fuzz")
         open(path, "wb").write(COMPRESS[compression](data))
-        _lines(txd.TextLineDataset(path, compression_type=compression).batch(batch))
+        native_values(txd.TextLineDataset(path, compression_type=compression).batch(batch))
     check()
 
 

@@ -55,7 +55,7 @@ class ByteStream:
     def _more(self):
         """The next uncompressed bytes (b"" at the end); DataLossError when the stream breaks before
         any. Bytes decoded before a fault come first, the fault's error with the call after them,
-        wherever the fault falls in a chunk (the Python and native engines agree, as TensorFlow does)."""
+        wherever the fault falls in a chunk, as in the native engine (Note [Inflate] in csrc/inflate.cc)."""
         if self._fault is not None:
             raise self._fault
         raw = self._f.read(_CHUNK)
@@ -82,9 +82,10 @@ class ByteStream:
             except zlib.error as e:
                 self._fault = self._data_loss(e, sum(len(o) for o in out))
                 break
-        if not any(out):
+        data = b"".join(out)
+        if not data and self._fault is not None:
             raise self._fault
-        return b"".join(out)
+        return data
 
     def _data_loss(self, e, ahead=0):
         return tx.errors.DataLossError(None, None, "%s: corrupt compressed data near byte %d of the uncompressed "
