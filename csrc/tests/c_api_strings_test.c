@@ -3,6 +3,8 @@
  * strings, and malformed caller elements rejected. */
 #include <stdint.h>
 
+#include <tensorflux/c/c_api_eager.h>
+
 #include "c_api_test_util.h"
 
 static void test_tstring_functions(void) {
@@ -183,11 +185,60 @@ static void test_attr_views_are_copied(void) {
   TX_DeleteStatus(s);
 }
 
+/* TX_AllocateStringTensor: views into the tensor's own storage are fed and adopted without a
+ * copy; bad arguments give NULL. */
+static void test_string_storage(void) {
+  TX_Status* s = TX_NewStatus();
+  TX_Graph* g = TX_NewGraph();
+  TX_Operation* words = NULL;
+  TX_Operation* join = build_shout(g, &words, s);
+  CHECK_OK(s);
+  TX_Session* sess = TX_NewSession(g, NULL, s);
+  CHECK_OK(s);
+  int64_t dims[1] = {2};
+  char* storage = NULL;
+  TX_Tensor* feed = TX_AllocateStringTensor(dims, 1, 38, &storage);
+  CHECK(feed != NULL && storage != NULL && TX_TensorByteSize(feed) == 2 * sizeof(TX_TString));
+  memcpy(storage, "hia string long enough for the heap!", 36);
+  TX_TString* e = (TX_TString*)TX_TensorData(feed);
+  TX_StringAssignView(&e[0], storage, 2);
+  TX_StringAssignView(&e[1], storage + 2, 33);
+  const char* want[2] = {"HI!", "A STRING LONG ENOUGH FOR THE HEAP!"};
+  check_fetch(sess, words, feed, join, want, 2, s);
+  /* An eager handle adopts the views as they are: the resolved tensor still points at storage. */
+  TXE_ContextOptions* opts = TXE_NewContextOptions();
+  TXE_Context* ctx = TXE_NewContext(opts, s);
+  CHECK_OK(s);
+  TXE_TensorHandle* h = TXE_NewTensorHandle(feed, s);
+  CHECK_OK(s);
+  TX_Tensor* back = TXE_TensorHandleResolve(h, s);
+  CHECK_OK(s);
+  CHECK(back != NULL && TX_StringGetDataPointer((const TX_TString*)TX_TensorData(back) + 1) == storage + 2);
+  TX_DeleteTensor(back);
+  TXE_DeleteTensorHandle(h);
+  TXE_DeleteContext(ctx);
+  TXE_DeleteContextOptions(opts);
+  TX_DeleteTensor(feed);
+  /* No storage, a scalar, and the refusals. */
+  feed = TX_AllocateStringTensor(NULL, 0, 0, &storage);
+  CHECK(feed != NULL && storage == NULL && TX_TensorElementCount(feed) == 1);
+  TX_DeleteTensor(feed);
+  int64_t bad[1] = {-1};
+  storage = (char*)1;
+  CHECK(TX_AllocateStringTensor(bad, 1, 8, &storage) == NULL && storage == NULL);
+  CHECK(TX_AllocateStringTensor(dims, 1, 8, NULL) == NULL);
+  CHECK(TX_AllocateStringTensor(NULL, 1, 8, &storage) == NULL && storage == NULL);
+  TX_DeleteSession(sess, s);
+  TX_DeleteGraph(g);
+  TX_DeleteStatus(s);
+}
+
 int main(void) {
   static const TestCase tests[] = {
       {"tstring_functions", test_tstring_functions},
       {"feeds_fetches_and_ownership", test_feeds_fetches_and_ownership},
       {"attr_views_are_copied", test_attr_views_are_copied},
+      {"string_storage", test_string_storage},
   };
   return run_tests(tests, (int)(sizeof(tests) / sizeof(tests[0])));
 }

@@ -290,3 +290,33 @@ TEST(ValidateCallerStrings) {
   EXPECT_OK(OwnedStringTensor(t, &same));
   EXPECT_TRUE(same.raw_data() == t.raw_data());
 }
+
+TEST(StringStorageViewsAreKept) {
+  // Note [String storage]: views into the tensor's own storage are adopted as they are.
+  Tensor t;
+  char* storage = nullptr;
+  EXPECT_OK(AllocateStringsWithStorage(TensorShape({3}), 40, &t, &storage));
+  EXPECT_TRUE(storage == static_cast<char*>(t.raw_data()) + 3 * sizeof(TString));
+  EXPECT_TRUE(reinterpret_cast<uintptr_t>(storage) % 8 == 0 && t.data<TString>()[2].empty());
+  const std::string text = std::string(39, 's') + "!";  // 40 bytes, over SMALL's capacity
+  std::memcpy(storage, text.data(), text.size());
+  TString* s = t.data<TString>();
+  s[0].AssignView(storage, 40);  // the whole storage
+  s[1].AssignView(storage + 40, 0);  // empty, at its end
+  s[2].Assign("kept", 4);
+  Tensor same;
+  EXPECT_OK(OwnedStringTensor(t, &same));
+  EXPECT_TRUE(same.raw_data() == t.raw_data() && same.data<TString>()[0].view() == text);
+  // Bytes outside the storage are copied: past its end, in the TString array, or elsewhere.
+  const char* outside[] = {storage + 1, reinterpret_cast<const char*>(&s[2]), text.data()};
+  for (const char* at : outside) {
+    s[1].AssignView(at, 40);
+    Tensor copy;
+    EXPECT_OK(OwnedStringTensor(t, &copy));
+    EXPECT_TRUE(copy.raw_data() != t.raw_data() && copy.data<TString>()[1].type() == TString::kLarge);
+  }
+  Tensor empty;  // no storage: *bytes is null
+  EXPECT_OK(AllocateStringsWithStorage(TensorShape({0}), 0, &empty, &storage));
+  EXPECT_TRUE(storage == nullptr && empty.num_elements() == 0);
+  EXPECT_ERROR(AllocateStringsWithStorage(TensorShape({int64_t{1} << 60}), 8, &empty, &storage), "too large");
+}

@@ -22,6 +22,7 @@
   X(TX_Message) \
   X(TX_NewTensor) \
   X(TX_AllocateTensor) \
+  X(TX_AllocateStringTensor) \
   X(TX_DeleteTensor) \
   X(TX_TensorType) \
   X(TX_NumDims) \
@@ -30,6 +31,7 @@
   X(TX_TensorData) \
   X(TX_DataTypeSize) \
   X(TX_StringCopy) \
+  X(TX_StringAssignView) \
   X(TX_StringGetDataPointer) \
   X(TX_StringGetSize) \
   X(TXE_NewContextOptions) \

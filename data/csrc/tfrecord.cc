@@ -18,7 +18,6 @@ namespace txd {
 namespace {
 
 constexpr size_t kChunk = 1 << 20;  // bytes read from the file at once
-constexpr int64_t kDirectRecords = 1 << 16;  // the largest batch allocated before its records are read
 
 // CRC32C (Castagnoli) of `n` bytes, with the SSE4.2 instruction.
 uint32_t Crc32c(const char* p, size_t n) {
@@ -76,44 +75,30 @@ class TFRecordIterator : public Iterator {
 
  private:
   // Reads up to `n` next records into one string tensor in `out` (a vector when `batched`, else a
-  // scalar; nothing when the files are done), their number in `*count`. Batches of up to
-  // kDirectRecords are copied from the read buffer straight into the tensor's strings; larger ones
-  // go through arena_, so a batch size far beyond the data allocates only what the files hold.
+  // scalar; nothing when the files are done), their number in `*count`. The records gather back to
+  // back in arena_, then move in one copy into the tensor's own string storage, which its elements
+  // view (Note [String storage] in core): one allocation per batch, none per record.
   Status Produce(int64_t n, bool batched, Element* out, int64_t* count) {
     out->components.clear();
     arena_.clear();
     lengths_.clear();
-    Tensor direct;
-    TX_TString* dst = nullptr;
-    if (n <= kDirectRecords) {
-      direct.reset(NewStrings(batched, n));
-      if (direct.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, Name() + ": cannot make a batch");
-      dst = static_cast<TX_TString*>(api.TX_TensorData(direct.get()));
-    }
     *count = 0;
     Status s = Read(n, count, [&](const char* p, size_t size) {
-      if (dst != nullptr) {
-        api.TX_StringCopy(&dst[*count], p, size);
-      } else {
-        arena_.append(p, size);
-        lengths_.push_back(size);
-      }
+      arena_.append(p, size);
+      lengths_.push_back(size);
     });
     if (!s.ok()) return s;
-    if (*count > 0 && *count == n && dst != nullptr) {
-      out->components.push_back(std::move(direct));
-    } else if (*count > 0) {  // the last batch, or one gathered in arena_
-      Tensor t(NewStrings(batched, *count));
+    if (*count > 0) {
+      char* storage = nullptr;
+      int64_t dim = *count;
+      Tensor t(api.TX_AllocateStringTensor(&dim, batched ? 1 : 0, arena_.size(), &storage));
       if (t.get() == nullptr) return Status::Error(TX_RESOURCE_EXHAUSTED, Name() + ": cannot make a batch");
+      if (!arena_.empty()) std::memcpy(storage, arena_.data(), arena_.size());
       auto* to = static_cast<TX_TString*>(api.TX_TensorData(t.get()));
-      const char* at = arena_.data();
       for (int64_t i = 0; i < *count; ++i) {
-        if (dst != nullptr) {
-          api.TX_StringCopy(&to[i], api.TX_StringGetDataPointer(&dst[i]), api.TX_StringGetSize(&dst[i]));
-        } else {
-          api.TX_StringCopy(&to[i], at, lengths_[static_cast<size_t>(i)]);
-          at += lengths_[static_cast<size_t>(i)];
-        }
+        const size_t size = lengths_[static_cast<size_t>(i)];
+        api.TX_StringAssignView(&to[i], storage, size);
+        storage += size;
       }
       out->components.push_back(std::move(t));
     }
@@ -124,12 +109,6 @@ class TFRecordIterator : public Iterator {
 
   // The dataset this reads for, as errors name it.
   std::string Name() const { return lines_ ? "TextLineDataset" : "TFRecordDataset"; }
-
-  // A tensor of `n` empty strings: shape [n] when `batched`, else a scalar (n is 1).
-  static TX_Tensor* NewStrings(bool batched, int64_t n) {
-    return api.TX_AllocateTensor(TX_STRING, batched ? &n : nullptr, batched ? 1 : 0,
-                                 sizeof(TX_TString) * static_cast<size_t>(n));
-  }
 
   void Stamp(Element* out) const {
     out->stamp.assign(static_cast<size_t>(place_.stamp_size), 0);
@@ -326,7 +305,7 @@ class TFRecordIterator : public Iterator {
   std::unique_ptr<char[]> buf_;  // bytes read from the file: [pos_, len_) not yet consumed
   size_t cap_ = 0;
   size_t len_ = 0;
-  std::string arena_;  // the records of a batch larger than kDirectRecords, back to back
+  std::string arena_;  // the records of the batch being read, back to back
   std::vector<size_t> lengths_;  // and their lengths
   size_t pos_ = 0;
   bool eof_ = false;

@@ -69,6 +69,22 @@ TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dim
   } catch (...) { return nullptr; }
 }
 
+TX_Tensor* TX_AllocateStringTensor(const int64_t* dims, int num_dims, size_t storage_len, char** storage) {
+  if (storage == nullptr) return nullptr;
+  *storage = nullptr;
+  try {
+    tx::TensorShape shape;
+    if (num_dims < 0 || (num_dims > 0 && dims == nullptr) || !tx::TensorShape::Make(dims, num_dims, &shape).ok())
+      return nullptr;
+    tx::Tensor tensor;
+    char* bytes = nullptr;
+    if (!tx::AllocateStringsWithStorage(shape, storage_len, &tensor, &bytes).ok()) return nullptr;
+    auto* t = new TX_Tensor{std::move(tensor)};
+    *storage = bytes;
+    return t;
+  } catch (...) { return nullptr; }
+}
+
 void TX_DeleteTensor(TX_Tensor* t) { delete t; }
 
 TX_DataType TX_TensorType(const TX_Tensor* t) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "tensorflux/core/allocator.h"
 #include "tensorflux/core/object_types.h"
 #include "tensorflux/core/tensor.h"
 
@@ -160,11 +161,43 @@ Status ValidateStringTensor(const Tensor& t) {
   return Status::OK();
 }
 
+namespace {
+
+// Buffer deallocator of AllocateStringsWithStorage: `arg` is the element count.
+void DestroyStringsWithStorage(void* data, size_t size, void* arg) {
+  DestroyTStrings(data, static_cast<int64_t>(reinterpret_cast<uintptr_t>(arg)));
+  BufferAllocator::Global()->Deallocate(data, size);
+}
+
+}  // namespace
+
+Status AllocateStringsWithStorage(const TensorShape& shape, size_t storage, Tensor* out, char** bytes) {
+  const int64_t n = shape.num_elements();
+  if (n < 0 || static_cast<uint64_t>(n) > (SIZE_MAX - storage) / sizeof(TString))
+    return ResourceExhausted("a string tensor of ", n, " elements and ", storage, " bytes of storage is too large");
+  const size_t elements = static_cast<size_t>(n) * sizeof(TString);
+  const size_t size = elements + storage;
+  void* p = BufferAllocator::Global()->Allocate(size);
+  if (p == nullptr) return ResourceExhausted("out of memory for a string tensor of ", size, " bytes");
+  ConstructTStrings(p, n);
+  Buffer* buffer = Buffer::Wrap(p, size, DestroyStringsWithStorage, reinterpret_cast<void*>(static_cast<uintptr_t>(n)));
+  *out = Tensor(DT_STRING, shape, RefPtr<Buffer>::Adopt(buffer));
+  *bytes = storage > 0 ? static_cast<char*>(p) + elements : nullptr;
+  return Status::OK();
+}
+
 Status OwnedStringTensor(const Tensor& in, Tensor* out) {
   TX_RETURN_IF_ERROR(ValidateStringTensor(in));
   bool owned = true;
   const TString* s = in.data<TString>();
-  for (int64_t i = 0; owned && i < in.num_elements(); ++i) owned = s[i].type() != TString::kView;
+  // The tensor's own string storage (Note [String storage]): empty unless the buffer has any.
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(in.raw_data()) + in.byte_size();
+  const uintptr_t hi = in.initialized() ? reinterpret_cast<uintptr_t>(in.raw_data()) + in.buffer()->size() : lo;
+  for (int64_t i = 0; owned && i < in.num_elements(); ++i) {
+    if (s[i].type() != TString::kView) continue;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(s[i].data());
+    owned = at >= lo && at <= hi && s[i].size() <= hi - at;
+  }
   if (owned) {
     *out = in;
     return Status::OK();

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tensorflux/core/dtype.h"
+#include "tensorflux/core/shape.h"
 #include "tensorflux/core/status.h"
 
 namespace tx {
@@ -164,10 +165,25 @@ struct DataTypeOf<TString> {
 // first bad element otherwise. Pointers cannot be checked: c_api.h states the caller's duty.
 Status ValidateStringTensor(const Tensor& t);
 
-// `in` itself when no element is a view; otherwise a copy whose strings own their bytes, so the
-// engine may keep it after the caller frees the viewed bytes (memory wrapped by TX_NewTensor
-// stays alive through its deallocator, like any wrapped buffer). InvalidArgument from
-// ValidateStringTensor; requires in.dtype() == DT_STRING.
+// `in` itself when no element views bytes outside the tensor's own string storage
+// (AllocateStringsWithStorage); otherwise a copy whose strings own their bytes, so the engine may
+// keep it after the caller frees the viewed bytes (memory wrapped by TX_NewTensor stays alive
+// through its deallocator, like any wrapped buffer). InvalidArgument from ValidateStringTensor;
+// requires in.dtype() == DT_STRING.
 Status OwnedStringTensor(const Tensor& in, Tensor* out);
+
+// Note [String storage]
+// A string tensor may carry `storage` bytes of its own after its TString array, in the same
+// buffer (TX_AllocateStringTensor in the C API). Elements that view bytes inside that storage live
+// exactly as long as the tensor's memory, so they are not copied where the engine adopts a
+// caller's tensor (OwnedStringTensor), and a batch of n strings costs one allocation instead of
+// n. Only the storage counts: a view into the TString array itself, or into any other memory, is
+// copied as before. Object buffers are never forwarded to kernel outputs, so no kernel writes
+// into the storage; copying an element (CopyElements, TString's copy) copies its bytes.
+
+// Allocates a DT_STRING tensor of `shape` (empty strings) followed by `storage` bytes of string
+// storage (uninitialized; 8-byte aligned), whose address goes to *bytes (nullptr when storage is
+// 0). ResourceExhausted when out of memory or the sizes overflow.
+Status AllocateStringsWithStorage(const TensorShape& shape, size_t storage, Tensor* out, char** bytes);
 
 }  // namespace tx

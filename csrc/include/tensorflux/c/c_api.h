@@ -172,11 +172,16 @@ TX_CAPI_EXPORT extern size_t TX_DataTypeSize(TX_DataType dt);
  *    TX_StringCopy or TX_StringAssignView); len must be n * sizeof(TX_TString). The engine never
  *    modifies or destroys those elements: the deallocator must TX_StringDealloc each before
  *    freeing the memory, as in TensorFlow.
+ *  - TX_AllocateStringTensor(dims, num_dims, storage_len, &storage) returns empty strings plus
+ *    `storage_len` bytes of storage in the tensor's own memory: copy a batch of strings there
+ *    and TX_StringAssignView each element into it.
  *  - Where the engine first reads a caller's tensor (the functions listed above), a malformed
  *    element (an uninitialized or OFFSET-form TX_TString) is TX_INVALID_ARGUMENT, and a tensor
- *    with views is copied into strings owning their bytes, so viewed bytes need only outlive
- *    that call (while the caller itself reads the view, they must stay valid).
- *  - Tensors the engine returns (fetches, resolved handles, attr values) own their strings. */
+ *    with views of bytes outside its own storage is copied into strings owning their bytes, so
+ *    such viewed bytes need only outlive that call (while the caller itself reads the view, they
+ *    must stay valid).
+ *  - Tensors the engine returns (fetches, resolved handles, attr values) own their strings, or
+ *    view bytes in their own storage. */
 
 /* Variant tensors (TX_VARIANT) hold engine objects, such as the TensorLists of the TensorList ops:
  * TX_AllocateTensor makes empty ones, TX_NewTensor refuses the type (returns NULL after calling
@@ -201,6 +206,15 @@ TX_CAPI_EXPORT extern TX_Tensor* TX_NewTensor(TX_DataType dtype, const int64_t* 
  * count; returns NULL on mismatch, a dtype the engine cannot store, or allocation failure.
  * Caller owns the result (TX_DeleteTensor). */
 TX_CAPI_EXPORT extern TX_Tensor* TX_AllocateTensor(TX_DataType dtype, const int64_t* dims, int num_dims, size_t len);
+/* Allocates a TX_STRING tensor of empty strings (shape `dims`) whose memory also holds
+ * `storage_len` bytes of string storage, uninitialized and 8-byte aligned, and sets *storage to
+ * their address (NULL when storage_len is 0). Elements made with TX_StringAssignView to bytes
+ * inside that storage live as long as the tensor's memory, so the engine adopts them as they are
+ * (see "String tensors"): n strings cost one allocation, not n. Returns NULL (and *storage NULL)
+ * for a negative dim, NULL `dims` with num_dims > 0, NULL `storage`, or allocation failure.
+ * Caller owns the result (TX_DeleteTensor). */
+TX_CAPI_EXPORT extern TX_Tensor* TX_AllocateStringTensor(const int64_t* dims, int num_dims, size_t storage_len,
+                                                         char** storage);
 /* Drops the caller's reference; memory is released when no engine object still uses it. */
 TX_CAPI_EXPORT extern void TX_DeleteTensor(TX_Tensor* t);
 TX_CAPI_EXPORT extern TX_DataType TX_TensorType(const TX_Tensor* t);
