@@ -90,7 +90,7 @@ struct Bf16KernelSet {
   // and with tail16 (k odd) A's last pair is its 16-bit value at q = k / 2 with a zero.
   void (*narrow)(int rows, int64_t k, const uint16_t* a, int64_t a_rs, int64_t a_qs, bool tail16, const uint16_t* b,
                  float* c, int64_t ldc, float alpha, float beta, int cols);
-  int narrow_mr;
+  int narrow_mr;  // 16, the width of a narrow panel: a block of rows of C is one panel of A's pairs
   PairGatherFn gather16;  // width 16: panels of the narrow kernel
   // PairInterleaveFn into ceil(count / 16) panels 16 wide (count may pass 16), panel b at
   // dst + b * 16 * (kc rounded up to even).
