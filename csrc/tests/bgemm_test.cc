@@ -2,8 +2,10 @@
 // CPU runs (VDPBF16PS pairs; float32 kernels of every level on panels widened while packing),
 // forced one at a time, against float64 sums of the same bfloat16 values: the four transpose
 // combinations, sizes 1 to 300 with odd K, padded leading dimensions, alpha and beta, k == 0,
-// empty C, NaN in C with beta == 0, serial and pooled threads. Values stay far from the denormal
-// range, which VDPBF16PS flushes to zero; DenormalsFlushOnDotPath documents that flush.
+// empty C, NaN in C with beta == 0, serial and pooled threads, and the shapes of the few-row and
+// narrow kernels (m = 1 to 9, n = 1 to 17, K = 1 and 10). Values stay far from the denormal
+// range, which VDPBF16PS flushes to zero; DenormalsFlushOnDotPath documents that flush on each
+// of its kernels.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -199,7 +201,11 @@ TEST(BgemmEmptyAndZeroK) {
   for (const Path& path : TestedPaths()) {
     int bad = 0;
     // k == 0: C = beta * C (zeros over the NaN when beta == 0); m or n == 0: C untouched.
-    for (float beta : {0.0f, 1.0f, -0.5f}) bad += CheckAllTransposes(path, {9, 40, 0, false, false, 2.0f, beta, 3});
+    for (float beta : {0.0f, 1.0f, -0.5f})
+      for (const Shape& s : {Shape{9, 40, 0}, Shape{2, 40, 0}, Shape{40, 10, 0}})
+        bad += CheckAllTransposes(path, {s.m, s.n, 0, false, false, 2.0f, beta, 3});
+    bad += CheckAllTransposes(path, {0, 10, 9});
+    bad += CheckAllTransposes(path, {3, 0, 9});
     bad += CheckAllTransposes(path, {0, 9, 9});
     bad += CheckAllTransposes(path, {9, 0, 9});
     bad += CheckAllTransposes(path, {0, 0, 0});
@@ -220,6 +226,39 @@ TEST(BgemmAlphaZeroReadsNeitherAnorB) {
   }
 }
 
+TEST(BgemmFewRowsEveryShape) {
+  // The few-row kernels (m <= 8: B read in place, in pairs or in dot products), m = 1 to 9 with
+  // every width up to 17, K of one, one pair, an odd count and 10, odd leading dimensions.
+  for (const Path& path : TestedPaths()) {
+    int bad = 0;
+    for (int64_t m = 1; m <= 9; ++m)
+      for (int64_t n = 1; n <= 17; ++n)
+        for (int64_t k : {1, 2, 10, 33})
+          for (int64_t pad : {0, 1}) bad += CheckAllTransposes(path, {m, n, k, false, false, 1.0f, 0.0f, pad});
+    for (int64_t m : {1, 2, 3, 4, 5, 7, 8})
+      for (int64_t n : {31, 100, 129, 300})
+        for (int64_t k : {63, 255, 1001}) bad += CheckAllTransposes(path, {m, n, k, false, false, 1.0f, 0.0f, 3});
+    for (float beta : {1.0f, -0.5f}) bad += CheckAllTransposes(path, {3, 140, 77, false, false, -2.0f, beta, 1});
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+TEST(BgemmNarrowEveryShape) {
+  // The narrow kernels (n <= 16, m > 8: one B panel 16 pairs wide, A in place or interleaved):
+  // row counts around their 16-row tile and 128-row items, widths 1 to 17, K of 1, 10 and odd.
+  for (const Path& path : TestedPaths()) {
+    int bad = 0;
+    for (int64_t m : {9, 15, 16, 17, 33, 129, 300})
+      for (int64_t n = 1; n <= 17; ++n)
+        for (int64_t k : {1, 10, 127})
+          for (int64_t pad : {0, 1}) bad += CheckAllTransposes(path, {m, n, k, false, false, 1.0f, 0.0f, pad});
+    for (int64_t k : {2, 3, 512, 1001}) bad += CheckAllTransposes(path, {128, 10, k});
+    bad += CheckAllTransposes(path, {512, 10, 128});
+    for (float beta : {1.0f, 0.25f}) bad += CheckAllTransposes(path, {45, 10, 65, false, false, 3.0f, beta, 2});
+    EXPECT_EQ(bad, 0);
+  }
+}
+
 TEST(BgemmThreads) {
   // The engine's pool (3 threads) and a one-by-one runner; shapes that split M, N or both, and
   // one over several K blocks and B strips.
@@ -232,6 +271,9 @@ TEST(BgemmThreads) {
                              Shape{131, 65, 129, false, false, 0.5f, 1.0f, 3}})
         bad += CheckAllTransposes(path, s, th);
       bad += Check(path, {9, 4100, 1100, false, true}, th) ? 0 : 1;
+      // Few rows and narrow C past their thresholds for threads (2^24 and 2^20 multiply-adds).
+      bad += CheckAllTransposes(path, {4, 4100, 1100, false, false, 1.0f, 0.5f, 1}, th);
+      bad += CheckAllTransposes(path, {2000, 10, 1001, false, false, 1.0f, 0.0f, 1}, th);
     }
     EXPECT_EQ(bad, 0);
   }
@@ -258,21 +300,29 @@ TEST(BgemmForcedPathsAndDefault) {
 
 TEST(DenormalsFlushOnDotPath) {
   // VDPBF16PS reads denormal bfloat16 inputs as zero and flushes denormal float32 results to zero
-  // (Note [bf16 GEMM]); the widened path keeps both, as float32 arithmetic does.
+  // (Note [bf16 GEMM]), on each of its kernels (few rows with B stored [k, n] or [n, k], narrow,
+  // packed tiles); the widened path keeps both, as float32 arithmetic does.
   const BFloat16 tiny = BFloat16::FromBits(0x0001);  // 2^-133, a denormal input
   const BFloat16 small = BFloat16(std::ldexp(1.0f, -70)), one = BFloat16(1.0f);
-  // Row 0: tiny * 1 (denormal input); row 1: 2^-70 * 2^-70 = 2^-140 (normal inputs, denormal result).
-  const std::vector<BFloat16> a = {tiny, small}, b = {one, small};  // A [2, 1], B stored [n=2, k=1]
-  for (BgemmPath path : {BgemmPath::kDotBf16, BgemmPath::kWidened}) {
-    if (!BgemmPathSupported(path)) continue;
-    std::vector<float> c(4, 1.0f);
-    BgemmArgs g;
-    g.trans_b = true, g.m = 2, g.n = 2, g.k = 1;
-    g.a = a.data(), g.lda = 1, g.b = b.data(), g.ldb = 1, g.c = c.data(), g.ldc = 2;
-    BgemmWithPath(path, g);
-    const bool flush = path == BgemmPath::kDotBf16;
-    EXPECT_EQ(c[0], flush ? 0.0f : std::ldexp(1.0f, -133));
-    EXPECT_EQ(c[3], flush ? 0.0f : std::ldexp(1.0f, -140));
-    EXPECT_EQ(c[2], std::ldexp(1.0f, -70));  // 2^-70 * 1: normal, on both paths
-  }
+  for (const int64_t m : {2, 20})
+    for (const int64_t n : {2, 40})
+      for (const bool tb : {false, true}) {
+        // Row 0 of op(A): tiny (a denormal input); row 1: 2^-70 (times column 1's 2^-70: 2^-140, a
+        // denormal result); other rows 1. Column 0 of op(B): 1, column 1: 2^-70, others 1; k = 1.
+        std::vector<BFloat16> a(m, one), b(n, one);
+        a[0] = tiny, a[1] = small, b[1] = small;
+        for (BgemmPath path : {BgemmPath::kDotBf16, BgemmPath::kWidened}) {
+          if (!BgemmPathSupported(path)) continue;
+          std::vector<float> c(m * n, 1.0f);
+          BgemmArgs g;
+          g.trans_b = tb, g.m = m, g.n = n, g.k = 1;
+          g.a = a.data(), g.lda = 1, g.b = b.data(), g.ldb = tb ? 1 : n, g.c = c.data(), g.ldc = n;
+          BgemmWithPath(path, g);
+          const bool flush = path == BgemmPath::kDotBf16;
+          EXPECT_EQ(c[0], flush ? 0.0f : std::ldexp(1.0f, -133));
+          EXPECT_EQ(c[n + 1], flush ? 0.0f : std::ldexp(1.0f, -140));
+          EXPECT_EQ(c[n], std::ldexp(1.0f, -70));  // 2^-70 * 1: normal, on both paths
+          if (n > 2) EXPECT_EQ(c[2 * n - 1], std::ldexp(1.0f, -70));
+        }
+      }
 }

@@ -257,8 +257,17 @@ int main(int argc, char** argv) {
                                              {"mlp fwd 128x784x512", false, false, 128, 512, 784},
                                              {"mlp dW A^T B 784x128x512", true, false, 784, 512, 128},
                                              {"mlp dX A B^T 128x512x784", false, true, 128, 784, 512},
+                                             {"mlp fwd 128x512x10", false, false, 128, 10, 512},
+                                             {"mlp dW A^T B 512x128x10", true, false, 512, 10, 128},
+                                             {"mlp dX A B^T 128x10x512", false, true, 128, 512, 10},
+                                             {"mlp dX A B^T 128x10x784", false, true, 128, 784, 10},
                                              {"batch-1 1x1024x1024", false, false, 1, 1024, 1024},
+                                             {"batch-1 A B^T 1x1024x1024", false, true, 1, 1024, 1024},
+                                             {"batch-1 A^T B 1x1024x1024", true, false, 1, 1024, 1024},
+                                             {"batch-1 1x784x512", false, false, 1, 512, 784},
                                              {"batch-2 2x1024x1024", false, false, 2, 1024, 1024},
+                                             {"batch-4 4x1024x1024", false, false, 4, 1024, 1024},
+                                             {"batch-6 6x1024x1024", false, false, 6, 1024, 1024},
                                              {"batch-8 8x1024x1024", false, false, 8, 1024, 1024},
                                              {"batch-32 32x1024x1024", false, false, 32, 1024, 1024}})
       if (filter.empty() || std::string(s.name).find(filter) != std::string::npos) MeasureBf16(s);

@@ -91,10 +91,12 @@ void BlockedGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a_i
 //    for denormals, which VDPBF16PS reads and writes as zero. Measured on the AMD EPYC (Zen 4
 //    class, one thread, GFLOP/s, machine shared with other jobs; tools/bench/gemm_kernel_bench.cc
 //    --bf16), Bgemm against today's widen + OpenBLAS sgemm: square 256 199 vs 98, 1024 187 vs 95,
-//    2048 194 vs 99, 128 x 784 x 512 197 vs 94, 1 x 1024 x 1024 16 vs 4.3 and 8 x 1024 x 1024 94
-//    vs 29 (few rows: widening B whole costs more than the product; the bench runs sgemm where
-//    this kernel runs sgemv for one row, which saves sgemm's packing but not the widening). It
-//    was ahead on every shape measured, so every bfloat16 product takes it there.
+//    2048 194 vs 99, 128 x 784 x 512 197 vs 94, 1 x 1024 x 1024 46 vs 3-4 and 8 x 1024 x 1024
+//    108-113 vs 20-24 (few rows: Bgemm reads B as stored, while widening B whole costs more than
+//    the product; the bench runs sgemm where this kernel runs sgemv for one row, which saves
+//    sgemm's packing but not the widening), 128 x 512 x 10 112-133 vs 51-58 and 512 x 128 x 10
+//    (A^T B) 79-92 vs 57-69 (narrow C: Bgemm's 16-wide kernels). It was ahead on every shape
+//    measured, so every bfloat16 product takes it there.
 //  - half, and bfloat16 elsewhere: the operands are widened to float32 whole (exactly) and
 //    multiplied by OpenBLAS's sgemm. The widening costs two passes over the operands and float
 //    copies of them, small next to the O(mnk) product for all but tiny or very thin matrices.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "tensorflux/kernels/cpu/gemm/gemm_kernels.h"
@@ -31,6 +32,10 @@ constexpr int64_t kSmallM = 2 * kRowsPerPass;
 // The same as kMinParallelWork for the small-M path, which streams B and is bound by memory: on
 // the same machine two threads first matched one at 2^24 multiply-adds (4 x 4096 x 4096).
 constexpr double kMinParallelSmallM = double{1 << 24};
+// Bgemm products with at most this many columns of C take the narrow kernels (Note [bf16 GEMM]).
+constexpr int64_t kNarrowN = 16;
+// Rows of C per work item of the narrow kernels: a transposed A is read in runs of this many values.
+constexpr int64_t kNarrowItemRows = 128;
 // What packing one float of A costs, in multiply-adds of the tile kernels (Note [Own GEMM]).
 constexpr int64_t kPackCostA = 16;
 // Columns of B packed at once, row by row across their panels (long contiguous reads of B).
@@ -360,6 +365,88 @@ struct PairPacking {
   }
 };
 
+// Few rows of C on the VDPBF16PS kernels (Note [bf16 GEMM]): nothing packed but op(A)'s pairs
+// (B stored [k, n]) or rows (A stored [k, m] with B stored [n, k]); up to kRowsPerPass rows of C
+// per pass over B, threads splitting C's columns.
+void SmallMPairs(const Bf16KernelSet& ks, const BgemmArgs& g, const GemmThreads* th, int threads) {
+  const uint16_t *a = Bits(g.a), *b = Bits(g.b);
+  const int64_t pairs = CeilDiv(g.k, 2);
+  std::vector<int32_t> a_pairs;  // pass i0's pairs at i0 * pairs: [q][row of the pass]
+  std::vector<uint16_t> a_rows;  // the dots kernels read rows of op(A)
+  int64_t lda = g.lda;
+  auto op_a = [&](int64_t i, int64_t p) -> uint32_t { return g.trans_a ? a[p * g.lda + i] : a[i * g.lda + p]; };
+  if (!g.trans_b) {
+    a_pairs.resize(static_cast<size_t>(g.m * pairs));
+    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsPerPass) {
+      const int64_t rows = std::min<int64_t>(kRowsPerPass, g.m - i0);
+      for (int64_t q = 0; q < pairs; ++q)
+        for (int64_t i = 0; i < rows; ++i) {
+          const uint32_t hi = 2 * q + 1 < g.k ? op_a(i0 + i, 2 * q + 1) : 0;
+          a_pairs[i0 * pairs + q * rows + i] = static_cast<int32_t>(op_a(i0 + i, 2 * q) | hi << 16);
+        }
+    }
+  } else if (g.trans_a) {
+    a_rows.resize(static_cast<size_t>(g.m * g.k));
+    for (int64_t p = 0; p < g.k; ++p)
+      for (int64_t i = 0; i < g.m; ++i) a_rows[i * g.k + p] = a[p * g.lda + i];
+    a = a_rows.data();
+    lda = g.k;
+  }
+  // Column chunks: whole blocks of the rows kernels (128 columns), or 8 dot products.
+  const int64_t grain = g.trans_b ? 8 : 128;
+  const int64_t parts = std::min<int64_t>(threads > 1 ? threads * kItemsPerThread : 1, CeilDiv(g.n, grain));
+  const int64_t per = RoundUp(CeilDiv(g.n, parts), grain);
+  ForItems(th, threads, CeilDiv(g.n, per), [&](int64_t part) {
+    const int64_t j0 = part * per, cols = std::min(per, g.n - j0);
+    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsPerPass) {
+      const int m = static_cast<int>(std::min<int64_t>(kRowsPerPass, g.m - i0));
+      float* c = g.c + i0 * g.ldc + j0;
+      if (g.trans_b)
+        ks.dots(m, cols, g.k, a + i0 * lda, lda, b + j0 * g.ldb, g.ldb, c, g.ldc, g.alpha, g.beta);
+      else
+        ks.rows(m, cols, g.k, a_pairs.data() + i0 * pairs, b + j0, g.ldb, c, g.ldc, g.alpha, g.beta);
+    }
+  });
+}
+
+// At most 16 columns of C on the VDPBF16PS kernels (Note [bf16 GEMM]): op(B) packed once into
+// one panel 16 pairs wide, op(A) read in place (A stored [m, k]) or interleaved into pairs per
+// block of narrow_mr rows; threads split the row blocks.
+void NarrowPairs(const Bf16KernelSet& ks, const BgemmArgs& g, const GemmThreads* th, int threads) {
+  const uint16_t *a = Bits(g.a), *b = Bits(g.b);
+  constexpr int kWidth = 16;
+  thread_local Buffer b_buffer;
+  uint16_t* panel_b = b_buffer.Get<uint16_t>(RoundUp(g.k, 2) * kWidth);
+  const int cols = static_cast<int>(g.n);
+  if (g.trans_b)
+    ks.gather16(b, g.ldb, cols, g.k, panel_b);
+  else
+    ks.interleave16(b, g.ldb, cols, g.k, panel_b);
+  // Items of whole row blocks; a transposed A is interleaved an item at a time, reading kNarrowItemRows
+  // values of each of its rows.
+  const int64_t mr = ks.narrow_mr, blocks = CeilDiv(g.m, mr);
+  const int64_t per = std::min(kNarrowItemRows / mr, threads > 1 ? CeilDiv(blocks, threads * kItemsPerThread) : blocks);
+  ForItems(th, threads, CeilDiv(blocks, per), [&](int64_t item) {
+    thread_local Buffer a_buffer;
+    const int64_t i0 = item * per * mr, i1 = std::min(g.m, i0 + per * mr), panel = RoundUp(g.k, 2) * kWidth;
+    uint16_t* pa = nullptr;
+    if (g.trans_a) {  // op(A)'s rows are A's columns: pairs of A's rows interleaved
+      pa = a_buffer.Get<uint16_t>(CeilDiv(i1 - i0, kWidth) * panel);
+      ks.interleave16(a + i0, g.lda, static_cast<int>(i1 - i0), g.k, pa);
+    }
+    for (int64_t r = i0; r < i1; r += mr) {
+      const int rows = static_cast<int>(std::min(mr, i1 - r));
+      float* c = g.c + r * g.ldc;
+      if (g.trans_a)
+        ks.narrow(rows, g.k, pa + (r - i0) / kWidth * panel, 2, 2 * kWidth, false, panel_b, c, g.ldc, g.alpha, g.beta,
+                  cols);
+      else
+        ks.narrow(rows, g.k, a + r * g.lda, g.lda, 2, g.k % 2 != 0, panel_b, c, g.ldc, g.alpha, g.beta, cols);
+    }
+  });
+  b_buffer.Trim(kMaxStripBytes);
+}
+
 // dst[i * cols + j] = float(src[i * ld + j]) for i < rows, j < cols (exact).
 void WidenBlock(const BFloat16* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
   for (int64_t i = 0; i < rows; ++i) {
@@ -431,7 +518,17 @@ template <typename Ops>
 void RunBgemm(const Ops& ops, const BgemmArgs& g, const GemmThreads* th) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k <= 0 || g.alpha == 0.0f) return ScaleC(g);
-  Packed(ops, g, th, PackedThreads(th, double(g.m) * double(g.n) * double(g.k)));
+  const double work = double(g.m) * double(g.n) * double(g.k);
+  if constexpr (std::is_same_v<Ops, PairPacking>) {  // Note [bf16 GEMM]: few rows, narrow C
+    // Up to 8 rows in two passes over B: 6 and 8 x 1024 x 1024 ran at 100-116 GFLOP/s against
+    // 75-94 packed; with B stored [n, k] too (VDPBF16PS dot products need no transposing).
+    if (g.m <= kSmallM) {
+      const bool parallel = th != nullptr && th->threads > 1 && th->parallel_for && work >= kMinParallelSmallM;
+      return SmallMPairs(ops.ks, g, th, parallel ? th->threads : 1);
+    }
+    if (g.n <= kNarrowN) return NarrowPairs(ops.ks, g, th, PackedThreads(th, work));
+  }
+  Packed(ops, g, th, PackedThreads(th, work));
 }
 
 }  // namespace

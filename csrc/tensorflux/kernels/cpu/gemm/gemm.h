@@ -151,5 +151,33 @@ void BgemmWithPath(BgemmPath path, const BgemmArgs& args, const GemmThreads* thr
 //    float32 FMA, denormals kept. On the AMD EPYC (AVX-512, one thread, shared machine) it ran as
 //    fast as the widen-whole + OpenBLAS path of matmul.cc (85-103 vs 94-99 GFLOP/s on square
 //    256-2048 and 128 x 784 x 512), so either serves a CPU without AVX512_BF16.
-// There is no unpacked small-M path: a product with few rows of C still packs B (see Note
-// [16-bit GEMM] in kernels/cpu/matmul.cc for where Bgemm is used).
+// On kDotBf16, two shapes leave the packed path for kernels on the same instruction, VDPBF16PS,
+// so with the same contract: float32 sums of exact bfloat16 products, two roundings per pair,
+// denormal inputs read as zero and denormal running sums flushed (bgemm_test checks every
+// kernel against float64 sums and DenormalsFlushOnDotPath shows the flush on each of them):
+//  - Few rows (m <= 8; batch-1 serving): nothing of B is packed, up to 4 rows of C per pass over
+//    B, threads splitting C's columns from 2^24 multiply-adds (as Sgemm's few-row path). With B
+//    stored [k, n], op(A)'s pairs are copied once (k / 2 32-bit values a row, zero-padded for an
+//    odd k) and B is read as stored, 128 columns (64 for 3 and 4 rows) down all of K: rows 2q
+//    and 2q + 1 become pairs in registers by one two-source 16-bit permute (VPERMT2W) per 16
+//    columns, each met by one broadcast A pair per row; a sum is one VDPBF16PS chain over q, as
+//    in a tile. With B stored [n, k], rows of op(A) and of B meet in dot products, 32 values of K
+//    per VDPBF16PS (masked loads past k): each of 16 lanes sums the pairs 16 apart, and the 16
+//    lane sums are then added by float32 adds (MXCSR's rounding; those adds keep a denormal
+//    total of normal lane sums). A stored [k, m] is first copied into rows (m * k values).
+//  - Narrow C (n <= 16, m > 8; an MLP's output layer and its weight gradient): op(B) is packed
+//    once into one panel 16 pairs wide (32 bytes per value of K) and tiles of 16 x 16 sums (16
+//    zmm: one B load and 16 broadcasts a pair) store through lane masks. A stored [m, k] is read
+//    in place (32-bit broadcasts; the odd last value alone, 16 bits paired with a zero, so no
+//    read passes a row); A stored [k, m] is interleaved into pairs 128 columns (8 tiles) at a
+//    time, reading its rows in 256-byte runs: 16 columns at a time (32-byte runs 1 KiB apart)
+//    ran 512 x 128 x 10 at 72-78 GFLOP/s, 128 at a time at 79-90. A K of 10 (the backward dX of
+//    such a layer) stays packed: it ran 83-116, ahead of sgemm's 60-75.
+// Measured (AMD EPYC, one thread, thread CPU time, gemm_kernel_bench --bf16, two alternating
+// runs of the old and new binaries; GFLOP/s, old -> new, then our Sgemm and OpenBLAS sgemm on
+// the same values as float32): 1 x 1024 x 1024 5-15 -> 46 (Sgemm 28-30, OpenBLAS 5);
+// the same with B stored [n, k] 6-7 -> 63-76 (27-32, 2-3); 1 x 784 x 512 18-20 -> 71-90 (31-38,
+// 26-29); 4 x 1024 x 1024 51-57 -> 124-162 (35-59, 18-20); 8 x 1024 x 1024 94 -> 108-113 (23-35,
+// 27); 128 x 512 x 10 31-32 -> 112-133 (29-32, 67-71); 512 x 128 x 10 with A stored [k, m]
+// 45 -> 79-92 (31-33, 82-89). See Note [16-bit GEMM] in kernels/cpu/matmul.cc for where Bgemm
+// is used.

@@ -75,6 +75,26 @@ struct Bf16KernelSet {
                int rows, int cols);
   PairGatherFn gather_a, gather_b;  // width mr, nr
   PairInterleaveFn interleave_a, interleave_b;
+  // Few rows (Note [bf16 GEMM]), B stored [k, n] read in place: c[m, n] = alpha * sum over
+  // q < ceil(k / 2), t < 2 of a_pairs[q * m + i] (half t) * b[(2 q + t) * ldb + j] + beta * c,
+  // with b's row k taken as zeros; 1 <= m <= kRowsPerPass, c not read when beta == 0.
+  void (*rows)(int m, int64_t n, int64_t k, const int32_t* a_pairs, const uint16_t* b, int64_t ldb, float* c,
+               int64_t ldc, float alpha, float beta);
+  // Few rows, B stored [n, k]: c[m, n] = alpha * a[m, k] b[n, k]^T + beta * c, rows lda, ldb,
+  // ldc apart, nothing packed; 1 <= m <= kRowsPerPass.
+  void (*dots)(int m, int64_t n, int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c,
+               int64_t ldc, float alpha, float beta);
+  // Narrow C (Note [bf16 GEMM]): the first `rows` (<= narrow_mr) x `cols` (<= 16) of c =
+  // alpha * sum over q of pair (i, q) of A * b[q * 32 + 2 j + t] + beta * c, where b is a panel
+  // 16 pairs wide of ceil(k / 2) pairs, A's pair (i, q) is the 32 bits at a + i * a_rs + q * a_qs,
+  // and with tail16 (k odd) A's last pair is its 16-bit value at q = k / 2 with a zero.
+  void (*narrow)(int rows, int64_t k, const uint16_t* a, int64_t a_rs, int64_t a_qs, bool tail16, const uint16_t* b,
+                 float* c, int64_t ldc, float alpha, float beta, int cols);
+  int narrow_mr;  // 16, the width of a narrow panel: a block of rows of C is one panel of A's pairs
+  PairGatherFn gather16;  // width 16: panels of the narrow kernel
+  // PairInterleaveFn into ceil(count / 16) panels 16 wide (count may pass 16), panel b at
+  // dst + b * 16 * (kc rounded up to even).
+  PairInterleaveFn interleave16;
 };
 
 // The VDPBF16PS kernels; null where the build has none (off x86).

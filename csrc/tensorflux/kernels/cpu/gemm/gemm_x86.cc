@@ -195,14 +195,38 @@ void Interleave(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t
   }
 }
 
+// Pairs lanes j of two 32-lane vectors x and y for _mm512_permutex2var_epi16: out[2 j] = x[j],
+// out[2 j + 1] = y[j] for j < 16 (add 16 to each index for j from 16 to 31).
+inline __m512i PairLowHalves() {
+  return _mm512_setr_epi32(0x200000, 0x210001, 0x220002, 0x230003, 0x240004, 0x250005, 0x260006, 0x270007, 0x280008,
+                           0x290009, 0x2a000a, 0x2b000b, 0x2c000c, 0x2d000d, 0x2e000e, 0x2f000f);
+}
+
+// Bf16KernelSet::interleave16: rows 2q and 2q + 1 of ceil(count / 16) panels at once, paired by
+// one two-source 16-bit permute per panel, so a transposed A is read in rows of `count` values.
+void Interleave16(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t* dst) {
+  const __m512i lo = PairLowHalves();
+  const int64_t panel = (kc + 1) / 2 * 32;
+  for (int64_t p = 0; p < kc; p += 2, dst += 32) {
+    const uint16_t *r0 = src + p * ld, *r1 = r0 + ld;
+    for (int j = 0; j < count; j += 16) {
+      const __mmask32 m = static_cast<__mmask32>(FirstLanes(count - j));
+      const __m512i x0 = _mm512_maskz_loadu_epi16(m, r0 + j);
+      const __m512i x1 = p + 1 < kc ? _mm512_maskz_loadu_epi16(m, r1 + j) : _mm512_setzero_si512();
+      _mm512_storeu_si512(dst + j / 16 * panel, _mm512_permutex2var_epi16(x0, lo, x1));
+    }
+  }
+}
+
 // Most elements between rows for which GatherPairs' byte offsets (15 rows) fit 32 bits.
 constexpr int64_t kMaxGatherLd = (int64_t{1} << 31) / 2 / 16;
 
-// PairGatherFn for panels kWidth (14 or 32) lanes wide: a pair is 32 bits of a row, so each pair
-// column of up to 16 rows is one masked gather; far-apart rows and an odd last value go one by one.
+// PairGatherFn for panels kWidth (14, 16 or 32) lanes wide: a pair is 32 bits of a row, so each
+// pair column of up to 16 rows is one masked gather; far-apart rows and an odd last value go one
+// by one.
 template <int kWidth>
 void GatherPairs(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_t* dst) {
-  static_assert(kWidth == 32 || kWidth == 14, "a panel is two chunks of 16 lanes or 14 lanes");
+  static_assert(kWidth == 32 || kWidth == 16 || kWidth == 14, "a panel is chunks of 16 lanes, or 14 lanes");
   const int64_t pairs = ld <= kMaxGatherLd ? kc / 2 : 0;
   const __m512i offsets = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                              _mm512_set1_epi32(static_cast<int>(2 * ld)));
@@ -212,7 +236,7 @@ void GatherPairs(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_
     uint16_t* d = dst + 32 * g;
     for (int64_t q = 0; q < pairs; ++q, d += 2 * kWidth) {
       const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, offsets, s + 2 * q, 1);
-      if (kWidth == 32)
+      if (kWidth != 14)
         _mm512_storeu_si512(d, v);
       else
         _mm512_mask_storeu_epi32(d, 0x3fff, v);
@@ -226,8 +250,182 @@ void GatherPairs(const uint16_t* src, int64_t ld, int count, int64_t kc, uint16_
     }
 }
 
+// The mask of the first n of 32 lanes (n may be below 0 or above 32).
+inline __mmask32 FirstLanes32(int64_t n) {
+  return n >= 32 ? __mmask32(0xffffffffu) : n <= 0 ? __mmask32(0) : __mmask32((1u << n) - 1);
+}
+
+// c = alpha * acc + beta * c on the lanes of `m`, not reading c when beta == 0.
+inline void StoreLanes(__m512 acc, float* c, float alpha, float beta, __mmask16 m) {
+  if (alpha != 1.0f) acc = _mm512_mul_ps(_mm512_set1_ps(alpha), acc);
+  if (beta != 0.0f) acc = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, c), acc);
+  _mm512_mask_storeu_ps(c, m, acc);
+}
+
+// The 32-bit pair at p (two bfloat16, the first in the low half), read unaligned.
+inline int32_t LoadPair(const uint16_t* p) {
+  int32_t pair;
+  __builtin_memcpy(&pair, p, sizeof(pair));
+  return pair;
+}
+
+// R rows by the first `cols` (<= 16 NV) columns of C from B stored [k, n] as it is (Note [bf16
+// GEMM], few rows): rows 2q and 2q + 1 of B become pairs in registers (one two-source 16-bit
+// permute per 16 columns), met by R broadcast A pairs, a[q * R + i] (zero-padded for an odd k).
+template <int R, int NV>
+void RowsBlock(int64_t k, const int32_t* a, const uint16_t* b, int64_t ldb, float* c, int64_t ldc, float alpha,
+               float beta, int cols) {
+  static_assert(NV % 2 == 0, "B is read 32 columns at a time");
+  const __m512i lo = PairLowHalves();
+  const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
+  __mmask32 m[NV / 2];
+#pragma GCC unroll 8
+  for (int h = 0; h < NV / 2; ++h) m[h] = FirstLanes32(cols - 32 * h);
+  __m512 acc[R][NV];
+#pragma GCC unroll 4
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+  // One pair of rows (r1 null: the odd last row, paired with zeros).
+  auto step = [&](const uint16_t* r0, const uint16_t* r1, const int32_t* ap) __attribute__((always_inline)) {
+    __m512bh bv[NV];
+#pragma GCC unroll 8
+    for (int h = 0; h < NV / 2; ++h) {
+      const __m512i x = _mm512_maskz_loadu_epi16(m[h], r0 + 32 * h);
+      const __m512i y = r1 != nullptr ? _mm512_maskz_loadu_epi16(m[h], r1 + 32 * h) : _mm512_setzero_si512();
+      bv[2 * h] = (__m512bh)_mm512_permutex2var_epi16(x, lo, y);
+      bv[2 * h + 1] = (__m512bh)_mm512_permutex2var_epi16(x, hi, y);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i) {
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(ap[i]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], av, bv[v]);
+    }
+  };
+  int64_t q = 0;
+  for (; 2 * q + 1 < k; ++q) step(b + 2 * q * ldb, b + (2 * q + 1) * ldb, a + q * R);
+  if (2 * q < k) step(b + 2 * q * ldb, nullptr, a + q * R);
+#pragma GCC unroll 4
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v)
+      if (cols > 16 * v) StoreLanes(acc[i][v], c + i * ldc + 16 * v, alpha, beta, FirstLanes(cols - 16 * v));
+}
+
+template <int R>
+void RowsR(int64_t n, int64_t k, const int32_t* a, const uint16_t* b, int64_t ldb, float* c, int64_t ldc, float alpha,
+           float beta) {
+  constexpr int NV = R <= 2 ? 8 : 4;  // R * NV accumulators and NV vectors of B in 32 registers
+  for (int64_t j = 0; j < n; j += 16 * NV)
+    RowsBlock<R, NV>(k, a, b + j, ldb, c + j, ldc, alpha, beta, static_cast<int>(n - j < 16 * NV ? n - j : 16 * NV));
+}
+
+// Bf16KernelSet::rows.
+void Rows(int m, int64_t n, int64_t k, const int32_t* a, const uint16_t* b, int64_t ldb, float* c, int64_t ldc,
+          float alpha, float beta) {
+  switch (m) {
+    case 1: return RowsR<1>(n, k, a, b, ldb, c, ldc, alpha, beta);
+    case 2: return RowsR<2>(n, k, a, b, ldb, c, ldc, alpha, beta);
+    case 3: return RowsR<3>(n, k, a, b, ldb, c, ldc, alpha, beta);
+    default: return RowsR<4>(n, k, a, b, ldb, c, ldc, alpha, beta);
+  }
+}
+
+// c[R, J] from dot products of rows of A and of B stored [n, k], both read in place: 16 float32
+// lanes per product, each adding the products of pairs 16 apart, then added across the lanes.
+template <int R, int J>
+void DotsBlock(int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c, int64_t ldc,
+               float alpha, float beta) {
+  __m512 acc[R][J];
+#pragma GCC unroll 4
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < J; ++j) acc[i][j] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < k; p += 32) {
+    const __mmask32 m = FirstLanes32(k - p);  // zeros past k, in A and in B
+    __m512bh bv[J];
+#pragma GCC unroll 8
+    for (int j = 0; j < J; ++j) bv[j] = (__m512bh)_mm512_maskz_loadu_epi16(m, b + j * ldb + p);
+#pragma GCC unroll 4
+    for (int i = 0; i < R; ++i) {
+      const __m512bh av = (__m512bh)_mm512_maskz_loadu_epi16(m, a + i * lda + p);
+#pragma GCC unroll 8
+      for (int j = 0; j < J; ++j) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, bv[j]);
+    }
+  }
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < J; ++j) {
+      const float s = alpha * Vec::Sum(acc[i][j]);
+      float* cp = c + i * ldc + j;
+      *cp = beta == 0.0f ? s : s + beta * *cp;
+    }
+}
+
+template <int R>
+void DotsR(int64_t n, int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c, int64_t ldc,
+           float alpha, float beta) {
+  constexpr int J = R == 1 ? 8 : (R == 2 ? 6 : 4);
+  int64_t j = 0;
+  for (; j + J <= n; j += J) DotsBlock<R, J>(k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);
+  for (; j < n; ++j) DotsBlock<R, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);
+}
+
+// Bf16KernelSet::dots.
+void Dots(int m, int64_t n, int64_t k, const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb, float* c,
+          int64_t ldc, float alpha, float beta) {
+  switch (m) {
+    case 1: return DotsR<1>(n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+    case 2: return DotsR<2>(n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+    case 3: return DotsR<3>(n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+    default: return DotsR<4>(n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+  }
+}
+
+// Rows of the narrow kernel: at most this many rows of C per call (one accumulator each).
+constexpr int kNarrowRows = 16;
+
+// R rows by the first `cols` (<= 16) columns of C on a B panel 16 pairs wide: A's pair (i, q) is
+// the 32 bits at a + i * a_rs + q * a_qs; with `tail16`, k is odd and A's last value is read
+// alone (16 bits, paired with a zero), so no read passes the end of a row of A stored [m, k].
+template <int R>
+void NarrowRows(int64_t k, const uint16_t* a, int64_t a_rs, int64_t a_qs, bool tail16, const uint16_t* b, float* c,
+                int64_t ldc, float alpha, float beta, int cols) {
+  __m512 acc[R];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i) acc[i] = _mm512_setzero_ps();
+  const int64_t pairs = tail16 ? k / 2 : (k + 1) / 2;
+#pragma GCC unroll 2
+  for (int64_t q = 0; q < pairs; ++q) {
+    const __m512bh bv = (__m512bh)_mm512_loadu_si512(b + 32 * q);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i)
+      acc[i] = _mm512_dpbf16_ps(acc[i], (__m512bh)_mm512_set1_epi32(LoadPair(a + i * a_rs + q * a_qs)), bv);
+  }
+  if (tail16) {
+    const __m512bh bv = (__m512bh)_mm512_loadu_si512(b + 32 * pairs);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i)
+      acc[i] = _mm512_dpbf16_ps(acc[i], (__m512bh)_mm512_set1_epi32(a[i * a_rs + pairs * a_qs]), bv);
+  }
+  const __mmask16 m = FirstLanes(cols);
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i) StoreLanes(acc[i], c + i * ldc, alpha, beta, m);
+}
+
+// Bf16KernelSet::narrow: NarrowRows for `rows` (1 to kNarrowRows) rows.
+template <int R = kNarrowRows>
+void Narrow(int rows, int64_t k, const uint16_t* a, int64_t a_rs, int64_t a_qs, bool tail16, const uint16_t* b,
+            float* c, int64_t ldc, float alpha, float beta, int cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return Narrow<R - 1>(rows, k, a, a_rs, a_qs, tail16, b, c, ldc, alpha, beta, cols);
+  }
+  NarrowRows<R>(k, a, a_rs, a_qs, tail16, b, c, ldc, alpha, beta, cols);
+}
+
 constexpr Bf16KernelSet kKernels = {
-    "avx512_bf16", kMr, kNr, &Tile<kMr>, &GatherPairs<kMr>, &GatherPairs<kNr>, &Interleave<kMr>, &Interleave<kNr>};
+    "avx512_bf16",    kMr,   kNr,   &Tile<kMr>, &GatherPairs<kMr>, &GatherPairs<kNr>, &Interleave<kMr>,
+    &Interleave<kNr>, &Rows, &Dots, &Narrow<>,  kNarrowRows,       &GatherPairs<16>,  &Interleave16};
 }  // namespace bf16
 #pragma GCC pop_options
 }  // namespace
