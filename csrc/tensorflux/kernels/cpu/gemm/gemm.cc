@@ -443,6 +443,7 @@ void NarrowPairs(const Bf16KernelSet& ks, const BgemmArgs& g, const GemmThreads*
       else
         ks.narrow(rows, g.k, a + r * g.lda, g.lda, 2, g.k % 2 != 0, panel_b, c, g.ldc, g.alpha, g.beta, cols);
     }
+    a_buffer.Trim(kMaxStripBytes);  // a thread keeps no more than a strip's worth (as b_buffer)
   });
   b_buffer.Trim(kMaxStripBytes);
 }
