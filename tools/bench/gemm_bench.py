@@ -25,13 +25,13 @@ import argparse
 import contextlib
 import math
 import os
-import re
 import statistics
 import sys
 import time
 
 import numpy as np
 
+import cpu_peak
 from eager_bench import _tf_threads
 from harness import median_seconds, report
 from linalg_bench import cpu_model, cpuinfo
@@ -108,41 +108,44 @@ def numpy_threads():
 
 
 def fp32_peak(cores: int) -> tuple[float, list[str]]:
-    """The fp32 peak GFLOP/s of `cores` cores (cores * clock * FMA units * lanes * 2) and the lines
-    saying where each factor comes from; the FMA unit count is an assumption, labelled as one."""
+    """The fp32 peak GFLOP/s of `cores` cores, cores * clock * flops per cycle, and the lines saying
+    where each factor comes from. The clock is measured (cpu_peak.cc: dependent adds, one cycle
+    each), so boost counts; flops per cycle is what the ISA gives (2 x lanes x FMA units per core),
+    with the FMA unit count taken from the measured single-thread FMA throughput where it was
+    measured; the measured FMA throughput at `cores` threads is shown beside it."""
     info = cpuinfo()
     flags = set(info.get("flags", "").split())
-    mhz = info.get("cpu MHz all") or []
-    measured = sum(mhz) / len(mhz) if mhz else None
-    nominal = re.search(r"@\s*([0-9.]+)\s*GHz", info.get("model name", ""))
-    nominal = float(nominal.group(1)) * 1e3 if nominal else None
-    clock = measured or nominal
-    lines = ["clock: %s MHz measured (mean \"cpu MHz\" of /proc/cpuinfo over %d CPUs; under a hypervisor "
-             "this is the rate the host reports, boost not visible), nominal %s; the peak uses the %s one"
-             % ("%.0f" % measured if measured else "no", len(mhz),
-                "%.0f MHz (model name)" % nominal if nominal else "not in the model name %r" % info.get("model name"),
-                "measured" if measured else "nominal")]
-    if "avx512f" in flags:
-        lanes, units = 16, 1 if info.get("vendor_id") == "AuthenticAMD" else 2
-        lines.append("lanes: 16 (AVX-512 fp32)")
-        lines.append("ASSUMPTION: %d 512-bit FMA unit(s) per core. It is 1 or 2 depending on the SKU: Xeon "
-                     "Platinum / Gold 6xxx have 2, Silver / Bronze / some Gold 5xxx 1; Zen 4 executes 512-bit "
-                     "ops on its 256-bit units (effectively 2x256 = 1x512). Taken as %d for this %s CPU"
-                     % (units, units, info.get("vendor_id", "unknown")))
-    elif "avx2" in flags or "avx" in flags:
-        lanes, units = 8, 2 if "fma" in flags else 1
-        lines.append("lanes: 8 (%s fp32)" % ("AVX2" if "avx2" in flags else "AVX"))
-        lines.append("ASSUMPTION: %d FMA unit(s) per core (%s), not measured"
-                     % (units, "2 for AVX2 on Zen 2/3/4 and Intel since Haswell" if units == 2
-                        else "no FMA: one multiply and one add port counted as one FMA"))
+    measured, why = cpu_peak.measure()
+    lanes = 16 if "avx512f" in flags else 8 if ("avx2" in flags or "avx" in flags) else 4
+    isa = {16: "AVX-512", 8: "AVX2" if "avx2" in flags else "AVX", 4: "SSE"}[lanes]
+    lines = []
+    if measured.get("clock_ghz"):
+        clock = measured["clock_ghz"]
+        lines.append("clock: %.3f GHz measured (tools/bench/cpu_peak.cc: a chain of dependent adds, one cycle "
+                     "each, over its wall time; /proc/cpuinfo says %s MHz)"
+                     % (clock, "/".join("%.0f" % m for m in info.get("cpu MHz all") or []) or "nothing"))
     else:
-        lanes, units = 4, 1
-        lines.append("lanes: 4 (SSE fp32); ASSUMPTION: one multiply and one add port, counted as 1 FMA unit")
+        mhz = info.get("cpu MHz all") or []
+        clock = sum(mhz) / len(mhz) / 1e3 if mhz else None
+        lines.append("clock: NOT MEASURED (%s); %s" % (why, "the mean \"cpu MHz\" of /proc/cpuinfo, %.3f GHz"
+                                                       % clock if clock else "none in /proc/cpuinfo"))
+    per_cycle = measured.get("flops_per_cycle")
+    if per_cycle:  # FMA units per core: the whole number the measured rate rounds to
+        units = max(1, round(per_cycle / (2 * lanes)))
+        lines.append("FMA units per core: %d (%s, %d fp32 lanes: %d flops/cycle; measured %.1f flops/cycle on one "
+                     "thread of register-only FMAs)" % (units, isa, lanes, 2 * lanes * units, per_cycle))
+    else:
+        units = 2 if lanes == 8 and "fma" in flags else 1
+        lines.append("ASSUMPTION: %d FMA unit(s) per core of %s (%d lanes), not measured" % (units, isa, lanes))
     if clock is None:
         return math.nan, lines + ["no clock found: peak unknown"]
-    peak = cores * clock * 1e6 * units * lanes * 2 / 1e9
+    peak = cores * clock * units * lanes * 2
     lines.insert(0, "fp32 peak of %d cores = %d cores x %.3f GHz x %d FMA units x %d lanes x 2 = %.1f GFLOP/s"
-                 % (cores, cores, clock / 1e3, units, lanes, peak))
+                 % (cores, cores, clock, units, lanes, peak))
+    if measured.get(f"fma_gflops_{cores}"):
+        lines.append("measured FMA throughput: %s GFLOP/s (register-only loop at 1..%d threads)"
+                     % (", ".join("%d threads %.1f" % (t, measured[f"fma_gflops_{t}"]) for t in range(1, cores + 1)
+                                  if f"fma_gflops_{t}" in measured), cores))
     return peak, lines
 
 
