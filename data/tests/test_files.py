@@ -226,7 +226,10 @@ def test_npy_and_safetensors_sources_are_memory_mapped_and_resumable(tmp_path):
     head = [int(next(it)["y"]) for _ in range(4)]
     it2 = iter(txd.experimental.from_safetensors(str(tmp_path / "d.safetensors")).global_shuffle(seed=2))
     it2.restore(it.save())
-    assert sorted(head + [int(e["y"]) for e in it2]) == y.tolist()
+    uninterrupted = [int(e["y"]) for e in txd.experimental.from_safetensors(str(tmp_path / "d.safetensors"))
+                     .global_shuffle(seed=2)]
+    assert head + [int(e["y"]) for e in it2] == uninterrupted  # the same order, resumed mid-epoch
+    assert sorted(uninterrupted) == y.tolist() and uninterrupted != y.tolist()  # a permutation, shuffled
     one = txd.experimental.from_safetensors(str(tmp_path / "d.safetensors"), keys=["x"])
     np.testing.assert_array_equal(next(iter(one))["x"].numpy(), x[0])
 
