@@ -234,8 +234,10 @@ def probability(session: nox.Session) -> None:
 @nox.session
 def data(session: nox.Session) -> None:
     """Installs core and tensorflux-data (whose native pipeline engine builds against the core's public
-    C headers) into this session's fresh venv as a user would, `pip install <core> ./data`, and runs
-    the add-on's tests (tf.data is their reference when TensorFlow installs)."""
+    C headers) into this session's venv as a user would, `pip install <core wheel> ./data`, and runs
+    the add-on's tests (tf.data is their reference when TensorFlow installs). The venv is new on CI's
+    clean clone; locally nox reuses it (reuse_existing_virtualenvs), so `nox -s data` there checks
+    an upgrade, not a first install."""
     session.run("python", "ci/check_addon_imports.py", "data")
     wheel = core_wheel(session, "wheels-data")
     # hypothesis fuzzes the TFRecord reader; safetensors writes the files from_safetensors reads.
