@@ -88,6 +88,36 @@ static void test_add_and_cache(void) {
     TXE_DeleteTensorHandle(o);
   }
   TXE_DeleteOp(op);
+  /* TXE_OpClearInputs keeps the attrs: MatMul's transpose_b holds for the next inputs. */
+  int64_t row[2] = {1, 2};
+  const float u[2] = {1, 2}, w[2] = {3, 4};
+  TXE_TensorHandle* hu = f32_handle(row, 2, u, s);
+  TXE_TensorHandle* hw = f32_handle(row, 2, w, s);
+  op = TXE_NewOp(ctx, "MatMul", s);
+  TXE_OpSetAttrBool(op, "transpose_b", 1);
+  for (int k = 0; k < 2; ++k) {
+    if (k > 0) TXE_OpClearInputs(op, s);
+    CHECK_OK(s);
+    TXE_OpAddInput(op, hu, s);
+    TXE_OpAddInput(op, k == 0 ? hu : hw, s);
+    TXE_TensorHandle* o = NULL;
+    int n = 1;
+    TXE_Execute(op, &o, &n, s);
+    CHECK_OK(s);
+    TX_Tensor* r = TXE_TensorHandleResolve(o, s);
+    CHECK(r != NULL && ((float*)TX_TensorData(r))[0] == (k == 0 ? 5.0f : 11.0f)); /* u.u, then u.w */
+    TX_DeleteTensor(r);
+    TXE_DeleteTensorHandle(o);
+  }
+  /* Inputs are cleared: executing with none is an error naming the op, not a stale run. */
+  TXE_OpClearInputs(op, s);
+  TXE_TensorHandle* none = NULL;
+  int zero = 1;
+  TXE_Execute(op, &none, &zero, s);
+  CHECK(TX_GetCode(s) != TX_OK && strstr(TX_Message(s), "MatMul") != NULL);
+  TXE_DeleteOp(op);
+  TXE_DeleteTensorHandle(hu);
+  TXE_DeleteTensorHandle(hw);
   TXE_DeleteTensorHandle(a);
   TXE_DeleteTensorHandle(b);
   TXE_DeleteTensorHandle(c);

@@ -325,6 +325,7 @@ static void test_eager(void) {
   ERR(CHECK(TXE_NewOp(NULL, "Neg", s) == NULL));
   TXE_DeleteOp(NULL);
   ERR(TXE_OpReset(NULL, "Neg", NULL, s));
+  ERR(TXE_OpClearInputs(NULL, s));
   ERR(CHECK(TXE_OpGetName(NULL, s) == NULL));
   ERR(CHECK(TXE_OpGetContext(NULL, s) == NULL));
   ERR(TXE_OpSetDevice(NULL, "/cpu:0", s));

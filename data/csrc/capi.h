@@ -46,6 +46,7 @@
   X(TXE_NewOp) \
   X(TXE_DeleteOp) \
   X(TXE_OpReset) \
+  X(TXE_OpClearInputs) \
   X(TXE_OpAddInputList) \
   X(TXE_OpSetAttrFunctionName) \
   X(TXE_OpSetAttrTypeList) \

@@ -59,7 +59,12 @@ Status Function::Call(const std::vector<const TX_Tensor*>& args, std::vector<Ten
 Status Function::Run(TXE_Context* ctx, CallObjects* call, const std::vector<const TX_Tensor*>& args,
                      std::vector<Tensor>* outs) const {
   TX_Status* status = call->status;
-  if (call->op == nullptr) {
+  // The op keeps its attrs between calls (TXE_OpClearInputs); after a failed call it starts over.
+  const bool ready = call->op != nullptr && call->ready;
+  call->ready = false;
+  if (ready) {
+    api.TXE_OpClearInputs(call->op, status);
+  } else if (call->op == nullptr) {
     call->op = api.TXE_NewOp(ctx, "PartitionedCall", status);
   } else {
     api.TXE_OpReset(call->op, "PartitionedCall", nullptr, status);
@@ -77,13 +82,16 @@ Status Function::Run(TXE_Context* ctx, CallObjects* call, const std::vector<cons
   }
   api.TXE_OpAddInputList(call->op, handles.all.data(), static_cast<int>(handles.all.size()), status);
   if (api.TX_GetCode(status) != TX_OK) return Failed(status);
-  api.TXE_OpSetAttrFunctionName(call->op, "f", name_.data(), name_.size());
-  api.TXE_OpSetAttrTypeList(call->op, "Tout", output_dtypes_.data(), static_cast<int>(output_dtypes_.size()));
+  if (!ready) {
+    api.TXE_OpSetAttrFunctionName(call->op, "f", name_.data(), name_.size());
+    api.TXE_OpSetAttrTypeList(call->op, "Tout", output_dtypes_.data(), static_cast<int>(output_dtypes_.size()));
+  }
   size_t n_out = output_dtypes_.size();
   std::vector<TXE_TensorHandle*> retvals(n_out + 1, nullptr);
   int n = static_cast<int>(retvals.size());
   api.TXE_Execute(call->op, retvals.data(), &n, status);
   if (api.TX_GetCode(status) != TX_OK) return Failed(status);
+  call->ready = true;
   for (int i = 0; i < n; ++i) handles.all.push_back(retvals[static_cast<size_t>(i)]);
   if (n != static_cast<int>(n_out)) {
     return Status::Error(TX_INTERNAL,

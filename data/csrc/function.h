@@ -28,6 +28,7 @@ class Function {
   struct CallObjects {
     TXE_Op* op = nullptr;
     TX_Status* status = nullptr;
+    bool ready = false;  // op has its type and attrs from a call that ran: only inputs change
   };
   CallObjects Take() const;
   void Give(CallObjects c) const;

@@ -265,6 +265,14 @@ void TXE_OpReset(TXE_Op* op, const char* op_or_function_name, const char* raw_de
   });
 }
 
+void TXE_OpClearInputs(TXE_Op* op, TX_Status* status) {
+  Guard(status, [&]() -> tx::Status {
+    if (op == nullptr) return tx::InvalidArgument("op is NULL");
+    op->op.ClearInputs();  // a recorded error (a rejected attr or input) stays until TXE_OpReset
+    return tx::Status::OK();
+  });
+}
+
 const char* TXE_OpGetName(const TXE_Op* op, TX_Status* status) {
   Set(status, op ? tx::Status::OK() : tx::InvalidArgument("op is NULL"));
   return op ? op->op.op_name().c_str() : nullptr;

@@ -137,6 +137,12 @@ Status EagerOp::Reset(const char* op_name, const char* device) {
   return SetDevice(device);
 }
 
+void EagerOp::ClearInputs() {
+  ReleaseInputs();
+  num_inputs_ = 0;
+  groups_.clear();
+}
+
 Status EagerOp::SetDevice(const char* device) {
   if ((device == nullptr || *device == '\0') && device_request_.empty()) {
     device_ = -1;

@@ -48,6 +48,8 @@ class EagerOp {
   // Starts a new op `op_name` (inputs and attrs cleared) on `device` ("" or NULL: placed by the
   // inputs). NotFound when no such op is registered.
   Status Reset(const char* op_name, const char* device);
+  // Removes the inputs, keeping the op type, device and attrs (and the kernel found for them).
+  void ClearInputs();
   Status SetDevice(const char* device);
   const std::string& op_name() const { return op_name_; }
   const std::string& device() const { return device_request_; }

@@ -124,6 +124,11 @@ TX_CAPI_EXPORT extern void TXE_DeleteOp(TXE_Op* op);
  * cache lookup when the signature repeats. */
 TX_CAPI_EXPORT extern void TXE_OpReset(TXE_Op* op, const char* op_or_function_name, const char* raw_device_name,
                                        TX_Status* status);
+/* Removes `op`'s inputs and keeps its type, device and attrs, so the same call runs again on new
+ * inputs (add them, then TXE_Execute) without setting its attrs again; when the inputs' dtypes
+ * repeat, the kernel is reused without a cache lookup. An error recorded for a rejected attr or
+ * input is still reported by TXE_Execute until TXE_OpReset. Not in TensorFlow's C API. */
+TX_CAPI_EXPORT extern void TXE_OpClearInputs(TXE_Op* op, TX_Status* status);
 /* The op type (owned by the op). */
 TX_CAPI_EXPORT extern const char* TXE_OpGetName(const TXE_Op* op, TX_Status* status);
 TX_CAPI_EXPORT extern TXE_Context* TXE_OpGetContext(const TXE_Op* op, TX_Status* status);
