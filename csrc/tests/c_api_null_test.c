@@ -34,6 +34,7 @@ static void test_core(void) {
   CHECK(TX_DataTypeSize((TX_DataType)0) == 0);
   CHECK(TX_NewTensor(TX_FLOAT, NULL, 1, NULL, 4, NULL, NULL) == NULL);
   CHECK(TX_AllocateTensor(TX_FLOAT, NULL, 1, 4) == NULL);
+  CHECK(TX_AllocateStringTensor(NULL, 1, 4, NULL) == NULL);
   TX_DeleteTensor(NULL);
   CHECK(TX_TensorType(NULL) == 0 && TX_NumDims(NULL) == 0 && TX_Dim(NULL, 0) == -1);
   CHECK(TX_TensorByteSize(NULL) == 0 && TX_TensorData(NULL) == NULL && TX_TensorElementCount(NULL) == 0);
