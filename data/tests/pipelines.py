@@ -28,6 +28,35 @@ def _gen():
         yield i, [i, -i]
 
 
+# Python functions for tx.py_function / tf.py_function (each library hands them its eager tensors):
+# their outputs are of unknown shape (Note [Unknown ranks] in _batch.py).
+def _twice(x):
+    return x.numpy() * 2
+
+
+def _ramp(x):
+    return np.arange(x.numpy() % 4, dtype=np.int64)
+
+
+def _rows(x):
+    return np.arange(6, dtype=np.int64).reshape(2, 3) + x.numpy()
+
+
+def _twice_and_text(x):
+    return [x.numpy() * 2, b"n%d" % x.numpy()]
+
+
+def _checked_reciprocal(x):
+    if x.numpy() == 0:
+        raise ValueError("not finite")
+    return np.float32(1.0) / x.numpy()
+
+
+def _py(D, T, fn, dtypes, n=7):
+    """range(n) mapped by ``T.py_function(fn)`` of output types ``dtypes``."""
+    return D.range(n).map(lambda x: T.py_function(fn, [x], dtypes))
+
+
 PIPELINES = {
     "from_tensor_slices": lambda D, T: D.from_tensor_slices((np.arange(10), np.arange(10.0) * 2)),
     "from_tensors": lambda D, T: D.from_tensors(np.arange(3, dtype=np.int32)).repeat(3),
@@ -108,6 +137,20 @@ PIPELINES = {
     "strings": lambda D, T: D.from_tensor_slices(np.array([b"ab", b"", b"xyz"])).repeat(2).batch(4),
     "map_parallel_errors": lambda D, T: _reciprocals(D, T, num_parallel_calls=3).ignore_errors(),
     "prefetch_errors": lambda D, T: _reciprocals(D, T).prefetch(3).ignore_errors(),
+    "py_function_map": lambda D, T: _py(D, T, _twice, T.int64),
+    "py_function_map_batch": lambda D, T: _py(D, T, _twice, T.int64).batch(3),
+    "py_function_map_batch_drop_remainder": lambda D, T: _py(D, T, _twice, T.int64).batch(2, drop_remainder=True),
+    "py_function_map_prefetch_batch": lambda D, T: _py(D, T, _twice, T.int64).prefetch(2).batch(3),
+    "py_function_map_filter": lambda D, T: _py(D, T, _twice, T.int64, 12).filter(lambda x: x % 3 == 0),
+    "py_function_map_padded_batch": lambda D, T: _py(D, T, _ramp, T.int64, 9).padded_batch(3, padded_shapes=[None]),
+    "py_function_map_padded_batch_fixed": lambda D, T: _py(D, T, _ramp, T.int64, 9).padded_batch(
+        2, padded_shapes=[5], padding_values=np.int64(-1), drop_remainder=True),
+    "py_function_map_unbatch": lambda D, T: _py(D, T, _rows, T.int64, 4).unbatch(),
+    "py_function_map_rebatch": lambda D, T: _py(D, T, _rows, T.int64, 4).rebatch(3),
+    "py_function_map_window": lambda D, T: _py(D, T, _twice, T.int64).window(3, shift=2).flat_map(
+        lambda w: w.batch(3)),
+    "py_function_several_outputs": lambda D, T: _py(D, T, _twice_and_text, [T.int64, T.string]).map(
+        lambda a, b: {"a": a, "b": b}, num_parallel_calls=2).batch(4),
 }
 
 
@@ -115,6 +158,13 @@ def _reciprocals(D, T, values=(1.0, 0.0, 2.0, 4.0, 0.0, 5.0, 8.0, 0.5, 0.0, 10.0
     """1/x of ``values``: an error (check_numerics "not finite") where x is 0."""
     return D.from_tensor_slices(np.array(values, np.float32)).map(
         lambda x: T.debugging.check_numerics(1.0 / x, "not finite"), **map_args)
+
+
+def _py_reciprocals(D, T, values, **map_args):
+    """1/x of ``values`` computed by a py_function raising ValueError("not finite") where x is 0 (an
+    InvalidArgumentError at that element in both libraries)."""
+    return D.from_tensor_slices(np.array(values, np.float32)).map(
+        lambda x: T.py_function(_checked_reciprocal, [x], T.float32), **map_args)
 
 
 def _unfused(D, ds):
@@ -207,6 +257,9 @@ ERRORS = {
     "cache_repeat_errors": lambda D, T: _reciprocals(D, T, _MID).cache().repeat(2),
     "repeat_batch_errors": lambda D, T: _unfused(D, _reciprocals(D, T, _LAST).repeat(2).batch(3)),
     "batch_repeat_errors": lambda D, T: _reciprocals(D, T, _LAST).batch(3).repeat(2),
+    "py_function_errors": lambda D, T: _py_reciprocals(D, T, _MID, num_parallel_calls=2),
+    "py_function_batch_errors": lambda D, T: _py_reciprocals(D, T, _MID).batch(4),
+    "py_function_unfused_batch_errors": lambda D, T: _unfused(D, _py_reciprocals(D, T, _MID).batch(4)),
 }
 
 # Error pipelines whose order is random: compared with tf.data by error positions and values alone.

@@ -120,3 +120,44 @@ def test_group_by_window_arguments():
         ds.group_by_window(lambda x: x % 2, lambda k, w: 3, window_size=2)
     with pytest.raises(ValueError, match="bucket_batch_sizes"):
         ds.bucket_by_sequence_length(lambda x: x, [3], [1])
+
+
+def _ramp(x):
+    return np.arange(x.numpy() % 3, dtype=np.int64)
+
+
+def _shape_outcomes(m, ds):
+    """What an iterator of ``ds`` yields (``m``: tx or tf), going on after each error: values as lists,
+    errors as their class names."""
+    out, it = [], iter(ds)
+    while True:
+        try:
+            out.append(next(it).numpy().tolist())
+        except StopIteration:
+            return out
+        except m.errors.OpError as e:
+            out.append(type(e).__name__)
+
+
+@pytest.mark.parametrize("how", ["batch", "unfused_batch", "padded_batch_rank", "unbatch_scalars"])
+def test_elements_of_unknown_rank_that_do_not_fit_fail_their_batch_as_in_tf_data(how):
+    def build(D, m):
+        ramps = D.range(7).map(lambda x: m.py_function(_ramp, [x], m.int64))
+        scalars = D.range(4).map(lambda x: m.py_function(lambda v: v.numpy() * 2, [x], m.int64))
+        if how == "batch":
+            return ramps.batch(2)
+        if how == "unfused_batch":
+            return ramps.prefetch(1).batch(2)
+        if how == "padded_batch_rank":
+            return scalars.padded_batch(2, padded_shapes=[3])
+        return scalars.unbatch()
+    ours = _shape_outcomes(tx, build(txd.Dataset, tx))
+    assert "InvalidArgumentError" in ours
+    tf = pytest.importorskip("tensorflow")
+    assert ours == _shape_outcomes(tf, build(tf.data.Dataset, tf))
+
+
+def test_padded_batch_of_unknown_rank_needs_padded_shapes():
+    ds = txd.Dataset.range(3).map(lambda x: tx.py_function(_ramp, [x], tx.int64))
+    with pytest.raises(ValueError, match="You must provide `padded_shapes` argument because component 0 has unknown"):
+        ds.padded_batch(2)

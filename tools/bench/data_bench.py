@@ -2,8 +2,9 @@
 DataLoader and a NumPy loop in one run:
 
 - map: 100,000 float32[784] vectors, per-element map x*2+1, batch 128, prefetch, one epoch
-  (tf.data with AUTOTUNE parallelism; DataLoader with 0 and 2 workers; the NumPy loop does the same
-  arithmetic on slices, the memory-bandwidth-bound floor). tensorflux-data runs it fused (the map
+  (tf.data with AUTOTUNE parallelism; DataLoader with 0 and 2 workers; grain, if installed, read by
+  its threads and by 2 worker processes, its batches checked equal to ours; the NumPy loop does the
+  same arithmetic on slices, the memory-bandwidth-bound floor). tensorflux-data runs it fused (the map
   is elementwise, so it runs once per batch) and, as a second row, with fusion off (per element).
 - shuffle: the same vectors through shuffle(10,000), the same map, batch and prefetch, against
   tf.data and tensorflux-data's Python engine (the native engine off).
@@ -31,6 +32,7 @@ DataLoader and a NumPy loop in one run:
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import tempfile
 import time
@@ -88,6 +90,60 @@ def _torch_loader(x, workers):
     return DataLoader(Vectors(), batch_size=BATCH, num_workers=workers, prefetch_factor=2 if workers else None)
 
 
+def _affine(v):
+    """The anchor's per-element map for grain (a module function: its worker processes pickle it)."""
+    return v * 2 + 1
+
+
+def _grain_map(x, workers):
+    """The anchor in grain: MapDataset.source over the array, map, batch, then to_iter_dataset with
+    ReadOptions' defaults (threads reading and a prefetch buffer) and, with ``workers``, mp_prefetch
+    over that many processes; None (with the reason printed) when grain is not installed."""
+    try:
+        import grain
+    except ImportError as e:
+        print("    grain: not installed (%s)" % e)
+        return None
+    if workers:
+        from absl import flags
+        if not flags.FLAGS.is_parsed():  # grain's worker start reads an absl flag, unparsed outside absl.app
+            flags.FLAGS.mark_as_parsed()
+    ds = grain.MapDataset.source(x).map(_affine).batch(BATCH).to_iter_dataset(grain.ReadOptions())
+    return ds.mp_prefetch(grain.MultiprocessingOptions(num_workers=workers)) if workers else ds
+
+
+def _closing_epoch(ds):
+    """``_epoch`` over one iterator of ``ds``, closed after (grain's worker processes end with it)."""
+    it = iter(ds)
+    try:
+        return _epoch(it)
+    finally:
+        getattr(it, "close", lambda: None)()
+
+
+def _digest(batches):
+    """A hash of an epoch's batches, in order (their float32 bytes)."""
+    h = hashlib.blake2b()
+    for b in batches:
+        h.update(np.ascontiguousarray(b, np.float32).tobytes())
+    return h.hexdigest()
+
+
+def _grain_rows(x, theirs):
+    """Adds the grain rows to ``theirs``: threads, and 2 worker processes; the threads' batches are
+    checked equal to tensorflux-data's first."""
+    for workers, name in ((0, "grain threads (ReadOptions defaults)"), (2, "grain mp_prefetch 2 workers")):
+        ds = _grain_map(x, workers)
+        theirs[name] = None
+        if ds is None:
+            continue
+        if not workers:
+            want = _digest(b.numpy() for b in _txd_map(x))
+            got = _digest(iter(ds))
+            assert got == want, "grain's batches differ from tensorflux-data's"
+        theirs[name] = median_seconds(lambda ds=ds: _closing_epoch(ds), repeats=1, warmup=0)
+
+
 def bench_map_batch_prefetch():
     """The anchor: elements per second of one epoch (reported as seconds per epoch)."""
     x = _vectors()
@@ -106,6 +162,7 @@ def bench_map_batch_prefetch():
         loader = _torch_loader(x, workers)
         theirs["torch DataLoader %d workers" % workers] = None if loader is None else median_seconds(
             lambda loader=loader: _epoch(loader), repeats=1, warmup=0)
+    _grain_rows(x, theirs)
     theirs["numpy loop (same arithmetic on slices)"] = median_seconds(
         lambda: [x[i:i + BATCH] * 2 + 1 for i in range(0, N, BATCH)], repeats=REPEATS)
     row = report(f"data: map x*2+1, batch {BATCH}, prefetch ({N:,} float32[{DIM}], one epoch)", "s", 1.0, ours, theirs)

@@ -105,8 +105,7 @@ class BatchDataset(Dataset):
             num_parallel_calls = check_int(num_parallel_calls, "num_parallel_calls", 1, allow=(_options.AUTOTUNE,))
         self._parallel = num_parallel_calls  # tf.data's ParallelBatch: never fused with a map before it
         lead = self._size if self._drop else None
-        spec = tx.nest.map_structure(lambda s: tx.TensorSpec([lead] + _dims(s, "batch"), s.dtype),
-                                     input_ds.element_spec)
+        spec = tx.nest.map_structure(lambda s: _batched_spec(s, lead), input_ds.element_spec)
         super().__init__((input_ds,), spec)
 
     def _assemble(self, batch):
@@ -146,13 +145,25 @@ def _without_noops(ds):
     return ds
 
 
+# Note [Unknown ranks]: a component of unknown rank (a tx.py_function's output, say) is batched as
+# tf.data batches it: by the shapes its elements have when they come, an element whose shape differs
+# from its batch's first being an InvalidArgumentError at that batch (Note [Batch errors]). The
+# batched spec is of unknown rank too (tf.data's TensorShape([n]).concatenate(unknown)), as is
+# unbatch's and rebatch's; padded_batch needs padded_shapes for it (a ValueError otherwise, in
+# tf.data's words), and an element whose rank is not the padded shape's fails its batch.
+
+
 def _dims(spec, what):
+    """``spec``'s dimensions as a list, or None for an unknown rank (Note [Unknown ranks])."""
     if not isinstance(spec, tx.TensorSpec):
         raise TypeError("%s: cannot batch elements of %r" % (what, spec))
-    dims = _structure.shape_list(spec)
-    if dims is None:
-        raise invalid("%s needs elements of known rank, got %s" % (what, spec))
-    return dims
+    return _structure.shape_list(spec)
+
+
+def _batched_spec(spec, lead):
+    """The spec of a batch of ``spec``'s elements, its first dimension ``lead``."""
+    dims = _dims(spec, "batch")
+    return tx.TensorSpec(None if dims is None else [lead] + dims, spec.dtype)
 
 
 def _default_padding(spec):
@@ -166,10 +177,16 @@ class PaddedBatchDataset(BatchDataset):
         specs = _structure.flat_specs(input_ds.element_spec)
         if padded_shapes is None:
             shapes = [_dims(s, "padded_batch") for s in specs]
+            unknown = [i for i, p in enumerate(shapes) if p is None]
+            if unknown:
+                raise ValueError("You must provide `padded_shapes` argument because component %d has unknown rank."
+                                 % unknown[0])
         else:
             shapes = [_shape_arg(p) for p in _flat_like(input_ds.element_spec, padded_shapes, "padded_shapes")]
         for s, p in zip(specs, shapes):
             d = _dims(s, "padded_batch")
+            if d is None:
+                continue  # checked per element (Note [Unknown ranks])
             if len(p) != len(d) or any(x is not None and y is not None and y > x for x, y in zip(p, d)):
                 raise invalid("padded_batch: padded shape %s does not fit elements of shape %s" % (p, d))
         if padding_values is None:
@@ -191,6 +208,10 @@ class PaddedBatchDataset(BatchDataset):
         out = []
         for i, (shape, pad) in enumerate(zip(self._shapes, self._pads)):
             arrays = [e[i] for e in batch]
+            for a in arrays:
+                if a.ndim != len(shape):
+                    raise invalid("All elements in a batch must have the same rank as the padded shape for component"
+                                  "%d: expected rank %d but got element with rank %d" % (i, len(shape), a.ndim))
             longest = [max(a.shape[k] for a in arrays) for k in range(len(shape))]
             target = [longest[k] if shape[k] is None else shape[k] for k in range(len(shape))]
             res = np.full([len(arrays)] + target, pad, dtype=arrays[0].dtype)
@@ -240,8 +261,10 @@ class _UnbatchIterator(NodeIterator):
             x = self._in.next()
             if x is END:
                 return END
-            sizes = {a.shape[0] if a.ndim else None for a in x}
-            if None in sizes or len(sizes) != 1:
+            if any(a.ndim == 0 for a in x):  # possible with a component of unknown rank
+                raise invalid("Input element must have a non-scalar value in each component.")
+            sizes = {a.shape[0] for a in x}
+            if len(sizes) != 1:
                 raise invalid("unbatch: the components of an element need the same leading dimension, got "
                               "shapes %s" % [list(a.shape) for a in x])
             self._current, self._i = x, 0
@@ -268,6 +291,9 @@ class UnbatchDataset(Dataset):
         specs, rows = [], set()
         for s in _structure.flat_specs(input_ds.element_spec):
             dims = _dims(s, "unbatch")
+            if dims is None:  # Note [Unknown ranks]
+                specs.append(s)
+                continue
             if not dims:
                 raise invalid("unbatch needs elements of rank >= 1, got %s" % s)
             specs.append(tx.TensorSpec(dims[1:], s.dtype))
@@ -325,9 +351,13 @@ class RebatchDataset(Dataset):
             raise invalid("rebatch: batch_sizes must not be empty")
         self._drop = bool(drop_remainder)
         specs = _structure.flat_specs(input_ds.element_spec)
-        firsts = []
+        firsts, self._parts = [], []
         for s in specs:
             dims = _dims(s, "rebatch")
+            self._parts.append((s.dtype, None if dims is None else dims[1:]))  # unknown rank: Note [Unknown ranks]
+            if dims is None:
+                firsts.append(None)
+                continue
             if not dims:
                 raise ValueError("Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset "
                                  "with scalar elements. Fix the issue by adding the `batch` transformation to "
@@ -340,16 +370,15 @@ class RebatchDataset(Dataset):
         same = len(set(self._sizes)) == 1
         whole = self._drop or (known and known.pop() % self._sizes[0] == 0)
         lead = self._sizes[0] if same and whole else None
-        self._parts = [(s.dtype, _dims(s, "rebatch")[1:]) for s in specs]
-        spec = tx.nest.pack_sequence_as(input_ds.element_spec,
-                                        [tx.TensorSpec([lead] + dims, dtype) for dtype, dims in self._parts])
+        spec = tx.nest.pack_sequence_as(input_ds.element_spec, [_batched_spec(tx.TensorSpec(dims, dtype), lead)
+                                                                for dtype, dims in self._parts])
         super().__init__((UnbatchDataset(input_ds),), spec)
 
     def _stack(self, batch, i):
         if batch:
             return stack_component([e[i] for e in batch], i)
         dtype, dims = self._parts[i]
-        return np.zeros([0] + [d or 0 for d in dims], object if dtype == tx.string else dtype.as_numpy_dtype)
+        return np.zeros([0] + [d or 0 for d in dims or []], object if dtype == tx.string else dtype.as_numpy_dtype)
 
     def _make_iter(self, ctx):
         return _RebatchIterator(self, ctx)
@@ -377,8 +406,12 @@ class DatasetSpec:
         return hash(repr(self))
 
     def value(self, stacked):
+        """The dataset of ``stacked``'s slices, of this spec's element_spec (as tf.data's window datasets:
+        not the values' own shapes, Note [Unknown ranks])."""
         from tensorflux_data._sources import TensorSlicesDataset
-        return TensorSlicesDataset(stacked)
+        ds = TensorSlicesDataset(stacked)
+        ds._element_spec, ds._flat_specs = self.element_spec, _structure.flat_specs(self.element_spec)
+        return ds
 
 
 class _WindowIterator(NodeIterator):
