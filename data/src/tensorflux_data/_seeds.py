@@ -107,11 +107,20 @@ def _shuffle(src, value, seed=0, seed2=0, name=None):
         return tx.identity(value, name=name)  # RandomShuffle returns a scalar as is
     n = gen_ops.slice(gen_ops.shape(value, out_type=tx.int32), tx.constant([0]), tx.constant([1]))
     draws = gen_ops.stateless_random_uniform_full_int_v2(n, key, counter, 1, dtype=tx.int64)
-    return gen_ops.gather_v2(value, tx.argsort(draws, stable=True), 0, name=name)
+    out = gen_ops.gather_v2(value, tx.argsort(draws, stable=True), 0, name=name)
+    if not tx.executing_eagerly():
+        out.set_shape(value.shape)  # RandomShuffle's static shape
+    return out
 
 
 def _multinomial(src, logits, num_samples, seed=0, seed2=0, output_dtype=tx.int64, name=None):
-    return tx.random.stateless_categorical(logits, num_samples, src.next_seed(), dtype=output_dtype, name=name)
+    logits = tx.convert_to_tensor(logits)
+    out = tx.random.stateless_categorical(logits, num_samples, src.next_seed(), dtype=output_dtype, name=name)
+    n = tx.get_static_value(num_samples)
+    rows = logits.shape.as_list()[0] if logits.shape.rank is not None else None
+    if not tx.executing_eagerly():
+        out.set_shape([rows, None if n is None else int(n)])  # Multinomial's static shape
+    return out
 
 
 def _gamma(src, shape, alpha, seed=0, seed2=0, name=None):
@@ -126,8 +135,9 @@ def _poisson_v2(src, shape, rate, seed=0, seed2=0, dtype=tx.int64, name=None):
 
 
 def _bounding_box(src, image_size, bounding_boxes, min_object_covered, seed=0, seed2=0, **kwargs):
-    return gen_ops.stateless_sample_distorted_bounding_box(image_size, bounding_boxes, min_object_covered,
-                                                           src.next_seed(), **kwargs)
+    out = gen_ops.stateless_sample_distorted_bounding_box(image_size, bounding_boxes, min_object_covered,
+                                                          src.next_seed(), **kwargs)
+    return gen_ops._SampleDistortedBoundingBoxV2Output(*out)  # the stateful op's structure
 
 
 _STATELESS = {"random_uniform": _uniform, "random_uniform_int": _uniform_int, "random_standard_normal": _normal,
