@@ -30,6 +30,8 @@ SAMPLERS = {
     "gamma": lambda x: tx.random.gamma([3], [0.5, 2.0], beta=2.0),
     "poisson": lambda x: tx.random.poisson([3], [1.0, 30.0], dtype=tx.int32),
     "dropout": lambda x: tx.nn.dropout(tx.ones([8]), 0.5),
+    "candidate_sampler": lambda x: tx.random.uniform_candidate_sampler(tx.constant([[1, 2]], tx.int64), 2, 4, True,
+                                                                       100)[0],
     "bounding_box": lambda x: tx.image.sample_distorted_bounding_box(
         [40, 60, 3], tx.constant([[[0.1, 0.1, 0.9, 0.9]]]), min_object_covered=0.3),
     "random_flip_left_right": lambda x: tx.image.random_flip_left_right(_image(x)),
@@ -89,7 +91,7 @@ def test_draws_differ_per_element_and_per_epoch_and_follow_the_seed_option(name)
     assert len(set(got[:16])) > 1 and got[:16] != got[16:]
     assert keys() == got and keys(seed=7) == keys(seed=7) != got
     if name not in ("random_flip_left_right", "random_flip_up_down", "categorical", "dropout", "bounding_box",
-                    "random_crop"):
+                    "random_crop", "candidate_sampler"):
         assert len(set(got)) == 32  # continuous draws (or long permutations): every element its own
 
 
