@@ -318,6 +318,11 @@ SEEDED = {
                                                num_parallel_calls=8),
     "map_random_shuffle_batch": lambda D, T: D.range(50).shuffle(16, seed=2).map(
         lambda x: (x, T.random.normal([2]) * T.random.truncated_normal([])), num_parallel_calls=4).batch(7),
+    "map_random_samplers": lambda D, T: D.range(40).map(
+        lambda x: (T.random.shuffle(T.range(8) + T.cast(x, T.int32)), T.random.gamma([2], [0.5, 3.0]),
+                   T.random.poisson([3], 4.0, dtype=T.int64), T.random.categorical([[0.0, 1.0, 2.0]], 4),
+                   T.image.random_flip_left_right(T.reshape(T.range(12), [2, 3, 2])),
+                   T.image.random_hue(T.fill([2, 2, 3], 0.5), 0.2)), num_parallel_calls=8).batch(3),
 }
 RANDOM.update(SEEDED)
 

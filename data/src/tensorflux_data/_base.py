@@ -202,6 +202,8 @@ class DatasetNode:
     def _iter(self, ctx):
         """This node's iterator, its work counted in ``ctx.stats``: the native engine's when it runs the
         chain ending here (Note [Native segments] in _native.py)."""
+        from tensorflux_data._functions import check_node_random
+        check_node_random(self, ctx)
         if ctx.native and not ctx.debug:
             from tensorflux_data import _native
             it = _native.segment(self, ctx)

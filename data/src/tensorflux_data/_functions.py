@@ -98,6 +98,19 @@ class StructuredFunction:
         return call_unpacked(self.fn, args)
 
     @property
+    def stateful_random_ops(self):
+        """The sorted op types with random state in the traced function and the functions it calls
+        (Note [Element seeds]): ones the per-element seeds did not replace."""
+        found = getattr(self, "_stateful_random", None)
+        if found is None:
+            graph_def = self._concrete.graph.as_graph_def()
+            types = {n.op for n in graph_def.node}
+            for f in graph_def.library.function:
+                types.update(n.op for n in f.node_def)
+            found = self._stateful_random = sorted(types & _seeds.STATEFUL_RANDOM)
+        return found
+
+    @property
     def graph(self):
         """The traced function's graph (map-and-batch fusion inspects it)."""
         return self._concrete.graph
@@ -176,3 +189,36 @@ def scalar_bool(fn, what):
         raise ValueError("Invalid `predicate`. `predicate` of %s must return a scalar tx.bool tensor, "
                          "but its return type was %s." % (what, tx.nest.map_structure(
                              lambda s: "%s%s" % (s.dtype.name, s.shape), spec)))
+
+
+def _node_random(node):
+    """[(function, its stateful random op types, its transformation's deterministic argument)] of
+    ``node`` and the nodes below it, computed once per node (Note [Element seeds])."""
+    found = node.__dict__.get("_stateful_random")
+    if found is None:
+        found = []
+        for value in vars(node).values():
+            for fn in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(fn, StructuredFunction) and fn.stateful_random_ops:
+                    found.append((fn, fn.stateful_random_ops, getattr(node, "_deterministic", None)))
+        for d in node._inputs:
+            found.extend(_node_random(d))
+        node._stateful_random = found
+    return found
+
+
+def check_node_random(node, ctx):
+    """Raises when a deterministic pipeline's function holds stateful random ops, whose values would
+    depend on thread timing (Note [Element seeds])."""
+    if not ctx.deterministic:
+        return
+    for fn, types, deterministic in _node_random(node):
+        if deterministic is False:
+            continue
+        name = getattr(fn.fn, "__name__", "fn")
+        raise invalid("the %s function %s holds the stateful random op%s %s, whose values would depend on which "
+                      "thread runs which element first and on restores, so the deterministic pipeline cannot run "
+                      "it; draw with tx.random's samplers (uniform, normal, shuffle, gamma, ..., which take "
+                      "per-element seeds in pipeline functions) or their stateless_* forms, or set "
+                      "deterministic=False (Options.deterministic, or the transformation's argument) to run it "
+                      "as is" % (fn.what, name, "s" if len(types) > 1 else "", ", ".join(types)))
