@@ -3,15 +3,12 @@ tx.random's samplers, tx.nn.dropout and tx.image's random_* in a map gives the s
 8 threads, in debug mode and after a restore, draws anew per element and per epoch, follows its
 distribution; a stateful random op left in a deterministic pipeline's function is an error."""
 
-import threading
 
 import numpy as np
 import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from tensorflux._src.generated import gen_ops
-from tensorflux_data import _seeds
 from pipelines import assert_same_elements, flat_values
 
 
@@ -176,25 +173,3 @@ def test_deterministic_false_runs_stateful_random_ops_as_before():
     o.deterministic = False
     assert len(list(txd.Dataset.range(6).map(_raw_uniform, num_parallel_calls=2).with_options(o))) == 6
     assert len(list(txd.Dataset.range(6).map(_raw_uniform, num_parallel_calls=2, deterministic=False))) == 6
-
-
-def test_other_threads_and_code_outside_pipelines_build_stateful_ops():
-    tracing, done = threading.Event(), threading.Event()
-
-    def trace():
-        with _seeds.element_seeds(None):
-            tracing.set()
-            done.wait(30)
-
-    t = threading.Thread(target=trace)
-    t.start()
-    try:
-        assert tracing.wait(30)
-        graph = tx.function(lambda: tx.random.uniform([2])).get_concrete_function().graph
-        assert "RandomUniform" in [op.type for op in graph.get_operations()]
-    finally:
-        done.set()
-        t.join()
-    assert gen_ops.random_uniform.__module__ == gen_ops.__name__ and gen_ops.random_uniform is not None
-    assert "RandomUniform" in [op.type for op in tx.function(lambda: tx.random.uniform([2])).get_concrete_function()
-                               .graph.get_operations()]
