@@ -68,6 +68,8 @@ PIPELINES = {
     "filter": lambda D, T: D.range(30).filter(lambda x: x % 3 == 0),
     "batch": lambda D, T: D.range(23).batch(5),
     "batch_drop_remainder": lambda D, T: D.range(23).batch(5, drop_remainder=True),
+    "batch_parallel": lambda D, T: D.range(23).map(lambda x: (x * 2, T.strings.as_string(x))).batch(
+        5, num_parallel_calls=3),
     "padded_batch": lambda D, T: D.range(1, 9).map(lambda x: T.range(x)).padded_batch(3),
     "unbatch": lambda D, T: D.range(12).batch(5).unbatch(),
     "repeat": lambda D, T: D.range(4).repeat(3),

@@ -6,13 +6,11 @@ import pytest
 
 import tensorflux as tx
 import tensorflux_data as txd
-from pipelines import NATIVE_INTERLEAVES, NATIVE_SHUFFLES, PIPELINES, SEEDED, assert_same_elements, flat_values
+from pipelines import PIPELINES, RANDOM, assert_same_elements, flat_values
 
-CASES = {name: PIPELINES[name] for name in ("map_parallel", "interleave", "interleave_parallel",
-                                            "interleave_parallel_nested")}
-CASES.update(SEEDED)
-CASES.update(NATIVE_SHUFFLES)
-CASES.update(NATIVE_INTERLEAVES)
+# Every pipeline of the shared lists: each transformation, the random ones (shuffles, seeded maps,
+# native shuffles and interleaves) and the Python-function ones.
+CASES = {**PIPELINES, **RANDOM}
 
 
 def _bytes_at(build, threads, debug=False):
