@@ -77,3 +77,35 @@ def test_debug_mode_names_an_element_whose_structure_differs():
         with pytest.raises(tx.errors.InvalidArgumentError, match="map function on element 2 returned"):
             next(it)
         assert int(next(it)) == 3  # the iterator survives
+
+
+def _file_sources(tmp_path):
+    """Pipelines over each file source, its files written under ``tmp_path``."""
+    (tmp_path / "a.txt").write_bytes(b"one\ntwo lines\n\nthree\r\n")
+    (tmp_path / "b.txt").write_bytes(b"last line without a newline")
+    (tmp_path / "c.csv").write_bytes(b'id,score,name\n1,0.5,"ann, jr"\n2,,bob\n3,2.5,"say ""hi"""\n')
+    rows = np.arange(60, dtype=np.float32).reshape(20, 3)
+    np.save(tmp_path / "x.npy", rows)
+    safetensors = pytest.importorskip("safetensors.numpy")
+    safetensors.save_file({"x": rows, "y": np.arange(20, dtype=np.int64)}, str(tmp_path / "d.safetensors"))
+    text = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    return {
+        "text_lines": lambda: txd.TextLineDataset(text).map(lambda s: (s, tx.strings.length(s))).batch(2),
+        "csv": lambda: txd.experimental.CsvDataset(str(tmp_path / "c.csv"), [tx.int64, [1.0], ["?"]],
+                                                   header=True).batch(2),
+        "make_csv": lambda: txd.experimental.make_csv_dataset(str(tmp_path / "c.csv"), 2, num_epochs=1,
+                                                              shuffle=False, column_defaults=[0, 0.0, ""]),
+        "npy": lambda: txd.experimental.from_npy(str(tmp_path / "x.npy")).map(lambda x: x * 2).batch(3),
+        "safetensors": lambda: txd.experimental.from_safetensors(str(tmp_path / "d.safetensors")).global_shuffle(
+            seed=3).batch(4),
+    }
+
+
+@pytest.mark.parametrize("name", ["text_lines", "csv", "make_csv", "npy", "safetensors"])
+def test_debug_mode_yields_the_fast_path_elements_of_file_sources(name, tmp_path):
+    build = _file_sources(tmp_path)[name]
+    fast = [flat_values(tx.nest, e) for e in build()]
+    with txd.debug_mode():
+        debug = [flat_values(tx.nest, e) for e in build()]
+    assert len(fast) >= 2 and len(debug) == len(fast)
+    assert_same_elements(debug, fast)

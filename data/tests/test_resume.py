@@ -91,6 +91,9 @@ def test_state_of_a_random_access_source_is_an_index_not_data():
     it = iter(big)
     next(it)
     assert len(it.save()) < 4096  # offsets and counters, not the 25 MB of data
+    shuffled = iter(txd.Dataset.from_tensor_slices(np.zeros((100_000, 64), np.float32)).global_shuffle(seed=1))
+    next(shuffled)
+    assert len(shuffled.save()) < 4096  # a seed and a position, not the permutation of 100,000 indices
 
 
 def test_parallel_map_and_prefetch_buffers_are_recorded():
