@@ -161,6 +161,13 @@ def test_shuffle_and_categorical():
     assert c.dtype == np.int32 and c.shape == (1, 20000) and abs(c.mean() - 0.8) < 0.015
 
 
+def test_shuffle_of_strings_is_a_permutation_of_the_rows():
+    words = np.array([[b"w%d" % i, b"a longer string, kept on the heap: %d" % i] for i in range(12)], object)
+    s = _run(lambda: txr.shuffle(tx.constant(words), seed=3))[0]
+    assert sorted(s[:, 0].tolist()) == sorted(words[:, 0].tolist()) and s[:, 0].tolist() != words[:, 0].tolist()
+    assert all(long.endswith(short[1:]) for short, long in s.tolist())  # rows move whole
+
+
 def test_stateless_reproducible_and_seed_sensitive():
     def build(seed):
         return lambda: [txr.stateless_uniform([500], seed=seed), txr.stateless_normal([500], seed=seed),

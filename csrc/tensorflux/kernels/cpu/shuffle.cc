@@ -12,7 +12,8 @@ namespace tx {
 namespace cpu {
 namespace {
 
-// Fisher-Yates over row indices (step k draws 64 bits from half of block k/2), then copies rows.
+// Fisher-Yates over row indices (step k draws 64 bits from half of block k/2), then copies rows
+// (CopyElements: strings too, as TensorFlow's kernel shuffles any type).
 class RandomShuffleOp : public OpKernel {
  public:
   explicit RandomShuffleOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -24,7 +25,7 @@ class RandomShuffleOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
-    if (x.dtype() == DT_STRING || DataTypeSize(x.dtype()) == 0) {
+    if (DataTypeSize(x.dtype()) == 0) {
       ctx->SetStatus(Unimplemented("RandomShuffle does not support ", DataTypeString(x.dtype()), " tensors"));
       return;
     }
