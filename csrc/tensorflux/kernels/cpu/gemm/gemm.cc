@@ -140,34 +140,48 @@ void ScaleC(const Args& g) {
   }
 }
 
+// The rows of op(A) = A^T for A stored [k, m] (rows lda apart), copied into `rows` (m * k values,
+// rows k apart) for the dots kernels, which read rows of op(A).
+template <typename T>
+void GatherRowsOfTransposed(const T* a, int64_t lda, int64_t m, int64_t k, std::vector<T>* rows) {
+  rows->resize(static_cast<size_t>(m * k));
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t i = 0; i < m; ++i) (*rows)[i * k + p] = a[p * lda + i];
+}
+
+// The few-row drivers' loop: C's n columns cut into chunks of whole `grain`s, one work item per
+// chunk across `threads`, each running pass(j0, cols, i0, rows) over passes of up to
+// kRowsPerPass of C's m rows.
+template <typename Pass>
+void ForSmallMPasses(const GemmThreads* th, int threads, int64_t m, int64_t n, int64_t grain, const Pass& pass) {
+  const int64_t parts = std::min<int64_t>(threads > 1 ? threads * kItemsPerThread : 1, CeilDiv(n, grain));
+  const int64_t per = RoundUp(CeilDiv(n, parts), grain);
+  ForItems(th, threads, CeilDiv(n, per), [&](int64_t part) {
+    const int64_t j0 = part * per, cols = std::min(per, n - j0);
+    for (int64_t i0 = 0; i0 < m; i0 += kRowsPerPass)
+      pass(j0, cols, i0, static_cast<int>(std::min<int64_t>(kRowsPerPass, m - i0)));
+  });
+}
+
 // m <= kSmallM: the rows or dots kernels on A and B in place, up to kRowsPerPass rows of C per
 // pass over B, threads splitting C's columns.
 void SmallM(const KernelSet& ks, const GemmArgs& g, const GemmThreads* th, int threads) {
   std::vector<float> rows;
   const float* a = g.a;
   int64_t lda = g.lda;
-  if (g.trans_b && g.trans_a) {  // the dots kernels read rows of op(A): gather them (m * k floats)
-    rows.resize(static_cast<size_t>(g.m * g.k));
-    for (int64_t p = 0; p < g.k; ++p)
-      for (int64_t i = 0; i < g.m; ++i) rows[i * g.k + p] = g.a[p * g.lda + i];
+  if (g.trans_b && g.trans_a) {  // the dots kernels read rows of op(A)
+    GatherRowsOfTransposed(g.a, g.lda, g.m, g.k, &rows);
     a = rows.data();
     lda = g.k;
   }
   // Column chunks: whole cache lines of C, or 8 dot products.
-  const int64_t grain = g.trans_b ? 8 : 16;
-  const int64_t parts = std::min<int64_t>(threads > 1 ? threads * kItemsPerThread : 1, CeilDiv(g.n, grain));
-  const int64_t per = RoundUp(CeilDiv(g.n, parts), grain);
-  ForItems(th, threads, CeilDiv(g.n, per), [&](int64_t part) {
-    const int64_t j0 = part * per, cols = std::min(per, g.n - j0);
-    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsPerPass) {
-      const int m = static_cast<int>(std::min<int64_t>(kRowsPerPass, g.m - i0));
-      float* c = g.c + i0 * g.ldc + j0;
-      if (g.trans_b) {
-        ks.dots(m, cols, g.k, g.alpha, a + i0 * lda, lda, g.b + j0 * g.ldb, g.ldb, g.beta, c, g.ldc);
-      } else {
-        ks.rows(m, cols, g.k, g.alpha, g.trans_a ? a + i0 : a + i0 * lda, g.trans_a ? 1 : lda, g.trans_a ? lda : 1,
-                g.b + j0, g.ldb, g.beta, c, g.ldc);
-      }
+  ForSmallMPasses(th, threads, g.m, g.n, g.trans_b ? 8 : 16, [&](int64_t j0, int64_t cols, int64_t i0, int m) {
+    float* c = g.c + i0 * g.ldc + j0;
+    if (g.trans_b) {
+      ks.dots(m, cols, g.k, g.alpha, a + i0 * lda, lda, g.b + j0 * g.ldb, g.ldb, g.beta, c, g.ldc);
+    } else {
+      ks.rows(m, cols, g.k, g.alpha, g.trans_a ? a + i0 : a + i0 * lda, g.trans_a ? 1 : lda, g.trans_a ? lda : 1,
+              g.b + j0, g.ldb, g.beta, c, g.ldc);
     }
   });
 }
@@ -386,26 +400,17 @@ void SmallMPairs(const Bf16KernelSet& ks, const BgemmArgs& g, const GemmThreads*
         }
     }
   } else if (g.trans_a) {
-    a_rows.resize(static_cast<size_t>(g.m * g.k));
-    for (int64_t p = 0; p < g.k; ++p)
-      for (int64_t i = 0; i < g.m; ++i) a_rows[i * g.k + p] = a[p * g.lda + i];
+    GatherRowsOfTransposed(a, g.lda, g.m, g.k, &a_rows);
     a = a_rows.data();
     lda = g.k;
   }
   // Column chunks: whole blocks of the rows kernels (128 columns), or 8 dot products.
-  const int64_t grain = g.trans_b ? 8 : 128;
-  const int64_t parts = std::min<int64_t>(threads > 1 ? threads * kItemsPerThread : 1, CeilDiv(g.n, grain));
-  const int64_t per = RoundUp(CeilDiv(g.n, parts), grain);
-  ForItems(th, threads, CeilDiv(g.n, per), [&](int64_t part) {
-    const int64_t j0 = part * per, cols = std::min(per, g.n - j0);
-    for (int64_t i0 = 0; i0 < g.m; i0 += kRowsPerPass) {
-      const int m = static_cast<int>(std::min<int64_t>(kRowsPerPass, g.m - i0));
-      float* c = g.c + i0 * g.ldc + j0;
-      if (g.trans_b)
-        ks.dots(m, cols, g.k, a + i0 * lda, lda, b + j0 * g.ldb, g.ldb, c, g.ldc, g.alpha, g.beta);
-      else
-        ks.rows(m, cols, g.k, a_pairs.data() + i0 * pairs, b + j0, g.ldb, c, g.ldc, g.alpha, g.beta);
-    }
+  ForSmallMPasses(th, threads, g.m, g.n, g.trans_b ? 8 : 128, [&](int64_t j0, int64_t cols, int64_t i0, int m) {
+    float* c = g.c + i0 * g.ldc + j0;
+    if (g.trans_b)
+      ks.dots(m, cols, g.k, a + i0 * lda, lda, b + j0 * g.ldb, g.ldb, c, g.ldc, g.alpha, g.beta);
+    else
+      ks.rows(m, cols, g.k, a_pairs.data() + i0 * pairs, b + j0, g.ldb, c, g.ldc, g.alpha, g.beta);
   });
 }
 
