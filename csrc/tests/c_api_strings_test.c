@@ -53,6 +53,15 @@ static TX_Operation* build_shout(TX_Graph* g, TX_Operation** words, TX_Status* s
   return TX_FinishOperation(d, s);
 }
 
+/* build_shout in `g` and a session on it. */
+static TX_Session* shout_session(TX_Graph* g, TX_Operation** words, TX_Operation** join, TX_Status* s) {
+  *join = build_shout(g, words, s);
+  CHECK_OK(s);
+  TX_Session* sess = TX_NewSession(g, NULL, s);
+  CHECK_OK(s);
+  return sess;
+}
+
 static int g_dealloc_calls;
 
 /* The caller's deallocator for a TX_NewTensor string array: dealloc each element, then free. */
@@ -82,11 +91,8 @@ static void check_fetch(TX_Session* sess, TX_Operation* words, TX_Tensor* feed, 
 static void test_feeds_fetches_and_ownership(void) {
   TX_Status* s = TX_NewStatus();
   TX_Graph* g = TX_NewGraph();
-  TX_Operation* words = NULL;
-  TX_Operation* join = build_shout(g, &words, s);
-  CHECK_OK(s);
-  TX_Session* sess = TX_NewSession(g, NULL, s);
-  CHECK_OK(s);
+  TX_Operation *words = NULL, *join = NULL;
+  TX_Session* sess = shout_session(g, &words, &join, s);
 
   /* Engine memory: TX_AllocateTensor gives empty strings the caller fills. */
   int64_t dims[1] = {2};
@@ -190,11 +196,8 @@ static void test_attr_views_are_copied(void) {
 static void test_string_storage(void) {
   TX_Status* s = TX_NewStatus();
   TX_Graph* g = TX_NewGraph();
-  TX_Operation* words = NULL;
-  TX_Operation* join = build_shout(g, &words, s);
-  CHECK_OK(s);
-  TX_Session* sess = TX_NewSession(g, NULL, s);
-  CHECK_OK(s);
+  TX_Operation *words = NULL, *join = NULL;
+  TX_Session* sess = shout_session(g, &words, &join, s);
   int64_t dims[1] = {2};
   char* storage = NULL;
   TX_Tensor* feed = TX_AllocateStringTensor(dims, 1, 38, &storage);
