@@ -69,6 +69,7 @@ __attribute__((target("avx2,fma"))) void Fma256Loop(int64_t iterations, float* s
   TX_FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps)
 }
 #undef TX_FMA_LOOP
+static_assert(kAccumulators == 12, "TX_FMA_LOOP has twelve accumulators, c0 .. c11");
 
 // fp32 GFLOP/s of `threads` threads, each running `iterations` of the loop.
 double FmaGflops(void (*loop)(int64_t, float*), int lanes, int threads, int64_t iterations) {

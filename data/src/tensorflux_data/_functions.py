@@ -107,7 +107,7 @@ class StructuredFunction:
             types = {n.op for n in graph_def.node}
             for f in graph_def.library.function:
                 types.update(n.op for n in f.node_def)
-            found = self._stateful_random = sorted(types & _seeds.STATEFUL_RANDOM)
+            found = self._stateful_random = sorted(types & tx.random.experimental.STATEFUL_RANDOM_OPS)
         return found
 
     @property

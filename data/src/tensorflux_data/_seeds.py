@@ -25,10 +25,6 @@ import tensorflux as tx
 
 _MASK = (1 << 64) - 1
 
-# Op types whose kernels keep random state: what a deterministic pipeline's functions must not hold.
-STATEFUL_RANDOM = tx.random.experimental.STATEFUL_RANDOM_OPS
-
-
 def element_seeds(key):
     """A context in which this thread's random samplers draw from the Philox ``key`` (a uint64[1]
     tensor; None: a fixed one); it yields the draws, whose ``calls`` counts the random ops built."""
